@@ -1,0 +1,55 @@
+#ifndef ADJIT_COMPILER_PROGRAM_H
+#define ADJIT_COMPILER_PROGRAM_H
+
+#include "adjit/compiler/Executable.h"
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace adjit {
+
+/// Every stage of DESIGN.md §2 that a Program can show, in pipeline order.
+/// "obj" is binary and can only be written to a file.
+const std::vector<std::string>& stage_names();
+
+struct CompileOptions {
+  bool print_ir_after_all = false;  ///< MLIR's --mlir-print-ir-after-all, to stderr
+  bool timing = false;              ///< MLIR's pass timing report, to stderr
+};
+
+/// An `adjit`-dialect module on its way through the pipeline. Parsing and
+/// every stage report problems as adjit::CompileError with MLIR's diagnostic
+/// text (file:line:col: error: ...).
+class Program {
+ public:
+  static Program parse(std::string_view source, std::string_view buffer_name = "<input>",
+                       CompileOptions options = {});
+  static Program parse_file(const std::string& path, CompileOptions options = {});
+
+  Program(Program&&) noexcept;
+  Program& operator=(Program&&) noexcept;
+  ~Program();
+
+  /// The IR text of one stage ("traced", "optimized", ..., "llvm-ir", "asm").
+  std::string ir(std::string_view stage) const;
+  /// The text (or, for "obj", bytes) of every stage, in order.
+  std::vector<std::pair<std::string, std::string>> all_stages() const;
+  /// Writes every stage to `dir` as numbered files (01-traced.mlir, ...).
+  void dump(const std::string& dir) const;
+  /// An object file for the host CPU.
+  std::string object_code() const;
+  /// Compiles for this process's CPU through LLVM's ORC JIT at -O3.
+  Executable compile() const;
+
+  struct Impl;
+
+ private:
+  explicit Program(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace adjit
+
+#endif

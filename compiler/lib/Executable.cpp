@@ -1,0 +1,113 @@
+#include "adjit/compiler/Executable.h"
+
+#include "JitLoader.h"
+
+#include "adjit/runtime/Error.h"
+#include "adjit/runtime/MemRef.h"
+
+#include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
+#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/ExecutionEngine/Orc/LLJIT.h"
+
+#include <algorithm>
+
+namespace adjit {
+
+using EntryFunction = void (*)(void**);
+
+struct Executable::Impl {
+  std::unique_ptr<llvm::orc::LLJIT> jit;
+  std::vector<Signature> signatures;
+  std::vector<EntryFunction> functions;  // parallel to signatures
+
+  size_t index_of(std::string_view name) const {
+    for (size_t i = 0; i < signatures.size(); ++i)
+      if (signatures[i].name == name) return i;
+    std::string known;
+    for (const Signature& s : signatures) known += (known.empty() ? "" : ", ") + s.name;
+    throw Error("unknown entry '" + std::string(name) + "'; the module defines: " +
+                (known.empty() ? "(no public functions)" : known));
+  }
+};
+
+namespace {
+void check_arrays(const Signature& signature, const std::vector<Array>& arrays,
+                  const std::vector<TensorType>& expected, const char* what) {
+  if (arrays.size() != expected.size())
+    throw Error("entry '" + signature.name + "' takes " + std::to_string(expected.size()) +
+                " " + what + "s, got " + std::to_string(arrays.size()));
+  for (size_t i = 0; i < arrays.size(); ++i) {
+    TensorType actual{arrays[i].dtype(), arrays[i].shape()};
+    if (!(actual == expected[i]))
+      throw Error("entry '" + signature.name + "': " + what + " " + std::to_string(i) +
+                  " must be " + expected[i].str() + ", got " + actual.str());
+  }
+}
+}  // namespace
+
+Executable::Executable(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Executable::Executable(Executable&&) noexcept = default;
+Executable& Executable::operator=(Executable&&) noexcept = default;
+Executable::~Executable() = default;
+
+const std::vector<Signature>& Executable::entries() const { return impl_->signatures; }
+
+const Signature& Executable::signature(std::string_view name) const {
+  return impl_->signatures[impl_->index_of(name)];
+}
+
+std::vector<Array> Executable::run(std::string_view entry,
+                                   const std::vector<Array>& inputs) const {
+  const Signature& sig = signature(entry);
+  std::vector<Array> outputs;
+  outputs.reserve(sig.outputs.size());
+  for (const TensorType& type : sig.outputs) outputs.push_back(Array::empty(type.shape, type.dtype));
+  run_into(entry, inputs, outputs);
+  return outputs;
+}
+
+void Executable::run_into(std::string_view entry, const std::vector<Array>& inputs,
+                          std::vector<Array>& outputs) const {
+  size_t index = impl_->index_of(entry);
+  const Signature& sig = impl_->signatures[index];
+  check_arrays(sig, inputs, sig.inputs, "input");
+  check_arrays(sig, outputs, sig.outputs, "output");
+  PackedArguments arguments(inputs, outputs);
+  impl_->functions[index](arguments.data());
+}
+
+namespace detail {
+
+Executable load_into_jit(std::unique_ptr<llvm::Module> module,
+                         std::unique_ptr<llvm::LLVMContext> context,
+                         std::vector<Signature> signatures) {
+  auto fail = [](const std::string& what, llvm::Error error) -> CompileError {
+    return CompileError(what + ": " + llvm::toString(std::move(error)));
+  };
+  auto machine_builder = llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!machine_builder) throw fail("cannot describe the host CPU", machine_builder.takeError());
+  machine_builder->setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
+  auto jit = llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(*machine_builder).create();
+  if (!jit) throw fail("cannot start LLVM's ORC JIT", jit.takeError());
+  // Generated code calls libm and malloc/free from this process.
+  auto process_symbols = llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(
+      (*jit)->getDataLayout().getGlobalPrefix());
+  if (!process_symbols) throw fail("cannot expose process symbols", process_symbols.takeError());
+  (*jit)->getMainJITDylib().addGenerator(std::move(*process_symbols));
+  if (auto error = (*jit)->addIRModule(
+          llvm::orc::ThreadSafeModule(std::move(module), std::move(context))))
+    throw fail("cannot add the module to the JIT", std::move(error));
+
+  auto impl = std::make_unique<Executable::Impl>();
+  for (const Signature& signature : signatures) {
+    auto symbol = (*jit)->lookup("adjit_entry_" + signature.name);
+    if (!symbol) throw fail("cannot link entry '" + signature.name + "'", symbol.takeError());
+    impl->functions.push_back(symbol->toPtr<EntryFunction>());
+  }
+  impl->signatures = std::move(signatures);
+  impl->jit = std::move(*jit);
+  return Executable(std::move(impl));
+}
+
+}  // namespace detail
+}  // namespace adjit

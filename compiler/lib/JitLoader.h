@@ -1,0 +1,19 @@
+#ifndef ADJIT_COMPILER_JITLOADER_H
+#define ADJIT_COMPILER_JITLOADER_H
+
+#include "adjit/compiler/Executable.h"
+
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+
+namespace adjit::detail {
+
+/// Loads an optimized module with `adjit_entry_<name>` functions into a new
+/// ORC JIT instance and resolves one entry per signature.
+Executable load_into_jit(std::unique_ptr<llvm::Module> module,
+                         std::unique_ptr<llvm::LLVMContext> context,
+                         std::vector<Signature> signatures);
+
+}  // namespace adjit::detail
+
+#endif

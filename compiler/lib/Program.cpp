@@ -1,0 +1,241 @@
+#include "adjit/compiler/Program.h"
+
+#include "Diagnostics.h"
+#include "JitLoader.h"
+#include "LLVMBackend.h"
+
+#include "adjit/Passes/Pipelines.h"
+#include "adjit/runtime/Error.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/SourceMgr.h"
+
+#include <filesystem>
+#include <fstream>
+#include <optional>
+
+namespace adjit {
+
+using mlir::adjit::Stage;
+
+const std::vector<std::string>& stage_names() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> all;
+    for (Stage stage : mlir::adjit::kAllStages)
+      all.push_back(mlir::adjit::stageName(stage).str());
+    for (const char* llvm_stage : {"llvm-ir", "asm", "obj"}) all.push_back(llvm_stage);
+    return all;
+  }();
+  return names;
+}
+
+struct Program::Impl {
+  mlir::MLIRContext context;
+  mlir::OwningOpRef<mlir::ModuleOp> module;
+  CompileOptions options;
+  std::vector<Signature> signatures;
+
+  Impl() : context(registry(), mlir::MLIRContext::Threading::DISABLED) {
+    context.loadAllAvailableDialects();
+  }
+
+  static const mlir::DialectRegistry& registry() {
+    static const mlir::DialectRegistry registry = [] {
+      mlir::DialectRegistry r;
+      mlir::adjit::registerPipelineDialects(r);
+      return r;
+    }();
+    return registry;
+  }
+};
+
+namespace {
+
+std::optional<DType> dtype_of(mlir::Type type) {
+  if (type.isF16()) return DType::f16;
+  if (type.isBF16()) return DType::bf16;
+  if (type.isF32()) return DType::f32;
+  if (type.isF64()) return DType::f64;
+  if (type.isSignlessInteger(1)) return DType::i1;
+  if (type.isSignlessInteger(32)) return DType::i32;
+  if (type.isSignlessInteger(64)) return DType::i64;
+  return std::nullopt;
+}
+
+TensorType tensor_type_of(mlir::Type type, mlir::func::FuncOp fn) {
+  auto tensor = mlir::dyn_cast<mlir::RankedTensorType>(type);
+  std::optional<DType> dtype = tensor ? dtype_of(tensor.getElementType()) : std::nullopt;
+  if (!dtype || !tensor.hasStaticShape()) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    os << "function '" << fn.getSymName() << "' has a parameter or result of type " << type
+       << "; entry points take and return statically shaped tensors of "
+          "f16, bf16, f32, f64, i1, i32 or i64";
+    throw CompileError(text);
+  }
+  return {*dtype, Shape(tensor.getShape().begin(), tensor.getShape().end())};
+}
+
+std::vector<Signature> signatures_of(mlir::ModuleOp module) {
+  std::vector<Signature> signatures;
+  for (auto fn : module.getOps<mlir::func::FuncOp>()) {
+    if (!fn.isPublic() || fn.isExternal()) continue;
+    Signature signature{fn.getSymName().str(), {}, {}};
+    for (mlir::Type t : fn.getArgumentTypes()) signature.inputs.push_back(tensor_type_of(t, fn));
+    for (mlir::Type t : fn.getResultTypes()) signature.outputs.push_back(tensor_type_of(t, fn));
+    signatures.push_back(std::move(signature));
+  }
+  return signatures;
+}
+
+std::string print(mlir::ModuleOp module) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  module.print(os);
+  return text;
+}
+
+std::string print(llvm::Module& module) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  module.print(os, nullptr);
+  return text;
+}
+
+// A clone of the program's module, lowered one stage at a time.
+class Lowering {
+ public:
+  explicit Lowering(Program::Impl& program)
+      : program_(program), module_(program.module->clone()) {}
+
+  mlir::ModuleOp advance_to(Stage stage) {
+    if (stage <= reached_) return *module_;
+    mlir::MLIRContext& context = program_.context;
+    mlir::PassManager pm(&context);
+    if (program_.options.print_ir_after_all) pm.enableIRPrinting();
+    if (program_.options.timing) pm.enableTiming();
+    mlir::adjit::addPipeline(pm, reached_, stage);
+    detail::DiagnosticCapture diagnostics(context);
+    if (mlir::failed(pm.run(*module_)))
+      throw CompileError("lowering to the '" + mlir::adjit::stageName(stage).str() +
+                         "' stage failed:\n" + diagnostics.text());
+    reached_ = stage;
+    return *module_;
+  }
+
+ private:
+  Program::Impl& program_;
+  mlir::OwningOpRef<mlir::ModuleOp> module_;
+  Stage reached_ = Stage::traced;
+};
+
+// LLVM IR for the host, with the machine that will run or emit it.
+struct NativeModule {
+  std::unique_ptr<llvm::LLVMContext> context = std::make_unique<llvm::LLVMContext>();
+  std::unique_ptr<llvm::TargetMachine> machine = detail::create_host_target_machine();
+  std::unique_ptr<llvm::Module> module;
+
+  explicit NativeModule(Lowering& lowering)
+      : module(detail::translate_and_optimize(lowering.advance_to(Stage::llvm), *context,
+                                              *machine)) {}
+};
+
+std::string file_name_for(size_t index, const std::string& stage) {
+  std::string extension = stage == "llvm-ir" ? ".ll" : stage == "asm" ? ".s"
+                          : stage == "obj"   ? ".o" : ".mlir";
+  std::string number = std::to_string(index + 1);
+  return std::string(2 - std::min<size_t>(2, number.size()), '0') + number + "-" + stage +
+         extension;
+}
+
+}  // namespace
+
+Program::Program(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Program::Program(Program&&) noexcept = default;
+Program& Program::operator=(Program&&) noexcept = default;
+Program::~Program() = default;
+
+Program Program::parse(std::string_view source, std::string_view buffer_name,
+                       CompileOptions options) {
+  auto impl = std::make_unique<Impl>();
+  impl->options = options;
+  llvm::SourceMgr sources;
+  sources.AddNewSourceBuffer(
+      llvm::MemoryBuffer::getMemBufferCopy(llvm::StringRef(source.data(), source.size()),
+                                           llvm::StringRef(buffer_name.data(), buffer_name.size())),
+      llvm::SMLoc());
+  {
+    detail::DiagnosticCapture diagnostics(impl->context);
+    impl->module = mlir::parseSourceFile<mlir::ModuleOp>(sources, &impl->context);
+    if (!impl->module)
+      throw CompileError("invalid IR in " + std::string(buffer_name) + ":\n" + diagnostics.text());
+  }
+  impl->signatures = signatures_of(*impl->module);
+  return Program(std::move(impl));
+}
+
+Program Program::parse_file(const std::string& path, CompileOptions options) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error("cannot read '" + path + "': " + std::strerror(errno));
+  std::string source((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return parse(source, path, options);
+}
+
+std::string Program::ir(std::string_view stage) const {
+  Lowering lowering(*impl_);
+  if (auto mlir_stage = mlir::adjit::parseStage(llvm::StringRef(stage.data(), stage.size())))
+    return print(lowering.advance_to(*mlir_stage));
+  if (stage == "llvm-ir" || stage == "asm") {
+    NativeModule native(lowering);
+    return stage == "asm" ? detail::emit_machine_code(*native.module, *native.machine, true)
+                          : print(*native.module);
+  }
+  if (stage == "obj") return object_code();
+  std::string known;
+  for (const std::string& name : stage_names()) known += " " + name;
+  throw Error("unknown stage '" + std::string(stage) + "'; stages:" + known);
+}
+
+std::vector<std::pair<std::string, std::string>> Program::all_stages() const {
+  std::vector<std::pair<std::string, std::string>> stages;
+  Lowering lowering(*impl_);
+  for (Stage stage : mlir::adjit::kAllStages)
+    stages.emplace_back(mlir::adjit::stageName(stage).str(), print(lowering.advance_to(stage)));
+  NativeModule native(lowering);
+  stages.emplace_back("llvm-ir", print(*native.module));
+  stages.emplace_back("asm", detail::emit_machine_code(*native.module, *native.machine, true));
+  stages.emplace_back("obj", detail::emit_machine_code(*native.module, *native.machine, false));
+  return stages;
+}
+
+void Program::dump(const std::string& dir) const {
+  std::error_code error;
+  std::filesystem::create_directories(dir, error);
+  if (error) throw Error("cannot create dump directory '" + dir + "': " + error.message());
+  auto stages = all_stages();
+  for (size_t i = 0; i < stages.size(); ++i) {
+    std::filesystem::path path = std::filesystem::path(dir) / file_name_for(i, stages[i].first);
+    std::ofstream out(path, std::ios::binary);
+    out << stages[i].second;
+    if (!out) throw Error("cannot write '" + path.string() + "'");
+  }
+}
+
+std::string Program::object_code() const {
+  Lowering lowering(*impl_);
+  NativeModule native(lowering);
+  return detail::emit_machine_code(*native.module, *native.machine, false);
+}
+
+Executable Program::compile() const {
+  Lowering lowering(*impl_);
+  NativeModule native(lowering);
+  return detail::load_into_jit(std::move(native.module), std::move(native.context),
+                               impl_->signatures);
+}
+
+}  // namespace adjit

@@ -1,0 +1,24 @@
+#ifndef ADJIT_DIALECT_ADJITOPS_H
+#define ADJIT_DIALECT_ADJITOPS_H
+
+#include "adjit/Dialect/AdjitDialect.h"
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include "adjit/Dialect/AdjitOpsEnums.h.inc"
+
+namespace mlir::adjit {
+/// The i1 tensor type of `type`'s shape: what comparisons return.
+inline Type boolTensorLike(Type type) {
+  return cast<RankedTensorType>(type).clone(IntegerType::get(type.getContext(), 1));
+}
+} // namespace mlir::adjit
+
+#define GET_OP_CLASSES
+#include "adjit/Dialect/AdjitOps.h.inc"
+
+#endif

@@ -1,0 +1,455 @@
+#ifndef ADJIT_OPS_TD
+#define ADJIT_OPS_TD
+
+include "adjit/Dialect/AdjitDialect.td"
+include "mlir/IR/EnumAttr.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+//===----------------------------------------------------------------------===//
+// Enums
+//===----------------------------------------------------------------------===//
+
+def Adjit_ComparisonDirection : I32EnumAttr<"ComparisonDirection",
+    "elementwise comparison", [
+      I32EnumAttrCase<"eq", 0>, I32EnumAttrCase<"ne", 1>,
+      I32EnumAttrCase<"lt", 2>, I32EnumAttrCase<"le", 3>,
+      I32EnumAttrCase<"gt", 4>, I32EnumAttrCase<"ge", 5>]> {
+  let cppNamespace = "::mlir::adjit";
+}
+
+def Adjit_ReduceKind : I32EnumAttr<"ReduceKind", "reduction combiner", [
+      I32EnumAttrCase<"sum", 0>, I32EnumAttrCase<"max", 1>,
+      I32EnumAttrCase<"min", 2>]> {
+  let cppNamespace = "::mlir::adjit";
+}
+
+//===----------------------------------------------------------------------===//
+// Sources
+//===----------------------------------------------------------------------===//
+
+def Adjit_ConstantOp : Adjit_Op<"constant", [ConstantLike, Pure,
+    AllTypesMatch<["value", "result"]>]> {
+  let summary = "tensor literal";
+  let description = [{
+    A dense or splat tensor literal.
+
+    ```mlir
+    %c = adjit.constant dense<[1.0, 2.0]> : tensor<2xf32>
+    ```
+  }];
+  let arguments = (ins ElementsAttr:$value);
+  let results = (outs Adjit_AnyTensor:$result);
+  let assemblyFormat = "attr-dict $value";
+  let hasFolder = 1;
+}
+
+def Adjit_IotaOp : Adjit_Op<"iota", [Pure]> {
+  let summary = "0, 1, 2, ... along one dimension";
+  let description = [{
+    Fills the result with its index along `dim`, broadcast over the others.
+
+    ```mlir
+    %i = adjit.iota dim = 1 : tensor<2x3xi32>   // [[0, 1, 2], [0, 1, 2]]
+    ```
+  }];
+  let arguments = (ins I64Attr:$dim);
+  let results = (outs Adjit_NumericTensor:$result);
+  let assemblyFormat = "`dim` `=` $dim attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Elementwise unary
+//===----------------------------------------------------------------------===//
+
+class Adjit_UnaryOp<string mnemonic, TypeConstraint tensorType,
+                    string formula>
+    : Adjit_Op<mnemonic, [Pure, SameOperandsAndResultType]> {
+  let summary = "elementwise " # formula;
+  let description = [{
+    Elementwise `}] # formula # [{` on a tensor.
+
+    ```mlir
+    %y = adjit.}] # mnemonic # [{ %x : tensor<4xf32>
+    ```
+  }];
+  let arguments = (ins tensorType:$operand);
+  let results = (outs tensorType:$result);
+  let assemblyFormat = "$operand attr-dict `:` type($result)";
+  let hasFolder = 1;
+}
+
+def Adjit_NegOp : Adjit_UnaryOp<"neg", Adjit_NumericTensor, "-x">;
+def Adjit_AbsOp : Adjit_UnaryOp<"abs", Adjit_NumericTensor, "|x|">;
+def Adjit_SignOp : Adjit_UnaryOp<"sign", Adjit_NumericTensor,
+    "sign(x) in {-1, 0, 1} (NaN stays NaN, zeros keep their sign)">;
+def Adjit_ExpOp : Adjit_UnaryOp<"exp", Adjit_FloatTensor, "e^x">;
+def Adjit_Expm1Op : Adjit_UnaryOp<"expm1", Adjit_FloatTensor, "e^x - 1">;
+def Adjit_LogOp : Adjit_UnaryOp<"log", Adjit_FloatTensor, "ln(x)">;
+def Adjit_Log1pOp : Adjit_UnaryOp<"log1p", Adjit_FloatTensor, "ln(1 + x)">;
+def Adjit_SqrtOp : Adjit_UnaryOp<"sqrt", Adjit_FloatTensor, "sqrt(x)">;
+def Adjit_RsqrtOp : Adjit_UnaryOp<"rsqrt", Adjit_FloatTensor, "1 / sqrt(x)">;
+def Adjit_SinOp : Adjit_UnaryOp<"sin", Adjit_FloatTensor, "sin(x)">;
+def Adjit_CosOp : Adjit_UnaryOp<"cos", Adjit_FloatTensor, "cos(x)">;
+def Adjit_TanhOp : Adjit_UnaryOp<"tanh", Adjit_FloatTensor, "tanh(x)">;
+def Adjit_LogisticOp : Adjit_UnaryOp<"logistic", Adjit_FloatTensor,
+    "1 / (1 + e^-x)">;
+def Adjit_ErfOp : Adjit_UnaryOp<"erf", Adjit_FloatTensor, "erf(x)">;
+def Adjit_FloorOp : Adjit_UnaryOp<"floor", Adjit_FloatTensor, "floor(x)">;
+
+//===----------------------------------------------------------------------===//
+// Elementwise binary
+//===----------------------------------------------------------------------===//
+
+class Adjit_BinaryOp<string mnemonic, string formula>
+    : Adjit_Op<mnemonic, [Pure, SameOperandsAndResultType]> {
+  let summary = "elementwise " # formula;
+  let description = [{
+    Elementwise `}] # formula # [{` of two tensors of one type (the front end
+    broadcasts explicitly beforehand).
+
+    ```mlir
+    %z = adjit.}] # mnemonic # [{ %x, %y : tensor<4xf32>
+    ```
+  }];
+  let arguments = (ins Adjit_NumericTensor:$lhs, Adjit_NumericTensor:$rhs);
+  let results = (outs Adjit_NumericTensor:$result);
+  let assemblyFormat = "$lhs `,` $rhs attr-dict `:` type($result)";
+  let hasFolder = 1;
+}
+
+def Adjit_AddOp : Adjit_BinaryOp<"add", "x + y">;
+def Adjit_SubOp : Adjit_BinaryOp<"sub", "x - y">;
+def Adjit_MulOp : Adjit_BinaryOp<"mul", "x * y">;
+def Adjit_DivOp : Adjit_BinaryOp<"div",
+    "x / y (integers: truncating, like C++)">;
+def Adjit_PowOp : Adjit_BinaryOp<"pow", "x ^ y">;
+def Adjit_MaxOp : Adjit_BinaryOp<"max", "max(x, y) (NaN if either is NaN)">;
+def Adjit_MinOp : Adjit_BinaryOp<"min", "min(x, y) (NaN if either is NaN)">;
+
+def Adjit_CompareOp : Adjit_Op<"compare", [Pure, SameTypeOperands,
+    TypesMatchWith<"result is the i1 tensor of the operands' shape",
+                   "lhs", "result", "::mlir::adjit::boolTensorLike($_self)">]> {
+  let summary = "elementwise comparison";
+  let description = [{
+    Compares two tensors of one type elementwise. Floating-point comparisons
+    are ordered (false when either side is NaN) except `ne`, which is true
+    when either side is NaN, as in C++. Booleans support only `eq` and `ne`.
+
+    ```mlir
+    %m = adjit.compare lt, %x, %y : tensor<4xf32>
+    ```
+  }];
+  let arguments = (ins Adjit_ComparisonDirection:$direction,
+                       Adjit_AnyTensor:$lhs, Adjit_AnyTensor:$rhs);
+  let results = (outs Adjit_BoolTensor:$result);
+  let assemblyFormat = "$direction `,` $lhs `,` $rhs attr-dict `:` type($lhs)";
+  let hasVerifier = 1;
+}
+
+def Adjit_SelectOp : Adjit_Op<"select", [Pure,
+    AllTypesMatch<["on_true", "on_false", "result"]>]> {
+  let summary = "elementwise choice: pred ? on_true : on_false";
+  let description = [{
+    ```mlir
+    %r = adjit.select %m, %x, %y : tensor<4xi1>, tensor<4xf32>
+    ```
+  }];
+  let arguments = (ins Adjit_BoolTensor:$pred, Adjit_AnyTensor:$on_true,
+                       Adjit_AnyTensor:$on_false);
+  let results = (outs Adjit_AnyTensor:$result);
+  let assemblyFormat = [{
+    $pred `,` $on_true `,` $on_false attr-dict `:` type($pred) `,` type($result)
+  }];
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+class Adjit_LogicalBinaryOp<string mnemonic, string formula>
+    : Adjit_Op<mnemonic, [Pure, SameOperandsAndResultType]> {
+  let summary = "elementwise logical " # formula;
+  let description = [{
+    ```mlir
+    %r = adjit.}] # mnemonic # [{ %a, %b : tensor<4xi1>
+    ```
+  }];
+  let arguments = (ins Adjit_BoolTensor:$lhs, Adjit_BoolTensor:$rhs);
+  let results = (outs Adjit_BoolTensor:$result);
+  let assemblyFormat = "$lhs `,` $rhs attr-dict `:` type($result)";
+}
+
+def Adjit_AndOp : Adjit_LogicalBinaryOp<"and", "a && b">;
+def Adjit_OrOp : Adjit_LogicalBinaryOp<"or", "a || b">;
+
+def Adjit_NotOp : Adjit_Op<"not", [Pure, SameOperandsAndResultType]> {
+  let summary = "elementwise logical !a";
+  let description = [{
+    ```mlir
+    %r = adjit.not %a : tensor<4xi1>
+    ```
+  }];
+  let arguments = (ins Adjit_BoolTensor:$operand);
+  let results = (outs Adjit_BoolTensor:$result);
+  let assemblyFormat = "$operand attr-dict `:` type($result)";
+  let hasFolder = 1;
+}
+
+def Adjit_ConvertOp : Adjit_Op<"convert", [Pure]> {
+  let summary = "elementwise dtype conversion";
+  let description = [{
+    Converts each element to the result's element type: floats round to
+    nearest even, float to integer truncates toward zero (saturating, NaN
+    gives 0), any value to i1 is `x != 0`, i1 to a number is 0 or 1.
+
+    ```mlir
+    %d = adjit.convert %x : tensor<4xf32> to tensor<4xf64>
+    ```
+  }];
+  let arguments = (ins Adjit_AnyTensor:$operand);
+  let results = (outs Adjit_AnyTensor:$result);
+  let assemblyFormat = "$operand attr-dict `:` type($operand) `to` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Shape manipulation
+//===----------------------------------------------------------------------===//
+
+def Adjit_BroadcastInDimOp : Adjit_Op<"broadcast_in_dim", [Pure]> {
+  let summary = "broadcast a tensor into a larger shape";
+  let description = [{
+    Operand dimension `i` becomes result dimension `dims[i]`; it must have the
+    result's size there or size 1 (then it is repeated). Result dimensions not
+    named in `dims` repeat the operand.
+
+    ```mlir
+    %b = adjit.broadcast_in_dim %x, dims = [1] : (tensor<3xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+  let arguments = (ins Adjit_AnyTensor:$operand, DenseI64ArrayAttr:$dims);
+  let results = (outs Adjit_AnyTensor:$result);
+  let assemblyFormat = [{
+    $operand `,` `dims` `=` $dims attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Adjit_ReshapeOp : Adjit_Op<"reshape", [Pure]> {
+  let summary = "reinterpret the row-major elements in another shape";
+  let description = [{
+    ```mlir
+    %r = adjit.reshape %x : (tensor<6xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+  let arguments = (ins Adjit_AnyTensor:$operand);
+  let results = (outs Adjit_AnyTensor:$result);
+  let assemblyFormat = "$operand attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Adjit_TransposeOp : Adjit_Op<"transpose", [Pure]> {
+  let summary = "permute dimensions";
+  let description = [{
+    Result dimension `i` is operand dimension `perm[i]`.
+
+    ```mlir
+    %t = adjit.transpose %x, perm = [1, 0] : (tensor<2x3xf32>) -> tensor<3x2xf32>
+    ```
+  }];
+  let arguments = (ins Adjit_AnyTensor:$operand, DenseI64ArrayAttr:$perm);
+  let results = (outs Adjit_AnyTensor:$result);
+  let assemblyFormat = [{
+    $operand `,` `perm` `=` $perm attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+  let hasFolder = 1;
+  let hasCanonicalizer = 1;
+}
+
+def Adjit_SliceOp : Adjit_Op<"slice", [Pure]> {
+  let summary = "static strided slice";
+  let description = [{
+    Takes `start[d], start[d] + stride[d], ...` below `limit[d]` in every
+    dimension `d`, so the result has `ceil((limit - start) / stride)` elements
+    there.
+
+    ```mlir
+    %s = adjit.slice %x, start = [1], limit = [7], stride = [2] : (tensor<8xf32>) -> tensor<3xf32>
+    ```
+  }];
+  let arguments = (ins Adjit_AnyTensor:$operand, DenseI64ArrayAttr:$start,
+                       DenseI64ArrayAttr:$limit, DenseI64ArrayAttr:$stride);
+  let results = (outs Adjit_AnyTensor:$result);
+  let assemblyFormat = [{
+    $operand `,` `start` `=` $start `,` `limit` `=` $limit `,` `stride` `=` $stride
+    attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Adjit_ConcatenateOp : Adjit_Op<"concatenate", [Pure]> {
+  let summary = "join tensors along one dimension";
+  let description = [{
+    ```mlir
+    %c = adjit.concatenate(%a, %b) dim = 0 : (tensor<2x3xf32>, tensor<1x3xf32>) -> tensor<3x3xf32>
+    ```
+  }];
+  let arguments = (ins Variadic<Adjit_AnyTensor>:$inputs, I64Attr:$dim);
+  let results = (outs Adjit_AnyTensor:$result);
+  let assemblyFormat = [{
+    `(` $inputs `)` `dim` `=` $dim attr-dict `:` functional-type($inputs, $result)
+  }];
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Adjit_PadOp : Adjit_Op<"pad", [Pure]> {
+  let summary = "pad with a value at both ends and between elements";
+  let description = [{
+    Dimension `d` of size `n` becomes `low[d] + n + (n - 1) * interior[d] +
+    high[d]`; new positions hold `padding_value`. Interior padding makes `pad`
+    the adjoint of a strided `slice`. All amounts are non-negative.
+
+    ```mlir
+    %p = adjit.pad %x, %zero, low = [1], high = [2], interior = [1] : (tensor<3xf32>, tensor<f32>) -> tensor<8xf32>
+    ```
+  }];
+  let arguments = (ins Adjit_AnyTensor:$operand,
+                       Adjit_ScalarTensor:$padding_value,
+                       DenseI64ArrayAttr:$low, DenseI64ArrayAttr:$high,
+                       DenseI64ArrayAttr:$interior);
+  let results = (outs Adjit_AnyTensor:$result);
+  let assemblyFormat = [{
+    $operand `,` $padding_value `,` `low` `=` $low `,` `high` `=` $high `,`
+    `interior` `=` $interior attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Indexing along one axis
+//===----------------------------------------------------------------------===//
+
+def Adjit_GatherOp : Adjit_Op<"gather", [Pure]> {
+  let summary = "take slices along one axis by index (numpy.take)";
+  let description = [{
+    `result[a..., i..., b...] = operand[a..., indices[i...], b...]`, where the
+    `a` dimensions come before `axis`: the result shape is
+    `operand.shape[:axis] + indices.shape + operand.shape[axis+1:]`.
+    Out-of-range indices are clamped into `[0, operand.shape[axis])`.
+
+    ```mlir
+    %g = adjit.gather %table[%ids], axis = 0 : (tensor<10x4xf32>, tensor<3xi32>) -> tensor<3x4xf32>
+    ```
+  }];
+  let arguments = (ins Adjit_AnyTensor:$operand, Adjit_IndexTensor:$indices,
+                       I64Attr:$axis);
+  let results = (outs Adjit_AnyTensor:$result);
+  let assemblyFormat = [{
+    $operand `[` $indices `]` `,` `axis` `=` $axis attr-dict `:`
+    functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+def Adjit_ScatterAddOp : Adjit_Op<"scatter_add", [Pure,
+    AllTypesMatch<["base", "result"]>]> {
+  let summary = "add slices into a tensor along one axis by index";
+  let description = [{
+    The adjoint of `gather`: starts from `base` and adds
+    `updates[a..., i..., b...]` into `result[a..., indices[i...], b...]`,
+    accumulating repeated indices. `updates` has the shape that `gather` with
+    these indices would produce; indices are clamped like `gather`'s.
+
+    ```mlir
+    %s = adjit.scatter_add %upd into %base[%ids], axis = 0 : (tensor<10x4xf32>, tensor<3xi32>, tensor<3x4xf32>) -> tensor<10x4xf32>
+    ```
+  }];
+  let arguments = (ins Adjit_NumericTensor:$base, Adjit_IndexTensor:$indices,
+                       Adjit_NumericTensor:$updates, I64Attr:$axis);
+  let results = (outs Adjit_NumericTensor:$result);
+  let assemblyFormat = [{
+    $updates `into` $base `[` $indices `]` `,` `axis` `=` $axis attr-dict `:`
+    functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Reductions and contractions
+//===----------------------------------------------------------------------===//
+
+def Adjit_ReduceOp : Adjit_Op<"reduce", [Pure]> {
+  let summary = "sum, max or min over dimensions";
+  let description = [{
+    Reduces the listed dimensions away (the front end adds `keepdims` with a
+    reshape). Max and min propagate NaN. An empty reduction gives the
+    identity: 0, -inf or +inf (the lowest or highest integer).
+
+    ```mlir
+    %s = adjit.reduce sum %x, dims = [1] : (tensor<2x3xf32>) -> tensor<2xf32>
+    ```
+  }];
+  let arguments = (ins Adjit_ReduceKind:$kind, Adjit_NumericTensor:$operand,
+                       DenseI64ArrayAttr:$dims);
+  let results = (outs Adjit_NumericTensor:$result);
+  let assemblyFormat = [{
+    $kind $operand `,` `dims` `=` $dims attr-dict `:`
+    functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Adjit_ArgMaxOp : Adjit_Op<"argmax", [Pure]> {
+  let summary = "index of the largest element along an axis";
+  let description = [{
+    The first index of the maximum along `axis` (the first NaN if any, as in
+    numpy); the axis is removed from the shape.
+
+    ```mlir
+    %i = adjit.argmax %x, axis = 1 : (tensor<2x3xf32>) -> tensor<2xi64>
+    ```
+  }];
+  let arguments = (ins Adjit_NumericTensor:$operand, I64Attr:$axis);
+  let results = (outs Adjit_IndexTensor:$result);
+  let assemblyFormat = [{
+    $operand `,` `axis` `=` $axis attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+def Adjit_DotGeneralOp : Adjit_Op<"dot_general", [Pure]> {
+  let summary = "batched tensor contraction (matmul)";
+  let description = [{
+    Contracts `lhs` with `rhs` over pairs of contracting dimensions, treating
+    pairs of batch dimensions as independent problems. The result dimensions
+    are the batch dimensions, then the remaining `lhs` dimensions, then the
+    remaining `rhs` dimensions, each in operand order. f16 and bf16 accumulate
+    in f32.
+
+    ```mlir
+    // a plain matmul and a batched one
+    %c = adjit.dot_general %a, %b, batch = [] x [], contract = [1] x [0] : (tensor<4x8xf32>, tensor<8x5xf32>) -> tensor<4x5xf32>
+    %d = adjit.dot_general %x, %y, batch = [0] x [0], contract = [2] x [1] : (tensor<2x4x8xf32>, tensor<2x8x5xf32>) -> tensor<2x4x5xf32>
+    ```
+  }];
+  let arguments = (ins Adjit_NumericTensor:$lhs, Adjit_NumericTensor:$rhs,
+                       DenseI64ArrayAttr:$lhs_batch, DenseI64ArrayAttr:$rhs_batch,
+                       DenseI64ArrayAttr:$lhs_contract,
+                       DenseI64ArrayAttr:$rhs_contract);
+  let results = (outs Adjit_NumericTensor:$result);
+  let assemblyFormat = [{
+    $lhs `,` $rhs `,` `batch` `=` $lhs_batch `x` $rhs_batch `,`
+    `contract` `=` $lhs_contract `x` $rhs_contract attr-dict `:`
+    functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+#endif // ADJIT_OPS_TD

@@ -1,0 +1,344 @@
+// Verifiers: every structural rule of an op, with a message that names the
+// offending dimension and sizes.
+#include "adjit/Dialect/AdjitOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/TypeUtilities.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallBitVector.h"
+
+using namespace mlir;
+using namespace mlir::adjit;
+
+#include "adjit/Dialect/AdjitOpsEnums.cpp.inc"
+
+#define GET_OP_CLASSES
+#include "adjit/Dialect/AdjitOps.cpp.inc"
+
+namespace {
+
+RankedTensorType tensorTypeOf(Value v) {
+  return cast<RankedTensorType>(v.getType());
+}
+
+// Checks that `dims` are distinct and lie in [0, rank); `what` names the list.
+LogicalResult verifyDimensionList(Operation *op, ArrayRef<int64_t> dims,
+                                  int64_t rank, StringRef what) {
+  llvm::SmallBitVector seen(rank);
+  for (int64_t d : dims) {
+    if (d < 0 || d >= rank)
+      return op->emitOpError() << what << " dimension " << d
+                               << " is out of range for rank " << rank;
+    if (seen.test(d))
+      return op->emitOpError() << what << " dimension " << d
+                               << " appears more than once";
+    seen.set(d);
+  }
+  return success();
+}
+
+LogicalResult verifyResultShape(Operation *op, ArrayRef<int64_t> expected,
+                                RankedTensorType result) {
+  if (result.getShape() == expected)
+    return success();
+  return op->emitOpError() << "result type " << result
+                           << " does not have the expected shape ["
+                           << llvm::make_range(expected.begin(), expected.end())
+                           << "]";
+}
+
+LogicalResult verifySameElementType(Operation *op, Type a, Type b,
+                                    StringRef aName, StringRef bName) {
+  if (getElementTypeOrSelf(a) == getElementTypeOrSelf(b))
+    return success();
+  return op->emitOpError() << aName << " element type "
+                           << getElementTypeOrSelf(a) << " differs from "
+                           << bName << " element type "
+                           << getElementTypeOrSelf(b);
+}
+
+} // namespace
+
+LogicalResult IotaOp::verify() {
+  int64_t rank = getType().getRank();
+  if (getDim() < 0 || getDim() >= rank)
+    return emitOpError() << "dim " << getDim() << " is out of range for rank "
+                         << rank;
+  return success();
+}
+
+LogicalResult CompareOp::verify() {
+  bool isEquality = getDirection() == ComparisonDirection::eq ||
+                    getDirection() == ComparisonDirection::ne;
+  if (getElementTypeOrSelf(getLhs()).isInteger(1) && !isEquality)
+    return emitOpError() << "booleans support only eq and ne, not "
+                         << stringifyComparisonDirection(getDirection());
+  return success();
+}
+
+LogicalResult SelectOp::verify() {
+  if (tensorTypeOf(getPred()).getShape() != getType().getShape())
+    return emitOpError() << "predicate type " << getPred().getType()
+                         << " does not have the shape of the result "
+                         << getType();
+  return success();
+}
+
+LogicalResult ConvertOp::verify() {
+  if (getOperand().getType().getShape() != getType().getShape())
+    return emitOpError() << "cannot change the shape: " << getOperand().getType()
+                         << " to " << getType();
+  return success();
+}
+
+LogicalResult BroadcastInDimOp::verify() {
+  RankedTensorType operand = getOperand().getType(), result = getType();
+  if (failed(verifySameElementType(*this, operand, result, "operand",
+                                   "result")))
+    return failure();
+  if (static_cast<int64_t>(getDims().size()) != operand.getRank())
+    return emitOpError() << "dims has " << getDims().size()
+                         << " entries but the operand has rank "
+                         << operand.getRank();
+  if (failed(verifyDimensionList(*this, getDims(), result.getRank(),
+                                 "broadcast")))
+    return failure();
+  for (auto [i, d] : llvm::enumerate(getDims())) {
+    int64_t from = operand.getDimSize(i), to = result.getDimSize(d);
+    if (from != to && from != 1)
+      return emitOpError() << "operand dimension " << i << " (size " << from
+                           << ") maps to result dimension " << d << " (size "
+                           << to << "): sizes must match or be 1";
+  }
+  return success();
+}
+
+LogicalResult ReshapeOp::verify() {
+  RankedTensorType operand = getOperand().getType(), result = getType();
+  if (failed(verifySameElementType(*this, operand, result, "operand",
+                                   "result")))
+    return failure();
+  if (operand.getNumElements() != result.getNumElements())
+    return emitOpError() << "cannot reshape " << operand << " ("
+                         << operand.getNumElements() << " elements) to "
+                         << result << " (" << result.getNumElements()
+                         << " elements)";
+  return success();
+}
+
+LogicalResult TransposeOp::verify() {
+  RankedTensorType operand = getOperand().getType(), result = getType();
+  if (failed(verifySameElementType(*this, operand, result, "operand",
+                                   "result")))
+    return failure();
+  if (static_cast<int64_t>(getPerm().size()) != operand.getRank())
+    return emitOpError() << "perm has " << getPerm().size()
+                         << " entries but the operand has rank "
+                         << operand.getRank();
+  if (failed(verifyDimensionList(*this, getPerm(), operand.getRank(), "perm")))
+    return failure();
+  SmallVector<int64_t> expected;
+  for (int64_t p : getPerm())
+    expected.push_back(operand.getDimSize(p));
+  return verifyResultShape(*this, expected, result);
+}
+
+LogicalResult SliceOp::verify() {
+  RankedTensorType operand = getOperand().getType(), result = getType();
+  if (failed(verifySameElementType(*this, operand, result, "operand",
+                                   "result")))
+    return failure();
+  int64_t rank = operand.getRank();
+  if (static_cast<int64_t>(getStart().size()) != rank ||
+      static_cast<int64_t>(getLimit().size()) != rank ||
+      static_cast<int64_t>(getStride().size()) != rank)
+    return emitOpError() << "start, limit and stride need " << rank
+                         << " entries each (the operand rank), got "
+                         << getStart().size() << ", " << getLimit().size()
+                         << " and " << getStride().size();
+  SmallVector<int64_t> expected;
+  for (int64_t d = 0; d < rank; ++d) {
+    int64_t start = getStart()[d], limit = getLimit()[d],
+            stride = getStride()[d], size = operand.getDimSize(d);
+    if (stride < 1)
+      return emitOpError() << "stride " << stride << " in dimension " << d
+                           << " must be at least 1";
+    if (start < 0 || start > limit || limit > size)
+      return emitOpError() << "dimension " << d << " needs 0 <= start <= limit"
+                           << " <= " << size << ", got start " << start
+                           << " and limit " << limit;
+    expected.push_back((limit - start + stride - 1) / stride);
+  }
+  return verifyResultShape(*this, expected, result);
+}
+
+LogicalResult ConcatenateOp::verify() {
+  if (getInputs().empty())
+    return emitOpError() << "needs at least one input";
+  RankedTensorType result = getType();
+  int64_t rank = result.getRank(), dim = getDim();
+  if (dim < 0 || dim >= rank)
+    return emitOpError() << "dim " << dim << " is out of range for rank "
+                         << rank;
+  int64_t total = 0;
+  for (auto [i, input] : llvm::enumerate(getInputs())) {
+    auto type = tensorTypeOf(input);
+    if (failed(verifySameElementType(*this, type, result,
+                                     "input #" + std::to_string(i), "result")))
+      return failure();
+    if (type.getRank() != rank)
+      return emitOpError() << "input #" << i << " has rank " << type.getRank()
+                           << " but the result has rank " << rank;
+    for (int64_t d = 0; d < rank; ++d)
+      if (d != dim && type.getDimSize(d) != result.getDimSize(d))
+        return emitOpError() << "input #" << i << " " << type
+                             << " differs from the result " << result
+                             << " in dimension " << d
+                             << ", which is not the concatenated one";
+    total += type.getDimSize(dim);
+  }
+  if (total != result.getDimSize(dim))
+    return emitOpError() << "inputs add up to " << total << " in dimension "
+                         << dim << " but the result has "
+                         << result.getDimSize(dim);
+  return success();
+}
+
+LogicalResult PadOp::verify() {
+  RankedTensorType operand = getOperand().getType(), result = getType();
+  if (failed(verifySameElementType(*this, operand, result, "operand",
+                                   "result")) ||
+      failed(verifySameElementType(*this, getPaddingValue().getType(), result,
+                                   "padding value", "result")))
+    return failure();
+  int64_t rank = operand.getRank();
+  if (static_cast<int64_t>(getLow().size()) != rank ||
+      static_cast<int64_t>(getHigh().size()) != rank ||
+      static_cast<int64_t>(getInterior().size()) != rank)
+    return emitOpError() << "low, high and interior need " << rank
+                         << " entries each (the operand rank)";
+  SmallVector<int64_t> expected;
+  for (int64_t d = 0; d < rank; ++d) {
+    int64_t low = getLow()[d], high = getHigh()[d], interior = getInterior()[d];
+    if (low < 0 || high < 0 || interior < 0)
+      return emitOpError() << "padding amounts must be non-negative, got low "
+                           << low << ", high " << high << ", interior "
+                           << interior << " in dimension " << d;
+    int64_t n = operand.getDimSize(d);
+    expected.push_back(low + high + n + std::max<int64_t>(n - 1, 0) * interior);
+  }
+  return verifyResultShape(*this, expected, result);
+}
+
+namespace {
+// Shape of gather(operand, indices, axis), shared by gather and scatter_add.
+SmallVector<int64_t> gatheredShape(RankedTensorType operand,
+                                   RankedTensorType indices, int64_t axis) {
+  SmallVector<int64_t> shape(operand.getShape().take_front(axis));
+  llvm::append_range(shape, indices.getShape());
+  llvm::append_range(shape, operand.getShape().drop_front(axis + 1));
+  return shape;
+}
+
+LogicalResult verifyAxis(Operation *op, int64_t axis, int64_t rank) {
+  if (axis < 0 || axis >= rank)
+    return op->emitOpError() << "axis " << axis << " is out of range for rank "
+                             << rank;
+  return success();
+}
+} // namespace
+
+LogicalResult GatherOp::verify() {
+  RankedTensorType operand = getOperand().getType();
+  if (failed(verifySameElementType(*this, operand, getType(), "operand",
+                                   "result")) ||
+      failed(verifyAxis(*this, getAxis(), operand.getRank())))
+    return failure();
+  if (operand.getDimSize(getAxis()) == 0 &&
+      getIndices().getType().getNumElements() > 0)
+    return emitOpError() << "cannot gather from the empty axis " << getAxis()
+                         << " of " << operand;
+  return verifyResultShape(
+      *this, gatheredShape(operand, getIndices().getType(), getAxis()),
+      getType());
+}
+
+LogicalResult ScatterAddOp::verify() {
+  RankedTensorType base = getBase().getType(), updates = getUpdates().getType();
+  if (failed(verifySameElementType(*this, updates, base, "updates", "base")) ||
+      failed(verifyAxis(*this, getAxis(), base.getRank())))
+    return failure();
+  SmallVector<int64_t> expected =
+      gatheredShape(base, getIndices().getType(), getAxis());
+  if (updates.getShape() != ArrayRef<int64_t>(expected))
+    return emitOpError() << "updates type " << updates
+                         << " does not have the gathered shape ["
+                         << llvm::make_range(expected.begin(), expected.end())
+                         << "]";
+  return success();
+}
+
+LogicalResult ReduceOp::verify() {
+  RankedTensorType operand = getOperand().getType();
+  if (failed(verifySameElementType(*this, operand, getType(), "operand",
+                                   "result")) ||
+      failed(verifyDimensionList(*this, getDims(), operand.getRank(),
+                                 "reduced")))
+    return failure();
+  SmallVector<int64_t> expected;
+  for (int64_t d = 0; d < operand.getRank(); ++d)
+    if (!llvm::is_contained(getDims(), d))
+      expected.push_back(operand.getDimSize(d));
+  return verifyResultShape(*this, expected, getType());
+}
+
+LogicalResult ArgMaxOp::verify() {
+  RankedTensorType operand = getOperand().getType();
+  if (failed(verifyAxis(*this, getAxis(), operand.getRank())))
+    return failure();
+  if (operand.getDimSize(getAxis()) == 0)
+    return emitOpError() << "argmax of the empty axis " << getAxis() << " of "
+                         << operand << " is undefined";
+  SmallVector<int64_t> expected(operand.getShape());
+  expected.erase(expected.begin() + getAxis());
+  return verifyResultShape(*this, expected, getType());
+}
+
+LogicalResult DotGeneralOp::verify() {
+  RankedTensorType lhs = getLhs().getType(), rhs = getRhs().getType();
+  if (failed(verifySameElementType(*this, lhs, rhs, "lhs", "rhs")) ||
+      failed(verifySameElementType(*this, lhs, getType(), "lhs", "result")))
+    return failure();
+  if (getLhsBatch().size() != getRhsBatch().size())
+    return emitOpError() << "lhs has " << getLhsBatch().size()
+                         << " batch dimensions but rhs has "
+                         << getRhsBatch().size();
+  if (getLhsContract().size() != getRhsContract().size())
+    return emitOpError() << "lhs has " << getLhsContract().size()
+                         << " contracting dimensions but rhs has "
+                         << getRhsContract().size();
+  SmallVector<int64_t> lhsUsed(getLhsBatch()), rhsUsed(getRhsBatch());
+  llvm::append_range(lhsUsed, getLhsContract());
+  llvm::append_range(rhsUsed, getRhsContract());
+  if (failed(verifyDimensionList(*this, lhsUsed, lhs.getRank(),
+                                 "lhs batch/contracting")) ||
+      failed(verifyDimensionList(*this, rhsUsed, rhs.getRank(),
+                                 "rhs batch/contracting")))
+    return failure();
+  for (auto [l, r] : llvm::zip(lhsUsed, rhsUsed))
+    if (lhs.getDimSize(l) != rhs.getDimSize(r))
+      return emitOpError() << "lhs dimension " << l << " (size "
+                           << lhs.getDimSize(l) << ") and rhs dimension " << r
+                           << " (size " << rhs.getDimSize(r)
+                           << ") are paired but differ in size";
+  SmallVector<int64_t> expected;
+  for (int64_t d : getLhsBatch())
+    expected.push_back(lhs.getDimSize(d));
+  for (int64_t d = 0; d < lhs.getRank(); ++d)
+    if (!llvm::is_contained(lhsUsed, d))
+      expected.push_back(lhs.getDimSize(d));
+  for (int64_t d = 0; d < rhs.getRank(); ++d)
+    if (!llvm::is_contained(rhsUsed, d))
+      expected.push_back(rhs.getDimSize(d));
+  return verifyResultShape(*this, expected, getType());
+}

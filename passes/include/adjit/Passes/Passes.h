@@ -1,0 +1,23 @@
+#ifndef ADJIT_PASSES_PASSES_H
+#define ADJIT_PASSES_PASSES_H
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Pass/Pass.h"
+
+namespace mlir::adjit {
+
+#define GEN_PASS_DECL
+#include "adjit/Passes/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "adjit/Passes/Passes.h.inc"
+
+} // namespace mlir::adjit
+
+#endif

@@ -1,0 +1,60 @@
+#ifndef ADJIT_PASSES_TD
+#define ADJIT_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def LowerAdjitToLinalg : Pass<"adjit-lower-to-linalg", "ModuleOp"> {
+  let summary = "Lower adjit ops to linalg, tensor, arith, math and scf";
+  let description = [{
+    Elementwise ops become `linalg.generic` ops with identity maps so that
+    elementwise fusion can merge chains of them; broadcasts and transposes
+    become generics with projected or permuted input maps for the same
+    reason. f16 and bf16 arithmetic is computed in f32 and rounded once,
+    and their reductions and contractions accumulate in f32.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::linalg::LinalgDialect",
+    "::mlir::math::MathDialect", "::mlir::scf::SCFDialect",
+    "::mlir::tensor::TensorDialect"
+  ];
+}
+
+def ApproximateMath : Pass<"adjit-approximate-math", "ModuleOp"> {
+  let summary = "Replace f32 transcendentals by vectorizable polynomials";
+  let description = [{
+    f32 (and, through f32, f16/bf16) `math` ops such as tanh, erf, exp, log,
+    log1p, expm1 are rewritten into MLIR's polynomial approximations, which
+    are plain arithmetic and vectorize. f64 ops are left alone: they become
+    libm calls later, because the polynomials target single precision.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::math::MathDialect",
+    "::mlir::vector::VectorDialect"
+  ];
+}
+
+def MarkEntryPoints : Pass<"adjit-mark-entry-points", "ModuleOp"> {
+  let summary = "Mark public functions as entry points of the calling ABI";
+  let description = [{
+    Public `func.func` ops are what callers invoke with their own buffers.
+    Their arguments get `bufferization.writable = false`, so bufferization
+    never writes into a caller's input, and the functions get
+    `llvm.emit_c_interface`, so the LLVM lowering adds `_mlir_ciface_<name>`
+    wrappers taking memref descriptors by pointer, which
+    `adjit-emit-entry-points` builds on.
+  }];
+}
+
+def EmitEntryPoints : Pass<"adjit-emit-entry-points", "ModuleOp"> {
+  let summary = "Add a packed-argument entry point for each public function";
+  let description = [{
+    Runs on the LLVM dialect after `_mlir_ciface_<name>` wrappers exist and
+    adds `adjit_entry_<name>(ptr %args)`, where `%args` points to an array of
+    pointers to memref descriptors, inputs first and outputs after. One
+    signature for every function lets the JIT and ahead-of-time callers
+    invoke any entry without generating C++ per signature.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
+#endif // ADJIT_PASSES_TD

@@ -1,0 +1,78 @@
+// The calling convention of compiled functions: one packed entry point per
+// public function, so callers need no per-signature glue.
+#include "adjit/Passes/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
+namespace mlir::adjit {
+#define GEN_PASS_DEF_MARKENTRYPOINTS
+#define GEN_PASS_DEF_EMITENTRYPOINTS
+#include "adjit/Passes/Passes.h.inc"
+} // namespace mlir::adjit
+
+using namespace mlir;
+
+namespace {
+constexpr StringLiteral kCInterfacePrefix = "_mlir_ciface_";
+constexpr StringLiteral kEntryPrefix = "adjit_entry_";
+
+struct MarkEntryPointsPass
+    : adjit::impl::MarkEntryPointsBase<MarkEntryPointsPass> {
+  void runOnOperation() override {
+    auto readOnly = BoolAttr::get(&getContext(), false);
+    for (auto fn : getOperation().getOps<func::FuncOp>()) {
+      if (!fn.isPublic() || fn.isExternal())
+        continue;
+      fn->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),
+                  UnitAttr::get(&getContext()));
+      for (unsigned i = 0; i < fn.getNumArguments(); ++i)
+        fn.setArgAttr(i, "bufferization.writable", readOnly);
+    }
+  }
+};
+
+struct EmitEntryPointsPass
+    : adjit::impl::EmitEntryPointsBase<EmitEntryPointsPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    MLIRContext *context = &getContext();
+    auto ptrType = LLVM::LLVMPointerType::get(context);
+    SmallVector<LLVM::LLVMFuncOp> wrappers;
+    for (auto fn : module.getOps<LLVM::LLVMFuncOp>())
+      if (fn.getName().starts_with(kCInterfacePrefix) && !fn.isExternal())
+        wrappers.push_back(fn);
+    OpBuilder builder = OpBuilder::atBlockEnd(module.getBody());
+    for (LLVM::LLVMFuncOp wrapper : wrappers) {
+      LLVM::LLVMFunctionType type = wrapper.getFunctionType();
+      if (!isa<LLVM::LLVMVoidType>(type.getReturnType()) ||
+          !llvm::all_of(type.getParams(),
+                        [](Type t) { return isa<LLVM::LLVMPointerType>(t); })) {
+        wrapper.emitError() << "entry point needs memref arguments and no "
+                               "results (run buffer-results-to-out-params), "
+                               "got "
+                            << type;
+        return signalPassFailure();
+      }
+      std::string name =
+          (kEntryPrefix + wrapper.getName().drop_front(kCInterfacePrefix.size()))
+              .str();
+      Location loc = wrapper.getLoc();
+      auto entry = builder.create<LLVM::LLVMFuncOp>(
+          loc, name,
+          LLVM::LLVMFunctionType::get(LLVM::LLVMVoidType::get(context),
+                                      {ptrType}));
+      OpBuilder body = OpBuilder::atBlockBegin(entry.addEntryBlock(builder));
+      Value descriptors = entry.getArgument(0);
+      SmallVector<Value> args;
+      for (unsigned i = 0; i < type.getNumParams(); ++i) {
+        Value slot = body.create<LLVM::GEPOp>(
+            loc, ptrType, ptrType, descriptors,
+            ArrayRef<LLVM::GEPArg>{static_cast<int32_t>(i)});
+        args.push_back(body.create<LLVM::LoadOp>(loc, ptrType, slot));
+      }
+      body.create<LLVM::CallOp>(loc, wrapper, args);
+      body.create<LLVM::ReturnOp>(loc, ValueRange{});
+    }
+  }
+};
+} // namespace

@@ -1,0 +1,851 @@
+// adjit -> linalg/tensor/arith/math/scf. One scalar rule per elementwise op
+// (emitScalar overloads); structural ops get one pattern each.
+#include "adjit/Dialect/AdjitOps.h"
+#include "adjit/Passes/Passes.h"
+
+#include "mlir/Dialect/SCF/Utils/Utils.h"
+#include "mlir/IR/AffineMap.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+namespace mlir::adjit {
+#define GEN_PASS_DEF_LOWERADJITTOLINALG
+#include "adjit/Passes/Passes.h.inc"
+} // namespace mlir::adjit
+
+using namespace mlir;
+using namespace mlir::adjit;
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// Helpers
+//===----------------------------------------------------------------------===//
+
+bool isHalfPrecision(Type type) { return type.isF16() || type.isBF16(); }
+
+// Half-precision math is done in f32 and rounded once, as XLA does.
+Type computeTypeOf(Type element) {
+  return isHalfPrecision(element) ? Float32Type::get(element.getContext())
+                                  : element;
+}
+
+Value widen(OpBuilder &b, Location loc, Value v) {
+  return isHalfPrecision(v.getType())
+             ? b.create<arith::ExtFOp>(loc, b.getF32Type(), v).getResult()
+             : v;
+}
+
+Value narrowTo(OpBuilder &b, Location loc, Value v, Type to) {
+  return v.getType() == to ? v : b.create<arith::TruncFOp>(loc, to, v);
+}
+
+Value scalarConstant(OpBuilder &b, Location loc, Type type, double value) {
+  if (auto f = dyn_cast<FloatType>(type))
+    return b.create<arith::ConstantOp>(loc, b.getFloatAttr(f, value));
+  return b.create<arith::ConstantOp>(
+      loc, b.getIntegerAttr(type, static_cast<int64_t>(value)));
+}
+
+Value emptyTensor(OpBuilder &b, Location loc, RankedTensorType type) {
+  return b.create<tensor::EmptyOp>(loc, type.getShape(),
+                                   type.getElementType());
+}
+
+Value filledTensor(OpBuilder &b, Location loc, RankedTensorType type,
+                   Value scalar) {
+  return b.create<linalg::FillOp>(loc, scalar, emptyTensor(b, loc, type))
+      .getResult(0);
+}
+
+SmallVector<utils::IteratorType> parallelIterators(int64_t rank) {
+  return SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel);
+}
+
+// A generic over `resultType` whose body maps the inputs' elements (read
+// through `inputMaps`) to one result element.
+Value mapElements(
+    OpBuilder &b, Location loc, RankedTensorType resultType, ValueRange inputs,
+    ArrayRef<AffineMap> inputMaps,
+    function_ref<Value(OpBuilder &, Location, ValueRange)> body) {
+  SmallVector<AffineMap> maps(inputMaps);
+  maps.push_back(b.getMultiDimIdentityMap(resultType.getRank()));
+  auto generic = b.create<linalg::GenericOp>(
+      loc, resultType, inputs, emptyTensor(b, loc, resultType), maps,
+      parallelIterators(resultType.getRank()),
+      [&](OpBuilder &nb, Location nloc, ValueRange args) {
+        nb.create<linalg::YieldOp>(nloc, body(nb, nloc, args.drop_back()));
+      });
+  return generic.getResult(0);
+}
+
+// Row-major reshape through collapse_shape/expand_shape (metadata only).
+Value reshapeTensor(OpBuilder &b, Location loc, Value v,
+                    RankedTensorType to) {
+  auto from = cast<RankedTensorType>(v.getType());
+  if (from == to)
+    return v;
+  if (from.getRank() == 0)
+    return b.create<tensor::ExpandShapeOp>(loc, to, v,
+                                           ArrayRef<ReassociationIndices>{});
+  if (to.getRank() == 0)
+    return b.create<tensor::CollapseShapeOp>(loc, to, v,
+                                             ArrayRef<ReassociationIndices>{});
+  auto flatType = RankedTensorType::get({from.getNumElements()},
+                                        from.getElementType());
+  auto allDims = [](int64_t rank) {
+    ReassociationIndices group;
+    for (int64_t d = 0; d < rank; ++d)
+      group.push_back(d);
+    return SmallVector<ReassociationIndices>{group};
+  };
+  Value flat = from.getRank() == 1
+                   ? v
+                   : b.create<tensor::CollapseShapeOp>(loc, flatType, v,
+                                                       allDims(from.getRank()));
+  if (to.getRank() == 1)
+    return flat;
+  return b.create<tensor::ExpandShapeOp>(loc, to, flat, allDims(to.getRank()));
+}
+
+Value transposeTensor(OpBuilder &b, Location loc, Value v,
+                      ArrayRef<int64_t> perm) {
+  auto type = cast<RankedTensorType>(v.getType());
+  SmallVector<int64_t> shape;
+  SmallVector<AffineExpr> operandIndex(perm.size());
+  for (auto [i, p] : llvm::enumerate(perm)) {
+    shape.push_back(type.getDimSize(p));
+    operandIndex[p] = b.getAffineDimExpr(i);
+  }
+  if (llvm::equal(shape, type.getShape()) && llvm::is_sorted(perm))
+    return v;
+  auto resultType = RankedTensorType::get(shape, type.getElementType());
+  AffineMap map = AffineMap::get(perm.size(), 0, operandIndex, b.getContext());
+  return mapElements(b, loc, resultType, v, map,
+                     [](OpBuilder &, Location, ValueRange args) {
+                       return args[0];
+                     });
+}
+
+Value convertTensorElements(OpBuilder &b, Location loc, Value v, Type to);
+
+//===----------------------------------------------------------------------===//
+// Scalar rules, one per elementwise op. Arguments arrive widened to the
+// compute type (f32 for f16/bf16).
+//===----------------------------------------------------------------------===//
+
+Value emitScalar(NegOp, OpBuilder &b, Location loc, ValueRange x) {
+  if (isa<FloatType>(x[0].getType()))
+    return b.create<arith::NegFOp>(loc, x[0]);
+  return b.create<arith::SubIOp>(loc, scalarConstant(b, loc, x[0].getType(), 0),
+                                 x[0]);
+}
+Value emitScalar(AbsOp, OpBuilder &b, Location loc, ValueRange x) {
+  if (isa<FloatType>(x[0].getType()))
+    return b.create<math::AbsFOp>(loc, x[0]);
+  return b.create<math::AbsIOp>(loc, x[0]);
+}
+Value emitScalar(SignOp, OpBuilder &b, Location loc, ValueRange x) {
+  Type t = x[0].getType();
+  Value zero = scalarConstant(b, loc, t, 0), one = scalarConstant(b, loc, t, 1),
+        minusOne = scalarConstant(b, loc, t, -1);
+  if (isa<FloatType>(t)) {
+    // Zeros and NaN fail both comparisons and pass through unchanged.
+    Value positive =
+        b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OGT, x[0], zero);
+    Value negative =
+        b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OLT, x[0], zero);
+    return b.create<arith::SelectOp>(
+        loc, positive, one,
+        b.create<arith::SelectOp>(loc, negative, minusOne, x[0]));
+  }
+  Value positive =
+      b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::sgt, x[0], zero);
+  Value negative =
+      b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, x[0], zero);
+  return b.create<arith::SelectOp>(
+      loc, positive, one, b.create<arith::SelectOp>(loc, negative, minusOne, zero));
+}
+Value emitScalar(ExpOp, OpBuilder &b, Location loc, ValueRange x) {
+  return b.create<math::ExpOp>(loc, x[0]);
+}
+Value emitScalar(Expm1Op, OpBuilder &b, Location loc, ValueRange x) {
+  return b.create<math::ExpM1Op>(loc, x[0]);
+}
+Value emitScalar(LogOp, OpBuilder &b, Location loc, ValueRange x) {
+  return b.create<math::LogOp>(loc, x[0]);
+}
+Value emitScalar(Log1pOp, OpBuilder &b, Location loc, ValueRange x) {
+  return b.create<math::Log1pOp>(loc, x[0]);
+}
+Value emitScalar(SqrtOp, OpBuilder &b, Location loc, ValueRange x) {
+  return b.create<math::SqrtOp>(loc, x[0]);
+}
+Value emitScalar(RsqrtOp, OpBuilder &b, Location loc, ValueRange x) {
+  return b.create<arith::DivFOp>(loc, scalarConstant(b, loc, x[0].getType(), 1),
+                                 b.create<math::SqrtOp>(loc, x[0]));
+}
+Value emitScalar(SinOp, OpBuilder &b, Location loc, ValueRange x) {
+  return b.create<math::SinOp>(loc, x[0]);
+}
+Value emitScalar(CosOp, OpBuilder &b, Location loc, ValueRange x) {
+  return b.create<math::CosOp>(loc, x[0]);
+}
+Value emitScalar(TanhOp, OpBuilder &b, Location loc, ValueRange x) {
+  return b.create<math::TanhOp>(loc, x[0]);
+}
+Value emitScalar(LogisticOp, OpBuilder &b, Location loc, ValueRange x) {
+  // 1 / (1 + e^-x): e^-x overflows to inf for very negative x, giving 0.
+  Value one = scalarConstant(b, loc, x[0].getType(), 1);
+  Value e = b.create<math::ExpOp>(loc, b.create<arith::NegFOp>(loc, x[0]));
+  return b.create<arith::DivFOp>(loc, one, b.create<arith::AddFOp>(loc, one, e));
+}
+Value emitScalar(ErfOp, OpBuilder &b, Location loc, ValueRange x) {
+  return b.create<math::ErfOp>(loc, x[0]);
+}
+Value emitScalar(FloorOp, OpBuilder &b, Location loc, ValueRange x) {
+  return b.create<math::FloorOp>(loc, x[0]);
+}
+
+template <class FloatOp, class IntOp>
+Value floatOrInt(OpBuilder &b, Location loc, ValueRange x) {
+  if (isa<FloatType>(x[0].getType()))
+    return b.create<FloatOp>(loc, x[0], x[1]);
+  return b.create<IntOp>(loc, x[0], x[1]);
+}
+Value emitScalar(AddOp, OpBuilder &b, Location loc, ValueRange x) {
+  return floatOrInt<arith::AddFOp, arith::AddIOp>(b, loc, x);
+}
+Value emitScalar(SubOp, OpBuilder &b, Location loc, ValueRange x) {
+  return floatOrInt<arith::SubFOp, arith::SubIOp>(b, loc, x);
+}
+Value emitScalar(MulOp, OpBuilder &b, Location loc, ValueRange x) {
+  return floatOrInt<arith::MulFOp, arith::MulIOp>(b, loc, x);
+}
+Value emitScalar(DivOp, OpBuilder &b, Location loc, ValueRange x) {
+  return floatOrInt<arith::DivFOp, arith::DivSIOp>(b, loc, x);
+}
+Value emitScalar(PowOp, OpBuilder &b, Location loc, ValueRange x) {
+  return floatOrInt<math::PowFOp, math::IPowIOp>(b, loc, x);
+}
+Value emitScalar(MaxOp, OpBuilder &b, Location loc, ValueRange x) {
+  return floatOrInt<arith::MaximumFOp, arith::MaxSIOp>(b, loc, x);
+}
+Value emitScalar(MinOp, OpBuilder &b, Location loc, ValueRange x) {
+  return floatOrInt<arith::MinimumFOp, arith::MinSIOp>(b, loc, x);
+}
+Value emitScalar(AndOp, OpBuilder &b, Location loc, ValueRange x) {
+  return b.create<arith::AndIOp>(loc, x[0], x[1]);
+}
+Value emitScalar(OrOp, OpBuilder &b, Location loc, ValueRange x) {
+  return b.create<arith::OrIOp>(loc, x[0], x[1]);
+}
+Value emitScalar(NotOp, OpBuilder &b, Location loc, ValueRange x) {
+  return b.create<arith::XOrIOp>(loc, x[0],
+                                 b.create<arith::ConstantIntOp>(loc, 1, 1));
+}
+Value emitScalar(SelectOp, OpBuilder &b, Location loc, ValueRange x) {
+  return b.create<arith::SelectOp>(loc, x[0], x[1], x[2]);
+}
+
+Value emitCompare(ComparisonDirection direction, OpBuilder &b, Location loc,
+                  ValueRange x) {
+  if (isa<FloatType>(x[0].getType())) {
+    // Ordered comparisons, except ne, which is true for NaN as in C++.
+    static constexpr arith::CmpFPredicate predicates[] = {
+        arith::CmpFPredicate::OEQ, arith::CmpFPredicate::UNE,
+        arith::CmpFPredicate::OLT, arith::CmpFPredicate::OLE,
+        arith::CmpFPredicate::OGT, arith::CmpFPredicate::OGE};
+    return b.create<arith::CmpFOp>(
+        loc, predicates[static_cast<int>(direction)], x[0], x[1]);
+  }
+  static constexpr arith::CmpIPredicate predicates[] = {
+      arith::CmpIPredicate::eq,  arith::CmpIPredicate::ne,
+      arith::CmpIPredicate::slt, arith::CmpIPredicate::sle,
+      arith::CmpIPredicate::sgt, arith::CmpIPredicate::sge};
+  return b.create<arith::CmpIOp>(loc, predicates[static_cast<int>(direction)],
+                                 x[0], x[1]);
+}
+Value emitScalar(CompareOp op, OpBuilder &b, Location loc, ValueRange x) {
+  return emitCompare(op.getDirection(), b, loc, x);
+}
+
+// adjit.convert on one element; see the op description for the semantics.
+Value convertScalar(OpBuilder &b, Location loc, Value x, Type to) {
+  Type from = x.getType();
+  if (from == to)
+    return x;
+  if (to.isInteger(1)) {
+    Value zero = scalarConstant(b, loc, from, 0);
+    if (isa<FloatType>(from))
+      return b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::UNE, x, zero);
+    return b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ne, x, zero);
+  }
+  if (from.isInteger(1)) {
+    Value asInt = b.create<arith::ExtUIOp>(
+        loc, isa<FloatType>(to) ? b.getI32Type() : to, x);
+    return convertScalar(b, loc, asInt, to);
+  }
+  auto fromFloat = dyn_cast<FloatType>(from);
+  auto toFloat = dyn_cast<FloatType>(to);
+  if (fromFloat && toFloat) {
+    // Half formats go through f32 both ways: arith only expands bf16
+    // conversions to and from f32.
+    x = widen(b, loc, x);
+    unsigned width = x.getType().getIntOrFloatBitWidth();
+    if (x.getType() == to)
+      return x;
+    if (width < toFloat.getWidth())
+      return b.create<arith::ExtFOp>(loc, to, x);
+    if (isHalfPrecision(to) && width > 32)
+      x = b.create<arith::TruncFOp>(loc, b.getF32Type(), x);
+    return b.create<arith::TruncFOp>(loc, to, x);
+  }
+  if (!fromFloat && !toFloat) {
+    unsigned fromWidth = from.getIntOrFloatBitWidth(),
+             toWidth = to.getIntOrFloatBitWidth();
+    if (fromWidth < toWidth)
+      return b.create<arith::ExtSIOp>(loc, to, x);
+    return b.create<arith::TruncIOp>(loc, to, x);
+  }
+  if (toFloat) {
+    // Integer to float, through f32 for the 16-bit formats.
+    Type via = computeTypeOf(to);
+    Value f = b.create<arith::SIToFPOp>(loc, via, x);
+    return narrowTo(b, loc, f, to);
+  }
+  // Float to integer, saturating, NaN to 0 (fptosi alone is poison there).
+  x = widen(b, loc, x);
+  auto intType = cast<IntegerType>(to);
+  APInt maxInt = APInt::getSignedMaxValue(intType.getWidth());
+  APInt minInt = APInt::getSignedMinValue(intType.getWidth());
+  // -2^(w-1) and 2^(w-1) are exact in every float format.
+  Value lowest = scalarConstant(b, loc, x.getType(),
+                                static_cast<double>(minInt.getSExtValue()));
+  Value pastMax = scalarConstant(b, loc, x.getType(), -static_cast<double>(
+                                                          minInt.getSExtValue()));
+  Value truncated = b.create<arith::FPToSIOp>(loc, to, x);
+  Value isNan = b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::UNO, x, x);
+  Value tooLow =
+      b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OLT, x, lowest);
+  Value tooHigh =
+      b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OGE, x, pastMax);
+  Value result = b.create<arith::SelectOp>(
+      loc, tooHigh, b.create<arith::ConstantOp>(loc, b.getIntegerAttr(to, maxInt)),
+      truncated);
+  result = b.create<arith::SelectOp>(
+      loc, tooLow, b.create<arith::ConstantOp>(loc, b.getIntegerAttr(to, minInt)),
+      result);
+  return b.create<arith::SelectOp>(loc, isNan, scalarConstant(b, loc, to, 0),
+                                   result);
+}
+
+Value convertTensorElements(OpBuilder &b, Location loc, Value v, Type to) {
+  auto type = cast<RankedTensorType>(v.getType());
+  if (type.getElementType() == to)
+    return v;
+  return mapElements(b, loc, type.clone(to), v,
+                     b.getMultiDimIdentityMap(type.getRank()),
+                     [&](OpBuilder &nb, Location nloc, ValueRange args) {
+                       return convertScalar(nb, nloc, args[0], to);
+                     });
+}
+
+//===----------------------------------------------------------------------===//
+// Patterns
+//===----------------------------------------------------------------------===//
+
+// Elementwise op -> linalg.generic with identity maps and the op's scalar rule.
+template <class OpTy>
+struct ElementwiseToGeneric : OpConversionPattern<OpTy> {
+  using OpConversionPattern<OpTy>::OpConversionPattern;
+  using OpAdaptor = typename OpConversionPattern<OpTy>::OpAdaptor;
+
+  LogicalResult
+  matchAndRewrite(OpTy op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto resultType = cast<RankedTensorType>(op.getType());
+    Type resultElement = resultType.getElementType();
+    SmallVector<AffineMap> maps(
+        adaptor.getOperands().size(),
+        rewriter.getMultiDimIdentityMap(resultType.getRank()));
+    Value result = mapElements(
+        rewriter, op.getLoc(), resultType, adaptor.getOperands(), maps,
+        [&](OpBuilder &b, Location loc, ValueRange args) {
+          if constexpr (std::is_same_v<OpTy, SelectOp>) {
+            return emitScalar(op, b, loc, args);
+          } else {
+            SmallVector<Value> wide;
+            for (Value arg : args)
+              wide.push_back(widen(b, loc, arg));
+            Value r = emitScalar(op, b, loc, wide);
+            return r.getType() == resultElement
+                       ? r
+                       : narrowTo(b, loc, r, resultElement);
+          }
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+struct ConvertToGeneric : OpConversionPattern<ConvertOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(ConvertOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOp(op, convertTensorElements(rewriter, op.getLoc(),
+                                                 adaptor.getOperand(),
+                                                 op.getType().getElementType()));
+    return success();
+  }
+};
+
+struct ConstantToArith : OpConversionPattern<ConstantOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(ConstantOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto value = dyn_cast<TypedAttr>(op.getValue());
+    if (!value)
+      return rewriter.notifyMatchFailure(op, "needs a typed elements attribute");
+    rewriter.replaceOpWithNewOp<arith::ConstantOp>(op, value);
+    return success();
+  }
+};
+
+struct IotaToGeneric : OpConversionPattern<IotaOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(IotaOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    RankedTensorType type = op.getType();
+    Type element = type.getElementType();
+    int64_t dim = op.getDim();
+    Value result = mapElements(
+        rewriter, op.getLoc(), type, {}, {},
+        [&](OpBuilder &b, Location loc, ValueRange) -> Value {
+          Value index = b.create<linalg::IndexOp>(loc, dim);
+          Value i64 = b.create<arith::IndexCastOp>(loc, b.getI64Type(), index);
+          return convertScalar(b, loc, i64, element);
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+struct BroadcastToGeneric : OpConversionPattern<BroadcastInDimOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(BroadcastInDimOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    RankedTensorType operandType = op.getOperand().getType(),
+                     resultType = op.getType();
+    SmallVector<AffineExpr> operandIndex;
+    for (auto [i, d] : llvm::enumerate(op.getDims())) {
+      bool repeated = operandType.getDimSize(i) != resultType.getDimSize(d);
+      operandIndex.push_back(repeated ? rewriter.getAffineConstantExpr(0)
+                                      : rewriter.getAffineDimExpr(d));
+    }
+    AffineMap map = AffineMap::get(resultType.getRank(), 0, operandIndex,
+                                   rewriter.getContext());
+    rewriter.replaceOp(op, mapElements(rewriter, op.getLoc(), resultType,
+                                       adaptor.getOperand(), map,
+                                       [](OpBuilder &, Location,
+                                          ValueRange args) { return args[0]; }));
+    return success();
+  }
+};
+
+struct ReshapeToTensor : OpConversionPattern<ReshapeOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(ReshapeOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOp(op, reshapeTensor(rewriter, op.getLoc(),
+                                         adaptor.getOperand(), op.getType()));
+    return success();
+  }
+};
+
+struct TransposeToGeneric : OpConversionPattern<TransposeOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(TransposeOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOp(op, transposeTensor(rewriter, op.getLoc(),
+                                           adaptor.getOperand(), op.getPerm()));
+    return success();
+  }
+};
+
+struct SliceToTensor : OpConversionPattern<SliceOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(SliceOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<tensor::ExtractSliceOp>(
+        op, op.getType(), adaptor.getOperand(), ValueRange{}, ValueRange{},
+        ValueRange{}, op.getStart(), op.getType().getShape(), op.getStride());
+    return success();
+  }
+};
+
+Value insertSlice(OpBuilder &b, Location loc, Value source, Value dest,
+                  ArrayRef<int64_t> offsets, ArrayRef<int64_t> strides) {
+  auto sourceType = cast<RankedTensorType>(source.getType());
+  return b.create<tensor::InsertSliceOp>(loc, source, dest, ValueRange{},
+                                         ValueRange{}, ValueRange{}, offsets,
+                                         sourceType.getShape(), strides);
+}
+
+struct ConcatenateToTensor : OpConversionPattern<ConcatenateOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(ConcatenateOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    RankedTensorType type = op.getType();
+    Value result = emptyTensor(rewriter, op.getLoc(), type);
+    SmallVector<int64_t> offsets(type.getRank(), 0), strides(type.getRank(), 1);
+    for (Value input : adaptor.getInputs()) {
+      result = insertSlice(rewriter, op.getLoc(), input, result, offsets,
+                           strides);
+      offsets[op.getDim()] +=
+          cast<RankedTensorType>(input.getType()).getDimSize(op.getDim());
+    }
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+struct PadToTensor : OpConversionPattern<PadOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(PadOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value padding =
+        rewriter.create<tensor::ExtractOp>(loc, adaptor.getPaddingValue());
+    Value filled = filledTensor(rewriter, loc, op.getType(), padding);
+    SmallVector<int64_t> strides;
+    for (int64_t interior : op.getInterior())
+      strides.push_back(interior + 1);
+    rewriter.replaceOp(op, insertSlice(rewriter, loc, adaptor.getOperand(),
+                                       filled, op.getLow(), strides));
+    return success();
+  }
+};
+
+// Clamps an integer index into [0, size) and casts it to `index`.
+Value clampedIndex(OpBuilder &b, Location loc, Value index, int64_t size) {
+  Type t = index.getType();
+  Value clamped = b.create<arith::MaxSIOp>(loc, index,
+                                           scalarConstant(b, loc, t, 0));
+  clamped = b.create<arith::MinSIOp>(
+      loc, clamped, scalarConstant(b, loc, t, static_cast<double>(size - 1)));
+  return b.create<arith::IndexCastOp>(loc, b.getIndexType(), clamped);
+}
+
+struct GatherToGeneric : OpConversionPattern<GatherOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(GatherOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    RankedTensorType resultType = op.getType();
+    int64_t axis = op.getAxis();
+    int64_t indexRank = op.getIndices().getType().getRank();
+    int64_t axisSize = op.getOperand().getType().getDimSize(axis);
+    SmallVector<AffineExpr> indexDims;
+    for (int64_t d = 0; d < indexRank; ++d)
+      indexDims.push_back(rewriter.getAffineDimExpr(axis + d));
+    AffineMap indicesMap = AffineMap::get(resultType.getRank(), 0, indexDims,
+                                          rewriter.getContext());
+    Value operand = adaptor.getOperand();
+    Value result = mapElements(
+        rewriter, op.getLoc(), resultType, adaptor.getIndices(), indicesMap,
+        [&](OpBuilder &b, Location loc, ValueRange args) -> Value {
+          SmallVector<Value> at;
+          for (int64_t d = 0; d < axis; ++d)
+            at.push_back(b.create<linalg::IndexOp>(loc, d));
+          at.push_back(clampedIndex(b, loc, args[0], axisSize));
+          for (int64_t d = axis + indexRank; d < resultType.getRank(); ++d)
+            at.push_back(b.create<linalg::IndexOp>(loc, d));
+          return b.create<tensor::ExtractOp>(loc, operand, at);
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+struct ScatterAddToLoops : OpConversionPattern<ScatterAddOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(ScatterAddOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType updatesType = op.getUpdates().getType();
+    int64_t axis = op.getAxis();
+    int64_t indexRank = op.getIndices().getType().getRank();
+    int64_t axisSize = op.getBase().getType().getDimSize(axis);
+    Value zero = rewriter.create<arith::ConstantIndexOp>(loc, 0);
+    Value one = rewriter.create<arith::ConstantIndexOp>(loc, 1);
+    SmallVector<Value> lbs, ubs, steps;
+    for (int64_t size : updatesType.getShape()) {
+      lbs.push_back(zero);
+      ubs.push_back(rewriter.create<arith::ConstantIndexOp>(loc, size));
+      steps.push_back(one);
+    }
+    Value updates = adaptor.getUpdates(), indices = adaptor.getIndices();
+    Type element = updatesType.getElementType();
+    // Sequential loops: repeated indices accumulate deterministically.
+    scf::LoopNest nest = scf::buildLoopNest(
+        rewriter, loc, lbs, ubs, steps, adaptor.getBase(),
+        [&](OpBuilder &b, Location l, ValueRange ivs,
+            ValueRange acc) -> scf::ValueVector {
+          Value index = b.create<tensor::ExtractOp>(
+              l, indices, ivs.slice(axis, indexRank));
+          SmallVector<Value> at(ivs.take_front(axis));
+          at.push_back(clampedIndex(b, l, index, axisSize));
+          llvm::append_range(at, ivs.drop_front(axis + indexRank));
+          Value update = widen(b, l, b.create<tensor::ExtractOp>(l, updates, ivs));
+          Value current = widen(b, l, b.create<tensor::ExtractOp>(l, acc[0], at));
+          Value sum = floatOrInt<arith::AddFOp, arith::AddIOp>(
+              b, l, ValueRange{current, update});
+          sum = isa<FloatType>(element) ? narrowTo(b, l, sum, element) : sum;
+          return {b.create<tensor::InsertOp>(l, sum, acc[0], at)};
+        });
+    rewriter.replaceOp(op, nest.results);
+    return success();
+  }
+};
+
+Value reductionIdentity(OpBuilder &b, Location loc, ReduceKind kind,
+                        Type type) {
+  if (kind == ReduceKind::sum)
+    return scalarConstant(b, loc, type, 0);
+  bool isMax = kind == ReduceKind::max;
+  if (auto f = dyn_cast<FloatType>(type))
+    return b.create<arith::ConstantOp>(
+        loc, b.getFloatAttr(f, APFloat::getInf(f.getFloatSemantics(), isMax)));
+  unsigned width = type.getIntOrFloatBitWidth();
+  return b.create<arith::ConstantOp>(
+      loc, b.getIntegerAttr(type, isMax ? APInt::getSignedMinValue(width)
+                                        : APInt::getSignedMaxValue(width)));
+}
+
+Value combine(OpBuilder &b, Location loc, ReduceKind kind, Value acc,
+              Value x) {
+  switch (kind) {
+  case ReduceKind::sum:
+    return floatOrInt<arith::AddFOp, arith::AddIOp>(b, loc, {acc, x});
+  case ReduceKind::max:
+    return floatOrInt<arith::MaximumFOp, arith::MaxSIOp>(b, loc, {acc, x});
+  case ReduceKind::min:
+    return floatOrInt<arith::MinimumFOp, arith::MinSIOp>(b, loc, {acc, x});
+  }
+  llvm_unreachable("unknown reduce kind");
+}
+
+// The map from an operand index to the reduced result index.
+AffineMap droppingDims(Builder &b, int64_t rank, ArrayRef<int64_t> dropped) {
+  SmallVector<AffineExpr> kept;
+  for (int64_t d = 0; d < rank; ++d)
+    if (!llvm::is_contained(dropped, d))
+      kept.push_back(b.getAffineDimExpr(d));
+  return AffineMap::get(rank, 0, kept, b.getContext());
+}
+
+SmallVector<utils::IteratorType> reductionIterators(int64_t rank,
+                                                    ArrayRef<int64_t> reduced) {
+  SmallVector<utils::IteratorType> iterators = parallelIterators(rank);
+  for (int64_t d : reduced)
+    iterators[d] = utils::IteratorType::reduction;
+  return iterators;
+}
+
+struct ReduceToGeneric : OpConversionPattern<ReduceOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(ReduceOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType resultType = op.getType();
+    int64_t rank = op.getOperand().getType().getRank();
+    // Half precision accumulates in f32.
+    Type accType = computeTypeOf(resultType.getElementType());
+    auto accTensor = resultType.clone(accType);
+    Value init = filledTensor(rewriter, loc, accTensor,
+                              reductionIdentity(rewriter, loc, op.getKind(),
+                                                accType));
+    SmallVector<AffineMap> maps{rewriter.getMultiDimIdentityMap(rank),
+                                droppingDims(rewriter, rank, op.getDims())};
+    auto generic = rewriter.create<linalg::GenericOp>(
+        loc, accTensor, adaptor.getOperand(), init, maps,
+        reductionIterators(rank, op.getDims()),
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          b.create<linalg::YieldOp>(
+              l, combine(b, l, op.getKind(), args[1], widen(b, l, args[0])));
+        });
+    rewriter.replaceOp(op, convertTensorElements(rewriter, loc,
+                                                 generic.getResult(0),
+                                                 resultType.getElementType()));
+    return success();
+  }
+};
+
+struct ArgMaxToGeneric : OpConversionPattern<ArgMaxOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(ArgMaxOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType indexType = op.getType();
+    int64_t rank = op.getOperand().getType().getRank(), axis = op.getAxis();
+    Type valueElement = computeTypeOf(op.getOperand().getType().getElementType());
+    auto valueType = indexType.clone(valueElement);
+    Value bestValue = filledTensor(
+        rewriter, loc, valueType,
+        reductionIdentity(rewriter, loc, ReduceKind::max, valueElement));
+    Value bestIndex = filledTensor(
+        rewriter, loc, indexType,
+        scalarConstant(rewriter, loc, indexType.getElementType(), 0));
+    AffineMap reduced = droppingDims(rewriter, rank, {axis});
+    SmallVector<AffineMap> maps{rewriter.getMultiDimIdentityMap(rank), reduced,
+                                reduced};
+    auto generic = rewriter.create<linalg::GenericOp>(
+        loc, TypeRange{valueType, indexType}, adaptor.getOperand(),
+        ValueRange{bestValue, bestIndex}, maps,
+        reductionIterators(rank, {axis}),
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          Value x = widen(b, l, args[0]), best = args[1];
+          Value better;
+          if (isa<FloatType>(valueElement)) {
+            // The first NaN wins, as in numpy; otherwise strictly greater,
+            // so ties keep the first index.
+            Value greater =
+                b.create<arith::CmpFOp>(l, arith::CmpFPredicate::OGT, x, best);
+            Value xNan =
+                b.create<arith::CmpFOp>(l, arith::CmpFPredicate::UNO, x, x);
+            Value bestNotNan =
+                b.create<arith::CmpFOp>(l, arith::CmpFPredicate::ORD, best, best);
+            better = b.create<arith::OrIOp>(
+                l, greater, b.create<arith::AndIOp>(l, xNan, bestNotNan));
+          } else {
+            better =
+                b.create<arith::CmpIOp>(l, arith::CmpIPredicate::sgt, x, best);
+          }
+          Value position = b.create<arith::IndexCastOp>(
+              l, indexType.getElementType(), b.create<linalg::IndexOp>(l, axis));
+          b.create<linalg::YieldOp>(
+              l, ValueRange{b.create<arith::SelectOp>(l, better, x, best),
+                            b.create<arith::SelectOp>(l, better, position,
+                                                      args[2])});
+        });
+    rewriter.replaceOp(op, generic.getResult(1));
+    return success();
+  }
+};
+
+// dot_general -> transpose each operand into [batch, free, contract] order,
+// reshape to rank 3, one linalg.batch_matmul, reshape to the result.
+struct DotGeneralToMatmul : OpConversionPattern<DotGeneralOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  static int64_t product(RankedTensorType type, ArrayRef<int64_t> dims) {
+    int64_t n = 1;
+    for (int64_t d : dims)
+      n *= type.getDimSize(d);
+    return n;
+  }
+  static SmallVector<int64_t> freeDims(int64_t rank, ArrayRef<int64_t> batch,
+                                       ArrayRef<int64_t> contract) {
+    SmallVector<int64_t> free;
+    for (int64_t d = 0; d < rank; ++d)
+      if (!llvm::is_contained(batch, d) && !llvm::is_contained(contract, d))
+        free.push_back(d);
+    return free;
+  }
+
+  LogicalResult
+  matchAndRewrite(DotGeneralOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType lhsType = op.getLhs().getType(),
+                     rhsType = op.getRhs().getType(), resultType = op.getType();
+    Type element = resultType.getElementType();
+    Type accElement = computeTypeOf(element);
+    SmallVector<int64_t> lhsFree = freeDims(lhsType.getRank(), op.getLhsBatch(),
+                                            op.getLhsContract());
+    SmallVector<int64_t> rhsFree = freeDims(rhsType.getRank(), op.getRhsBatch(),
+                                            op.getRhsContract());
+    int64_t batch = product(lhsType, op.getLhsBatch()),
+            m = product(lhsType, lhsFree), n = product(rhsType, rhsFree),
+            k = product(lhsType, op.getLhsContract());
+
+    SmallVector<int64_t> lhsPerm(op.getLhsBatch());
+    llvm::append_range(lhsPerm, lhsFree);
+    llvm::append_range(lhsPerm, op.getLhsContract());
+    SmallVector<int64_t> rhsPerm(op.getRhsBatch());
+    llvm::append_range(rhsPerm, op.getRhsContract());
+    llvm::append_range(rhsPerm, rhsFree);
+
+    auto prepare = [&](Value v, ArrayRef<int64_t> perm,
+                       ArrayRef<int64_t> shape) {
+      v = convertTensorElements(rewriter, loc, v, accElement);
+      v = transposeTensor(rewriter, loc, v, perm);
+      return reshapeTensor(rewriter, loc, v,
+                           RankedTensorType::get(shape, accElement));
+    };
+    Value lhs = prepare(adaptor.getLhs(), lhsPerm, {batch, m, k});
+    Value rhs = prepare(adaptor.getRhs(), rhsPerm, {batch, k, n});
+    auto productType = RankedTensorType::get({batch, m, n}, accElement);
+    Value init = filledTensor(rewriter, loc, productType,
+                              scalarConstant(rewriter, loc, accElement, 0));
+    Value product =
+        rewriter
+            .create<linalg::BatchMatmulOp>(loc, productType,
+                                           ValueRange{lhs, rhs}, init)
+            .getResult(0);
+    Value result = reshapeTensor(rewriter, loc, product,
+                                 resultType.clone(accElement));
+    rewriter.replaceOp(op,
+                       convertTensorElements(rewriter, loc, result, element));
+    return success();
+  }
+};
+
+struct LowerAdjitToLinalgPass
+    : adjit::impl::LowerAdjitToLinalgBase<LowerAdjitToLinalgPass> {
+  void runOnOperation() override {
+    MLIRContext *context = &getContext();
+    ConversionTarget target(*context);
+    target.addLegalDialect<arith::ArithDialect, linalg::LinalgDialect,
+                           math::MathDialect, scf::SCFDialect,
+                           tensor::TensorDialect>();
+    target.addIllegalDialect<AdjitDialect>();
+    RewritePatternSet patterns(context);
+    patterns.add<
+        ElementwiseToGeneric<NegOp>, ElementwiseToGeneric<AbsOp>,
+        ElementwiseToGeneric<SignOp>, ElementwiseToGeneric<ExpOp>,
+        ElementwiseToGeneric<Expm1Op>, ElementwiseToGeneric<LogOp>,
+        ElementwiseToGeneric<Log1pOp>, ElementwiseToGeneric<SqrtOp>,
+        ElementwiseToGeneric<RsqrtOp>, ElementwiseToGeneric<SinOp>,
+        ElementwiseToGeneric<CosOp>, ElementwiseToGeneric<TanhOp>,
+        ElementwiseToGeneric<LogisticOp>, ElementwiseToGeneric<ErfOp>,
+        ElementwiseToGeneric<FloorOp>, ElementwiseToGeneric<AddOp>,
+        ElementwiseToGeneric<SubOp>, ElementwiseToGeneric<MulOp>,
+        ElementwiseToGeneric<DivOp>, ElementwiseToGeneric<PowOp>,
+        ElementwiseToGeneric<MaxOp>, ElementwiseToGeneric<MinOp>,
+        ElementwiseToGeneric<AndOp>, ElementwiseToGeneric<OrOp>,
+        ElementwiseToGeneric<NotOp>, ElementwiseToGeneric<SelectOp>,
+        ElementwiseToGeneric<CompareOp>, ConvertToGeneric, ConstantToArith,
+        IotaToGeneric, BroadcastToGeneric, ReshapeToTensor, TransposeToGeneric,
+        SliceToTensor, ConcatenateToTensor, PadToTensor, GatherToGeneric,
+        ScatterAddToLoops, ReduceToGeneric, ArgMaxToGeneric,
+        DotGeneralToMatmul>(context);
+    if (failed(applyPartialConversion(getOperation(), target,
+                                      std::move(patterns))))
+      signalPassFailure();
+  }
+};
+
+} // namespace

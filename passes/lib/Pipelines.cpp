@@ -1,0 +1,178 @@
+#include "adjit/Passes/Pipelines.h"
+
+#include "adjit/Dialect/AdjitOps.h"
+#include "adjit/Passes/Passes.h"
+
+#include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
+#include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
+#include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
+#include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVMPass.h"
+#include "mlir/Conversion/MathToFuncs/MathToFuncs.h"
+#include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
+#include "mlir/Conversion/MathToLibm/MathToLibm.h"
+#include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
+#include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
+#include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/FuncBufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/Bufferization/Transforms/OneShotAnalysis.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/Linalg/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Dialect/SCF/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/Tensor/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+
+namespace mlir::adjit {
+
+StringRef stageName(Stage stage) {
+  switch (stage) {
+  case Stage::traced:
+    return "traced";
+  case Stage::optimized:
+    return "optimized";
+  case Stage::linalg:
+    return "linalg";
+  case Stage::fused:
+    return "fused";
+  case Stage::bufferized:
+    return "bufferized";
+  case Stage::llvm:
+    return "llvm";
+  }
+  llvm_unreachable("unknown stage");
+}
+
+std::optional<Stage> parseStage(StringRef name) {
+  for (Stage stage : kAllStages)
+    if (stageName(stage) == name)
+      return stage;
+  return std::nullopt;
+}
+
+namespace {
+void addCleanup(OpPassManager &pm) {
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+}
+
+// Copies between buffers become linalg.copy, which lowers to plain loops:
+// memref.copy of strided views would need MLIR's C runner library.
+LogicalResult copyWithLinalg(OpBuilder &b, Location loc, Value from,
+                             Value to) {
+  b.create<linalg::CopyOp>(loc, from, to);
+  return success();
+}
+
+void addBufferization(OpPassManager &pm) {
+  pm.addPass(createMarkEntryPoints());
+  bufferization::OneShotBufferizationOptions options;
+  options.memCpyFn = copyWithLinalg;
+  options.bufferizeFunctionBoundaries = true;
+  options.setFunctionBoundaryTypeConversion(
+      bufferization::LayoutMapOption::IdentityLayoutMap);
+  pm.addPass(bufferization::createOneShotBufferizePass(options));
+  // Callers own the result buffers (the runtime's caching allocator), so
+  // functions write results in place instead of returning fresh memory.
+  bufferization::BufferResultsToOutParamsOpts outParams;
+  outParams.hoistStaticAllocs = true;
+  outParams.memCpyFn = copyWithLinalg;
+  pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
+  bufferization::BufferDeallocationPipelineOptions deallocation;
+  bufferization::buildBufferDeallocationPipeline(pm, deallocation);
+  addCleanup(pm);
+}
+
+void addLoweringToLLVM(OpPassManager &pm) {
+  pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+  pm.addPass(createApproximateMath());
+  pm.addPass(createConvertMathToFuncs());
+  pm.addPass(createConvertMathToLibmPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createConvertSCFToCFPass());
+  arith::ArithExpandOpsPassOptions expand;
+  expand.includeBf16 = true;
+  pm.addPass(arith::createArithExpandOpsPass(expand));
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createArithToLLVMConversionPass());
+  pm.addPass(createConvertFuncToLLVMPass());
+  pm.addPass(createConvertControlFlowToLLVMPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+  pm.addPass(createEmitEntryPoints());
+}
+} // namespace
+
+void addStagePasses(OpPassManager &pm, Stage stage) {
+  switch (stage) {
+  case Stage::traced:
+    return;
+  case Stage::optimized:
+    return addCleanup(pm);
+  case Stage::linalg:
+    pm.addPass(createLowerAdjitToLinalg());
+    return addCleanup(pm);
+  case Stage::fused:
+    pm.addPass(createLinalgElementwiseOpFusionPass());
+    return addCleanup(pm);
+  case Stage::bufferized:
+    return addBufferization(pm);
+  case Stage::llvm:
+    return addLoweringToLLVM(pm);
+  }
+}
+
+void addPipeline(OpPassManager &pm, Stage from, Stage to) {
+  for (Stage stage : kAllStages)
+    if (stage > from && stage <= to)
+      addStagePasses(pm, stage);
+}
+
+void registerPipelineDialects(DialectRegistry &registry) {
+  registry.insert<AdjitDialect, affine::AffineDialect, arith::ArithDialect,
+                  bufferization::BufferizationDialect, cf::ControlFlowDialect,
+                  func::FuncDialect, linalg::LinalgDialect, LLVM::LLVMDialect,
+                  math::MathDialect, memref::MemRefDialect, scf::SCFDialect,
+                  tensor::TensorDialect, vector::VectorDialect>();
+  arith::registerBufferizableOpInterfaceExternalModels(registry);
+  bufferization::func_ext::registerBufferizableOpInterfaceExternalModels(
+      registry);
+  linalg::registerBufferizableOpInterfaceExternalModels(registry);
+  scf::registerBufferizableOpInterfaceExternalModels(registry);
+  tensor::registerBufferizableOpInterfaceExternalModels(registry);
+  registerBuiltinDialectTranslation(registry);
+  registerLLVMDialectTranslation(registry);
+}
+
+void registerPipelines() {
+  registerAdjitPasses();
+  for (Stage stage : kAllStages) {
+    if (stage == Stage::traced)
+      continue;
+    std::string name = ("adjit-pipeline-" + stageName(stage)).str();
+    std::string description =
+        ("Run the adjit pipeline from traced IR up to the '" +
+         stageName(stage) + "' stage")
+            .str();
+    PassPipelineRegistration<>(name, description, [stage](OpPassManager &pm) {
+      addPipeline(pm, Stage::traced, stage);
+    });
+  }
+}
+
+} // namespace mlir::adjit

@@ -1,0 +1,36 @@
+#pragma once
+
+#include <cstddef>
+
+namespace adjit {
+
+// Process-wide, thread-safe caching allocator for 64-byte-aligned host buffers.
+//
+// glibc maps every block of 32 MiB or more afresh with mmap, so a training loop
+// that allocates its outputs every step would page-fault on every step.
+// Freed blocks are kept by size class and handed out again, which makes
+// steady-state allocation free. Cached bytes are bounded (1 GiB by default,
+// ADJIT_ALLOCATOR_CACHE_MB overrides; 0 disables caching); the blocks released
+// longest ago are freed first.
+
+inline constexpr size_t kBufferAlignment = 64;
+
+// Never returns null, even for 0 bytes; throws adjit::RuntimeError when the
+// system is out of memory.
+void* allocate_buffer(size_t bytes);
+// `bytes` must be the size passed to allocate_buffer. Null is ignored.
+void release_buffer(void* buffer, size_t bytes);
+
+struct AllocatorStats {
+  size_t cached_bytes;  // held in the cache, ready for reuse
+  size_t live_bytes;    // handed out and not yet released
+  size_t hits;          // allocations served from the cache
+  size_t misses;        // allocations that went to the system
+};
+// Byte counts are in rounded size classes, i.e. what is really held.
+AllocatorStats allocator_stats();
+
+// Returns every cached block to the system.
+void empty_cache();
+
+}  // namespace adjit

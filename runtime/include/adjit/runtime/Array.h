@@ -1,0 +1,121 @@
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <iosfwd>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "adjit/runtime/DType.h"
+#include "adjit/runtime/Shape.h"
+
+namespace adjit {
+
+// Concrete host data: a row-major, contiguous buffer with a shape and a dtype,
+// 64-byte aligned unless it is a view of caller memory. Array is a handle:
+// copies share the buffer (use copy() for a deep copy), and the buffer lives
+// as long as its last handle.
+class Array {
+ public:
+  // An f32[0] array, so that Array can sit in default-constructed containers.
+  Array();
+
+  // Throws when values.size() differs from the number of elements of `shape`.
+  template <class T>
+  static Array from(std::vector<T> values, Shape shape);
+  template <class T>
+  static Array scalar(T value);
+
+  // Uninitialized contents, from the caching allocator.
+  static Array empty(Shape shape, DType dtype);
+  static Array zeros(Shape shape, DType dtype = DType::f32);
+  static Array ones(Shape shape, DType dtype = DType::f32);
+  // Integer dtypes need an integral value in range; i1 stores value != 0.
+  static Array full(Shape shape, double value, DType dtype = DType::f32);
+  // Standard normal samples, identical across runs and machines for one seed.
+  // Floating dtypes only.
+  static Array randn(Shape shape, uint64_t seed, DType dtype = DType::f32);
+  // Samples of U[lo, hi) rounded down into the dtype, so hi never appears.
+  // For i32/i64 these are the integers lo..hi-1 (lo and hi must be integral).
+  static Array uniform(Shape shape, uint64_t seed, double lo = 0, double hi = 1,
+                       DType dtype = DType::f32);
+  // Wraps caller-owned memory without copying or owning it: the memory must
+  // outlive every handle, and be aligned at least to the element size.
+  static Array view(void* data, Shape shape, DType dtype);
+
+  Array copy() const;
+
+  const Shape& shape() const { return shape_; }
+  DType dtype() const { return dtype_; }
+  int64_t size() const { return size_; }
+  int rank() const { return static_cast<int>(shape_.size()); }
+  size_t nbytes() const { return static_cast<size_t>(size_) * dtype_size(dtype_); }
+
+  void* raw_data() { return buffer_.get(); }
+  const void* raw_data() const { return buffer_.get(); }
+
+  // The typed accessors require T to be exactly the element type of dtype().
+  template <class T>
+  T* data() {
+    check_element_type<T>("data");
+    return static_cast<T*>(raw_data());
+  }
+  template <class T>
+  const T* data() const {
+    check_element_type<T>("data");
+    return static_cast<const T*>(raw_data());
+  }
+  template <class T>
+  std::vector<T> to_vector() const {
+    check_element_type<T>("to_vector");
+    const T* first = static_cast<const T*>(raw_data());
+    return std::vector<T>(first, first + size_);
+  }
+  // For one-element arrays of any rank.
+  template <class T>
+  T item() const {
+    check_element_type<T>("item");
+    check_one_element();
+    return *static_cast<const T*>(raw_data());
+  }
+
+ private:
+  Array(std::shared_ptr<void> buffer, Shape shape, DType dtype, int64_t size);
+
+  template <class T>
+  void check_element_type(std::string_view accessor) const {
+    if (dtype_of<T>() != dtype_) throw_element_type_mismatch(accessor, dtype_of<T>());
+  }
+  [[noreturn]] void throw_element_type_mismatch(std::string_view accessor, DType requested) const;
+  void check_one_element() const;
+  static void check_value_count(size_t value_count, const Shape& shape);
+
+  std::shared_ptr<void> buffer_;
+  Shape shape_;
+  DType dtype_;
+  int64_t size_;
+};
+
+template <class T>
+Array Array::from(std::vector<T> values, Shape shape) {
+  check_value_count(values.size(), shape);
+  Array array = empty(std::move(shape), dtype_of<T>());
+  // std::copy rather than memcpy: std::vector<bool> has no contiguous data().
+  std::copy(values.begin(), values.end(), static_cast<T*>(array.raw_data()));
+  return array;
+}
+
+template <class T>
+Array Array::scalar(T value) {
+  return from(std::vector<T>{value}, Shape{});
+}
+
+// numpy-like one-line form, e.g. "f32[2,3] [[1, 2, 3], [4, 5, 6]]"; past 1000
+// elements only the first and last 3 entries of each axis are shown.
+std::ostream& operator<<(std::ostream& out, const Array& array);
+std::string to_string(const Array& array);
+
+}  // namespace adjit

@@ -1,0 +1,150 @@
+#include "adjit/runtime/Allocator.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <deque>
+#include <iterator>
+#include <list>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+
+#include "adjit/runtime/Error.h"
+
+namespace adjit {
+namespace {
+
+constexpr size_t kDefaultCacheLimitBytes = size_t{1} << 30;
+// Up to this size every multiple of the alignment is its own class, so a
+// steady workload reuses blocks with no waste.
+constexpr size_t kFineClassLimit = size_t{1} << 20;
+
+size_t round_up(size_t value, size_t multiple) {
+  return (value + multiple - 1) / multiple * multiple;
+}
+
+// Bigger sizes get 8 classes per power of two (at most 12.5% slack), so
+// slightly varying big requests still find a cached block.
+size_t size_class(size_t bytes) {
+  if (bytes <= kFineClassLimit) return round_up(bytes == 0 ? 1 : bytes, kBufferAlignment);
+  size_t octave = size_t{1} << (63 - __builtin_clzll(bytes));
+  return round_up(bytes, octave / 8);
+}
+
+size_t cache_limit_from_environment() {
+  const char* megabytes = std::getenv("ADJIT_ALLOCATOR_CACHE_MB");
+  if (!megabytes || !*megabytes) return kDefaultCacheLimitBytes;
+  char* end = nullptr;
+  unsigned long long value = std::strtoull(megabytes, &end, 10);
+  if (*end != '\0')
+    throw Error(std::string("ADJIT_ALLOCATOR_CACHE_MB='") + megabytes +
+                "' is not a whole number of megabytes");
+  return static_cast<size_t>(value) << 20;
+}
+
+class CachingAllocator {
+ public:
+  void* allocate(size_t bytes) {
+    if (bytes > PTRDIFF_MAX)  // also keeps the size-class arithmetic from wrapping
+      throw RuntimeError("cannot allocate a host buffer of " + std::to_string(bytes) + " bytes");
+    size_t block_size = size_class(bytes);
+    {
+      std::lock_guard lock(mutex_);
+      auto found = free_by_class_.find(block_size);
+      if (found != free_by_class_.end() && !found->second.empty()) {
+        // Newest first: its pages are most likely still in cache and TLB.
+        auto entry = found->second.back();
+        found->second.pop_back();
+        void* block = entry->block;
+        release_order_.erase(entry);
+        cached_bytes_ -= block_size;
+        live_bytes_ += block_size;
+        ++hits_;
+        return block;
+      }
+      ++misses_;
+      live_bytes_ += block_size;
+    }
+    void* block = std::aligned_alloc(kBufferAlignment, block_size);
+    if (!block) {
+      empty();  // cached blocks of other sizes may be what is missing
+      block = std::aligned_alloc(kBufferAlignment, block_size);
+    }
+    if (!block) {
+      std::lock_guard lock(mutex_);
+      live_bytes_ -= block_size;
+      throw RuntimeError("out of memory allocating a host buffer of " + std::to_string(bytes) +
+                         " bytes");
+    }
+    return block;
+  }
+
+  void release(void* block, size_t bytes) {
+    if (!block) return;
+    size_t block_size = size_class(bytes);
+    std::unique_lock lock(mutex_);
+    live_bytes_ -= block_size;
+    if (block_size > cache_limit_) {
+      lock.unlock();
+      std::free(block);
+      return;
+    }
+    release_order_.push_back({block_size, block});
+    free_by_class_[block_size].push_back(std::prev(release_order_.end()));
+    cached_bytes_ += block_size;
+    while (cached_bytes_ > cache_limit_) evict_oldest();
+  }
+
+  void empty() {
+    std::lock_guard lock(mutex_);
+    while (!release_order_.empty()) evict_oldest();
+  }
+
+  AllocatorStats stats() {
+    std::lock_guard lock(mutex_);
+    return {cached_bytes_, live_bytes_, hits_, misses_};
+  }
+
+ private:
+  struct CachedBlock {
+    size_t size;
+    void* block;
+  };
+  using ReleaseOrder = std::list<CachedBlock>;
+
+  // The oldest block of the whole cache is also the oldest of its class, i.e.
+  // the front of that class's queue.
+  void evict_oldest() {
+    CachedBlock oldest = release_order_.front();
+    free_by_class_[oldest.size].pop_front();
+    release_order_.pop_front();
+    cached_bytes_ -= oldest.size;
+    std::free(oldest.block);
+  }
+
+  std::mutex mutex_;
+  const size_t cache_limit_ = cache_limit_from_environment();
+  ReleaseOrder release_order_;  // oldest release first
+  std::unordered_map<size_t, std::deque<ReleaseOrder::iterator>> free_by_class_;
+  size_t cached_bytes_ = 0;
+  size_t live_bytes_ = 0;
+  size_t hits_ = 0;
+  size_t misses_ = 0;
+};
+
+// Deliberately never destroyed: arrays in static storage may release their
+// buffers after every other static object is gone.
+CachingAllocator& allocator() {
+  static auto* instance = new CachingAllocator;
+  return *instance;
+}
+
+}  // namespace
+
+void* allocate_buffer(size_t bytes) { return allocator().allocate(bytes); }
+void release_buffer(void* buffer, size_t bytes) { allocator().release(buffer, bytes); }
+AllocatorStats allocator_stats() { return allocator().stats(); }
+void empty_cache() { allocator().empty(); }
+
+}  // namespace adjit

@@ -1,0 +1,84 @@
+#include "adjit/runtime/Array.h"
+
+#include <cstring>
+
+#include "ElementConversion.h"
+#include "adjit/runtime/Allocator.h"
+#include "adjit/runtime/Error.h"
+
+namespace adjit {
+
+Array::Array() : Array(empty(Shape{0}, DType::f32)) {}
+
+Array::Array(std::shared_ptr<void> buffer, Shape shape, DType dtype, int64_t size)
+    : buffer_(std::move(buffer)), shape_(std::move(shape)), dtype_(dtype), size_(size) {}
+
+Array Array::empty(Shape shape, DType dtype) {
+  int64_t size = num_elements(shape);
+  size_t element_size = dtype_size(dtype);
+  if (static_cast<uint64_t>(size) > PTRDIFF_MAX / element_size)
+    throw Error("Array::empty: " + type_string(dtype, shape) + " is too large to allocate");
+  size_t bytes = static_cast<size_t>(size) * element_size;
+  std::shared_ptr<void> buffer(allocate_buffer(bytes),
+                               [bytes](void* block) { release_buffer(block, bytes); });
+  return Array(std::move(buffer), std::move(shape), dtype, size);
+}
+
+Array Array::zeros(Shape shape, DType dtype) {
+  Array array = empty(std::move(shape), dtype);
+  std::memset(array.raw_data(), 0, array.nbytes());  // all-zero bits are 0 in every dtype
+  return array;
+}
+
+Array Array::ones(Shape shape, DType dtype) { return full(std::move(shape), 1, dtype); }
+
+Array Array::full(Shape shape, double value, DType dtype) {
+  return visit_dtype(dtype, [&]<class T>(std::type_identity<T>) {
+    if constexpr (detail::is_integer_v<T>) {
+      if (!detail::holds_exactly<T>(value))
+        throw Error("Array::full: " + detail::format_general(value) + " is not representable as " +
+                    std::string(dtype_name(dtype)));
+    }
+    Array array = empty(std::move(shape), dtype);
+    std::fill_n(static_cast<T*>(array.raw_data()), array.size(), detail::from_double<T>(value));
+    return array;
+  });
+}
+
+Array Array::view(void* data, Shape shape, DType dtype) {
+  int64_t size = num_elements(shape);
+  if (!data) throw Error("Array::view: data for " + type_string(dtype, shape) + " is null");
+  if (reinterpret_cast<uintptr_t>(data) % dtype_size(dtype) != 0)
+    throw Error("Array::view: data for " + type_string(dtype, shape) + " is not aligned to its " +
+                std::to_string(dtype_size(dtype)) + "-byte elements");
+  // Aliasing constructor with an empty owner: a pointer that owns nothing.
+  return Array(std::shared_ptr<void>(std::shared_ptr<void>(), data), std::move(shape), dtype, size);
+}
+
+Array Array::copy() const {
+  Array duplicate = empty(shape_, dtype_);
+  std::memcpy(duplicate.raw_data(), raw_data(), nbytes());
+  return duplicate;
+}
+
+void Array::throw_element_type_mismatch(std::string_view accessor, DType requested) const {
+  throw Error("Array::" + std::string(accessor) + "<" + std::string(cpp_type_name(requested)) +
+              ">: array is " + type_string(dtype_, shape_) + ", element type must be " +
+              std::string(cpp_type_name(dtype_)));
+}
+
+void Array::check_one_element() const {
+  if (size_ != 1)
+    throw Error("Array::item<" + std::string(cpp_type_name(dtype_)) + ">: array is " +
+                type_string(dtype_, shape_) + " with " + std::to_string(size_) +
+                " elements, item() needs exactly one");
+}
+
+void Array::check_value_count(size_t value_count, const Shape& shape) {
+  int64_t expected = num_elements(shape);
+  if (value_count != static_cast<uint64_t>(expected))
+    throw Error("Array::from: " + std::to_string(value_count) + " values given for shape " +
+                shape_string(shape) + ", which has " + std::to_string(expected) + " elements");
+}
+
+}  // namespace adjit

@@ -1,0 +1,182 @@
+#include "adjit/runtime/ArraySpec.h"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ElementConversion.h"
+#include "adjit/runtime/Error.h"
+#include "adjit/runtime/Npy.h"
+
+namespace adjit {
+namespace {
+
+// Thrown with only the problem; parse_array_spec adds the spec.
+[[noreturn]] void fail(const std::string& problem) { throw Error(problem); }
+
+struct Token {
+  std::string_view text;
+  size_t column;  // 1-based position in the spec, for messages
+};
+
+// Splits `text` (which starts at 0-based `offset` in the spec) at commas and
+// trims spaces around each piece. An empty text has no tokens.
+std::vector<Token> split_commas(std::string_view text, size_t offset) {
+  std::vector<Token> tokens;
+  if (text.empty()) return tokens;
+  size_t start = 0;
+  while (true) {
+    size_t comma = std::min(text.find(',', start), text.size());
+    size_t first = start, last = comma;
+    while (first < last && std::isspace(static_cast<unsigned char>(text[first]))) ++first;
+    while (last > first && std::isspace(static_cast<unsigned char>(text[last - 1]))) --last;
+    tokens.push_back({text.substr(first, last - first), offset + first + 1});
+    if (comma == text.size()) return tokens;
+    start = comma + 1;
+  }
+}
+
+// from_chars over the whole token, or nothing.
+template <class Number>
+std::optional<Number> parse_number(std::string_view text) {
+  Number number{};
+  auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), number);
+  if (error != std::errc() || end != text.data() + text.size()) return std::nullopt;
+  return number;
+}
+
+template <class T>
+std::optional<T> parse_element(std::string_view text) {
+  if constexpr (std::is_same_v<T, bool>) {
+    if (text == "true" || text == "1") return true;
+    if (text == "false" || text == "0") return false;
+    return std::nullopt;
+  } else if constexpr (detail::is_integer_v<T>) {
+    return parse_number<T>(text);
+  } else {
+    std::optional<double> number = parse_number<double>(text);
+    if (!number) return std::nullopt;
+    return detail::from_double<T>(*number);
+  }
+}
+
+DType parse_dtype_or_fail(std::string_view name) {
+  if (std::optional<DType> dtype = parse_dtype(name)) return *dtype;
+  std::string known;
+  for (DType dtype : all_dtypes)
+    known += (known.empty() ? "" : ", ") + std::string(dtype_name(dtype));
+  fail("unknown dtype '" + std::string(name) + "' (expected one of " + known + ")");
+}
+
+// `text` is the bracketed shape, e.g. "[2,3]".
+Shape parse_shape(std::string_view text, size_t offset) {
+  Shape shape;
+  for (const Token& token : split_commas(text.substr(1, text.size() - 2), offset + 1)) {
+    std::optional<int64_t> dimension = parse_number<int64_t>(token.text);
+    if (!dimension || *dimension < 0)
+      fail("malformed shape '" + std::string(text) + "': dimension '" + std::string(token.text) +
+           "' at character " + std::to_string(token.column) + " is not a non-negative integer");
+    shape.push_back(*dimension);
+  }
+  return shape;
+}
+
+uint64_t parse_seed(std::string_view text) {
+  std::optional<uint64_t> seed = parse_number<uint64_t>(text);
+  if (!seed) fail("seed '" + std::string(text) + "' is not a non-negative integer");
+  return *seed;
+}
+
+std::optional<std::string_view> after_prefix(std::string_view text, std::string_view prefix) {
+  if (!text.starts_with(prefix)) return std::nullopt;
+  return text.substr(prefix.size());
+}
+
+Array iota(Shape shape, DType dtype) {
+  if (dtype == DType::i1) fail("iota needs a numeric dtype, not i1");
+  Array array = Array::empty(std::move(shape), dtype);
+  visit_dtype(dtype, [&]<class T>(std::type_identity<T>) {
+    T* out = static_cast<T*>(array.raw_data());
+    for (int64_t i = 0; i < array.size(); ++i)
+      out[i] = detail::from_double<T>(static_cast<double>(i));
+  });
+  return array;
+}
+
+Array fill(Shape shape, DType dtype, const Token& value) {
+  Array array = Array::empty(std::move(shape), dtype);
+  visit_dtype(dtype, [&]<class T>(std::type_identity<T>) {
+    std::optional<T> element = parse_element<T>(value.text);
+    if (!element)
+      fail("fill value '" + std::string(value.text) + "' at character " +
+           std::to_string(value.column) + " is not a valid " + std::string(dtype_name(dtype)));
+    std::fill_n(static_cast<T*>(array.raw_data()), array.size(), *element);
+  });
+  return array;
+}
+
+Array value_list(Shape shape, DType dtype, const std::vector<Token>& values) {
+  if (static_cast<int64_t>(values.size()) != num_elements(shape))
+    fail("expected " + std::to_string(num_elements(shape)) + " values for " +
+         type_string(dtype, shape) + ", got " + std::to_string(values.size()));
+  Array array = Array::empty(std::move(shape), dtype);
+  visit_dtype(dtype, [&]<class T>(std::type_identity<T>) {
+    T* out = static_cast<T*>(array.raw_data());
+    for (size_t i = 0; i < values.size(); ++i) {
+      std::optional<T> element = parse_element<T>(values[i].text);
+      if (!element)
+        fail("value " + std::to_string(i + 1) + " '" + std::string(values[i].text) +
+             "' at character " + std::to_string(values[i].column) + " is not a valid " +
+             std::string(dtype_name(dtype)));
+      out[i] = *element;
+    }
+  });
+  return array;
+}
+
+// `text` is what follows '=', starting at 0-based `offset` in the spec.
+Array parse_values(std::string_view text, size_t offset, DType dtype, Shape shape) {
+  if (text == "zeros") return Array::zeros(std::move(shape), dtype);
+  if (text == "ones") return Array::ones(std::move(shape), dtype);
+  if (text == "iota") return iota(std::move(shape), dtype);
+  if (auto seed = after_prefix(text, "randn:"))
+    return Array::randn(std::move(shape), parse_seed(*seed), dtype);
+  if (auto seed = after_prefix(text, "uniform:"))
+    return Array::uniform(std::move(shape), parse_seed(*seed), 0, 1, dtype);
+  if (auto value = after_prefix(text, "fill:"))
+    return fill(std::move(shape), dtype, {*value, offset + (text.size() - value->size()) + 1});
+  return value_list(std::move(shape), dtype, split_commas(text, offset));
+}
+
+Array parse_spec(std::string_view spec) {
+  if (spec.starts_with('@')) return load_npy(std::string(spec.substr(1)));
+  if (spec.ends_with(".npy")) return load_npy(std::string(spec));
+  size_t open = spec.find('[');
+  if (open == std::string_view::npos)
+    fail("expected DTYPE[SHAPE]=VALUES (e.g. f32[2]=1,2) or a .npy file");
+  DType dtype = parse_dtype_or_fail(spec.substr(0, open));
+  size_t close = spec.find(']', open);
+  if (close == std::string_view::npos)
+    fail("malformed shape '" + std::string(spec.substr(open)) + "': missing ']'");
+  Shape shape = parse_shape(spec.substr(open, close + 1 - open), open);
+  if (close + 1 == spec.size() || spec[close + 1] != '=')
+    fail("expected '=' after " + type_string(dtype, shape) + ", e.g. " + type_string(dtype, shape) +
+         "=zeros");
+  size_t values_offset = close + 2;
+  return parse_values(spec.substr(values_offset), values_offset, dtype, std::move(shape));
+}
+
+}  // namespace
+
+Array parse_array_spec(std::string_view spec) {
+  try {
+    return parse_spec(spec);
+  } catch (const Error& error) {
+    throw Error("invalid array spec '" + std::string(spec) + "': " + error.what());
+  }
+}
+
+}  // namespace adjit

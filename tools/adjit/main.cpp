@@ -1,0 +1,148 @@
+// The adjit driver: `adjit compile` prints or dumps pipeline stages, `adjit
+// run` executes an entry of a module on arrays given on the command line.
+#include "adjit/compiler/Program.h"
+#include "adjit/runtime/ArraySpec.h"
+#include "adjit/runtime/Error.h"
+#include "adjit/runtime/Npy.h"
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace {
+
+constexpr const char* kUsage = R"(usage:
+  adjit compile FILE.mlir [--emit=STAGE] [-o FILE] [--dump-dir DIR]
+                          [--print-ir-after-all] [--timing]
+  adjit run FILE.mlir [--entry NAME] [--arg SPEC]... [--out DIR]
+  adjit stages
+
+compile  prints one stage (default: llvm-ir) or writes it to -o FILE;
+         --dump-dir writes every stage as numbered files.
+run      runs an entry (needed when the module has several public functions)
+         on one --arg per input and prints the outputs; --out DIR also writes
+         them as out0.npy, out1.npy, ...
+SPEC     f32[2,2]=1,2,3,4   f32[1000]=randn:7   f32[8]=uniform:3   i32[]=3
+         f64[3,3]=zeros|ones   f32[4]=fill:2.5   i64[5]=iota   @x.npy | x.npy
+)";
+
+struct UsageError : adjit::Error {
+  using adjit::Error::Error;
+};
+
+// Command-line words after the subcommand, consumed left to right.
+class Arguments {
+ public:
+  Arguments(int argc, char** argv, int first) : words_(argv + first, argv + argc) {}
+
+  bool empty() const { return position_ >= words_.size(); }
+  std::string next() { return words_[position_++]; }
+
+  // Accepts "--name value" and "--name=value".
+  std::optional<std::string> option_value(const std::string& word, const std::string& name) {
+    if (word == name) {
+      if (empty()) throw UsageError(name + " needs a value");
+      return next();
+    }
+    if (word.rfind(name + "=", 0) == 0) return word.substr(name.size() + 1);
+    return std::nullopt;
+  }
+
+ private:
+  std::vector<std::string> words_;
+  size_t position_ = 0;
+};
+
+void write_file(const std::string& path, const std::string& bytes) {
+  std::ofstream out(path, std::ios::binary);
+  out << bytes;
+  if (!out) throw adjit::Error("cannot write '" + path + "'");
+}
+
+int compile_command(Arguments args) {
+  std::optional<std::string> file, emit, output, dump_dir;
+  adjit::CompileOptions options;
+  while (!args.empty()) {
+    std::string word = args.next();
+    if (auto v = args.option_value(word, "--emit")) emit = v;
+    else if (auto v = args.option_value(word, "-o")) output = v;
+    else if (auto v = args.option_value(word, "--dump-dir")) dump_dir = v;
+    else if (word == "--print-ir-after-all") options.print_ir_after_all = true;
+    else if (word == "--timing") options.timing = true;
+    else if (word.rfind("-", 0) == 0) throw UsageError("unknown option '" + word + "'");
+    else if (file) throw UsageError("one input file at a time, got '" + *file + "' and '" + word + "'");
+    else file = word;
+  }
+  if (!file) throw UsageError("compile needs an input file");
+  adjit::Program program = adjit::Program::parse_file(*file, options);
+  if (dump_dir) {
+    program.dump(*dump_dir);
+    if (!emit) return 0;
+  }
+  std::string stage = emit.value_or("llvm-ir");
+  if (stage == "obj" && !output) throw UsageError("--emit=obj writes binary: give -o FILE");
+  std::string text = program.ir(stage);
+  if (output) write_file(*output, text);
+  else std::cout << text;
+  return 0;
+}
+
+int run_command(Arguments args) {
+  std::optional<std::string> file, entry, out_dir;
+  std::vector<adjit::Array> inputs;
+  while (!args.empty()) {
+    std::string word = args.next();
+    if (auto v = args.option_value(word, "--entry")) entry = v;
+    else if (auto v = args.option_value(word, "--arg")) inputs.push_back(adjit::parse_array_spec(*v));
+    else if (auto v = args.option_value(word, "--out")) out_dir = v;
+    else if (word.rfind("-", 0) == 0) throw UsageError("unknown option '" + word + "'");
+    else if (file) throw UsageError("one input file at a time, got '" + *file + "' and '" + word + "'");
+    else file = word;
+  }
+  if (!file) throw UsageError("run needs an input file");
+  adjit::Executable executable = adjit::Program::parse_file(*file).compile();
+  if (!entry) {
+    if (executable.entries().size() != 1)
+      throw UsageError("the module has " + std::to_string(executable.entries().size()) +
+                       " public functions: choose one with --entry NAME");
+    entry = executable.entries().front().name;
+  }
+  std::vector<adjit::Array> outputs = executable.run(*entry, inputs);
+  if (out_dir) std::filesystem::create_directories(*out_dir);
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    std::cout << "out" << i << " = " << outputs[i] << "\n";
+    if (out_dir)
+      adjit::save_npy(outputs[i], (std::filesystem::path(*out_dir) /
+                                   ("out" + std::to_string(i) + ".npy")).string());
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h")) {
+    std::cout << kUsage;
+    return argc < 2 ? 1 : 0;
+  }
+  std::string command = argv[1];
+  try {
+    if (command == "compile") return compile_command(Arguments(argc, argv, 2));
+    if (command == "run") return run_command(Arguments(argc, argv, 2));
+    if (command == "stages") {
+      for (const std::string& stage : adjit::stage_names()) std::cout << stage << "\n";
+      return 0;
+    }
+    throw UsageError("unknown command '" + command + "'");
+  } catch (const UsageError& e) {
+    std::cerr << "adjit: error: " << e.what() << "\n\n" << kUsage;
+    return 1;
+  } catch (const std::exception& e) {
+    std::cerr << "adjit: error: " << e.what() << "\n";
+    return 1;
+  }
+}
