@@ -1,0 +1,24 @@
+// The example module through the driver: the fused stage merges the bias add
+// and tanh into one loop nest, and the LLVM IR has the packed entry point.
+// RUN: adjit compile %examples/mlp.mlir --emit=fused | FileCheck %s --check-prefix=FUSED
+// RUN: adjit compile %examples/mlp.mlir --emit=llvm-ir | FileCheck %s --check-prefix=LLVMIR
+// RUN: rm -rf %t && adjit compile %examples/mlp.mlir --dump-dir %t && ls %t | FileCheck %s --check-prefix=DUMP
+
+// FUSED: linalg.batch_matmul
+// FUSED: linalg.generic
+// FUSED-NEXT: ^bb0
+// FUSED-NEXT: arith.addf
+// FUSED-NEXT: math.tanh
+// FUSED-NEXT: linalg.yield
+
+// LLVMIR: define void @adjit_entry_mlp(ptr
+
+// DUMP: 01-traced.mlir
+// DUMP-NEXT: 02-optimized.mlir
+// DUMP-NEXT: 03-linalg.mlir
+// DUMP-NEXT: 04-fused.mlir
+// DUMP-NEXT: 05-bufferized.mlir
+// DUMP-NEXT: 06-llvm.mlir
+// DUMP-NEXT: 07-llvm-ir.ll
+// DUMP-NEXT: 08-asm.s
+// DUMP-NEXT: 09-obj.o
