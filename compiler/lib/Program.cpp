@@ -1,6 +1,7 @@
 #include "adjit/compiler/Program.h"
 
 #include "Diagnostics.h"
+#include "ProgramImpl.h"
 #include "JitLoader.h"
 #include "LLVMBackend.h"
 
@@ -33,26 +34,6 @@ const std::vector<std::string>& stage_names() {
   return names;
 }
 
-struct Program::Impl {
-  mlir::MLIRContext context;
-  mlir::OwningOpRef<mlir::ModuleOp> module;
-  CompileOptions options;
-  std::vector<Signature> signatures;
-
-  Impl() : context(registry(), mlir::MLIRContext::Threading::DISABLED) {
-    context.loadAllAvailableDialects();
-  }
-
-  static const mlir::DialectRegistry& registry() {
-    static const mlir::DialectRegistry registry = [] {
-      mlir::DialectRegistry r;
-      mlir::adjit::registerPipelineDialects(r);
-      return r;
-    }();
-    return registry;
-  }
-};
-
 namespace {
 
 std::optional<DType> dtype_of(mlir::Type type) {
@@ -80,6 +61,8 @@ TensorType tensor_type_of(mlir::Type type, mlir::func::FuncOp fn) {
   return {*dtype, Shape(tensor.getShape().begin(), tensor.getShape().end())};
 }
 
+}  // namespace
+
 std::vector<Signature> signatures_of(mlir::ModuleOp module) {
   std::vector<Signature> signatures;
   for (auto fn : module.getOps<mlir::func::FuncOp>()) {
@@ -91,6 +74,8 @@ std::vector<Signature> signatures_of(mlir::ModuleOp module) {
   }
   return signatures;
 }
+
+namespace {
 
 std::string print(mlir::ModuleOp module) {
   std::string text;
@@ -212,13 +197,13 @@ std::vector<std::pair<std::string, std::string>> Program::all_stages() const {
   return stages;
 }
 
-void Program::dump(const std::string& dir) const {
+void Program::dump(const std::string& dir, const std::string& prefix) const {
   std::error_code error;
   std::filesystem::create_directories(dir, error);
   if (error) throw Error("cannot create dump directory '" + dir + "': " + error.message());
   auto stages = all_stages();
   for (size_t i = 0; i < stages.size(); ++i) {
-    std::filesystem::path path = std::filesystem::path(dir) / file_name_for(i, stages[i].first);
+    std::filesystem::path path = std::filesystem::path(dir) / (prefix + file_name_for(i, stages[i].first));
     std::ofstream out(path, std::ios::binary);
     out << stages[i].second;
     if (!out) throw Error("cannot write '" + path.string() + "'");

@@ -413,6 +413,16 @@ struct ConstantToArith : OpConversionPattern<ConstantOp> {
   }
 };
 
+struct StopGradientToOperand : OpConversionPattern<StopGradientOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(StopGradientOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOp(op, adaptor.getOperand());
+    return success();
+  }
+};
+
 struct IotaToGeneric : OpConversionPattern<IotaOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -746,7 +756,7 @@ struct ArgMaxToGeneric : OpConversionPattern<ArgMaxOp> {
 };
 
 // dot_general -> transpose each operand into [batch, free, contract] order,
-// reshape to rank 3, one linalg.batch_matmul, reshape to the result.
+// reshape to [batch,] rows x cols, one linalg.(batch_)matmul, reshape back.
 struct DotGeneralToMatmul : OpConversionPattern<DotGeneralOp> {
   using OpConversionPattern::OpConversionPattern;
 
@@ -795,16 +805,28 @@ struct DotGeneralToMatmul : OpConversionPattern<DotGeneralOp> {
       return reshapeTensor(rewriter, loc, v,
                            RankedTensorType::get(shape, accElement));
     };
-    Value lhs = prepare(adaptor.getLhs(), lhsPerm, {batch, m, k});
-    Value rhs = prepare(adaptor.getRhs(), rhsPerm, {batch, k, n});
-    auto productType = RankedTensorType::get({batch, m, n}, accElement);
+    // Without batch dimensions a plain matmul keeps the IR (and later
+    // tiling) two-dimensional.
+    bool batched = !op.getLhsBatch().empty();
+    auto shapeOf = [&](int64_t rows, int64_t cols) {
+      return batched ? SmallVector<int64_t>{batch, rows, cols}
+                     : SmallVector<int64_t>{rows, cols};
+    };
+    Value lhs = prepare(adaptor.getLhs(), lhsPerm, shapeOf(m, k));
+    Value rhs = prepare(adaptor.getRhs(), rhsPerm, shapeOf(k, n));
+    auto productType = RankedTensorType::get(shapeOf(m, n), accElement);
     Value init = filledTensor(rewriter, loc, productType,
                               scalarConstant(rewriter, loc, accElement, 0));
+    SmallVector<Value> operands{lhs, rhs};
     Value product =
-        rewriter
-            .create<linalg::BatchMatmulOp>(loc, productType,
-                                           ValueRange{lhs, rhs}, init)
-            .getResult(0);
+        batched ? rewriter
+                      .create<linalg::BatchMatmulOp>(loc, productType,
+                                                     operands, init)
+                      .getResult(0)
+                : rewriter
+                      .create<linalg::MatmulOp>(loc, productType, operands,
+                                                init)
+                      .getResult(0);
     Value result = reshapeTensor(rewriter, loc, product,
                                  resultType.clone(accElement));
     rewriter.replaceOp(op,
@@ -838,6 +860,7 @@ struct LowerAdjitToLinalgPass
         ElementwiseToGeneric<AndOp>, ElementwiseToGeneric<OrOp>,
         ElementwiseToGeneric<NotOp>, ElementwiseToGeneric<SelectOp>,
         ElementwiseToGeneric<CompareOp>, ConvertToGeneric, ConstantToArith,
+        StopGradientToOperand,
         IotaToGeneric, BroadcastToGeneric, ReshapeToTensor, TransposeToGeneric,
         SliceToTensor, ConcatenateToTensor, PadToTensor, GatherToGeneric,
         ScatterAddToLoops, ReduceToGeneric, ArgMaxToGeneric,

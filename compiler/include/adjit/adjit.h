@@ -2,6 +2,8 @@
 #define ADJIT_ADJIT_H
 
 // The umbrella header of the public API (DESIGN.md §5).
+#include "adjit/Jit.h"
+#include "adjit/Tensor.h"
 #include "adjit/compiler/Executable.h"
 #include "adjit/compiler/Program.h"
 #include "adjit/runtime/Array.h"

@@ -36,17 +36,17 @@ class Program {
   std::string ir(std::string_view stage) const;
   /// The text (or, for "obj", bytes) of every stage, in order.
   std::vector<std::pair<std::string, std::string>> all_stages() const;
-  /// Writes every stage to `dir` as numbered files (01-traced.mlir, ...).
-  void dump(const std::string& dir) const;
+  /// Writes every stage to `dir` as numbered files (PREFIX01-traced.mlir, ...).
+  void dump(const std::string& dir, const std::string& prefix = "") const;
   /// An object file for the host CPU.
   std::string object_code() const;
   /// Compiles for this process's CPU through LLVM's ORC JIT at -O3.
   Executable compile() const;
 
-  struct Impl;
+  struct Impl;  // defined in the library; built by the parser and the tracer
+  explicit Program(std::unique_ptr<Impl> impl);
 
  private:
-  explicit Program(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };
 

@@ -195,6 +195,22 @@ def Adjit_NotOp : Adjit_Op<"not", [Pure, SameOperandsAndResultType]> {
   let hasFolder = 1;
 }
 
+def Adjit_StopGradientOp : Adjit_Op<"stop_gradient",
+    [Pure, SameOperandsAndResultType]> {
+  let summary = "identity whose derivative is zero";
+  let description = [{
+    Returns its operand unchanged; differentiation treats the result as a
+    constant. It disappears when lowering to linalg.
+
+    ```mlir
+    %c = adjit.stop_gradient %x : tensor<4xf32>
+    ```
+  }];
+  let arguments = (ins Adjit_AnyTensor:$operand);
+  let results = (outs Adjit_AnyTensor:$result);
+  let assemblyFormat = "$operand attr-dict `:` type($result)";
+}
+
 def Adjit_ConvertOp : Adjit_Op<"convert", [Pure]> {
   let summary = "elementwise dtype conversion";
   let description = [{

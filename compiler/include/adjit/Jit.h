@@ -1,0 +1,159 @@
+#ifndef ADJIT_JIT_H
+#define ADJIT_JIT_H
+
+// adjit::jit: trace a C++ callable once per signature, compile it, cache it.
+
+#include "adjit/Tensor.h"
+#include "adjit/compiler/Program.h"
+#include "adjit/detail/Structure.h"
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace adjit {
+
+struct JitOptions {
+  /// Name of the traced function in IR, dumps and log lines.
+  std::string name = "fn";
+  /// Print one line per retrace naming the argument that changed (also
+  /// enabled for every function by ADJIT_LOG=retrace).
+  bool log_retrace = false;
+  /// Tracing more than this many signatures is an error (0: no limit).
+  int max_traces = 0;
+  /// Compiled signatures kept; the least recently used is dropped past it.
+  size_t cache_size = 64;
+  /// Write every stage of every compilation here (also ADJIT_DUMP_DIR).
+  std::string dump_dir;
+};
+
+struct CacheInfo {
+  uint64_t hits = 0;
+  uint64_t misses = 0;  ///< traces + compilations
+  size_t entries = 0;
+  double compile_seconds = 0;
+};
+
+/// The traced function of one signature, before compilation: every stage's
+/// IR, a `.mlir` file that `adjit compile`/`adjit run` accept, or code.
+class Lowered {
+ public:
+  explicit Lowered(Program program) : program_(std::move(program)) {}
+  std::string ir(std::string_view stage = "traced") const { return program_.ir(stage); }
+  void save(const std::string& path) const;
+  Executable compile() const { return program_.compile(); }
+  const Program& program() const { return program_; }
+
+ private:
+  Program program_;
+};
+
+namespace detail {
+
+class JitCache;
+struct CompiledEntry;
+
+/// Builds the traced function: receives a callback that adds one parameter
+/// per traced leaf, runs the user's callable and returns its flat results.
+using TraceBody =
+    std::function<std::vector<Tensor>(const std::function<Tensor(DType, const Shape&)>& parameter,
+                                      std::vector<size_t>& layout)>;
+
+/// Traces `body` into a Program named `name` (not cached).
+Program trace_program(const std::string& name, const TraceBody& body);
+
+/// The signature-keyed cache behind one jitted callable. Thread-safe: the
+/// first caller of a signature compiles it, concurrent ones wait for it.
+class JitCache {
+ public:
+  explicit JitCache(JitOptions options);
+  ~JitCache();
+
+  /// The compiled entry for `key`, tracing and compiling on a miss.
+  /// `describe` gives one text per argument (only called on a miss).
+  std::shared_ptr<const CompiledEntry> lookup(
+      const KeyWords& key, const std::function<std::vector<std::string>()>& describe,
+      const TraceBody& body);
+
+  CacheInfo info() const;
+  const JitOptions& options() const { return options_; }
+
+ private:
+  struct State;
+  JitOptions options_;
+  std::unique_ptr<State> state_;
+};
+
+/// Runs a compiled entry on flat inputs, returning flat fresh outputs.
+std::vector<Array> run_entry(const CompiledEntry& entry, const std::vector<Array>& inputs);
+const std::vector<size_t>& result_layout(const CompiledEntry& entry);
+
+}  // namespace detail
+
+template <class F>
+class Jitted {
+ public:
+  Jitted(F f, JitOptions options)
+      : f_(std::move(f)), cache_(std::make_shared<detail::JitCache>(std::move(options))) {}
+
+  template <class... Args>
+  auto operator()(Args&&... args) const {
+    if constexpr ((detail::contains_tensor<std::decay_t<Args>> || ...)) {
+      // Inside another trace: the body is traced inline into the caller.
+      return f_(std::forward<Args>(args)...);
+    } else {
+      using Result = decltype(f_(std::declval<detail::traced_t<std::decay_t<Args>>>()...));
+      thread_local detail::KeyWords key;
+      key.clear();
+      (detail::StructureTraits<std::decay_t<Args>>::append_key(key, args), ...);
+      auto entry = cache_->lookup(
+          key, [&] { return std::vector<std::string>{detail::describe_argument(args)...}; },
+          trace_body<Result>(args...));
+      std::vector<Array> inputs;
+      (detail::StructureTraits<std::decay_t<Args>>::collect_arrays(args, inputs), ...);
+      std::vector<Array> outputs = detail::run_entry(*entry, inputs);
+      size_t position = 0, vector_index = 0;
+      return detail::StructureTraits<Result>::rebuild(outputs, position,
+                                                      detail::result_layout(*entry), vector_index);
+    }
+  }
+
+  /// Traces for these arguments without compiling or caching.
+  template <class... Args>
+  Lowered lower(const Args&... args) const {
+    using Result = decltype(f_(std::declval<detail::traced_t<Args>>()...));
+    return Lowered(detail::trace_program(cache_->options().name, trace_body<Result>(args...)));
+  }
+
+  CacheInfo cache_info() const { return cache_->info(); }
+
+ private:
+  template <class Result, class... Args>
+  detail::TraceBody trace_body(const Args&... args) const {
+    return [&](const std::function<Tensor(DType, const Shape&)>& parameter,
+               std::vector<size_t>& layout) {
+      // Parameters are added left to right, leaves in structure order.
+      auto traced = std::tuple<detail::traced_t<std::decay_t<Args>>...>{
+          detail::StructureTraits<std::decay_t<Args>>::make_traced(args, parameter)...};
+      Result result = std::apply(f_, std::move(traced));
+      std::vector<Tensor> flat;
+      detail::StructureTraits<Result>::flatten_result(result, flat, layout);
+      return flat;
+    };
+  }
+
+  F f_;
+  std::shared_ptr<detail::JitCache> cache_;
+};
+
+template <class F>
+Jitted<F> jit(F f, JitOptions options = {}) {
+  return Jitted<F>(std::move(f), std::move(options));
+}
+
+}  // namespace adjit
+
+#endif

@@ -1,0 +1,170 @@
+#ifndef ADJIT_TENSOR_H
+#define ADJIT_TENSOR_H
+
+// Symbolic tensors and the traced ops of DESIGN.md §5. A Tensor exists only
+// while a function is being traced; every op records itself, with the
+// caller's source line, into the function being built. Shape and dtype
+// errors throw adjit::TraceError naming the op, the operands and that line.
+
+#include "adjit/runtime/DType.h"
+#include "adjit/runtime/Error.h"
+#include "adjit/runtime/Shape.h"
+
+#include <cstdint>
+#include <source_location>
+#include <vector>
+
+namespace adjit {
+
+namespace detail {
+class TraceContext;
+}
+
+using SourceLocation = std::source_location;
+
+class Tensor {
+ public:
+  /// A placeholder that belongs to no trace; using it in an op throws.
+  Tensor() = default;
+
+  const Shape& shape() const { return shape_; }
+  DType dtype() const { return dtype_; }
+  int rank() const { return static_cast<int>(shape_.size()); }
+  int64_t size() const { return num_elements(shape_); }
+
+  /// Always throws: a traced value has no truth value at trace time.
+  explicit operator bool() const;
+
+  // For the tracer: the MLIR value (as an opaque pointer) and its trace.
+  Tensor(detail::TraceContext* trace, void* value, DType dtype, Shape shape)
+      : trace_(trace), value_(value), dtype_(dtype), shape_(std::move(shape)) {}
+  detail::TraceContext* trace() const { return trace_; }
+  void* value() const { return value_; }
+
+ private:
+  detail::TraceContext* trace_ = nullptr;
+  void* value_ = nullptr;
+  DType dtype_ = DType::f32;
+  Shape shape_;
+};
+
+/// One operand of an arithmetic operator: a Tensor or a C++ number. Numbers
+/// are "weak" as in JAX: `x * 2.0` keeps x's dtype (an f32 stays f32). The
+/// implicit conversion captures the caller's source line for the operator.
+struct Operand {
+  Operand(const Tensor& t, SourceLocation loc = SourceLocation::current())
+      : tensor(&t), location(loc) {}
+  Operand(double v, SourceLocation loc = SourceLocation::current())
+      : number(v), location(loc) {}
+  Operand(float v, SourceLocation loc = SourceLocation::current())
+      : number(v), location(loc) {}
+  Operand(int v, SourceLocation loc = SourceLocation::current())
+      : number(v), is_integer(true), location(loc) {}
+  Operand(int64_t v, SourceLocation loc = SourceLocation::current())
+      : number(static_cast<double>(v)), is_integer(true), location(loc) {}
+
+  const Tensor* tensor = nullptr;
+  double number = 0;
+  bool is_integer = false;
+  SourceLocation location;
+};
+
+Tensor operator+(Operand a, Operand b);
+Tensor operator-(Operand a, Operand b);
+Tensor operator*(Operand a, Operand b);
+/// True division, as numpy: integer operands give f32.
+Tensor operator/(Operand a, Operand b);
+Tensor operator-(Operand a);
+Tensor operator<(Operand a, Operand b);
+Tensor operator<=(Operand a, Operand b);
+Tensor operator>(Operand a, Operand b);
+Tensor operator>=(Operand a, Operand b);
+
+using Axes = std::vector<int>;
+
+#define ADJIT_UNARY(name) Tensor name(const Tensor& x, SourceLocation loc = SourceLocation::current());
+ADJIT_UNARY(exp)
+ADJIT_UNARY(log)
+ADJIT_UNARY(log1p)
+ADJIT_UNARY(expm1)
+ADJIT_UNARY(sqrt)
+ADJIT_UNARY(rsqrt)
+ADJIT_UNARY(square)
+ADJIT_UNARY(abs)
+ADJIT_UNARY(sign)
+ADJIT_UNARY(floor)
+ADJIT_UNARY(sin)
+ADJIT_UNARY(cos)
+ADJIT_UNARY(tanh)
+ADJIT_UNARY(sigmoid)
+ADJIT_UNARY(relu)
+ADJIT_UNARY(erf)
+ADJIT_UNARY(logical_not)
+ADJIT_UNARY(stop_gradient)
+ADJIT_UNARY(zeros_like)
+ADJIT_UNARY(ones_like)
+#undef ADJIT_UNARY
+
+Tensor gelu(const Tensor& x, bool tanh_approx = true, SourceLocation loc = SourceLocation::current());
+
+#define ADJIT_BINARY(name) \
+  Tensor name(Operand a, Operand b, SourceLocation loc = SourceLocation::current());
+ADJIT_BINARY(pow)
+ADJIT_BINARY(maximum)
+ADJIT_BINARY(minimum)
+ADJIT_BINARY(equal)
+ADJIT_BINARY(not_equal)
+ADJIT_BINARY(logical_and)
+ADJIT_BINARY(logical_or)
+#undef ADJIT_BINARY
+
+/// Elementwise choice with broadcasting; `cond` must be a bool tensor.
+Tensor where(const Tensor& cond, Operand a, Operand b,
+             SourceLocation loc = SourceLocation::current());
+
+// Reductions over `axes` (empty: all axes); negative axes count from the end.
+Tensor sum(const Tensor& x, Axes axes = {}, bool keepdims = false,
+           SourceLocation loc = SourceLocation::current());
+Tensor mean(const Tensor& x, Axes axes = {}, bool keepdims = false,
+            SourceLocation loc = SourceLocation::current());
+Tensor max(const Tensor& x, Axes axes = {}, bool keepdims = false,
+           SourceLocation loc = SourceLocation::current());
+Tensor min(const Tensor& x, Axes axes = {}, bool keepdims = false,
+           SourceLocation loc = SourceLocation::current());
+/// Index of the first maximum along `axis`, as i32.
+Tensor argmax(const Tensor& x, int axis, SourceLocation loc = SourceLocation::current());
+Tensor logsumexp(const Tensor& x, Axes axes = {}, bool keepdims = false,
+                 SourceLocation loc = SourceLocation::current());
+Tensor softmax(const Tensor& x, int axis = -1, SourceLocation loc = SourceLocation::current());
+Tensor log_softmax(const Tensor& x, int axis = -1,
+                   SourceLocation loc = SourceLocation::current());
+
+/// numpy.matmul: 1-D operands are promoted to matrices, leading (batch)
+/// dimensions broadcast.
+Tensor matmul(const Tensor& a, const Tensor& b, SourceLocation loc = SourceLocation::current());
+/// Empty `perm` reverses the dimensions.
+Tensor transpose(const Tensor& x, std::vector<int> perm = {},
+                 SourceLocation loc = SourceLocation::current());
+/// One entry may be -1: inferred from the element count.
+Tensor reshape(const Tensor& x, Shape shape, SourceLocation loc = SourceLocation::current());
+Tensor broadcast_to(const Tensor& x, Shape shape, SourceLocation loc = SourceLocation::current());
+Tensor expand_dims(const Tensor& x, int axis, SourceLocation loc = SourceLocation::current());
+Tensor squeeze(const Tensor& x, int axis, SourceLocation loc = SourceLocation::current());
+Tensor slice(const Tensor& x, Shape starts, Shape limits, Shape strides = {},
+             SourceLocation loc = SourceLocation::current());
+Tensor concat(const std::vector<Tensor>& xs, int axis,
+              SourceLocation loc = SourceLocation::current());
+/// numpy.take along `axis`; out-of-range indices are clamped.
+Tensor take(const Tensor& x, const Tensor& indices, int axis,
+            SourceLocation loc = SourceLocation::current());
+Tensor one_hot(const Tensor& indices, int64_t depth, DType dtype = DType::f32,
+               SourceLocation loc = SourceLocation::current());
+Tensor cast(const Tensor& x, DType dtype, SourceLocation loc = SourceLocation::current());
+/// Constants and ranges need a trace to live in: call them while tracing.
+Tensor full(Shape shape, double value, DType dtype = DType::f32,
+            SourceLocation loc = SourceLocation::current());
+Tensor arange(int64_t n, DType dtype = DType::i32, SourceLocation loc = SourceLocation::current());
+
+}  // namespace adjit
+
+#endif

@@ -1,0 +1,271 @@
+#ifndef ADJIT_DETAIL_STRUCTURE_H
+#define ADJIT_DETAIL_STRUCTURE_H
+
+// How arguments and results of traced callables map between Arrays (at the
+// call) and Tensors (in the trace): leaves, nested containers, and static
+// values that become part of the cache key.
+
+#include "adjit/Tensor.h"
+#include "adjit/runtime/Array.h"
+
+#include <array>
+#include <bit>
+#include <cstring>
+#include <functional>
+#include <sstream>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace adjit::detail {
+
+/// The cache key of one call: a flat list of words (no allocation once the
+/// thread-local buffer has grown).
+class KeyWords {
+ public:
+  void clear() { words_.clear(); }
+  void push(uint64_t word) { words_.push_back(word); }
+  const std::vector<uint64_t>& words() const { return words_; }
+  uint64_t hash() const {
+    uint64_t h = 1469598103934665603ull;
+    for (uint64_t w : words_) h = (h ^ w) * 1099511628211ull;
+    return h;
+  }
+
+ private:
+  std::vector<uint64_t> words_;
+};
+
+enum KeyTag : uint64_t { kArrayLeaf = 1, kSequence, kStaticInteger, kStaticFloat, kStaticString };
+
+using ParameterFn = std::function<Tensor(DType, const Shape&)>;
+
+template <class T, class Enable = void>
+struct StructureTraits;  // unsupported types fail here: see the static_assert below
+
+template <class T>
+using traced_t = typename StructureTraits<T>::Traced;
+
+// Leaves ---------------------------------------------------------------------
+
+template <>
+struct StructureTraits<Array> {
+  using Traced = Tensor;
+  static void append_key(KeyWords& key, const Array& a) {
+    key.push(kArrayLeaf);
+    key.push(static_cast<uint64_t>(a.dtype()));
+    key.push(a.shape().size());
+    for (int64_t d : a.shape()) key.push(static_cast<uint64_t>(d));
+  }
+  static void collect_arrays(const Array& a, std::vector<Array>& out) { out.push_back(a); }
+  static Tensor make_traced(const Array& a, const ParameterFn& parameter) {
+    return parameter(a.dtype(), a.shape());
+  }
+  static std::string describe(const Array& a) { return type_string(a.dtype(), a.shape()); }
+};
+
+template <>
+struct StructureTraits<Tensor> {
+  using Traced = Tensor;
+  static void flatten_result(const Tensor& t, std::vector<Tensor>& flat, std::vector<size_t>&) {
+    flat.push_back(t);
+  }
+  static Array rebuild(std::vector<Array>& outputs, size_t& position, const std::vector<size_t>&,
+                       size_t&) {
+    return std::move(outputs[position++]);
+  }
+};
+
+// Static values: part of the key, passed to the callable unchanged.
+template <class T>
+struct StructureTraits<T, std::enable_if_t<std::is_arithmetic_v<T> || std::is_enum_v<T>>> {
+  using Traced = T;
+  static void append_key(KeyWords& key, const T& v) {
+    if constexpr (std::is_floating_point_v<T>) {
+      key.push(kStaticFloat);
+      key.push(std::bit_cast<uint64_t>(static_cast<double>(v)));
+    } else {
+      key.push(kStaticInteger);
+      key.push(static_cast<uint64_t>(static_cast<int64_t>(v)));
+    }
+  }
+  static void collect_arrays(const T&, std::vector<Array>&) {}
+  static T make_traced(const T& v, const ParameterFn&) { return v; }
+  static std::string describe(const T& v) {
+    std::ostringstream os;
+    if constexpr (std::is_same_v<T, bool>) os << (v ? "true" : "false");
+    else if constexpr (std::is_enum_v<T>) os << "enum " << static_cast<int64_t>(v);
+    else os << +v;
+    return os.str();
+  }
+};
+
+template <>
+struct StructureTraits<std::string> {
+  using Traced = std::string;
+  static void append_key(KeyWords& key, const std::string& s) {
+    key.push(kStaticString);
+    key.push(s.size());
+    key.push(std::hash<std::string>{}(s));
+  }
+  static void collect_arrays(const std::string&, std::vector<Array>&) {}
+  static std::string make_traced(const std::string& s, const ParameterFn&) { return s; }
+  static std::string describe(const std::string& s) { return "\"" + s + "\""; }
+};
+
+// Containers -----------------------------------------------------------------
+
+template <class T>
+struct StructureTraits<std::vector<T>> {
+  using Element = StructureTraits<T>;
+  using Traced = std::vector<traced_t<T>>;
+  static void append_key(KeyWords& key, const std::vector<T>& v) {
+    key.push(kSequence);
+    key.push(v.size());
+    for (const T& x : v) Element::append_key(key, x);
+  }
+  static void collect_arrays(const std::vector<T>& v, std::vector<Array>& out) {
+    for (const T& x : v) Element::collect_arrays(x, out);
+  }
+  static Traced make_traced(const std::vector<T>& v, const ParameterFn& parameter) {
+    Traced traced;
+    for (const T& x : v) traced.push_back(Element::make_traced(x, parameter));
+    return traced;
+  }
+  static std::string describe(const std::vector<T>& v) {
+    std::string s = "[";
+    for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + Element::describe(v[i]);
+    return s + "]";
+  }
+  // As a result: the length goes into the layout, read back on rebuild.
+  static void flatten_result(const std::vector<T>& v, std::vector<Tensor>& flat,
+                             std::vector<size_t>& layout) {
+    layout.push_back(v.size());
+    for (const T& x : v) Element::flatten_result(x, flat, layout);
+  }
+  static auto rebuild(std::vector<Array>& outputs, size_t& position,
+                      const std::vector<size_t>& layout, size_t& vector_index) {
+    size_t n = layout[vector_index++];
+    std::vector<decltype(Element::rebuild(outputs, position, layout, vector_index))> result;
+    for (size_t i = 0; i < n; ++i)
+      result.push_back(Element::rebuild(outputs, position, layout, vector_index));
+    return result;
+  }
+};
+
+template <class Tuple, class... Ts>
+struct TupleLikeTraits {
+  template <size_t... I>
+  static void append_key(KeyWords& key, const Tuple& t, std::index_sequence<I...>) {
+    key.push(kSequence);
+    key.push(sizeof...(Ts));
+    (StructureTraits<Ts>::append_key(key, std::get<I>(t)), ...);
+  }
+  static void append_key(KeyWords& key, const Tuple& t) {
+    append_key(key, t, std::index_sequence_for<Ts...>{});
+  }
+  static void collect_arrays(const Tuple& t, std::vector<Array>& out) {
+    std::apply([&](const Ts&... x) { (StructureTraits<Ts>::collect_arrays(x, out), ...); }, t);
+  }
+  static std::string describe(const Tuple& t) {
+    std::string s = "(";
+    bool first = true;
+    std::apply([&](const Ts&... x) {
+      ((s += (first ? "" : ", ") + StructureTraits<Ts>::describe(x), first = false), ...);
+    }, t);
+    return s + ")";
+  }
+  static void flatten_result(const Tuple& t, std::vector<Tensor>& flat,
+                             std::vector<size_t>& layout) {
+    std::apply([&](const Ts&... x) { (StructureTraits<Ts>::flatten_result(x, flat, layout), ...); },
+               t);
+  }
+};
+
+template <class... Ts>
+struct StructureTraits<std::tuple<Ts...>> : TupleLikeTraits<std::tuple<Ts...>, Ts...> {
+  using Traced = std::tuple<traced_t<Ts>...>;
+  static Traced make_traced(const std::tuple<Ts...>& t, const ParameterFn& parameter) {
+    return std::apply(
+        [&](const Ts&... x) { return Traced{StructureTraits<Ts>::make_traced(x, parameter)...}; },
+        t);
+  }
+  static auto rebuild(std::vector<Array>& outputs, size_t& position,
+                      const std::vector<size_t>& layout, size_t& vector_index) {
+    // Braced initialization evaluates left to right, matching flatten order.
+    return std::tuple{StructureTraits<Ts>::rebuild(outputs, position, layout, vector_index)...};
+  }
+};
+
+template <class A, class B>
+struct StructureTraits<std::pair<A, B>> : TupleLikeTraits<std::pair<A, B>, A, B> {
+  using Traced = std::pair<traced_t<A>, traced_t<B>>;
+  static Traced make_traced(const std::pair<A, B>& p, const ParameterFn& parameter) {
+    return Traced{StructureTraits<A>::make_traced(p.first, parameter),
+                  StructureTraits<B>::make_traced(p.second, parameter)};
+  }
+  static auto rebuild(std::vector<Array>& outputs, size_t& position,
+                      const std::vector<size_t>& layout, size_t& vector_index) {
+    return std::pair{StructureTraits<A>::rebuild(outputs, position, layout, vector_index),
+                     StructureTraits<B>::rebuild(outputs, position, layout, vector_index)};
+  }
+};
+
+template <class T, size_t N>
+struct StructureTraits<std::array<T, N>> {
+  using Element = StructureTraits<T>;
+  using Traced = std::array<traced_t<T>, N>;
+  static void append_key(KeyWords& key, const std::array<T, N>& a) {
+    key.push(kSequence);
+    key.push(N);
+    for (const T& x : a) Element::append_key(key, x);
+  }
+  static void collect_arrays(const std::array<T, N>& a, std::vector<Array>& out) {
+    for (const T& x : a) Element::collect_arrays(x, out);
+  }
+  static Traced make_traced(const std::array<T, N>& a, const ParameterFn& parameter) {
+    return [&]<size_t... I>(std::index_sequence<I...>) {
+      return Traced{Element::make_traced(a[I], parameter)...};
+    }(std::make_index_sequence<N>{});
+  }
+  static std::string describe(const std::array<T, N>& a) {
+    std::string s = "[";
+    for (size_t i = 0; i < N; ++i) s += (i ? ", " : "") + Element::describe(a[i]);
+    return s + "]";
+  }
+  static void flatten_result(const std::array<T, N>& a, std::vector<Tensor>& flat,
+                             std::vector<size_t>& layout) {
+    for (const T& x : a) Element::flatten_result(x, flat, layout);
+  }
+  static auto rebuild(std::vector<Array>& outputs, size_t& position,
+                      const std::vector<size_t>& layout, size_t& vector_index) {
+    using Rebuilt = decltype(Element::rebuild(outputs, position, layout, vector_index));
+    return [&]<size_t... I>(std::index_sequence<I...>) {
+      return std::array<Rebuilt, N>{
+          ((void)I, Element::rebuild(outputs, position, layout, vector_index))...};
+    }(std::make_index_sequence<N>{});
+  }
+};
+
+// Whether an argument type holds Tensors (the call is then inside a trace).
+template <class T>
+inline constexpr bool contains_tensor = std::is_same_v<T, Tensor>;
+template <class T>
+inline constexpr bool contains_tensor<std::vector<T>> = contains_tensor<T>;
+template <class T, size_t N>
+inline constexpr bool contains_tensor<std::array<T, N>> = contains_tensor<T>;
+template <class... Ts>
+inline constexpr bool contains_tensor<std::tuple<Ts...>> = (contains_tensor<Ts> || ...);
+template <class A, class B>
+inline constexpr bool contains_tensor<std::pair<A, B>> = contains_tensor<A> || contains_tensor<B>;
+
+template <class T>
+std::string describe_argument(const T& v) {
+  return StructureTraits<std::decay_t<T>>::describe(v);
+}
+
+}  // namespace adjit::detail
+
+#endif

@@ -1,0 +1,197 @@
+#include "adjit/Jit.h"
+
+#include "tracer/TraceContext.h"
+
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <mutex>
+#include <sstream>
+
+namespace adjit {
+
+void Lowered::save(const std::string& path) const {
+  std::ofstream out(path, std::ios::binary);
+  out << ir("traced");
+  if (!out) throw Error("cannot write '" + path + "'");
+}
+
+namespace detail {
+
+struct CompiledEntry {
+  std::vector<uint64_t> key;
+  uint64_t hash = 0;
+  std::vector<std::string> arguments;  // one description per argument
+  std::vector<size_t> layout;          // vector lengths of the result
+  std::unique_ptr<Executable> executable;
+  std::string entry_name;
+  uint64_t last_used = 0;
+  // Set once compilation ends; concurrent callers wait on it.
+  bool ready = false;
+  std::exception_ptr error;
+};
+
+struct JitCache::State {
+  mutable std::mutex mutex;
+  std::condition_variable compiled;
+  std::vector<std::shared_ptr<CompiledEntry>> entries;
+  std::vector<std::vector<std::string>> traced_signatures;  // for max_traces
+  uint64_t clock = 0;
+  CacheInfo info;
+};
+
+namespace {
+
+bool environment_mentions(const char* variable, const char* word) {
+  const char* value = std::getenv(variable);
+  return value && std::string_view(value).find(word) != std::string_view::npos;
+}
+
+std::string signature_text(const std::vector<std::string>& arguments) {
+  std::string s = "(";
+  for (size_t i = 0; i < arguments.size(); ++i) s += (i ? ", " : "") + arguments[i];
+  return s + ")";
+}
+
+// "arg 1: f32[256,784] -> f32[128,784]" against the closest cached signature.
+std::string explain_retrace(const std::vector<std::shared_ptr<CompiledEntry>>& entries,
+                            const std::vector<std::string>& arguments) {
+  const CompiledEntry* nearest = nullptr;
+  size_t fewest = SIZE_MAX;
+  for (const auto& entry : entries) {
+    if (!entry->ready || entry->error || entry->arguments.size() != arguments.size()) continue;
+    size_t differing = 0;
+    for (size_t i = 0; i < arguments.size(); ++i) differing += entry->arguments[i] != arguments[i];
+    if (differing < fewest) fewest = differing, nearest = entry.get();
+  }
+  if (!nearest) return "first trace " + signature_text(arguments);
+  std::string s;
+  for (size_t i = 0; i < arguments.size(); ++i)
+    if (nearest->arguments[i] != arguments[i])
+      s += (s.empty() ? "" : "; ") + ("arg " + std::to_string(i) + ": ") + nearest->arguments[i] +
+           " -> " + arguments[i];
+  return s;
+}
+
+}  // namespace
+
+Program trace_program(const std::string& name, const TraceBody& body) {
+  TraceContext trace(name);
+  std::vector<size_t> layout;
+  std::vector<Tensor> results =
+      body([&](DType dtype, const Shape& shape) { return trace.add_parameter(dtype, shape); },
+           layout);
+  return trace.finish(results);
+}
+
+JitCache::JitCache(JitOptions options)
+    : options_(std::move(options)), state_(std::make_unique<State>()) {
+  if (const char* dir = std::getenv("ADJIT_DUMP_DIR"); dir && options_.dump_dir.empty())
+    options_.dump_dir = dir;
+  if (environment_mentions("ADJIT_LOG", "retrace")) options_.log_retrace = true;
+}
+
+JitCache::~JitCache() = default;
+
+CacheInfo JitCache::info() const {
+  std::lock_guard lock(state_->mutex);
+  CacheInfo info = state_->info;
+  info.entries = state_->entries.size();
+  return info;
+}
+
+std::shared_ptr<const CompiledEntry> JitCache::lookup(
+    const KeyWords& key, const std::function<std::vector<std::string>()>& describe,
+    const TraceBody& body) {
+  uint64_t hash = key.hash();
+  std::shared_ptr<CompiledEntry> entry;
+  {
+    std::unique_lock lock(state_->mutex);
+    for (const auto& candidate : state_->entries)
+      if (candidate->hash == hash && candidate->key == key.words()) entry = candidate;
+    if (entry) {
+      state_->compiled.wait(lock, [&] { return entry->ready; });
+      if (entry->error) std::rethrow_exception(entry->error);
+      entry->last_used = ++state_->clock;
+      ++state_->info.hits;
+      return entry;
+    }
+    // A miss: this caller traces and compiles; others with the same key wait.
+    entry = std::make_shared<CompiledEntry>();
+    entry->key = key.words();
+    entry->hash = hash;
+    entry->arguments = describe();
+    entry->last_used = ++state_->clock;
+    if (options_.max_traces > 0 &&
+        static_cast<int>(state_->traced_signatures.size()) >= options_.max_traces) {
+      std::string seen;
+      for (const auto& signature : state_->traced_signatures)
+        seen += "\n  " + signature_text(signature);
+      throw TraceError("adjit::jit '" + options_.name + "': signature " +
+                       signature_text(entry->arguments) + " would be trace number " +
+                       std::to_string(state_->traced_signatures.size() + 1) +
+                       ", more than max_traces = " + std::to_string(options_.max_traces) +
+                       "; signatures traced so far:" + seen);
+    }
+    if (options_.log_retrace)
+      std::cerr << "adjit::jit '" << options_.name << "': tracing (miss "
+                << state_->info.misses + 1 << "): "
+                << explain_retrace(state_->entries, entry->arguments) << std::endl;
+    state_->traced_signatures.push_back(entry->arguments);
+    ++state_->info.misses;
+    state_->entries.push_back(entry);
+  }
+
+  auto start = std::chrono::steady_clock::now();
+  try {
+    std::vector<size_t> layout;
+    TraceBody recording = [&](const ParameterFn& parameter, std::vector<size_t>& l) {
+      std::vector<Tensor> flat = body(parameter, l);
+      layout = l;
+      return flat;
+    };
+    Program program = trace_program(options_.name, recording);
+    if (!options_.dump_dir.empty()) {
+      std::ostringstream prefix;
+      prefix << options_.name << "-" << std::hex << (hash & 0xffffffffull) << "-";
+      program.dump(options_.dump_dir, prefix.str());
+    }
+    entry->executable = std::make_unique<Executable>(program.compile());
+    entry->entry_name = options_.name;
+    entry->layout = std::move(layout);
+  } catch (...) {
+    entry->error = std::current_exception();
+  }
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+
+  std::lock_guard lock(state_->mutex);
+  entry->ready = true;
+  state_->info.compile_seconds += seconds;
+  auto& entries = state_->entries;
+  if (entry->error) {
+    // A failed trace is not cached: the next call reports its error afresh.
+    entries.erase(std::find(entries.begin(), entries.end(), entry));
+    auto& traced = state_->traced_signatures;
+    traced.erase(std::find(traced.rbegin(), traced.rend(), entry->arguments).base() - 1);
+  } else if (entries.size() > options_.cache_size) {
+    auto oldest = std::min_element(entries.begin(), entries.end(), [](const auto& a, const auto& b) {
+      return a->ready && (!b->ready || a->last_used < b->last_used);
+    });
+    entries.erase(oldest);
+  }
+  state_->compiled.notify_all();
+  if (entry->error) std::rethrow_exception(entry->error);
+  return entry;
+}
+
+std::vector<Array> run_entry(const CompiledEntry& entry, const std::vector<Array>& inputs) {
+  return entry.executable->run(entry.entry_name, inputs);
+}
+
+const std::vector<size_t>& result_layout(const CompiledEntry& entry) { return entry.layout; }
+
+}  // namespace detail
+}  // namespace adjit

@@ -1,0 +1,41 @@
+#ifndef ADJIT_COMPILER_PROGRAMIMPL_H
+#define ADJIT_COMPILER_PROGRAMIMPL_H
+
+#include "adjit/compiler/Program.h"
+
+#include "adjit/Passes/Pipelines.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/OwningOpRef.h"
+
+namespace adjit {
+
+// Shared by the parser and the tracer, which both build a Program's module.
+struct Program::Impl {
+  mlir::MLIRContext context;
+  mlir::OwningOpRef<mlir::ModuleOp> module;
+  CompileOptions options;
+  std::vector<Signature> signatures;
+
+  Impl() : context(registry(), mlir::MLIRContext::Threading::DISABLED) {
+    context.loadAllAvailableDialects();
+  }
+
+  static const mlir::DialectRegistry& registry() {
+    static const mlir::DialectRegistry registry = [] {
+      mlir::DialectRegistry r;
+      mlir::adjit::registerPipelineDialects(r);
+      return r;
+    }();
+    return registry;
+  }
+};
+
+/// Entry signatures of the public functions; throws CompileError for
+/// parameters or results that are not static-shape tensors of our dtypes.
+std::vector<Signature> signatures_of(mlir::ModuleOp module);
+
+}  // namespace adjit
+
+#endif

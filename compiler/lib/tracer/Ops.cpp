@@ -1,0 +1,570 @@
+// The traced ops of DESIGN.md §5: numpy broadcasting and type promotion in
+// front of the strict adjit ops. One function per user-level op.
+#include "Promotion.h"
+#include "Recorder.h"
+
+#include "adjit/Tensor.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numbers>
+#include <numeric>
+
+namespace adjit {
+
+using detail::describe;
+using detail::Recorder;
+namespace ir = mlir::adjit;
+
+Tensor::operator bool() const {
+  throw TraceError(
+      "a traced adjit::Tensor has no value while tracing, so it cannot be used as a C++ "
+      "condition (if, ?:, &&, ||): use adjit::where(cond, a, b) to choose elementwise, or "
+      "adjit::cond for control flow; shapes and dtypes are available as t.shape()/t.dtype()");
+}
+
+namespace {
+
+// Two operands (tensors or weak numbers) promoted to one dtype and
+// broadcast to one shape.
+struct Aligned {
+  Tensor a, b;
+};
+
+Aligned align(Recorder& r, const Operand& a, const Operand& b) {
+  if (!a.tensor && !b.tensor) r.fail("needs at least one Tensor operand");
+  DType dtype;
+  if (a.tensor && b.tensor) dtype = detail::promote(a.tensor->dtype(), b.tensor->dtype());
+  else if (a.tensor) dtype = detail::promote_with_scalar(a.tensor->dtype(), b.is_integer);
+  else dtype = detail::promote_with_scalar(b.tensor->dtype(), a.is_integer);
+  Shape shape;
+  if (a.tensor && b.tensor) {
+    auto common = detail::broadcast_shapes(a.tensor->shape(), b.tensor->shape());
+    if (!common)
+      r.fail("shapes " + describe(*a.tensor) + " and " + describe(*b.tensor) +
+             " cannot be broadcast together");
+    shape = *common;
+  } else {
+    shape = (a.tensor ? a.tensor : b.tensor)->shape();
+  }
+  auto materialize = [&](const Operand& o) {
+    if (!o.tensor) return r.constant(o.number, dtype, shape);
+    return r.broadcast(r.convert(*o.tensor, dtype), shape);
+  };
+  return {materialize(a), materialize(b)};
+}
+
+const Tensor* tensor_of(const Operand& o) { return o.tensor; }
+
+template <class OpTy>
+Tensor arithmetic(const char* name, const Operand& a, const Operand& b, SourceLocation loc) {
+  Recorder r(name, loc, {tensor_of(a), tensor_of(b)});
+  Aligned x = align(r, a, b);
+  if (x.a.dtype() == DType::i1)
+    r.fail("arithmetic on bool tensors is not defined; cast them first (adjit::cast)");
+  return r.emit<OpTy>(r.value(x.a), r.value(x.b));
+}
+
+Tensor compare(const char* name, ir::ComparisonDirection direction, const Operand& a,
+               const Operand& b, SourceLocation loc) {
+  Recorder r(name, loc, {tensor_of(a), tensor_of(b)});
+  Aligned x = align(r, a, b);
+  bool equality =
+      direction == ir::ComparisonDirection::eq || direction == ir::ComparisonDirection::ne;
+  if (x.a.dtype() == DType::i1 && !equality)
+    r.fail("ordering comparisons of bool tensors are not defined");
+  return r.emit<ir::CompareOp>(direction, r.value(x.a), r.value(x.b));
+}
+
+// Transcendental ops compute in floating point: integer inputs become f32.
+template <class OpTy>
+Tensor float_unary(const char* name, const Tensor& x, SourceLocation loc) {
+  Recorder r(name, loc, {&x});
+  Tensor input = is_floating(x.dtype()) ? x : r.convert(x, DType::f32);
+  return r.emit<OpTy>(r.value(input));
+}
+
+template <class OpTy>
+Tensor numeric_unary(const char* name, const Tensor& x, SourceLocation loc) {
+  Recorder r(name, loc, {&x});
+  if (x.dtype() == DType::i1) r.fail("is not defined for bool tensors");
+  return r.emit<OpTy>(r.value(x));
+}
+
+std::string axes_string(const Axes& axes) {
+  std::string s = "[";
+  for (size_t i = 0; i < axes.size(); ++i) s += (i ? "," : "") + std::to_string(axes[i]);
+  return s + "]";
+}
+
+// Sorted, unique, non-negative axes; empty means all.
+std::vector<int64_t> reduction_axes(Recorder& r, const Tensor& x, const Axes& axes) {
+  std::vector<int64_t> dims;
+  if (axes.empty()) {
+    for (int d = 0; d < x.rank(); ++d) dims.push_back(d);
+    return dims;
+  }
+  for (int a : axes) dims.push_back(r.axis(a, x.rank()));
+  std::sort(dims.begin(), dims.end());
+  if (std::adjacent_find(dims.begin(), dims.end()) != dims.end())
+    r.fail("axes " + axes_string(axes) + " repeat an axis of " + describe(x));
+  return dims;
+}
+
+Shape reduced_shape(const Tensor& x, const std::vector<int64_t>& dims, bool keepdims) {
+  Shape shape;
+  for (int d = 0; d < x.rank(); ++d) {
+    bool reduced = std::find(dims.begin(), dims.end(), d) != dims.end();
+    if (!reduced) shape.push_back(x.shape()[d]);
+    else if (keepdims) shape.push_back(1);
+  }
+  return shape;
+}
+
+Tensor reduce(const char* name, ir::ReduceKind kind, const Tensor& x, const Axes& axes,
+              bool keepdims, SourceLocation loc) {
+  Recorder r(name, loc, {&x});
+  std::vector<int64_t> dims = reduction_axes(r, x, axes);
+  // Bools reduce as integers: sum counts, max/min are any/all.
+  Tensor input = x.dtype() == DType::i1 ? r.convert(x, DType::i32) : x;
+  if (kind != ir::ReduceKind::sum) {
+    for (int64_t d : dims)
+      if (x.shape()[d] == 0)
+        r.fail("cannot take the " + std::string(name) + " of an empty axis " +
+               std::to_string(d) + " of " + describe(x));
+  }
+  Tensor reduced = r.emit<ir::ReduceOp>(r.type(input.dtype(), reduced_shape(x, dims, false)), kind,
+                                        r.value(input), dims);
+  if (x.dtype() == DType::i1 && kind != ir::ReduceKind::sum) reduced = r.convert(reduced, DType::i1);
+  return r.reshape(reduced, reduced_shape(x, dims, keepdims));
+}
+
+}  // namespace
+
+// Operators ------------------------------------------------------------------
+
+Tensor operator+(Operand a, Operand b) {
+  return arithmetic<ir::AddOp>("add", a, b, a.tensor ? a.location : b.location);
+}
+Tensor operator-(Operand a, Operand b) {
+  return arithmetic<ir::SubOp>("subtract", a, b, a.tensor ? a.location : b.location);
+}
+Tensor operator*(Operand a, Operand b) {
+  return arithmetic<ir::MulOp>("multiply", a, b, a.tensor ? a.location : b.location);
+}
+Tensor operator/(Operand a, Operand b) {
+  SourceLocation loc = a.tensor ? a.location : b.location;
+  Recorder r("divide", loc, {tensor_of(a), tensor_of(b)});
+  Aligned x = align(r, a, b);
+  if (!is_floating(x.a.dtype())) {
+    x.a = r.convert(x.a, DType::f32);
+    x.b = r.convert(x.b, DType::f32);
+  }
+  return r.emit<ir::DivOp>(r.value(x.a), r.value(x.b));
+}
+Tensor operator-(Operand a) {
+  if (!a.tensor) throw TraceError("adjit::negative needs a Tensor operand");
+  return numeric_unary<ir::NegOp>("negative", *a.tensor, a.location);
+}
+Tensor operator<(Operand a, Operand b) {
+  return compare("less", ir::ComparisonDirection::lt, a, b, a.tensor ? a.location : b.location);
+}
+Tensor operator<=(Operand a, Operand b) {
+  return compare("less_equal", ir::ComparisonDirection::le, a, b,
+                 a.tensor ? a.location : b.location);
+}
+Tensor operator>(Operand a, Operand b) {
+  return compare("greater", ir::ComparisonDirection::gt, a, b,
+                 a.tensor ? a.location : b.location);
+}
+Tensor operator>=(Operand a, Operand b) {
+  return compare("greater_equal", ir::ComparisonDirection::ge, a, b,
+                 a.tensor ? a.location : b.location);
+}
+
+// Elementwise ----------------------------------------------------------------
+
+Tensor exp(const Tensor& x, SourceLocation loc) { return float_unary<ir::ExpOp>("exp", x, loc); }
+Tensor log(const Tensor& x, SourceLocation loc) { return float_unary<ir::LogOp>("log", x, loc); }
+Tensor log1p(const Tensor& x, SourceLocation loc) {
+  return float_unary<ir::Log1pOp>("log1p", x, loc);
+}
+Tensor expm1(const Tensor& x, SourceLocation loc) {
+  return float_unary<ir::Expm1Op>("expm1", x, loc);
+}
+Tensor sqrt(const Tensor& x, SourceLocation loc) {
+  return float_unary<ir::SqrtOp>("sqrt", x, loc);
+}
+Tensor rsqrt(const Tensor& x, SourceLocation loc) {
+  return float_unary<ir::RsqrtOp>("rsqrt", x, loc);
+}
+Tensor sin(const Tensor& x, SourceLocation loc) { return float_unary<ir::SinOp>("sin", x, loc); }
+Tensor cos(const Tensor& x, SourceLocation loc) { return float_unary<ir::CosOp>("cos", x, loc); }
+Tensor tanh(const Tensor& x, SourceLocation loc) {
+  return float_unary<ir::TanhOp>("tanh", x, loc);
+}
+Tensor sigmoid(const Tensor& x, SourceLocation loc) {
+  return float_unary<ir::LogisticOp>("sigmoid", x, loc);
+}
+Tensor erf(const Tensor& x, SourceLocation loc) { return float_unary<ir::ErfOp>("erf", x, loc); }
+Tensor floor(const Tensor& x, SourceLocation loc) {
+  return float_unary<ir::FloorOp>("floor", x, loc);
+}
+Tensor abs(const Tensor& x, SourceLocation loc) {
+  return numeric_unary<ir::AbsOp>("abs", x, loc);
+}
+Tensor sign(const Tensor& x, SourceLocation loc) {
+  return numeric_unary<ir::SignOp>("sign", x, loc);
+}
+Tensor square(const Tensor& x, SourceLocation loc) {
+  Recorder r("square", loc, {&x});
+  if (x.dtype() == DType::i1) r.fail("is not defined for bool tensors");
+  return r.emit<ir::MulOp>(r.value(x), r.value(x));
+}
+Tensor relu(const Tensor& x, SourceLocation loc) {
+  Recorder r("relu", loc, {&x});
+  if (x.dtype() == DType::i1) r.fail("is not defined for bool tensors");
+  return r.emit<ir::MaxOp>(r.value(x), r.value(r.constant(0, x.dtype(), x.shape())));
+}
+Tensor gelu(const Tensor& x, bool tanh_approx, SourceLocation loc) {
+  Recorder r("gelu", loc, {&x});
+  Tensor v = is_floating(x.dtype()) ? x : r.convert(x, DType::f32);
+  if (tanh_approx) {
+    // 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
+    const double k = std::sqrt(2.0 / std::numbers::pi);
+    Tensor inner = k * (v + 0.044715 * v * v * v);
+    return 0.5 * v * (1.0 + tanh(inner, loc));
+  }
+  return 0.5 * v * (1.0 + erf(v * (1.0 / std::numbers::sqrt2), loc));
+}
+Tensor stop_gradient(const Tensor& x, SourceLocation loc) {
+  Recorder r("stop_gradient", loc, {&x});
+  return r.emit<ir::StopGradientOp>(r.value(x));
+}
+Tensor logical_not(const Tensor& x, SourceLocation loc) {
+  Recorder r("logical_not", loc, {&x});
+  if (x.dtype() != DType::i1) r.fail("needs a bool tensor, got " + describe(x));
+  return r.emit<ir::NotOp>(r.value(x));
+}
+Tensor zeros_like(const Tensor& x, SourceLocation loc) {
+  Recorder r("zeros_like", loc, {&x});
+  return r.constant(0, x.dtype(), x.shape());
+}
+Tensor ones_like(const Tensor& x, SourceLocation loc) {
+  Recorder r("ones_like", loc, {&x});
+  return r.constant(1, x.dtype(), x.shape());
+}
+
+Tensor pow(Operand a, Operand b, SourceLocation loc) {
+  return arithmetic<ir::PowOp>("pow", a, b, loc);
+}
+Tensor maximum(Operand a, Operand b, SourceLocation loc) {
+  return arithmetic<ir::MaxOp>("maximum", a, b, loc);
+}
+Tensor minimum(Operand a, Operand b, SourceLocation loc) {
+  return arithmetic<ir::MinOp>("minimum", a, b, loc);
+}
+Tensor equal(Operand a, Operand b, SourceLocation loc) {
+  return compare("equal", ir::ComparisonDirection::eq, a, b, loc);
+}
+Tensor not_equal(Operand a, Operand b, SourceLocation loc) {
+  return compare("not_equal", ir::ComparisonDirection::ne, a, b, loc);
+}
+
+namespace {
+template <class OpTy>
+Tensor logical(const char* name, const Operand& a, const Operand& b, SourceLocation loc) {
+  Recorder r(name, loc, {tensor_of(a), tensor_of(b)});
+  if (!a.tensor || !b.tensor || a.tensor->dtype() != DType::i1 || b.tensor->dtype() != DType::i1)
+    r.fail("needs two bool tensors");
+  Aligned x = align(r, a, b);
+  return r.emit<OpTy>(r.value(x.a), r.value(x.b));
+}
+}  // namespace
+
+Tensor logical_and(Operand a, Operand b, SourceLocation loc) {
+  return logical<ir::AndOp>("logical_and", a, b, loc);
+}
+Tensor logical_or(Operand a, Operand b, SourceLocation loc) {
+  return logical<ir::OrOp>("logical_or", a, b, loc);
+}
+
+Tensor where(const Tensor& cond, Operand a, Operand b, SourceLocation loc) {
+  Recorder r("where", loc, {&cond, tensor_of(a), tensor_of(b)});
+  if (cond.dtype() != DType::i1)
+    r.fail("the condition must be a bool tensor, got " + describe(cond));
+  Aligned x = a.tensor || b.tensor ? align(r, a, b)
+                                   : Aligned{r.constant(a.number, DType::f32, {}),
+                                             r.constant(b.number, DType::f32, {})};
+  auto shape = detail::broadcast_shapes(cond.shape(), x.a.shape());
+  if (!shape)
+    r.fail("the condition " + describe(cond) + " and the values " + describe(x.a) +
+           " cannot be broadcast together");
+  return r.emit<ir::SelectOp>(r.value(r.broadcast(cond, *shape)),
+                              r.value(r.broadcast(x.a, *shape)),
+                              r.value(r.broadcast(x.b, *shape)));
+}
+
+// Reductions -----------------------------------------------------------------
+
+Tensor sum(const Tensor& x, Axes axes, bool keepdims, SourceLocation loc) {
+  return reduce("sum", ir::ReduceKind::sum, x, axes, keepdims, loc);
+}
+Tensor max(const Tensor& x, Axes axes, bool keepdims, SourceLocation loc) {
+  return reduce("max", ir::ReduceKind::max, x, axes, keepdims, loc);
+}
+Tensor min(const Tensor& x, Axes axes, bool keepdims, SourceLocation loc) {
+  return reduce("min", ir::ReduceKind::min, x, axes, keepdims, loc);
+}
+Tensor mean(const Tensor& x, Axes axes, bool keepdims, SourceLocation loc) {
+  Recorder r("mean", loc, {&x});
+  std::vector<int64_t> dims = reduction_axes(r, x, axes);
+  int64_t count = 1;
+  for (int64_t d : dims) count *= x.shape()[d];
+  Tensor v = is_floating(x.dtype()) ? x : r.convert(x, DType::f32);
+  return sum(v, axes, keepdims, loc) / static_cast<double>(count);
+}
+Tensor argmax(const Tensor& x, int axis, SourceLocation loc) {
+  Recorder r("argmax", loc, {&x});
+  int a = r.axis(axis, x.rank());
+  if (x.shape()[a] == 0) r.fail("argmax of the empty axis " + std::to_string(a) + " of " + describe(x));
+  Tensor input = x.dtype() == DType::i1 ? r.convert(x, DType::i32) : x;
+  return r.emit<ir::ArgMaxOp>(r.type(DType::i32, reduced_shape(x, {a}, false)), r.value(input),
+                              static_cast<int64_t>(a));
+}
+Tensor logsumexp(const Tensor& x, Axes axes, bool keepdims, SourceLocation loc) {
+  Recorder r("logsumexp", loc, {&x});
+  std::vector<int64_t> dims = reduction_axes(r, x, axes);
+  Tensor v = is_floating(x.dtype()) ? x : r.convert(x, DType::f32);
+  // Shift by the max for stability; an infinite or NaN max shifts by 0 so
+  // that all -inf inputs give -inf rather than NaN.
+  Tensor m = max(v, axes, /*keepdims=*/true, loc);
+  Tensor finite = abs(m, loc) < std::numeric_limits<double>::infinity();
+  Tensor shift = stop_gradient(where(finite, m, 0.0, loc), loc);
+  Tensor result = log(sum(exp(v - shift, loc), axes, true, loc), loc) + shift;
+  return r.reshape(result, reduced_shape(x, dims, keepdims));
+}
+Tensor softmax(const Tensor& x, int axis, SourceLocation loc) {
+  Recorder r("softmax", loc, {&x});
+  Axes a{r.axis(axis, x.rank())};
+  Tensor v = is_floating(x.dtype()) ? x : r.convert(x, DType::f32);
+  Tensor e = exp(v - stop_gradient(max(v, a, true, loc), loc), loc);
+  return e / sum(e, a, true, loc);
+}
+Tensor log_softmax(const Tensor& x, int axis, SourceLocation loc) {
+  Recorder r("log_softmax", loc, {&x});
+  Axes a{r.axis(axis, x.rank())};
+  Tensor v = is_floating(x.dtype()) ? x : r.convert(x, DType::f32);
+  Tensor shifted = v - stop_gradient(max(v, a, true, loc), loc);
+  return shifted - log(sum(exp(shifted, loc), a, true, loc), loc);
+}
+
+// Shapes ---------------------------------------------------------------------
+
+Tensor matmul(const Tensor& a, const Tensor& b, SourceLocation loc) {
+  Recorder r("matmul", loc, {&a, &b});
+  if (a.rank() == 0 || b.rank() == 0)
+    r.fail("needs operands of rank >= 1, got " + describe(a) + " and " + describe(b));
+  DType dtype = detail::promote(a.dtype(), b.dtype());
+  if (dtype == DType::i1) r.fail("is not defined for bool tensors");
+  // numpy: a vector is a 1-row (lhs) or 1-column (rhs) matrix, dropped after.
+  Tensor lhs = a.rank() == 1 ? r.reshape(a, {1, a.shape()[0]}) : a;
+  Tensor rhs = b.rank() == 1 ? r.reshape(b, {b.shape()[0], 1}) : b;
+  int64_t m = lhs.shape()[lhs.rank() - 2], k = lhs.shape()[lhs.rank() - 1];
+  int64_t k2 = rhs.shape()[rhs.rank() - 2], n = rhs.shape()[rhs.rank() - 1];
+  if (k != k2)
+    r.fail("contracting dimensions differ: " + describe(a) + " @ " + describe(b) + " (" +
+           std::to_string(k) + " vs " + std::to_string(k2) + ")");
+  Shape lhs_batch(lhs.shape().begin(), lhs.shape().end() - 2);
+  Shape rhs_batch(rhs.shape().begin(), rhs.shape().end() - 2);
+  auto batch = detail::broadcast_shapes(lhs_batch, rhs_batch);
+  if (!batch)
+    r.fail("batch dimensions of " + describe(a) + " and " + describe(b) +
+           " cannot be broadcast together");
+  auto with_batch = [&](int64_t rows, int64_t cols) {
+    Shape s = *batch;
+    s.push_back(rows);
+    s.push_back(cols);
+    return s;
+  };
+  lhs = r.broadcast(r.convert(lhs, dtype), with_batch(m, k));
+  rhs = r.broadcast(r.convert(rhs, dtype), with_batch(k, n));
+  int64_t nb = static_cast<int64_t>(batch->size());
+  std::vector<int64_t> batch_dims(nb);
+  std::iota(batch_dims.begin(), batch_dims.end(), 0);
+  Tensor product = r.emit<ir::DotGeneralOp>(
+      r.type(dtype, with_batch(m, n)), r.value(lhs), r.value(rhs), batch_dims, batch_dims,
+      std::vector<int64_t>{nb + 1}, std::vector<int64_t>{nb});
+  Shape result = *batch;
+  if (a.rank() > 1) result.push_back(m);
+  if (b.rank() > 1) result.push_back(n);
+  return r.reshape(product, result);
+}
+
+Tensor transpose(const Tensor& x, std::vector<int> perm, SourceLocation loc) {
+  Recorder r("transpose", loc, {&x});
+  if (perm.empty())
+    for (int d = x.rank() - 1; d >= 0; --d) perm.push_back(d);
+  if (static_cast<int>(perm.size()) != x.rank())
+    r.fail("perm " + axes_string(perm) + " has " + std::to_string(perm.size()) +
+           " entries but the operand " + describe(x) + " has rank " + std::to_string(x.rank()));
+  std::vector<int64_t> p;
+  std::vector<bool> seen(x.rank(), false);
+  Shape shape;
+  for (int axis : perm) {
+    int a = r.axis(axis, x.rank(), "perm entry");
+    if (seen[a]) r.fail("perm " + axes_string(perm) + " is not a permutation");
+    seen[a] = true;
+    p.push_back(a);
+    shape.push_back(x.shape()[a]);
+  }
+  return r.emit<ir::TransposeOp>(r.type(x.dtype(), shape), r.value(x), p);
+}
+
+Tensor reshape(const Tensor& x, Shape shape, SourceLocation loc) {
+  Recorder r("reshape", loc, {&x});
+  int inferred = -1;
+  int64_t known = 1;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (shape[i] == -1) {
+      if (inferred >= 0) r.fail("only one dimension can be -1, got " + shape_string(shape));
+      inferred = static_cast<int>(i);
+    } else if (shape[i] < 0) {
+      r.fail("negative dimension in " + shape_string(shape));
+    } else {
+      known *= shape[i];
+    }
+  }
+  if (inferred >= 0) {
+    if (known == 0 || x.size() % known != 0)
+      r.fail("cannot reshape " + describe(x) + " to " + shape_string(shape));
+    shape[inferred] = x.size() / known;
+  }
+  if (num_elements(shape) != x.size())
+    r.fail("cannot reshape " + describe(x) + " (" + std::to_string(x.size()) + " elements) to " +
+           shape_string(shape) + " (" + std::to_string(num_elements(shape)) + " elements)");
+  return r.reshape(x, shape);
+}
+
+Tensor broadcast_to(const Tensor& x, Shape shape, SourceLocation loc) {
+  Recorder r("broadcast_to", loc, {&x});
+  auto common = detail::broadcast_shapes(x.shape(), shape);
+  if (!common || *common != shape)
+    r.fail("cannot broadcast " + describe(x) + " to " + shape_string(shape));
+  return r.broadcast(x, shape);
+}
+
+Tensor expand_dims(const Tensor& x, int axis, SourceLocation loc) {
+  Recorder r("expand_dims", loc, {&x});
+  int a = r.axis(axis, x.rank() + 1);
+  Shape shape = x.shape();
+  shape.insert(shape.begin() + a, 1);
+  return r.reshape(x, shape);
+}
+
+Tensor squeeze(const Tensor& x, int axis, SourceLocation loc) {
+  Recorder r("squeeze", loc, {&x});
+  int a = r.axis(axis, x.rank());
+  if (x.shape()[a] != 1)
+    r.fail("axis " + std::to_string(a) + " of " + describe(x) + " has size " +
+           std::to_string(x.shape()[a]) + ", not 1");
+  Shape shape = x.shape();
+  shape.erase(shape.begin() + a);
+  return r.reshape(x, shape);
+}
+
+Tensor slice(const Tensor& x, Shape starts, Shape limits, Shape strides, SourceLocation loc) {
+  Recorder r("slice", loc, {&x});
+  size_t rank = x.shape().size();
+  if (strides.empty()) strides.assign(rank, 1);
+  if (starts.size() != rank || limits.size() != rank || strides.size() != rank)
+    r.fail("starts, limits and strides need " + std::to_string(rank) + " entries for " +
+           describe(x));
+  Shape shape;
+  for (size_t d = 0; d < rank; ++d) {
+    if (strides[d] < 1) r.fail("stride " + std::to_string(strides[d]) + " must be >= 1");
+    if (starts[d] < 0 || starts[d] > limits[d] || limits[d] > x.shape()[d])
+      r.fail("dimension " + std::to_string(d) + " of " + describe(x) + " needs 0 <= start <= " +
+             "limit <= " + std::to_string(x.shape()[d]) + ", got " + std::to_string(starts[d]) +
+             ":" + std::to_string(limits[d]));
+    shape.push_back((limits[d] - starts[d] + strides[d] - 1) / strides[d]);
+  }
+  return r.emit<ir::SliceOp>(r.type(x.dtype(), shape), r.value(x), starts, limits, strides);
+}
+
+Tensor concat(const std::vector<Tensor>& xs, int axis, SourceLocation loc) {
+  if (xs.empty()) throw TraceError("adjit::concat needs at least one tensor");
+  Recorder r("concat", loc, {&xs.front()});
+  DType dtype = xs.front().dtype();
+  for (const Tensor& t : xs) {
+    if (t.trace() != &r.trace()) r.fail("operands come from different traces");
+    dtype = detail::promote(dtype, t.dtype());
+  }
+  int a = r.axis(axis, xs.front().rank());
+  Shape shape = xs.front().shape();
+  shape[a] = 0;
+  std::vector<mlir::Value> values;
+  for (const Tensor& t : xs) {
+    Shape expected = xs.front().shape();
+    expected[a] = t.rank() == xs.front().rank() ? t.shape()[a] : -1;
+    if (t.shape() != expected)
+      r.fail("all tensors must match except along axis " + std::to_string(a) + ": " +
+             describe(xs.front()) + " vs " + describe(t));
+    shape[a] += t.shape()[a];
+    values.push_back(r.value(r.convert(t, dtype)));
+  }
+  return r.emit<ir::ConcatenateOp>(r.type(dtype, shape), values, static_cast<int64_t>(a));
+}
+
+Tensor take(const Tensor& x, const Tensor& indices, int axis, SourceLocation loc) {
+  Recorder r("take", loc, {&x, &indices});
+  if (indices.dtype() != DType::i32 && indices.dtype() != DType::i64)
+    r.fail("indices must be i32 or i64, got " + describe(indices));
+  int a = r.axis(axis, x.rank());
+  if (x.shape()[a] == 0 && indices.size() > 0)
+    r.fail("cannot take from the empty axis " + std::to_string(a) + " of " + describe(x));
+  Shape shape(x.shape().begin(), x.shape().begin() + a);
+  shape.insert(shape.end(), indices.shape().begin(), indices.shape().end());
+  shape.insert(shape.end(), x.shape().begin() + a + 1, x.shape().end());
+  return r.emit<ir::GatherOp>(r.type(x.dtype(), shape), r.value(x), r.value(indices),
+                              static_cast<int64_t>(a));
+}
+
+Tensor one_hot(const Tensor& indices, int64_t depth, DType dtype, SourceLocation loc) {
+  Recorder r("one_hot", loc, {&indices});
+  if (indices.dtype() != DType::i32 && indices.dtype() != DType::i64)
+    r.fail("indices must be i32 or i64, got " + describe(indices));
+  if (depth < 0) r.fail("depth must be non-negative, got " + std::to_string(depth));
+  Shape shape = indices.shape();
+  shape.push_back(depth);
+  Tensor positions = r.emit<ir::IotaOp>(r.type(indices.dtype(), shape),
+                                        static_cast<int64_t>(shape.size() - 1));
+  Shape column = indices.shape();
+  column.push_back(1);
+  Tensor expanded = r.broadcast(r.reshape(indices, column), shape);
+  Tensor hot = r.emit<ir::CompareOp>(ir::ComparisonDirection::eq, r.value(expanded),
+                                     r.value(positions));
+  return r.convert(hot, dtype);
+}
+
+Tensor cast(const Tensor& x, DType dtype, SourceLocation loc) {
+  Recorder r("cast", loc, {&x});
+  return r.convert(x, dtype);
+}
+
+Tensor full(Shape shape, double value, DType dtype, SourceLocation loc) {
+  Recorder r("full", loc, {});
+  for (int64_t d : shape)
+    if (d < 0) r.fail("negative dimension in " + shape_string(shape));
+  return r.constant(value, dtype, shape);
+}
+
+Tensor arange(int64_t n, DType dtype, SourceLocation loc) {
+  Recorder r("arange", loc, {});
+  if (n < 0) r.fail("n must be non-negative, got " + std::to_string(n));
+  if (dtype == DType::i1) r.fail("cannot count in bool");
+  return r.emit<ir::IotaOp>(r.type(dtype, {n}), int64_t{0});
+}
+
+}  // namespace adjit

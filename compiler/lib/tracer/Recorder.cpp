@@ -1,0 +1,84 @@
+#include "Recorder.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+
+namespace adjit::detail {
+
+namespace {
+TraceContext* trace_for(const char* op, SourceLocation where,
+                        std::initializer_list<const Tensor*> operands) {
+  TraceContext* trace = nullptr;
+  for (const Tensor* t : operands) {
+    if (!t) continue;
+    if (!t->trace())
+      throw TraceError(std::string("adjit::") + op +
+                       ": an operand is a default-constructed Tensor that belongs to no trace"
+                       " (at " + where.file_name() + ":" + std::to_string(where.line()) + ")");
+    if (trace && t->trace() != trace)
+      throw TraceError(std::string("adjit::") + op +
+                       ": operands come from different traces; a Tensor is only valid inside"
+                       " the traced call that created it (at " + where.file_name() + ":" +
+                       std::to_string(where.line()) + ")");
+    trace = t->trace();
+  }
+  if (!trace) trace = TraceContext::current();
+  if (!trace)
+    throw TraceError(std::string("adjit::") + op +
+                     " creates a Tensor, which only exists inside a traced function "
+                     "(adjit::jit, adjit::grad, ...) (at " + where.file_name() + ":" +
+                     std::to_string(where.line()) + ")");
+  return trace;
+}
+}  // namespace
+
+Recorder::Recorder(const char* op, SourceLocation where,
+                   std::initializer_list<const Tensor*> operands)
+    : op_(op), where_(where), trace_(trace_for(op, where, operands)),
+      location_(trace_->location(where)) {}
+
+void Recorder::fail(const std::string& message) const {
+  throw TraceError(std::string("adjit::") + op_ + ": " + message + " (at " + where_.file_name() +
+                   ":" + std::to_string(where_.line()) + ")");
+}
+
+Tensor Recorder::constant(double value, DType dtype, const Shape& shape) {
+  mlir::RankedTensorType t = type(dtype, shape);
+  mlir::Type element = t.getElementType();
+  mlir::Attribute scalar;
+  if (mlir::isa<mlir::FloatType>(element))
+    scalar = mlir::FloatAttr::get(element, value);
+  else if (dtype == DType::i1)
+    scalar = mlir::IntegerAttr::get(element, value != 0);
+  else
+    scalar = mlir::IntegerAttr::get(element, static_cast<int64_t>(value));
+  return emit<mlir::adjit::ConstantOp>(t, mlir::DenseElementsAttr::get(t, scalar));
+}
+
+Tensor Recorder::convert(const Tensor& x, DType dtype) {
+  if (x.dtype() == dtype) return x;
+  return emit<mlir::adjit::ConvertOp>(type(dtype, x.shape()), value(x));
+}
+
+Tensor Recorder::broadcast(const Tensor& x, const Shape& shape) {
+  if (x.shape() == shape) return x;
+  std::vector<int64_t> dims;
+  size_t offset = shape.size() - x.shape().size();
+  for (size_t i = 0; i < x.shape().size(); ++i) dims.push_back(static_cast<int64_t>(offset + i));
+  return emit<mlir::adjit::BroadcastInDimOp>(type(x.dtype(), shape), value(x), dims);
+}
+
+Tensor Recorder::reshape(const Tensor& x, const Shape& shape) {
+  if (x.shape() == shape) return x;
+  return emit<mlir::adjit::ReshapeOp>(type(x.dtype(), shape), value(x));
+}
+
+int Recorder::axis(int axis, int rank, const char* what) const {
+  if (axis < -rank || axis >= rank)
+    fail(std::string(what) + " " + std::to_string(axis) + " is out of range for rank " +
+         std::to_string(rank));
+  return axis < 0 ? axis + rank : axis;
+}
+
+std::string describe(const Tensor& t) { return type_string(t.dtype(), t.shape()); }
+
+}  // namespace adjit::detail

@@ -1,0 +1,57 @@
+#ifndef ADJIT_COMPILER_TRACER_RECORDER_H
+#define ADJIT_COMPILER_TRACER_RECORDER_H
+
+#include "TraceContext.h"
+
+#include <initializer_list>
+#include <string>
+
+namespace adjit::detail {
+
+/// Records one user-level op (which may expand to several adjit ops) at the
+/// user's source line, and formats its errors.
+class Recorder {
+ public:
+  /// The trace comes from the tensor operands (which must all share one), or
+  /// is the current trace when there are none.
+  Recorder(const char* op, SourceLocation where, std::initializer_list<const Tensor*> operands);
+
+  [[noreturn]] void fail(const std::string& message) const;
+
+  TraceContext& trace() { return *trace_; }
+  mlir::OpBuilder& builder() { return trace_->builder(); }
+  mlir::Location location() { return location_; }
+  mlir::Value value(const Tensor& t) const { return TraceContext::unwrap(t); }
+
+  template <class OpTy, class... Args>
+  Tensor emit(Args&&... args) {
+    auto op = builder().create<OpTy>(location_, std::forward<Args>(args)...);
+    return trace_->wrap(op->getResult(0));
+  }
+
+  mlir::RankedTensorType type(DType dtype, const Shape& shape) {
+    return trace_->tensor_type(dtype, shape);
+  }
+
+  Tensor constant(double value, DType dtype, const Shape& shape);
+  Tensor convert(const Tensor& x, DType dtype);
+  /// numpy broadcasting of `x` to `shape` (already known to be compatible).
+  Tensor broadcast(const Tensor& x, const Shape& shape);
+  Tensor reshape(const Tensor& x, const Shape& shape);
+
+  /// Normalizes a possibly negative axis of a rank-`rank` tensor.
+  int axis(int axis, int rank, const char* what = "axis") const;
+
+ private:
+  const char* op_;
+  SourceLocation where_;
+  TraceContext* trace_;
+  mlir::Location location_;
+};
+
+/// "f32[2,3]"
+std::string describe(const Tensor& t);
+
+}  // namespace adjit::detail
+
+#endif
