@@ -78,12 +78,13 @@ std::string explain_retrace(const std::vector<std::shared_ptr<CompiledEntry>>& e
 
 }  // namespace
 
-Program trace_program(const std::string& name, const TraceBody& body) {
+Program trace_program(const std::string& name, TraceBody body) {
   TraceContext trace(name);
   std::vector<size_t> layout;
-  std::vector<Tensor> results =
-      body([&](DType dtype, const Shape& shape) { return trace.add_parameter(dtype, shape); },
-           layout);
+  auto add_parameter = [&](DType dtype, const Shape& shape) {
+    return trace.add_parameter(dtype, shape);
+  };
+  std::vector<Tensor> results = body(add_parameter, layout);
   return trace.finish(results);
 }
 
@@ -104,8 +105,7 @@ CacheInfo JitCache::info() const {
 }
 
 std::shared_ptr<const CompiledEntry> JitCache::lookup(
-    const KeyWords& key, const std::function<std::vector<std::string>()>& describe,
-    const TraceBody& body) {
+    const KeyWords& key, FunctionRef<std::vector<std::string>()> describe, TraceBody body) {
   uint64_t hash = key.hash();
   std::shared_ptr<CompiledEntry> entry;
   {
@@ -148,7 +148,7 @@ std::shared_ptr<const CompiledEntry> JitCache::lookup(
   auto start = std::chrono::steady_clock::now();
   try {
     std::vector<size_t> layout;
-    TraceBody recording = [&](const ParameterFn& parameter, std::vector<size_t>& l) {
+    auto recording = [&](ParameterFn parameter, std::vector<size_t>& l) {
       std::vector<Tensor> flat = body(parameter, l);
       layout = l;
       return flat;
@@ -187,8 +187,13 @@ std::shared_ptr<const CompiledEntry> JitCache::lookup(
   return entry;
 }
 
-std::vector<Array> run_entry(const CompiledEntry& entry, const std::vector<Array>& inputs) {
-  return entry.executable->run(entry.entry_name, inputs);
+void run_entry(const CompiledEntry& entry, const std::vector<Array>& inputs,
+               std::vector<Array>& outputs) {
+  const Signature& signature = entry.executable->signature(entry.entry_name);
+  outputs.clear();
+  for (const TensorType& type : signature.outputs)
+    outputs.push_back(Array::empty(type.shape, type.dtype));
+  entry.executable->run_into(entry.entry_name, inputs, outputs);
 }
 
 const std::vector<size_t>& result_layout(const CompiledEntry& entry) { return entry.layout; }

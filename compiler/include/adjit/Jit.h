@@ -58,12 +58,10 @@ struct CompiledEntry;
 
 /// Builds the traced function: receives a callback that adds one parameter
 /// per traced leaf, runs the user's callable and returns its flat results.
-using TraceBody =
-    std::function<std::vector<Tensor>(const std::function<Tensor(DType, const Shape&)>& parameter,
-                                      std::vector<size_t>& layout)>;
+using TraceBody = FunctionRef<std::vector<Tensor>(ParameterFn parameter, std::vector<size_t>& layout)>;
 
 /// Traces `body` into a Program named `name` (not cached).
-Program trace_program(const std::string& name, const TraceBody& body);
+Program trace_program(const std::string& name, TraceBody body);
 
 /// The signature-keyed cache behind one jitted callable. Thread-safe: the
 /// first caller of a signature compiles it, concurrent ones wait for it.
@@ -75,8 +73,7 @@ class JitCache {
   /// The compiled entry for `key`, tracing and compiling on a miss.
   /// `describe` gives one text per argument (only called on a miss).
   std::shared_ptr<const CompiledEntry> lookup(
-      const KeyWords& key, const std::function<std::vector<std::string>()>& describe,
-      const TraceBody& body);
+      const KeyWords& key, FunctionRef<std::vector<std::string>()> describe, TraceBody body);
 
   CacheInfo info() const;
   const JitOptions& options() const { return options_; }
@@ -87,8 +84,9 @@ class JitCache {
   std::unique_ptr<State> state_;
 };
 
-/// Runs a compiled entry on flat inputs, returning flat fresh outputs.
-std::vector<Array> run_entry(const CompiledEntry& entry, const std::vector<Array>& inputs);
+/// Runs a compiled entry on flat inputs; `outputs` is refilled with fresh arrays.
+void run_entry(const CompiledEntry& entry, const std::vector<Array>& inputs,
+               std::vector<Array>& outputs);
 const std::vector<size_t>& result_layout(const CompiledEntry& entry);
 
 }  // namespace detail
@@ -112,9 +110,11 @@ class Jitted {
       auto entry = cache_->lookup(
           key, [&] { return std::vector<std::string>{detail::describe_argument(args)...}; },
           trace_body<Result>(args...));
-      std::vector<Array> inputs;
+      // Reused per thread so a cached call allocates only its output arrays.
+      thread_local std::vector<Array> inputs, outputs;
       (detail::StructureTraits<std::decay_t<Args>>::collect_arrays(args, inputs), ...);
-      std::vector<Array> outputs = detail::run_entry(*entry, inputs);
+      detail::run_entry(*entry, inputs, outputs);
+      inputs.clear();
       size_t position = 0, vector_index = 0;
       return detail::StructureTraits<Result>::rebuild(outputs, position,
                                                       detail::result_layout(*entry), vector_index);
@@ -131,10 +131,10 @@ class Jitted {
   CacheInfo cache_info() const { return cache_->info(); }
 
  private:
+  // The returned lambda refers to `args`: use it within the caller's call.
   template <class Result, class... Args>
-  detail::TraceBody trace_body(const Args&... args) const {
-    return [&](const std::function<Tensor(DType, const Shape&)>& parameter,
-               std::vector<size_t>& layout) {
+  auto trace_body(const Args&... args) const {
+    return [&](detail::ParameterFn parameter, std::vector<size_t>& layout) {
       // Parameters are added left to right, leaves in structure order.
       auto traced = std::tuple<detail::traced_t<std::decay_t<Args>>...>{
           detail::StructureTraits<std::decay_t<Args>>::make_traced(args, parameter)...};

@@ -6,6 +6,7 @@
 // values that become part of the cache key.
 
 #include "adjit/Tensor.h"
+#include "adjit/detail/FunctionRef.h"
 #include "adjit/runtime/Array.h"
 
 #include <array>
@@ -40,7 +41,8 @@ class KeyWords {
 
 enum KeyTag : uint64_t { kArrayLeaf = 1, kSequence, kStaticInteger, kStaticFloat, kStaticString };
 
-using ParameterFn = std::function<Tensor(DType, const Shape&)>;
+/// Adds one traced parameter to the function being traced.
+using ParameterFn = FunctionRef<Tensor(DType, const Shape&)>;
 
 template <class T, class Enable = void>
 struct StructureTraits;  // unsupported types fail here: see the static_assert below
@@ -60,7 +62,7 @@ struct StructureTraits<Array> {
     for (int64_t d : a.shape()) key.push(static_cast<uint64_t>(d));
   }
   static void collect_arrays(const Array& a, std::vector<Array>& out) { out.push_back(a); }
-  static Tensor make_traced(const Array& a, const ParameterFn& parameter) {
+  static Tensor make_traced(const Array& a, ParameterFn parameter) {
     return parameter(a.dtype(), a.shape());
   }
   static std::string describe(const Array& a) { return type_string(a.dtype(), a.shape()); }
@@ -92,7 +94,7 @@ struct StructureTraits<T, std::enable_if_t<std::is_arithmetic_v<T> || std::is_en
     }
   }
   static void collect_arrays(const T&, std::vector<Array>&) {}
-  static T make_traced(const T& v, const ParameterFn&) { return v; }
+  static T make_traced(const T& v, ParameterFn) { return v; }
   static std::string describe(const T& v) {
     std::ostringstream os;
     if constexpr (std::is_same_v<T, bool>) os << (v ? "true" : "false");
@@ -111,8 +113,19 @@ struct StructureTraits<std::string> {
     key.push(std::hash<std::string>{}(s));
   }
   static void collect_arrays(const std::string&, std::vector<Array>&) {}
-  static std::string make_traced(const std::string& s, const ParameterFn&) { return s; }
+  static std::string make_traced(const std::string& s, ParameterFn) { return s; }
   static std::string describe(const std::string& s) { return "\"" + s + "\""; }
+};
+
+template <>
+struct StructureTraits<const char*> {
+  using Traced = const char*;
+  static void append_key(KeyWords& key, const char* s) {
+    StructureTraits<std::string>::append_key(key, s);
+  }
+  static void collect_arrays(const char*, std::vector<Array>&) {}
+  static const char* make_traced(const char* s, ParameterFn) { return s; }
+  static std::string describe(const char* s) { return StructureTraits<std::string>::describe(s); }
 };
 
 // Containers -----------------------------------------------------------------
@@ -129,7 +142,7 @@ struct StructureTraits<std::vector<T>> {
   static void collect_arrays(const std::vector<T>& v, std::vector<Array>& out) {
     for (const T& x : v) Element::collect_arrays(x, out);
   }
-  static Traced make_traced(const std::vector<T>& v, const ParameterFn& parameter) {
+  static Traced make_traced(const std::vector<T>& v, ParameterFn parameter) {
     Traced traced;
     for (const T& x : v) traced.push_back(Element::make_traced(x, parameter));
     return traced;
@@ -187,7 +200,7 @@ struct TupleLikeTraits {
 template <class... Ts>
 struct StructureTraits<std::tuple<Ts...>> : TupleLikeTraits<std::tuple<Ts...>, Ts...> {
   using Traced = std::tuple<traced_t<Ts>...>;
-  static Traced make_traced(const std::tuple<Ts...>& t, const ParameterFn& parameter) {
+  static Traced make_traced(const std::tuple<Ts...>& t, ParameterFn parameter) {
     return std::apply(
         [&](const Ts&... x) { return Traced{StructureTraits<Ts>::make_traced(x, parameter)...}; },
         t);
@@ -202,7 +215,7 @@ struct StructureTraits<std::tuple<Ts...>> : TupleLikeTraits<std::tuple<Ts...>, T
 template <class A, class B>
 struct StructureTraits<std::pair<A, B>> : TupleLikeTraits<std::pair<A, B>, A, B> {
   using Traced = std::pair<traced_t<A>, traced_t<B>>;
-  static Traced make_traced(const std::pair<A, B>& p, const ParameterFn& parameter) {
+  static Traced make_traced(const std::pair<A, B>& p, ParameterFn parameter) {
     return Traced{StructureTraits<A>::make_traced(p.first, parameter),
                   StructureTraits<B>::make_traced(p.second, parameter)};
   }
@@ -225,7 +238,7 @@ struct StructureTraits<std::array<T, N>> {
   static void collect_arrays(const std::array<T, N>& a, std::vector<Array>& out) {
     for (const T& x : a) Element::collect_arrays(x, out);
   }
-  static Traced make_traced(const std::array<T, N>& a, const ParameterFn& parameter) {
+  static Traced make_traced(const std::array<T, N>& a, ParameterFn parameter) {
     return [&]<size_t... I>(std::index_sequence<I...>) {
       return Traced{Element::make_traced(a[I], parameter)...};
     }(std::make_index_sequence<N>{});
