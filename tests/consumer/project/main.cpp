@@ -6,13 +6,14 @@
 
 int main(int argc, char** argv) {
   if (argc != 2) return 2;
+
+  // A module compiled from text.
   adjit::Executable mlp = adjit::Program::parse_file(argv[1]).compile();
   std::vector<adjit::Array> inputs;
   uint64_t seed = 1;
   for (const adjit::TensorType& type : mlp.signature("mlp").inputs)
     inputs.push_back(adjit::Array::randn(type.shape, seed++));
   adjit::Array probs = mlp.run("mlp", inputs).at(0);
-  std::cout << probs << "\n";
   const float* p = probs.data<float>();
   for (int row = 0; row < probs.shape()[0]; ++row) {
     double sum = 0;
@@ -20,5 +21,20 @@ int main(int argc, char** argv) {
     if (std::abs(sum - 1.0) > 1e-5) return 1;
   }
   std::cout << "rows sum to 1\n";
+
+  // A traced C++ lambda (DESIGN.md §5), least squares loss and an update.
+  auto step = adjit::jit([](adjit::Tensor w, adjit::Tensor x, adjit::Tensor y) {
+    adjit::Tensor residual = adjit::matmul(x, w) - y;
+    adjit::Tensor loss = adjit::mean(adjit::square(residual));
+    adjit::Tensor gw = adjit::matmul(adjit::transpose(x), residual) * (2.0 / 8.0);
+    return std::make_tuple(loss, w - 0.1 * gw);
+  });
+  adjit::Array w = adjit::Array::zeros({3, 1});
+  adjit::Array x = adjit::Array::randn({8, 3}, 7), y = adjit::Array::randn({8, 1}, 8);
+  auto [loss0, w1] = step(w, x, y);
+  auto [loss1, w2] = step(w1, x, y);
+  std::cout << "loss " << loss0.item<float>() << " -> " << loss1.item<float>() << "\n";
+  if (!(loss1.item<float>() < loss0.item<float>())) return 1;
+  std::cout << "jit works\n";
   return 0;
 }
