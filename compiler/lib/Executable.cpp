@@ -3,11 +3,13 @@
 #include "JitLoader.h"
 
 #include "adjit/runtime/Error.h"
+#include "adjit/runtime/KernelAllocation.h"
 #include "adjit/runtime/MemRef.h"
 
 #include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/ExecutionEngine/Orc/LLJIT.h"
+#include "llvm/ExecutionEngine/Orc/Mangling.h"
 
 #include <algorithm>
 
@@ -94,6 +96,19 @@ Executable load_into_jit(std::unique_ptr<llvm::Module> module,
       (*jit)->getDataLayout().getGlobalPrefix());
   if (!process_symbols) throw fail("cannot expose process symbols", process_symbols.takeError());
   (*jit)->getMainJITDylib().addGenerator(std::move(*process_symbols));
+  // Temporary buffers of compiled code come from the runtime's allocator.
+  llvm::orc::MangleAndInterner mangle((*jit)->getExecutionSession(), (*jit)->getDataLayout());
+  llvm::orc::SymbolMap allocation_functions;
+  auto define = [&](const char* name, auto* function) {
+    allocation_functions[mangle(name)] = {llvm::orc::ExecutorAddr::fromPtr(function),
+                                          llvm::JITSymbolFlags::Exported};
+  };
+  define("_mlir_memref_to_llvm_alloc", &_mlir_memref_to_llvm_alloc);
+  define("_mlir_memref_to_llvm_aligned_alloc", &_mlir_memref_to_llvm_aligned_alloc);
+  define("_mlir_memref_to_llvm_free", &_mlir_memref_to_llvm_free);
+  if (auto error = (*jit)->getMainJITDylib().define(
+          llvm::orc::absoluteSymbols(std::move(allocation_functions))))
+    throw fail("cannot define the allocation functions", std::move(error));
   if (auto error = (*jit)->addIRModule(
           llvm::orc::ThreadSafeModule(std::move(module), std::move(context))))
     throw fail("cannot add the module to the JIT", std::move(error));
