@@ -2,12 +2,26 @@
 
 #include "adjit/Dialect/AdjitOps.h"
 
+#include "mlir/Transforms/InliningUtils.h"
+
 using namespace mlir;
 using namespace mlir::adjit;
 
 #include "adjit/Dialect/AdjitOpsDialect.cpp.inc"
 
+namespace {
+// Every adjit op is pure and region-free, so inlining is always legal: the
+// functions that differentiation derives are inlined into their callers.
+struct AdjitInlinerInterface : DialectInlinerInterface {
+  using DialectInlinerInterface::DialectInlinerInterface;
+  bool isLegalToInline(Operation *, Operation *, bool) const final { return true; }
+  bool isLegalToInline(Region *, Region *, bool, IRMapping &) const final { return true; }
+  bool isLegalToInline(Operation *, Region *, bool, IRMapping &) const final { return true; }
+};
+} // namespace
+
 void AdjitDialect::initialize() {
+  addInterfaces<AdjitInlinerInterface>();
   addOperations<
 #define GET_OP_LIST
 #include "adjit/Dialect/AdjitOps.cpp.inc"

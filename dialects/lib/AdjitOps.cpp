@@ -3,6 +3,7 @@
 #include "adjit/Dialect/AdjitOps.h"
 
 #include "mlir/IR/Builders.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/IR/TypeUtilities.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallBitVector.h"
@@ -11,6 +12,7 @@ using namespace mlir;
 using namespace mlir::adjit;
 
 #include "adjit/Dialect/AdjitOpsEnums.cpp.inc"
+#include "adjit/Dialect/DifferentiableOpInterface.cpp.inc"
 
 #define GET_OP_CLASSES
 #include "adjit/Dialect/AdjitOps.cpp.inc"
@@ -341,4 +343,82 @@ LogicalResult DotGeneralOp::verify() {
     if (!llvm::is_contained(rhsUsed, d))
       expected.push_back(rhs.getDimSize(d));
   return verifyResultShape(*this, expected, getType());
+}
+
+//===----------------------------------------------------------------------===//
+// Differentiation requests
+//===----------------------------------------------------------------------===//
+
+namespace {
+// Checks the callee exists, takes `primals`' types, and that `wrt` names
+// distinct arguments; returns the callee's function type.
+FailureOr<FunctionType> verifyRequest(Operation *op, SymbolTableCollection &symbols,
+                                      StringRef callee, ValueRange primals,
+                                      ArrayRef<int64_t> wrt) {
+  auto fn = symbols.lookupNearestSymbolFrom<FunctionOpInterface>(
+      op, StringAttr::get(op->getContext(), callee));
+  if (!fn)
+    return op->emitOpError() << "refers to '" << callee
+                             << "', which is not a function in scope";
+  auto type = cast<FunctionType>(fn.getFunctionType());
+  if (type.getInputs() != primals.getTypes())
+    return op->emitOpError() << "primals do not match the arguments of '" << callee
+                             << "' " << type;
+  if (failed(verifyDimensionList(op, wrt, type.getNumInputs(), "wrt argument")))
+    return failure();
+  return type;
+}
+} // namespace
+
+LogicalResult GradOp::verifySymbolUses(SymbolTableCollection &symbols) {
+  auto type = verifyRequest(*this, symbols, getCallee(), getPrimals(), getWrt());
+  if (failed(type))
+    return failure();
+  auto result = type->getNumResults() == 1
+                    ? dyn_cast<RankedTensorType>(type->getResult(0))
+                    : RankedTensorType();
+  if (!result || result.getRank() != 0 || !isa<FloatType>(result.getElementType()))
+    return emitOpError() << "needs '" << getCallee()
+                         << "' to return one 0-d float tensor, got " << *type;
+  if (getNumResults() != getWrt().size())
+    return emitOpError() << "has " << getNumResults() << " results for "
+                         << getWrt().size() << " wrt arguments";
+  for (auto [i, arg] : llvm::enumerate(getWrt()))
+    if (getResult(i).getType() != type->getInput(arg))
+      return emitOpError() << "result " << i << " must have the type of argument "
+                           << arg << ", " << type->getInput(arg);
+  return success();
+}
+
+LogicalResult VjpOp::verifySymbolUses(SymbolTableCollection &symbols) {
+  auto type = verifyRequest(*this, symbols, getCallee(), getPrimals(), getWrt());
+  if (failed(type))
+    return failure();
+  if (getCotangents().getTypes() != type->getResults())
+    return emitOpError() << "needs one cotangent per result of '" << getCallee()
+                         << "' with the result's type " << *type;
+  SmallVector<Type> expected(type->getResults());
+  for (int64_t arg : getWrt())
+    expected.push_back(type->getInput(arg));
+  if (getResultTypes() != TypeRange(expected))
+    return emitOpError() << "results must be the callee's results and then one "
+                            "cotangent per wrt argument, of that argument's type";
+  return success();
+}
+
+LogicalResult JvpOp::verifySymbolUses(SymbolTableCollection &symbols) {
+  auto type = verifyRequest(*this, symbols, getCallee(), getPrimals(), getWrt());
+  if (failed(type))
+    return failure();
+  SmallVector<Type> tangentTypes;
+  for (int64_t arg : getWrt())
+    tangentTypes.push_back(type->getInput(arg));
+  if (getTangents().getTypes() != TypeRange(tangentTypes))
+    return emitOpError() << "needs one tangent per wrt argument, of that argument's type";
+  SmallVector<Type> expected(type->getResults());
+  llvm::append_range(expected, type->getResults());
+  if (getResultTypes() != TypeRange(expected))
+    return emitOpError() << "results must be the callee's results and then one "
+                            "tangent per result";
+  return success();
 }

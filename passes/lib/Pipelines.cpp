@@ -1,6 +1,7 @@
 #include "adjit/Passes/Pipelines.h"
 
 #include "adjit/Dialect/AdjitOps.h"
+#include "adjit/Passes/CallDerivatives.h"
 #include "adjit/Passes/Passes.h"
 
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
@@ -22,6 +23,7 @@
 #include "mlir/Dialect/Bufferization/Transforms/OneShotAnalysis.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
+#include "mlir/Dialect/Func/Extensions/InlinerExtension.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/Linalg/Transforms/BufferizableOpInterfaceImpl.h"
@@ -42,6 +44,8 @@ StringRef stageName(Stage stage) {
   switch (stage) {
   case Stage::traced:
     return "traced";
+  case Stage::differentiated:
+    return "differentiated";
   case Stage::optimized:
     return "optimized";
   case Stage::linalg:
@@ -127,7 +131,14 @@ void addStagePasses(OpPassManager &pm, Stage stage) {
   switch (stage) {
   case Stage::traced:
     return;
+  case Stage::differentiated:
+    pm.addPass(createDifferentiate());
+    return;
   case Stage::optimized:
+    // Derived functions are inlined so that forward and backward code
+    // optimize (and later fuse) together.
+    pm.addPass(createInlinerPass());
+    pm.addPass(createSymbolDCEPass());
     return addCleanup(pm);
   case Stage::linalg:
     pm.addPass(createLowerAdjitToLinalg());
@@ -160,6 +171,8 @@ void registerPipelineDialects(DialectRegistry &registry) {
   linalg::registerBufferizableOpInterfaceExternalModels(registry);
   scf::registerBufferizableOpInterfaceExternalModels(registry);
   tensor::registerBufferizableOpInterfaceExternalModels(registry);
+  func::registerInlinerExtension(registry);
+  registerCallDerivatives(registry);
   registerBuiltinDialectTranslation(registry);
   registerLLVMDialectTranslation(registry);
 }

@@ -128,6 +128,9 @@ struct StructureTraits<const char*> {
   static std::string describe(const char* s) { return StructureTraits<std::string>::describe(s); }
 };
 
+template <>
+struct StructureTraits<char*> : StructureTraits<const char*> {};
+
 // Containers -----------------------------------------------------------------
 
 template <class T>

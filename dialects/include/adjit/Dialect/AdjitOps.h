@@ -9,7 +9,11 @@
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
+#include "adjit/Dialect/DerivativeContext.h"
+#include "mlir/IR/SymbolTable.h"
+
 #include "adjit/Dialect/AdjitOpsEnums.h.inc"
+#include "adjit/Dialect/DifferentiableOpInterface.h.inc"
 
 namespace mlir::adjit {
 /// The i1 tensor type of `type`'s shape: what comparisons return.

@@ -2,6 +2,8 @@
 #define ADJIT_OPS_TD
 
 include "adjit/Dialect/AdjitDialect.td"
+include "adjit/Dialect/DifferentiableOpInterface.td"
+include "mlir/IR/SymbolInterfaces.td"
 include "mlir/IR/EnumAttr.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
@@ -28,7 +30,7 @@ def Adjit_ReduceKind : I32EnumAttr<"ReduceKind", "reduction combiner", [
 // Sources
 //===----------------------------------------------------------------------===//
 
-def Adjit_ConstantOp : Adjit_Op<"constant", [ConstantLike, Pure,
+def Adjit_ConstantOp : Adjit_Op<"constant", [ConstantLike, Pure, NotDifferentiable,
     AllTypesMatch<["value", "result"]>]> {
   let summary = "tensor literal";
   let description = [{
@@ -44,7 +46,7 @@ def Adjit_ConstantOp : Adjit_Op<"constant", [ConstantLike, Pure,
   let hasFolder = 1;
 }
 
-def Adjit_IotaOp : Adjit_Op<"iota", [Pure]> {
+def Adjit_IotaOp : Adjit_Op<"iota", [Pure, NotDifferentiable]> {
   let summary = "0, 1, 2, ... along one dimension";
   let description = [{
     Fills the result with its index along `dim`, broadcast over the others.
@@ -65,7 +67,7 @@ def Adjit_IotaOp : Adjit_Op<"iota", [Pure]> {
 
 class Adjit_UnaryOp<string mnemonic, TypeConstraint tensorType,
                     string formula>
-    : Adjit_Op<mnemonic, [Pure, SameOperandsAndResultType]> {
+    : Adjit_Op<mnemonic, [Pure, SameOperandsAndResultType, DeclareOpInterfaceMethods<DifferentiableOpInterface>]> {
   let summary = "elementwise " # formula;
   let description = [{
     Elementwise `}] # formula # [{` on a tensor.
@@ -103,7 +105,7 @@ def Adjit_FloorOp : Adjit_UnaryOp<"floor", Adjit_FloatTensor, "floor(x)">;
 //===----------------------------------------------------------------------===//
 
 class Adjit_BinaryOp<string mnemonic, string formula>
-    : Adjit_Op<mnemonic, [Pure, SameOperandsAndResultType]> {
+    : Adjit_Op<mnemonic, [Pure, SameOperandsAndResultType, DeclareOpInterfaceMethods<DifferentiableOpInterface>]> {
   let summary = "elementwise " # formula;
   let description = [{
     Elementwise `}] # formula # [{` of two tensors of one type (the front end
@@ -128,7 +130,7 @@ def Adjit_PowOp : Adjit_BinaryOp<"pow", "x ^ y">;
 def Adjit_MaxOp : Adjit_BinaryOp<"max", "max(x, y) (NaN if either is NaN)">;
 def Adjit_MinOp : Adjit_BinaryOp<"min", "min(x, y) (NaN if either is NaN)">;
 
-def Adjit_CompareOp : Adjit_Op<"compare", [Pure, SameTypeOperands,
+def Adjit_CompareOp : Adjit_Op<"compare", [Pure, SameTypeOperands, NotDifferentiable,
     TypesMatchWith<"result is the i1 tensor of the operands' shape",
                    "lhs", "result", "::mlir::adjit::boolTensorLike($_self)">]> {
   let summary = "elementwise comparison";
@@ -148,7 +150,7 @@ def Adjit_CompareOp : Adjit_Op<"compare", [Pure, SameTypeOperands,
   let hasVerifier = 1;
 }
 
-def Adjit_SelectOp : Adjit_Op<"select", [Pure,
+def Adjit_SelectOp : Adjit_Op<"select", [Pure, DeclareOpInterfaceMethods<DifferentiableOpInterface>,
     AllTypesMatch<["on_true", "on_false", "result"]>]> {
   let summary = "elementwise choice: pred ? on_true : on_false";
   let description = [{
@@ -167,7 +169,7 @@ def Adjit_SelectOp : Adjit_Op<"select", [Pure,
 }
 
 class Adjit_LogicalBinaryOp<string mnemonic, string formula>
-    : Adjit_Op<mnemonic, [Pure, SameOperandsAndResultType]> {
+    : Adjit_Op<mnemonic, [Pure, SameOperandsAndResultType, NotDifferentiable]> {
   let summary = "elementwise logical " # formula;
   let description = [{
     ```mlir
@@ -182,7 +184,8 @@ class Adjit_LogicalBinaryOp<string mnemonic, string formula>
 def Adjit_AndOp : Adjit_LogicalBinaryOp<"and", "a && b">;
 def Adjit_OrOp : Adjit_LogicalBinaryOp<"or", "a || b">;
 
-def Adjit_NotOp : Adjit_Op<"not", [Pure, SameOperandsAndResultType]> {
+def Adjit_NotOp : Adjit_Op<"not", [Pure, SameOperandsAndResultType,
+    NotDifferentiable]> {
   let summary = "elementwise logical !a";
   let description = [{
     ```mlir
@@ -196,7 +199,7 @@ def Adjit_NotOp : Adjit_Op<"not", [Pure, SameOperandsAndResultType]> {
 }
 
 def Adjit_StopGradientOp : Adjit_Op<"stop_gradient",
-    [Pure, SameOperandsAndResultType]> {
+    [Pure, SameOperandsAndResultType, NotDifferentiable]> {
   let summary = "identity whose derivative is zero";
   let description = [{
     Returns its operand unchanged; differentiation treats the result as a
@@ -211,7 +214,7 @@ def Adjit_StopGradientOp : Adjit_Op<"stop_gradient",
   let assemblyFormat = "$operand attr-dict `:` type($result)";
 }
 
-def Adjit_ConvertOp : Adjit_Op<"convert", [Pure]> {
+def Adjit_ConvertOp : Adjit_Op<"convert", [Pure, DeclareOpInterfaceMethods<DifferentiableOpInterface>]> {
   let summary = "elementwise dtype conversion";
   let description = [{
     Converts each element to the result's element type: floats round to
@@ -233,7 +236,8 @@ def Adjit_ConvertOp : Adjit_Op<"convert", [Pure]> {
 // Shape manipulation
 //===----------------------------------------------------------------------===//
 
-def Adjit_BroadcastInDimOp : Adjit_Op<"broadcast_in_dim", [Pure]> {
+def Adjit_BroadcastInDimOp : Adjit_Op<"broadcast_in_dim", [Pure,
+    DeclareOpInterfaceMethods<DifferentiableOpInterface>]> {
   let summary = "broadcast a tensor into a larger shape";
   let description = [{
     Operand dimension `i` becomes result dimension `dims[i]`; it must have the
@@ -253,7 +257,7 @@ def Adjit_BroadcastInDimOp : Adjit_Op<"broadcast_in_dim", [Pure]> {
   let hasFolder = 1;
 }
 
-def Adjit_ReshapeOp : Adjit_Op<"reshape", [Pure]> {
+def Adjit_ReshapeOp : Adjit_Op<"reshape", [Pure, DeclareOpInterfaceMethods<DifferentiableOpInterface>]> {
   let summary = "reinterpret the row-major elements in another shape";
   let description = [{
     ```mlir
@@ -267,7 +271,7 @@ def Adjit_ReshapeOp : Adjit_Op<"reshape", [Pure]> {
   let hasFolder = 1;
 }
 
-def Adjit_TransposeOp : Adjit_Op<"transpose", [Pure]> {
+def Adjit_TransposeOp : Adjit_Op<"transpose", [Pure, DeclareOpInterfaceMethods<DifferentiableOpInterface>]> {
   let summary = "permute dimensions";
   let description = [{
     Result dimension `i` is operand dimension `perm[i]`.
@@ -286,7 +290,7 @@ def Adjit_TransposeOp : Adjit_Op<"transpose", [Pure]> {
   let hasCanonicalizer = 1;
 }
 
-def Adjit_SliceOp : Adjit_Op<"slice", [Pure]> {
+def Adjit_SliceOp : Adjit_Op<"slice", [Pure, DeclareOpInterfaceMethods<DifferentiableOpInterface>]> {
   let summary = "static strided slice";
   let description = [{
     Takes `start[d], start[d] + stride[d], ...` below `limit[d]` in every
@@ -308,7 +312,8 @@ def Adjit_SliceOp : Adjit_Op<"slice", [Pure]> {
   let hasFolder = 1;
 }
 
-def Adjit_ConcatenateOp : Adjit_Op<"concatenate", [Pure]> {
+def Adjit_ConcatenateOp : Adjit_Op<"concatenate", [Pure,
+    DeclareOpInterfaceMethods<DifferentiableOpInterface>]> {
   let summary = "join tensors along one dimension";
   let description = [{
     ```mlir
@@ -324,7 +329,7 @@ def Adjit_ConcatenateOp : Adjit_Op<"concatenate", [Pure]> {
   let hasFolder = 1;
 }
 
-def Adjit_PadOp : Adjit_Op<"pad", [Pure]> {
+def Adjit_PadOp : Adjit_Op<"pad", [Pure, DeclareOpInterfaceMethods<DifferentiableOpInterface>]> {
   let summary = "pad with a value at both ends and between elements";
   let description = [{
     Dimension `d` of size `n` becomes `low[d] + n + (n - 1) * interior[d] +
@@ -351,7 +356,7 @@ def Adjit_PadOp : Adjit_Op<"pad", [Pure]> {
 // Indexing along one axis
 //===----------------------------------------------------------------------===//
 
-def Adjit_GatherOp : Adjit_Op<"gather", [Pure]> {
+def Adjit_GatherOp : Adjit_Op<"gather", [Pure, DeclareOpInterfaceMethods<DifferentiableOpInterface>]> {
   let summary = "take slices along one axis by index (numpy.take)";
   let description = [{
     `result[a..., i..., b...] = operand[a..., indices[i...], b...]`, where the
@@ -373,7 +378,7 @@ def Adjit_GatherOp : Adjit_Op<"gather", [Pure]> {
   let hasVerifier = 1;
 }
 
-def Adjit_ScatterAddOp : Adjit_Op<"scatter_add", [Pure,
+def Adjit_ScatterAddOp : Adjit_Op<"scatter_add", [Pure, DeclareOpInterfaceMethods<DifferentiableOpInterface>,
     AllTypesMatch<["base", "result"]>]> {
   let summary = "add slices into a tensor along one axis by index";
   let description = [{
@@ -400,7 +405,7 @@ def Adjit_ScatterAddOp : Adjit_Op<"scatter_add", [Pure,
 // Reductions and contractions
 //===----------------------------------------------------------------------===//
 
-def Adjit_ReduceOp : Adjit_Op<"reduce", [Pure]> {
+def Adjit_ReduceOp : Adjit_Op<"reduce", [Pure, DeclareOpInterfaceMethods<DifferentiableOpInterface>]> {
   let summary = "sum, max or min over dimensions";
   let description = [{
     Reduces the listed dimensions away (the front end adds `keepdims` with a
@@ -422,7 +427,7 @@ def Adjit_ReduceOp : Adjit_Op<"reduce", [Pure]> {
   let hasFolder = 1;
 }
 
-def Adjit_ArgMaxOp : Adjit_Op<"argmax", [Pure]> {
+def Adjit_ArgMaxOp : Adjit_Op<"argmax", [Pure, NotDifferentiable]> {
   let summary = "index of the largest element along an axis";
   let description = [{
     The first index of the maximum along `axis` (the first NaN if any, as in
@@ -440,7 +445,8 @@ def Adjit_ArgMaxOp : Adjit_Op<"argmax", [Pure]> {
   let hasVerifier = 1;
 }
 
-def Adjit_DotGeneralOp : Adjit_Op<"dot_general", [Pure]> {
+def Adjit_DotGeneralOp : Adjit_Op<"dot_general", [Pure,
+    DeclareOpInterfaceMethods<DifferentiableOpInterface>]> {
   let summary = "batched tensor contraction (matmul)";
   let description = [{
     Contracts `lhs` with `rhs` over pairs of contracting dimensions, treating
@@ -466,6 +472,77 @@ def Adjit_DotGeneralOp : Adjit_Op<"dot_general", [Pure]> {
     functional-type(operands, results)
   }];
   let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Differentiation requests, expanded by adjit-differentiate
+//===----------------------------------------------------------------------===//
+
+def Adjit_GradOp : Adjit_Op<"grad", [
+    DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+  let summary = "gradient of a scalar function";
+  let description = [{
+    The gradient of `callee`, which returns one 0-d float tensor, with
+    respect to the arguments listed in `wrt`, at `primals`. One result per
+    `wrt` entry, of that argument's type.
+
+    ```mlir
+    %g = adjit.grad @loss(%w, %x) wrt [0] : (tensor<3xf32>, tensor<8x3xf32>) -> tensor<3xf32>
+    ```
+  }];
+  let arguments = (ins FlatSymbolRefAttr:$callee,
+                       Variadic<Adjit_AnyTensor>:$primals,
+                       DenseI64ArrayAttr:$wrt);
+  let results = (outs Variadic<Adjit_AnyTensor>:$gradients);
+  let assemblyFormat = [{
+    $callee `(` $primals `)` `wrt` $wrt attr-dict `:` functional-type($primals, results)
+  }];
+}
+
+def Adjit_VjpOp : Adjit_Op<"vjp", [AttrSizedOperandSegments,
+    DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+  let summary = "results and vector-Jacobian product of a function";
+  let description = [{
+    Calls `callee` on `primals` and pulls `cotangents` (one per result)
+    back to the arguments listed in `wrt`. Results: the callee's results,
+    then one cotangent per `wrt` entry.
+
+    ```mlir
+    %y, %gx = adjit.vjp @f(%x) cotangents(%ct) wrt [0] : (tensor<4xf32>, tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>)
+    ```
+  }];
+  let arguments = (ins FlatSymbolRefAttr:$callee,
+                       Variadic<Adjit_AnyTensor>:$primals,
+                       Variadic<Adjit_AnyTensor>:$cotangents,
+                       DenseI64ArrayAttr:$wrt);
+  let results = (outs Variadic<Adjit_AnyTensor>:$results);
+  let assemblyFormat = [{
+    $callee `(` $primals `)` `cotangents` `(` $cotangents `)` `wrt` $wrt attr-dict
+    `:` functional-type(operands, results)
+  }];
+}
+
+def Adjit_JvpOp : Adjit_Op<"jvp", [AttrSizedOperandSegments,
+    DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+  let summary = "results and Jacobian-vector product of a function";
+  let description = [{
+    Calls `callee` on `primals` and pushes `tangents` (one per `wrt` entry;
+    the other arguments have zero tangent) forward. Results: the callee's
+    results, then one tangent per result.
+
+    ```mlir
+    %y, %ty = adjit.jvp @f(%x) tangents(%tx) wrt [0] : (tensor<4xf32>, tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>)
+    ```
+  }];
+  let arguments = (ins FlatSymbolRefAttr:$callee,
+                       Variadic<Adjit_AnyTensor>:$primals,
+                       Variadic<Adjit_AnyTensor>:$tangents,
+                       DenseI64ArrayAttr:$wrt);
+  let results = (outs Variadic<Adjit_AnyTensor>:$results);
+  let assemblyFormat = [{
+    $callee `(` $primals `)` `tangents` `(` $tangents `)` `wrt` $wrt attr-dict
+    `:` functional-type(operands, results)
+  }];
 }
 
 #endif // ADJIT_OPS_TD

@@ -19,6 +19,23 @@ def LowerAdjitToLinalg : Pass<"adjit-lower-to-linalg", "ModuleOp"> {
   ];
 }
 
+def Differentiate : Pass<"adjit-differentiate", "ModuleOp"> {
+  let summary = "Expand adjit.grad, adjit.vjp and adjit.jvp into functions";
+  let description = [{
+    Each request becomes a call of a new private function in the `adjit`
+    dialect: `<f>_vjp_<wrt>` (reverse mode: the primal body followed by the
+    adjoint sweep) or `<f>_jvp_<wrt>` (forward mode, tangents interleaved
+    with the primal ops). Activity analysis gives adjoints only to float
+    values that depend on a differentiated argument and reach a result.
+    Rules come from DifferentiableOpInterface; an active op without one is
+    an error naming the op. Calls are differentiated through derived
+    functions of the callee; derived functions are cached per callee.
+    Requests inside functions that are themselves differentiated are
+    expanded first, so derivatives of derivatives work.
+  }];
+  let dependentDialects = ["::mlir::func::FuncDialect"];
+}
+
 def ApproximateMath : Pass<"adjit-approximate-math", "ModuleOp"> {
   let summary = "Replace f32 transcendentals by vectorizable polynomials";
   let description = [{

@@ -10,11 +10,19 @@ namespace mlir::adjit {
 
 /// The MLIR stages of the compilation pipeline, in order (DESIGN.md §2).
 /// Each stage's IR is what the passes of all stages up to it produce.
-enum class Stage { traced, optimized, linalg, fused, bufferized, llvm };
+enum class Stage {
+  traced,
+  differentiated,
+  optimized,
+  linalg,
+  fused,
+  bufferized,
+  llvm
+};
 
-inline constexpr Stage kAllStages[] = {Stage::traced, Stage::optimized,
-                                       Stage::linalg, Stage::fused,
-                                       Stage::bufferized, Stage::llvm};
+inline constexpr Stage kAllStages[] = {
+    Stage::traced, Stage::differentiated, Stage::optimized, Stage::linalg,
+    Stage::fused,  Stage::bufferized,     Stage::llvm};
 
 StringRef stageName(Stage stage);
 std::optional<Stage> parseStage(StringRef name);

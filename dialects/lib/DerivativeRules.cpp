@@ -1,0 +1,619 @@
+// Derivative rules of the adjit ops: one buildVJP and one buildJVP per op,
+// written in adjit ops so that derivatives can be differentiated again.
+// Conventions (DifferentiableOpInterface): null cotangents/tangents are zero.
+#include "adjit/Dialect/AdjitOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/STLExtras.h"
+
+#include <numbers>
+
+using namespace mlir;
+using namespace mlir::adjit;
+
+namespace {
+
+// Emits adjit ops at one location; the vocabulary the rules are written in.
+class Emit {
+public:
+  Emit(OpBuilder &b, Location loc) : b(b), loc(loc) {}
+
+  Value splatLike(Value like, double value) {
+    auto type = cast<RankedTensorType>(like.getType());
+    Type element = type.getElementType();
+    Attribute scalar = isa<FloatType>(element)
+                           ? Attribute(b.getFloatAttr(element, value))
+                           : Attribute(b.getIntegerAttr(element, static_cast<int64_t>(value)));
+    return b.create<ConstantOp>(loc, type, DenseElementsAttr::get(type, scalar));
+  }
+  Value zerosLike(Value like) { return splatLike(like, 0); }
+  Value add(Value x, Value y) { return b.create<AddOp>(loc, x, y); }
+  Value sub(Value x, Value y) { return b.create<SubOp>(loc, x, y); }
+  Value mul(Value x, Value y) { return b.create<MulOp>(loc, x, y); }
+  Value div(Value x, Value y) { return b.create<DivOp>(loc, x, y); }
+  Value neg(Value x) { return b.create<NegOp>(loc, x); }
+  Value exp(Value x) { return b.create<ExpOp>(loc, x); }
+  Value log(Value x) { return b.create<LogOp>(loc, x); }
+  Value sin(Value x) { return b.create<SinOp>(loc, x); }
+  Value cos(Value x) { return b.create<CosOp>(loc, x); }
+  Value sign(Value x) { return b.create<SignOp>(loc, x); }
+  Value pow(Value x, Value y) { return b.create<PowOp>(loc, x, y); }
+  Value select(Value p, Value x, Value y) { return b.create<SelectOp>(loc, x.getType(), p, x, y); }
+  Value compare(ComparisonDirection d, Value x, Value y) {
+    return b.create<CompareOp>(loc, d, x, y);
+  }
+  Value mulScalar(Value x, double c) { return mul(x, splatLike(x, c)); }
+
+  // x + y where either may be null (zero).
+  Value addOrNull(Value x, Value y) { return !x ? y : !y ? x : add(x, y); }
+  Value orZeros(Value x, Value like) { return x ? x : zerosLike(like); }
+
+  Value convert(Value x, Type element) {
+    auto type = cast<RankedTensorType>(x.getType());
+    if (type.getElementType() == element)
+      return x;
+    return b.create<ConvertOp>(loc, type.clone(element), x);
+  }
+  Value reshape(Value x, Type type) {
+    return x.getType() == type ? x : b.create<ReshapeOp>(loc, type, x).getResult();
+  }
+  Value transpose(Value x, ArrayRef<int64_t> perm) {
+    auto type = cast<RankedTensorType>(x.getType());
+    SmallVector<int64_t> shape;
+    for (int64_t p : perm)
+      shape.push_back(type.getDimSize(p));
+    if (llvm::is_sorted(perm))
+      return x;
+    return b.create<TransposeOp>(loc, type.clone(shape), x, perm);
+  }
+  Value broadcast(Value x, RankedTensorType to, ArrayRef<int64_t> dims) {
+    return x.getType() == to ? x : b.create<BroadcastInDimOp>(loc, to, x, dims).getResult();
+  }
+  Value reduce(ReduceKind kind, Value x, ArrayRef<int64_t> dims) {
+    if (dims.empty())
+      return x;
+    auto type = cast<RankedTensorType>(x.getType());
+    SmallVector<int64_t> shape;
+    for (int64_t d = 0; d < type.getRank(); ++d)
+      if (!llvm::is_contained(dims, d))
+        shape.push_back(type.getDimSize(d));
+    return b.create<ReduceOp>(loc, type.clone(shape), kind, x, dims);
+  }
+  Value sumAll(Value x) {
+    SmallVector<int64_t> all;
+    for (int64_t d = 0; d < cast<RankedTensorType>(x.getType()).getRank(); ++d)
+      all.push_back(d);
+    return reduce(ReduceKind::sum, x, all);
+  }
+
+  static Type elementType(Value v) {
+    return cast<RankedTensorType>(v.getType()).getElementType();
+  }
+
+  OpBuilder &b;
+  Location loc;
+};
+
+bool isFloatTensor(Value v) { return isa<FloatType>(Emit::elementType(v)); }
+
+// Result dims of a reduction that keep operand dims, in order.
+SmallVector<int64_t> keptDims(int64_t rank, ArrayRef<int64_t> reduced) {
+  SmallVector<int64_t> kept;
+  for (int64_t d = 0; d < rank; ++d)
+    if (!llvm::is_contained(reduced, d))
+      kept.push_back(d);
+  return kept;
+}
+
+// Unary elementwise ops: f'(x) times the cotangent or the tangent.
+template <class OpTy>
+LogicalResult unaryVJP(OpTy op, Value derivative, ValueRange cotangents,
+                       SmallVectorImpl<Value> &out, Emit &e) {
+  out.push_back(derivative ? e.mul(cotangents[0], derivative) : Value());
+  return success();
+}
+template <class OpTy>
+LogicalResult unaryJVP(OpTy op, Value derivative, ValueRange tangents,
+                       SmallVectorImpl<Value> &out, Emit &e) {
+  out.push_back(derivative ? e.mul(tangents[0], derivative) : Value());
+  return success();
+}
+
+} // namespace
+
+// One local derivative f'(x) per unary op; null means zero almost everywhere.
+#define ADJIT_UNARY_RULE(OP, DERIVATIVE)                                        \
+  static Value localDerivative(OP op, Emit &e) {                               \
+    Value x = op.getOperand(), y = op.getResult();                             \
+    (void)x;                                                                   \
+    (void)y;                                                                   \
+    return DERIVATIVE;                                                         \
+  }                                                                            \
+  LogicalResult OP::buildVJP(OpBuilder &b, ValueRange cotangents,              \
+                             SmallVectorImpl<Value> &out, DerivativeContext &) { \
+    Emit e(b, getLoc());                                                       \
+    return unaryVJP(*this, localDerivative(*this, e), cotangents, out, e);     \
+  }                                                                            \
+  LogicalResult OP::buildJVP(OpBuilder &b, ValueRange tangents,                \
+                             SmallVectorImpl<Value> &out, DerivativeContext &) { \
+    Emit e(b, getLoc());                                                       \
+    return unaryJVP(*this, localDerivative(*this, e), tangents, out, e);       \
+  }
+
+ADJIT_UNARY_RULE(NegOp, e.splatLike(x, -1))
+ADJIT_UNARY_RULE(AbsOp, e.sign(x))
+ADJIT_UNARY_RULE(SignOp, Value())
+ADJIT_UNARY_RULE(FloorOp, Value())
+ADJIT_UNARY_RULE(ExpOp, y)
+ADJIT_UNARY_RULE(Expm1Op, e.add(y, e.splatLike(y, 1)))
+ADJIT_UNARY_RULE(LogOp, e.div(e.splatLike(x, 1), x))
+ADJIT_UNARY_RULE(Log1pOp, e.div(e.splatLike(x, 1), e.add(e.splatLike(x, 1), x)))
+ADJIT_UNARY_RULE(SqrtOp, e.div(e.splatLike(y, 0.5), y))
+ADJIT_UNARY_RULE(RsqrtOp, e.div(e.mulScalar(y, -0.5), x))
+ADJIT_UNARY_RULE(SinOp, e.cos(x))
+ADJIT_UNARY_RULE(CosOp, e.neg(e.sin(x)))
+ADJIT_UNARY_RULE(TanhOp, e.sub(e.splatLike(y, 1), e.mul(y, y)))
+ADJIT_UNARY_RULE(LogisticOp, e.mul(y, e.sub(e.splatLike(y, 1), y)))
+ADJIT_UNARY_RULE(ErfOp, e.mulScalar(e.exp(e.neg(e.mul(x, x))),
+                                    2.0 / std::sqrt(std::numbers::pi)))
+#undef ADJIT_UNARY_RULE
+
+//===----------------------------------------------------------------------===//
+// Binary elementwise ops
+//===----------------------------------------------------------------------===//
+
+LogicalResult AddOp::buildVJP(OpBuilder &, ValueRange ct, SmallVectorImpl<Value> &out,
+                              DerivativeContext &) {
+  out.append({ct[0], ct[0]});
+  return success();
+}
+LogicalResult AddOp::buildJVP(OpBuilder &b, ValueRange t, SmallVectorImpl<Value> &out,
+                              DerivativeContext &) {
+  Emit e(b, getLoc());
+  out.push_back(e.addOrNull(t[0], t[1]));
+  return success();
+}
+
+LogicalResult SubOp::buildVJP(OpBuilder &b, ValueRange ct, SmallVectorImpl<Value> &out,
+                              DerivativeContext &) {
+  Emit e(b, getLoc());
+  out.append({ct[0], e.neg(ct[0])});
+  return success();
+}
+LogicalResult SubOp::buildJVP(OpBuilder &b, ValueRange t, SmallVectorImpl<Value> &out,
+                              DerivativeContext &) {
+  Emit e(b, getLoc());
+  out.push_back(!t[1] ? t[0] : !t[0] ? e.neg(t[1]) : e.sub(t[0], t[1]));
+  return success();
+}
+
+LogicalResult MulOp::buildVJP(OpBuilder &b, ValueRange ct, SmallVectorImpl<Value> &out,
+                              DerivativeContext &) {
+  Emit e(b, getLoc());
+  out.append({e.mul(ct[0], getRhs()), e.mul(getLhs(), ct[0])});
+  return success();
+}
+LogicalResult MulOp::buildJVP(OpBuilder &b, ValueRange t, SmallVectorImpl<Value> &out,
+                              DerivativeContext &) {
+  Emit e(b, getLoc());
+  out.push_back(e.addOrNull(t[0] ? e.mul(t[0], getRhs()) : Value(),
+                            t[1] ? e.mul(getLhs(), t[1]) : Value()));
+  return success();
+}
+
+// d(a/b) = da / b - (a/b) db / b
+LogicalResult DivOp::buildVJP(OpBuilder &b, ValueRange ct, SmallVectorImpl<Value> &out,
+                              DerivativeContext &) {
+  Emit e(b, getLoc());
+  Value ga = e.div(ct[0], getRhs());
+  out.append({ga, e.neg(e.mul(ga, getResult()))});
+  return success();
+}
+LogicalResult DivOp::buildJVP(OpBuilder &b, ValueRange t, SmallVectorImpl<Value> &out,
+                              DerivativeContext &) {
+  Emit e(b, getLoc());
+  Value numerator =
+      !t[1] ? t[0] : e.sub(e.orZeros(t[0], getLhs()), e.mul(getResult(), t[1]));
+  out.push_back(e.div(numerator, getRhs()));
+  return success();
+}
+
+namespace {
+// d(a^b)/da = b a^(b-1) (0 where b == 0); d(a^b)/db = a^b log(a) (0 where
+// a == 0, the limit for b > 0), as JAX does.
+std::pair<Value, Value> powPartials(PowOp op, Emit &e) {
+  Value a = op.getLhs(), bExp = op.getRhs(), y = op.getResult();
+  Value zeros = e.zerosLike(a);
+  Value da = e.mul(bExp, e.pow(a, e.sub(bExp, e.splatLike(bExp, 1))));
+  da = e.select(e.compare(ComparisonDirection::eq, bExp, zeros), zeros, da);
+  Value aIsZero = e.compare(ComparisonDirection::eq, a, zeros);
+  Value safeA = e.select(aIsZero, e.splatLike(a, 1), a);
+  Value db = e.select(aIsZero, zeros, e.mul(y, e.log(safeA)));
+  return {da, db};
+}
+
+// The share of max/min's cotangent that goes to the lhs: 1 where it alone
+// is selected, 1/2 on ties (split deterministically), 0 otherwise.
+Value lhsShare(Operation *op, ComparisonDirection wins, Emit &e) {
+  Value a = op->getOperand(0), bv = op->getOperand(1);
+  Value one = e.splatLike(a, 1), half = e.splatLike(a, 0.5), zero = e.zerosLike(a);
+  return e.select(e.compare(wins, a, bv), one,
+                  e.select(e.compare(ComparisonDirection::eq, a, bv), half, zero));
+}
+} // namespace
+
+LogicalResult PowOp::buildVJP(OpBuilder &b, ValueRange ct, SmallVectorImpl<Value> &out,
+                              DerivativeContext &) {
+  Emit e(b, getLoc());
+  auto [da, db] = powPartials(*this, e);
+  out.append({e.mul(ct[0], da), e.mul(ct[0], db)});
+  return success();
+}
+LogicalResult PowOp::buildJVP(OpBuilder &b, ValueRange t, SmallVectorImpl<Value> &out,
+                              DerivativeContext &) {
+  Emit e(b, getLoc());
+  auto [da, db] = powPartials(*this, e);
+  out.push_back(e.addOrNull(t[0] ? e.mul(t[0], da) : Value(),
+                            t[1] ? e.mul(t[1], db) : Value()));
+  return success();
+}
+
+#define ADJIT_MINMAX_RULE(OP, WINS)                                             \
+  LogicalResult OP::buildVJP(OpBuilder &b, ValueRange ct,                      \
+                             SmallVectorImpl<Value> &out, DerivativeContext &) { \
+    Emit e(b, getLoc());                                                       \
+    Value share = lhsShare(*this, WINS, e);                                    \
+    out.append({e.mul(ct[0], share),                                           \
+                e.mul(ct[0], e.sub(e.splatLike(share, 1), share))});           \
+    return success();                                                          \
+  }                                                                            \
+  LogicalResult OP::buildJVP(OpBuilder &b, ValueRange t,                       \
+                             SmallVectorImpl<Value> &out, DerivativeContext &) { \
+    Emit e(b, getLoc());                                                       \
+    Value share = lhsShare(*this, WINS, e);                                    \
+    out.push_back(e.addOrNull(                                                 \
+        t[0] ? e.mul(t[0], share) : Value(),                                   \
+        t[1] ? e.mul(t[1], e.sub(e.splatLike(share, 1), share)) : Value()));   \
+    return success();                                                          \
+  }
+ADJIT_MINMAX_RULE(MaxOp, ComparisonDirection::gt)
+ADJIT_MINMAX_RULE(MinOp, ComparisonDirection::lt)
+#undef ADJIT_MINMAX_RULE
+
+LogicalResult SelectOp::buildVJP(OpBuilder &b, ValueRange ct, SmallVectorImpl<Value> &out,
+                                 DerivativeContext &) {
+  Emit e(b, getLoc());
+  Value zeros = e.zerosLike(ct[0]);
+  out.append({Value(), e.select(getPred(), ct[0], zeros), e.select(getPred(), zeros, ct[0])});
+  return success();
+}
+LogicalResult SelectOp::buildJVP(OpBuilder &b, ValueRange t, SmallVectorImpl<Value> &out,
+                                 DerivativeContext &) {
+  Emit e(b, getLoc());
+  if (!t[1] && !t[2]) {
+    out.push_back(Value());
+    return success();
+  }
+  out.push_back(e.select(getPred(), e.orZeros(t[1], getOnTrue()), e.orZeros(t[2], getOnFalse())));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Conversion and shape ops
+//===----------------------------------------------------------------------===//
+
+LogicalResult ConvertOp::buildVJP(OpBuilder &b, ValueRange ct, SmallVectorImpl<Value> &out,
+                                  DerivativeContext &) {
+  Emit e(b, getLoc());
+  bool floatToFloat = isFloatTensor(getOperand()) && isFloatTensor(getResult());
+  out.push_back(floatToFloat ? e.convert(ct[0], Emit::elementType(getOperand())) : Value());
+  return success();
+}
+LogicalResult ConvertOp::buildJVP(OpBuilder &b, ValueRange t, SmallVectorImpl<Value> &out,
+                                  DerivativeContext &) {
+  Emit e(b, getLoc());
+  bool floatToFloat = isFloatTensor(getOperand()) && isFloatTensor(getResult());
+  out.push_back(floatToFloat ? e.convert(t[0], Emit::elementType(getResult())) : Value());
+  return success();
+}
+
+// The adjoint of a broadcast sums over the repeated dimensions.
+LogicalResult BroadcastInDimOp::buildVJP(OpBuilder &b, ValueRange ct,
+                                         SmallVectorImpl<Value> &out, DerivativeContext &) {
+  Emit e(b, getLoc());
+  RankedTensorType operand = getOperand().getType(), result = getType();
+  SmallVector<int64_t> summed;
+  for (int64_t d = 0; d < result.getRank(); ++d) {
+    auto it = llvm::find(getDims(), d);
+    bool kept = it != getDims().end() &&
+                operand.getDimSize(it - getDims().begin()) == result.getDimSize(d);
+    if (!kept)
+      summed.push_back(d);
+  }
+  Value reduced = e.reduce(ReduceKind::sum, ct[0], summed);
+  // The surviving dims are in result order; put them in operand order.
+  SmallVector<int64_t> survivingOperandDims;  // operand dim of each survivor
+  for (int64_t d : keptDims(result.getRank(), summed))
+    survivingOperandDims.push_back(llvm::find(getDims(), d) - getDims().begin());
+  SmallVector<int64_t> perm(survivingOperandDims.size());
+  for (size_t i = 0; i < perm.size(); ++i)
+    perm[i] = i;
+  llvm::sort(perm, [&](int64_t x, int64_t y) {
+    return survivingOperandDims[x] < survivingOperandDims[y];
+  });
+  out.push_back(e.reshape(e.transpose(reduced, perm), operand));
+  return success();
+}
+LogicalResult BroadcastInDimOp::buildJVP(OpBuilder &b, ValueRange t,
+                                         SmallVectorImpl<Value> &out, DerivativeContext &) {
+  Emit e(b, getLoc());
+  out.push_back(e.broadcast(t[0], getType(), getDims()));
+  return success();
+}
+
+LogicalResult ReshapeOp::buildVJP(OpBuilder &b, ValueRange ct, SmallVectorImpl<Value> &out,
+                                  DerivativeContext &) {
+  Emit e(b, getLoc());
+  out.push_back(e.reshape(ct[0], getOperand().getType()));
+  return success();
+}
+LogicalResult ReshapeOp::buildJVP(OpBuilder &b, ValueRange t, SmallVectorImpl<Value> &out,
+                                  DerivativeContext &) {
+  Emit e(b, getLoc());
+  out.push_back(e.reshape(t[0], getType()));
+  return success();
+}
+
+LogicalResult TransposeOp::buildVJP(OpBuilder &b, ValueRange ct,
+                                    SmallVectorImpl<Value> &out, DerivativeContext &) {
+  Emit e(b, getLoc());
+  SmallVector<int64_t> inverse(getPerm().size());
+  for (auto [i, p] : llvm::enumerate(getPerm()))
+    inverse[p] = i;
+  out.push_back(e.transpose(ct[0], inverse));
+  return success();
+}
+LogicalResult TransposeOp::buildJVP(OpBuilder &b, ValueRange t,
+                                    SmallVectorImpl<Value> &out, DerivativeContext &) {
+  Emit e(b, getLoc());
+  out.push_back(e.transpose(t[0], getPerm()));
+  return success();
+}
+
+// The adjoint of a strided slice scatters back with (interior) zero padding.
+LogicalResult SliceOp::buildVJP(OpBuilder &b, ValueRange ct, SmallVectorImpl<Value> &out,
+                                DerivativeContext &) {
+  Emit e(b, getLoc());
+  RankedTensorType operand = getOperand().getType(), result = getType();
+  SmallVector<int64_t> low, high, interior;
+  for (int64_t d = 0; d < operand.getRank(); ++d) {
+    int64_t n = result.getDimSize(d), stride = getStride()[d], size = operand.getDimSize(d);
+    int64_t covered = n == 0 ? 0 : (n - 1) * stride + 1;
+    low.push_back(n == 0 ? size : getStart()[d]);
+    interior.push_back(n == 0 ? 0 : stride - 1);
+    high.push_back(size - low.back() - covered);
+  }
+  Value zero = e.b.create<ConstantOp>(
+      e.loc, RankedTensorType::get({}, operand.getElementType()),
+      DenseElementsAttr::get(RankedTensorType::get({}, operand.getElementType()),
+                             e.b.getFloatAttr(operand.getElementType(), 0)));
+  out.push_back(e.b.create<PadOp>(e.loc, operand, ct[0], zero, low, high, interior));
+  return success();
+}
+LogicalResult SliceOp::buildJVP(OpBuilder &b, ValueRange t, SmallVectorImpl<Value> &out,
+                                DerivativeContext &) {
+  out.push_back(b.create<SliceOp>(getLoc(), getType(), t[0], getStart(), getLimit(), getStride()));
+  return success();
+}
+
+LogicalResult PadOp::buildVJP(OpBuilder &b, ValueRange ct, SmallVectorImpl<Value> &out,
+                              DerivativeContext &) {
+  Emit e(b, getLoc());
+  RankedTensorType operand = getOperand().getType();
+  SmallVector<int64_t> start, limit, stride;
+  for (int64_t d = 0; d < operand.getRank(); ++d) {
+    int64_t n = operand.getDimSize(d), step = getInterior()[d] + 1;
+    start.push_back(getLow()[d]);
+    limit.push_back(getLow()[d] + (n == 0 ? 0 : (n - 1) * step + 1));
+    stride.push_back(step);
+  }
+  Value operandCt = b.create<SliceOp>(getLoc(), operand, ct[0], start, limit, stride);
+  // Every padded position takes the padding value.
+  Value valueCt = e.sub(e.sumAll(ct[0]), e.sumAll(operandCt));
+  out.append({operandCt, valueCt});
+  return success();
+}
+LogicalResult PadOp::buildJVP(OpBuilder &b, ValueRange t, SmallVectorImpl<Value> &out,
+                              DerivativeContext &) {
+  Emit e(b, getLoc());
+  out.push_back(b.create<PadOp>(getLoc(), getType(), e.orZeros(t[0], getOperand()),
+                                e.orZeros(t[1], getPaddingValue()), getLow(), getHigh(),
+                                getInterior()));
+  return success();
+}
+
+LogicalResult ConcatenateOp::buildVJP(OpBuilder &b, ValueRange ct,
+                                      SmallVectorImpl<Value> &out, DerivativeContext &) {
+  RankedTensorType result = getType();
+  SmallVector<int64_t> start(result.getRank(), 0), limit(result.getShape()),
+      stride(result.getRank(), 1);
+  int64_t dim = getDim();
+  for (Value input : getInputs()) {
+    auto type = cast<RankedTensorType>(input.getType());
+    limit[dim] = start[dim] + type.getDimSize(dim);
+    out.push_back(b.create<SliceOp>(getLoc(), type, ct[0], start, limit, stride));
+    start[dim] = limit[dim];
+  }
+  return success();
+}
+LogicalResult ConcatenateOp::buildJVP(OpBuilder &b, ValueRange t,
+                                      SmallVectorImpl<Value> &out, DerivativeContext &) {
+  Emit e(b, getLoc());
+  SmallVector<Value> tangents;
+  for (auto [tangent, input] : llvm::zip(t, getInputs()))
+    tangents.push_back(e.orZeros(tangent, input));
+  out.push_back(b.create<ConcatenateOp>(getLoc(), getType(), tangents, getDim()));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Indexing
+//===----------------------------------------------------------------------===//
+
+LogicalResult GatherOp::buildVJP(OpBuilder &b, ValueRange ct, SmallVectorImpl<Value> &out,
+                                 DerivativeContext &) {
+  Emit e(b, getLoc());
+  Value scattered = b.create<ScatterAddOp>(getLoc(), getOperand().getType(),
+                                           e.zerosLike(getOperand()), getIndices(), ct[0],
+                                           getAxis());
+  out.append({scattered, Value()});
+  return success();
+}
+LogicalResult GatherOp::buildJVP(OpBuilder &b, ValueRange t, SmallVectorImpl<Value> &out,
+                                 DerivativeContext &) {
+  out.push_back(t[0] ? b.create<GatherOp>(getLoc(), getType(), t[0], getIndices(), getAxis())
+                           .getResult()
+                     : Value());
+  return success();
+}
+
+LogicalResult ScatterAddOp::buildVJP(OpBuilder &b, ValueRange ct,
+                                     SmallVectorImpl<Value> &out, DerivativeContext &) {
+  Value updatesCt = b.create<GatherOp>(getLoc(), getUpdates().getType(), ct[0], getIndices(),
+                                       getAxis());
+  out.append({ct[0], Value(), updatesCt});
+  return success();
+}
+LogicalResult ScatterAddOp::buildJVP(OpBuilder &b, ValueRange t,
+                                     SmallVectorImpl<Value> &out, DerivativeContext &) {
+  Emit e(b, getLoc());
+  if (!t[2]) {
+    out.push_back(t[0]);
+    return success();
+  }
+  out.push_back(b.create<ScatterAddOp>(getLoc(), getType(), e.orZeros(t[0], getBase()),
+                                       getIndices(), t[2], getAxis()));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Reductions and contractions
+//===----------------------------------------------------------------------===//
+
+namespace {
+// For max/min: 1/(number of extremal elements) at each extremal element, 0
+// elsewhere, so ties share the cotangent equally.
+Value extremalShare(ReduceOp op, Emit &e) {
+  RankedTensorType operand = op.getOperand().getType();
+  SmallVector<int64_t> kept = keptDims(operand.getRank(), op.getDims());
+  Value extremum = e.broadcast(op.getResult(), operand, kept);
+  Value hits = e.convert(e.compare(ComparisonDirection::eq, op.getOperand(), extremum),
+                         operand.getElementType());
+  Value count = e.broadcast(e.reduce(ReduceKind::sum, hits, op.getDims()), operand, kept);
+  return e.div(hits, count);
+}
+} // namespace
+
+LogicalResult ReduceOp::buildVJP(OpBuilder &b, ValueRange ct, SmallVectorImpl<Value> &out,
+                                 DerivativeContext &) {
+  Emit e(b, getLoc());
+  RankedTensorType operand = getOperand().getType();
+  Value spread = e.broadcast(ct[0], operand, keptDims(operand.getRank(), getDims()));
+  out.push_back(getKind() == ReduceKind::sum ? spread : e.mul(spread, extremalShare(*this, e)));
+  return success();
+}
+LogicalResult ReduceOp::buildJVP(OpBuilder &b, ValueRange t, SmallVectorImpl<Value> &out,
+                                 DerivativeContext &) {
+  Emit e(b, getLoc());
+  Value weighted = getKind() == ReduceKind::sum ? t[0] : e.mul(t[0], extremalShare(*this, e));
+  out.push_back(e.reduce(ReduceKind::sum, weighted, getDims()));
+  return success();
+}
+
+namespace {
+SmallVector<int64_t> freeDims(int64_t rank, ArrayRef<int64_t> batch,
+                              ArrayRef<int64_t> contract) {
+  SmallVector<int64_t> free;
+  for (int64_t d = 0; d < rank; ++d)
+    if (!llvm::is_contained(batch, d) && !llvm::is_contained(contract, d))
+      free.push_back(d);
+  return free;
+}
+
+// Transposes `x`, whose dims correspond to `order` (operand dims), into the
+// operand's own dim order.
+Value toOperandOrder(Emit &e, Value x, ArrayRef<int64_t> order) {
+  SmallVector<int64_t> perm(order.size());
+  for (size_t i = 0; i < order.size(); ++i)
+    perm[order[i]] = i;
+  return e.transpose(x, perm);
+}
+
+// The cotangent of one dot_general operand: contract the result cotangent
+// with the other operand over the other's free dims.
+Value dotOperandCotangent(Emit &e, Value ct, Value other, int64_t numBatch,
+                          ArrayRef<int64_t> otherBatch, ArrayRef<int64_t> otherContract,
+                          ArrayRef<int64_t> ctOtherFree, ArrayRef<int64_t> mineBatch,
+                          ArrayRef<int64_t> mineFree, ArrayRef<int64_t> mineContract,
+                          RankedTensorType mineType) {
+  auto otherType = cast<RankedTensorType>(other.getType());
+  SmallVector<int64_t> otherFree =
+      freeDims(otherType.getRank(), otherBatch, otherContract);
+  SmallVector<int64_t> ctBatch;
+  for (int64_t i = 0; i < numBatch; ++i)
+    ctBatch.push_back(i);
+  // Result dims: batch, my free dims, then other's contracting dims in
+  // ascending other-dim order (each paired with one of my contract dims).
+  SmallVector<int64_t> shape, order(mineBatch);
+  for (int64_t d : mineBatch)
+    shape.push_back(mineType.getDimSize(d));
+  for (int64_t d : mineFree) {
+    shape.push_back(mineType.getDimSize(d));
+    order.push_back(d);
+  }
+  SmallVector<int64_t> otherContractSorted(otherContract);
+  llvm::sort(otherContractSorted);
+  for (int64_t d : otherContractSorted) {
+    int64_t pair = llvm::find(otherContract, d) - otherContract.begin();
+    shape.push_back(mineType.getDimSize(mineContract[pair]));
+    order.push_back(mineContract[pair]);
+  }
+  Value product = e.b.create<DotGeneralOp>(
+      e.loc, mineType.clone(shape), ct, other, ctBatch, otherBatch, ctOtherFree, otherFree);
+  return toOperandOrder(e, product, order);
+}
+} // namespace
+
+LogicalResult DotGeneralOp::buildVJP(OpBuilder &b, ValueRange ct,
+                                     SmallVectorImpl<Value> &out, DerivativeContext &) {
+  Emit e(b, getLoc());
+  RankedTensorType lhs = getLhs().getType(), rhs = getRhs().getType();
+  int64_t numBatch = getLhsBatch().size();
+  SmallVector<int64_t> lhsFree = freeDims(lhs.getRank(), getLhsBatch(), getLhsContract());
+  SmallVector<int64_t> rhsFree = freeDims(rhs.getRank(), getRhsBatch(), getRhsContract());
+  // Positions of each operand's free dims in the result.
+  SmallVector<int64_t> ctLhsFree, ctRhsFree;
+  for (size_t i = 0; i < lhsFree.size(); ++i)
+    ctLhsFree.push_back(numBatch + i);
+  for (size_t i = 0; i < rhsFree.size(); ++i)
+    ctRhsFree.push_back(numBatch + lhsFree.size() + i);
+  Value lhsCt = dotOperandCotangent(e, ct[0], getRhs(), numBatch, getRhsBatch(),
+                                    getRhsContract(), ctRhsFree, getLhsBatch(), lhsFree,
+                                    getLhsContract(), lhs);
+  Value rhsCt = dotOperandCotangent(e, ct[0], getLhs(), numBatch, getLhsBatch(),
+                                    getLhsContract(), ctLhsFree, getRhsBatch(), rhsFree,
+                                    getRhsContract(), rhs);
+  out.append({lhsCt, rhsCt});
+  return success();
+}
+LogicalResult DotGeneralOp::buildJVP(OpBuilder &b, ValueRange t, SmallVectorImpl<Value> &out,
+                                     DerivativeContext &) {
+  Emit e(b, getLoc());
+  auto dot = [&](Value l, Value r) -> Value {
+    return b.create<DotGeneralOp>(getLoc(), getType(), l, r, getLhsBatch(), getRhsBatch(),
+                                  getLhsContract(), getRhsContract());
+  };
+  out.push_back(e.addOrNull(t[0] ? dot(t[0], getRhs()) : Value(),
+                            t[1] ? dot(getLhs(), t[1]) : Value()));
+  return success();
+}

@@ -1,0 +1,389 @@
+// adjit-differentiate: reverse and forward mode over the adjit dialect. The
+// driver knows no op: rules come from DifferentiableOpInterface.
+#include "adjit/Dialect/AdjitOps.h"
+#include "adjit/Passes/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/SymbolTable.h"
+#include "llvm/ADT/SetVector.h"
+
+namespace mlir::adjit {
+#define GEN_PASS_DEF_DIFFERENTIATE
+#include "adjit/Passes/Passes.h.inc"
+} // namespace mlir::adjit
+
+using namespace mlir;
+using namespace mlir::adjit;
+
+namespace {
+
+bool isFloatTensor(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  return tensor && isa<FloatType>(tensor.getElementType());
+}
+
+Value zerosOf(OpBuilder &b, Location loc, Type type) {
+  auto tensor = cast<RankedTensorType>(type);
+  Type element = tensor.getElementType();
+  Attribute zero = isa<FloatType>(element) ? Attribute(b.getFloatAttr(element, 0))
+                                           : Attribute(b.getIntegerAttr(element, 0));
+  return b.create<ConstantOp>(loc, tensor, DenseElementsAttr::get(tensor, zero));
+}
+
+std::string maskSuffix(ArrayRef<bool> mask) {
+  std::string s;
+  for (auto [i, on] : llvm::enumerate(mask))
+    if (on)
+      s += "_" + std::to_string(i);
+  return s;
+}
+
+class Differentiator : public DerivativeContext {
+public:
+  explicit Differentiator(ModuleOp module) : module(module), symbols(module) {}
+
+  FailureOr<func::FuncOp> reverseFunction(func::FuncOp callee) override {
+    return reverse(callee, SmallVector<bool>(callee.getNumArguments(), true));
+  }
+  FailureOr<func::FuncOp> forwardFunction(func::FuncOp callee) override {
+    return forward(callee, SmallVector<bool>(callee.getNumArguments(), true));
+  }
+
+  /// `(args..., cotangents of results...) -> (results..., cotangents of the
+  /// args in `wrt`)`.
+  FailureOr<func::FuncOp> reverse(func::FuncOp f, ArrayRef<bool> wrt);
+  /// `(args..., tangents of the args in `wrt`) -> (results..., tangents of
+  /// the results)`.
+  FailureOr<func::FuncOp> forward(func::FuncOp f, ArrayRef<bool> wrt);
+
+  LogicalResult expandRequests(func::FuncOp f);
+
+private:
+  func::FuncOp createDerived(func::FuncOp f, StringRef suffix, TypeRange inputs,
+                             TypeRange results);
+
+  ModuleOp module;
+  SymbolTable symbols;
+  std::map<std::pair<Operation *, std::string>, func::FuncOp> derived;
+};
+
+func::FuncOp Differentiator::createDerived(func::FuncOp f, StringRef suffix,
+                                           TypeRange inputs, TypeRange results) {
+  OpBuilder b(module.getContext());
+  auto fn = b.create<func::FuncOp>(f.getLoc(), (f.getSymName() + suffix).str(),
+                                   b.getFunctionType(inputs, results));
+  fn.setPrivate();
+  symbols.insert(fn, module.getBody()->end());
+  fn.addEntryBlock();
+  return fn;
+}
+
+// Values that depend on `seeds` (forward) and reach `sinks` (backward) and
+// are floats: the only ones that get derivatives. `body` has no terminator
+// yet.
+llvm::DenseSet<Value> activeValues(Block &body, ArrayRef<Value> seeds, ValueRange sinks) {
+  llvm::DenseSet<Value> varied(seeds.begin(), seeds.end());
+  for (Operation &op : body) {
+    if (op.hasTrait<NotDifferentiable>())
+      continue;
+    if (llvm::any_of(op.getOperands(), [&](Value v) { return varied.contains(v); }))
+      for (Value r : op.getResults())
+        if (isFloatTensor(r.getType()))
+          varied.insert(r);
+  }
+  llvm::DenseSet<Value> useful(sinks.begin(), sinks.end());
+  for (Operation &op : llvm::reverse(body))
+    if (llvm::any_of(op.getResults(), [&](Value r) { return useful.contains(r); }))
+      for (Value v : op.getOperands())
+        useful.insert(v);
+  llvm::DenseSet<Value> active;
+  for (Value v : varied)
+    if (useful.contains(v) && isFloatTensor(v.getType()))
+      active.insert(v);
+  return active;
+}
+
+LogicalResult checkDifferentiable(func::FuncOp f) {
+  if (f.isExternal() || !f.getBody().hasOneBlock())
+    return f.emitError() << "cannot differentiate '" << f.getSymName()
+                         << "': it needs a body of one block";
+  return success();
+}
+
+FailureOr<func::FuncOp> Differentiator::reverse(func::FuncOp f, ArrayRef<bool> wrt) {
+  std::string suffix = "_vjp" + maskSuffix(wrt);
+  auto key = std::make_pair(f.getOperation(), suffix);
+  if (auto it = derived.find(key); it != derived.end())
+    return it->second;
+  if (failed(checkDifferentiable(f)))
+    return failure();
+
+  FunctionType type = f.getFunctionType();
+  SmallVector<Type> inputs(type.getInputs()), results(type.getResults());
+  llvm::append_range(inputs, type.getResults());
+  for (auto [i, on] : llvm::enumerate(wrt))
+    if (on)
+      results.push_back(type.getInput(i));
+  func::FuncOp fn = createDerived(f, suffix, inputs, results);
+  derived[key] = fn;
+
+  Block &entry = fn.front();
+  OpBuilder b = OpBuilder::atBlockEnd(&entry);
+  IRMapping primal;
+  for (unsigned i = 0; i < type.getNumInputs(); ++i)
+    primal.map(f.getArgument(i), entry.getArgument(i));
+  for (Operation &op : f.front().without_terminator())
+    b.clone(op, primal);
+  auto oldReturn = cast<func::ReturnOp>(f.front().getTerminator());
+  SmallVector<Value> outputs;
+  for (Value v : oldReturn.getOperands())
+    outputs.push_back(primal.lookup(v));
+
+  SmallVector<Value> seeds;
+  for (auto [i, on] : llvm::enumerate(wrt))
+    if (on && isFloatTensor(type.getInput(i)))
+      seeds.push_back(entry.getArgument(i));
+  llvm::DenseSet<Value> active = activeValues(entry, seeds, outputs);
+
+  llvm::DenseMap<Value, Value> adjoint;
+  auto accumulate = [&](Value v, Value contribution) {
+    Value &slot = adjoint[v];
+    slot = slot ? b.create<AddOp>(contribution.getLoc(), slot, contribution).getResult()
+                : contribution;
+  };
+  for (auto [i, out] : llvm::enumerate(outputs))
+    if (active.contains(out))
+      accumulate(out, entry.getArgument(type.getNumInputs() + i));
+
+  // Walk the primal ops backwards; the adjoint sweep is appended after them.
+  SmallVector<Operation *> primalOps;
+  for (Operation &op : entry)
+    primalOps.push_back(&op);
+  for (Operation *op : llvm::reverse(primalOps)) {
+    SmallVector<Value> cotangents;
+    for (Value r : op->getResults())
+      cotangents.push_back(adjoint.lookup(r));
+    if (llvm::all_of(cotangents, [](Value v) { return !v; }))
+      continue;
+    if (op->hasTrait<NotDifferentiable>())
+      continue;
+    auto rule = dyn_cast<DifferentiableOpInterface>(op);
+    if (!rule)
+      return op->emitError() << "no reverse-mode derivative rule for '" << op->getName()
+                             << "' (implement DifferentiableOpInterface)";
+    SmallVector<Value> contributions;
+    b.setInsertionPointToEnd(&entry);
+    if (failed(rule.buildVJP(b, cotangents, contributions, *this)))
+      return op->emitError() << "the derivative rule of '" << op->getName() << "' failed";
+    if (contributions.size() != op->getNumOperands())
+      return op->emitError() << "the derivative rule of '" << op->getName()
+                             << "' returned " << contributions.size()
+                             << " cotangents for " << op->getNumOperands() << " operands";
+    for (auto [operand, contribution] : llvm::zip(op->getOperands(), contributions))
+      if (contribution && active.contains(operand))
+        accumulate(operand, contribution);
+  }
+
+  b.setInsertionPointToEnd(&entry);
+  SmallVector<Value> returned(outputs);
+  for (auto [i, on] : llvm::enumerate(wrt)) {
+    if (!on)
+      continue;
+    Value arg = entry.getArgument(i);
+    // Unconnected (or integer) arguments get zeros, never nothing.
+    Value g = adjoint.lookup(arg);
+    returned.push_back(g ? g : zerosOf(b, fn.getLoc(), arg.getType()));
+  }
+  b.create<func::ReturnOp>(oldReturn.getLoc(), returned);
+  return fn;
+}
+
+FailureOr<func::FuncOp> Differentiator::forward(func::FuncOp f, ArrayRef<bool> wrt) {
+  std::string suffix = "_jvp" + maskSuffix(wrt);
+  auto key = std::make_pair(f.getOperation(), suffix);
+  if (auto it = derived.find(key); it != derived.end())
+    return it->second;
+  if (failed(checkDifferentiable(f)))
+    return failure();
+
+  FunctionType type = f.getFunctionType();
+  SmallVector<Type> inputs(type.getInputs()), results(type.getResults());
+  for (auto [i, on] : llvm::enumerate(wrt))
+    if (on)
+      inputs.push_back(type.getInput(i));
+  llvm::append_range(results, type.getResults());
+  func::FuncOp fn = createDerived(f, suffix, inputs, results);
+  derived[key] = fn;
+
+  Block &entry = fn.front();
+  OpBuilder b = OpBuilder::atBlockEnd(&entry);
+  IRMapping primal;
+  llvm::DenseMap<Value, Value> tangent;
+  unsigned next = type.getNumInputs();
+  for (unsigned i = 0; i < type.getNumInputs(); ++i) {
+    primal.map(f.getArgument(i), entry.getArgument(i));
+    if (wrt[i]) {
+      Value t = entry.getArgument(next++);
+      if (isFloatTensor(t.getType()))
+        tangent[entry.getArgument(i)] = t;
+    }
+  }
+  for (Operation &op : f.front().without_terminator()) {
+    Operation *clone = b.clone(op, primal);
+    SmallVector<Value> tangents;
+    for (Value v : clone->getOperands())
+      tangents.push_back(tangent.lookup(v));
+    if (llvm::all_of(tangents, [](Value v) { return !v; }) ||
+        clone->hasTrait<NotDifferentiable>())
+      continue;
+    auto rule = dyn_cast<DifferentiableOpInterface>(clone);
+    if (!rule)
+      return op.emitError() << "no forward-mode derivative rule for '" << op.getName()
+                            << "' (implement DifferentiableOpInterface)";
+    SmallVector<Value> resultTangents;
+    if (failed(rule.buildJVP(b, tangents, resultTangents, *this)))
+      return op.emitError() << "the derivative rule of '" << op.getName() << "' failed";
+    if (resultTangents.size() != clone->getNumResults())
+      return op.emitError() << "the derivative rule of '" << op.getName() << "' returned "
+                            << resultTangents.size() << " tangents for "
+                            << clone->getNumResults() << " results";
+    for (auto [r, t] : llvm::zip(clone->getResults(), resultTangents))
+      if (t && isFloatTensor(r.getType()))
+        tangent[r] = t;
+  }
+  auto oldReturn = cast<func::ReturnOp>(f.front().getTerminator());
+  SmallVector<Value> returned;
+  for (Value v : oldReturn.getOperands())
+    returned.push_back(primal.lookup(v));
+  for (Value v : oldReturn.getOperands()) {
+    Value t = tangent.lookup(primal.lookup(v));
+    returned.push_back(t ? t : zerosOf(b, fn.getLoc(), v.getType()));
+  }
+  b.create<func::ReturnOp>(oldReturn.getLoc(), returned);
+  return fn;
+}
+
+SmallVector<bool> maskOf(ArrayRef<int64_t> wrt, unsigned numArgs) {
+  SmallVector<bool> mask(numArgs, false);
+  for (int64_t i : wrt)
+    mask[i] = true;
+  return mask;
+}
+
+// Results of a derived reverse function for the `wrt` arguments, in `wrt`
+// order (the derived function returns them in argument order).
+SmallVector<Value> inWrtOrder(ValueRange gradients, ArrayRef<int64_t> wrt) {
+  SmallVector<int64_t> sorted(wrt);
+  llvm::sort(sorted);
+  SmallVector<Value> ordered;
+  for (int64_t arg : wrt)
+    ordered.push_back(gradients[llvm::find(sorted, arg) - sorted.begin()]);
+  return ordered;
+}
+
+LogicalResult Differentiator::expandRequests(func::FuncOp f) {
+  SmallVector<Operation *> requests;
+  f.walk([&](Operation *op) {
+    if (isa<GradOp, VjpOp, JvpOp>(op))
+      requests.push_back(op);
+  });
+  for (Operation *op : requests) {
+    OpBuilder b(op);
+    Location loc = op->getLoc();
+    auto calleeOf = [&](StringRef name) { return symbols.lookup<func::FuncOp>(name); };
+    if (auto grad = dyn_cast<GradOp>(op)) {
+      func::FuncOp callee = calleeOf(grad.getCallee());
+      auto fn = reverse(callee, maskOf(grad.getWrt(), callee.getNumArguments()));
+      if (failed(fn))
+        return failure();
+      SmallVector<Value> operands(grad.getPrimals());
+      auto resultType = cast<RankedTensorType>(callee.getResultTypes()[0]);
+      operands.push_back(b.create<ConstantOp>(
+          loc, resultType,
+          DenseElementsAttr::get(resultType, b.getFloatAttr(resultType.getElementType(), 1))));
+      auto call = b.create<func::CallOp>(loc, *fn, operands);
+      op->replaceAllUsesWith(inWrtOrder(call.getResults().drop_front(1), grad.getWrt()));
+    } else if (auto vjp = dyn_cast<VjpOp>(op)) {
+      func::FuncOp callee = calleeOf(vjp.getCallee());
+      auto fn = reverse(callee, maskOf(vjp.getWrt(), callee.getNumArguments()));
+      if (failed(fn))
+        return failure();
+      SmallVector<Value> operands(vjp.getPrimals());
+      llvm::append_range(operands, vjp.getCotangents());
+      auto call = b.create<func::CallOp>(loc, *fn, operands);
+      unsigned numResults = callee.getNumResults();
+      SmallVector<Value> replacement(call.getResults().take_front(numResults));
+      llvm::append_range(replacement,
+                         inWrtOrder(call.getResults().drop_front(numResults), vjp.getWrt()));
+      op->replaceAllUsesWith(replacement);
+    } else {
+      auto jvp = cast<JvpOp>(op);
+      func::FuncOp callee = calleeOf(jvp.getCallee());
+      auto fn = forward(callee, maskOf(jvp.getWrt(), callee.getNumArguments()));
+      if (failed(fn))
+        return failure();
+      // The derived function takes tangents in argument order.
+      SmallVector<int64_t> sorted(jvp.getWrt());
+      llvm::sort(sorted);
+      SmallVector<Value> operands(jvp.getPrimals());
+      for (int64_t arg : sorted)
+        operands.push_back(jvp.getTangents()[llvm::find(jvp.getWrt(), arg) - jvp.getWrt().begin()]);
+      auto call = b.create<func::CallOp>(loc, *fn, operands);
+      op->replaceAllUsesWith(call.getResults());
+    }
+    op->erase();
+  }
+  return success();
+}
+
+// Functions in callee-before-caller order (by func.call and request
+// references), so requests inside a differentiated function are expanded
+// before its body is copied into derivatives. Recursion is an error.
+FailureOr<SmallVector<func::FuncOp>> calleesFirst(ModuleOp module, SymbolTable &symbols) {
+  SmallVector<func::FuncOp> order;
+  llvm::DenseMap<Operation *, int> state;  // 1: in progress, 2: done
+  std::function<LogicalResult(func::FuncOp)> visit = [&](func::FuncOp f) -> LogicalResult {
+    int &s = state[f];
+    if (s == 2)
+      return success();
+    if (s == 1)
+      return f.emitError() << "cannot differentiate the recursive function '"
+                           << f.getSymName() << "'";
+    s = 1;
+    WalkResult walk = f.walk([&](Operation *op) {
+      auto symbol = op->getAttrOfType<FlatSymbolRefAttr>("callee");
+      if (!symbol)
+        return WalkResult::advance();
+      auto callee = symbols.lookup<func::FuncOp>(symbol.getValue());
+      if (callee && failed(visit(callee)))
+        return WalkResult::interrupt();
+      return WalkResult::advance();
+    });
+    if (walk.wasInterrupted())
+      return failure();
+    state[f] = 2;
+    order.push_back(f);
+    return success();
+  };
+  for (auto f : llvm::to_vector(module.getOps<func::FuncOp>()))
+    if (failed(visit(f)))
+      return failure();
+  return order;
+}
+
+struct DifferentiatePass : adjit::impl::DifferentiateBase<DifferentiatePass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    Differentiator differentiator(module);
+    SymbolTable symbols(module);
+    auto order = calleesFirst(module, symbols);
+    if (failed(order))
+      return signalPassFailure();
+    for (func::FuncOp f : *order)
+      if (failed(differentiator.expandRequests(f)))
+        return signalPassFailure();
+  }
+};
+
+} // namespace
