@@ -1,13 +1,32 @@
 #include "Diagnostics.h"
 
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Location.h"
 #include "llvm/Support/raw_ostream.h"
 
 namespace adjit::detail {
 
+namespace {
+// "file:line:col" from the first file location inside `loc` (fused, named
+// and call-site locations wrap them), as compilers print positions.
+std::string position(mlir::Location loc) {
+  std::string text;
+  loc->walk([&](mlir::Location inner) {
+    if (auto file = mlir::dyn_cast<mlir::FileLineColLoc>(inner)) {
+      text = (file.getFilename().str() + ":" + std::to_string(file.getLine()) + ":" +
+              std::to_string(file.getColumn()));
+      return mlir::WalkResult::interrupt();
+    }
+    return mlir::WalkResult::advance();
+  });
+  return text.empty() ? "<unknown location>" : text;
+}
+}  // namespace
+
 DiagnosticCapture::DiagnosticCapture(mlir::MLIRContext& context)
     : handler_(&context, [this](mlir::Diagnostic& diagnostic) {
         llvm::raw_string_ostream os(text_);
-        os << diagnostic.getLocation() << ": ";
+        os << position(diagnostic.getLocation()) << ": ";
         switch (diagnostic.getSeverity()) {
           case mlir::DiagnosticSeverity::Error: os << "error: "; break;
           case mlir::DiagnosticSeverity::Warning: os << "warning: "; break;
@@ -16,7 +35,7 @@ DiagnosticCapture::DiagnosticCapture(mlir::MLIRContext& context)
         }
         os << diagnostic << "\n";
         for (mlir::Diagnostic& note : diagnostic.getNotes())
-          os << "  " << note.getLocation() << ": note: " << note << "\n";
+          os << "  " << position(note.getLocation()) << ": note: " << note << "\n";
         return mlir::success();
       }) {}
 

@@ -15,6 +15,7 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
 
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <optional>
@@ -164,6 +165,8 @@ Program Program::parse(std::string_view source, std::string_view buffer_name,
 }
 
 Program Program::parse_file(const std::string& path, CompileOptions options) {
+  if (std::filesystem::is_directory(path))
+    throw Error("cannot read '" + path + "': it is a directory, not an .mlir file");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Error("cannot read '" + path + "': " + std::strerror(errno));
   std::string source((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());

@@ -420,7 +420,8 @@ Attribute gatherConstant(
 } // namespace
 
 OpFoldResult BroadcastInDimOp::fold(FoldAdaptor adaptor) {
-  if (getOperand().getType() == getType())
+  // Same type is not enough: dims = [1, 0] on a square tensor transposes.
+  if (getOperand().getType() == getType() && llvm::is_sorted(getDims()))
     return getOperand();
   auto operand = dyn_cast_or_null<DenseElementsAttr>(adaptor.getOperand());
   if (!operand)

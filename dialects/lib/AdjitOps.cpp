@@ -62,9 +62,10 @@ LogicalResult verifySameElementType(Operation *op, Type a, Type b,
 } // namespace
 
 LogicalResult IotaOp::verify() {
-  int64_t rank = getType().getRank();
-  if (getDim() < 0 || getDim() >= rank)
-    return emitOpError() << "dim " << getDim() << " is out of range for rank "
+  // I64Attr getters return uint64_t: read them as signed.
+  int64_t rank = getType().getRank(), dim = static_cast<int64_t>(getDim());
+  if (dim < 0 || dim >= rank)
+    return emitOpError() << "dim " << dim << " is out of range for rank "
                          << rank;
   return success();
 }
@@ -178,7 +179,7 @@ LogicalResult ConcatenateOp::verify() {
   if (getInputs().empty())
     return emitOpError() << "needs at least one input";
   RankedTensorType result = getType();
-  int64_t rank = result.getRank(), dim = getDim();
+  int64_t rank = result.getRank(), dim = static_cast<int64_t>(getDim());
   if (dim < 0 || dim >= rank)
     return emitOpError() << "dim " << dim << " is out of range for rank "
                          << rank;
@@ -242,7 +243,8 @@ SmallVector<int64_t> gatheredShape(RankedTensorType operand,
   return shape;
 }
 
-LogicalResult verifyAxis(Operation *op, int64_t axis, int64_t rank) {
+LogicalResult verifyAxis(Operation *op, uint64_t unsignedAxis, int64_t rank) {
+  auto axis = static_cast<int64_t>(unsignedAxis);
   if (axis < 0 || axis >= rank)
     return op->emitOpError() << "axis " << axis << " is out of range for rank "
                              << rank;

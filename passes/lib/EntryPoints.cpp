@@ -2,6 +2,7 @@
 // public function, so callers need no per-signature glue.
 #include "adjit/Passes/Passes.h"
 
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
 namespace mlir::adjit {
@@ -16,6 +17,23 @@ namespace {
 constexpr StringLiteral kCInterfacePrefix = "_mlir_ciface_";
 constexpr StringLiteral kEntryPrefix = "adjit_entry_";
 
+// Each result of an entry point gets its own caller buffer, so a result
+// that is an argument, or repeats another result, is returned as a fresh
+// copy (which bufferization then writes straight into the caller's buffer).
+void copyAliasedResults(func::FuncOp fn) {
+  fn.walk([](func::ReturnOp ret) {
+    OpBuilder b(ret);
+    llvm::SmallDenseSet<Value> returned;
+    for (OpOperand &operand : ret->getOpOperands()) {
+      Value v = operand.get();
+      if (!isa<BlockArgument>(v) && returned.insert(v).second)
+        continue;
+      operand.set(b.create<bufferization::AllocTensorOp>(
+          ret.getLoc(), cast<RankedTensorType>(v.getType()), ValueRange{}, v));
+    }
+  });
+}
+
 struct MarkEntryPointsPass
     : adjit::impl::MarkEntryPointsBase<MarkEntryPointsPass> {
   void runOnOperation() override {
@@ -23,6 +41,7 @@ struct MarkEntryPointsPass
     for (auto fn : getOperation().getOps<func::FuncOp>()) {
       if (!fn.isPublic() || fn.isExternal())
         continue;
+      copyAliasedResults(fn);
       fn->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),
                   UnitAttr::get(&getContext()));
       for (unsigned i = 0; i < fn.getNumArguments(); ++i)

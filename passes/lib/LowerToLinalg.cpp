@@ -142,7 +142,8 @@ Value emitScalar(NegOp, OpBuilder &b, Location loc, ValueRange x) {
 Value emitScalar(AbsOp, OpBuilder &b, Location loc, ValueRange x) {
   if (isa<FloatType>(x[0].getType()))
     return b.create<math::AbsFOp>(loc, x[0]);
-  return b.create<math::AbsIOp>(loc, x[0]);
+  // max(x, -x): math.absi has no lowering in the libm route.
+  return b.create<arith::MaxSIOp>(loc, x[0], emitScalar(NegOp(), b, loc, x));
 }
 Value emitScalar(SignOp, OpBuilder &b, Location loc, ValueRange x) {
   Type t = x[0].getType();
@@ -269,6 +270,67 @@ Value emitScalar(CompareOp op, OpBuilder &b, Location loc, ValueRange x) {
   return emitCompare(op.getDirection(), b, loc, x);
 }
 
+// Round-to-odd: given `rounded` (round-to-nearest of some value, in any
+// float type), `roundedWide` (the same number in the type of `residual`) and
+// `residual` (the value minus it, exact), moves `rounded` one step towards
+// the value when it was inexact and its last bit is even. Narrowing first to
+// odd and last to nearest-even rounds exactly once (no double rounding)
+// when the intermediate format has two spare bits.
+Value forceOddIfInexact(OpBuilder &b, Location loc, Value rounded, Value roundedWide,
+                        Value residual) {
+  Type bitsType = b.getIntegerType(rounded.getType().getIntOrFloatBitWidth());
+  Value zero = scalarConstant(b, loc, residual.getType(), 0);
+  Value inexact = b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::ONE, residual, zero);
+  Value bits = b.create<arith::BitcastOp>(loc, bitsType, rounded);
+  Value one = scalarConstant(b, loc, bitsType, 1);
+  Value even = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq,
+                                       b.create<arith::AndIOp>(loc, bits, one),
+                                       scalarConstant(b, loc, bitsType, 0));
+  // Bits count magnitude: step up when the value lies beyond `rounded`
+  // (always from a zero, whose sign already is the value's).
+  Value beyond = b.create<arith::CmpFOp>(
+      loc, arith::CmpFPredicate::OGT, b.create<arith::MulFOp>(loc, residual, roundedWide), zero);
+  Value fromZero =
+      b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OEQ, roundedWide, zero);
+  Value up = b.create<arith::OrIOp>(loc, beyond, fromZero);
+  Value stepped = b.create<arith::SelectOp>(loc, up, b.create<arith::AddIOp>(loc, bits, one),
+                                            b.create<arith::SubIOp>(loc, bits, one));
+  Value adjust = b.create<arith::AndIOp>(loc, inexact, even);
+  return b.create<arith::BitcastOp>(loc, rounded.getType(),
+                                    b.create<arith::SelectOp>(loc, adjust, stepped, bits));
+}
+
+Value roundToOdd(OpBuilder &b, Location loc, Value x, FloatType narrow) {
+  Value r = b.create<arith::TruncFOp>(loc, narrow, x);
+  Value back = b.create<arith::ExtFOp>(loc, x.getType(), r);
+  return forceOddIfInexact(b, loc, r, back, b.create<arith::SubFOp>(loc, x, back));
+}
+
+// An i64 as f64 rounded to odd: x = hi * 2^32 + lo exactly, and the rounding
+// error of that sum is exact too (Fast2Sum).
+Value i64ToOddF64(OpBuilder &b, Location loc, Value x) {
+  Type f64 = b.getF64Type(), i32 = b.getI32Type();
+  Value shift = b.create<arith::ConstantOp>(loc, b.getI64IntegerAttr(32));
+  Value hi = b.create<arith::TruncIOp>(loc, i32, b.create<arith::ShRSIOp>(loc, x, shift));
+  Value lo = b.create<arith::AndIOp>(
+      loc, x, b.create<arith::ConstantOp>(loc, b.getI64IntegerAttr(0xffffffffll)));
+  Value hiPart = b.create<arith::MulFOp>(loc, b.create<arith::SIToFPOp>(loc, f64, hi),
+                                         scalarConstant(b, loc, f64, 4294967296.0));
+  Value loPart = b.create<arith::UIToFPOp>(loc, f64, lo);
+  Value sum = b.create<arith::AddFOp>(loc, hiPart, loPart);
+  Value error = b.create<arith::AddFOp>(
+      loc, b.create<arith::SubFOp>(loc, hiPart, sum), loPart);
+  return forceOddIfInexact(b, loc, sum, sum, error);
+}
+
+// A float narrowed to `to` with one rounding: f64 to a 16-bit format goes
+// through f32 rounded to odd.
+Value narrowFloat(OpBuilder &b, Location loc, Value x, FloatType to) {
+  if (isHalfPrecision(to) && x.getType().isF64())
+    x = roundToOdd(b, loc, x, b.getF32Type());
+  return b.create<arith::TruncFOp>(loc, to, x);
+}
+
 // adjit.convert on one element; see the op description for the semantics.
 Value convertScalar(OpBuilder &b, Location loc, Value x, Type to) {
   Type from = x.getType();
@@ -296,9 +358,7 @@ Value convertScalar(OpBuilder &b, Location loc, Value x, Type to) {
       return x;
     if (width < toFloat.getWidth())
       return b.create<arith::ExtFOp>(loc, to, x);
-    if (isHalfPrecision(to) && width > 32)
-      x = b.create<arith::TruncFOp>(loc, b.getF32Type(), x);
-    return b.create<arith::TruncFOp>(loc, to, x);
+    return narrowFloat(b, loc, x, toFloat);
   }
   if (!fromFloat && !toFloat) {
     unsigned fromWidth = from.getIntOrFloatBitWidth(),
@@ -308,7 +368,14 @@ Value convertScalar(OpBuilder &b, Location loc, Value x, Type to) {
     return b.create<arith::TruncIOp>(loc, to, x);
   }
   if (toFloat) {
-    // Integer to float, through f32 for the 16-bit formats.
+    // Integer to float with one rounding. f16 holds at most 65504, below
+    // 2^24, so going through f32 is exact or overflows; bf16 needs the
+    // round-to-odd route through f64.
+    if (to.isBF16()) {
+      Value wide = from.isInteger(64) ? i64ToOddF64(b, loc, x)
+                                      : b.create<arith::SIToFPOp>(loc, b.getF64Type(), x);
+      return narrowFloat(b, loc, wide, toFloat);
+    }
     Type via = computeTypeOf(to);
     Value f = b.create<arith::SIToFPOp>(loc, via, x);
     return narrowTo(b, loc, f, to);
@@ -400,15 +467,28 @@ struct ConvertToGeneric : OpConversionPattern<ConvertOp> {
   }
 };
 
+// Splats become generics yielding a scalar, which fuse into their consumers
+// (and keep the sign of -0.0, which LLVM 19's translation of splat tensor
+// constants drops); other constants stay dense tensors.
 struct ConstantToArith : OpConversionPattern<ConstantOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
   matchAndRewrite(ConstantOp op, OpAdaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    auto value = dyn_cast<TypedAttr>(op.getValue());
-    if (!value)
+    auto value = dyn_cast<DenseElementsAttr>(op.getValue());
+    if (value && value.isSplat()) {
+      auto scalar = cast<TypedAttr>(value.getSplatValue<Attribute>());
+      rewriter.replaceOp(
+          op, mapElements(rewriter, op.getLoc(), op.getType(), {}, {},
+                          [&](OpBuilder &b, Location loc, ValueRange) -> Value {
+                            return b.create<arith::ConstantOp>(loc, scalar);
+                          }));
+      return success();
+    }
+    auto typed = dyn_cast<TypedAttr>(op.getValue());
+    if (!typed)
       return rewriter.notifyMatchFailure(op, "needs a typed elements attribute");
-    rewriter.replaceOpWithNewOp<arith::ConstantOp>(op, value);
+    rewriter.replaceOpWithNewOp<arith::ConstantOp>(op, typed);
     return success();
   }
 };

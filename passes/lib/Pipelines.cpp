@@ -107,9 +107,7 @@ void addLoweringToLLVM(OpPassManager &pm) {
   pm.addPass(createConvertMathToLibmPass());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createConvertSCFToCFPass());
-  arith::ArithExpandOpsPassOptions expand;
-  expand.includeBf16 = true;
-  pm.addPass(arith::createArithExpandOpsPass(expand));
+  pm.addPass(createExpandBFloat16());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
   // Temporaries come from the runtime's caching allocator

@@ -14,11 +14,12 @@
 // LLVMIR: define void @adjit_entry_mlp(ptr
 
 // DUMP: 01-traced.mlir
-// DUMP-NEXT: 02-optimized.mlir
-// DUMP-NEXT: 03-linalg.mlir
-// DUMP-NEXT: 04-fused.mlir
-// DUMP-NEXT: 05-bufferized.mlir
-// DUMP-NEXT: 06-llvm.mlir
-// DUMP-NEXT: 07-llvm-ir.ll
-// DUMP-NEXT: 08-asm.s
-// DUMP-NEXT: 09-obj.o
+// DUMP-NEXT: 02-differentiated.mlir
+// DUMP-NEXT: 03-optimized.mlir
+// DUMP-NEXT: 04-linalg.mlir
+// DUMP-NEXT: 05-fused.mlir
+// DUMP-NEXT: 06-bufferized.mlir
+// DUMP-NEXT: 07-llvm.mlir
+// DUMP-NEXT: 08-llvm-ir.ll
+// DUMP-NEXT: 09-asm.s
+// DUMP-NEXT: 10-obj.o

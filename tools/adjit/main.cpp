@@ -106,10 +106,15 @@ int run_command(Arguments args) {
   if (!file) throw UsageError("run needs an input file");
   adjit::Executable executable = adjit::Program::parse_file(*file).compile();
   if (!entry) {
-    if (executable.entries().size() != 1)
-      throw UsageError("the module has " + std::to_string(executable.entries().size()) +
-                       " public functions: choose one with --entry NAME");
-    entry = executable.entries().front().name;
+    const auto& entries = executable.entries();
+    if (entries.empty()) throw adjit::Error("the module defines no public function to run");
+    if (entries.size() > 1) {
+      std::string names;
+      for (const adjit::Signature& s : entries) names += " " + s.name;
+      throw UsageError("the module has several public functions; choose one with --entry:" +
+                       names);
+    }
+    entry = entries.front().name;
   }
   std::vector<adjit::Array> outputs = executable.run(*entry, inputs);
   if (out_dir) std::filesystem::create_directories(*out_dir);

@@ -58,8 +58,22 @@ def MarkEntryPoints : Pass<"adjit-mark-entry-points", "ModuleOp"> {
     never writes into a caller's input, and the functions get
     `llvm.emit_c_interface`, so the LLVM lowering adds `_mlir_ciface_<name>`
     wrappers taking memref descriptors by pointer, which
-    `adjit-emit-entry-points` builds on.
+    `adjit-emit-entry-points` builds on. A result that is an argument or
+    repeats another result is copied, as each result has its own buffer.
   }];
+  let dependentDialects = ["::mlir::bufferization::BufferizationDialect"];
+}
+
+def ExpandBFloat16 : Pass<"adjit-expand-bf16", "ModuleOp"> {
+  let summary = "Expand bf16 conversions into integer arithmetic";
+  let description = [{
+    `arith.extf`/`arith.truncf` between bf16 and f32 become bit
+    manipulation (round to nearest even), since LLVM's x86 backend has no
+    bf16 conversion without AVX512-BF16. Only these patterns of upstream
+    `arith-expand` run: its max/min expansion loses the sign of zero, while
+    LLVM's own `llvm.maximum`/`llvm.minimum` lowering keeps it.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 
 def EmitEntryPoints : Pass<"adjit-emit-entry-points", "ModuleOp"> {

@@ -1,0 +1,750 @@
+// Lowering of every adjit op to linalg/tensor/arith/math/scf
+// (--adjit-lower-to-linalg). Affine maps are printed inline so the broadcast,
+// transpose, reduction and gather maps can be checked where they are used.
+// RUN: adjit-opt %s --adjit-lower-to-linalg -split-input-file --mlir-print-local-scope | FileCheck %s
+// The output is valid IR without any adjit op left.
+// RUN: adjit-opt %s --adjit-lower-to-linalg -split-input-file | FileCheck %s --check-prefix=NOADJIT
+// NOADJIT-NOT: adjit.
+
+//===----------------------------------------------------------------------===//
+// Sources
+//===----------------------------------------------------------------------===//
+
+// CHECK-LABEL: func.func @constant
+// CHECK-NEXT: %[[C:.*]] = arith.constant dense<[1.000000e+00, 2.000000e+00]> : tensor<2xf32>
+// CHECK-NEXT: return %[[C]]
+func.func @constant() -> tensor<2xf32> {
+  %0 = adjit.constant dense<[1.0, 2.0]> : tensor<2xf32>
+  return %0 : tensor<2xf32>
+}
+
+// -----
+
+// iota: the linalg.index of the dimension, cast to the element type (through
+// f32 for f16).
+// CHECK-LABEL: func.func @iota
+// CHECK: %[[E0:.*]] = tensor.empty() : tensor<2x3xi32>
+// CHECK: linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} outs(%[[E0]] : tensor<2x3xi32>)
+// CHECK-NEXT: ^bb0(%{{.*}}: i32):
+// CHECK-NEXT: %[[I:.*]] = linalg.index 1 : index
+// CHECK-NEXT: %[[I64:.*]] = arith.index_cast %[[I]] : index to i64
+// CHECK-NEXT: %[[T:.*]] = arith.trunci %[[I64]] : i64 to i32
+// CHECK-NEXT: linalg.yield %[[T]] : i32
+// CHECK: linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} outs(%{{.*}} : tensor<4xf16>)
+// CHECK-NEXT: ^bb0(%{{.*}}: f16):
+// CHECK-NEXT: %[[J:.*]] = linalg.index 0 : index
+// CHECK-NEXT: %[[J64:.*]] = arith.index_cast %[[J]] : index to i64
+// CHECK-NEXT: %[[F:.*]] = arith.sitofp %[[J64]] : i64 to f32
+// CHECK-NEXT: %[[H:.*]] = arith.truncf %[[F]] : f32 to f16
+// CHECK-NEXT: linalg.yield %[[H]] : f16
+func.func @iota() -> (tensor<2x3xi32>, tensor<4xf16>) {
+  %0 = adjit.iota dim = 1 : tensor<2x3xi32>
+  %1 = adjit.iota dim = 0 : tensor<4xf16>
+  return %0, %1 : tensor<2x3xi32>, tensor<4xf16>
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// Elementwise unary
+//===----------------------------------------------------------------------===//
+
+// One linalg.generic per op, identity maps, the scalar rule in the body.
+// CHECK-LABEL: func.func @unary_f32
+// CHECK-SAME: (%[[X:.*]]: tensor<2x3xf32>)
+// CHECK: %[[E:.*]] = tensor.empty() : tensor<2x3xf32>
+// CHECK: linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%[[X]] : tensor<2x3xf32>) outs(%[[E]] : tensor<2x3xf32>)
+// CHECK-NEXT: ^bb0(%[[IN:.*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT: %[[R:.*]] = arith.negf %[[IN]] : f32
+// CHECK-NEXT: linalg.yield %[[R]] : f32
+// CHECK: math.absf
+// sign: zeros and NaN fail both comparisons and pass through unchanged.
+// CHECK: ^bb0(%[[IN:.*]]: f32, %{{.*}}: f32):
+// CHECK-DAG: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-DAG: %[[ONE:.*]] = arith.constant 1.000000e+00 : f32
+// CHECK-DAG: %[[MONE:.*]] = arith.constant -1.000000e+00 : f32
+// CHECK-DAG: %[[GT:.*]] = arith.cmpf ogt, %[[IN]], %[[ZERO]] : f32
+// CHECK-DAG: %[[LT:.*]] = arith.cmpf olt, %[[IN]], %[[ZERO]] : f32
+// CHECK: %[[S1:.*]] = arith.select %[[LT]], %[[MONE]], %[[IN]] : f32
+// CHECK-NEXT: %[[S2:.*]] = arith.select %[[GT]], %[[ONE]], %[[S1]] : f32
+// CHECK-NEXT: linalg.yield %[[S2]] : f32
+// CHECK: math.exp %{{.*}} : f32
+// CHECK: math.expm1 %{{.*}} : f32
+// CHECK: math.log %{{.*}} : f32
+// CHECK: math.log1p %{{.*}} : f32
+// CHECK: math.sqrt %{{.*}} : f32
+// rsqrt is 1 / sqrt(x).
+// CHECK: ^bb0(%[[IN:.*]]: f32, %{{.*}}: f32):
+// CHECK-DAG: %[[SQ:.*]] = math.sqrt %[[IN]] : f32
+// CHECK-DAG: %[[ONE:.*]] = arith.constant 1.000000e+00 : f32
+// CHECK: %[[RS:.*]] = arith.divf %[[ONE]], %[[SQ]] : f32
+// CHECK-NEXT: linalg.yield %[[RS]]
+// CHECK: math.sin %{{.*}} : f32
+// CHECK: math.cos %{{.*}} : f32
+// CHECK: math.tanh %{{.*}} : f32
+// logistic is 1 / (1 + exp(-x)).
+// CHECK: ^bb0(%[[IN:.*]]: f32, %{{.*}}: f32):
+// CHECK-DAG: %[[ONE:.*]] = arith.constant 1.000000e+00 : f32
+// CHECK-DAG: %[[NEG:.*]] = arith.negf %[[IN]] : f32
+// CHECK: %[[EXP:.*]] = math.exp %[[NEG]] : f32
+// CHECK-NEXT: %[[DEN:.*]] = arith.addf %[[ONE]], %[[EXP]] : f32
+// CHECK-NEXT: %[[SIG:.*]] = arith.divf %[[ONE]], %[[DEN]] : f32
+// CHECK-NEXT: linalg.yield %[[SIG]]
+// CHECK: math.erf %{{.*}} : f32
+// CHECK: math.floor %{{.*}} : f32
+// CHECK: return
+func.func @unary_f32(%x: tensor<2x3xf32>) -> (tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>) {
+  %0 = adjit.neg %x : tensor<2x3xf32>
+  %1 = adjit.abs %x : tensor<2x3xf32>
+  %2 = adjit.sign %x : tensor<2x3xf32>
+  %3 = adjit.exp %x : tensor<2x3xf32>
+  %4 = adjit.expm1 %x : tensor<2x3xf32>
+  %5 = adjit.log %x : tensor<2x3xf32>
+  %6 = adjit.log1p %x : tensor<2x3xf32>
+  %7 = adjit.sqrt %x : tensor<2x3xf32>
+  %8 = adjit.rsqrt %x : tensor<2x3xf32>
+  %9 = adjit.sin %x : tensor<2x3xf32>
+  %10 = adjit.cos %x : tensor<2x3xf32>
+  %11 = adjit.tanh %x : tensor<2x3xf32>
+  %12 = adjit.logistic %x : tensor<2x3xf32>
+  %13 = adjit.erf %x : tensor<2x3xf32>
+  %14 = adjit.floor %x : tensor<2x3xf32>
+  return %0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14 : tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>
+}
+
+// -----
+
+// Integer neg is 0 - x, abs is max(x, 0 - x), sign selects -1/0/1.
+// CHECK-LABEL: func.func @unary_int
+// CHECK: ^bb0(%[[IN:.*]]: i64, %{{.*}}: i64):
+// CHECK-NEXT: %[[ZERO:.*]] = arith.constant 0 : i64
+// CHECK-NEXT: %[[N:.*]] = arith.subi %[[ZERO]], %[[IN]] : i64
+// CHECK-NEXT: linalg.yield %[[N]] : i64
+// CHECK: ^bb0(%[[IN:.*]]: i64, %{{.*}}: i64):
+// CHECK-NEXT: %[[Z:.*]] = arith.constant 0 : i64
+// CHECK-NEXT: %[[NEG:.*]] = arith.subi %[[Z]], %[[IN]] : i64
+// CHECK-NEXT: %[[A:.*]] = arith.maxsi %[[IN]], %[[NEG]] : i64
+// CHECK-NEXT: linalg.yield %[[A]] : i64
+// CHECK: ^bb0(%[[IN:.*]]: i64, %{{.*}}: i64):
+// CHECK-DAG: %[[ZERO:.*]] = arith.constant 0 : i64
+// CHECK-DAG: %[[ONE:.*]] = arith.constant 1 : i64
+// CHECK-DAG: %[[MONE:.*]] = arith.constant -1 : i64
+// CHECK-DAG: %[[GT:.*]] = arith.cmpi sgt, %[[IN]], %[[ZERO]] : i64
+// CHECK-DAG: %[[LT:.*]] = arith.cmpi slt, %[[IN]], %[[ZERO]] : i64
+// CHECK: %[[S1:.*]] = arith.select %[[LT]], %[[MONE]], %[[ZERO]] : i64
+// CHECK-NEXT: %[[S2:.*]] = arith.select %[[GT]], %[[ONE]], %[[S1]] : i64
+// CHECK-NEXT: linalg.yield %[[S2]] : i64
+func.func @unary_int(%x: tensor<4xi64>) -> (tensor<4xi64>, tensor<4xi64>, tensor<4xi64>) {
+  %0 = adjit.neg %x : tensor<4xi64>
+  %1 = adjit.abs %x : tensor<4xi64>
+  %2 = adjit.sign %x : tensor<4xi64>
+  return %0, %1, %2 : tensor<4xi64>, tensor<4xi64>, tensor<4xi64>
+}
+
+// -----
+
+// f16 and bf16 math is done in f32 and rounded once; f64 stays f64; 0-d
+// tensors get a generic with no loops.
+// CHECK-LABEL: func.func @unary_half
+// CHECK: ^bb0(%[[IN:.*]]: f16, %{{.*}}: f16):
+// CHECK-NEXT: %[[W:.*]] = arith.extf %[[IN]] : f16 to f32
+// CHECK-NEXT: %[[E:.*]] = math.exp %[[W]] : f32
+// CHECK-NEXT: %[[N:.*]] = arith.truncf %[[E]] : f32 to f16
+// CHECK-NEXT: linalg.yield %[[N]] : f16
+// CHECK: linalg.generic {indexing_maps = [affine_map<() -> ()>, affine_map<() -> ()>], iterator_types = []}
+// CHECK-NEXT: ^bb0(%[[IN:.*]]: f64, %{{.*}}: f64):
+// CHECK-NEXT: %[[S:.*]] = math.sqrt %[[IN]] : f64
+// CHECK-NEXT: linalg.yield %[[S]] : f64
+// CHECK: ^bb0(%[[IN:.*]]: bf16, %{{.*}}: bf16):
+// CHECK-NEXT: %[[W:.*]] = arith.extf %[[IN]] : bf16 to f32
+// CHECK-NEXT: %[[NG:.*]] = arith.negf %[[W]] : f32
+// CHECK-NEXT: %[[N:.*]] = arith.truncf %[[NG]] : f32 to bf16
+// CHECK-NEXT: linalg.yield %[[N]] : bf16
+func.func @unary_half(%h: tensor<4xf16>, %b: tensor<f64>, %c: tensor<3xbf16>) -> (tensor<4xf16>, tensor<f64>, tensor<3xbf16>) {
+  %0 = adjit.exp %h : tensor<4xf16>
+  %1 = adjit.sqrt %b : tensor<f64>
+  %2 = adjit.neg %c : tensor<3xbf16>
+  return %0, %1, %2 : tensor<4xf16>, tensor<f64>, tensor<3xbf16>
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// Elementwise binary
+//===----------------------------------------------------------------------===//
+
+// CHECK-LABEL: func.func @binary_f32
+// CHECK-SAME: (%[[X:.*]]: tensor<4xf32>, %[[Y:.*]]: tensor<4xf32>)
+// CHECK: linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%[[X]], %[[Y]] : tensor<4xf32>, tensor<4xf32>)
+// CHECK-NEXT: ^bb0(%[[A:.*]]: f32, %[[B:.*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT: %[[R:.*]] = arith.addf %[[A]], %[[B]] : f32
+// CHECK-NEXT: linalg.yield %[[R]] : f32
+// CHECK: arith.subf
+// CHECK: arith.mulf
+// CHECK: arith.divf
+// CHECK: math.powf
+// max and min propagate NaN: maximumf/minimumf, not maxnumf/minnumf.
+// CHECK: arith.maximumf
+// CHECK: arith.minimumf
+func.func @binary_f32(%x: tensor<4xf32>, %y: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) {
+  %0 = adjit.add %x, %y : tensor<4xf32>
+  %1 = adjit.sub %x, %y : tensor<4xf32>
+  %2 = adjit.mul %x, %y : tensor<4xf32>
+  %3 = adjit.div %x, %y : tensor<4xf32>
+  %4 = adjit.pow %x, %y : tensor<4xf32>
+  %5 = adjit.max %x, %y : tensor<4xf32>
+  %6 = adjit.min %x, %y : tensor<4xf32>
+  return %0, %1, %2, %3, %4, %5, %6 : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
+}
+
+// -----
+
+// Signed integer semantics: truncating division, signed max/min.
+// CHECK-LABEL: func.func @binary_i32
+// CHECK: ^bb0(%[[A:.*]]: i32, %[[B:.*]]: i32, %{{.*}}: i32):
+// CHECK-NEXT: %[[R:.*]] = arith.addi %[[A]], %[[B]] : i32
+// CHECK-NEXT: linalg.yield %[[R]] : i32
+// CHECK: arith.subi
+// CHECK: arith.muli
+// CHECK: arith.divsi
+// CHECK: math.ipowi
+// CHECK: arith.maxsi
+// CHECK: arith.minsi
+func.func @binary_i32(%x: tensor<4xi32>, %y: tensor<4xi32>) -> (tensor<4xi32>, tensor<4xi32>, tensor<4xi32>, tensor<4xi32>, tensor<4xi32>, tensor<4xi32>, tensor<4xi32>) {
+  %0 = adjit.add %x, %y : tensor<4xi32>
+  %1 = adjit.sub %x, %y : tensor<4xi32>
+  %2 = adjit.mul %x, %y : tensor<4xi32>
+  %3 = adjit.div %x, %y : tensor<4xi32>
+  %4 = adjit.pow %x, %y : tensor<4xi32>
+  %5 = adjit.max %x, %y : tensor<4xi32>
+  %6 = adjit.min %x, %y : tensor<4xi32>
+  return %0, %1, %2, %3, %4, %5, %6 : tensor<4xi32>, tensor<4xi32>, tensor<4xi32>, tensor<4xi32>, tensor<4xi32>, tensor<4xi32>, tensor<4xi32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @binary_bf16
+// CHECK: ^bb0(%[[A:.*]]: bf16, %[[B:.*]]: bf16, %{{.*}}: bf16):
+// CHECK-NEXT: %[[WA:.*]] = arith.extf %[[A]] : bf16 to f32
+// CHECK-NEXT: %[[WB:.*]] = arith.extf %[[B]] : bf16 to f32
+// CHECK-NEXT: %[[M:.*]] = arith.mulf %[[WA]], %[[WB]] : f32
+// CHECK-NEXT: %[[N:.*]] = arith.truncf %[[M]] : f32 to bf16
+// CHECK-NEXT: linalg.yield %[[N]] : bf16
+func.func @binary_bf16(%x: tensor<2x2xbf16>, %y: tensor<2x2xbf16>) -> tensor<2x2xbf16> {
+  %0 = adjit.mul %x, %y : tensor<2x2xbf16>
+  return %0 : tensor<2x2xbf16>
+}
+
+// -----
+
+// Float comparisons are ordered except ne, which is unordered (true for NaN).
+// CHECK-LABEL: func.func @compare_f32
+// CHECK: ins(%{{.*}}, %{{.*}} : tensor<4xf32>, tensor<4xf32>) outs(%{{.*}} : tensor<4xi1>)
+// CHECK-NEXT: ^bb0(%[[A:.*]]: f32, %[[B:.*]]: f32, %{{.*}}: i1):
+// CHECK-NEXT: %[[R:.*]] = arith.cmpf oeq, %[[A]], %[[B]] : f32
+// CHECK-NEXT: linalg.yield %[[R]] : i1
+// CHECK: arith.cmpf une
+// CHECK: arith.cmpf olt
+// CHECK: arith.cmpf ole
+// CHECK: arith.cmpf ogt
+// CHECK: arith.cmpf oge
+func.func @compare_f32(%x: tensor<4xf32>, %y: tensor<4xf32>) -> (tensor<4xi1>, tensor<4xi1>, tensor<4xi1>, tensor<4xi1>, tensor<4xi1>, tensor<4xi1>) {
+  %0 = adjit.compare eq, %x, %y : tensor<4xf32>
+  %1 = adjit.compare ne, %x, %y : tensor<4xf32>
+  %2 = adjit.compare lt, %x, %y : tensor<4xf32>
+  %3 = adjit.compare le, %x, %y : tensor<4xf32>
+  %4 = adjit.compare gt, %x, %y : tensor<4xf32>
+  %5 = adjit.compare ge, %x, %y : tensor<4xf32>
+  return %0, %1, %2, %3, %4, %5 : tensor<4xi1>, tensor<4xi1>, tensor<4xi1>, tensor<4xi1>, tensor<4xi1>, tensor<4xi1>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @compare_int
+// CHECK: arith.cmpi eq, %{{.*}}, %{{.*}} : i64
+// CHECK: arith.cmpi ne, %{{.*}}, %{{.*}} : i64
+// CHECK: arith.cmpi slt, %{{.*}}, %{{.*}} : i64
+// CHECK: arith.cmpi sle, %{{.*}}, %{{.*}} : i64
+// CHECK: arith.cmpi sgt, %{{.*}}, %{{.*}} : i64
+// CHECK: arith.cmpi sge, %{{.*}}, %{{.*}} : i64
+// CHECK: arith.cmpi ne, %{{.*}}, %{{.*}} : i1
+// CHECK: ^bb0(%[[A:.*]]: f16, %[[B:.*]]: f16, %{{.*}}: i1):
+// CHECK-NEXT: %[[WA:.*]] = arith.extf %[[A]] : f16 to f32
+// CHECK-NEXT: %[[WB:.*]] = arith.extf %[[B]] : f16 to f32
+// CHECK-NEXT: %[[R:.*]] = arith.cmpf olt, %[[WA]], %[[WB]] : f32
+// CHECK-NEXT: linalg.yield %[[R]] : i1
+func.func @compare_int(%x: tensor<4xi64>, %y: tensor<4xi64>, %p: tensor<4xi1>, %h: tensor<4xf16>) -> (tensor<4xi1>, tensor<4xi1>, tensor<4xi1>, tensor<4xi1>, tensor<4xi1>, tensor<4xi1>, tensor<4xi1>, tensor<4xi1>) {
+  %0 = adjit.compare eq, %x, %y : tensor<4xi64>
+  %1 = adjit.compare ne, %x, %y : tensor<4xi64>
+  %2 = adjit.compare lt, %x, %y : tensor<4xi64>
+  %3 = adjit.compare le, %x, %y : tensor<4xi64>
+  %4 = adjit.compare gt, %x, %y : tensor<4xi64>
+  %5 = adjit.compare ge, %x, %y : tensor<4xi64>
+  %6 = adjit.compare ne, %p, %p : tensor<4xi1>
+  %7 = adjit.compare lt, %h, %h : tensor<4xf16>
+  return %0, %1, %2, %3, %4, %5, %6, %7 : tensor<4xi1>, tensor<4xi1>, tensor<4xi1>, tensor<4xi1>, tensor<4xi1>, tensor<4xi1>, tensor<4xi1>, tensor<4xi1>
+}
+
+// -----
+
+// select on f16 does not widen; the logical ops are bitwise on i1.
+// CHECK-LABEL: func.func @select_logic
+// CHECK-SAME: (%[[P:.*]]: tensor<4xi1>, %[[Q:.*]]: tensor<4xi1>, %[[X:.*]]: tensor<4xf16>, %[[Y:.*]]: tensor<4xf16>)
+// CHECK: ins(%[[P]], %[[X]], %[[Y]] : tensor<4xi1>, tensor<4xf16>, tensor<4xf16>)
+// CHECK-NEXT: ^bb0(%[[C:.*]]: i1, %[[A:.*]]: f16, %[[B:.*]]: f16, %{{.*}}: f16):
+// CHECK-NEXT: %[[S:.*]] = arith.select %[[C]], %[[A]], %[[B]] : f16
+// CHECK-NEXT: linalg.yield %[[S]] : f16
+// CHECK: arith.andi %{{.*}}, %{{.*}} : i1
+// CHECK: arith.ori %{{.*}}, %{{.*}} : i1
+// CHECK: ^bb0(%[[IN:.*]]: i1, %{{.*}}: i1):
+// CHECK-NEXT: %[[TRUE:.*]] = arith.constant true
+// CHECK-NEXT: %[[NOT:.*]] = arith.xori %[[IN]], %[[TRUE]] : i1
+// CHECK-NEXT: linalg.yield %[[NOT]] : i1
+func.func @select_logic(%p: tensor<4xi1>, %q: tensor<4xi1>, %x: tensor<4xf16>, %y: tensor<4xf16>) -> (tensor<4xf16>, tensor<4xi1>, tensor<4xi1>, tensor<4xi1>) {
+  %0 = adjit.select %p, %x, %y : tensor<4xi1>, tensor<4xf16>
+  %1 = adjit.and %p, %q : tensor<4xi1>
+  %2 = adjit.or %p, %q : tensor<4xi1>
+  %3 = adjit.not %p : tensor<4xi1>
+  return %0, %1, %2, %3 : tensor<4xf16>, tensor<4xi1>, tensor<4xi1>, tensor<4xi1>
+}
+
+// -----
+
+// stop_gradient disappears.
+// CHECK-LABEL: func.func @stop_gradient
+// CHECK-SAME: (%[[X:.*]]: tensor<4xf32>)
+// CHECK-NEXT: return %[[X]]
+func.func @stop_gradient(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = adjit.stop_gradient %x : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// convert
+//===----------------------------------------------------------------------===//
+
+// Float to integer: fptosi alone is poison out of range, so the result is
+// saturated with selects and NaN gives 0.
+// CHECK-LABEL: func.func @convert_float_to_int
+// CHECK: ^bb0(%[[IN:.*]]: f32, %{{.*}}: i32):
+// CHECK-DAG: %[[LO:.*]] = arith.constant -2.14748365E+9 : f32
+// CHECK-DAG: %[[HI:.*]] = arith.constant 2.14748365E+9 : f32
+// CHECK-DAG: %[[T:.*]] = arith.fptosi %[[IN]] : f32 to i32
+// CHECK-DAG: %[[NAN:.*]] = arith.cmpf uno, %[[IN]], %[[IN]] : f32
+// CHECK-DAG: %[[TOOLOW:.*]] = arith.cmpf olt, %[[IN]], %[[LO]] : f32
+// CHECK-DAG: %[[TOOHIGH:.*]] = arith.cmpf oge, %[[IN]], %[[HI]] : f32
+// CHECK-DAG: %[[MAX:.*]] = arith.constant 2147483647 : i32
+// CHECK-DAG: %[[MIN:.*]] = arith.constant -2147483648 : i32
+// CHECK-DAG: %[[ZERO:.*]] = arith.constant 0 : i32
+// CHECK-DAG: %[[S1:.*]] = arith.select %[[TOOHIGH]], %[[MAX]], %[[T]] : i32
+// CHECK-DAG: %[[S2:.*]] = arith.select %[[TOOLOW]], %[[MIN]], %[[S1]] : i32
+// CHECK-DAG: %[[S3:.*]] = arith.select %[[NAN]], %[[ZERO]], %[[S2]] : i32
+// CHECK: linalg.yield %[[S3]] : i32
+// f16 to i64 widens to f32 first.
+// CHECK: ^bb0(%[[IN:.*]]: f16, %{{.*}}: i64):
+// CHECK-NEXT: %[[W:.*]] = arith.extf %[[IN]] : f16 to f32
+// CHECK-DAG: arith.fptosi %[[W]] : f32 to i64
+// CHECK-DAG: arith.constant 9223372036854775807 : i64
+// CHECK-DAG: arith.constant -9223372036854775808 : i64
+// CHECK: linalg.yield
+func.func @convert_float_to_int(%x: tensor<4xf32>, %h: tensor<4xf16>) -> (tensor<4xi32>, tensor<4xi64>) {
+  %0 = adjit.convert %x : tensor<4xf32> to tensor<4xi32>
+  %1 = adjit.convert %h : tensor<4xf16> to tensor<4xi64>
+  return %0, %1 : tensor<4xi32>, tensor<4xi64>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @convert_bool
+// To i1 is x != 0 (unordered for floats, so NaN is true).
+// CHECK: ^bb0(%[[IN:.*]]: f32, %{{.*}}: i1):
+// CHECK-NEXT: %[[Z:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT: %[[R:.*]] = arith.cmpf une, %[[IN]], %[[Z]] : f32
+// CHECK-NEXT: linalg.yield %[[R]] : i1
+// CHECK: ^bb0(%[[IN:.*]]: i32, %{{.*}}: i1):
+// CHECK-NEXT: %[[Z:.*]] = arith.constant 0 : i32
+// CHECK-NEXT: %[[R:.*]] = arith.cmpi ne, %[[IN]], %[[Z]] : i32
+// CHECK-NEXT: linalg.yield %[[R]] : i1
+// From i1 is 0 or 1: zero extension, never sign extension.
+// CHECK: ^bb0(%[[IN:.*]]: i1, %{{.*}}: f32):
+// CHECK-NEXT: %[[E:.*]] = arith.extui %[[IN]] : i1 to i32
+// CHECK-NEXT: %[[F:.*]] = arith.sitofp %[[E]] : i32 to f32
+// CHECK-NEXT: linalg.yield %[[F]] : f32
+// CHECK: ^bb0(%[[IN:.*]]: i1, %{{.*}}: i64):
+// CHECK-NEXT: %[[E:.*]] = arith.extui %[[IN]] : i1 to i64
+// CHECK-NEXT: linalg.yield %[[E]] : i64
+func.func @convert_bool(%x: tensor<4xf32>, %i: tensor<4xi32>, %p: tensor<4xi1>) -> (tensor<4xi1>, tensor<4xi1>, tensor<4xf32>, tensor<4xi64>) {
+  %0 = adjit.convert %x : tensor<4xf32> to tensor<4xi1>
+  %1 = adjit.convert %i : tensor<4xi32> to tensor<4xi1>
+  %2 = adjit.convert %p : tensor<4xi1> to tensor<4xf32>
+  %3 = adjit.convert %p : tensor<4xi1> to tensor<4xi64>
+  return %0, %1, %2, %3 : tensor<4xi1>, tensor<4xi1>, tensor<4xf32>, tensor<4xi64>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @convert_numbers
+// CHECK: ^bb0(%[[IN:.*]]: i64, %{{.*}}: i32):
+// CHECK-NEXT: %[[R:.*]] = arith.trunci %[[IN]] : i64 to i32
+// CHECK: ^bb0(%[[IN:.*]]: i32, %{{.*}}: i64):
+// CHECK-NEXT: %[[R:.*]] = arith.extsi %[[IN]] : i32 to i64
+// CHECK: ^bb0(%[[IN:.*]]: i32, %{{.*}}: f32):
+// CHECK-NEXT: %[[R:.*]] = arith.sitofp %[[IN]] : i32 to f32
+// CHECK: ^bb0(%[[IN:.*]]: i32, %{{.*}}: f16):
+// CHECK-NEXT: %[[F:.*]] = arith.sitofp %[[IN]] : i32 to f32
+// CHECK-NEXT: %[[R:.*]] = arith.truncf %[[F]] : f32 to f16
+// CHECK: ^bb0(%[[IN:.*]]: f32, %{{.*}}: f64):
+// CHECK-NEXT: %[[R:.*]] = arith.extf %[[IN]] : f32 to f64
+// Half formats convert through f32.
+// CHECK: ^bb0(%[[IN:.*]]: f16, %{{.*}}: bf16):
+// CHECK-NEXT: %[[W:.*]] = arith.extf %[[IN]] : f16 to f32
+// CHECK-NEXT: %[[R:.*]] = arith.truncf %[[W]] : f32 to bf16
+// CHECK: ^bb0(%[[IN:.*]]: bf16, %{{.*}}: f64):
+// CHECK-NEXT: %[[W:.*]] = arith.extf %[[IN]] : bf16 to f32
+// CHECK-NEXT: %[[R:.*]] = arith.extf %[[W]] : f32 to f64
+func.func @convert_numbers(%i: tensor<4xi32>, %l: tensor<4xi64>, %x: tensor<4xf32>, %h: tensor<4xf16>, %b: tensor<4xbf16>)
+    -> (tensor<4xi32>, tensor<4xi64>, tensor<4xf32>, tensor<4xf16>, tensor<4xf64>, tensor<4xbf16>, tensor<4xf64>) {
+  %0 = adjit.convert %l : tensor<4xi64> to tensor<4xi32>
+  %1 = adjit.convert %i : tensor<4xi32> to tensor<4xi64>
+  %2 = adjit.convert %i : tensor<4xi32> to tensor<4xf32>
+  %3 = adjit.convert %i : tensor<4xi32> to tensor<4xf16>
+  %4 = adjit.convert %x : tensor<4xf32> to tensor<4xf64>
+  %5 = adjit.convert %h : tensor<4xf16> to tensor<4xbf16>
+  %6 = adjit.convert %b : tensor<4xbf16> to tensor<4xf64>
+  return %0, %1, %2, %3, %4, %5, %6 : tensor<4xi32>, tensor<4xi64>, tensor<4xf32>, tensor<4xf16>, tensor<4xf64>, tensor<4xbf16>, tensor<4xf64>
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// Shape manipulation
+//===----------------------------------------------------------------------===//
+
+// Result dimensions not in dims are not read; size-1 operand dimensions read
+// index 0; dims may reorder dimensions.
+// CHECK-LABEL: func.func @broadcast
+// CHECK-SAME: (%[[X:.*]]: tensor<3xf32>, %[[S:.*]]: tensor<f32>, %[[Y:.*]]: tensor<2x1xi64>)
+// CHECK: linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%[[X]] : tensor<3xf32>) outs(%{{.*}} : tensor<2x3xf32>)
+// CHECK-NEXT: ^bb0(%[[IN:.*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT: linalg.yield %[[IN]] : f32
+// CHECK: linalg.generic {indexing_maps = [affine_map<(d0, d1) -> ()>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%[[S]] : tensor<f32>) outs(%{{.*}} : tensor<4x5xf32>)
+// CHECK: linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, 0)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%[[Y]] : tensor<2x1xi64>) outs(%{{.*}} : tensor<2x3x4xi64>)
+// CHECK: linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1, 0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%[[Y]] : tensor<2x1xi64>) outs(%{{.*}} : tensor<5x2xi64>)
+func.func @broadcast(%x: tensor<3xf32>, %s: tensor<f32>, %y: tensor<2x1xi64>) -> (tensor<2x3xf32>, tensor<4x5xf32>, tensor<2x3x4xi64>, tensor<5x2xi64>) {
+  %0 = adjit.broadcast_in_dim %x, dims = [1] : (tensor<3xf32>) -> tensor<2x3xf32>
+  %1 = adjit.broadcast_in_dim %s, dims = [] : (tensor<f32>) -> tensor<4x5xf32>
+  %2 = adjit.broadcast_in_dim %y, dims = [0, 2] : (tensor<2x1xi64>) -> tensor<2x3x4xi64>
+  %3 = adjit.broadcast_in_dim %y, dims = [1, 0] : (tensor<2x1xi64>) -> tensor<5x2xi64>
+  return %0, %1, %2, %3 : tensor<2x3xf32>, tensor<4x5xf32>, tensor<2x3x4xi64>, tensor<5x2xi64>
+}
+
+// -----
+
+// Reshapes are metadata only: collapse to 1-D, expand to the result.
+// CHECK-LABEL: func.func @reshape
+// CHECK-SAME: (%[[X:.*]]: tensor<2x3xf32>, %[[S:.*]]: tensor<f32>, %[[V:.*]]: tensor<6xi32>)
+// CHECK-NOT: linalg.generic
+// CHECK: %[[FLAT:.*]] = tensor.collapse_shape %[[X]] {{\[\[}}0, 1]] : tensor<2x3xf32> into tensor<6xf32>
+// CHECK: %[[R0:.*]] = tensor.expand_shape %[[FLAT]] {{\[\[}}0, 1]] output_shape [3, 2] : tensor<6xf32> into tensor<3x2xf32>
+// CHECK: %[[R1:.*]] = tensor.collapse_shape %[[X]] {{\[\[}}0, 1]] : tensor<2x3xf32> into tensor<6xf32>
+// CHECK: %[[R2:.*]] = tensor.expand_shape %[[S]] [] output_shape [1, 1] : tensor<f32> into tensor<1x1xf32>
+// CHECK: %[[R3:.*]] = tensor.expand_shape %[[V]] {{\[\[}}0, 1]] output_shape [2, 3] : tensor<6xi32> into tensor<2x3xi32>
+// reshape(reshape(s)) back to the type of s folds away.
+// CHECK: return %[[R0]], %[[R1]], %[[R2]], %[[R3]], %[[S]]
+func.func @reshape(%x: tensor<2x3xf32>, %s: tensor<f32>, %v: tensor<6xi32>) -> (tensor<3x2xf32>, tensor<6xf32>, tensor<1x1xf32>, tensor<2x3xi32>, tensor<f32>) {
+  %0 = adjit.reshape %x : (tensor<2x3xf32>) -> tensor<3x2xf32>
+  %1 = adjit.reshape %x : (tensor<2x3xf32>) -> tensor<6xf32>
+  %2 = adjit.reshape %s : (tensor<f32>) -> tensor<1x1xf32>
+  %3 = adjit.reshape %v : (tensor<6xi32>) -> tensor<2x3xi32>
+  %4 = adjit.reshape %2 : (tensor<1x1xf32>) -> tensor<f32>
+  return %0, %1, %2, %3, %4 : tensor<3x2xf32>, tensor<6xf32>, tensor<1x1xf32>, tensor<2x3xi32>, tensor<f32>
+}
+
+// -----
+
+// Result dimension i reads operand dimension perm[i]: the input map sends the
+// loop indices back to operand positions.
+// CHECK-LABEL: func.func @transpose
+// CHECK-SAME: (%[[X:.*]]: tensor<2x3xf32>, %[[Y:.*]]: tensor<2x3x4xi1>)
+// CHECK: linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%[[X]] : tensor<2x3xf32>) outs(%{{.*}} : tensor<3x2xf32>)
+// CHECK-NEXT: ^bb0(%[[IN:.*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT: linalg.yield %[[IN]] : f32
+// CHECK: linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d1, d2, d0)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%[[Y]] : tensor<2x3x4xi1>) outs(%{{.*}} : tensor<4x2x3xi1>)
+func.func @transpose(%x: tensor<2x3xf32>, %y: tensor<2x3x4xi1>) -> (tensor<3x2xf32>, tensor<4x2x3xi1>) {
+  %0 = adjit.transpose %x, perm = [1, 0] : (tensor<2x3xf32>) -> tensor<3x2xf32>
+  %1 = adjit.transpose %y, perm = [2, 0, 1] : (tensor<2x3x4xi1>) -> tensor<4x2x3xi1>
+  return %0, %1 : tensor<3x2xf32>, tensor<4x2x3xi1>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @slice
+// CHECK-SAME: (%[[X:.*]]: tensor<8xf32>, %[[Y:.*]]: tensor<4x5xi32>)
+// CHECK: %[[A:.*]] = tensor.extract_slice %[[X]][1] [3] [2] : tensor<8xf32> to tensor<3xf32>
+// CHECK: %[[B:.*]] = tensor.extract_slice %[[Y]][0, 2] [2, 3] [3, 1] : tensor<4x5xi32> to tensor<2x3xi32>
+// CHECK: return %[[A]], %[[B]]
+func.func @slice(%x: tensor<8xf32>, %y: tensor<4x5xi32>) -> (tensor<3xf32>, tensor<2x3xi32>) {
+  %0 = adjit.slice %x, start = [1], limit = [7], stride = [2] : (tensor<8xf32>) -> tensor<3xf32>
+  %1 = adjit.slice %y, start = [0, 2], limit = [4, 5], stride = [3, 1] : (tensor<4x5xi32>) -> tensor<2x3xi32>
+  return %0, %1 : tensor<3xf32>, tensor<2x3xi32>
+}
+
+// -----
+
+// Each input is inserted at the running offset along dim.
+// CHECK-LABEL: func.func @concatenate
+// CHECK-SAME: (%[[A:.*]]: tensor<2x3xf32>, %[[B:.*]]: tensor<1x3xf32>, %[[C:.*]]: tensor<2x4xf32>)
+// CHECK: %[[E:.*]] = tensor.empty() : tensor<5x3xf32>
+// CHECK-NEXT: %[[I0:.*]] = tensor.insert_slice %[[A]] into %[[E]][0, 0] [2, 3] [1, 1] : tensor<2x3xf32> into tensor<5x3xf32>
+// CHECK-NEXT: %[[I1:.*]] = tensor.insert_slice %[[B]] into %[[I0]][2, 0] [1, 3] [1, 1] : tensor<1x3xf32> into tensor<5x3xf32>
+// CHECK-NEXT: %[[I2:.*]] = tensor.insert_slice %[[A]] into %[[I1]][3, 0] [2, 3] [1, 1] : tensor<2x3xf32> into tensor<5x3xf32>
+// CHECK: %[[F:.*]] = tensor.empty() : tensor<2x7xf32>
+// CHECK-NEXT: %[[J0:.*]] = tensor.insert_slice %[[A]] into %[[F]][0, 0] [2, 3] [1, 1] : tensor<2x3xf32> into tensor<2x7xf32>
+// CHECK-NEXT: %[[J1:.*]] = tensor.insert_slice %[[C]] into %[[J0]][0, 3] [2, 4] [1, 1] : tensor<2x4xf32> into tensor<2x7xf32>
+// CHECK: return %[[I2]], %[[J1]]
+func.func @concatenate(%a: tensor<2x3xf32>, %b: tensor<1x3xf32>, %c: tensor<2x4xf32>) -> (tensor<5x3xf32>, tensor<2x7xf32>) {
+  %0 = adjit.concatenate(%a, %b, %a) dim = 0 : (tensor<2x3xf32>, tensor<1x3xf32>, tensor<2x3xf32>) -> tensor<5x3xf32>
+  %1 = adjit.concatenate(%a, %c) dim = 1 : (tensor<2x3xf32>, tensor<2x4xf32>) -> tensor<2x7xf32>
+  return %0, %1 : tensor<5x3xf32>, tensor<2x7xf32>
+}
+
+// -----
+
+// pad: fill with the padding value, insert the operand at offset low with
+// stride interior + 1.
+// CHECK-LABEL: func.func @pad
+// CHECK-SAME: (%[[X:.*]]: tensor<3xf32>, %[[Z:.*]]: tensor<f32>, %[[Y:.*]]: tensor<2x2xi64>, %[[W:.*]]: tensor<i64>)
+// CHECK: %[[V:.*]] = tensor.extract %[[Z]][] : tensor<f32>
+// CHECK: %[[E:.*]] = tensor.empty() : tensor<8xf32>
+// CHECK: %[[F:.*]] = linalg.fill ins(%[[V]] : f32) outs(%[[E]] : tensor<8xf32>) -> tensor<8xf32>
+// CHECK: %[[P0:.*]] = tensor.insert_slice %[[X]] into %[[F]][1] [3] [2] : tensor<3xf32> into tensor<8xf32>
+// CHECK: %[[V2:.*]] = tensor.extract %[[W]][] : tensor<i64>
+// CHECK: %[[F2:.*]] = linalg.fill ins(%[[V2]] : i64) outs(%{{.*}} : tensor<3x3xi64>) -> tensor<3x3xi64>
+// CHECK: %[[P1:.*]] = tensor.insert_slice %[[Y]] into %[[F2]][0, 1] [2, 2] [1, 1] : tensor<2x2xi64> into tensor<3x3xi64>
+// CHECK: return %[[P0]], %[[P1]]
+func.func @pad(%x: tensor<3xf32>, %z: tensor<f32>, %y: tensor<2x2xi64>, %w: tensor<i64>) -> (tensor<8xf32>, tensor<3x3xi64>) {
+  %0 = adjit.pad %x, %z, low = [1], high = [2], interior = [1] : (tensor<3xf32>, tensor<f32>) -> tensor<8xf32>
+  %1 = adjit.pad %y, %w, low = [0, 1], high = [1, 0], interior = [0, 0] : (tensor<2x2xi64>, tensor<i64>) -> tensor<3x3xi64>
+  return %0, %1 : tensor<8xf32>, tensor<3x3xi64>
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// Indexing
+//===----------------------------------------------------------------------===//
+
+// gather: a generic over the result that reads the (clamped) index and
+// extracts from the operand.
+// CHECK-LABEL: func.func @gather
+// CHECK-SAME: (%[[T:.*]]: tensor<10x4xf32>, %[[IDS:.*]]: tensor<3xi32>, %[[M:.*]]: tensor<2x5x3xi64>, %[[J:.*]]: tensor<2x2xi64>)
+// CHECK: linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%[[IDS]] : tensor<3xi32>) outs(%{{.*}} : tensor<3x4xf32>)
+// CHECK-NEXT: ^bb0(%[[I:.*]]: i32, %{{.*}}: f32):
+// CHECK-DAG: %[[ZERO:.*]] = arith.constant 0 : i32
+// CHECK-DAG: %[[LAST:.*]] = arith.constant 9 : i32
+// CHECK-DAG: %[[LO:.*]] = arith.maxsi %[[I]], %[[ZERO]] : i32
+// CHECK-DAG: %[[CL:.*]] = arith.minsi %[[LO]], %[[LAST]] : i32
+// CHECK-DAG: %[[IX:.*]] = arith.index_cast %[[CL]] : i32 to index
+// CHECK-DAG: %[[COL:.*]] = linalg.index 1 : index
+// CHECK: %[[V:.*]] = tensor.extract %[[T]][%[[IX]], %[[COL]]] : tensor<10x4xf32>
+// CHECK-NEXT: linalg.yield %[[V]] : f32
+// Axis 1 with 2-D indices: result dims (a, i, j, b) read operand[a, idx[i, j], b].
+// CHECK: linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d1, d2)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%[[J]] : tensor<2x2xi64>) outs(%{{.*}} : tensor<2x2x2x3xi64>)
+// CHECK-NEXT: ^bb0(%[[I:.*]]: i64, %{{.*}}: i64):
+// CHECK-DAG: %[[A:.*]] = linalg.index 0 : index
+// CHECK-DAG: %[[LAST:.*]] = arith.constant 4 : i64
+// CHECK-DAG: %[[B:.*]] = linalg.index 3 : index
+// CHECK-DAG: %[[IX:.*]] = arith.index_cast %{{.*}} : i64 to index
+// CHECK: %[[V:.*]] = tensor.extract %[[M]][%[[A]], %[[IX]], %[[B]]] : tensor<2x5x3xi64>
+// CHECK-NEXT: linalg.yield %[[V]] : i64
+func.func @gather(%t: tensor<10x4xf32>, %ids: tensor<3xi32>, %m: tensor<2x5x3xi64>, %j: tensor<2x2xi64>) -> (tensor<3x4xf32>, tensor<2x2x2x3xi64>) {
+  %0 = adjit.gather %t[%ids], axis = 0 : (tensor<10x4xf32>, tensor<3xi32>) -> tensor<3x4xf32>
+  %1 = adjit.gather %m[%j], axis = 1 : (tensor<2x5x3xi64>, tensor<2x2xi64>) -> tensor<2x2x2x3xi64>
+  return %0, %1 : tensor<3x4xf32>, tensor<2x2x2x3xi64>
+}
+
+// -----
+
+// scatter_add: sequential scf.for loops over the updates, so repeated indices
+// accumulate deterministically; f16 accumulates each addition in f32.
+// CHECK-LABEL: func.func @scatter_add
+// CHECK-SAME: (%[[BASE:.*]]: tensor<10x4xf32>, %[[IDS:.*]]: tensor<3xi32>, %[[UPD:.*]]: tensor<3x4xf32>, %[[HB:.*]]: tensor<5xf16>, %[[HI:.*]]: tensor<2xi64>, %[[HU:.*]]: tensor<2xf16>)
+// CHECK-NOT: linalg.generic
+// CHECK: %[[R0:.*]] = scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[ACC0:.*]] = %[[BASE]]) -> (tensor<10x4xf32>)
+// CHECK-NEXT: %[[R1:.*]] = scf.for %[[K:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[ACC:.*]] = %[[ACC0]]) -> (tensor<10x4xf32>)
+// CHECK-NEXT: %[[IDX:.*]] = tensor.extract %[[IDS]][%[[I]]] : tensor<3xi32>
+// CHECK: arith.maxsi %[[IDX]]
+// CHECK: arith.minsi
+// CHECK: %[[ROW:.*]] = arith.index_cast %{{.*}} : i32 to index
+// CHECK: %[[U:.*]] = tensor.extract %[[UPD]][%[[I]], %[[K]]] : tensor<3x4xf32>
+// CHECK: %[[CUR:.*]] = tensor.extract %[[ACC]][%[[ROW]], %[[K]]] : tensor<10x4xf32>
+// CHECK: %[[SUM:.*]] = arith.addf %[[CUR]], %[[U]] : f32
+// CHECK: %[[INS:.*]] = tensor.insert %[[SUM]] into %[[ACC]][%[[ROW]], %[[K]]] : tensor<10x4xf32>
+// CHECK-NEXT: scf.yield %[[INS]] : tensor<10x4xf32>
+// CHECK: scf.yield %[[R1]] : tensor<10x4xf32>
+// CHECK: %[[R2:.*]] = scf.for %{{.*}} iter_args(%[[HACC:.*]] = %[[HB]]) -> (tensor<5xf16>)
+// CHECK: %[[HU1:.*]] = tensor.extract %[[HU]]
+// CHECK-NEXT: %[[HUW:.*]] = arith.extf %[[HU1]] : f16 to f32
+// CHECK: %[[HCUR:.*]] = tensor.extract %[[HACC]]
+// CHECK-NEXT: %[[HCURW:.*]] = arith.extf %[[HCUR]] : f16 to f32
+// CHECK-NEXT: %[[HSUM:.*]] = arith.addf %[[HCURW]], %[[HUW]] : f32
+// CHECK-NEXT: %[[HN:.*]] = arith.truncf %[[HSUM]] : f32 to f16
+// CHECK-NEXT: tensor.insert %[[HN]] into %[[HACC]]
+// CHECK: return %[[R0]], %[[R2]]
+func.func @scatter_add(%base: tensor<10x4xf32>, %ids: tensor<3xi32>, %upd: tensor<3x4xf32>, %hb: tensor<5xf16>, %hi: tensor<2xi64>, %hu: tensor<2xf16>) -> (tensor<10x4xf32>, tensor<5xf16>) {
+  %0 = adjit.scatter_add %upd into %base[%ids], axis = 0 : (tensor<10x4xf32>, tensor<3xi32>, tensor<3x4xf32>) -> tensor<10x4xf32>
+  %1 = adjit.scatter_add %hu into %hb[%hi], axis = 0 : (tensor<5xf16>, tensor<2xi64>, tensor<2xf16>) -> tensor<5xf16>
+  return %0, %1 : tensor<10x4xf32>, tensor<5xf16>
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// Reductions and contractions
+//===----------------------------------------------------------------------===//
+
+// reduce: fill with the identity (0, -inf/+inf or the lowest/highest integer),
+// then one generic with reduction iterators on the reduced dimensions.
+// CHECK-LABEL: func.func @reduce
+// CHECK-SAME: (%[[X:.*]]: tensor<2x3xf32>, %[[I:.*]]: tensor<4x5x6xi32>, %[[H:.*]]: tensor<8xbf16>, %[[F:.*]]: tensor<4xf64>)
+// CHECK: %[[Z:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK: %[[INIT:.*]] = linalg.fill ins(%[[Z]] : f32) outs(%{{.*}} : tensor<2xf32>) -> tensor<2xf32>
+// CHECK: %[[SUM:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%[[X]] : tensor<2x3xf32>) outs(%[[INIT]] : tensor<2xf32>)
+// CHECK-NEXT: ^bb0(%[[IN:.*]]: f32, %[[OUT:.*]]: f32):
+// CHECK-NEXT: %[[ADD:.*]] = arith.addf %[[OUT]], %[[IN]] : f32
+// CHECK-NEXT: linalg.yield %[[ADD]] : f32
+// CHECK: %[[LOWEST:.*]] = arith.constant -2147483648 : i32
+// CHECK: %[[INIT:.*]] = linalg.fill ins(%[[LOWEST]] : i32) outs(%{{.*}} : tensor<5xi32>)
+// CHECK: %[[MAX:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d1)>], iterator_types = ["reduction", "parallel", "reduction"]} ins(%[[I]] : tensor<4x5x6xi32>) outs(%[[INIT]] : tensor<5xi32>)
+// CHECK-NEXT: ^bb0(%[[IN:.*]]: i32, %[[OUT:.*]]: i32):
+// CHECK-NEXT: arith.maxsi %[[OUT]], %[[IN]] : i32
+// bf16 accumulates in f32 and is rounded once at the end.
+// CHECK: %[[INIT:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<f32>) -> tensor<f32>
+// CHECK: %[[ACC:.*]] = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> ()>], iterator_types = ["reduction"]} ins(%[[H]] : tensor<8xbf16>) outs(%[[INIT]] : tensor<f32>)
+// CHECK-NEXT: ^bb0(%[[IN:.*]]: bf16, %[[OUT:.*]]: f32):
+// CHECK-NEXT: %[[W:.*]] = arith.extf %[[IN]] : bf16 to f32
+// CHECK-NEXT: %[[ADD:.*]] = arith.addf %[[OUT]], %[[W]] : f32
+// CHECK-NEXT: linalg.yield %[[ADD]] : f32
+// CHECK: %[[HSUM:.*]] = linalg.generic {{.*}} ins(%[[ACC]] : tensor<f32>) outs(%{{.*}} : tensor<bf16>)
+// CHECK: arith.truncf %{{.*}} : f32 to bf16
+// CHECK: %[[INF:.*]] = arith.constant 0x7FF0000000000000 : f64
+// CHECK: linalg.fill ins(%[[INF]] : f64)
+// CHECK: arith.minimumf %{{.*}}, %{{.*}} : f64
+// CHECK: %[[HIGHEST:.*]] = arith.constant 2147483647 : i32
+// CHECK: linalg.fill ins(%[[HIGHEST]] : i32)
+// CHECK: arith.minsi %{{.*}}, %{{.*}} : i32
+// CHECK: return %[[SUM]], %[[MAX]], %[[HSUM]]
+func.func @reduce(%x: tensor<2x3xf32>, %i: tensor<4x5x6xi32>, %h: tensor<8xbf16>, %f: tensor<4xf64>) -> (tensor<2xf32>, tensor<5xi32>, tensor<bf16>, tensor<f64>, tensor<5xi32>) {
+  %0 = adjit.reduce sum %x, dims = [1] : (tensor<2x3xf32>) -> tensor<2xf32>
+  %1 = adjit.reduce max %i, dims = [0, 2] : (tensor<4x5x6xi32>) -> tensor<5xi32>
+  %2 = adjit.reduce sum %h, dims = [0] : (tensor<8xbf16>) -> tensor<bf16>
+  %3 = adjit.reduce min %f, dims = [0] : (tensor<4xf64>) -> tensor<f64>
+  %4 = adjit.reduce min %i, dims = [0, 2] : (tensor<4x5x6xi32>) -> tensor<5xi32>
+  return %0, %1, %2, %3, %4 : tensor<2xf32>, tensor<5xi32>, tensor<bf16>, tensor<f64>, tensor<5xi32>
+}
+
+// -----
+
+// argmax: one generic with two outputs (best value, best index); strictly
+// greater keeps the first index, the first NaN wins.
+// CHECK-LABEL: func.func @argmax
+// CHECK-SAME: (%[[X:.*]]: tensor<2x3xf32>, %[[I:.*]]: tensor<5xi64>)
+// CHECK: %[[NEGINF:.*]] = arith.constant 0xFF800000 : f32
+// CHECK: %[[BESTV:.*]] = linalg.fill ins(%[[NEGINF]] : f32) outs(%{{.*}} : tensor<2xf32>)
+// CHECK: %[[ZERO:.*]] = arith.constant 0 : i64
+// CHECK: %[[BESTI:.*]] = linalg.fill ins(%[[ZERO]] : i64) outs(%{{.*}} : tensor<2xi64>)
+// CHECK: %[[R:.*]]:2 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%[[X]] : tensor<2x3xf32>) outs(%[[BESTV]], %[[BESTI]] : tensor<2xf32>, tensor<2xi64>)
+// CHECK-NEXT: ^bb0(%[[IN:.*]]: f32, %[[V:.*]]: f32, %[[IX:.*]]: i64):
+// CHECK-DAG: %[[GT:.*]] = arith.cmpf ogt, %[[IN]], %[[V]] : f32
+// CHECK-DAG: %[[XNAN:.*]] = arith.cmpf uno, %[[IN]], %[[IN]] : f32
+// CHECK-DAG: %[[VORD:.*]] = arith.cmpf ord, %[[V]], %[[V]] : f32
+// CHECK-DAG: %[[FIRSTNAN:.*]] = arith.andi %[[XNAN]], %[[VORD]] : i1
+// CHECK-DAG: %[[BETTER:.*]] = arith.ori %[[GT]], %[[FIRSTNAN]] : i1
+// CHECK-DAG: %[[POS:.*]] = linalg.index 1 : index
+// CHECK-DAG: %[[POSI:.*]] = arith.index_cast %[[POS]] : index to i64
+// CHECK-DAG: %[[NV:.*]] = arith.select %[[BETTER]], %[[IN]], %[[V]] : f32
+// CHECK-DAG: %[[NI:.*]] = arith.select %[[BETTER]], %[[POSI]], %[[IX]] : i64
+// CHECK: linalg.yield %[[NV]], %[[NI]] : f32, i64
+// Integers start from the lowest value; the index type may be i32.
+// CHECK: %[[LOWEST:.*]] = arith.constant -9223372036854775808 : i64
+// CHECK: %[[S:.*]]:2 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> ()>, affine_map<(d0) -> ()>], iterator_types = ["reduction"]} ins(%[[I]] : tensor<5xi64>)
+// CHECK-NEXT: ^bb0(%[[IN:.*]]: i64, %[[V:.*]]: i64, %[[IX:.*]]: i32):
+// CHECK: arith.cmpi sgt, %[[IN]], %[[V]] : i64
+// CHECK: arith.index_cast %{{.*}} : index to i32
+// CHECK: return %[[R]]#1, %[[S]]#1
+func.func @argmax(%x: tensor<2x3xf32>, %i: tensor<5xi64>) -> (tensor<2xi64>, tensor<i32>) {
+  %0 = adjit.argmax %x, axis = 1 : (tensor<2x3xf32>) -> tensor<2xi64>
+  %1 = adjit.argmax %i, axis = 0 : (tensor<5xi64>) -> tensor<i32>
+  return %0, %1 : tensor<2xi64>, tensor<i32>
+}
+
+// -----
+
+// A plain matmul needs no transposes or reshapes.
+// CHECK-LABEL: func.func @dot_matmul
+// CHECK-SAME: (%[[A:.*]]: tensor<4x8xf32>, %[[B:.*]]: tensor<8x5xf32>)
+// CHECK: %[[Z:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK: %[[INIT:.*]] = linalg.fill ins(%[[Z]] : f32) outs(%{{.*}} : tensor<4x5xf32>) -> tensor<4x5xf32>
+// CHECK: %[[MM:.*]] = linalg.matmul ins(%[[A]], %[[B]] : tensor<4x8xf32>, tensor<8x5xf32>) outs(%[[INIT]] : tensor<4x5xf32>) -> tensor<4x5xf32>
+// CHECK-NEXT: return %[[MM]]
+func.func @dot_matmul(%a: tensor<4x8xf32>, %b: tensor<8x5xf32>) -> tensor<4x5xf32> {
+  %0 = adjit.dot_general %a, %b, batch = [] x [], contract = [1] x [0] : (tensor<4x8xf32>, tensor<8x5xf32>) -> tensor<4x5xf32>
+  return %0 : tensor<4x5xf32>
+}
+
+// -----
+
+// A batched f16 contraction: widened to f32, linalg.batch_matmul, rounded back.
+// CHECK-LABEL: func.func @dot_batched_f16
+// CHECK-SAME: (%[[X:.*]]: tensor<2x4x8xf16>, %[[Y:.*]]: tensor<2x8x5xf16>)
+// CHECK: %[[XW:.*]] = linalg.generic {{.*}} ins(%[[X]] : tensor<2x4x8xf16>) outs(%{{.*}} : tensor<2x4x8xf32>)
+// CHECK: arith.extf %{{.*}} : f16 to f32
+// CHECK: %[[YW:.*]] = linalg.generic {{.*}} ins(%[[Y]] : tensor<2x8x5xf16>) outs(%{{.*}} : tensor<2x8x5xf32>)
+// CHECK: %[[INIT:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<2x4x5xf32>)
+// CHECK: %[[MM:.*]] = linalg.batch_matmul ins(%[[XW]], %[[YW]] : tensor<2x4x8xf32>, tensor<2x8x5xf32>) outs(%[[INIT]] : tensor<2x4x5xf32>) -> tensor<2x4x5xf32>
+// CHECK: %[[R:.*]] = linalg.generic {{.*}} ins(%[[MM]] : tensor<2x4x5xf32>) outs(%{{.*}} : tensor<2x4x5xf16>)
+// CHECK: arith.truncf %{{.*}} : f32 to f16
+// CHECK: return %[[R]]
+func.func @dot_batched_f16(%x: tensor<2x4x8xf16>, %y: tensor<2x8x5xf16>) -> tensor<2x4x5xf16> {
+  %0 = adjit.dot_general %x, %y, batch = [0] x [0], contract = [2] x [1] : (tensor<2x4x8xf16>, tensor<2x8x5xf16>) -> tensor<2x4x5xf16>
+  return %0 : tensor<2x4x5xf16>
+}
+
+// -----
+
+// Operands are transposed into [batch, free, contract] / [batch, contract,
+// free] order first: lhs 8x4 contracted on dim 0, rhs 5x8 on dim 1.
+// CHECK-LABEL: func.func @dot_transposed
+// CHECK-SAME: (%[[P:.*]]: tensor<8x4xf64>, %[[Q:.*]]: tensor<5x8xf64>)
+// CHECK: %[[PT:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%[[P]] : tensor<8x4xf64>) outs(%{{.*}} : tensor<4x8xf64>)
+// CHECK: %[[QT:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%[[Q]] : tensor<5x8xf64>) outs(%{{.*}} : tensor<8x5xf64>)
+// CHECK: %[[MM:.*]] = linalg.matmul ins(%[[PT]], %[[QT]] : tensor<4x8xf64>, tensor<8x5xf64>) outs(%{{.*}} : tensor<4x5xf64>) -> tensor<4x5xf64>
+// CHECK: return %[[MM]]
+func.func @dot_transposed(%p: tensor<8x4xf64>, %q: tensor<5x8xf64>) -> tensor<4x5xf64> {
+  %0 = adjit.dot_general %p, %q, batch = [] x [], contract = [0] x [1] : (tensor<8x4xf64>, tensor<5x8xf64>) -> tensor<4x5xf64>
+  return %0 : tensor<4x5xf64>
+}
+
+// -----
+
+// A dot product (both operands fully contracted) and a batched matrix-vector
+// product reshape into the matmul form and back.
+// CHECK-LABEL: func.func @dot_reshaped
+// CHECK-SAME: (%[[V:.*]]: tensor<8xi32>, %[[W:.*]]: tensor<8xi32>, %[[M:.*]]: tensor<3x4x8xf32>, %[[U:.*]]: tensor<3x8xf32>)
+// CHECK: %[[VE:.*]] = tensor.expand_shape %[[V]] {{\[\[}}0, 1]] output_shape [1, 8] : tensor<8xi32> into tensor<1x8xi32>
+// CHECK: %[[WE:.*]] = tensor.expand_shape %[[W]] {{\[\[}}0, 1]] output_shape [8, 1] : tensor<8xi32> into tensor<8x1xi32>
+// CHECK: %[[DOT:.*]] = linalg.matmul ins(%[[VE]], %[[WE]] : tensor<1x8xi32>, tensor<8x1xi32>) outs(%{{.*}} : tensor<1x1xi32>)
+// CHECK: %[[D:.*]] = tensor.collapse_shape %[[DOT]] [] : tensor<1x1xi32> into tensor<i32>
+// CHECK: %[[UF:.*]] = tensor.collapse_shape %[[U]] {{\[\[}}0, 1]] : tensor<3x8xf32> into tensor<24xf32>
+// CHECK: %[[UE:.*]] = tensor.expand_shape %[[UF]] {{\[\[}}0, 1, 2]] output_shape [3, 8, 1] : tensor<24xf32> into tensor<3x8x1xf32>
+// CHECK: %[[MV:.*]] = linalg.batch_matmul ins(%[[M]], %[[UE]] : tensor<3x4x8xf32>, tensor<3x8x1xf32>) outs(%{{.*}} : tensor<3x4x1xf32>)
+// CHECK: %[[R:.*]] = tensor.collapse_shape %[[MV]] {{\[\[}}0, 1, 2]] : tensor<3x4x1xf32> into tensor<12xf32>
+// CHECK: %[[R2:.*]] = tensor.expand_shape %[[R]] {{\[\[}}0, 1]] output_shape [3, 4] : tensor<12xf32> into tensor<3x4xf32>
+// CHECK: return %[[D]], %[[R2]]
+func.func @dot_reshaped(%v: tensor<8xi32>, %w: tensor<8xi32>, %m: tensor<3x4x8xf32>, %u: tensor<3x8xf32>) -> (tensor<i32>, tensor<3x4xf32>) {
+  %0 = adjit.dot_general %v, %w, batch = [] x [], contract = [0] x [0] : (tensor<8xi32>, tensor<8xi32>) -> tensor<i32>
+  %1 = adjit.dot_general %m, %u, batch = [0] x [0], contract = [2] x [1] : (tensor<3x4x8xf32>, tensor<3x8xf32>) -> tensor<3x4xf32>
+  return %0, %1 : tensor<i32>, tensor<3x4xf32>
+}

@@ -1,0 +1,132 @@
+// The named pipeline stages of DESIGN.md §2 through adjit-opt.
+// RUN: adjit-opt %s -split-input-file --adjit-pipeline-optimized | FileCheck %s --check-prefix=OPT
+// RUN: adjit-opt %s -split-input-file --adjit-pipeline-linalg | FileCheck %s --check-prefix=LINALG
+// RUN: adjit-opt %s -split-input-file --adjit-pipeline-fused | FileCheck %s --check-prefix=FUSED
+// RUN: adjit-opt %s -split-input-file --adjit-pipeline-bufferized | FileCheck %s --check-prefix=BUF
+// RUN: adjit-opt %s -split-input-file --adjit-pipeline-llvm | FileCheck %s --check-prefix=LLVM
+
+// An elementwise chain with a bias broadcast: the optimized stage folds the
+// multiplication by one and CSEs the duplicate tanh; fusion then leaves one
+// linalg.generic that reads x and the bias directly.
+
+// OPT-LABEL: func.func @chain
+// OPT-SAME: (%[[X:.*]]: tensor<4x8xf32>, %[[B:.*]]: tensor<8xf32>)
+// OPT-NEXT: %[[BB:.*]] = adjit.broadcast_in_dim %[[B]], dims = [1] : (tensor<8xf32>) -> tensor<4x8xf32>
+// OPT-NEXT: %[[S:.*]] = adjit.add %[[X]], %[[BB]] : tensor<4x8xf32>
+// OPT-NEXT: %[[T:.*]] = adjit.tanh %[[S]] : tensor<4x8xf32>
+// OPT-NEXT: %[[M:.*]] = adjit.mul %[[T]], %[[T]] : tensor<4x8xf32>
+// OPT-NEXT: %[[E:.*]] = adjit.exp %[[M]] : tensor<4x8xf32>
+// OPT-NEXT: return %[[E]]
+
+// LINALG-LABEL: func.func @chain
+// LINALG-NOT: adjit.
+// LINALG-COUNT-5: linalg.generic
+// LINALG-NOT: linalg.generic
+// LINALG: return
+
+// FUSED-LABEL: func.func @chain
+// FUSED-SAME: (%[[X:.*]]: tensor<4x8xf32>, %[[B:.*]]: tensor<8xf32>)
+// FUSED: %[[E:.*]] = tensor.empty() : tensor<4x8xf32>
+// FUSED-NEXT: %[[R:.*]] = linalg.generic {indexing_maps = [#{{.*}}, #{{.*}}, #{{.*}}], iterator_types = ["parallel", "parallel"]} ins(%[[X]], %[[B]] : tensor<4x8xf32>, tensor<8xf32>) outs(%[[E]] : tensor<4x8xf32>)
+// FUSED-NEXT: ^bb0(%[[IX:.*]]: f32, %[[IB:.*]]: f32, %{{.*}}: f32):
+// FUSED-NEXT: %[[S:.*]] = arith.addf %[[IX]], %[[IB]] : f32
+// FUSED-NEXT: %[[T:.*]] = math.tanh %[[S]] : f32
+// FUSED-NEXT: %[[M:.*]] = arith.mulf %[[T]], %[[T]] : f32
+// FUSED-NEXT: %[[EX:.*]] = math.exp %[[M]] : f32
+// FUSED-NEXT: linalg.yield %[[EX]] : f32
+// FUSED-NEXT: } -> tensor<4x8xf32>
+// FUSED-NEXT: return %[[R]]
+// FUSED-NEXT: }
+
+// The bufferized function writes its result into a caller-owned out-param and
+// has no tensors left.
+// BUF-LABEL: func.func @chain
+// BUF-SAME: (%[[X:.*]]: memref<4x8xf32>, %[[B:.*]]: memref<8xf32>, %[[OUT:.*]]: memref<4x8xf32>) attributes {llvm.emit_c_interface}
+// BUF-NOT: tensor
+// BUF-NOT: memref.alloc
+// BUF: linalg.generic {{.*}} ins(%[[X]], %[[B]] : memref<4x8xf32>, memref<8xf32>) outs(%[[OUT]] : memref<4x8xf32>)
+// BUF-NOT: tensor
+// BUF: return
+// BUF-NEXT: }
+
+// LLVM-LABEL: llvm.func @chain
+// LLVM-LABEL: llvm.func @_mlir_ciface_chain(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr)
+// LLVM: llvm.call @chain(
+// LLVM-LABEL: llvm.func @adjit_entry_chain(
+// LLVM-SAME: %[[ARGS:.*]]: !llvm.ptr) {
+// LLVM-NEXT: %[[P0:.*]] = llvm.getelementptr %[[ARGS]][0] : (!llvm.ptr) -> !llvm.ptr, !llvm.ptr
+// LLVM-NEXT: %[[A0:.*]] = llvm.load %[[P0]] : !llvm.ptr -> !llvm.ptr
+// LLVM-NEXT: %[[P1:.*]] = llvm.getelementptr %[[ARGS]][1] : (!llvm.ptr) -> !llvm.ptr, !llvm.ptr
+// LLVM-NEXT: %[[A1:.*]] = llvm.load %[[P1]] : !llvm.ptr -> !llvm.ptr
+// LLVM-NEXT: %[[P2:.*]] = llvm.getelementptr %[[ARGS]][2] : (!llvm.ptr) -> !llvm.ptr, !llvm.ptr
+// LLVM-NEXT: %[[A2:.*]] = llvm.load %[[P2]] : !llvm.ptr -> !llvm.ptr
+// LLVM-NEXT: llvm.call @_mlir_ciface_chain(%[[A0]], %[[A1]], %[[A2]]) : (!llvm.ptr, !llvm.ptr, !llvm.ptr) -> ()
+// LLVM-NEXT: llvm.return
+func.func @chain(%x: tensor<4x8xf32>, %b: tensor<8xf32>) -> tensor<4x8xf32> {
+  %bb = adjit.broadcast_in_dim %b, dims = [1] : (tensor<8xf32>) -> tensor<4x8xf32>
+  %0 = adjit.add %x, %bb : tensor<4x8xf32>
+  %1 = adjit.tanh %0 : tensor<4x8xf32>
+  %one = adjit.constant dense<1.0> : tensor<4x8xf32>
+  %2 = adjit.mul %1, %one : tensor<4x8xf32>
+  %3 = adjit.tanh %0 : tensor<4x8xf32>
+  %4 = adjit.mul %2, %3 : tensor<4x8xf32>
+  %5 = adjit.exp %4 : tensor<4x8xf32>
+  return %5 : tensor<4x8xf32>
+}
+
+// -----
+
+// Inputs are not writable (bufferization.writable = false on every argument
+// of an entry point): scatter_add must not accumulate into its base argument
+// in place, but into a copy that then goes to the out-param.
+
+// BUF-LABEL: func.func @scatter_into_argument
+// BUF-SAME: (%[[BASE:.*]]: memref<5xf32>, %[[IDS:.*]]: memref<3xi32>, %[[UPD:.*]]: memref<3xf32>, %[[OUT:.*]]: memref<5xf32>)
+// BUF-NOT: memref.store %{{.*}}, %[[BASE]]
+// BUF-NOT: memref.store %{{.*}}, %[[IDS]]
+// BUF-NOT: memref.store %{{.*}}, %[[UPD]]
+// BUF-NOT: outs(%[[BASE]]
+// BUF: memref.store
+// BUF-NOT: memref.store %{{.*}}, %[[BASE]]
+// BUF-NOT: outs(%[[BASE]]
+// BUF: return
+
+// LLVM-LABEL: llvm.func @adjit_entry_scatter_into_argument(%{{.*}}: !llvm.ptr)
+// LLVM-COUNT-4: llvm.getelementptr
+// LLVM: llvm.call @_mlir_ciface_scatter_into_argument
+func.func @scatter_into_argument(%base: tensor<5xf32>, %ids: tensor<3xi32>, %upd: tensor<3xf32>) -> tensor<5xf32> {
+  %0 = adjit.scatter_add %upd into %base[%ids], axis = 0 : (tensor<5xf32>, tensor<3xi32>, tensor<3xf32>) -> tensor<5xf32>
+  return %0 : tensor<5xf32>
+}
+
+// -----
+
+// Several public functions each get an entry point; a private helper is
+// inlined into its caller (and removed), and several results become several
+// out-params.
+
+// BUF-LABEL: func.func @two_results
+// BUF-SAME: (%{{.*}}: memref<3xf32>, %{{.*}}: memref<3xf32>, %{{.*}}: memref<f32>) attributes {llvm.emit_c_interface}
+// BUF-LABEL: func.func @other
+// BUF-SAME: (%{{.*}}: memref<2xi64>, %{{.*}}: memref<2xi64>) attributes {llvm.emit_c_interface}
+// BUF-NOT: @helper
+
+// LLVM-NOT: llvm.func @adjit_entry_helper
+// LLVM-DAG: llvm.func @adjit_entry_two_results(
+// LLVM-DAG: llvm.func @adjit_entry_other(
+// LLVM-NOT: llvm.func @adjit_entry_helper
+func.func private @helper(%x: tensor<3xf32>) -> tensor<3xf32> {
+  %0 = adjit.sin %x : tensor<3xf32>
+  return %0 : tensor<3xf32>
+}
+
+func.func @two_results(%x: tensor<3xf32>) -> (tensor<3xf32>, tensor<f32>) {
+  %0 = func.call @helper(%x) : (tensor<3xf32>) -> tensor<3xf32>
+  %1 = adjit.reduce sum %0, dims = [0] : (tensor<3xf32>) -> tensor<f32>
+  return %0, %1 : tensor<3xf32>, tensor<f32>
+}
+
+func.func @other(%x: tensor<2xi64>) -> tensor<2xi64> {
+  %0 = adjit.mul %x, %x : tensor<2xi64>
+  return %0 : tensor<2xi64>
+}

@@ -1,0 +1,516 @@
+// The `adjit` driver as a user runs it: every mistake on the command line or
+// in the input exits with status 1 and one clear message (never a crash), and
+// `adjit run` computes what an independent double-precision implementation
+// computes.
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include "adjit/runtime/Array.h"
+#include "adjit/runtime/ArraySpec.h"
+#include "adjit/runtime/Npy.h"
+
+using Catch::Contains;
+using Catch::StartsWith;
+
+namespace {
+
+const std::string kMlp = std::string(ADJIT_SOURCE_DIR) + "/examples/mlp.mlir";
+
+// Arguments for examples/mlp.mlir with the right types.
+const std::vector<std::string> kMlpArgs = {
+    "--arg", "f32[4,8]=randn:1",  "--arg", "f32[8,16]=randn:2", "--arg", "f32[16]=randn:3",
+    "--arg", "f32[16,3]=randn:4", "--arg", "f32[3]=randn:5"};
+
+struct CliResult {
+  int exit_code = -1;  // -1 when the process did not exit normally
+  int signal = 0;      // the terminating signal, if any
+  std::string output;  // stdout and stderr together
+};
+
+std::string shell_quote(const std::string& word) {
+  std::string quoted = "'";
+  for (char c : word) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return quoted + "'";
+}
+
+// Runs the adjit CLI with `args` through the shell, capturing stdout+stderr.
+CliResult run_cli(const std::vector<std::string>& args) {
+  std::string command = shell_quote(ADJIT_CLI);
+  for (const std::string& arg : args) command += " " + shell_quote(arg);
+  command += " 2>&1";
+  CliResult result;
+  FILE* pipe = popen(command.c_str(), "r");
+  REQUIRE(pipe != nullptr);
+  char buffer[4096];
+  size_t n;
+  while ((n = fread(buffer, 1, sizeof buffer, pipe)) > 0) result.output.append(buffer, n);
+  int status = pclose(pipe);
+  if (WIFEXITED(status)) {
+    result.exit_code = WEXITSTATUS(status);
+    // The shell reports a child killed by a signal as 128 + signal.
+    if (result.exit_code > 128) result.signal = result.exit_code - 128;
+  } else if (WIFSIGNALED(status)) {
+    result.signal = WTERMSIG(status);
+  }
+  return result;
+}
+
+std::vector<std::string> concat(std::vector<std::string> a, const std::vector<std::string>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+// The common shape of every failure: status 1, no crash, "adjit: error:".
+void require_clean_failure(const CliResult& r) {
+  INFO(r.output);
+  CHECK(r.signal == 0);
+  REQUIRE(r.exit_code == 1);
+  CHECK_THAT(r.output, Contains("adjit: error: "));
+  // One message, not a stack dump.
+  CHECK_THAT(r.output, !Contains("Stack dump") && !Contains("PLEASE submit a bug report"));
+}
+
+// A fresh directory per use, removed afterwards.
+class TempDirectory {
+ public:
+  TempDirectory() {
+    static int counter = 0;
+    path_ = std::filesystem::temp_directory_path() /
+            ("adjit_cli_test_" + std::to_string(getpid()) + "_" + std::to_string(counter++));
+    std::filesystem::create_directories(path_);
+  }
+  ~TempDirectory() { std::filesystem::remove_all(path_); }
+  TempDirectory(const TempDirectory&) = delete;
+  TempDirectory& operator=(const TempDirectory&) = delete;
+
+  std::string file(const std::string& name) const { return (path_ / name).string(); }
+  std::string path() const { return path_.string(); }
+  std::string write(const std::string& name, const std::string& text) const {
+    std::ofstream(file(name), std::ios::binary) << text;
+    return file(name);
+  }
+
+ private:
+  std::filesystem::path path_;
+};
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+// A module with two public functions.
+constexpr const char* kTwoEntries = R"(func.func @first(%x: tensor<2xf32>) -> tensor<2xf32> {
+  %0 = adjit.exp %x : tensor<2xf32>
+  return %0 : tensor<2xf32>
+}
+func.func @second(%x: tensor<2xf32>) -> tensor<2xf32> {
+  %0 = adjit.sin %x : tensor<2xf32>
+  return %0 : tensor<2xf32>
+}
+)";
+
+}  // namespace
+
+//===----------------------------------------------------------------------===//
+// Input files
+//===----------------------------------------------------------------------===//
+
+TEST_CASE("cli: a missing input file is reported with its path", "[cli]") {
+  const std::string path = "/nonexistent/adjit/missing.mlir";
+  for (const char* command : {"run", "compile"}) {
+    CliResult r = run_cli({command, path});
+    require_clean_failure(r);
+    CHECK_THAT(r.output, Contains("cannot read '" + path + "'"));
+    CHECK_THAT(r.output, Contains("No such file or directory"));
+  }
+}
+
+TEST_CASE("cli: an unreadable input file is reported with its path", "[cli]") {
+  if (geteuid() == 0) {
+    WARN("running as root: permissions do not stop reading, skipped");
+    return;
+  }
+  TempDirectory dir;
+  std::string path = dir.write("secret.mlir", kTwoEntries);
+  REQUIRE(chmod(path.c_str(), 0) == 0);
+  CliResult r = run_cli({"compile", path});
+  require_clean_failure(r);
+  CHECK_THAT(r.output, Contains("cannot read '" + path + "'"));
+  CHECK_THAT(r.output, Contains("Permission denied"));
+}
+
+TEST_CASE("cli: a directory given as the input file fails cleanly", "[cli]") {
+  TempDirectory dir;
+  for (const char* command : {"run", "compile"}) {
+    CliResult r = run_cli({command, dir.path()});
+    require_clean_failure(r);
+  }
+}
+
+TEST_CASE("cli: a directory given as the input file is named in the message", "[cli]") {
+  TempDirectory dir;
+  CliResult r = run_cli({"compile", dir.path()});
+  require_clean_failure(r);
+  CHECK_THAT(r.output, Contains("'" + dir.path() + "'"));
+}
+
+TEST_CASE("cli: invalid IR shows MLIR's diagnostic with its position", "[cli]") {
+  TempDirectory dir;
+  SECTION("a verifier error") {
+    std::string path = dir.write("bad_verify.mlir",
+                                 "func.func @f(%x: tensor<4xi1>) -> tensor<4xi1> {\n"
+                                 "  // booleans are not ordered\n"
+                                 "  %0 = adjit.compare lt, %x, %x : tensor<4xi1>\n"
+                                 "  return %0 : tensor<4xi1>\n"
+                                 "}\n");
+    for (const char* command : {"run", "compile"}) {
+      CliResult r = run_cli({command, path});
+      require_clean_failure(r);
+      CHECK_THAT(r.output, Contains("invalid IR in " + path));
+      CHECK_THAT(r.output, Contains("'adjit.compare' op booleans support only eq and ne, not lt"));
+      CHECK_THAT(r.output, Contains(path));
+      CHECK_THAT(r.output, Contains(":3:8"));
+    }
+  }
+  SECTION("a parse error") {
+    std::string path = dir.write("bad_parse.mlir",
+                                 "func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {\n"
+                                 "  %0 = adjit.bogus %x : tensor<4xf32>\n"
+                                 "  return %0 : tensor<4xf32>\n"
+                                 "}\n");
+    CliResult r = run_cli({"compile", path, "--emit=traced"});
+    require_clean_failure(r);
+    CHECK_THAT(r.output, Contains("custom op 'adjit.bogus' is unknown"));
+    CHECK_THAT(r.output, Contains(":2:8"));
+  }
+  SECTION("a type constraint") {
+    std::string path = dir.write("bad_type.mlir",
+                                 "func.func @f(%x: tensor<4xi32>) -> tensor<4xi32> {\n"
+                                 "  %0 = adjit.exp %x : tensor<4xi32>\n"
+                                 "  return %0 : tensor<4xi32>\n"
+                                 "}\n");
+    CliResult r = run_cli({"run", path, "--arg", "i32[4]=zeros"});
+    require_clean_failure(r);
+    CHECK_THAT(r.output, Contains("'adjit.exp' op operand #0 must be"));
+    CHECK_THAT(r.output, Contains(":2:8"));
+  }
+}
+
+// Positions print as compilers print them, so editors can jump to them.
+TEST_CASE("cli: invalid IR is reported as FILE:LINE:COL: error:", "[cli]") {
+  TempDirectory dir;
+  std::string path = dir.write("bad.mlir",
+                               "func.func @f(%x: tensor<4xi1>) -> tensor<4xi1> {\n"
+                               "\n"
+                               "  %0 = adjit.compare lt, %x, %x : tensor<4xi1>\n"
+                               "  return %0 : tensor<4xi1>\n"
+                               "}\n");
+  CliResult r = run_cli({"compile", path});
+  require_clean_failure(r);
+  CHECK_THAT(r.output, Contains(path + ":3:8: error: 'adjit.compare' op booleans support only"));
+}
+
+//===----------------------------------------------------------------------===//
+// Entries and arguments of `adjit run`
+//===----------------------------------------------------------------------===//
+
+TEST_CASE("cli: an unknown entry lists the known entries", "[cli]") {
+  TempDirectory dir;
+  std::string path = dir.write("two.mlir", kTwoEntries);
+  CliResult r = run_cli({"run", path, "--entry", "third", "--arg", "f32[2]=1,2"});
+  require_clean_failure(r);
+  CHECK_THAT(r.output, Contains("unknown entry 'third'"));
+  CHECK_THAT(r.output, Contains("first"));
+  CHECK_THAT(r.output, Contains("second"));
+
+  CliResult mlp = run_cli(concat({"run", kMlp, "--entry", "nope"}, kMlpArgs));
+  require_clean_failure(mlp);
+  CHECK_THAT(mlp.output, Contains("unknown entry 'nope'"));
+  CHECK_THAT(mlp.output, Contains("mlp"));
+}
+
+TEST_CASE("cli: several public functions need --entry", "[cli]") {
+  TempDirectory dir;
+  std::string path = dir.write("two.mlir", kTwoEntries);
+  CliResult r = run_cli({"run", path, "--arg", "f32[2]=1,2"});
+  require_clean_failure(r);
+  CHECK_THAT(r.output, Contains("--entry"));
+
+  CliResult chosen = run_cli({"run", path, "--entry", "second", "--arg", "f32[2]=0,0"});
+  REQUIRE(chosen.exit_code == 0);
+  CHECK_THAT(chosen.output, Contains("out0 = f32[2] [0, 0]"));
+}
+
+TEST_CASE("cli: the wrong number of arguments is reported", "[cli]") {
+  CliResult few = run_cli({"run", kMlp, "--arg", "f32[4,8]=zeros"});
+  require_clean_failure(few);
+  CHECK_THAT(few.output, Contains("entry 'mlp' takes 5 inputs, got 1"));
+
+  CliResult none = run_cli({"run", kMlp});
+  require_clean_failure(none);
+  CHECK_THAT(none.output, Contains("takes 5 inputs, got 0"));
+
+  CliResult many = run_cli(concat(concat({"run", kMlp}, kMlpArgs), {"--arg", "f32[3]=zeros"}));
+  require_clean_failure(many);
+  CHECK_THAT(many.output, Contains("takes 5 inputs, got 6"));
+}
+
+TEST_CASE("cli: an argument of the wrong shape is reported", "[cli]") {
+  std::vector<std::string> args = kMlpArgs;
+  args[7] = "f32[16,4]=zeros";  // w2, input 3
+  CliResult r = run_cli(concat({"run", kMlp}, args));
+  require_clean_failure(r);
+  CHECK_THAT(r.output, Contains("input 3 must be f32[16,3], got f32[16,4]"));
+
+  args = kMlpArgs;
+  args[1] = "f32[32]=zeros";  // same element count as f32[4,8], wrong rank
+  CliResult rank = run_cli(concat({"run", kMlp}, args));
+  require_clean_failure(rank);
+  CHECK_THAT(rank.output, Contains("input 0 must be f32[4,8], got f32[32]"));
+}
+
+TEST_CASE("cli: an argument of the wrong dtype is reported", "[cli]") {
+  std::vector<std::string> args = kMlpArgs;
+  args[1] = "f64[4,8]=zeros";
+  CliResult r = run_cli(concat({"run", kMlp}, args));
+  require_clean_failure(r);
+  CHECK_THAT(r.output, Contains("input 0 must be f32[4,8], got f64[4,8]"));
+
+  args = kMlpArgs;
+  args[9] = "i32[3]=zeros";
+  CliResult i = run_cli(concat({"run", kMlp}, args));
+  require_clean_failure(i);
+  CHECK_THAT(i.output, Contains("input 4 must be f32[3], got i32[3]"));
+}
+
+TEST_CASE("cli: a malformed --arg spec is quoted and explained", "[cli]") {
+  struct Case {
+    std::string spec, problem;
+  };
+  std::vector<Case> cases = {
+      {"f32[4,8=zeros", "missing ']'"},
+      {"f32[2]=1,2,3", "expected 2 values for f32[2], got 3"},
+      {"f32[2]=1,abc", "'abc'"},
+      {"q7[2]=1,2", "unknown dtype 'q7'"},
+      {"f32[2]", "expected '='"},
+      {"f32[-1]=zeros", "is not a non-negative integer"},
+      {"f32[4]=randn:x", "seed 'x'"},
+      {"1,2,3", "expected DTYPE[SHAPE]=VALUES"},
+      {"i32[2]=1.5,2", "'1.5'"},
+  };
+  for (const Case& c : cases) {
+    CliResult r = run_cli({"run", kMlp, "--arg", c.spec});
+    INFO("spec " << c.spec);
+    require_clean_failure(r);
+    CHECK_THAT(r.output, Contains("invalid array spec '" + c.spec + "'"));
+    CHECK_THAT(r.output, Contains(c.problem));
+  }
+
+  CliResult missing_value = run_cli({"run", kMlp, "--arg"});
+  require_clean_failure(missing_value);
+  CHECK_THAT(missing_value.output, Contains("--arg needs a value"));
+
+  CliResult missing_npy = run_cli({"run", kMlp, "--arg", "@/nonexistent/x.npy"});
+  require_clean_failure(missing_npy);
+  CHECK_THAT(missing_npy.output, Contains("/nonexistent/x.npy"));
+}
+
+//===----------------------------------------------------------------------===//
+// Command line
+//===----------------------------------------------------------------------===//
+
+TEST_CASE("cli: an unknown stage for --emit lists the stages", "[cli]") {
+  CliResult r = run_cli({"compile", kMlp, "--emit=bogus"});
+  require_clean_failure(r);
+  CHECK_THAT(r.output, Contains("unknown stage 'bogus'"));
+  for (const char* stage : {"traced", "optimized", "linalg", "fused", "bufferized", "llvm",
+                            "llvm-ir", "asm", "obj"})
+    CHECK_THAT(r.output, Contains(stage));
+
+  CliResult spaced = run_cli({"compile", kMlp, "--emit", "LLVM"});
+  require_clean_failure(spaced);
+  CHECK_THAT(spaced.output, Contains("unknown stage 'LLVM'"));
+}
+
+TEST_CASE("cli: unknown options, commands and missing values show the usage", "[cli]") {
+  for (const char* command : {"run", "compile"}) {
+    CliResult r = run_cli({command, kMlp, "--frobnicate"});
+    require_clean_failure(r);
+    CHECK_THAT(r.output, Contains("unknown option '--frobnicate'"));
+    CHECK_THAT(r.output, Contains("usage:"));
+  }
+  CliResult command = run_cli({"frobnicate", kMlp});
+  require_clean_failure(command);
+  CHECK_THAT(command.output, Contains("unknown command 'frobnicate'"));
+  CHECK_THAT(command.output, Contains("usage:"));
+
+  CliResult no_file = run_cli({"compile"});
+  require_clean_failure(no_file);
+  CHECK_THAT(no_file.output, Contains("compile needs an input file"));
+
+  CliResult two_files = run_cli({"run", kMlp, kMlp});
+  require_clean_failure(two_files);
+  CHECK_THAT(two_files.output, Contains("one input file at a time"));
+
+  CliResult no_emit_value = run_cli({"compile", kMlp, "--emit"});
+  require_clean_failure(no_emit_value);
+  CHECK_THAT(no_emit_value.output, Contains("--emit needs a value"));
+
+  CliResult bare = run_cli({});
+  CHECK(bare.exit_code == 1);
+  CHECK_THAT(bare.output, StartsWith("usage:"));
+
+  CliResult help = run_cli({"--help"});
+  CHECK(help.exit_code == 0);
+  CHECK_THAT(help.output, Contains("adjit run FILE.mlir"));
+}
+
+TEST_CASE("cli: --emit=obj needs -o", "[cli]") {
+  CliResult r = run_cli({"compile", kMlp, "--emit=obj"});
+  require_clean_failure(r);
+  CHECK_THAT(r.output, Contains("--emit=obj writes binary: give -o FILE"));
+
+  TempDirectory dir;
+  std::string object = dir.file("mlp.o");
+  CliResult ok = run_cli({"compile", kMlp, "--emit=obj", "-o", object});
+  REQUIRE(ok.exit_code == 0);
+  std::string bytes = read_file(object);
+  REQUIRE(bytes.size() > 4);
+  CHECK(bytes.substr(0, 4) == "\x7f" "ELF");
+}
+
+TEST_CASE("cli: an unwritable -o or --out is reported", "[cli]") {
+  CliResult o = run_cli({"compile", kMlp, "--emit=asm", "-o", "/nonexistent/dir/out.s"});
+  require_clean_failure(o);
+  CHECK_THAT(o.output, Contains("/nonexistent/dir/out.s"));
+}
+
+//===----------------------------------------------------------------------===//
+// Positive cases
+//===----------------------------------------------------------------------===//
+
+TEST_CASE("cli: adjit stages lists every stage in order", "[cli]") {
+  CliResult r = run_cli({"stages"});
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.output == "traced\noptimized\nlinalg\nfused\nbufferized\nllvm\nllvm-ir\nasm\nobj\n");
+}
+
+TEST_CASE("cli: compile --emit=asm has the packed entry point", "[cli]") {
+  CliResult r = run_cli({"compile", kMlp, "--emit=asm"});
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.output, Contains("adjit_entry_mlp"));
+  CHECK_THAT(r.output, Contains("_mlir_ciface_mlp"));
+
+  CliResult ir = run_cli({"compile", kMlp});  // default: llvm-ir
+  REQUIRE(ir.exit_code == 0);
+  CHECK_THAT(ir.output, Contains("define void @adjit_entry_mlp(ptr"));
+
+  TempDirectory dir;
+  std::string out = dir.file("mlp.ll");
+  CliResult to_file = run_cli({"compile", kMlp, "--emit", "llvm-ir", "-o", out});
+  REQUIRE(to_file.exit_code == 0);
+  CHECK(to_file.output.empty());
+  CHECK_THAT(read_file(out), Contains("define void @adjit_entry_mlp(ptr"));
+}
+
+TEST_CASE("cli: run prints the outputs and writes them as .npy", "[cli]") {
+  TempDirectory dir;
+  std::string out_dir = dir.file("outputs/nested");
+  CliResult r = run_cli(concat(concat({"run", kMlp}, kMlpArgs), {"--out", out_dir}));
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.output, StartsWith("out0 = f32[4,3] [["));
+  CHECK_THAT(r.output, !Contains("out1"));
+
+  REQUIRE(std::filesystem::exists(out_dir + "/out0.npy"));
+  CHECK_FALSE(std::filesystem::exists(out_dir + "/out1.npy"));
+  adjit::Array probs = adjit::load_npy(out_dir + "/out0.npy");
+  REQUIRE(probs.dtype() == adjit::DType::f32);
+  REQUIRE(probs.shape() == adjit::Shape{4, 3});
+  // The printed text is the same array.
+  CHECK_THAT(r.output, Contains("out0 = " + adjit::to_string(probs)));
+  // Softmax rows are probability distributions.
+  std::vector<float> p = probs.to_vector<float>();
+  for (int row = 0; row < 4; ++row) {
+    double sum = 0;
+    for (int col = 0; col < 3; ++col) {
+      CHECK(p[row * 3 + col] > 0.0f);
+      sum += p[row * 3 + col];
+    }
+    CHECK(sum == Approx(1.0).epsilon(1e-6));
+  }
+
+  // Same inputs, same outputs: the .npy written by a second run is identical.
+  std::string again = dir.file("again");
+  REQUIRE(run_cli(concat(concat({"run", kMlp}, kMlpArgs), {"--out=" + again})).exit_code == 0);
+  CHECK(read_file(again + "/out0.npy") == read_file(out_dir + "/out0.npy"));
+
+  // Inputs can come from .npy files too.
+  adjit::save_npy(adjit::parse_array_spec("f32[4,8]=randn:1"), dir.file("x.npy"));
+  std::vector<std::string> from_npy = kMlpArgs;
+  from_npy[1] = "@" + dir.file("x.npy");
+  CliResult npy = run_cli(concat({"run", kMlp}, from_npy));
+  REQUIRE(npy.exit_code == 0);
+  CHECK(npy.output == r.output);
+}
+
+TEST_CASE("cli: run matches an independent double-precision MLP", "[cli]") {
+  // The same inputs the CLI builds from the specs.
+  std::vector<adjit::Array> inputs;
+  for (size_t i = 1; i < kMlpArgs.size(); i += 2)
+    inputs.push_back(adjit::parse_array_spec(kMlpArgs[i]));
+  auto values = [&](size_t i) {
+    std::vector<float> f = inputs[i].to_vector<float>();
+    return std::vector<double>(f.begin(), f.end());
+  };
+  const std::vector<double> x = values(0), w1 = values(1), b1 = values(2), w2 = values(3),
+                            b2 = values(4);
+  const int batch = 4, in = 8, hidden = 16, classes = 3;
+  REQUIRE(x.size() == size_t(batch * in));
+  REQUIRE(w1.size() == size_t(in * hidden));
+  REQUIRE(w2.size() == size_t(hidden * classes));
+
+  // probs = softmax(tanh(x @ w1 + b1) @ w2 + b2, axis 1), in double.
+  std::vector<double> expected(batch * classes);
+  for (int r = 0; r < batch; ++r) {
+    std::vector<double> h(hidden);
+    for (int j = 0; j < hidden; ++j) {
+      double acc = b1[j];
+      for (int k = 0; k < in; ++k) acc += x[r * in + k] * w1[k * hidden + j];
+      h[j] = std::tanh(acc);
+    }
+    std::vector<double> z(classes);
+    for (int c = 0; c < classes; ++c) {
+      double acc = b2[c];
+      for (int j = 0; j < hidden; ++j) acc += h[j] * w2[j * classes + c];
+      z[c] = acc;
+    }
+    double m = *std::max_element(z.begin(), z.end()), sum = 0;
+    for (double& v : z) sum += (v = std::exp(v - m));
+    for (int c = 0; c < classes; ++c) expected[r * classes + c] = z[c] / sum;
+  }
+
+  TempDirectory dir;
+  CliResult run = run_cli(concat(concat({"run", kMlp}, kMlpArgs), {"--out", dir.path()}));
+  REQUIRE(run.exit_code == 0);
+  adjit::Array probs = adjit::load_npy(dir.file("out0.npy"));
+  REQUIRE(probs.shape() == adjit::Shape{batch, classes});
+  std::vector<float> got = probs.to_vector<float>();
+  for (int i = 0; i < batch * classes; ++i) {
+    INFO("element " << i << ": adjit " << got[i] << ", reference " << expected[i]
+                    << ", relative error " << std::abs(got[i] - expected[i]) / std::abs(expected[i]));
+    CHECK(std::abs(got[i] - expected[i]) <= 1e-5 * std::abs(expected[i]));
+  }
+}
