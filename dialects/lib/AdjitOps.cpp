@@ -347,6 +347,17 @@ LogicalResult DotGeneralOp::verify() {
   return verifyResultShape(*this, expected, getType());
 }
 
+Value mlir::adjit::createSplat(OpBuilder &builder, Location loc, Type type,
+                               double value) {
+  auto tensor = cast<RankedTensorType>(type);
+  Type element = tensor.getElementType();
+  Attribute scalar =
+      isa<FloatType>(element)
+          ? Attribute(builder.getFloatAttr(element, value))
+          : Attribute(builder.getIntegerAttr(element, static_cast<int64_t>(value)));
+  return builder.create<ConstantOp>(loc, tensor, DenseElementsAttr::get(tensor, scalar));
+}
+
 //===----------------------------------------------------------------------===//
 // Differentiation requests
 //===----------------------------------------------------------------------===//

@@ -19,12 +19,7 @@ public:
   Emit(OpBuilder &b, Location loc) : b(b), loc(loc) {}
 
   Value splatLike(Value like, double value) {
-    auto type = cast<RankedTensorType>(like.getType());
-    Type element = type.getElementType();
-    Attribute scalar = isa<FloatType>(element)
-                           ? Attribute(b.getFloatAttr(element, value))
-                           : Attribute(b.getIntegerAttr(element, static_cast<int64_t>(value)));
-    return b.create<ConstantOp>(loc, type, DenseElementsAttr::get(type, scalar));
+    return createSplat(b, loc, like.getType(), value);
   }
   Value zerosLike(Value like) { return splatLike(like, 0); }
   Value add(Value x, Value y) { return b.create<AddOp>(loc, x, y); }
@@ -393,10 +388,7 @@ LogicalResult SliceOp::buildVJP(OpBuilder &b, ValueRange ct, SmallVectorImpl<Val
     interior.push_back(n == 0 ? 0 : stride - 1);
     high.push_back(size - low.back() - covered);
   }
-  Value zero = e.b.create<ConstantOp>(
-      e.loc, RankedTensorType::get({}, operand.getElementType()),
-      DenseElementsAttr::get(RankedTensorType::get({}, operand.getElementType()),
-                             e.b.getFloatAttr(operand.getElementType(), 0)));
+  Value zero = createSplat(b, getLoc(), RankedTensorType::get({}, operand.getElementType()), 0);
   out.push_back(e.b.create<PadOp>(e.loc, operand, ct[0], zero, low, high, interior));
   return success();
 }

@@ -18,8 +18,17 @@ struct ApproximateMathPass
     RewritePatternSet patterns(&getContext());
     // The patterns only match f32 (and f16 through f32), never f64.
     populateMathPolynomialApproximationPatterns(patterns);
-    if (failed(applyPatternsAndFoldGreedily(getOperation(),
-                                            std::move(patterns))))
+    // sin and cos are left to libm: the upstream polynomials reduce the
+    // argument with a single f32 constant for pi/2 and lose all accuracy
+    // for |x| beyond ~100 and for small negative x.
+    SmallVector<Operation *> approximated;
+    getOperation()->walk([&](Operation *op) {
+      if (isa<math::MathDialect>(op->getDialect()) && !isa<math::SinOp, math::CosOp>(op))
+        approximated.push_back(op);
+    });
+    GreedyRewriteConfig config;
+    config.strictMode = GreedyRewriteStrictness::ExistingAndNewOps;
+    if (failed(applyOpPatternsAndFold(approximated, std::move(patterns), config)))
       signalPassFailure();
   }
 };

@@ -11,13 +11,9 @@ using namespace mlir::adjit;
 
 namespace {
 
-Value zerosOf(OpBuilder &b, Location loc, Type type) {
-  auto tensor = cast<RankedTensorType>(type);
-  Type element = tensor.getElementType();
-  Attribute zero = isa<FloatType>(element) ? Attribute(b.getFloatAttr(element, 0))
-                                           : Attribute(b.getIntegerAttr(element, 0));
-  return b.create<ConstantOp>(loc, tensor, DenseElementsAttr::get(tensor, zero));
-}
+constexpr StringLiteral kCustomVJP = "adjit.custom_vjp";
+constexpr StringLiteral kCustomVJPInputs = "adjit.custom_vjp_inputs";
+
 
 struct CallOpDerivatives
     : DifferentiableOpInterface::ExternalModel<CallOpDerivatives, func::CallOp> {
@@ -25,16 +21,43 @@ struct CallOpDerivatives
     return SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(call, call.getCalleeAttr());
   }
 
+  // A function traced by adjit::custom_gradient names its backward function:
+  // (inputs..., results..., cotangents..., captured values...) -> one
+  // cotangent per input. Captured values arrive as the call's last operands.
+  static LogicalResult buildCustomVJP(func::CallOp call, func::FuncOp callee, OpBuilder &b,
+                                      ValueRange cotangents,
+                                      SmallVectorImpl<Value> &operandCotangents) {
+    auto backward = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
+        call, callee->getAttrOfType<FlatSymbolRefAttr>(kCustomVJP));
+    auto numInputs = callee->getAttrOfType<IntegerAttr>(kCustomVJPInputs);
+    if (!backward || !numInputs)
+      return call.emitError() << "custom_vjp of '" << callee.getSymName() << "' is malformed";
+    int64_t n = numInputs.getInt(), m = call.getNumResults();
+    int64_t captured = backward.getNumArguments() - n - 2 * m;
+    SmallVector<Value> operands(call.getOperands().take_front(n));
+    llvm::append_range(operands, call.getResults());
+    for (auto [ct, result] : llvm::zip(cotangents, call.getResults()))
+      operands.push_back(ct ? ct : createSplat(b, call.getLoc(), result.getType(), 0));
+    llvm::append_range(operands, call.getOperands().take_back(captured));
+    auto grads = b.create<func::CallOp>(call.getLoc(), backward, operands);
+    llvm::append_range(operandCotangents, grads.getResults());
+    // Closed-over values are constants to the user's rule.
+    operandCotangents.append(call.getNumOperands() - n, Value());
+    return success();
+  }
+
   LogicalResult buildVJP(Operation *op, OpBuilder &b, ValueRange cotangents,
                          SmallVectorImpl<Value> &operandCotangents,
                          DerivativeContext &context) const {
     auto call = cast<func::CallOp>(op);
+    if (calleeOf(call)->hasAttr(kCustomVJP))
+      return buildCustomVJP(call, calleeOf(call), b, cotangents, operandCotangents);
     FailureOr<func::FuncOp> reverse = context.reverseFunction(calleeOf(call));
     if (failed(reverse))
       return failure();
     SmallVector<Value> operands(call.getOperands());
     for (auto [ct, result] : llvm::zip(cotangents, call.getResults()))
-      operands.push_back(ct ? ct : zerosOf(b, op->getLoc(), result.getType()));
+      operands.push_back(ct ? ct : createSplat(b, op->getLoc(), result.getType(), 0));
     auto derived = b.create<func::CallOp>(op->getLoc(), *reverse, operands);
     llvm::append_range(operandCotangents, derived.getResults().drop_front(call.getNumResults()));
     return success();
@@ -44,12 +67,15 @@ struct CallOpDerivatives
                          SmallVectorImpl<Value> &resultTangents,
                          DerivativeContext &context) const {
     auto call = cast<func::CallOp>(op);
+    if (calleeOf(call)->hasAttr(kCustomVJP))
+      return op->emitError() << "forward-mode differentiation through a function with a "
+                                "custom gradient (adjit::custom_gradient) is not supported";
     FailureOr<func::FuncOp> forward = context.forwardFunction(calleeOf(call));
     if (failed(forward))
       return failure();
     SmallVector<Value> operands(call.getOperands());
     for (auto [t, operand] : llvm::zip(tangents, call.getOperands()))
-      operands.push_back(t ? t : zerosOf(b, op->getLoc(), operand.getType()));
+      operands.push_back(t ? t : createSplat(b, op->getLoc(), operand.getType(), 0));
     auto derived = b.create<func::CallOp>(op->getLoc(), *forward, operands);
     llvm::append_range(resultTangents, derived.getResults().drop_front(call.getNumResults()));
     return success();

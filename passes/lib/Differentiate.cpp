@@ -23,13 +23,6 @@ bool isFloatTensor(Type type) {
   return tensor && isa<FloatType>(tensor.getElementType());
 }
 
-Value zerosOf(OpBuilder &b, Location loc, Type type) {
-  auto tensor = cast<RankedTensorType>(type);
-  Type element = tensor.getElementType();
-  Attribute zero = isa<FloatType>(element) ? Attribute(b.getFloatAttr(element, 0))
-                                           : Attribute(b.getIntegerAttr(element, 0));
-  return b.create<ConstantOp>(loc, tensor, DenseElementsAttr::get(tensor, zero));
-}
 
 std::string maskSuffix(ArrayRef<bool> mask) {
   std::string s;
@@ -193,7 +186,7 @@ FailureOr<func::FuncOp> Differentiator::reverse(func::FuncOp f, ArrayRef<bool> w
     Value arg = entry.getArgument(i);
     // Unconnected (or integer) arguments get zeros, never nothing.
     Value g = adjoint.lookup(arg);
-    returned.push_back(g ? g : zerosOf(b, fn.getLoc(), arg.getType()));
+    returned.push_back(g ? g : createSplat(b, fn.getLoc(), arg.getType(), 0));
   }
   b.create<func::ReturnOp>(oldReturn.getLoc(), returned);
   return fn;
@@ -258,7 +251,7 @@ FailureOr<func::FuncOp> Differentiator::forward(func::FuncOp f, ArrayRef<bool> w
     returned.push_back(primal.lookup(v));
   for (Value v : oldReturn.getOperands()) {
     Value t = tangent.lookup(primal.lookup(v));
-    returned.push_back(t ? t : zerosOf(b, fn.getLoc(), v.getType()));
+    returned.push_back(t ? t : createSplat(b, fn.getLoc(), v.getType(), 0));
   }
   b.create<func::ReturnOp>(oldReturn.getLoc(), returned);
   return fn;
@@ -298,10 +291,7 @@ LogicalResult Differentiator::expandRequests(func::FuncOp f) {
       if (failed(fn))
         return failure();
       SmallVector<Value> operands(grad.getPrimals());
-      auto resultType = cast<RankedTensorType>(callee.getResultTypes()[0]);
-      operands.push_back(b.create<ConstantOp>(
-          loc, resultType,
-          DenseElementsAttr::get(resultType, b.getFloatAttr(resultType.getElementType(), 1))));
+      operands.push_back(createSplat(b, loc, callee.getResultTypes()[0], 1));
       auto call = b.create<func::CallOp>(loc, *fn, operands);
       op->replaceAllUsesWith(inWrtOrder(call.getResults().drop_front(1), grad.getWrt()));
     } else if (auto vjp = dyn_cast<VjpOp>(op)) {

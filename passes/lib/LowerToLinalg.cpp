@@ -173,7 +173,21 @@ Value emitScalar(Expm1Op, OpBuilder &b, Location loc, ValueRange x) {
   return b.create<math::ExpM1Op>(loc, x[0]);
 }
 Value emitScalar(LogOp, OpBuilder &b, Location loc, ValueRange x) {
-  return b.create<math::LogOp>(loc, x[0]);
+  if (!x[0].getType().isF32())
+    return b.create<math::LogOp>(loc, x[0]);
+  // The f32 polynomial reads the exponent bits and so assumes normal
+  // inputs: scale subnormals up by 2^24 and subtract 24 ln 2 afterwards.
+  Type f32 = x[0].getType();
+  Value subnormal = b.create<arith::CmpFOp>(
+      loc, arith::CmpFPredicate::OLT, b.create<math::AbsFOp>(loc, x[0]),
+      scalarConstant(b, loc, f32, 1.17549435082228750797e-38));
+  Value scaled = b.create<arith::SelectOp>(
+      loc, subnormal, b.create<arith::MulFOp>(loc, x[0], scalarConstant(b, loc, f32, 16777216.0)),
+      x[0]);
+  Value log = b.create<math::LogOp>(loc, scaled);
+  Value shifted = b.create<arith::SubFOp>(
+      loc, log, scalarConstant(b, loc, f32, 24 * 0.69314718055994530942));
+  return b.create<arith::SelectOp>(loc, subnormal, shifted, log);
 }
 Value emitScalar(Log1pOp, OpBuilder &b, Location loc, ValueRange x) {
   return b.create<math::Log1pOp>(loc, x[0]);

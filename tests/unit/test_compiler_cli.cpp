@@ -405,7 +405,7 @@ TEST_CASE("cli: an unwritable -o or --out is reported", "[cli]") {
 TEST_CASE("cli: adjit stages lists every stage in order", "[cli]") {
   CliResult r = run_cli({"stages"});
   REQUIRE(r.exit_code == 0);
-  CHECK(r.output == "traced\noptimized\nlinalg\nfused\nbufferized\nllvm\nllvm-ir\nasm\nobj\n");
+  CHECK(r.output == "traced\ndifferentiated\noptimized\nlinalg\nfused\nbufferized\nllvm\nllvm-ir\nasm\nobj\n");
 }
 
 TEST_CASE("cli: compile --emit=asm has the packed entry point", "[cli]") {

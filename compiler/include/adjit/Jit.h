@@ -6,6 +6,7 @@
 #include "adjit/Tensor.h"
 #include "adjit/compiler/Program.h"
 #include "adjit/detail/Structure.h"
+#include "adjit/detail/Transforms.h"
 
 #include <atomic>
 #include <cstdint>
@@ -56,9 +57,6 @@ namespace detail {
 class JitCache;
 struct CompiledEntry;
 
-/// Builds the traced function: receives a callback that adds one parameter
-/// per traced leaf, runs the user's callable and returns its flat results.
-using TraceBody = FunctionRef<std::vector<Tensor>(ParameterFn parameter, std::vector<size_t>& layout)>;
 
 /// Traces `body` into a Program named `name` (not cached).
 Program trace_program(const std::string& name, TraceBody body);

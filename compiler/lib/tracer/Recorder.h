@@ -21,7 +21,7 @@ class Recorder {
   TraceContext& trace() { return *trace_; }
   mlir::OpBuilder& builder() { return trace_->builder(); }
   mlir::Location location() { return location_; }
-  mlir::Value value(const Tensor& t) const { return TraceContext::unwrap(t); }
+  mlir::Value value(const Tensor& t) const { return trace_->value(t); }
 
   template <class OpTy, class... Args>
   Tensor emit(Args&&... args) {

@@ -17,9 +17,10 @@ TraceContext::TraceContext(std::string function_name)
   mlir::MLIRContext& ctx = program_->context;
   program_->module = mlir::ModuleOp::create(mlir::UnknownLoc::get(&ctx));
   builder_.setInsertionPointToEnd(program_->module->getBody());
-  function_ = builder_.create<mlir::func::FuncOp>(mlir::UnknownLoc::get(&ctx), function_name,
-                                                  builder_.getFunctionType({}, {}));
-  builder_.setInsertionPointToStart(function_.addEntryBlock());
+  auto function = builder_.create<mlir::func::FuncOp>(
+      mlir::UnknownLoc::get(&ctx), function_name, builder_.getFunctionType({}, {}));
+  builder_.setInsertionPointToStart(function.addEntryBlock());
+  frames_.push_back(Frame{function, {}, {}, {}});
   innermost_trace = this;
 }
 
@@ -67,23 +68,74 @@ Tensor TraceContext::wrap(mlir::Value value) {
 }
 
 Tensor TraceContext::add_parameter(DType dtype, const Shape& shape) {
-  mlir::Block& entry = function_.getBody().front();
-  return wrap(entry.addArgument(tensor_type(dtype, shape), function_.getLoc()));
+  mlir::func::FuncOp function = frames_.back().function;
+  return wrap(function.front().addArgument(tensor_type(dtype, shape), function.getLoc()));
+}
+
+mlir::Value TraceContext::value(const Tensor& tensor) {
+  if (tensor.trace() != this)
+    throw TraceError(
+        "a Tensor from another trace (or a default-constructed one) was used; a Tensor is "
+        "only valid inside the traced call that created it");
+  return value_in(frames_.size() - 1, mlir::Value::getFromOpaquePointer(tensor.value()));
+}
+
+// Values flow into nested functions as extra arguments, through every
+// frame between their definition and their use.
+mlir::Value TraceContext::value_in(size_t frame, mlir::Value v) {
+  Frame& f = frames_[frame];
+  if (v.getParentRegion()->getParentOp() == f.function.getOperation()) return v;
+  if (frame == 0)
+    throw TraceError("a Tensor escaped the function that computed it (a tracer bug)");
+  if (auto it = f.captured.find(v); it != f.captured.end()) return it->second;
+  mlir::Value outer = value_in(frame - 1, v);
+  mlir::Value argument = f.function.front().addArgument(v.getType(), f.function.getLoc());
+  f.captured[v] = argument;
+  f.captures.push_back(outer);
+  return argument;
+}
+
+void TraceContext::begin_subfunction(const std::string& kind) {
+  mlir::OpBuilder::InsertPoint resume = builder_.saveInsertionPoint();
+  builder_.setInsertionPointToEnd(program_->module->getBody());
+  std::string name = frames_.front().function.getSymName().str() + "_" + kind + "_" +
+                     std::to_string(subfunction_count_++);
+  auto function = builder_.create<mlir::func::FuncOp>(
+      frames_.back().function.getLoc(), name, builder_.getFunctionType({}, {}));
+  function.setPrivate();
+  builder_.setInsertionPointToStart(function.addEntryBlock());
+  frames_.push_back(Frame{function, resume, {}, {}});
+}
+
+TraceContext::SubFunction TraceContext::end_subfunction(const std::vector<Tensor>& results) {
+  std::vector<mlir::Value> values;
+  for (const Tensor& result : results) values.push_back(value(result));
+  Frame frame = std::move(frames_.back());
+  frames_.pop_back();
+  end_function(frame.function, values);
+  builder_.restoreInsertionPoint(frame.resume);
+  return SubFunction{frame.function, std::move(frame.captures)};
+}
+
+void TraceContext::abandon_subfunction() {
+  Frame frame = std::move(frames_.back());
+  frames_.pop_back();
+  frame.function.erase();
+  builder_.restoreInsertionPoint(frame.resume);
+}
+
+void TraceContext::end_function(mlir::func::FuncOp function,
+                                const std::vector<mlir::Value>& results) {
+  builder_.setInsertionPointToEnd(&function.front());
+  builder_.create<mlir::func::ReturnOp>(function.getLoc(), results);
+  function.setFunctionType(builder_.getFunctionType(function.front().getArgumentTypes(),
+                                                    mlir::ValueRange(results).getTypes()));
 }
 
 Program TraceContext::finish(const std::vector<Tensor>& results) {
   std::vector<mlir::Value> values;
-  for (const Tensor& result : results) {
-    if (result.trace() != this)
-      throw TraceError(
-          "a traced function returned a Tensor that does not belong to its trace "
-          "(a Tensor from another trace, or a default-constructed one)");
-    values.push_back(unwrap(result));
-  }
-  builder_.create<mlir::func::ReturnOp>(function_.getLoc(), values);
-  mlir::Block& entry = function_.getBody().front();
-  function_.setFunctionType(
-      builder_.getFunctionType(entry.getArgumentTypes(), mlir::ValueRange(values).getTypes()));
+  for (const Tensor& result : results) values.push_back(value(result));
+  end_function(frames_.front().function, values);
   {
     DiagnosticCapture diagnostics(program_->context);
     if (mlir::failed(mlir::verify(*program_->module)))

@@ -31,6 +31,26 @@ class TraceContext {
   /// Ends the function with `results` and hands the module to a Program.
   Program finish(const std::vector<Tensor>& results);
 
+  /// A private function traced inside this trace (for grad, vjp, tapes...).
+  struct SubFunction {
+    mlir::func::FuncOp function;
+    /// Values of the enclosing function that the body used: they follow the
+    /// declared parameters as extra arguments, in this order.
+    std::vector<mlir::Value> captures;
+  };
+  /// Starts a private function named after `kind`; ops go there until
+  /// end_subfunction. Parameters come from add_parameter.
+  void begin_subfunction(const std::string& kind);
+  SubFunction end_subfunction(const std::vector<Tensor>& results);
+  /// Drops the function being traced after an error in its body.
+  void abandon_subfunction();
+
+  /// The value of `tensor` usable in the function being traced now: a value
+  /// of an enclosing function is captured as an extra argument.
+  mlir::Value value(const Tensor& tensor);
+  mlir::Block& current_block() { return *builder_.getInsertionBlock(); }
+  mlir::ModuleOp module() { return *program_->module; }
+
   mlir::OpBuilder& builder() { return builder_; }
   mlir::MLIRContext& context() { return program_->context; }
   mlir::Location location(const SourceLocation& where);
@@ -38,14 +58,21 @@ class TraceContext {
   mlir::RankedTensorType tensor_type(DType dtype, const Shape& shape);
 
   Tensor wrap(mlir::Value value);
-  static mlir::Value unwrap(const Tensor& tensor) {
-    return mlir::Value::getFromOpaquePointer(tensor.value());
-  }
 
  private:
+  struct Frame {
+    mlir::func::FuncOp function;
+    mlir::OpBuilder::InsertPoint resume;  // where the enclosing frame continues
+    llvm::DenseMap<mlir::Value, mlir::Value> captured;  // outer value -> argument
+    std::vector<mlir::Value> captures;                  // outer values, in order
+  };
+  mlir::Value value_in(size_t frame, mlir::Value v);
+  void end_function(mlir::func::FuncOp function, const std::vector<mlir::Value>& results);
+
   std::unique_ptr<Program::Impl> program_;
   mlir::OpBuilder builder_;
-  mlir::func::FuncOp function_;
+  std::vector<Frame> frames_;  // frames_[0] is the traced function itself
+  int subfunction_count_ = 0;
   TraceContext* enclosing_;
 };
 

@@ -71,6 +71,14 @@ struct StructureTraits<Array> {
 template <>
 struct StructureTraits<Tensor> {
   using Traced = Tensor;
+  // As an argument of a function traced inside a trace (grad, vjp, ...).
+  static void collect_tensors(const Tensor& t, std::vector<Tensor>& out) { out.push_back(t); }
+  static Tensor make_traced(const Tensor& t, ParameterFn parameter) {
+    return parameter(t.dtype(), t.shape());
+  }
+  static Tensor rebuild_like(const Tensor&, const std::vector<Tensor>& flat, size_t& position) {
+    return flat[position++];
+  }
   static void flatten_result(const Tensor& t, std::vector<Tensor>& flat, std::vector<size_t>&) {
     flat.push_back(t);
   }
@@ -94,6 +102,7 @@ struct StructureTraits<T, std::enable_if_t<std::is_arithmetic_v<T> || std::is_en
     }
   }
   static void collect_arrays(const T&, std::vector<Array>&) {}
+  static void collect_tensors(const T&, std::vector<Tensor>&) {}
   static T make_traced(const T& v, ParameterFn) { return v; }
   static std::string describe(const T& v) {
     std::ostringstream os;
@@ -113,6 +122,7 @@ struct StructureTraits<std::string> {
     key.push(std::hash<std::string>{}(s));
   }
   static void collect_arrays(const std::string&, std::vector<Array>&) {}
+  static void collect_tensors(const std::string&, std::vector<Tensor>&) {}
   static std::string make_traced(const std::string& s, ParameterFn) { return s; }
   static std::string describe(const std::string& s) { return "\"" + s + "\""; }
 };
@@ -124,6 +134,7 @@ struct StructureTraits<const char*> {
     StructureTraits<std::string>::append_key(key, s);
   }
   static void collect_arrays(const char*, std::vector<Array>&) {}
+  static void collect_tensors(const char*, std::vector<Tensor>&) {}
   static const char* make_traced(const char* s, ParameterFn) { return s; }
   static std::string describe(const char* s) { return StructureTraits<std::string>::describe(s); }
 };
@@ -144,6 +155,15 @@ struct StructureTraits<std::vector<T>> {
   }
   static void collect_arrays(const std::vector<T>& v, std::vector<Array>& out) {
     for (const T& x : v) Element::collect_arrays(x, out);
+  }
+  static void collect_tensors(const std::vector<T>& v, std::vector<Tensor>& out) {
+    for (const T& x : v) Element::collect_tensors(x, out);
+  }
+  static std::vector<T> rebuild_like(const std::vector<T>& like, const std::vector<Tensor>& flat,
+                                     size_t& position) {
+    std::vector<T> result;
+    for (const T& x : like) result.push_back(Element::rebuild_like(x, flat, position));
+    return result;
   }
   static Traced make_traced(const std::vector<T>& v, ParameterFn parameter) {
     Traced traced;
@@ -184,6 +204,14 @@ struct TupleLikeTraits {
   }
   static void collect_arrays(const Tuple& t, std::vector<Array>& out) {
     std::apply([&](const Ts&... x) { (StructureTraits<Ts>::collect_arrays(x, out), ...); }, t);
+  }
+  static void collect_tensors(const Tuple& t, std::vector<Tensor>& out) {
+    std::apply([&](const Ts&... x) { (StructureTraits<Ts>::collect_tensors(x, out), ...); }, t);
+  }
+  static Tuple rebuild_like(const Tuple& like, const std::vector<Tensor>& flat, size_t& position) {
+    return std::apply(
+        [&](const Ts&... x) { return Tuple{StructureTraits<Ts>::rebuild_like(x, flat, position)...}; },
+        like);
   }
   static std::string describe(const Tuple& t) {
     std::string s = "(";
@@ -240,6 +268,15 @@ struct StructureTraits<std::array<T, N>> {
   }
   static void collect_arrays(const std::array<T, N>& a, std::vector<Array>& out) {
     for (const T& x : a) Element::collect_arrays(x, out);
+  }
+  static void collect_tensors(const std::array<T, N>& a, std::vector<Tensor>& out) {
+    for (const T& x : a) Element::collect_tensors(x, out);
+  }
+  static std::array<T, N> rebuild_like(const std::array<T, N>& like,
+                                       const std::vector<Tensor>& flat, size_t& position) {
+    return [&]<size_t... I>(std::index_sequence<I...>) {
+      return std::array<T, N>{Element::rebuild_like(like[I], flat, position)...};
+    }(std::make_index_sequence<N>{});
   }
   static Traced make_traced(const std::array<T, N>& a, ParameterFn parameter) {
     return [&]<size_t... I>(std::index_sequence<I...>) {

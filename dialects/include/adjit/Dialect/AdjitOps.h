@@ -25,4 +25,9 @@ inline Type boolTensorLike(Type type) {
 #define GET_OP_CLASSES
 #include "adjit/Dialect/AdjitOps.h.inc"
 
+namespace mlir::adjit {
+/// An adjit.constant of `type` (a tensor type) with every element `value`.
+Value createSplat(OpBuilder &builder, Location loc, Type type, double value);
+} // namespace mlir::adjit
+
 #endif

@@ -42,7 +42,8 @@ def ApproximateMath : Pass<"adjit-approximate-math", "ModuleOp"> {
     f32 (and, through f32, f16/bf16) `math` ops such as tanh, erf, exp, log,
     log1p, expm1 are rewritten into MLIR's polynomial approximations, which
     are plain arithmetic and vectorize. f64 ops are left alone: they become
-    libm calls later, because the polynomials target single precision.
+    libm calls later, because the polynomials target single precision. So
+    are f32 sin and cos, whose upstream argument reduction is inaccurate.
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::math::MathDialect",

@@ -1,0 +1,179 @@
+#include "adjit/detail/Transforms.h"
+
+#include "Recorder.h"
+
+namespace adjit::detail {
+
+namespace {
+// The trace of a transform's arguments (all must share one), or the current.
+TraceContext& trace_of(const char* op, const std::vector<Tensor>& args, SourceLocation loc) {
+  if (args.empty()) {
+    Recorder r(op, loc, {});
+    return r.trace();
+  }
+  Recorder r(op, loc, {&args.front()});
+  for (const Tensor& t : args)
+    if (t.trace() != &r.trace()) r.fail("arguments come from different traces");
+  return r.trace();
+}
+
+std::vector<mlir::Value> operands(TraceContext& trace, const TracedFunction& f,
+                                  const std::vector<Tensor>& args) {
+  std::vector<mlir::Value> values;
+  for (const Tensor& t : args) values.push_back(trace.value(t));
+  for (const Tensor& t : f.captures) values.push_back(trace.value(t));
+  return values;
+}
+
+std::vector<Tensor> wrap_all(TraceContext& trace, mlir::ValueRange values) {
+  std::vector<Tensor> tensors;
+  for (mlir::Value v : values) tensors.push_back(trace.wrap(v));
+  return tensors;
+}
+
+std::vector<mlir::Type> types_of(TraceContext& trace, const std::vector<Tensor>& tensors) {
+  std::vector<mlir::Type> types;
+  for (const Tensor& t : tensors) types.push_back(trace.tensor_type(t.dtype(), t.shape()));
+  return types;
+}
+
+std::vector<mlir::Type> types_of(TraceContext& trace, const std::vector<TensorType>& tensors) {
+  std::vector<mlir::Type> types;
+  for (const TensorType& t : tensors) types.push_back(trace.tensor_type(t.dtype, t.shape));
+  return types;
+}
+
+std::string describe_all(const std::vector<TensorType>& types) {
+  std::string s;
+  for (const TensorType& t : types) s += (s.empty() ? "" : ", ") + t.str();
+  return "(" + s + ")";
+}
+}  // namespace
+
+TracedFunction trace_function(const char* kind, const std::vector<Tensor>& args, TraceBody body,
+                              SourceLocation loc) {
+  TraceContext& trace = trace_of(kind, args, loc);
+  trace.begin_subfunction(kind);
+  TracedFunction traced;
+  try {
+    auto parameter = [&](DType dtype, const Shape& shape) {
+      return trace.add_parameter(dtype, shape);
+    };
+    std::vector<Tensor> results = body(parameter, traced.layout);
+    TraceContext::SubFunction sub = trace.end_subfunction(results);
+    traced.symbol = sub.function.getSymName().str();
+    traced.captures = wrap_all(trace, sub.captures);
+    for (mlir::Type type : sub.function.getResultTypes()) {
+      auto tensor = mlir::cast<mlir::RankedTensorType>(type);
+      traced.results.push_back(
+          {dtype_of(tensor.getElementType()),
+           Shape(tensor.getShape().begin(), tensor.getShape().end())});
+    }
+  } catch (...) {
+    trace.abandon_subfunction();
+    throw;
+  }
+  return traced;
+}
+
+std::vector<Tensor> call_function(const TracedFunction& f, const std::vector<Tensor>& args,
+                                  SourceLocation loc) {
+  TraceContext& trace = trace_of("call", args, loc);
+  auto call = trace.builder().create<mlir::func::CallOp>(
+      trace.location(loc), f.symbol, types_of(trace, f.results), operands(trace, f, args));
+  return wrap_all(trace, call.getResults());
+}
+
+std::vector<Tensor> grad_of(const char* op, const TracedFunction& f,
+                            const std::vector<Tensor>& args, const std::vector<int64_t>& wrt,
+                            SourceLocation loc) {
+  Recorder r(op, loc, {args.empty() ? nullptr : &args.front()});
+  if (f.results.size() != 1 || !f.results[0].shape.empty() || !is_floating(f.results[0].dtype))
+    r.fail("the function must return one scalar (0-d) float Tensor, got " +
+           describe_all(f.results));
+  std::vector<Tensor> differentiated;
+  for (int64_t i : wrt) differentiated.push_back(args[i]);
+  TraceContext& trace = r.trace();
+  auto request = r.builder().create<mlir::adjit::GradOp>(
+      r.location(), types_of(trace, differentiated), f.symbol, operands(trace, f, args), wrt);
+  return wrap_all(trace, request.getResults());
+}
+
+std::vector<Tensor> vjp_of(const TracedFunction& f, const std::vector<Tensor>& args,
+                           const std::vector<Tensor>& cotangents,
+                           const std::vector<int64_t>& wrt, SourceLocation loc) {
+  Recorder r("vjp", loc, {args.empty() ? nullptr : &args.front()});
+  if (cotangents.size() != f.results.size())
+    r.fail("needs one cotangent per result: " + std::to_string(f.results.size()) +
+           " results, " + std::to_string(cotangents.size()) + " cotangents");
+  std::vector<mlir::Value> cts;
+  for (size_t i = 0; i < cotangents.size(); ++i) {
+    if (!(TensorType{cotangents[i].dtype(), cotangents[i].shape()} == f.results[i]))
+      r.fail("cotangent " + std::to_string(i) + " is " + describe(cotangents[i]) +
+             " but the result is " + f.results[i].str());
+    cts.push_back(r.value(cotangents[i]));
+  }
+  TraceContext& trace = r.trace();
+  std::vector<mlir::Type> types = types_of(trace, f.results);
+  for (int64_t i : wrt) types.push_back(trace.tensor_type(args[i].dtype(), args[i].shape()));
+  auto request = r.builder().create<mlir::adjit::VjpOp>(r.location(), types, f.symbol,
+                                                        operands(trace, f, args), cts, wrt);
+  return wrap_all(trace, request.getResults());
+}
+
+std::vector<Tensor> jvp_of(const TracedFunction& f, const std::vector<Tensor>& args,
+                           const std::vector<Tensor>& tangents, const std::vector<int64_t>& wrt,
+                           SourceLocation loc) {
+  Recorder r("jvp", loc, {args.empty() ? nullptr : &args.front()});
+  std::vector<mlir::Value> ts;
+  for (size_t i = 0; i < tangents.size(); ++i) {
+    const Tensor& primal = args[wrt[i]];
+    if (tangents[i].dtype() != primal.dtype() || tangents[i].shape() != primal.shape())
+      r.fail("tangent " + std::to_string(i) + " is " + describe(tangents[i]) +
+             " but its primal is " + describe(primal));
+    ts.push_back(r.value(tangents[i]));
+  }
+  TraceContext& trace = r.trace();
+  std::vector<mlir::Type> types = types_of(trace, f.results);
+  std::vector<mlir::Type> tangent_types = types_of(trace, f.results);
+  types.insert(types.end(), tangent_types.begin(), tangent_types.end());
+  auto request = r.builder().create<mlir::adjit::JvpOp>(r.location(), types, f.symbol,
+                                                        operands(trace, f, args), ts, wrt);
+  return wrap_all(trace, request.getResults());
+}
+
+std::vector<Tensor> call_with_custom_vjp(const std::vector<Tensor>& args, TraceBody forward,
+                                         TraceBody backward, SourceLocation loc) {
+  TracedFunction fwd = trace_function("custom_fwd", args, forward, loc);
+  // `backward` adds its parameters itself: the inputs, the forward results
+  // and their cotangents, in that order.
+  TracedFunction bwd = trace_function("custom_bwd", {}, backward, loc);
+  Recorder r("custom_gradient", loc, {args.empty() ? nullptr : &args.front()});
+  TraceContext& trace = r.trace();
+  if (bwd.results.size() != args.size())
+    r.fail("the backward function must return one gradient per input: " +
+           std::to_string(args.size()) + " inputs, " + std::to_string(bwd.results.size()) +
+           " gradients");
+  for (size_t i = 0; i < args.size(); ++i)
+    if (!(bwd.results[i] == TensorType{args[i].dtype(), args[i].shape()}))
+      r.fail("gradient " + std::to_string(i) + " of the backward function is " +
+             bwd.results[i].str() + " but input " + std::to_string(i) + " is " +
+             describe(args[i]));
+  // Values the backward body captured reach it through the forward call:
+  // they become extra (unused) parameters of the forward function.
+  auto fwd_function = trace.module().lookupSymbol<mlir::func::FuncOp>(fwd.symbol);
+  for (const Tensor& capture : bwd.captures) {
+    fwd_function.front().addArgument(trace.tensor_type(capture.dtype(), capture.shape()),
+                                     fwd_function.getLoc());
+    fwd.captures.push_back(capture);
+  }
+  fwd_function.setFunctionType(r.builder().getFunctionType(
+      fwd_function.front().getArgumentTypes(), fwd_function.getResultTypes()));
+  fwd_function->setAttr("adjit.custom_vjp",
+                        mlir::FlatSymbolRefAttr::get(&trace.context(), bwd.symbol));
+  fwd_function->setAttr("adjit.custom_vjp_inputs",
+                        r.builder().getI64IntegerAttr(static_cast<int64_t>(args.size())));
+  return call_function(fwd, args, loc);
+}
+
+}  // namespace adjit::detail
