@@ -3,6 +3,7 @@
 #include "tracer/TraceContext.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdlib>
@@ -90,6 +91,8 @@ Program trace_program(const std::string& name, TraceBody body) {
 
 JitCache::JitCache(JitOptions options)
     : options_(std::move(options)), state_(std::make_unique<State>()) {
+  static std::atomic<uint64_t> instances{0};
+  instance_ = ++instances;
   if (const char* dir = std::getenv("ADJIT_DUMP_DIR"); dir && options_.dump_dir.empty())
     options_.dump_dir = dir;
   if (environment_mentions("ADJIT_LOG", "retrace")) options_.log_retrace = true;
@@ -156,7 +159,9 @@ std::shared_ptr<const CompiledEntry> JitCache::lookup(
     Program program = trace_program(options_.name, recording);
     if (!options_.dump_dir.empty()) {
       std::ostringstream prefix;
-      prefix << options_.name << "-" << std::hex << (hash & 0xffffffffull) << "-";
+      // name, which jitted function (names may repeat), which signature
+      prefix << options_.name << "-" << instance_ << "-" << std::hex << (hash & 0xffffffffull)
+             << "-";
       program.dump(options_.dump_dir, prefix.str());
     }
     entry->executable = std::make_unique<Executable>(program.compile());

@@ -79,6 +79,7 @@ class JitCache {
  private:
   struct State;
   JitOptions options_;
+  uint64_t instance_;  // distinguishes dumps of functions with one name
   std::unique_ptr<State> state_;
 };
 

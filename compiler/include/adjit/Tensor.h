@@ -35,14 +35,19 @@ class Tensor {
   /// Always throws: a traced value has no truth value at trace time.
   explicit operator bool() const;
 
-  // For the tracer: the MLIR value (as an opaque pointer) and its trace.
-  Tensor(detail::TraceContext* trace, void* value, DType dtype, Shape shape)
-      : trace_(trace), value_(value), dtype_(dtype), shape_(std::move(shape)) {}
+  // For the tracer: the MLIR value (as an opaque pointer) and its trace,
+  // identified by a serial number too, since a later trace may reuse the
+  // address of one that has ended.
+  Tensor(detail::TraceContext* trace, uint64_t trace_serial, void* value, DType dtype, Shape shape)
+      : trace_(trace), trace_serial_(trace_serial), value_(value), dtype_(dtype),
+        shape_(std::move(shape)) {}
   detail::TraceContext* trace() const { return trace_; }
+  uint64_t trace_serial() const { return trace_serial_; }
   void* value() const { return value_; }
 
  private:
   detail::TraceContext* trace_ = nullptr;
+  uint64_t trace_serial_ = 0;
   void* value_ = nullptr;
   DType dtype_ = DType::f32;
   Shape shape_;

@@ -494,11 +494,11 @@ Tensor slice(const Tensor& x, Shape starts, Shape limits, Shape strides, SourceL
 }
 
 Tensor concat(const std::vector<Tensor>& xs, int axis, SourceLocation loc) {
-  if (xs.empty()) throw TraceError("adjit::concat needs at least one tensor");
-  Recorder r("concat", loc, {&xs.front()});
+  Recorder r("concat", loc, {xs.empty() ? nullptr : &xs.front()});
+  if (xs.empty()) r.fail("needs at least one tensor");
   DType dtype = xs.front().dtype();
   for (const Tensor& t : xs) {
-    if (t.trace() != &r.trace()) r.fail("operands come from different traces");
+    if (detail::TraceContext::owner(t) != &r.trace()) r.fail("operands come from different traces");
     dtype = detail::promote(dtype, t.dtype());
   }
   int a = r.axis(axis, xs.front().rank());

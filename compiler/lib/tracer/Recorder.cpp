@@ -10,16 +10,20 @@ TraceContext* trace_for(const char* op, SourceLocation where,
   TraceContext* trace = nullptr;
   for (const Tensor* t : operands) {
     if (!t) continue;
-    if (!t->trace())
+    TraceContext* owner = TraceContext::owner(*t);
+    if (!owner)
       throw TraceError(std::string("adjit::") + op +
-                       ": an operand is a default-constructed Tensor that belongs to no trace"
+                       (t->trace() ? ": an operand is a Tensor kept after its trace ended; a "
+                                     "Tensor is only valid inside the traced call that made it"
+                                   : ": an operand is a default-constructed Tensor that "
+                                     "belongs to no trace") +
                        " (at " + where.file_name() + ":" + std::to_string(where.line()) + ")");
-    if (trace && t->trace() != trace)
+    if (trace && owner != trace)
       throw TraceError(std::string("adjit::") + op +
                        ": operands come from different traces; a Tensor is only valid inside"
                        " the traced call that created it (at " + where.file_name() + ":" +
                        std::to_string(where.line()) + ")");
-    trace = t->trace();
+    trace = owner;
   }
   if (!trace) trace = TraceContext::current();
   if (!trace)

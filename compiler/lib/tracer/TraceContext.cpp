@@ -4,15 +4,19 @@
 
 #include "mlir/IR/Verifier.h"
 
+#include <atomic>
+
 namespace adjit::detail {
 
 namespace {
 thread_local TraceContext* innermost_trace = nullptr;
-}
+std::atomic<uint64_t> trace_serials{0};
+}  // namespace
 
 TraceContext::TraceContext(std::string function_name)
     : program_(std::make_unique<Program::Impl>()),
       builder_(&program_->context),
+      serial_(++trace_serials),
       enclosing_(innermost_trace) {
   mlir::MLIRContext& ctx = program_->context;
   program_->module = mlir::ModuleOp::create(mlir::UnknownLoc::get(&ctx));
@@ -27,6 +31,12 @@ TraceContext::TraceContext(std::string function_name)
 TraceContext::~TraceContext() { innermost_trace = enclosing_; }
 
 TraceContext* TraceContext::current() { return innermost_trace; }
+
+TraceContext* TraceContext::owner(const Tensor& tensor) {
+  for (TraceContext* t = innermost_trace; t; t = t->enclosing_)
+    if (t == tensor.trace() && t->serial_ == tensor.trace_serial()) return t;
+  return nullptr;
+}
 
 mlir::Location TraceContext::location(const SourceLocation& where) {
   return mlir::FileLineColLoc::get(&program_->context, where.file_name(), where.line(),
@@ -63,7 +73,7 @@ DType dtype_of(mlir::Type type) {
 
 Tensor TraceContext::wrap(mlir::Value value) {
   auto type = mlir::cast<mlir::RankedTensorType>(value.getType());
-  return Tensor(this, value.getAsOpaquePointer(), dtype_of(type.getElementType()),
+  return Tensor(this, serial_, value.getAsOpaquePointer(), dtype_of(type.getElementType()),
                 Shape(type.getShape().begin(), type.getShape().end()));
 }
 
@@ -73,7 +83,7 @@ Tensor TraceContext::add_parameter(DType dtype, const Shape& shape) {
 }
 
 mlir::Value TraceContext::value(const Tensor& tensor) {
-  if (tensor.trace() != this)
+  if (owner(tensor) != this)
     throw TraceError(
         "a Tensor from another trace (or a default-constructed one) was used; a Tensor is "
         "only valid inside the traced call that created it");

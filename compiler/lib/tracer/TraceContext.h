@@ -26,6 +26,9 @@ class TraceContext {
 
   /// The innermost trace of this thread, or null.
   static TraceContext* current();
+  /// The live trace of this thread that `tensor` belongs to, or null (a
+  /// default-constructed Tensor, or one kept after its trace ended).
+  static TraceContext* owner(const Tensor& tensor);
 
   Tensor add_parameter(DType dtype, const Shape& shape);
   /// Ends the function with `results` and hands the module to a Program.
@@ -73,6 +76,7 @@ class TraceContext {
   mlir::OpBuilder builder_;
   std::vector<Frame> frames_;  // frames_[0] is the traced function itself
   int subfunction_count_ = 0;
+  uint64_t serial_;
   TraceContext* enclosing_;
 };
 

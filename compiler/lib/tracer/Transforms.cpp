@@ -13,7 +13,7 @@ TraceContext& trace_of(const char* op, const std::vector<Tensor>& args, SourceLo
   }
   Recorder r(op, loc, {&args.front()});
   for (const Tensor& t : args)
-    if (t.trace() != &r.trace()) r.fail("arguments come from different traces");
+    if (TraceContext::owner(t) != &r.trace()) r.fail("arguments come from different traces");
   return r.trace();
 }
 

@@ -12,7 +12,10 @@
 #include <array>
 #include <bit>
 #include <cstring>
+#include <algorithm>
 #include <functional>
+#include <string_view>
+#include <typeinfo>
 #include <sstream>
 #include <string>
 #include <tuple>
@@ -39,7 +42,15 @@ class KeyWords {
   std::vector<uint64_t> words_;
 };
 
-enum KeyTag : uint64_t { kArrayLeaf = 1, kSequence, kStaticInteger, kStaticFloat, kStaticString };
+enum KeyTag : uint64_t {
+  kArrayLeaf = 1,
+  kVector,
+  kTuple,
+  kStdArray,
+  kStaticInteger,
+  kStaticFloat,
+  kStaticString
+};
 
 /// Adds one traced parameter to the function being traced.
 using ParameterFn = FunctionRef<Tensor(DType, const Shape&)>;
@@ -55,6 +66,7 @@ using traced_t = typename StructureTraits<T>::Traced;
 template <>
 struct StructureTraits<Array> {
   using Traced = Tensor;
+  using Rebuilt = Array;  // containers name it; Array arguments are never rebuilt
   static void append_key(KeyWords& key, const Array& a) {
     key.push(kArrayLeaf);
     key.push(static_cast<uint64_t>(a.dtype()));
@@ -82,6 +94,7 @@ struct StructureTraits<Tensor> {
   static void flatten_result(const Tensor& t, std::vector<Tensor>& flat, std::vector<size_t>&) {
     flat.push_back(t);
   }
+  using Rebuilt = Array;
   static Array rebuild(std::vector<Array>& outputs, size_t& position, const std::vector<size_t>&,
                        size_t&) {
     return std::move(outputs[position++]);
@@ -92,7 +105,9 @@ struct StructureTraits<Tensor> {
 template <class T>
 struct StructureTraits<T, std::enable_if_t<std::is_arithmetic_v<T> || std::is_enum_v<T>>> {
   using Traced = T;
+  using Rebuilt = T;
   static void append_key(KeyWords& key, const T& v) {
+    key.push(typeid(T).hash_code());  // 1 and true and an enum's 1 differ
     if constexpr (std::is_floating_point_v<T>) {
       key.push(kStaticFloat);
       key.push(std::bit_cast<uint64_t>(static_cast<double>(v)));
@@ -116,10 +131,17 @@ struct StructureTraits<T, std::enable_if_t<std::is_arithmetic_v<T> || std::is_en
 template <>
 struct StructureTraits<std::string> {
   using Traced = std::string;
-  static void append_key(KeyWords& key, const std::string& s) {
+  using Rebuilt = std::string;
+  // The whole string, 8 bytes a word: a hash could collide and reuse the
+  // code compiled for another value.
+  static void append_key(KeyWords& key, std::string_view s) {
     key.push(kStaticString);
     key.push(s.size());
-    key.push(std::hash<std::string>{}(s));
+    for (size_t i = 0; i < s.size(); i += 8) {
+      uint64_t word = 0;
+      std::memcpy(&word, s.data() + i, std::min<size_t>(8, s.size() - i));
+      key.push(word);
+    }
   }
   static void collect_arrays(const std::string&, std::vector<Array>&) {}
   static void collect_tensors(const std::string&, std::vector<Tensor>&) {}
@@ -130,6 +152,7 @@ struct StructureTraits<std::string> {
 template <>
 struct StructureTraits<const char*> {
   using Traced = const char*;
+  using Rebuilt = const char*;
   static void append_key(KeyWords& key, const char* s) {
     StructureTraits<std::string>::append_key(key, s);
   }
@@ -149,7 +172,7 @@ struct StructureTraits<std::vector<T>> {
   using Element = StructureTraits<T>;
   using Traced = std::vector<traced_t<T>>;
   static void append_key(KeyWords& key, const std::vector<T>& v) {
-    key.push(kSequence);
+    key.push(kVector);
     key.push(v.size());
     for (const T& x : v) Element::append_key(key, x);
   }
@@ -181,10 +204,11 @@ struct StructureTraits<std::vector<T>> {
     layout.push_back(v.size());
     for (const T& x : v) Element::flatten_result(x, flat, layout);
   }
-  static auto rebuild(std::vector<Array>& outputs, size_t& position,
-                      const std::vector<size_t>& layout, size_t& vector_index) {
+  using Rebuilt = std::vector<typename Element::Rebuilt>;
+  static Rebuilt rebuild(std::vector<Array>& outputs, size_t& position,
+                         const std::vector<size_t>& layout, size_t& vector_index) {
     size_t n = layout[vector_index++];
-    std::vector<decltype(Element::rebuild(outputs, position, layout, vector_index))> result;
+    Rebuilt result;
     for (size_t i = 0; i < n; ++i)
       result.push_back(Element::rebuild(outputs, position, layout, vector_index));
     return result;
@@ -195,7 +219,8 @@ template <class Tuple, class... Ts>
 struct TupleLikeTraits {
   template <size_t... I>
   static void append_key(KeyWords& key, const Tuple& t, std::index_sequence<I...>) {
-    key.push(kSequence);
+    key.push(kTuple);
+    key.push(typeid(Tuple).hash_code());  // a pair is not a tuple
     key.push(sizeof...(Ts));
     (StructureTraits<Ts>::append_key(key, std::get<I>(t)), ...);
   }
@@ -236,10 +261,12 @@ struct StructureTraits<std::tuple<Ts...>> : TupleLikeTraits<std::tuple<Ts...>, T
         [&](const Ts&... x) { return Traced{StructureTraits<Ts>::make_traced(x, parameter)...}; },
         t);
   }
-  static auto rebuild(std::vector<Array>& outputs, size_t& position,
-                      const std::vector<size_t>& layout, size_t& vector_index) {
+  // Spelled out: deduction (std::tuple{t}) would copy a lone inner tuple.
+  using Rebuilt = std::tuple<typename StructureTraits<Ts>::Rebuilt...>;
+  static Rebuilt rebuild(std::vector<Array>& outputs, size_t& position,
+                         const std::vector<size_t>& layout, size_t& vector_index) {
     // Braced initialization evaluates left to right, matching flatten order.
-    return std::tuple{StructureTraits<Ts>::rebuild(outputs, position, layout, vector_index)...};
+    return Rebuilt{StructureTraits<Ts>::rebuild(outputs, position, layout, vector_index)...};
   }
 };
 
@@ -250,10 +277,12 @@ struct StructureTraits<std::pair<A, B>> : TupleLikeTraits<std::pair<A, B>, A, B>
     return Traced{StructureTraits<A>::make_traced(p.first, parameter),
                   StructureTraits<B>::make_traced(p.second, parameter)};
   }
-  static auto rebuild(std::vector<Array>& outputs, size_t& position,
-                      const std::vector<size_t>& layout, size_t& vector_index) {
-    return std::pair{StructureTraits<A>::rebuild(outputs, position, layout, vector_index),
-                     StructureTraits<B>::rebuild(outputs, position, layout, vector_index)};
+  using Rebuilt =
+      std::pair<typename StructureTraits<A>::Rebuilt, typename StructureTraits<B>::Rebuilt>;
+  static Rebuilt rebuild(std::vector<Array>& outputs, size_t& position,
+                         const std::vector<size_t>& layout, size_t& vector_index) {
+    return Rebuilt{StructureTraits<A>::rebuild(outputs, position, layout, vector_index),
+                   StructureTraits<B>::rebuild(outputs, position, layout, vector_index)};
   }
 };
 
@@ -262,7 +291,7 @@ struct StructureTraits<std::array<T, N>> {
   using Element = StructureTraits<T>;
   using Traced = std::array<traced_t<T>, N>;
   static void append_key(KeyWords& key, const std::array<T, N>& a) {
-    key.push(kSequence);
+    key.push(kStdArray);
     key.push(N);
     for (const T& x : a) Element::append_key(key, x);
   }
@@ -292,11 +321,11 @@ struct StructureTraits<std::array<T, N>> {
                              std::vector<size_t>& layout) {
     for (const T& x : a) Element::flatten_result(x, flat, layout);
   }
-  static auto rebuild(std::vector<Array>& outputs, size_t& position,
-                      const std::vector<size_t>& layout, size_t& vector_index) {
-    using Rebuilt = decltype(Element::rebuild(outputs, position, layout, vector_index));
+  using Rebuilt = std::array<typename Element::Rebuilt, N>;
+  static Rebuilt rebuild(std::vector<Array>& outputs, size_t& position,
+                         const std::vector<size_t>& layout, size_t& vector_index) {
     return [&]<size_t... I>(std::index_sequence<I...>) {
-      return std::array<Rebuilt, N>{
+      return Rebuilt{
           ((void)I, Element::rebuild(outputs, position, layout, vector_index))...};
     }(std::make_index_sequence<N>{});
   }

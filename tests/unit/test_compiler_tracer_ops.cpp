@@ -1,0 +1,972 @@
+// Every op of adjit/Tensor.h, traced and compiled through adjit::jit, run on
+// random data (fixed seeds) in f32 and f64 and compared with a plain C++
+// reference computed in double precision from the exact input values.
+//
+// Several ops share one jitted function (each result is checked under its
+// own name), so the suite compiles a few dozen functions in all. No function
+// returns one of its arguments unchanged, or the same value twice (also not
+// after CSE, e.g. `a + 2.0` next to `2.0 + a`): both used to crash the
+// bufferized stage (tests/ir/pipeline-return-aliases.mlir) and are covered
+// on their own, in a child process, in test_compiler_tracer_jit.cpp.
+//
+// Tolerances (|got - want| <= rel * |want| + abs):
+//   - correctly rounded ops (+ - * / with tensors or exactly representable
+//     scalars, neg, abs, sign, floor, sqrt, square, relu, maximum, minimum,
+//     where, data movement, casts): rel 2^-23 (f32) / 2^-52 (f64), abs 0;
+//   - transcendentals and pow: rel 1e-6, abs 1e-6 (f32) / rel 1e-12,
+//     abs 1e-14 (f64); composites (gelu, sigmoid, rsqrt, softmax,
+//     log_softmax, logsumexp): rel 4e-6, abs 2e-6 (f32) / rel 1e-12,
+//     abs 1e-13 (f64);
+//   - reductions and matmul (terms of size O(1), at most 24 terms):
+//     rel 1e-5, abs 1e-5 (f32) / rel 1e-12, abs 1e-12 (f64);
+//   - comparisons, logical ops, argmax, integer ops: exact.
+#include <catch2/catch.hpp>
+
+#include <adjit/adjit.h>
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <numeric>
+#include <sstream>
+#include <string>
+#include <vector>
+
+using namespace adjit;
+
+namespace {
+
+constexpr DType F16 = DType::f16, BF16 = DType::bf16, F32 = DType::f32, F64 = DType::f64,
+                I1 = DType::i1, I32 = DType::i32, I64 = DType::i64;
+const double kInf = std::numeric_limits<double>::infinity();
+
+using Vec = std::vector<double>;
+
+// Arrays <-> doubles ----------------------------------------------------------
+
+Vec values(const Array& a) {
+  return visit_dtype(a.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T* p = a.data<T>();
+    Vec out(static_cast<size_t>(a.size()));
+    for (size_t i = 0; i < out.size(); ++i) {
+      if constexpr (std::is_same_v<T, half> || std::is_same_v<T, bfloat16>)
+        out[i] = p[i].to_float();
+      else
+        out[i] = static_cast<double>(p[i]);
+    }
+    return out;
+  });
+}
+
+Array make(const Vec& v, Shape shape, DType dtype) {
+  return visit_dtype(dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    std::vector<T> typed;
+    for (double x : v) {
+      if constexpr (std::is_same_v<T, half> || std::is_same_v<T, bfloat16>)
+        typed.push_back(T::from_float(static_cast<float>(x)));
+      else if constexpr (std::is_same_v<T, bool>)
+        typed.push_back(x != 0);
+      else
+        typed.push_back(static_cast<T>(x));
+    }
+    return Array::from<T>(std::move(typed), shape);
+  });
+}
+
+// Comparison with a readable report ("" when everything matches) ---------------
+
+struct Tol {
+  double rel = 0, abs = 0;
+};
+
+std::string mismatch(const Array& got, DType dtype, const Shape& shape, const Vec& want, Tol tol) {
+  std::ostringstream s;
+  s.precision(17);
+  if (got.dtype() != dtype || got.shape() != shape) {
+    s << "got " << type_string(got.dtype(), got.shape()) << ", want "
+      << type_string(dtype, shape);
+    return s.str();
+  }
+  Vec g = values(got);
+  if (g.size() != want.size()) return "reference has the wrong size (test bug)";
+  size_t bad = 0;
+  for (size_t i = 0; i < g.size(); ++i) {
+    double w = want[i];
+    bool ok;
+    if (std::isnan(w) || std::isnan(g[i])) ok = std::isnan(w) && std::isnan(g[i]);
+    else if (std::isinf(w) || std::isinf(g[i])) ok = g[i] == w;
+    else ok = std::fabs(g[i] - w) <= tol.rel * std::fabs(w) + tol.abs;
+    if (ok) continue;
+    if (++bad <= 5) s << "\n  [" << i << "] got " << g[i] << " want " << w;
+  }
+  if (!bad) return "";
+  return std::to_string(bad) + " of " + std::to_string(g.size()) +
+         " elements differ (rel " + std::to_string(tol.rel) + ", abs " +
+         std::to_string(tol.abs) + "):" + s.str();
+}
+
+#define CHECK_ARRAY(label, got, dtype, shape, want, tol)       \
+  do {                                                          \
+    INFO("result: " << (label));                                \
+    CHECK(mismatch((got), (dtype), (shape), (want), (tol)) == ""); \
+  } while (0)
+
+Tol exact_tol(DType dt) { return dt == F32 ? Tol{0x1p-23, 0} : Tol{0x1p-52, 0}; }
+Tol transcendental_tol(DType dt) { return dt == F32 ? Tol{1e-6, 1e-6} : Tol{1e-12, 1e-14}; }
+Tol composite_tol(DType dt) { return dt == F32 ? Tol{4e-6, 2e-6} : Tol{1e-12, 1e-13}; }
+Tol accumulate_tol(DType dt) { return dt == F32 ? Tol{1e-5, 1e-5} : Tol{1e-12, 1e-12}; }
+const Tol kExact{0, 0};
+
+// Row-major nd references -------------------------------------------------------
+
+int64_t count(const Shape& s) {
+  return std::accumulate(s.begin(), s.end(), int64_t{1}, std::multiplies<>());
+}
+std::vector<int64_t> unravel(int64_t flat, const Shape& shape) {
+  std::vector<int64_t> index(shape.size());
+  for (int d = static_cast<int>(shape.size()) - 1; d >= 0; --d) {
+    index[d] = flat % shape[d];
+    flat /= shape[d];
+  }
+  return index;
+}
+int64_t ravel(const std::vector<int64_t>& index, const Shape& shape) {
+  int64_t flat = 0;
+  for (size_t d = 0; d < shape.size(); ++d) flat = flat * shape[d] + index[d];
+  return flat;
+}
+
+Vec map(const Vec& v, const std::function<double(double)>& f) {
+  Vec out;
+  for (double x : v) out.push_back(f(x));
+  return out;
+}
+Vec zip(const Vec& a, const Vec& b, const std::function<double(double, double)>& f) {
+  Vec out;
+  for (size_t i = 0; i < a.size(); ++i) out.push_back(f(a[i], b[i]));
+  return out;
+}
+
+Vec broadcast_ref(const Vec& v, const Shape& from, const Shape& to) {
+  Vec out(static_cast<size_t>(count(to)));
+  size_t offset = to.size() - from.size();
+  for (int64_t i = 0; i < count(to); ++i) {
+    auto index = unravel(i, to);
+    std::vector<int64_t> source(from.size());
+    for (size_t d = 0; d < from.size(); ++d) source[d] = from[d] == 1 ? 0 : index[d + offset];
+    out[i] = v[ravel(source, from)];
+  }
+  return out;
+}
+
+std::vector<bool> reduced_dims(size_t rank, std::vector<int> axes) {
+  std::vector<bool> reduced(rank, axes.empty());
+  for (int a : axes) reduced[a < 0 ? a + rank : a] = true;
+  return reduced;
+}
+
+// kind: '+' sum, '>' max, '<' min. Results in row-major order of kept dims.
+Vec reduce_ref(const Vec& v, const Shape& shape, std::vector<int> axes, char kind) {
+  auto reduced = reduced_dims(shape.size(), axes);
+  Shape kept = shape;
+  for (size_t d = 0; d < shape.size(); ++d)
+    if (reduced[d]) kept[d] = 1;
+  double init = kind == '+' ? 0 : kind == '>' ? -kInf : kInf;
+  Vec out(static_cast<size_t>(count(kept)), init);
+  for (int64_t i = 0; i < count(shape); ++i) {
+    auto index = unravel(i, shape);
+    for (size_t d = 0; d < shape.size(); ++d)
+      if (reduced[d]) index[d] = 0;
+    double& o = out[ravel(index, kept)];
+    o = kind == '+' ? o + v[i] : kind == '>' ? std::max(o, v[i]) : std::min(o, v[i]);
+  }
+  return out;
+}
+Shape reduce_shape(const Shape& shape, std::vector<int> axes, bool keepdims) {
+  auto reduced = reduced_dims(shape.size(), axes);
+  Shape out;
+  for (size_t d = 0; d < shape.size(); ++d)
+    if (!reduced[d]) out.push_back(shape[d]);
+    else if (keepdims) out.push_back(1);
+  return out;
+}
+Vec argmax_ref(const Vec& v, const Shape& shape, int axis) {
+  if (axis < 0) axis += static_cast<int>(shape.size());
+  Shape kept = shape;
+  kept[axis] = 1;
+  Vec best(static_cast<size_t>(count(kept)), -kInf), arg(best.size(), 0);
+  for (int64_t i = 0; i < count(shape); ++i) {
+    auto index = unravel(i, shape);
+    int64_t position = index[axis];
+    index[axis] = 0;
+    int64_t o = ravel(index, kept);
+    if (v[i] > best[o]) best[o] = v[i], arg[o] = static_cast<double>(position);
+  }
+  return arg;
+}
+Vec logsumexp_ref(const Vec& v, const Shape& shape, std::vector<int> axes) {
+  Vec m = reduce_ref(v, shape, axes, '>');
+  auto reduced = reduced_dims(shape.size(), axes);
+  Shape kept = shape;
+  for (size_t d = 0; d < shape.size(); ++d)
+    if (reduced[d]) kept[d] = 1;
+  Vec shift = map(m, [](double x) { return std::isfinite(x) ? x : 0.0; });
+  Vec total(m.size(), 0.0);
+  for (int64_t i = 0; i < count(shape); ++i) {
+    auto index = unravel(i, shape);
+    for (size_t d = 0; d < shape.size(); ++d)
+      if (reduced[d]) index[d] = 0;
+    int64_t o = ravel(index, kept);
+    total[o] += std::exp(v[i] - shift[o]);
+  }
+  return zip(total, shift, [](double t, double s) { return std::log(t) + s; });
+}
+// log_softmax along one axis (softmax = exp of it).
+Vec log_softmax_ref(const Vec& v, const Shape& shape, int axis) {
+  Vec lse = logsumexp_ref(v, shape, {axis});
+  Shape kept = shape;
+  kept[axis < 0 ? axis + shape.size() : axis] = 1;
+  Vec b = broadcast_ref(lse, kept, shape);
+  return zip(v, b, [](double x, double l) { return x - l; });
+}
+
+// numpy.matmul, with 1-D promotion and batch broadcasting.
+std::pair<Vec, Shape> matmul_ref(const Vec& a, Shape as, const Vec& b, Shape bs) {
+  bool a_vec = as.size() == 1, b_vec = bs.size() == 1;
+  if (a_vec) as = {1, as[0]};
+  if (b_vec) bs = {bs[0], 1};
+  int64_t m = as[as.size() - 2], k = as.back(), n = bs.back();
+  Shape ab(as.begin(), as.end() - 2), bb(bs.begin(), bs.end() - 2);
+  size_t rank = std::max(ab.size(), bb.size());
+  Shape batch(rank);
+  for (size_t i = 0; i < rank; ++i) {
+    int64_t da = i < rank - ab.size() ? 1 : ab[i - (rank - ab.size())];
+    int64_t db = i < rank - bb.size() ? 1 : bb[i - (rank - bb.size())];
+    batch[i] = da == 1 ? db : da;
+  }
+  Shape full_a = batch, full_b = batch, full_c = batch;
+  full_a.insert(full_a.end(), {m, k});
+  full_b.insert(full_b.end(), {k, n});
+  full_c.insert(full_c.end(), {m, n});
+  Vec A = broadcast_ref(a, as, full_a), B = broadcast_ref(b, bs, full_b);
+  Vec C(static_cast<size_t>(count(full_c)), 0.0);
+  for (int64_t p = 0; p < count(batch); ++p)
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        double s = 0;
+        for (int64_t l = 0; l < k; ++l) s += A[(p * m + i) * k + l] * B[(p * k + l) * n + j];
+        C[(p * m + i) * n + j] = s;
+      }
+  Shape result = batch;
+  if (!a_vec) result.push_back(m);
+  if (!b_vec) result.push_back(n);
+  return {C, result};
+}
+
+Vec transpose_ref(const Vec& v, const Shape& shape, std::vector<int> perm, Shape& out_shape) {
+  out_shape.clear();
+  for (int p : perm) out_shape.push_back(shape[p]);
+  Vec out(v.size());
+  for (int64_t i = 0; i < count(out_shape); ++i) {
+    auto o = unravel(i, out_shape);
+    std::vector<int64_t> in(shape.size());
+    for (size_t d = 0; d < perm.size(); ++d) in[perm[d]] = o[d];
+    out[i] = v[ravel(in, shape)];
+  }
+  return out;
+}
+
+Vec slice_ref(const Vec& v, const Shape& shape, const Shape& starts, const Shape& limits,
+              const Shape& strides, Shape& out_shape) {
+  out_shape.clear();
+  for (size_t d = 0; d < shape.size(); ++d)
+    out_shape.push_back((limits[d] - starts[d] + strides[d] - 1) / strides[d]);
+  Vec out;
+  for (int64_t i = 0; i < count(out_shape); ++i) {
+    auto o = unravel(i, out_shape);
+    for (size_t d = 0; d < shape.size(); ++d) o[d] = starts[d] + o[d] * strides[d];
+    out.push_back(v[ravel(o, shape)]);
+  }
+  return out;
+}
+
+Vec take_ref(const Vec& v, const Shape& shape, const Vec& indices, const Shape& index_shape,
+             int axis, Shape& out_shape) {
+  out_shape.assign(shape.begin(), shape.begin() + axis);
+  out_shape.insert(out_shape.end(), index_shape.begin(), index_shape.end());
+  out_shape.insert(out_shape.end(), shape.begin() + axis + 1, shape.end());
+  Vec out;
+  size_t ir = index_shape.size();
+  for (int64_t i = 0; i < count(out_shape); ++i) {
+    auto o = unravel(i, out_shape);
+    std::vector<int64_t> idx(o.begin() + axis, o.begin() + axis + ir);
+    int64_t k = static_cast<int64_t>(indices[ravel(idx, index_shape)]);
+    k = std::clamp<int64_t>(k, 0, shape[axis] - 1);
+    std::vector<int64_t> in(o.begin(), o.begin() + axis);
+    in.push_back(k);
+    in.insert(in.end(), o.begin() + axis + ir, o.end());
+    out.push_back(v[ravel(in, shape)]);
+  }
+  return out;
+}
+
+Vec cat(std::initializer_list<Vec> parts) {
+  Vec out;
+  for (const Vec& p : parts) out.insert(out.end(), p.begin(), p.end());
+  return out;
+}
+
+double sigmoid_ref(double x) { return 1 / (1 + std::exp(-x)); }
+double gelu_tanh_ref(double x) {
+  return 0.5 * x * (1 + std::tanh(std::sqrt(2 / M_PI) * (x + 0.044715 * x * x * x)));
+}
+double gelu_erf_ref(double x) { return 0.5 * x * (1 + std::erf(x / std::sqrt(2.0))); }
+double sign_ref(double x) { return x > 0 ? 1 : x < 0 ? -1 : 0; }
+
+}  // namespace
+
+//===----------------------------------------------------------------------===//
+// Elementwise unary
+//===----------------------------------------------------------------------===//
+
+TEST_CASE("tracer ops: elementwise unary ops match a double reference (f32, f64)",
+          "[tracer][ops]") {
+  // x: general values; p: positive; u: > -1 (log1p); s: hand-picked values
+  // around the steps of sign/floor/relu/abs.
+  auto f = adjit::jit(
+      [](Tensor x, Tensor p, Tensor u, Tensor s) {
+        return std::vector<Tensor>{
+            exp(x),           log(p),           log1p(u),          expm1(x),
+            sqrt(p),          rsqrt(p),         square(x),         abs(x),
+            sign(x),          floor(x),         sin(x),            cos(x),
+            tanh(x),          sigmoid(x),       relu(x),           erf(x),
+            gelu(s),          gelu(x, true),    gelu(x, false),    -x,
+            stop_gradient(x * 3.0), abs(s),     sign(s),           floor(s),
+            relu(s),          -s,               square(s)};
+      },
+      {.name = "unary"});
+
+  const Shape shape{4, 6};
+  const Shape special_shape{10};
+  const Vec special{-2.5, -1.0, -0.75, -0.0, 0.0, 0.25, 1.0, 1.5, 3.0, 7.75};
+  for (DType dt : {F32, F64}) {
+    INFO("dtype " << dtype_name(dt));
+    Array x = Array::uniform(shape, 101, -4, 4, dt);
+    Array p = Array::uniform(shape, 102, 0.05, 5, dt);
+    Array u = Array::uniform(shape, 103, -0.9, 3, dt);
+    Array s = make(special, special_shape, dt);
+    std::vector<Array> r = f(x, p, u, s);
+    REQUIRE(r.size() == 27);
+    Vec X = values(x), P = values(p), U = values(u), S = values(s);
+    Tol ex = exact_tol(dt), tr = transcendental_tol(dt), co = composite_tol(dt);
+    auto check = [&](int i, const char* name, const Vec& in, const Shape& sh,
+                     double (*ref)(double), Tol tol) {
+      CHECK_ARRAY(name, r[i], dt, sh, map(in, ref), tol);
+    };
+    check(0, "exp(x)", X, shape, [](double v) { return std::exp(v); }, tr);
+    check(1, "log(p)", P, shape, [](double v) { return std::log(v); }, tr);
+    check(2, "log1p(u)", U, shape, [](double v) { return std::log1p(v); }, tr);
+    check(3, "expm1(x)", X, shape, [](double v) { return std::expm1(v); }, tr);
+    check(4, "sqrt(p)", P, shape, [](double v) { return std::sqrt(v); }, ex);
+    check(5, "rsqrt(p)", P, shape, [](double v) { return 1 / std::sqrt(v); }, co);
+    check(6, "square(x)", X, shape, [](double v) { return v * v; }, ex);
+    check(7, "abs(x)", X, shape, [](double v) { return std::fabs(v); }, kExact);
+    check(8, "sign(x)", X, shape, sign_ref, kExact);
+    check(9, "floor(x)", X, shape, [](double v) { return std::floor(v); }, kExact);
+    check(10, "sin(x)", X, shape, [](double v) { return std::sin(v); }, tr);
+    check(11, "cos(x)", X, shape, [](double v) { return std::cos(v); }, tr);
+    check(12, "tanh(x)", X, shape, [](double v) { return std::tanh(v); }, tr);
+    check(13, "sigmoid(x)", X, shape, sigmoid_ref, co);
+    check(14, "relu(x)", X, shape, [](double v) { return std::max(v, 0.0); }, kExact);
+    check(15, "erf(x)", X, shape, [](double v) { return std::erf(v); }, tr);
+    check(16, "gelu(s) (default: tanh approximation)", S, special_shape, gelu_tanh_ref, co);
+    check(17, "gelu(x, tanh_approx=true)", X, shape, gelu_tanh_ref, co);
+    check(18, "gelu(x, tanh_approx=false)", X, shape, gelu_erf_ref, co);
+    check(19, "-x", X, shape, [](double v) { return -v; }, kExact);
+    check(20, "stop_gradient(x * 3.0)", X, shape, [](double v) { return v * 3; }, ex);
+    check(21, "abs(s)", S, special_shape, [](double v) { return std::fabs(v); }, kExact);
+    check(22, "sign(s)", S, special_shape, sign_ref, kExact);
+    check(23, "floor(s)", S, special_shape, [](double v) { return std::floor(v); }, kExact);
+    check(24, "relu(s)", S, special_shape, [](double v) { return std::max(v, 0.0); }, kExact);
+    check(25, "-s", S, special_shape, [](double v) { return -v; }, kExact);
+    check(26, "square(s)", S, special_shape, [](double v) { return v * v; }, kExact);
+  }
+  CHECK(f.cache_info().misses == 2);
+}
+
+//===----------------------------------------------------------------------===//
+// Elementwise binary, comparisons, logical ops, where
+//===----------------------------------------------------------------------===//
+
+TEST_CASE("tracer ops: arithmetic operators, scalars on either side, pow/maximum/minimum",
+          "[tracer][ops]") {
+  auto f = adjit::jit(
+      [](Tensor a, Tensor b, Tensor q) {
+        return std::vector<Tensor>{
+            a + b,        a - b,        a * b,         a / q,          // 0-3
+            a + 2.0,      2.25 + a,     a - 1.5,       1.5 - a,        // 4-7
+            a * 3.0,      3.5 * a,      a / 4.0,       4.0 / q,        // 8-11
+            a + 5,        7 - a,        6 * a,         a / 8,          // 12-15
+            a * 2.5f,     a + int64_t{3}, pow(q, b),   pow(q, 2.0),    // 16-19
+            pow(2.0, a),  pow(q, 0.5),  maximum(a, b), minimum(a, b),  // 20-23
+            maximum(a, 0.5), minimum(-1, a), where(a < b, a, b),       // 24-26
+            where(a > 0.0, a, 0.0), where(a > b, 1.0, -1.0),           // 27-28
+            3 / q,        a - int64_t{4}};                               // 29-30
+      },
+      {.name = "binary"});
+  const Shape shape{3, 4};
+  for (DType dt : {F32, F64}) {
+    INFO("dtype " << dtype_name(dt));
+    Array a = Array::uniform(shape, 201, -3, 3, dt);
+    Array b = Array::uniform(shape, 202, -3, 3, dt);
+    Array q = Array::uniform(shape, 203, 0.5, 2, dt);
+    std::vector<Array> r = f(a, b, q);
+    REQUIRE(r.size() == 31);
+    Vec A = values(a), B = values(b), Q = values(q);
+    Tol ex = exact_tol(dt), tr = transcendental_tol(dt);
+    auto check1 = [&](int i, const char* name, const Vec& in, auto ref, Tol tol) {
+      CHECK_ARRAY(name, r[i], dt, shape, map(in, ref), tol);
+    };
+    auto check2 = [&](int i, const char* name, const Vec& x, const Vec& y, auto ref, Tol tol) {
+      CHECK_ARRAY(name, r[i], dt, shape, zip(x, y, ref), tol);
+    };
+    check2(0, "a + b", A, B, [](double x, double y) { return x + y; }, ex);
+    check2(1, "a - b", A, B, [](double x, double y) { return x - y; }, ex);
+    check2(2, "a * b", A, B, [](double x, double y) { return x * y; }, ex);
+    check2(3, "a / q", A, Q, [](double x, double y) { return x / y; }, ex);
+    check1(4, "a + 2.0", A, [](double x) { return x + 2.0; }, ex);
+    check1(5, "2.25 + a", A, [](double x) { return 2.25 + x; }, ex);
+    check1(6, "a - 1.5", A, [](double x) { return x - 1.5; }, ex);
+    check1(7, "1.5 - a", A, [](double x) { return 1.5 - x; }, ex);
+    check1(8, "a * 3.0", A, [](double x) { return x * 3.0; }, ex);
+    check1(9, "3.5 * a", A, [](double x) { return 3.5 * x; }, ex);
+    check1(10, "a / 4.0", A, [](double x) { return x / 4.0; }, ex);
+    check1(11, "4.0 / q", Q, [](double x) { return 4.0 / x; }, ex);
+    check1(12, "a + 5 (int)", A, [](double x) { return x + 5; }, ex);
+    check1(13, "7 - a (int)", A, [](double x) { return 7 - x; }, ex);
+    check1(14, "6 * a (int)", A, [](double x) { return 6 * x; }, ex);
+    check1(15, "a / 8 (int)", A, [](double x) { return x / 8; }, ex);
+    check1(16, "a * 2.5f (float)", A, [](double x) { return x * 2.5; }, ex);
+    check1(17, "a + int64_t{3}", A, [](double x) { return x + 3; }, ex);
+    check2(18, "pow(q, b)", Q, B, [](double x, double y) { return std::pow(x, y); }, tr);
+    check1(19, "pow(q, 2.0)", Q, [](double x) { return x * x; }, tr);
+    check1(20, "pow(2.0, a)", A, [](double x) { return std::pow(2.0, x); }, tr);
+    check1(21, "pow(q, 0.5)", Q, [](double x) { return std::sqrt(x); }, tr);
+    check2(22, "maximum(a, b)", A, B, [](double x, double y) { return std::max(x, y); }, kExact);
+    check2(23, "minimum(a, b)", A, B, [](double x, double y) { return std::min(x, y); }, kExact);
+    check1(24, "maximum(a, 0.5)", A, [](double x) { return std::max(x, 0.5); }, kExact);
+    check1(25, "minimum(-1, a)", A, [](double x) { return std::min(-1.0, x); }, kExact);
+    check2(26, "where(a < b, a, b)", A, B, [](double x, double y) { return x < y ? x : y; },
+           kExact);
+    check1(27, "where(a > 0.0, a, 0.0)", A, [](double x) { return x > 0 ? x : 0.0; }, kExact);
+    // Two weak scalars and no tensor value: f32, as jnp.where(c, 1.0, -1.0).
+    CHECK_ARRAY("where(a > b, 1.0, -1.0)", r[28], F32, shape,
+                zip(A, B, [](double x, double y) { return x > y ? 1.0 : -1.0; }), kExact);
+    check1(29, "3 / q (int)", Q, [](double x) { return 3 / x; }, ex);
+    check1(30, "a - int64_t{4}", A, [](double x) { return x - 4; }, ex);
+  }
+}
+
+TEST_CASE("tracer ops: comparisons and logical ops give bool tensors", "[tracer][ops]") {
+  auto f = adjit::jit(
+      [](Tensor a, Tensor b, Tensor c) {
+        return std::vector<Tensor>{
+            a < b,         a <= c,         a > b,          a >= c,          // 0-3
+            a < 0.5,       0.5 < a,        a >= 0,         equal(a, c),     // 4-7
+            not_equal(a, c), equal(a, 1.0), logical_and(a < b, a > 0.0),   // 8-10
+            logical_or(a < b, a > 0.0), logical_not(a < b), a <= b};        // 11-13
+      },
+      {.name = "compare"});
+  const Shape shape{3, 4};
+  for (DType dt : {F32, F64}) {
+    INFO("dtype " << dtype_name(dt));
+    Array a = Array::uniform(shape, 301, -3, 3, dt);
+    Vec A = values(a);
+    A[5] = 1.0;  // for equal(a, 1.0)
+    a = make(A, shape, dt);
+    Array b = Array::uniform(shape, 302, -3, 3, dt);
+    Vec B = values(b);
+    B[2] = A[2];  // ties for <=, >=
+    b = make(B, shape, dt);
+    Vec C = B;
+    for (size_t i = 0; i < C.size(); i += 2) C[i] = A[i];  // half equal to a
+    Array c = make(C, shape, dt);
+    std::vector<Array> r = f(a, b, c);
+    REQUIRE(r.size() == 14);
+    auto check = [&](int i, const char* name, auto ref) {
+      Vec want;
+      for (size_t k = 0; k < A.size(); ++k) want.push_back(ref(A[k], B[k], C[k]) ? 1.0 : 0.0);
+      CHECK_ARRAY(name, r[i], I1, shape, want, kExact);
+    };
+    check(0, "a < b", [](double x, double y, double) { return x < y; });
+    check(1, "a <= c", [](double x, double, double z) { return x <= z; });
+    check(2, "a > b", [](double x, double y, double) { return x > y; });
+    check(3, "a >= c", [](double x, double, double z) { return x >= z; });
+    check(4, "a < 0.5", [](double x, double, double) { return x < 0.5; });
+    check(5, "0.5 < a", [](double x, double, double) { return 0.5 < x; });
+    check(6, "a >= 0", [](double x, double, double) { return x >= 0; });
+    check(7, "equal(a, c)", [](double x, double, double z) { return x == z; });
+    check(8, "not_equal(a, c)", [](double x, double, double z) { return x != z; });
+    check(9, "equal(a, 1.0)", [](double x, double, double) { return x == 1.0; });
+    check(10, "logical_and(a < b, a > 0)", [](double x, double y, double) { return x < y && x > 0; });
+    check(11, "logical_or(a < b, a > 0)", [](double x, double y, double) { return x < y || x > 0; });
+    check(12, "logical_not(a < b)", [](double x, double y, double) { return !(x < y); });
+    check(13, "a <= b (with a tie)", [](double x, double y, double) { return x <= y; });
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Reductions
+//===----------------------------------------------------------------------===//
+
+TEST_CASE("tracer ops: sum mean max min argmax over axes (negative, keepdims)",
+          "[tracer][ops]") {
+  auto f = adjit::jit(
+      [](Tensor x, Tensor xi) {
+        return std::vector<Tensor>{
+            sum(x),                  sum(x, {0}),            sum(x, {-1}),          // 0-2
+            sum(x, {0, 2}, true),    sum(x, {}, true),       mean(x),               // 3-5
+            mean(x, {1}),            mean(x, {-1, 0}, true), max(x),                // 6-8
+            max(x, {-1}),            max(x, {0, 1}, true),   min(x, {2}),           // 9-11
+            min(x),                  min(x, {-2}, true),     argmax(x, -1),         // 12-14
+            argmax(x, 0),            argmax(x, 1),           sum(xi, {1}),          // 15-17
+            max(xi),                 min(xi, {0}),           mean(xi),              // 18-20
+            argmax(xi, 1),           sum(x > 0.0),           max(x > 1.5, {-1}),    // 21-23
+            min(x > -1.9, {-1})};                                                    // 24
+      },
+      {.name = "reduce"});
+  const Shape shape{2, 3, 4}, ishape{3, 5};
+  Array xi = Array::uniform(ishape, 402, -5, 6, I32);
+  Vec XI = values(xi);
+  for (DType dt : {F32, F64}) {
+    INFO("dtype " << dtype_name(dt));
+    Array x = Array::uniform(shape, 401, -2, 2, dt);
+    Vec X = values(x);
+    std::vector<Array> r = f(x, xi);
+    REQUIRE(r.size() == 25);
+    Tol ac = accumulate_tol(dt);
+    auto check = [&](int i, const char* name, std::vector<int> axes, bool keep, char kind) {
+      Vec want = reduce_ref(X, shape, axes, kind);
+      CHECK_ARRAY(name, r[i], dt, reduce_shape(shape, axes, keep), want,
+                  kind == '+' ? ac : kExact);
+    };
+    auto check_mean = [&](int i, const char* name, std::vector<int> axes, bool keep) {
+      Vec s = reduce_ref(X, shape, axes, '+');
+      double n = static_cast<double>(count(shape) / static_cast<int64_t>(s.size()));
+      CHECK_ARRAY(name, r[i], dt, reduce_shape(shape, axes, keep),
+                  map(s, [n](double v) { return v / n; }), ac);
+    };
+    check(0, "sum(x)", {}, false, '+');
+    check(1, "sum(x, {0})", {0}, false, '+');
+    check(2, "sum(x, {-1})", {-1}, false, '+');
+    check(3, "sum(x, {0, 2}, keepdims)", {0, 2}, true, '+');
+    check(4, "sum(x, {}, keepdims)", {}, true, '+');
+    check_mean(5, "mean(x)", {}, false);
+    check_mean(6, "mean(x, {1})", {1}, false);
+    check_mean(7, "mean(x, {-1, 0}, keepdims)", {-1, 0}, true);
+    check(8, "max(x)", {}, false, '>');
+    check(9, "max(x, {-1})", {-1}, false, '>');
+    check(10, "max(x, {0, 1}, keepdims)", {0, 1}, true, '>');
+    check(11, "min(x, {2})", {2}, false, '<');
+    check(12, "min(x)", {}, false, '<');
+    check(13, "min(x, {-2}, keepdims)", {-2}, true, '<');
+    CHECK_ARRAY("argmax(x, -1)", r[14], I32, (Shape{2, 3}), argmax_ref(X, shape, -1), kExact);
+    CHECK_ARRAY("argmax(x, 0)", r[15], I32, (Shape{3, 4}), argmax_ref(X, shape, 0), kExact);
+    CHECK_ARRAY("argmax(x, 1)", r[16], I32, (Shape{2, 4}), argmax_ref(X, shape, 1), kExact);
+    CHECK_ARRAY("sum(xi, {1}) (i32)", r[17], I32, (Shape{3}), reduce_ref(XI, ishape, {1}, '+'),
+                kExact);
+    CHECK_ARRAY("max(xi) (i32)", r[18], I32, (Shape{}), reduce_ref(XI, ishape, {}, '>'), kExact);
+    CHECK_ARRAY("min(xi, {0}) (i32)", r[19], I32, (Shape{5}), reduce_ref(XI, ishape, {0}, '<'),
+                kExact);
+    CHECK_ARRAY("mean(xi) (i32 -> f32)", r[20], F32, (Shape{}),
+                Vec{reduce_ref(XI, ishape, {}, '+')[0] / 15.0}, exact_tol(F32));
+    CHECK_ARRAY("argmax(xi, 1) (first maximum)", r[21], I32, (Shape{3}),
+                argmax_ref(XI, ishape, 1), kExact);
+    Vec positive = map(X, [](double v) { return v > 0 ? 1.0 : 0.0; });
+    CHECK_ARRAY("sum(x > 0) counts (bool -> i32)", r[22], I32, (Shape{}),
+                reduce_ref(positive, shape, {}, '+'), kExact);
+    Vec big = map(X, [](double v) { return v > 1.5 ? 1.0 : 0.0; });
+    CHECK_ARRAY("max(x > 1.5, {-1}) is any (bool)", r[23], I1, (Shape{2, 3}),
+                reduce_ref(big, shape, {-1}, '>'), kExact);
+    Vec above = map(X, [](double v) { return v > -1.9 ? 1.0 : 0.0; });
+    CHECK_ARRAY("min(x > -1.9, {-1}) is all (bool)", r[24], I1, (Shape{2, 3}),
+                reduce_ref(above, shape, {-1}, '<'), kExact);
+  }
+}
+
+TEST_CASE("tracer ops: argmax returns the first of tied maxima", "[tracer][ops]") {
+  auto f = adjit::jit([](Tensor x) { return argmax(x, 1); }, {.name = "argmax_ties"});
+  Array x = make({1, 3, 3, 0, 5, 5, 5, 5, -1, -1, -2, -1}, {3, 4}, F32);
+  CHECK_ARRAY("argmax ties", f(x), I32, (Shape{3}), (Vec{1, 0, 0}), kExact);
+}
+
+TEST_CASE("tracer ops: logsumexp, softmax, log_softmax (random, -inf rows, huge values)",
+          "[tracer][ops]") {
+  auto f = adjit::jit(
+      [](Tensor x, Tensor special, Tensor big) {
+        return std::vector<Tensor>{
+            logsumexp(x),            logsumexp(x, {-1}),      logsumexp(x, {0, 2}, true),  // 0-2
+            softmax(x),              softmax(x, 0),           log_softmax(x),              // 3-5
+            log_softmax(x, 1),       logsumexp(special, {1}), softmax(big),                // 6-8
+            log_softmax(big, -1),    logsumexp(big, {-1}, true)};                          // 9-10
+      },
+      {.name = "softmax"});
+  const Shape shape{2, 3, 4};
+  // Rows: all -inf (-> -inf), huge finite (no overflow), one -inf entry,
+  // tiny values (no underflow to -inf), +inf (-> +inf).
+  const Shape special_shape{5, 3};
+  const Vec special{-kInf, -kInf, -kInf, 1000, 999, 998, -kInf, 0, 1,
+                    -1000, -1001, -1002, kInf, 0, 1};
+  const Shape big_shape{3, 3};
+  const Vec big{1000, 999, 998, -1000, -1001, -1002, 80, 90, 100};
+  for (DType dt : {F32, F64}) {
+    INFO("dtype " << dtype_name(dt));
+    Array x = Array::uniform(shape, 501, -3, 3, dt);
+    Vec X = values(x);
+    std::vector<Array> r = f(x, make(special, special_shape, dt), make(big, big_shape, dt));
+    REQUIRE(r.size() == 11);
+    Tol co = composite_tol(dt);
+    CHECK_ARRAY("logsumexp(x)", r[0], dt, (Shape{}), logsumexp_ref(X, shape, {}), co);
+    CHECK_ARRAY("logsumexp(x, {-1})", r[1], dt, (Shape{2, 3}), logsumexp_ref(X, shape, {-1}), co);
+    CHECK_ARRAY("logsumexp(x, {0, 2}, keepdims)", r[2], dt, (Shape{1, 3, 1}),
+                logsumexp_ref(X, shape, {0, 2}), co);
+    auto exp_all = [](Vec v) { return map(v, [](double t) { return std::exp(t); }); };
+    CHECK_ARRAY("softmax(x)", r[3], dt, shape, exp_all(log_softmax_ref(X, shape, -1)), co);
+    CHECK_ARRAY("softmax(x, 0)", r[4], dt, shape, exp_all(log_softmax_ref(X, shape, 0)), co);
+    CHECK_ARRAY("log_softmax(x)", r[5], dt, shape, log_softmax_ref(X, shape, -1), co);
+    CHECK_ARRAY("log_softmax(x, 1)", r[6], dt, shape, log_softmax_ref(X, shape, 1), co);
+    Vec want_special{-kInf, 1000 + std::log(1 + std::exp(-1.0) + std::exp(-2.0)),
+                     std::log(1 + std::exp(1.0)),
+                     -1000 + std::log(1 + std::exp(-1.0) + std::exp(-2.0)), kInf};
+    CHECK_ARRAY("logsumexp(special, {1}): -inf row, huge, tiny, +inf", r[7], dt, (Shape{5}),
+                want_special, co);
+    CHECK_ARRAY("softmax(big) (no overflow)", r[8], dt, big_shape,
+                exp_all(log_softmax_ref(big, big_shape, -1)), co);
+    CHECK_ARRAY("log_softmax(big)", r[9], dt, big_shape, log_softmax_ref(big, big_shape, -1), co);
+    CHECK_ARRAY("logsumexp(big, {-1}, keepdims)", r[10], dt, (Shape{3, 1}),
+                logsumexp_ref(big, big_shape, {-1}), co);
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// matmul
+//===----------------------------------------------------------------------===//
+
+TEST_CASE("tracer ops: matmul (2-D, vector operands, batched with broadcasting)",
+          "[tracer][ops]") {
+  auto f = adjit::jit(
+      [](Tensor a, Tensor b, Tensor v, Tensor w, Tensor A, Tensor B, Tensor C) {
+        return std::vector<Tensor>{matmul(a, b), matmul(v, b), matmul(a, w), matmul(v, w),
+                                   matmul(A, B), matmul(C, b), matmul(v, B)};
+      },
+      {.name = "matmul"});
+  const Shape as{3, 4}, bs{4, 5}, vs{4}, ws{4}, As{2, 1, 3, 4}, Bs{5, 4, 2}, Cs{2, 3, 4};
+  for (DType dt : {F32, F64}) {
+    INFO("dtype " << dtype_name(dt));
+    Array a = Array::randn(as, 601, dt), b = Array::randn(bs, 602, dt),
+          v = Array::randn(vs, 603, dt), w = Array::randn(ws, 604, dt),
+          A = Array::randn(As, 605, dt), B = Array::randn(Bs, 606, dt),
+          C = Array::randn(Cs, 607, dt);
+    std::vector<Array> r = f(a, b, v, w, A, B, C);
+    REQUIRE(r.size() == 7);
+    Tol ac = accumulate_tol(dt);
+    auto check = [&](int i, const char* name, const Array& x, const Array& y) {
+      auto [want, want_shape] = matmul_ref(values(x), x.shape(), values(y), y.shape());
+      CHECK_ARRAY(name, r[i], dt, want_shape, want, ac);
+    };
+    check(0, "[3,4] @ [4,5]", a, b);
+    check(1, "[4] @ [4,5]", v, b);
+    check(2, "[3,4] @ [4]", a, w);
+    check(3, "[4] @ [4]", v, w);
+    check(4, "[2,1,3,4] @ [5,4,2] -> [2,5,3,2]", A, B);
+    check(5, "[2,3,4] @ [4,5]", C, b);
+    check(6, "[4] @ [5,4,2] -> [5,2]", v, B);
+  }
+  // Spot-check the shapes numpy gives, independently of the reference helper.
+  Array a = Array::randn(as, 1, F32), b = Array::randn(bs, 2, F32), v = Array::randn(vs, 3, F32);
+  std::vector<Array> r =
+      f(a, b, v, v, Array::randn(As, 4, F32), Array::randn(Bs, 5, F32), Array::randn(Cs, 6, F32));
+  CHECK(r[0].shape() == Shape{3, 5});
+  CHECK(r[1].shape() == Shape{5});
+  CHECK(r[2].shape() == Shape{3});
+  CHECK(r[3].shape() == Shape{});
+  CHECK(r[4].shape() == Shape{2, 5, 3, 2});
+  CHECK(r[5].shape() == Shape{2, 3, 5});
+  CHECK(r[6].shape() == Shape{5, 2});
+}
+
+//===----------------------------------------------------------------------===//
+// Shape manipulation and indexing
+//===----------------------------------------------------------------------===//
+
+TEST_CASE("tracer ops: transpose reshape broadcast_to expand_dims squeeze slice concat",
+          "[tracer][ops]") {
+  // No result is a function argument returned unchanged (see the file
+  // comment), hence x2 = 2 * x in the ops that could fold to their operand.
+  auto f = adjit::jit(
+      [](Tensor x, Tensor row, Tensor col, Tensor y) {
+        Tensor x2 = x * 2.0;
+        return std::vector<Tensor>{
+            transpose(x2),                                    // 0 [4,3,2]
+            transpose(x2, {1, 0, 2}),                         // 1 [3,2,4]
+            transpose(x2, {-1, 0, 1}),                        // 2 [4,2,3]
+            reshape(x2, {6, -1}),                             // 3 [6,4]
+            reshape(x2, {-1}),                                // 4 [24]
+            reshape(x2, {2, 2, 3, 2}),                        // 5
+            broadcast_to(row, {2, 3}),                        // 6
+            broadcast_to(col, {2, 3, 4}),                     // 7 col [3,1]
+            expand_dims(x2, 0),                               // 8 [1,2,3,4]
+            expand_dims(x2, -1),                              // 9 [2,3,4,1]
+            expand_dims(x2, 2),                               // 10 [2,3,1,4]
+            squeeze(col, 1),                                  // 11 [3]
+            squeeze(expand_dims(x2, 1), -3),                  // 12 [2,3,4]
+            slice(x, {0, 1, 0}, {2, 3, 4}),                   // 13 [2,2,4]
+            slice(x, {0, 0, 1}, {2, 3, 4}, {1, 2, 2}),        // 14 [2,2,2]
+            slice(x, {1, 0, 0}, {2, 3, 4}, {1, 3, 3}),        // 15 [1,1,2]
+            concat({x, y}, 0),                                // 16 [4,3,4] (y [2,3,4])
+            concat({x, x2, y}, -1),                           // 17 [2,3,12]
+            concat({slice(x, {0, 0, 0}, {2, 1, 4}), x}, 1)};  // 18 [2,4,4]
+      },
+      {.name = "shapes"});
+  const Shape xs{2, 3, 4};
+  for (DType dt : {F32, F64}) {
+    INFO("dtype " << dtype_name(dt));
+    Array x = Array::randn(xs, 701, dt), row = Array::randn({3}, 702, dt),
+          col = Array::randn({3, 1}, 703, dt), y = Array::randn(xs, 704, dt);
+    Vec X = values(x), X2 = map(X, [](double v) { return 2 * v; }), R = values(row),
+        C = values(col), Y = values(y);
+    std::vector<Array> r = f(x, row, col, y);
+    REQUIRE(r.size() == 19);
+    Shape s;
+    Vec t = transpose_ref(X2, xs, {2, 1, 0}, s);
+    CHECK_ARRAY("transpose(x) reverses", r[0], dt, s, t, kExact);
+    t = transpose_ref(X2, xs, {1, 0, 2}, s);
+    CHECK_ARRAY("transpose(x, {1,0,2})", r[1], dt, s, t, kExact);
+    t = transpose_ref(X2, xs, {2, 0, 1}, s);
+    CHECK_ARRAY("transpose(x, {-1,0,1})", r[2], dt, s, t, kExact);
+    CHECK_ARRAY("reshape(x, {6,-1})", r[3], dt, (Shape{6, 4}), X2, kExact);
+    CHECK_ARRAY("reshape(x, {-1})", r[4], dt, (Shape{24}), X2, kExact);
+    CHECK_ARRAY("reshape(x, {2,2,3,2})", r[5], dt, (Shape{2, 2, 3, 2}), X2, kExact);
+    CHECK_ARRAY("broadcast_to(row[3], {2,3})", r[6], dt, (Shape{2, 3}),
+                broadcast_ref(R, {3}, {2, 3}), kExact);
+    CHECK_ARRAY("broadcast_to(col[3,1], {2,3,4})", r[7], dt, (Shape{2, 3, 4}),
+                broadcast_ref(C, {3, 1}, {2, 3, 4}), kExact);
+    CHECK_ARRAY("expand_dims(x, 0)", r[8], dt, (Shape{1, 2, 3, 4}), X2, kExact);
+    CHECK_ARRAY("expand_dims(x, -1)", r[9], dt, (Shape{2, 3, 4, 1}), X2, kExact);
+    CHECK_ARRAY("expand_dims(x, 2)", r[10], dt, (Shape{2, 3, 1, 4}), X2, kExact);
+    CHECK_ARRAY("squeeze(col, 1)", r[11], dt, (Shape{3}), C, kExact);
+    CHECK_ARRAY("squeeze(expand_dims(x, 1), -3)", r[12], dt, xs, X2, kExact);
+    t = slice_ref(X, xs, {0, 1, 0}, {2, 3, 4}, {1, 1, 1}, s);
+    CHECK_ARRAY("slice(x, {0,1,0}, {2,3,4})", r[13], dt, s, t, kExact);
+    t = slice_ref(X, xs, {0, 0, 1}, {2, 3, 4}, {1, 2, 2}, s);
+    CHECK_ARRAY("slice(x, {0,0,1}, {2,3,4}, {1,2,2})", r[14], dt, s, t, kExact);
+    t = slice_ref(X, xs, {1, 0, 0}, {2, 3, 4}, {1, 3, 3}, s);
+    CHECK_ARRAY("slice(x, {1,0,0}, {2,3,4}, {1,3,3})", r[15], dt, s, t, kExact);
+    CHECK_ARRAY("concat({x, y}, 0)", r[16], dt, (Shape{4, 3, 4}), cat({X, Y}), kExact);
+    {
+      Vec want;
+      for (int64_t i = 0; i < 6; ++i)
+        for (const Vec* part : {&X, &X2, &Y})
+          want.insert(want.end(), part->begin() + 4 * i, part->begin() + 4 * i + 4);
+      CHECK_ARRAY("concat({x, 2x, y}, -1)", r[17], dt, (Shape{2, 3, 12}), want, kExact);
+    }
+    {
+      Vec want;
+      for (int64_t b = 0; b < 2; ++b) {
+        want.insert(want.end(), X.begin() + 12 * b, X.begin() + 12 * b + 4);
+        want.insert(want.end(), X.begin() + 12 * b, X.begin() + 12 * b + 12);
+      }
+      CHECK_ARRAY("concat({x[:, :1], x}, 1)", r[18], dt, (Shape{2, 4, 4}), want, kExact);
+    }
+  }
+}
+
+TEST_CASE("tracer ops: take (clamped indices), one_hot", "[tracer][ops]") {
+  auto f = adjit::jit(
+      [](Tensor x, Tensor idx, Tensor idx2, Tensor labels) {
+        return std::vector<Tensor>{take(x, idx, 0),        take(x, idx, 1),
+                                   take(x, idx2, -1),      take(x, idx2, 0),
+                                   one_hot(labels, 5),     one_hot(labels, 3, F64),
+                                   one_hot(labels, 4, I32), one_hot(idx2, 4)};
+      },
+      {.name = "take"});
+  const Shape xs{4, 3};
+  // 99 and -1 are out of range: clamped to the last / first entry.
+  const Vec I{2, 0, 3, 99, -1}, I2{1, 0, 2, 2, -5, 7};
+  const Shape is{5}, i2s{2, 3};
+  const Vec L{0, 4, 2, 7, -1};
+  for (DType dt : {F32, F64}) {
+    INFO("dtype " << dtype_name(dt));
+    Array x = Array::randn(xs, 801, dt);
+    Vec X = values(x);
+    std::vector<Array> r = f(x, make(I, is, I32), make(I2, i2s, I64), make(L, {5}, I32));
+    REQUIRE(r.size() == 8);
+    Shape s;
+    Vec t = take_ref(X, xs, I, is, 0, s);
+    CHECK_ARRAY("take(x, idx, 0)", r[0], dt, s, t, kExact);
+    t = take_ref(X, xs, I, is, 1, s);
+    CHECK_ARRAY("take(x, idx, 1)", r[1], dt, s, t, kExact);
+    t = take_ref(X, xs, I2, i2s, 1, s);
+    CHECK_ARRAY("take(x, idx2 (i64 [2,3]), -1)", r[2], dt, s, t, kExact);
+    t = take_ref(X, xs, I2, i2s, 0, s);
+    CHECK_ARRAY("take(x, idx2, 0)", r[3], dt, s, t, kExact);
+    auto hot = [](const Vec& labels, int depth) {
+      Vec out;
+      for (double l : labels)
+        for (int k = 0; k < depth; ++k) out.push_back(l == k ? 1.0 : 0.0);
+      return out;
+    };
+    CHECK_ARRAY("one_hot(labels, 5) (out of range -> zero row)", r[4], F32, (Shape{5, 5}),
+                hot(L, 5), kExact);
+    CHECK_ARRAY("one_hot(labels, 3, f64)", r[5], F64, (Shape{5, 3}), hot(L, 3), kExact);
+    CHECK_ARRAY("one_hot(labels, 4, i32)", r[6], I32, (Shape{5, 4}), hot(L, 4), kExact);
+    CHECK_ARRAY("one_hot(i64 [2,3], 4)", r[7], F32, (Shape{2, 3, 4}), hot(I2, 4), kExact);
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Constants, casts
+//===----------------------------------------------------------------------===//
+
+TEST_CASE("tracer ops: full zeros_like ones_like arange cast", "[tracer][ops]") {
+  auto f = adjit::jit(
+      [](Tensor x, Tensor n) {
+        return std::vector<Tensor>{
+            full({2, 3}, 1.5),          full({}, 7, I32),       full({2}, -2.25, F64),  // 0-2
+            full({3}, 1, I1),           zeros_like(x),          ones_like(x),           // 3-5
+            ones_like(n),               arange(5),              arange(4, F32),         // 6-8
+            arange(3, I64),             cast(x, I32),           cast(x, I1),            // 9-11
+            cast(-x, F64),              cast(x, I64),           cast(n, I1),            // 12-14
+            cast(n, F32),               cast(x > 0.0, F32),     cast(n, I64),           // 15-17
+            x + full({1}, 0.5)};                                                       // 18
+      },
+      {.name = "create"});
+  const Vec X{2.7, -2.7, 0.5, -0.0, 100.9, -0.5};
+  const Vec N{3, -4, 0};
+  for (DType dt : {F32, F64}) {
+    INFO("dtype " << dtype_name(dt));
+    Vec Xr = values(make(X, {6}, dt));  // as stored in dt
+    std::vector<Array> r = f(make(X, {6}, dt), make(N, {3}, I32));
+    REQUIRE(r.size() == 19);
+    CHECK_ARRAY("full({2,3}, 1.5)", r[0], F32, (Shape{2, 3}), Vec(6, 1.5), kExact);
+    CHECK_ARRAY("full({}, 7, i32)", r[1], I32, (Shape{}), (Vec{7}), kExact);
+    CHECK_ARRAY("full({2}, -2.25, f64)", r[2], F64, (Shape{2}), (Vec{-2.25, -2.25}), kExact);
+    CHECK_ARRAY("full({3}, 1, i1)", r[3], I1, (Shape{3}), (Vec{1, 1, 1}), kExact);
+    CHECK_ARRAY("zeros_like(x)", r[4], dt, (Shape{6}), Vec(6, 0.0), kExact);
+    CHECK_ARRAY("ones_like(x)", r[5], dt, (Shape{6}), Vec(6, 1.0), kExact);
+    CHECK_ARRAY("ones_like(n i32)", r[6], I32, (Shape{3}), Vec(3, 1.0), kExact);
+    CHECK_ARRAY("arange(5)", r[7], I32, (Shape{5}), (Vec{0, 1, 2, 3, 4}), kExact);
+    CHECK_ARRAY("arange(4, f32)", r[8], F32, (Shape{4}), (Vec{0, 1, 2, 3}), kExact);
+    CHECK_ARRAY("arange(3, i64)", r[9], I64, (Shape{3}), (Vec{0, 1, 2}), kExact);
+    CHECK_ARRAY("cast(x, i32) truncates toward zero", r[10], I32, (Shape{6}),
+                (Vec{2, -2, 0, 0, 100, 0}), kExact);
+    CHECK_ARRAY("cast(x, i1) is x != 0", r[11], I1, (Shape{6}), (Vec{1, 1, 1, 0, 1, 1}), kExact);
+    CHECK_ARRAY("cast(-x, f64)", r[12], F64, (Shape{6}), map(Xr, [](double v) { return -v; }),
+                kExact);
+    CHECK_ARRAY("cast(x, i64)", r[13], I64, (Shape{6}), (Vec{2, -2, 0, 0, 100, 0}), kExact);
+    CHECK_ARRAY("cast(n, i1)", r[14], I1, (Shape{3}), (Vec{1, 1, 0}), kExact);
+    CHECK_ARRAY("cast(n i32, f32)", r[15], F32, (Shape{3}), N, kExact);
+    CHECK_ARRAY("cast(x > 0, f32)", r[16], F32, (Shape{6}), (Vec{1, 0, 1, 0, 1, 0}), kExact);
+    CHECK_ARRAY("cast(n, i64)", r[17], I64, (Shape{3}), N, kExact);
+    CHECK_ARRAY("x + full({1}, 0.5)", r[18], dt, (Shape{6}),
+                values(make(map(Xr, [](double v) { return v + 0.5; }), {6}, dt)), kExact);
+  }
+}
+
+namespace {
+// `x` rounded once, to nearest even, into a float format with `precision`
+// significand bits and normal exponents min_exponent..max_exponent.
+double round_once(double x, int precision, int min_exponent, int max_exponent) {
+  if (x == 0 || !std::isfinite(x)) return x;
+  int quantum = std::max(std::ilogb(x), min_exponent) - (precision - 1);
+  double rounded = std::scalbn(std::nearbyint(std::scalbn(x, -quantum)), quantum);
+  double max_finite = std::scalbn(2 - std::scalbn(1.0, 1 - precision), max_exponent);
+  return std::fabs(rounded) > max_finite ? std::copysign(kInf, x) : rounded;
+}
+double to_f16(double x) { return round_once(x, 11, -14, 15); }
+double to_bf16(double x) { return round_once(x, 8, -126, 127); }
+}  // namespace
+
+TEST_CASE("tracer ops: casts into f16 and bf16 round once", "[tracer][ops]") {
+  // Values next to half-format midpoints catch double rounding through f32
+  // (tests/ir/run-convert-double-rounding.mlir): 1.0004882812500009 -> f16
+  // is 1.0009765625, not 1; 16842753 -> bf16 is 16908288, not 16777216
+  // (and inf in f16).
+  auto f = adjit::jit(
+      [](Tensor x, Tensor n) {
+        return std::vector<Tensor>{cast(x, F16), cast(x, BF16), cast(n, F16), cast(n, BF16)};
+      },
+      {.name = "cast_half"});
+  const Vec X{2.7, -2.7, 0.5, 100.9, 1.0 / 3, 65504, 1e-5, 1.0004882812500009,
+              1.0039062500000002};
+  const Vec N{3, -4, 2049, 16842753};
+  const Shape xs{9}, ns{4};
+  for (DType dt : {F32, F64}) {
+    INFO("source dtype " << dtype_name(dt));
+    Vec Xs = values(make(X, xs, dt));  // as stored in dt
+    std::vector<Array> r;
+    try {
+      r = f(make(X, xs, dt), make(N, ns, I32));
+    } catch (const std::exception& e) {
+      FAIL_CHECK("compilation failed: " << e.what());
+      continue;
+    }
+    REQUIRE(r.size() == 4);
+    CHECK_ARRAY("cast(x, f16)", r[0], F16, xs, map(Xs, to_f16), kExact);
+    CHECK_ARRAY("cast(x, bf16)", r[1], BF16, xs, map(Xs, to_bf16), kExact);
+    CHECK_ARRAY("cast(n i32, f16)", r[2], F16, ns, map(N, to_f16), kExact);
+    CHECK_ARRAY("cast(n i32, bf16)", r[3], BF16, ns, map(N, to_bf16), kExact);
+  }
+}
+
+TEST_CASE("tracer ops: 0-d and empty tensors", "[tracer][ops]") {
+  auto f = adjit::jit(
+      [](Tensor s, Tensor e, Tensor m) {
+        return std::vector<Tensor>{
+            s * 2.0 + 1.0,                  // 0 []
+            reshape(s, {1, 1}) * 3.0,       // 1 [1,1]
+            broadcast_to(s, {2, 3}) - 1.0,  // 2 [2,3]
+            e * 2.0,                        // 3 [0,3]
+            sum(e, {0}),                    // 4 [3]: zeros
+            sum(e),                         // 5 []: 0
+            mean(e, {0}),                   // 6 [3]: NaN (0/0)
+            concat({e, m}, 0),              // 7 [2,3]
+            slice(m, {0, 1}, {2, 1}),       // 8 [2,0]
+            arange(0, F32),                 // 9 [0]
+            transpose(e),                   // 10 [3,0]
+            matmul(e, transpose(m)),        // 11 [0,2]
+            matmul(transpose(e), e),        // 12 [3,3]: zeros (k = 0)
+            max(s * 2.0),                   // 13 []
+            where(s > 0.0, m, 0.0),         // 14 [2,3]
+            sum(m, {1}, true) + s};         // 15 [2,1]
+      },
+      {.name = "edge_shapes"});
+  Array s = Array::scalar(1.5f), e = Array::zeros({0, 3}), m = Array::uniform({2, 3}, 1, -1, 1);
+  Vec M = values(m);
+  std::vector<Array> r = f(s, e, m);
+  REQUIRE(r.size() == 16);
+  CHECK_ARRAY("s * 2 + 1", r[0], F32, (Shape{}), (Vec{4}), kExact);
+  CHECK_ARRAY("reshape(s, {1,1}) * 3", r[1], F32, (Shape{1, 1}), (Vec{4.5}), kExact);
+  CHECK_ARRAY("broadcast_to(s, {2,3}) - 1", r[2], F32, (Shape{2, 3}), Vec(6, 0.5), kExact);
+  CHECK_ARRAY("e * 2", r[3], F32, (Shape{0, 3}), Vec{}, kExact);
+  CHECK_ARRAY("sum(e, {0})", r[4], F32, (Shape{3}), Vec(3, 0.0), kExact);
+  CHECK_ARRAY("sum(e)", r[5], F32, (Shape{}), (Vec{0}), kExact);
+  CHECK_ARRAY("mean(e, {0})", r[6], F32, (Shape{3}), Vec(3, std::nan("")), kExact);
+  CHECK_ARRAY("concat({e, m}, 0)", r[7], F32, (Shape{2, 3}), M, kExact);
+  CHECK_ARRAY("slice(m, {0,1}, {2,1})", r[8], F32, (Shape{2, 0}), Vec{}, kExact);
+  CHECK_ARRAY("arange(0)", r[9], F32, (Shape{0}), Vec{}, kExact);
+  CHECK_ARRAY("transpose(e)", r[10], F32, (Shape{3, 0}), Vec{}, kExact);
+  CHECK_ARRAY("[0,3] @ [3,2]", r[11], F32, (Shape{0, 2}), Vec{}, kExact);
+  CHECK_ARRAY("[3,0] @ [0,3]", r[12], F32, (Shape{3, 3}), Vec(9, 0.0), kExact);
+  CHECK_ARRAY("max(0-d)", r[13], F32, (Shape{}), (Vec{3}), kExact);
+  CHECK_ARRAY("where(0-d cond, m, 0)", r[14], F32, (Shape{2, 3}), M, kExact);
+  Vec rows{static_cast<float>(static_cast<float>(M[0] + M[1]) + M[2]) + 1.5,
+           static_cast<float>(static_cast<float>(M[3] + M[4]) + M[5]) + 1.5};
+  CHECK_ARRAY("sum(m, {1}, keepdims) + s", r[15], F32, (Shape{2, 1}), rows, (Tol{1e-6, 1e-6}));
+  // Empty reductions without an identity are trace errors.
+  auto g = adjit::jit([](Tensor x) { return max(x, {0}); });
+  CHECK_THROWS_AS(g(Array::zeros({0, 3})), TraceError);
+}

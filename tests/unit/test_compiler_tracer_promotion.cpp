@@ -1,0 +1,357 @@
+// Type promotion (JAX-style lattice, weak C++ scalars) and numpy broadcasting
+// in the tracing front end. Result dtypes and shapes are read off the traced
+// Tensors through Jitted::lower(), which traces without compiling; a few
+// cases also run end to end to check the values.
+#include <catch2/catch.hpp>
+
+#include <adjit/adjit.h>
+
+#include <cmath>
+#include <functional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+using namespace adjit;
+
+namespace {
+
+constexpr DType F16 = DType::f16, BF16 = DType::bf16, F32 = DType::f32, F64 = DType::f64,
+                I1 = DType::i1, I32 = DType::i32, I64 = DType::i64;
+
+using Vec = std::vector<double>;
+
+Vec values(const Array& a) {
+  return visit_dtype(a.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T* p = a.data<T>();
+    Vec out(static_cast<size_t>(a.size()));
+    for (size_t i = 0; i < out.size(); ++i) {
+      if constexpr (std::is_same_v<T, half> || std::is_same_v<T, bfloat16>)
+        out[i] = p[i].to_float();
+      else
+        out[i] = static_cast<double>(p[i]);
+    }
+    return out;
+  });
+}
+
+Array make(const Vec& v, Shape shape, DType dtype) {
+  return visit_dtype(dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    std::vector<T> typed;
+    for (double x : v) {
+      if constexpr (std::is_same_v<T, half> || std::is_same_v<T, bfloat16>)
+        typed.push_back(T::from_float(static_cast<float>(x)));
+      else if constexpr (std::is_same_v<T, bool>)
+        typed.push_back(x != 0);
+      else
+        typed.push_back(static_cast<T>(x));
+    }
+    return Array::from<T>(std::move(typed), shape);
+  });
+}
+
+// An array of `dtype` and `shape` with small integral values (valid in every
+// dtype, bool included).
+Array sample(DType dtype, Shape shape = {2, 3}) {
+  Vec v;
+  for (int64_t i = 0; i < num_elements(shape); ++i)
+    v.push_back(dtype == I1 ? static_cast<double>(i % 2) : static_cast<double>(i % 5) - 2);
+  return make(v, shape, dtype);
+}
+
+std::string exact_mismatch(const Array& got, DType dtype, const Shape& shape, const Vec& want) {
+  std::ostringstream s;
+  s.precision(17);
+  if (got.dtype() != dtype || got.shape() != shape)
+    return "got " + type_string(got.dtype(), got.shape()) + ", want " + type_string(dtype, shape);
+  Vec g = values(got);
+  for (size_t i = 0; i < g.size(); ++i)
+    if (g[i] != want[i]) s << "\n  [" << i << "] got " << g[i] << " want " << want[i];
+  return s.str();
+}
+
+#define CHECK_EXACT(label, got, dtype, shape, want)                  \
+  do {                                                                \
+    INFO("result: " << (label));                                      \
+    CHECK(exact_mismatch((got), (dtype), (shape), (want)) == "");     \
+  } while (0)
+
+// The type of what `op` makes of two traced arguments of these types.
+using BinaryFn = std::function<Tensor(const Tensor&, const Tensor&)>;
+std::string traced_type(const BinaryFn& op, DType a, const Shape& as, DType b, const Shape& bs) {
+  std::string type;
+  auto f = adjit::jit([&](Tensor x, Tensor y) {
+    Tensor r = op(x, y);
+    type = type_string(r.dtype(), r.shape());
+    return r * 2;  // any result: lower() only traces
+  });
+  f.lower(sample(a, as), sample(b, bs));
+  return type;
+}
+std::string traced_type(const BinaryFn& op, DType a, DType b) {
+  return traced_type(op, a, {2, 3}, b, {2, 3});
+}
+using UnaryFn = std::function<Tensor(const Tensor&)>;
+std::string traced_type(const UnaryFn& op, DType a, const Shape& as = {2, 3}) {
+  std::string type;
+  auto f = adjit::jit([&](Tensor x) {
+    Tensor r = op(x);
+    type = type_string(r.dtype(), r.shape());
+    return r;
+  });
+  f.lower(sample(a, as));
+  return type;
+}
+
+std::string trace_error(const BinaryFn& op, DType a, const Shape& as, DType b, const Shape& bs) {
+  auto f = adjit::jit([&](Tensor x, Tensor y) { return op(x, y); });
+  try {
+    f.lower(sample(a, as), sample(b, bs));
+  } catch (const TraceError& e) {
+    return e.what();
+  } catch (const std::exception& e) {
+    return std::string("not a TraceError: ") + e.what();
+  }
+  return "no error";
+}
+
+const BinaryFn add = [](const Tensor& a, const Tensor& b) { return a + b; };
+
+}  // namespace
+
+TEST_CASE("tracer promotion: tensor with tensor follows the JAX lattice", "[tracer][promotion]") {
+  struct Case {
+    DType a, b, result;
+  };
+  const Case cases[] = {
+      {F32, F64, F64},  {F64, F32, F64},  {F16, BF16, F32}, {BF16, F16, F32}, {F16, F32, F32},
+      {BF16, F64, F64}, {F16, F16, F16},  {BF16, BF16, BF16}, {I32, F32, F32}, {F32, I32, F32},
+      {I64, F16, F16},  {I32, BF16, BF16}, {I32, I64, I64}, {I64, I32, I64},  {I1, I32, I32},
+      {I32, I1, I32},   {I1, I64, I64},   {I1, F32, F32},   {I32, I32, I32},  {I64, F64, F64}};
+  for (const Case& c : cases) {
+    INFO(dtype_name(c.a) << " + " << dtype_name(c.b));
+    CHECK(traced_type(add, c.a, c.b) == type_string(c.result, {2, 3}));
+  }
+  // The same lattice for every binary op, comparisons keep i1.
+  BinaryFn mul = [](const Tensor& a, const Tensor& b) { return a * b; };
+  BinaryFn maxi = [](const Tensor& a, const Tensor& b) { return maximum(a, b); };
+  BinaryFn less = [](const Tensor& a, const Tensor& b) { return a < b; };
+  BinaryFn eq = [](const Tensor& a, const Tensor& b) { return equal(a, b); };
+  BinaryFn pick = [](const Tensor& a, const Tensor& b) { return where(a > b, a, b); };
+  BinaryFn mm = [](const Tensor& a, const Tensor& b) { return matmul(a, transpose(b)); };
+  BinaryFn cat = [](const Tensor& a, const Tensor& b) { return concat({a, b}, 0); };
+  CHECK(traced_type(mul, I32, F64) == "f64[2,3]");
+  CHECK(traced_type(maxi, F16, F32) == "f32[2,3]");
+  CHECK(traced_type(less, I32, F32) == "i1[2,3]");
+  CHECK(traced_type(eq, I1, I32) == "i1[2,3]");
+  CHECK(traced_type(pick, I32, F16) == "f16[2,3]");
+  CHECK(traced_type(mm, F32, F64) == "f64[2,2]");
+  CHECK(traced_type(mm, I32, I32) == "i32[2,2]");
+  CHECK(traced_type(cat, I32, F32) == "f32[4,3]");
+}
+
+TEST_CASE("tracer promotion: C++ numbers are weak", "[tracer][promotion]") {
+  struct Case {
+    const char* expression;
+    UnaryFn op;
+    DType input, result;
+  };
+  const std::vector<Case> cases{
+      {"f32 * 2.0", [](const Tensor& x) { return x * 2.0; }, F32, F32},
+      {"2.0 * f32", [](const Tensor& x) { return 2.0 * x; }, F32, F32},
+      {"f16 * 2.0", [](const Tensor& x) { return x * 2.0; }, F16, F16},
+      {"bf16 + 1", [](const Tensor& x) { return x + 1; }, BF16, BF16},
+      {"f64 - 0.5f", [](const Tensor& x) { return x - 0.5f; }, F64, F64},
+      {"i32 + 1.5", [](const Tensor& x) { return x + 1.5; }, I32, F32},
+      {"1.5 + i32", [](const Tensor& x) { return 1.5 + x; }, I32, F32},
+      {"i32 + 2", [](const Tensor& x) { return x + 2; }, I32, I32},
+      {"i64 + 2", [](const Tensor& x) { return x + 2; }, I64, I64},
+      {"i64 * int64_t{3}", [](const Tensor& x) { return x * int64_t{3}; }, I64, I64},
+      {"i64 * 2.5", [](const Tensor& x) { return x * 2.5; }, I64, F32},
+      {"i1 + 1", [](const Tensor& x) { return x + 1; }, I1, I32},
+      {"i1 * 1.5", [](const Tensor& x) { return x * 1.5; }, I1, F32},
+      {"i32 / i32", [](const Tensor& x) { return x / x; }, I32, F32},
+      {"i64 / 2", [](const Tensor& x) { return x / 2; }, I64, F32},
+      {"2 / i32", [](const Tensor& x) { return 2 / x; }, I32, F32},
+      {"f16 / 2", [](const Tensor& x) { return x / 2; }, F16, F16},
+      {"i32 < 2.5", [](const Tensor& x) { return x < 2.5; }, I32, I1},
+      {"pow(i32, 2)", [](const Tensor& x) { return pow(x, 2); }, I32, I32},
+      {"maximum(f16, 0.0)", [](const Tensor& x) { return maximum(x, 0.0); }, F16, F16},
+      {"where(c, 1, 2.5)", [](const Tensor& x) { return where(x > 0, 1, 2.5); }, I32, F32},
+      {"where(c, f16, 0.0)", [](const Tensor& x) { return where(x > 0, x, 0.0); }, F16, F16},
+      {"exp(i32)", [](const Tensor& x) { return exp(x); }, I32, F32},
+      {"sqrt(i64)", [](const Tensor& x) { return sqrt(x); }, I64, F32},
+      {"abs(i32)", [](const Tensor& x) { return abs(x); }, I32, I32},
+      {"-i64", [](const Tensor& x) { return -x; }, I64, I64},
+      {"mean(i32)", [](const Tensor& x) { return mean(x); }, I32, F32},
+      {"sum(i1)", [](const Tensor& x) { return sum(x, {1}); }, I1, I32},
+      {"softmax(i32)", [](const Tensor& x) { return softmax(x); }, I32, F32},
+      {"gelu(i32)", [](const Tensor& x) { return gelu(x); }, I32, F32},
+      {"argmax(f16)", [](const Tensor& x) { return argmax(x, 0); }, F16, I32},
+  };
+  for (const Case& c : cases) {
+    INFO(c.expression << " on " << type_string(c.input, {2, 3}));
+    std::string type = traced_type(c.op, c.input);
+    CHECK(type.substr(0, type.find('[')) == dtype_name(c.result));
+  }
+}
+
+TEST_CASE("tracer promotion: promoted values computed end to end", "[tracer][promotion]") {
+  auto f = adjit::jit(
+      [](Tensor h, Tensor b, Tensor i, Tensor j, Tensor flag, Tensor x, Tensor k) {
+        return std::vector<Tensor>{h + b,    i / j,   i + 1.5, i + 2,   flag + i, x * 2.0,
+                                   i / 2,    k * 2.5, x + i,   k + i,   k / j,    x * 3};
+      },
+      {.name = "promotion_values"});
+  const Shape s{4};
+  const Vec H{0.5, -1.25, 3.0009765625, 1000}, B{0.25, 2.5, 1.0078125, -3},
+      I{7, -7, 1, 5}, J{2, 2, 3, -4}, FLAG{1, 0, 1, 1}, K{3, -9, 1000001, 0};
+  Array x = Array::uniform(s, 11, -3, 3, F32), h = make(H, s, F16), b = make(B, s, BF16);
+  Vec X = values(x), Hs = values(h), Bs = values(b);  // as stored (3.0009765625 -> 3 in f16)
+  std::vector<Array> r =
+      f(h, b, make(I, s, I32), make(J, s, I32), make(FLAG, s, I1), x, make(K, s, I64));
+  REQUIRE(r.size() == 12);
+  // f32 results: the exact value rounded once to f32.
+  auto f32 = [&](const std::function<double(size_t)>& exact) {
+    Vec v;
+    for (size_t n = 0; n < 4; ++n) v.push_back(exact(n));
+    return values(make(v, s, F32));
+  };
+  CHECK_EXACT("f16 + bf16 -> f32", r[0], F32, s, f32([&](size_t n) { return Hs[n] + Bs[n]; }));
+  CHECK_EXACT("i32 / i32 -> f32 (true division)", r[1], F32, s,
+              f32([&](size_t n) { return I[n] / J[n]; }));
+  CHECK_EXACT("i32 + 1.5 -> f32", r[2], F32, s, f32([&](size_t n) { return I[n] + 1.5; }));
+  CHECK_EXACT("i32 + 2 -> i32", r[3], I32, s, (Vec{9, -5, 3, 7}));
+  CHECK_EXACT("i1 + i32 -> i32", r[4], I32, s, (Vec{8, -7, 2, 6}));
+  CHECK_EXACT("f32 * 2.0 stays f32", r[5], F32, s, f32([&](size_t n) { return X[n] * 2; }));
+  CHECK_EXACT("i32 / 2 -> f32", r[6], F32, s, (Vec{3.5, -3.5, 0.5, 2.5}));
+  CHECK_EXACT("i64 * 2.5 -> f32", r[7], F32, s, f32([&](size_t n) { return K[n] * 2.5; }));
+  CHECK_EXACT("f32 + i32 -> f32", r[8], F32, s, f32([&](size_t n) { return X[n] + I[n]; }));
+  CHECK_EXACT("i64 + i32 -> i64", r[9], I64, s, (Vec{10, -16, 1000002, 5}));
+  CHECK_EXACT("i64 / i32 -> f32", r[10], F32, s, f32([&](size_t n) { return K[n] / J[n]; }));
+  CHECK_EXACT("f32 * 3 (int) stays f32", r[11], F32, s, f32([&](size_t n) { return X[n] * 3; }));
+}
+
+namespace {
+Vec broadcast_ref(const Vec& v, const Shape& from, const Shape& to) {
+  Vec out;
+  size_t offset = to.size() - from.size();
+  for (int64_t i = 0; i < num_elements(to); ++i) {
+    int64_t rest = i, source = 0, stride = 1;
+    std::vector<int64_t> index(to.size());
+    for (int d = static_cast<int>(to.size()) - 1; d >= 0; --d) index[d] = rest % to[d], rest /= to[d];
+    for (int d = static_cast<int>(from.size()) - 1; d >= 0; --d) {
+      source += (from[d] == 1 ? 0 : index[d + offset]) * stride;
+      stride *= from[d];
+    }
+    out.push_back(v[source]);
+  }
+  return out;
+}
+Vec zip(const Vec& a, const Vec& b, const std::function<double(double, double)>& f) {
+  Vec out;
+  for (size_t i = 0; i < a.size(); ++i) out.push_back(f(a[i], b[i]));
+  return out;
+}
+}  // namespace
+
+TEST_CASE("tracer promotion: numpy broadcasting of shapes", "[tracer][promotion]") {
+  BinaryFn mul = [](const Tensor& a, const Tensor& b) { return a * b; };
+  CHECK(traced_type(add, F32, {3, 1}, F32, {4}) == "f32[3,4]");
+  CHECK(traced_type(add, F32, {2, 1, 3}, F32, {5, 1}) == "f32[2,5,3]");
+  CHECK(traced_type(add, F32, {}, F32, {2, 3}) == "f32[2,3]");
+  CHECK(traced_type(add, F32, {1}, F32, {2, 3}) == "f32[2,3]");
+  CHECK(traced_type(mul, F32, {4, 1, 1}, I32, {1, 3, 1}) == "f32[4,3,1]");
+  CHECK(traced_type(add, F32, {0, 3}, F32, {1, 3}) == "f32[0,3]");
+  CHECK(traced_type(add, F32, {2, 1}, F32, {2, 0}) == "f32[2,0]");
+
+  // Values, with broadcasting in operators, where, comparisons and maximum.
+  auto f = adjit::jit(
+      [](Tensor a, Tensor r, Tensor p, Tensor q, Tensor s, Tensor m, Tensor c, Tensor one) {
+        return std::vector<Tensor>{a + r,          p * q,       s + m,         m - s,
+                                   where(c, r, a), a < r,       maximum(p, q), one + m};
+      },
+      {.name = "broadcast_values"});
+  const Shape as{3, 1}, rs{4}, ps{2, 1, 3}, qs{5, 1}, ss{}, ms{2, 3}, cs{3, 1}, os{1};
+  Array a = Array::uniform(as, 1, -2, 2, F32), r = Array::uniform(rs, 2, -2, 2, F32),
+        p = Array::uniform(ps, 3, -2, 2, F32), q = Array::uniform(qs, 4, -2, 2, F32),
+        sc = Array::scalar(1.25f), m = Array::uniform(ms, 6, -2, 2, F32),
+        c = make({1, 0, 1}, cs, I1), one = Array::uniform(os, 8, -2, 2, F32);
+  std::vector<Array> out = f(a, r, p, q, sc, m, c, one);
+  REQUIRE(out.size() == 8);
+  Vec A = values(a), R = values(r), P = values(p), Q = values(q), S = values(sc), M = values(m),
+      C = values(c), O = values(one);
+  auto round32 = [](const Vec& v, const Shape& shape) { return values(make(v, shape, F32)); };
+  Shape t{3, 4};
+  CHECK_EXACT("[3,1] + [4]", out[0], F32, t,
+              round32(zip(broadcast_ref(A, as, t), broadcast_ref(R, rs, t), std::plus<>()), t));
+  Shape u{2, 5, 3};
+  CHECK_EXACT("[2,1,3] * [5,1]", out[1], F32, u,
+              round32(zip(broadcast_ref(P, ps, u), broadcast_ref(Q, qs, u), std::multiplies<>()),
+                      u));
+  CHECK_EXACT("[] + [2,3]", out[2], F32, ms,
+              round32(zip(broadcast_ref(S, ss, ms), M, std::plus<>()), ms));
+  CHECK_EXACT("[2,3] - []", out[3], F32, ms,
+              round32(zip(M, broadcast_ref(S, ss, ms), std::minus<>()), ms));
+  {
+    Vec want, cb = broadcast_ref(C, cs, t), rb = broadcast_ref(R, rs, t),
+              ab = broadcast_ref(A, as, t);
+    for (size_t n = 0; n < cb.size(); ++n) want.push_back(cb[n] != 0 ? rb[n] : ab[n]);
+    CHECK_EXACT("where(c[3,1], r[4], a[3,1])", out[4], F32, t, want);
+  }
+  CHECK_EXACT("[3,1] < [4]", out[5], I1, t,
+              zip(broadcast_ref(A, as, t), broadcast_ref(R, rs, t),
+                  [](double x, double y) { return x < y ? 1.0 : 0.0; }));
+  CHECK_EXACT("maximum([2,1,3], [5,1])", out[6], F32, u,
+              zip(broadcast_ref(P, ps, u), broadcast_ref(Q, qs, u),
+                  [](double x, double y) { return std::max(x, y); }));
+  CHECK_EXACT("[1] + [2,3]", out[7], F32, ms,
+              round32(zip(broadcast_ref(O, os, ms), M, std::plus<>()), ms));
+}
+
+TEST_CASE("tracer promotion: incompatible shapes and dtypes throw TraceError",
+          "[tracer][promotion]") {
+  auto contains_all = [](const std::string& text, std::initializer_list<const char*> parts) {
+    for (const char* part : parts)
+      if (text.find(part) == std::string::npos) return false;
+    return true;
+  };
+  std::string e = trace_error(add, F32, {3}, F32, {4});
+  INFO(e);
+  CHECK(contains_all(e, {"adjit::add", "f32[3]", "f32[4]", "cannot be broadcast",
+                         "test_compiler_tracer_promotion.cpp:"}));
+  e = trace_error([](const Tensor& a, const Tensor& b) { return a * b; }, F32, {2, 3}, I32,
+                  {3, 2});
+  CHECK(contains_all(e, {"adjit::multiply", "f32[2,3]", "i32[3,2]"}));
+  e = trace_error([](const Tensor& a, const Tensor& b) { return a - b; }, F32, {2, 1, 3}, F32,
+                  {4, 2});
+  CHECK(contains_all(e, {"adjit::subtract", "f32[2,1,3]", "f32[4,2]"}));
+  e = trace_error([](const Tensor& a, const Tensor& b) { return where(a > 0, a, b); }, F32, {3},
+                  F32, {4});
+  CHECK(contains_all(e, {"adjit::where", "f32[3]", "f32[4]"}));
+  e = trace_error([](const Tensor& a, const Tensor& b) { return matmul(a, b); }, F32, {2, 3, 4},
+                  F32, {3, 4, 5});
+  CHECK(contains_all(e, {"adjit::matmul", "batch", "f32[2,3,4]", "f32[3,4,5]"}));
+  e = trace_error([](const Tensor& a, const Tensor& b) { return a + b; }, I1, {3}, I1, {3});
+  CHECK(contains_all(e, {"adjit::add", "bool"}));
+  e = trace_error([](const Tensor& a, const Tensor& b) { return logical_and(a, b); }, F32, {3},
+                  F32, {3});
+  CHECK(contains_all(e, {"adjit::logical_and", "bool"}));
+  e = trace_error([](const Tensor& a, const Tensor& b) { return where(a, a, b); }, F32, {3}, F32,
+                  {3});
+  CHECK(contains_all(e, {"adjit::where", "bool", "f32[3]"}));
+  e = trace_error([](const Tensor& a, const Tensor& b) { return concat({a, b}, 0); }, F32, {2, 3},
+                  F32, {2, 4});
+  CHECK(contains_all(e, {"adjit::concat", "f32[2,3]", "f32[2,4]"}));
+
+  // Through a jitted call: the error propagates and nothing is cached.
+  auto f = adjit::jit([](Tensor a, Tensor b) { return a + b; }, {.name = "bad_shapes"});
+  CHECK_THROWS_AS(f(sample(F32, {3}), sample(F32, {4})), TraceError);
+  CHECK_THROWS_AS(f(sample(F32, {3}), sample(F32, {4})), TraceError);
+  CHECK(f.cache_info().entries == 0);
+  Array ok = f(sample(F32, {3}), sample(F32, {3}));
+  CHECK(values(ok) == (Vec{-4, -2, 0}));
+  CHECK(f.cache_info().entries == 1);
+}
