@@ -2,6 +2,8 @@
 #define ADJIT_ADJIT_H
 
 // The umbrella header of the public API (DESIGN.md §5).
+#include "adjit/Grad.h"
+#include "adjit/GradientTape.h"
 #include "adjit/Jit.h"
 #include "adjit/Tensor.h"
 #include "adjit/compiler/Executable.h"

@@ -105,11 +105,15 @@ mlir::Value TraceContext::value_in(size_t frame, mlir::Value v) {
   return argument;
 }
 
+std::string TraceContext::next_function_name(const std::string& kind) {
+  return frames_.front().function.getSymName().str() + "_" + kind + "_" +
+         std::to_string(subfunction_count_++);
+}
+
 void TraceContext::begin_subfunction(const std::string& kind) {
   mlir::OpBuilder::InsertPoint resume = builder_.saveInsertionPoint();
   builder_.setInsertionPointToEnd(program_->module->getBody());
-  std::string name = frames_.front().function.getSymName().str() + "_" + kind + "_" +
-                     std::to_string(subfunction_count_++);
+  std::string name = next_function_name(kind);
   auto function = builder_.create<mlir::func::FuncOp>(
       frames_.back().function.getLoc(), name, builder_.getFunctionType({}, {}));
   function.setPrivate();

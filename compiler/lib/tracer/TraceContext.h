@@ -52,6 +52,8 @@ class TraceContext {
   /// of an enclosing function is captured as an extra argument.
   mlir::Value value(const Tensor& tensor);
   mlir::Block& current_block() { return *builder_.getInsertionBlock(); }
+  /// "<traced function>_<kind>_<n>", unique in the module.
+  std::string next_function_name(const std::string& kind);
   mlir::ModuleOp module() { return *program_->module; }
 
   mlir::OpBuilder& builder() { return builder_; }

@@ -1,0 +1,344 @@
+#ifndef ADJIT_GRAD_H
+#define ADJIT_GRAD_H
+
+// Functional differentiation (DESIGN.md §5): grad, value_and_grad, vjp, jvp,
+// hvp, hessian and custom_gradient. Each transform records a request in the
+// trace (an adjit.grad/vjp/jvp op naming a traced function); the
+// adjit-differentiate pass expands it. Called on Arrays, a transform is
+// jitted implicitly; called on Tensors inside a trace, it traces inline, so
+// transforms nest: grad(grad(f)), jit(grad(f)), jvp(grad(f)), ...
+
+#include "adjit/Jit.h"
+#include "adjit/detail/Transforms.h"
+
+#include <optional>
+#include <tuple>
+#include <utility>
+
+namespace adjit {
+
+namespace detail {
+
+// Cotangent indices (into the flat Tensor leaves) of the arguments `argnums`.
+inline std::vector<int64_t> leaves_of(const std::vector<size_t>& starts,
+                                      std::initializer_list<int> argnums) {
+  std::vector<int64_t> wrt;
+  for (int i : argnums)
+    for (size_t j = starts[i]; j < starts[i + 1]; ++j) wrt.push_back(static_cast<int64_t>(j));
+  return wrt;
+}
+
+// Traces `f` on parameters shaped like `args` into a private function and
+// keeps the traced result, whose structure rebuilds outputs later.
+template <class F, class... Args>
+struct TracedCall {
+  TracedFunction function;
+  std::vector<Tensor> flat;         // the Tensor leaves of args
+  std::vector<size_t> starts;       // first leaf of each argument
+  using Result = std::decay_t<std::invoke_result_t<const F&, const Args&...>>;
+  std::optional<Result> traced;     // the result inside the traced function
+
+  TracedCall(const char* kind, const F& f, const std::tuple<const Args&...>& args,
+             SourceLocation loc) {
+    flat = std::apply([&](const Args&... a) { return flatten_tensors(starts, a...); }, args);
+    auto body = [&](ParameterFn parameter, std::vector<size_t>& layout) {
+      auto made = std::apply(
+          [&](const Args&... a) {
+            return std::tuple<Args...>{StructureTraits<Args>::make_traced(a, parameter)...};
+          },
+          args);
+      traced.emplace(std::apply(f, made));
+      std::vector<Tensor> results;
+      StructureTraits<Result>::flatten_result(*traced, results, layout);
+      return results;
+    };
+    function = trace_function(kind, flat, body, loc);
+  }
+
+  Result rebuild(const std::vector<Tensor>& values, size_t& position) const {
+    return StructureTraits<Result>::rebuild_like(*traced, values, position);
+  }
+};
+
+// One structure per differentiated argument: the argument itself for one,
+// a tuple for several.
+template <int... Argnums, class... Args>
+auto rebuild_arguments(const std::tuple<const Args&...>& args, const std::vector<Tensor>& values,
+                       size_t position) {
+  auto one = [&](auto index) {
+    constexpr int I = decltype(index)::value;
+    using Arg = std::decay_t<std::tuple_element_t<I, std::tuple<Args...>>>;
+    return StructureTraits<Arg>::rebuild_like(std::get<I>(args), values, position);
+  };
+  if constexpr (sizeof...(Argnums) == 1) {
+    return one(std::integral_constant<int, Argnums...>{});
+  } else {
+    return std::tuple{one(std::integral_constant<int, Argnums>{})...};
+  }
+}
+
+template <bool WithValue, class F, int... Argnums>
+struct GradTransform {
+  F f;
+  SourceLocation loc;
+
+  template <class... Args>
+  auto operator()(const Args&... args) const {
+    static_assert(((Argnums >= 0 && Argnums < static_cast<int>(sizeof...(Args))) && ...),
+                  "adjit::grad: an argnum is out of range for this call");
+    auto all = std::tuple<const Args&...>(args...);
+    TracedCall<F, Args...> call(WithValue ? "value_and_grad" : "grad", f, all, loc);
+    static_assert(std::is_same_v<typename TracedCall<F, Args...>::Result, Tensor>,
+                  "adjit::grad: the function must return one scalar Tensor");
+    std::vector<int64_t> wrt = leaves_of(call.starts, {Argnums...});
+    if constexpr (WithValue) {
+      std::vector<Tensor> ones{full({}, 1.0, call.function.results[0].dtype, loc)};
+      std::vector<Tensor> values = vjp_of(call.function, call.flat, ones, wrt, loc);
+      return std::pair{values[0], rebuild_arguments<Argnums...>(all, values, 1)};
+    } else {
+      std::vector<Tensor> grads = grad_of("grad", call.function, call.flat, wrt, loc);
+      return rebuild_arguments<Argnums...>(all, grads, 0);
+    }
+  }
+};
+
+template <class F>
+struct VjpApply {  // the pullback of f at the primals, applied to a cotangent
+  F f;
+  SourceLocation loc;
+  template <class Cotangent, class... Primals>
+  auto operator()(const Cotangent& cotangent, const Primals&... primals) const;
+};
+
+template <class F>
+struct JvpApply {
+  F f;
+  SourceLocation loc;
+  template <class... Primals, class... Tangents>
+  auto operator()(const std::tuple<Primals...>& primals,
+                  const std::tuple<Tangents...>& tangents) const;
+};
+
+template <class T>
+inline constexpr bool is_tuple = false;
+template <class... Ts>
+inline constexpr bool is_tuple<std::tuple<Ts...>> = true;
+
+}  // namespace detail
+
+/// ∇f with respect to the arguments `Argnums` (default: the first). f must
+/// return one scalar float Tensor. One argnum gives that argument's
+/// structure of gradients; several give a std::tuple.
+template <int... Argnums, class F>
+auto grad(F f, SourceLocation loc = SourceLocation::current()) {
+  if constexpr (sizeof...(Argnums) == 0)
+    return jit(detail::GradTransform<false, F, 0>{std::move(f), loc}, {.name = "grad"});
+  else
+    return jit(detail::GradTransform<false, F, Argnums...>{std::move(f), loc}, {.name = "grad"});
+}
+
+/// (f(args...), ∇f): one forward pass for both.
+template <int... Argnums, class F>
+auto value_and_grad(F f, SourceLocation loc = SourceLocation::current()) {
+  if constexpr (sizeof...(Argnums) == 0)
+    return jit(detail::GradTransform<true, F, 0>{std::move(f), loc}, {.name = "value_and_grad"});
+  else
+    return jit(detail::GradTransform<true, F, Argnums...>{std::move(f), loc},
+               {.name = "value_and_grad"});
+}
+
+/// (f(primals...), pullback): pullback(cotangent) returns the cotangent of
+/// each primal (one structure for one primal, a tuple for several). The
+/// cotangent has the structure of f's result.
+template <class F, class... Primals>
+auto vjp(F f, const Primals&... primals) {
+  SourceLocation loc = SourceLocation::current();
+  if constexpr ((detail::contains_tensor<Primals> || ...)) {
+    auto all = std::tuple<const Primals&...>(primals...);
+    auto call = std::make_shared<detail::TracedCall<F, Primals...>>("vjp", f, all, loc);
+    size_t position = 0;
+    auto outputs = call->rebuild(detail::call_function(call->function, call->flat, loc), position);
+    auto kept = std::make_shared<std::tuple<Primals...>>(primals...);
+    auto pullback = [call, kept, loc](const auto& cotangent) {
+      std::vector<Tensor> cts;
+      detail::StructureTraits<std::decay_t<decltype(cotangent)>>::collect_tensors(cotangent, cts);
+      std::vector<int64_t> wrt(call->flat.size());
+      for (size_t i = 0; i < wrt.size(); ++i) wrt[i] = static_cast<int64_t>(i);
+      std::vector<Tensor> values = detail::vjp_of(call->function, call->flat, cts, wrt, loc);
+      size_t first_grad = call->function.results.size();
+      return std::apply(
+          [&](const Primals&... p) {
+            return [&]<int... I>(std::integer_sequence<int, I...>) {
+              return detail::rebuild_arguments<I...>(std::tuple<const Primals&...>(p...), values,
+                                                     first_grad);
+            }(std::make_integer_sequence<int, sizeof...(Primals)>{});
+          },
+          *kept);
+    };
+    return std::pair{outputs, pullback};
+  } else {
+    auto outputs = jit(f)(primals...);
+    auto apply = jit(detail::VjpApply<F>{f, loc}, {.name = "vjp"});
+    auto kept = std::make_tuple(primals...);
+    auto pullback = [apply, kept](const auto& cotangent) {
+      return std::apply([&](const auto&... p) { return apply(cotangent, p...); }, kept);
+    };
+    return std::pair{outputs, pullback};
+  }
+}
+
+/// (f(primals), tangent of f along `tangents`). One primal and tangent, or
+/// std::tuples of them for several arguments.
+template <class F, class P, class T>
+auto jvp(F f, const P& primals, const T& tangents) {
+  SourceLocation loc = SourceLocation::current();
+  if constexpr (detail::is_tuple<P>) {
+    static_assert(detail::is_tuple<T>, "adjit::jvp: tuple primals need tuple tangents");
+    if constexpr (detail::contains_tensor<P>)
+      return detail::JvpApply<F>{f, loc}(primals, tangents);
+    else
+      return jit(detail::JvpApply<F>{f, loc}, {.name = "jvp"})(primals, tangents);
+  } else {
+    return jvp(std::move(f), std::tuple<P>(primals), std::tuple<T>(tangents));
+  }
+}
+
+template <class F>
+template <class Cotangent, class... Primals>
+auto detail::VjpApply<F>::operator()(const Cotangent& cotangent, const Primals&... primals) const {
+  return adjit::vjp(f, primals...).second(cotangent);
+}
+
+template <class F>
+template <class... Primals, class... Tangents>
+auto detail::JvpApply<F>::operator()(const std::tuple<Primals...>& primals,
+                                     const std::tuple<Tangents...>& tangents) const {
+  auto all = std::apply([](const Primals&... p) { return std::tuple<const Primals&...>(p...); },
+                        primals);
+  TracedCall<F, Primals...> call("jvp", f, all, loc);
+  std::vector<Tensor> flat_tangents;
+  std::apply(
+      [&](const Tangents&... t) {
+        (StructureTraits<Tangents>::collect_tensors(t, flat_tangents), ...);
+      },
+      tangents);
+  std::vector<int64_t> wrt(call.flat.size());
+  for (size_t i = 0; i < wrt.size(); ++i) wrt[i] = static_cast<int64_t>(i);
+  std::vector<Tensor> values = jvp_of(call.function, call.flat, flat_tangents, wrt, loc);
+  size_t position = 0;
+  auto outputs = call.rebuild(values, position);
+  auto output_tangents = call.rebuild(values, position);
+  return std::pair{outputs, output_tangents};
+}
+
+/// Hessian-vector product of scalar f at x along v (forward over reverse):
+/// jvp(grad(f), x, v), without forming the Hessian. With std::tuples of
+/// arguments and directions, the product of the full Hessian over all of
+/// them (a tuple).
+template <class F, class X, class V>
+auto hvp(F f, const X& x, const V& v) {
+  SourceLocation loc = SourceLocation::current();
+  if constexpr (detail::is_tuple<X>) {
+    return [&]<int... I>(std::integer_sequence<int, I...>) {
+      return jvp(detail::GradTransform<false, F, I...>{std::move(f), loc}, x, v).second;
+    }(std::make_integer_sequence<int, std::tuple_size_v<X>>{});
+  } else {
+    return jvp(detail::GradTransform<false, F, 0>{std::move(f), loc}, x, v).second;
+  }
+}
+
+namespace detail {
+template <int I, class F>
+struct HessianTransform {
+  F f;
+  SourceLocation loc;
+  template <class... Args>
+  Tensor operator()(const Args&... args) const {
+    static_assert((std::is_same_v<Args, Tensor> && ...),
+                  "adjit::hessian: the arguments must be Tensors");
+    const Tensor& x = std::get<I>(std::tuple<const Args&...>(args...));
+    GradTransform<false, F, I> gradient{f, loc};
+    int64_t n = x.size();
+    // One jvp per basis direction: meant for small inputs.
+    std::vector<Tensor> rows;
+    Tensor positions = arange(n, DType::i32, loc);
+    for (int64_t k = 0; k < n; ++k) {
+      Tensor basis = reshape(cast(equal(positions, static_cast<int>(k), loc), x.dtype(), loc),
+                             x.shape(), loc);
+      auto tangents = std::tuple<Args...>{args...};
+      // Only argument I moves; the others have zero tangents.
+      std::apply([&](auto&... t) { ((t = zeros_like(t, loc)), ...); }, tangents);
+      std::get<I>(tangents) = basis;
+      auto [g, dg] = JvpApply<GradTransform<false, F, I>>{gradient, loc}(
+          std::tuple<Args...>{args...}, tangents);
+      rows.push_back(reshape(dg, {1, n}, loc));
+    }
+    Shape shape = x.shape();
+    shape.insert(shape.end(), x.shape().begin(), x.shape().end());
+    return reshape(concat(rows, 0, loc), shape, loc);
+  }
+};
+}  // namespace detail
+
+/// The Hessian of scalar f with respect to argument I (a Tensor of shape S):
+/// a Tensor of shape S + S. Costs one forward-over-reverse pass per element
+/// of argument I: for small inputs; use hvp for products with vectors.
+template <int I = 0, class F>
+auto hessian(F f, SourceLocation loc = SourceLocation::current()) {
+  return jit(detail::HessianTransform<I, F>{std::move(f), loc}, {.name = "hessian"});
+}
+
+namespace detail {
+template <class Forward, class Backward>
+struct CustomGradientTransform {
+  Forward forward;
+  Backward backward;
+  SourceLocation loc;
+
+  template <class... Args>
+  auto operator()(const Args&... args) const {
+    static_assert((std::is_same_v<Args, Tensor> && ...),
+                  "adjit::custom_gradient: the inputs must be Tensors");
+    std::vector<Tensor> inputs{args...};
+    using Result = std::decay_t<std::invoke_result_t<const Forward&, const Args&...>>;
+    std::optional<Result> traced;
+    auto forward_body = [&](ParameterFn parameter, std::vector<size_t>& layout) {
+      traced.emplace(forward(StructureTraits<Args>::make_traced(args, parameter)...));
+      std::vector<Tensor> results;
+      StructureTraits<Result>::flatten_result(*traced, results, layout);
+      return results;
+    };
+    auto backward_body = [&](ParameterFn parameter, std::vector<size_t>&) {
+      // Parameters: the inputs, the forward result, its cotangent.
+      auto in = std::tuple<Args...>{StructureTraits<Args>::make_traced(args, parameter)...};
+      Result output = StructureTraits<Result>::make_traced(*traced, parameter);
+      Result cotangent = StructureTraits<Result>::make_traced(*traced, parameter);
+      auto grads = std::apply(
+          [&](const Args&... a) { return backward(a..., output, cotangent); }, in);
+      std::vector<Tensor> flat;
+      StructureTraits<std::decay_t<decltype(grads)>>::collect_tensors(grads, flat);
+      return flat;
+    };
+    std::vector<Tensor> values = call_with_custom_vjp(inputs, forward_body, backward_body, loc);
+    size_t position = 0;
+    return StructureTraits<Result>::rebuild_like(*traced, values, position);
+  }
+};
+}  // namespace detail
+
+/// A function with a user-defined reverse-mode derivative, like
+/// tf.custom_gradient / jax.custom_vjp. `forward(inputs...)` computes the
+/// result; `backward(inputs..., result, cotangent)` returns one gradient per
+/// input (a Tensor for one input, a std::tuple for several). Both are traced;
+/// written in adjit ops, `backward` is differentiable again.
+template <class Forward, class Backward>
+auto custom_gradient(Forward forward, Backward backward,
+                     SourceLocation loc = SourceLocation::current()) {
+  return jit(detail::CustomGradientTransform<Forward, Backward>{std::move(forward),
+                                                                std::move(backward), loc},
+             {.name = "custom_gradient"});
+}
+
+}  // namespace adjit
+
+#endif

@@ -1,0 +1,215 @@
+// GradientTape: the recorded ops between the watched sources and the target
+// are outlined into a private function, and the gradient becomes an
+// adjit.vjp request on it, so tapes and the functional API share one AD.
+#include "adjit/GradientTape.h"
+
+#include "Recorder.h"
+
+#include "adjit/detail/Transforms.h"
+
+#include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/DenseSet.h"
+
+namespace adjit {
+
+namespace detail {
+
+struct TapeState {
+  TraceContext* trace;
+  mlir::Block* block;
+  mlir::Operation* before_start;  // the op preceding the first recorded one (or null)
+  std::vector<std::pair<mlir::Operation*, mlir::Operation*>> paused;  // (before, last) ops
+  std::vector<mlir::Value> watched;
+  TapeOptions options;
+  SourceLocation loc;
+  bool used = false;
+
+  mlir::Operation* last_op() { return block->empty() ? nullptr : &block->back(); }
+
+  [[noreturn]] void fail(const std::string& message) const {
+    throw TraceError("adjit::GradientTape: " + message + " (tape created at " + loc.file_name() +
+                     ":" + std::to_string(loc.line()) + ")");
+  }
+
+  // Ops traced into the tape's block since it was created, minus paused ones.
+  std::vector<mlir::Operation*> recorded_ops() {
+    auto after = [&](mlir::Operation* op) {
+      return op ? std::next(op->getIterator()) : block->begin();
+    };
+    llvm::DenseSet<mlir::Operation*> excluded;
+    for (auto [before, last] : paused)
+      if (last)
+        for (auto it = after(before); &*it != last; ++it) excluded.insert(&*it);
+    for (auto [before, last] : paused)
+      if (last) excluded.insert(last);
+    std::vector<mlir::Operation*> ops;
+    for (auto it = after(before_start); it != block->end(); ++it)
+      if (!excluded.contains(&*it)) ops.push_back(&*it);
+    return ops;
+  }
+};
+
+}  // namespace detail
+
+GradientTape::GradientTape(TapeOptions options, SourceLocation loc)
+    : state_(std::make_unique<detail::TapeState>()) {
+  detail::Recorder r("GradientTape", loc, {});
+  state_->trace = &r.trace();
+  state_->block = &r.trace().current_block();
+  state_->before_start = state_->last_op();
+  state_->options = options;
+  state_->loc = loc;
+}
+
+GradientTape::~GradientTape() = default;
+
+void GradientTape::watch(const Tensor& t) {
+  if (detail::TraceContext::owner(t) != state_->trace)
+    state_->fail("watch() needs a Tensor of the trace the tape lives in");
+  state_->watched.push_back(state_->trace->value(t));
+}
+
+void GradientTape::watch(const std::vector<Tensor>& ts) {
+  for (const Tensor& t : ts) watch(t);
+}
+
+GradientTape::Pause::Pause(detail::TapeState& state) : state_(state) {
+  state_.paused.push_back({state_.last_op(), nullptr});
+}
+
+GradientTape::Pause::~Pause() {
+  auto& range = state_.paused.back();
+  range.second = state_.last_op();
+  // Nothing traced while paused: drop the empty range.
+  if (range.second == range.first) state_.paused.pop_back();
+}
+
+std::vector<Tensor> GradientTape::gradient(const Tensor& target,
+                                           const std::vector<Tensor>& sources) {
+  detail::TapeState& s = *state_;
+  detail::TraceContext& trace = *s.trace;
+  if (detail::TraceContext::owner(target) != &trace)
+    s.fail("gradient() needs a target of the trace the tape lives in");
+  if (&trace.current_block() != s.block)
+    s.fail("gradient() must be called in the function where the tape was created");
+  if (s.used && !s.options.persistent)
+    s.fail("gradient() was already called on this non-persistent tape; create it with "
+           "GradientTape(/*persistent=*/true) to ask several times");
+  if (!is_floating(target.dtype()))
+    s.fail("the target must be a float Tensor, got " + detail::describe(target));
+  s.used = true;
+
+  mlir::Value goal = trace.value(target);
+  std::vector<mlir::Value> inputs;
+  for (size_t i = 0; i < sources.size(); ++i) {
+    if (detail::TraceContext::owner(sources[i]) != &trace)
+      s.fail("source " + std::to_string(i) + " belongs to another trace");
+    mlir::Value v = trace.value(sources[i]);
+    if (std::find(s.watched.begin(), s.watched.end(), v) == s.watched.end())
+      s.fail("source " + std::to_string(i) + " (" + detail::describe(sources[i]) +
+             ") was not watched: call tape.watch() on it first");
+    inputs.push_back(v);
+  }
+
+  // The recorded ops on a path from a source to the target.
+  std::vector<mlir::Operation*> recorded = s.recorded_ops();
+  llvm::DenseSet<mlir::Value> varied(inputs.begin(), inputs.end());
+  for (mlir::Operation* op : recorded)
+    if (llvm::any_of(op->getOperands(), [&](mlir::Value v) { return varied.contains(v); }))
+      for (mlir::Value r : op->getResults()) varied.insert(r);
+  llvm::DenseSet<mlir::Value> needed{goal};
+  std::vector<mlir::Operation*> slice;
+  for (mlir::Operation* op : llvm::reverse(recorded)) {
+    bool contributes = llvm::any_of(op->getResults(), [&](mlir::Value r) {
+      return needed.contains(r) && varied.contains(r);
+    });
+    if (!contributes) continue;
+    slice.push_back(op);
+    for (mlir::Value v : op->getOperands()) needed.insert(v);
+  }
+  std::reverse(slice.begin(), slice.end());
+  if (s.options.unconnected == UnconnectedGradients::error)
+    for (size_t i = 0; i < inputs.size(); ++i)
+      if (!needed.contains(inputs[i]))
+        s.fail("the target does not depend on source " + std::to_string(i) +
+               " through recorded ops (UnconnectedGradients::error)");
+
+  // Outline the slice: f(sources..., captured values...) -> target.
+  mlir::OpBuilder builder(&trace.context());
+  builder.setInsertionPointToEnd(trace.module().getBody());
+  mlir::Location loc = trace.location(s.loc);
+  std::string name = trace.next_function_name("tape");
+  auto function = builder.create<mlir::func::FuncOp>(loc, name, builder.getFunctionType({}, {}));
+  function.setPrivate();
+  mlir::Block* body = function.addEntryBlock();
+  mlir::IRMapping mapping;
+  for (mlir::Value v : inputs)
+    if (!mapping.contains(v)) mapping.map(v, body->addArgument(v.getType(), loc));
+  std::vector<mlir::Value> captures;
+  builder.setInsertionPointToEnd(body);
+  for (mlir::Operation* op : slice) {
+    for (mlir::Value v : op->getOperands())
+      if (!mapping.contains(v)) {
+        mapping.map(v, body->addArgument(v.getType(), loc));
+        captures.push_back(v);
+      }
+    builder.clone(*op, mapping);
+  }
+  mlir::Value result = mapping.lookupOrNull(goal);
+  if (!result) {  // the target was computed without any recorded op on the path
+    result = body->addArgument(goal.getType(), loc);
+    captures.push_back(goal);
+  }
+  builder.create<mlir::func::ReturnOp>(loc, result);
+  function.setFunctionType(builder.getFunctionType(body->getArgumentTypes(), {result.getType()}));
+
+  // d sum(target) / d sources: a vjp with a cotangent of ones. Repeated
+  // sources share one argument; the request differentiates each once.
+  std::vector<Tensor> args;
+  std::vector<int64_t> wrt;
+  for (mlir::Value v : inputs) {
+    auto position = std::find(inputs.begin(), inputs.end(), v) - inputs.begin();
+    if (static_cast<size_t>(position) == args.size()) {
+      wrt.push_back(static_cast<int64_t>(args.size()));
+      args.push_back(trace.wrap(v));
+    }
+  }
+  for (mlir::Value v : captures) args.push_back(trace.wrap(v));
+  detail::TracedFunction traced;
+  traced.symbol = name;
+  traced.results = {{target.dtype(), target.shape()}};
+  std::vector<Tensor> ones{ones_like(target, s.loc)};
+  std::vector<Tensor> values = detail::vjp_of(traced, args, ones, wrt, s.loc);
+  std::vector<Tensor> grads;
+  for (mlir::Value v : inputs) {
+    auto position = std::find(inputs.begin(), inputs.end(), v) - inputs.begin();
+    grads.push_back(values[1 + position]);
+  }
+  return grads;
+}
+
+Tensor GradientTape::jacobian(const Tensor& target, const Tensor& source) {
+  detail::TapeState& s = *state_;
+  // Each row is one reverse pass with a one-hot cotangent; the tape is
+  // consulted once per row, so it must outlive them all.
+  bool persistent = s.options.persistent;
+  s.options.persistent = true;
+  Shape shape = target.shape();
+  shape.insert(shape.end(), source.shape().begin(), source.shape().end());
+  if (target.size() == 0) return full(shape, 0, source.dtype(), s.loc);
+  std::vector<Tensor> rows;
+  Tensor positions = arange(target.size(), DType::i32, s.loc);
+  for (int64_t k = 0; k < target.size(); ++k) {
+    // d <e_k, target> / d source = row k of the Jacobian.
+    Tensor weight = reshape(cast(equal(positions, static_cast<int>(k), s.loc), target.dtype(), s.loc),
+                            target.shape(), s.loc);
+    Tensor picked = sum(target * weight, {}, false, s.loc);
+    rows.push_back(reshape(gradient(picked, std::vector<Tensor>{source})[0], {1, source.size()},
+                           s.loc));
+  }
+  s.options.persistent = persistent;
+  s.used = true;
+  return reshape(concat(rows, 0, s.loc), shape, s.loc);
+}
+
+}  // namespace adjit
