@@ -173,6 +173,8 @@ Program Program::parse_file(const std::string& path, CompileOptions options) {
   return parse(source, path, options);
 }
 
+const std::vector<Signature>& Program::signatures() const { return impl_->signatures; }
+
 std::string Program::ir(std::string_view stage) const {
   Lowering lowering(*impl_);
   if (auto mlir_stage = mlir::adjit::parseStage(llvm::StringRef(stage.data(), stage.size())))

@@ -2,6 +2,7 @@
 #define ADJIT_ADJIT_H
 
 // The umbrella header of the public API (DESIGN.md §5).
+#include "adjit/CheckGrads.h"
 #include "adjit/Grad.h"
 #include "adjit/GradientTape.h"
 #include "adjit/Jit.h"

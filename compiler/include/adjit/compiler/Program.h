@@ -32,6 +32,8 @@ class Program {
   Program& operator=(Program&&) noexcept;
   ~Program();
 
+  /// What each public function takes and returns.
+  const std::vector<Signature>& signatures() const;
   /// The IR text of one stage ("traced", "optimized", ..., "llvm-ir", "asm").
   std::string ir(std::string_view stage) const;
   /// The text (or, for "obj", bytes) of every stage, in order.

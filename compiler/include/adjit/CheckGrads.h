@@ -1,0 +1,168 @@
+#ifndef ADJIT_CHECKGRADS_H
+#define ADJIT_CHECKGRADS_H
+
+// check_grads: reverse and forward mode against central finite differences
+// computed in f64, to first or second order.
+
+#include "adjit/Grad.h"
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace adjit {
+
+struct GradCheckOptions {
+  double atol = -1;   ///< absolute tolerance; < 0: by dtype (f64 1e-6, f32 2e-3, 16-bit 5e-2)
+  double rtol = -1;   ///< relative tolerance; < 0: like atol
+  double eps = 1e-6;  ///< finite-difference step, relative to max(1, |x|)
+  uint64_t seed = 20261129;  ///< output weights and sampled elements
+  /// Per-element checks of forward mode and finite differences cover at most
+  /// this many input elements (sampled when there are more).
+  int64_t max_elements = 256;
+  bool reverse = true;
+  bool forward = true;
+};
+
+/// The outcome of check_grads; converts to bool (passed).
+struct GradCheckReport {
+  bool passed = true;
+  int64_t checked = 0;        ///< element comparisons made
+  double worst_ratio = 0;     ///< largest error / tolerance (passed iff <= 1)
+  std::string worst;          ///< which comparison that was, in words
+  explicit operator bool() const { return passed; }
+  /// One line: pass/fail, the worst element (mode, order, argument, index,
+  /// analytic and numeric values) and its error against the tolerance.
+  std::string summary() const;
+};
+
+namespace detail {
+
+// Calls f with the Tensors of `xs` as separate arguments (up to 8), or as
+// one std::vector<Tensor> if f takes that.
+template <class F>
+Tensor invoke_flat(const F& f, const std::vector<Tensor>& xs) {
+  if constexpr (std::is_invocable_v<const F&, const std::vector<Tensor>&>) {
+    return f(xs);
+  } else {
+    Tensor result;
+    bool called = false;
+    [&]<size_t... N>(std::index_sequence<N...>) {
+      auto attempt = [&]<size_t K>(std::integral_constant<size_t, K>) {
+        if constexpr (K > 0) {
+          return [&]<size_t... I>(std::index_sequence<I...>) {
+            if constexpr (std::is_invocable_v<const F&, decltype((void)I, std::declval<Tensor>())...>) {
+              if (xs.size() == K) {
+                result = f(xs[I]...);
+                called = true;
+              }
+            }
+          }(std::make_index_sequence<K>{});
+        }
+      };
+      (attempt(std::integral_constant<size_t, N>{}), ...);
+    }(std::make_index_sequence<9>{});
+    if (!called)
+      throw Error("check_grads: the function cannot be called with " + std::to_string(xs.size()) +
+                  " Tensor arguments");
+    return result;
+  }
+}
+
+// sum(f(xs) * w): a scalar whose gradient covers every output element.
+template <class F>
+struct WeightedOutput {
+  F f;
+  Tensor operator()(const std::vector<Tensor>& xs, const Tensor& w) const {
+    Tensor y = invoke_flat(f, xs);
+    return sum(y * cast(w, y.dtype()));
+  }
+};
+
+// sum_i <grad_i WeightedOutput(xs, w), w2_i>: checks the gradient itself.
+template <class F>
+struct WeightedGradient {
+  F f;
+  Tensor operator()(const std::vector<Tensor>& xs, const Tensor& w,
+                    const std::vector<Tensor>& w2) const {
+    std::vector<Tensor> g =
+        GradTransform<false, WeightedOutput<F>, 0>{WeightedOutput<F>{f}, SourceLocation::current()}(
+            xs, w);
+    Tensor total = sum(g[0] * cast(w2[0], g[0].dtype()));
+    for (size_t i = 1; i < g.size(); ++i) total = total + sum(g[i] * cast(w2[i], g[i].dtype()));
+    return total;
+  }
+};
+
+/// Compares analytic derivatives of a scalar function with finite
+/// differences. `evaluate(xs)` runs the function at the dtype of xs (also
+/// f64), `reverse(xs)` gives its gradient, `forward(xs, direction)` its
+/// derivative along a direction.
+GradCheckReport compare_derivatives(
+    const std::vector<Array>& xs, int order, const GradCheckOptions& options,
+    const std::function<double(const std::vector<Array>&)>& evaluate,
+    const std::function<std::vector<Array>(const std::vector<Array>&)>& reverse,
+    const std::function<double(const std::vector<Array>&, const std::vector<Array>&)>& forward);
+
+/// Deterministic weights in [-1, 1) shaped like `like`, as f64.
+Array random_weights(const Shape& shape, uint64_t seed);
+/// The shapes of f's output at xs, by tracing (no compilation).
+Shape output_shape(const std::function<Tensor(const std::vector<Tensor>&)>& f,
+                   const std::vector<Array>& xs);
+
+inline Tensor zeros_of(const Tensor& t) { return zeros_like(t); }
+inline std::vector<Tensor> zeros_of(const std::vector<Tensor>& ts) {
+  std::vector<Tensor> zeros;
+  for (const Tensor& t : ts) zeros.push_back(zeros_like(t));
+  return zeros;
+}
+/// The value of a one-element array as a double.
+double scalar_value(const Array& a);
+
+template <class S, class... Extra>
+GradCheckReport check_scalar(const S& s, const std::vector<Array>& xs, int order,
+                             const GradCheckOptions& options, const Extra&... extra) {
+  auto value = jit(s, {.name = "check_grads_value"});
+  auto gradient = grad<0>(s);
+  auto tangent = jit(
+      [s](const std::vector<Tensor>& at, const std::vector<Tensor>& direction,
+          const auto&... e) {
+        using Arguments = std::tuple<std::vector<Tensor>, std::decay_t<decltype(e)>...>;
+        return jvp(s, Arguments{at, e...}, Arguments{direction, zeros_of(e)...}).second;
+      },
+      {.name = "check_grads_jvp"});
+  return compare_derivatives(
+      xs, order, options,
+      [&](const std::vector<Array>& at) { return scalar_value(value(at, extra...)); },
+      [&](const std::vector<Array>& at) { return gradient(at, extra...); },
+      [&](const std::vector<Array>& at, const std::vector<Array>& direction) {
+        return scalar_value(tangent(at, direction, extra...));
+      });
+}
+
+}  // namespace detail
+
+/// Checks the derivatives of f (a function of args.size() Tensors, or of one
+/// std::vector<Tensor>) at `args`: reverse mode (grad) and forward mode (jvp)
+/// against central differences in f64, for order 1 (first derivatives) or
+/// 2 (the derivatives of the gradient). Vector outputs are checked through a
+/// fixed random weighting of their elements.
+template <class F>
+GradCheckReport check_grads(F f, std::vector<Array> args, int order = 1,
+                            GradCheckOptions options = {}) {
+  if (order != 1 && order != 2) throw Error("check_grads: order must be 1 or 2");
+  std::function<Tensor(const std::vector<Tensor>&)> flat = [f](const std::vector<Tensor>& xs) {
+    return detail::invoke_flat(f, xs);
+  };
+  Array w = detail::random_weights(detail::output_shape(flat, args), options.seed);
+  if (order == 1)
+    return detail::check_scalar(detail::WeightedOutput<F>{f}, args, 1, options, w);
+  std::vector<Array> w2;
+  for (size_t i = 0; i < args.size(); ++i)
+    w2.push_back(detail::random_weights(args[i].shape(), options.seed + 1 + i));
+  return detail::check_scalar(detail::WeightedGradient<F>{f}, args, 2, options, w, w2);
+}
+
+}  // namespace adjit
+
+#endif

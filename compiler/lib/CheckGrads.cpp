@@ -1,0 +1,144 @@
+#include "adjit/CheckGrads.h"
+
+#include <cmath>
+#include <sstream>
+
+namespace adjit {
+
+namespace detail {
+
+namespace {
+
+double element(const Array& a, int64_t i) {
+  return visit_dtype(a.dtype(), [&](auto tag) -> double {
+    using T = typename decltype(tag)::type;
+    const T& v = static_cast<const T*>(a.raw_data())[i];
+    if constexpr (std::is_same_v<T, half> || std::is_same_v<T, bfloat16>)
+      return v.to_float();
+    else
+      return static_cast<double>(v);
+  });
+}
+
+void set_element(Array& a, int64_t i, double value) {
+  visit_dtype(a.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    T& v = static_cast<T*>(a.raw_data())[i];
+    if constexpr (std::is_same_v<T, half> || std::is_same_v<T, bfloat16>)
+      v = T::from_float(static_cast<float>(value));
+    else
+      v = static_cast<T>(value);
+  });
+}
+
+Array to_f64(const Array& a) {
+  Array result = Array::empty(a.shape(), DType::f64);
+  for (int64_t i = 0; i < a.size(); ++i) result.data<double>()[i] = element(a, i);
+  return result;
+}
+
+// Default tolerances: what the lowest-precision argument can resolve.
+double default_tolerance(const std::vector<Array>& xs, int order) {
+  double tolerance = 1e-6;
+  for (const Array& x : xs) {
+    if (x.dtype() == DType::f32) tolerance = std::max(tolerance, 2e-3);
+    if (x.dtype() == DType::f16 || x.dtype() == DType::bf16) tolerance = std::max(tolerance, 5e-2);
+  }
+  return order == 2 ? tolerance * 5 : tolerance;
+}
+
+// Elements to compare per argument: all, or a deterministic sample.
+std::vector<int64_t> sample(int64_t size, int64_t limit, uint64_t seed) {
+  std::vector<int64_t> chosen;
+  if (size <= limit) {
+    for (int64_t i = 0; i < size; ++i) chosen.push_back(i);
+    return chosen;
+  }
+  uint64_t state = seed;
+  for (int64_t k = 0; k < limit; ++k) {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    chosen.push_back(static_cast<int64_t>((state >> 17) % static_cast<uint64_t>(size)));
+  }
+  return chosen;
+}
+
+}  // namespace
+
+double scalar_value(const Array& a) {
+  if (a.size() != 1) throw Error("check_grads: expected a scalar, got " + type_string(a.dtype(), a.shape()));
+  return element(a, 0);
+}
+
+Array random_weights(const Shape& shape, uint64_t seed) {
+  return Array::uniform(shape, seed, -1.0, 1.0, DType::f64);
+}
+
+Shape output_shape(const std::function<Tensor(const std::vector<Tensor>&)>& f,
+                   const std::vector<Array>& xs) {
+  auto probe = jit([&f](const std::vector<Tensor>& args) { return f(args); });
+  return probe.lower(xs).program().signatures().at(0).outputs.at(0).shape;
+}
+
+GradCheckReport compare_derivatives(
+    const std::vector<Array>& xs, int order, const GradCheckOptions& options,
+    const std::function<double(const std::vector<Array>&)>& evaluate,
+    const std::function<std::vector<Array>(const std::vector<Array>&)>& reverse,
+    const std::function<double(const std::vector<Array>&, const std::vector<Array>&)>& forward) {
+  double atol = options.atol >= 0 ? options.atol : default_tolerance(xs, order);
+  double rtol = options.rtol >= 0 ? options.rtol : atol;
+  GradCheckReport report;
+  std::vector<Array> wide;
+  for (const Array& x : xs) wide.push_back(to_f64(x));
+  std::vector<Array> gradients = options.reverse ? reverse(xs) : std::vector<Array>{};
+
+  auto compare = [&](const char* mode, size_t arg, int64_t i, double analytic, double numeric) {
+    double error = std::abs(analytic - numeric);
+    double tolerance = atol + rtol * std::abs(numeric);
+    double ratio = std::isnan(error) ? INFINITY : error / tolerance;
+    ++report.checked;
+    if (ratio > report.worst_ratio || report.worst.empty()) {
+      std::ostringstream os;
+      os << mode << " mode, order " << order << ", argument " << arg << " "
+         << type_string(xs[arg].dtype(), xs[arg].shape()) << ", element " << i << ": analytic "
+         << analytic << ", numeric " << numeric << ", error " << error << " (tolerance "
+         << tolerance << ")";
+      report.worst = os.str();
+      report.worst_ratio = ratio;
+    }
+    if (!(ratio <= 1)) report.passed = false;
+  };
+
+  for (size_t arg = 0; arg < xs.size(); ++arg) {
+    if (!is_floating(xs[arg].dtype())) continue;
+    for (int64_t i : sample(xs[arg].size(), options.max_elements, options.seed + arg)) {
+      double x = element(wide[arg], i);
+      double h = options.eps * std::max(1.0, std::abs(x));
+      Array up = wide[arg].copy(), down = wide[arg].copy();
+      set_element(up, i, x + h);
+      set_element(down, i, x - h);
+      std::vector<Array> at_up = wide, at_down = wide;
+      at_up[arg] = up;
+      at_down[arg] = down;
+      double numeric = (evaluate(at_up) - evaluate(at_down)) / (2 * h);
+      if (options.reverse) compare("reverse", arg, i, element(gradients[arg], i), numeric);
+      if (options.forward) {
+        std::vector<Array> direction;
+        for (const Array& a : xs) direction.push_back(Array::zeros(a.shape(), a.dtype()));
+        set_element(direction[arg], i, 1.0);
+        compare("forward", arg, i, forward(xs, direction), numeric);
+      }
+    }
+  }
+  return report;
+}
+
+}  // namespace detail
+
+std::string GradCheckReport::summary() const {
+  std::ostringstream os;
+  os << (passed ? "check_grads passed" : "check_grads FAILED") << " (" << checked
+     << " comparisons); worst: " << (worst.empty() ? "none" : worst);
+  return os.str();
+}
+
+}  // namespace adjit
