@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
-# Builds adjit and runs the quickstart: a jitted C++ lambda and its IR.
+# Builds adjit and runs the quickstart (a jitted C++ lambda and its IR) and
+# the training example (an MLP trained with jit(value_and_grad) and SGD).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
-cmake --build "$ADJIT_BUILD" --target example-quickstart
+cmake --build "$ADJIT_BUILD" --target example-quickstart example-train_mlp
 "$ADJIT_BUILD/examples/example-quickstart"
+echo
+"$ADJIT_BUILD/examples/example-train_mlp"

@@ -22,11 +22,12 @@ int main(int argc, char** argv) {
   }
   std::cout << "rows sum to 1\n";
 
-  // A traced C++ lambda (DESIGN.md §5), least squares loss and an update.
+  // The example at the top of DESIGN.md §5: a GradientTape in a jitted step.
   auto step = adjit::jit([](adjit::Tensor w, adjit::Tensor x, adjit::Tensor y) {
-    adjit::Tensor residual = adjit::matmul(x, w) - y;
-    adjit::Tensor loss = adjit::mean(adjit::square(residual));
-    adjit::Tensor gw = adjit::matmul(adjit::transpose(x), residual) * (2.0 / 8.0);
+    adjit::GradientTape tape;
+    tape.watch(w);
+    adjit::Tensor loss = adjit::mean(adjit::square(adjit::matmul(x, w) - y));
+    adjit::Tensor gw = tape.gradient(loss, w);
     return std::make_tuple(loss, w - 0.1 * gw);
   });
   adjit::Array w = adjit::Array::zeros({3, 1});
@@ -35,6 +36,9 @@ int main(int argc, char** argv) {
   auto [loss1, w2] = step(w1, x, y);
   std::cout << "loss " << loss0.item<float>() << " -> " << loss1.item<float>() << "\n";
   if (!(loss1.item<float>() < loss0.item<float>())) return 1;
+  // And the functional API.
+  adjit::Array g = adjit::grad([](adjit::Tensor v) { return adjit::sum(v * v); })(x);
+  if (std::abs(g.data<float>()[0] - 2 * x.data<float>()[0]) > 1e-6) return 1;
   std::cout << "jit works\n";
   return 0;
 }

@@ -36,6 +36,8 @@ def Adjit_ConstantOp : Adjit_Op<"constant", [ConstantLike, Pure, NotDifferentiab
   let description = [{
     A dense or splat tensor literal.
 
+    Not differentiable (a constant).
+
     ```mlir
     %c = adjit.constant dense<[1.0, 2.0]> : tensor<2xf32>
     ```
@@ -50,6 +52,8 @@ def Adjit_IotaOp : Adjit_Op<"iota", [Pure, NotDifferentiable]> {
   let summary = "0, 1, 2, ... along one dimension";
   let description = [{
     Fills the result with its index along `dim`, broadcast over the others.
+
+    Not differentiable (a constant).
 
     ```mlir
     %i = adjit.iota dim = 1 : tensor<2x3xi32>   // [[0, 1, 2], [0, 1, 2]]
@@ -66,11 +70,13 @@ def Adjit_IotaOp : Adjit_Op<"iota", [Pure, NotDifferentiable]> {
 //===----------------------------------------------------------------------===//
 
 class Adjit_UnaryOp<string mnemonic, TypeConstraint tensorType,
-                    string formula>
+                    string formula, string derivative>
     : Adjit_Op<mnemonic, [Pure, SameOperandsAndResultType, DeclareOpInterfaceMethods<DifferentiableOpInterface>]> {
   let summary = "elementwise " # formula;
   let description = [{
     Elementwise `}] # formula # [{` on a tensor.
+
+    Derivative: }] # derivative # [{.
 
     ```mlir
     %y = adjit.}] # mnemonic # [{ %x : tensor<4xf32>
@@ -82,34 +88,51 @@ class Adjit_UnaryOp<string mnemonic, TypeConstraint tensorType,
   let hasFolder = 1;
 }
 
-def Adjit_NegOp : Adjit_UnaryOp<"neg", Adjit_NumericTensor, "-x">;
-def Adjit_AbsOp : Adjit_UnaryOp<"abs", Adjit_NumericTensor, "|x|">;
+def Adjit_NegOp : Adjit_UnaryOp<"neg", Adjit_NumericTensor, "-x",
+    "-1">;
+def Adjit_AbsOp : Adjit_UnaryOp<"abs", Adjit_NumericTensor, "|x|",
+    "sign(x)">;
 def Adjit_SignOp : Adjit_UnaryOp<"sign", Adjit_NumericTensor,
-    "sign(x) in {-1, 0, 1} (NaN stays NaN, zeros keep their sign)">;
-def Adjit_ExpOp : Adjit_UnaryOp<"exp", Adjit_FloatTensor, "e^x">;
-def Adjit_Expm1Op : Adjit_UnaryOp<"expm1", Adjit_FloatTensor, "e^x - 1">;
-def Adjit_LogOp : Adjit_UnaryOp<"log", Adjit_FloatTensor, "ln(x)">;
-def Adjit_Log1pOp : Adjit_UnaryOp<"log1p", Adjit_FloatTensor, "ln(1 + x)">;
-def Adjit_SqrtOp : Adjit_UnaryOp<"sqrt", Adjit_FloatTensor, "sqrt(x)">;
-def Adjit_RsqrtOp : Adjit_UnaryOp<"rsqrt", Adjit_FloatTensor, "1 / sqrt(x)">;
-def Adjit_SinOp : Adjit_UnaryOp<"sin", Adjit_FloatTensor, "sin(x)">;
-def Adjit_CosOp : Adjit_UnaryOp<"cos", Adjit_FloatTensor, "cos(x)">;
-def Adjit_TanhOp : Adjit_UnaryOp<"tanh", Adjit_FloatTensor, "tanh(x)">;
+    "sign(x) in {-1, 0, 1} (NaN stays NaN, zeros keep their sign)",
+    "0 (almost everywhere)">;
+def Adjit_ExpOp : Adjit_UnaryOp<"exp", Adjit_FloatTensor, "e^x",
+    "e^x (the result)">;
+def Adjit_Expm1Op : Adjit_UnaryOp<"expm1", Adjit_FloatTensor, "e^x - 1",
+    "e^x = y + 1">;
+def Adjit_LogOp : Adjit_UnaryOp<"log", Adjit_FloatTensor, "ln(x)",
+    "1 / x">;
+def Adjit_Log1pOp : Adjit_UnaryOp<"log1p", Adjit_FloatTensor, "ln(1 + x)",
+    "1 / (1 + x)">;
+def Adjit_SqrtOp : Adjit_UnaryOp<"sqrt", Adjit_FloatTensor, "sqrt(x)",
+    "1 / (2 y)">;
+def Adjit_RsqrtOp : Adjit_UnaryOp<"rsqrt", Adjit_FloatTensor, "1 / sqrt(x)",
+    "-y / (2 x)">;
+def Adjit_SinOp : Adjit_UnaryOp<"sin", Adjit_FloatTensor, "sin(x)",
+    "cos(x)">;
+def Adjit_CosOp : Adjit_UnaryOp<"cos", Adjit_FloatTensor, "cos(x)",
+    "-sin(x)">;
+def Adjit_TanhOp : Adjit_UnaryOp<"tanh", Adjit_FloatTensor, "tanh(x)",
+    "1 - y^2">;
 def Adjit_LogisticOp : Adjit_UnaryOp<"logistic", Adjit_FloatTensor,
-    "1 / (1 + e^-x)">;
-def Adjit_ErfOp : Adjit_UnaryOp<"erf", Adjit_FloatTensor, "erf(x)">;
-def Adjit_FloorOp : Adjit_UnaryOp<"floor", Adjit_FloatTensor, "floor(x)">;
+    "1 / (1 + e^-x)",
+    "y (1 - y)">;
+def Adjit_ErfOp : Adjit_UnaryOp<"erf", Adjit_FloatTensor, "erf(x)",
+    "2 / sqrt(pi) e^(-x^2)">;
+def Adjit_FloorOp : Adjit_UnaryOp<"floor", Adjit_FloatTensor, "floor(x)",
+    "0 (almost everywhere)">;
 
 //===----------------------------------------------------------------------===//
 // Elementwise binary
 //===----------------------------------------------------------------------===//
 
-class Adjit_BinaryOp<string mnemonic, string formula>
+class Adjit_BinaryOp<string mnemonic, string formula, string derivative>
     : Adjit_Op<mnemonic, [Pure, SameOperandsAndResultType, DeclareOpInterfaceMethods<DifferentiableOpInterface>]> {
   let summary = "elementwise " # formula;
   let description = [{
     Elementwise `}] # formula # [{` of two tensors of one type (the front end
     broadcasts explicitly beforehand).
+
+    Derivative: }] # derivative # [{.
 
     ```mlir
     %z = adjit.}] # mnemonic # [{ %x, %y : tensor<4xf32>
@@ -121,14 +144,21 @@ class Adjit_BinaryOp<string mnemonic, string formula>
   let hasFolder = 1;
 }
 
-def Adjit_AddOp : Adjit_BinaryOp<"add", "x + y">;
-def Adjit_SubOp : Adjit_BinaryOp<"sub", "x - y">;
-def Adjit_MulOp : Adjit_BinaryOp<"mul", "x * y">;
+def Adjit_AddOp : Adjit_BinaryOp<"add", "x + y",
+    "d(x) + d(y)">;
+def Adjit_SubOp : Adjit_BinaryOp<"sub", "x - y",
+    "d(x) - d(y)">;
+def Adjit_MulOp : Adjit_BinaryOp<"mul", "x * y",
+    "y d(x) + x d(y)">;
 def Adjit_DivOp : Adjit_BinaryOp<"div",
-    "x / y (integers: truncating, like C++)">;
-def Adjit_PowOp : Adjit_BinaryOp<"pow", "x ^ y">;
-def Adjit_MaxOp : Adjit_BinaryOp<"max", "max(x, y) (NaN if either is NaN)">;
-def Adjit_MinOp : Adjit_BinaryOp<"min", "min(x, y) (NaN if either is NaN)">;
+    "x / y (integers: truncating, like C++)",
+    "(d(x) - (x/y) d(y)) / y">;
+def Adjit_PowOp : Adjit_BinaryOp<"pow", "x ^ y",
+    "y x^(y-1) d(x) + x^y log(x) d(y), with 0 where y = 0 (first term) or x = 0 (second term)">;
+def Adjit_MaxOp : Adjit_BinaryOp<"max", "max(x, y) (NaN if either is NaN)",
+    "the larger operand\'s derivative; ties split it 1/2 and 1/2">;
+def Adjit_MinOp : Adjit_BinaryOp<"min", "min(x, y) (NaN if either is NaN)",
+    "the smaller operand\'s derivative; ties split it 1/2 and 1/2">;
 
 def Adjit_CompareOp : Adjit_Op<"compare", [Pure, SameTypeOperands, NotDifferentiable,
     TypesMatchWith<"result is the i1 tensor of the operands' shape",
@@ -138,6 +168,8 @@ def Adjit_CompareOp : Adjit_Op<"compare", [Pure, SameTypeOperands, NotDifferenti
     Compares two tensors of one type elementwise. Floating-point comparisons
     are ordered (false when either side is NaN) except `ne`, which is true
     when either side is NaN, as in C++. Booleans support only `eq` and `ne`.
+
+    Not differentiable (boolean result).
 
     ```mlir
     %m = adjit.compare lt, %x, %y : tensor<4xf32>
@@ -154,6 +186,8 @@ def Adjit_SelectOp : Adjit_Op<"select", [Pure, DeclareOpInterfaceMethods<Differe
     AllTypesMatch<["on_true", "on_false", "result"]>]> {
   let summary = "elementwise choice: pred ? on_true : on_false";
   let description = [{
+    Derivative: the chosen operand gets the cotangent, the other zero; none for the predicate.
+
     ```mlir
     %r = adjit.select %m, %x, %y : tensor<4xi1>, tensor<4xf32>
     ```
@@ -172,6 +206,8 @@ class Adjit_LogicalBinaryOp<string mnemonic, string formula>
     : Adjit_Op<mnemonic, [Pure, SameOperandsAndResultType, NotDifferentiable]> {
   let summary = "elementwise logical " # formula;
   let description = [{
+    Not differentiable (boolean result).
+
     ```mlir
     %r = adjit.}] # mnemonic # [{ %a, %b : tensor<4xi1>
     ```
@@ -188,6 +224,8 @@ def Adjit_NotOp : Adjit_Op<"not", [Pure, SameOperandsAndResultType,
     NotDifferentiable]> {
   let summary = "elementwise logical !a";
   let description = [{
+    Not differentiable (boolean result).
+
     ```mlir
     %r = adjit.not %a : tensor<4xi1>
     ```
@@ -205,6 +243,8 @@ def Adjit_StopGradientOp : Adjit_Op<"stop_gradient",
     Returns its operand unchanged; differentiation treats the result as a
     constant. It disappears when lowering to linalg.
 
+    Derivative: zero: the result is a constant to differentiation.
+
     ```mlir
     %c = adjit.stop_gradient %x : tensor<4xf32>
     ```
@@ -220,6 +260,8 @@ def Adjit_ConvertOp : Adjit_Op<"convert", [Pure, DeclareOpInterfaceMethods<Diffe
     Converts each element to the result's element type: floats round to
     nearest even, float to integer truncates toward zero (saturating, NaN
     gives 0), any value to i1 is `x != 0`, i1 to a number is 0 or 1.
+
+    Derivative: float to float converts the cotangent back; conversions from or to integers and booleans have none.
 
     ```mlir
     %d = adjit.convert %x : tensor<4xf32> to tensor<4xf64>
@@ -244,6 +286,8 @@ def Adjit_BroadcastInDimOp : Adjit_Op<"broadcast_in_dim", [Pure,
     result's size there or size 1 (then it is repeated). Result dimensions not
     named in `dims` repeat the operand.
 
+    Derivative: the cotangent summed over the repeated dimensions.
+
     ```mlir
     %b = adjit.broadcast_in_dim %x, dims = [1] : (tensor<3xf32>) -> tensor<2x3xf32>
     ```
@@ -260,6 +304,8 @@ def Adjit_BroadcastInDimOp : Adjit_Op<"broadcast_in_dim", [Pure,
 def Adjit_ReshapeOp : Adjit_Op<"reshape", [Pure, DeclareOpInterfaceMethods<DifferentiableOpInterface>]> {
   let summary = "reinterpret the row-major elements in another shape";
   let description = [{
+    Derivative: the cotangent reshaped back.
+
     ```mlir
     %r = adjit.reshape %x : (tensor<6xf32>) -> tensor<2x3xf32>
     ```
@@ -275,6 +321,8 @@ def Adjit_TransposeOp : Adjit_Op<"transpose", [Pure, DeclareOpInterfaceMethods<D
   let summary = "permute dimensions";
   let description = [{
     Result dimension `i` is operand dimension `perm[i]`.
+
+    Derivative: the cotangent transposed by the inverse permutation.
 
     ```mlir
     %t = adjit.transpose %x, perm = [1, 0] : (tensor<2x3xf32>) -> tensor<3x2xf32>
@@ -297,6 +345,8 @@ def Adjit_SliceOp : Adjit_Op<"slice", [Pure, DeclareOpInterfaceMethods<Different
     dimension `d`, so the result has `ceil((limit - start) / stride)` elements
     there.
 
+    Derivative: the cotangent padded back with zeros (interior padding for strides).
+
     ```mlir
     %s = adjit.slice %x, start = [1], limit = [7], stride = [2] : (tensor<8xf32>) -> tensor<3xf32>
     ```
@@ -316,6 +366,8 @@ def Adjit_ConcatenateOp : Adjit_Op<"concatenate", [Pure,
     DeclareOpInterfaceMethods<DifferentiableOpInterface>]> {
   let summary = "join tensors along one dimension";
   let description = [{
+    Derivative: slices of the cotangent.
+
     ```mlir
     %c = adjit.concatenate(%a, %b) dim = 0 : (tensor<2x3xf32>, tensor<1x3xf32>) -> tensor<3x3xf32>
     ```
@@ -335,6 +387,8 @@ def Adjit_PadOp : Adjit_Op<"pad", [Pure, DeclareOpInterfaceMethods<Differentiabl
     Dimension `d` of size `n` becomes `low[d] + n + (n - 1) * interior[d] +
     high[d]`; new positions hold `padding_value`. Interior padding makes `pad`
     the adjoint of a strided `slice`. All amounts are non-negative.
+
+    Derivative: the operand gets the strided slice of the cotangent, the padding value the sum of the rest.
 
     ```mlir
     %p = adjit.pad %x, %zero, low = [1], high = [2], interior = [1] : (tensor<3xf32>, tensor<f32>) -> tensor<8xf32>
@@ -364,6 +418,8 @@ def Adjit_GatherOp : Adjit_Op<"gather", [Pure, DeclareOpInterfaceMethods<Differe
     `operand.shape[:axis] + indices.shape + operand.shape[axis+1:]`.
     Out-of-range indices are clamped into `[0, operand.shape[axis])`.
 
+    Derivative: scatter_add of the cotangent into zeros; none for the indices.
+
     ```mlir
     %g = adjit.gather %table[%ids], axis = 0 : (tensor<10x4xf32>, tensor<3xi32>) -> tensor<3x4xf32>
     ```
@@ -386,6 +442,8 @@ def Adjit_ScatterAddOp : Adjit_Op<"scatter_add", [Pure, DeclareOpInterfaceMethod
     `updates[a..., i..., b...]` into `result[a..., indices[i...], b...]`,
     accumulating repeated indices. `updates` has the shape that `gather` with
     these indices would produce; indices are clamped like `gather`'s.
+
+    Derivative: the base gets the cotangent, the updates its gather; none for the indices.
 
     ```mlir
     %s = adjit.scatter_add %upd into %base[%ids], axis = 0 : (tensor<10x4xf32>, tensor<3xi32>, tensor<3x4xf32>) -> tensor<10x4xf32>
@@ -412,6 +470,8 @@ def Adjit_ReduceOp : Adjit_Op<"reduce", [Pure, DeclareOpInterfaceMethods<Differe
     reshape). Max and min propagate NaN. An empty reduction gives the
     identity: 0, -inf or +inf (the lowest or highest integer).
 
+    Derivative: sum broadcasts the cotangent back; max and min send it to the extremal elements, split equally among ties.
+
     ```mlir
     %s = adjit.reduce sum %x, dims = [1] : (tensor<2x3xf32>) -> tensor<2xf32>
     ```
@@ -432,6 +492,8 @@ def Adjit_ArgMaxOp : Adjit_Op<"argmax", [Pure, NotDifferentiable]> {
   let description = [{
     The first index of the maximum along `axis` (the first NaN if any, as in
     numpy); the axis is removed from the shape.
+
+    Not differentiable (integer result).
 
     ```mlir
     %i = adjit.argmax %x, axis = 1 : (tensor<2x3xf32>) -> tensor<2xi64>
@@ -454,6 +516,8 @@ def Adjit_DotGeneralOp : Adjit_Op<"dot_general", [Pure,
     are the batch dimensions, then the remaining `lhs` dimensions, then the
     remaining `rhs` dimensions, each in operand order. f16 and bf16 accumulate
     in f32.
+
+    Derivative: each operand gets the dot_general of the cotangent with the other operand over that operand's free dimensions, transposed into place.
 
     ```mlir
     // a plain matmul and a batched one
