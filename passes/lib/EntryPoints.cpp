@@ -46,6 +46,7 @@ struct MarkEntryPointsPass
                   UnitAttr::get(&getContext()));
       for (unsigned i = 0; i < fn.getNumArguments(); ++i)
         fn.setArgAttr(i, "bufferization.writable", readOnly);
+
     }
   }
 };

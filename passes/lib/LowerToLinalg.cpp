@@ -740,7 +740,11 @@ Value combine(OpBuilder &b, Location loc, ReduceKind kind, Value acc,
               Value x) {
   switch (kind) {
   case ReduceKind::sum:
-    return floatOrInt<arith::AddFOp, arith::AddIOp>(b, loc, {acc, x});
+    // Sums may be reassociated (as in XLA), which lets LLVM vectorize them
+    // into partial sums; the order of a sum is unspecified.
+    if (isa<FloatType>(acc.getType()))
+      return b.create<arith::AddFOp>(loc, acc, x, arith::FastMathFlags::reassoc);
+    return b.create<arith::AddIOp>(loc, acc, x);
   case ReduceKind::max:
     return floatOrInt<arith::MaximumFOp, arith::MaxSIOp>(b, loc, {acc, x});
   case ReduceKind::min:
@@ -849,8 +853,38 @@ struct ArgMaxToGeneric : OpConversionPattern<ArgMaxOp> {
   }
 };
 
+// C[b, i, j] += A[b, i, p] * B[b, p, j] as a generic iterating (b, i, p, j):
+// the innermost loop runs along rows of B and C, contiguous in memory, so
+// LLVM vectorizes it (the named matmul's (i, j, p) order strides down B).
+Value contract(OpBuilder &b, Location loc, Value lhs, Value rhs, Value init, bool batched) {
+  MLIRContext *ctx = b.getContext();
+  unsigned numDims = batched ? 4 : 3;
+  unsigned first = batched ? 1 : 0;
+  auto dim = [&](unsigned d) { return b.getAffineDimExpr(d); };
+  SmallVector<AffineExpr> batch;
+  if (batched)
+    batch.push_back(dim(0));
+  auto map = [&](unsigned x, unsigned y) {
+    SmallVector<AffineExpr> exprs(batch);
+    exprs.append({dim(first + x), dim(first + y)});
+    return AffineMap::get(numDims, 0, exprs, ctx);
+  };
+  // Dims after the batch: i = 0, p = 1, j = 2.
+  SmallVector<AffineMap> maps{map(0, 1), map(1, 2), map(0, 2)};
+  SmallVector<utils::IteratorType> iterators = parallelIterators(numDims);
+  iterators[first + 1] = utils::IteratorType::reduction;
+  auto generic = b.create<linalg::GenericOp>(
+      loc, init.getType(), ValueRange{lhs, rhs}, init, maps, iterators,
+      [&](OpBuilder &nb, Location nloc, ValueRange args) {
+        Value product = floatOrInt<arith::MulFOp, arith::MulIOp>(nb, nloc, {args[0], args[1]});
+        nb.create<linalg::YieldOp>(
+            nloc, floatOrInt<arith::AddFOp, arith::AddIOp>(nb, nloc, {args[2], product}));
+      });
+  return generic.getResult(0);
+}
+
 // dot_general -> transpose each operand into [batch, free, contract] order,
-// reshape to [batch,] rows x cols, one linalg.(batch_)matmul, reshape back.
+// reshape to [batch,] rows x cols, one contraction, reshape back.
 struct DotGeneralToMatmul : OpConversionPattern<DotGeneralOp> {
   using OpConversionPattern::OpConversionPattern;
 
@@ -911,16 +945,7 @@ struct DotGeneralToMatmul : OpConversionPattern<DotGeneralOp> {
     auto productType = RankedTensorType::get(shapeOf(m, n), accElement);
     Value init = filledTensor(rewriter, loc, productType,
                               scalarConstant(rewriter, loc, accElement, 0));
-    SmallVector<Value> operands{lhs, rhs};
-    Value product =
-        batched ? rewriter
-                      .create<linalg::BatchMatmulOp>(loc, productType,
-                                                     operands, init)
-                      .getResult(0)
-                : rewriter
-                      .create<linalg::MatmulOp>(loc, productType, operands,
-                                                init)
-                      .getResult(0);
+    Value product = contract(rewriter, loc, lhs, rhs, init, batched);
     Value result = reshapeTensor(rewriter, loc, product,
                                  resultType.clone(accElement));
     rewriter.replaceOp(op,

@@ -10,7 +10,6 @@
 #include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVMPass.h"
 #include "mlir/Conversion/MathToFuncs/MathToFuncs.h"
 #include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
-#include "mlir/Conversion/MathToLibm/MathToLibm.h"
 #include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
@@ -104,7 +103,7 @@ void addLoweringToLLVM(OpPassManager &pm) {
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   pm.addPass(createApproximateMath());
   pm.addPass(createConvertMathToFuncs());
-  pm.addPass(createConvertMathToLibmPass());
+  pm.addPass(createMathToLibm());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createConvertSCFToCFPass());
   pm.addPass(createExpandBFloat16());
@@ -142,7 +141,7 @@ void addStagePasses(OpPassManager &pm, Stage stage) {
     pm.addPass(createLowerAdjitToLinalg());
     return addCleanup(pm);
   case Stage::fused:
-    pm.addPass(createLinalgElementwiseOpFusionPass());
+    pm.addPass(createFuseElementwise());
     return addCleanup(pm);
   case Stage::bufferized:
     return addBufferization(pm);

@@ -606,14 +606,15 @@ func.func @scatter_add(%base: tensor<10x4xf32>, %ids: tensor<3xi32>, %upd: tenso
 //===----------------------------------------------------------------------===//
 
 // reduce: fill with the identity (0, -inf/+inf or the lowest/highest integer),
-// then one generic with reduction iterators on the reduced dimensions.
+// then one generic with reduction iterators on the reduced dimensions; float
+// sums may reassociate (so that they vectorize).
 // CHECK-LABEL: func.func @reduce
 // CHECK-SAME: (%[[X:.*]]: tensor<2x3xf32>, %[[I:.*]]: tensor<4x5x6xi32>, %[[H:.*]]: tensor<8xbf16>, %[[F:.*]]: tensor<4xf64>)
 // CHECK: %[[Z:.*]] = arith.constant 0.000000e+00 : f32
 // CHECK: %[[INIT:.*]] = linalg.fill ins(%[[Z]] : f32) outs(%{{.*}} : tensor<2xf32>) -> tensor<2xf32>
 // CHECK: %[[SUM:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%[[X]] : tensor<2x3xf32>) outs(%[[INIT]] : tensor<2xf32>)
 // CHECK-NEXT: ^bb0(%[[IN:.*]]: f32, %[[OUT:.*]]: f32):
-// CHECK-NEXT: %[[ADD:.*]] = arith.addf %[[OUT]], %[[IN]] : f32
+// CHECK-NEXT: %[[ADD:.*]] = arith.addf %[[OUT]], %[[IN]] fastmath<reassoc> : f32
 // CHECK-NEXT: linalg.yield %[[ADD]] : f32
 // CHECK: %[[LOWEST:.*]] = arith.constant -2147483648 : i32
 // CHECK: %[[INIT:.*]] = linalg.fill ins(%[[LOWEST]] : i32) outs(%{{.*}} : tensor<5xi32>)
@@ -625,7 +626,7 @@ func.func @scatter_add(%base: tensor<10x4xf32>, %ids: tensor<3xi32>, %upd: tenso
 // CHECK: %[[ACC:.*]] = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> ()>], iterator_types = ["reduction"]} ins(%[[H]] : tensor<8xbf16>) outs(%[[INIT]] : tensor<f32>)
 // CHECK-NEXT: ^bb0(%[[IN:.*]]: bf16, %[[OUT:.*]]: f32):
 // CHECK-NEXT: %[[W:.*]] = arith.extf %[[IN]] : bf16 to f32
-// CHECK-NEXT: %[[ADD:.*]] = arith.addf %[[OUT]], %[[W]] : f32
+// CHECK-NEXT: %[[ADD:.*]] = arith.addf %[[OUT]], %[[W]] fastmath<reassoc> : f32
 // CHECK-NEXT: linalg.yield %[[ADD]] : f32
 // CHECK: %[[HSUM:.*]] = linalg.generic {{.*}} ins(%[[ACC]] : tensor<f32>) outs(%{{.*}} : tensor<bf16>)
 // CHECK: arith.truncf %{{.*}} : f32 to bf16
@@ -682,13 +683,14 @@ func.func @argmax(%x: tensor<2x3xf32>, %i: tensor<5xi64>) -> (tensor<2xi64>, ten
 
 // -----
 
-// A plain matmul needs no transposes or reshapes.
+// A plain matmul needs no transposes or reshapes: one generic iterating
+// (i, p, j), so the innermost loop runs along rows of B and C.
 // CHECK-LABEL: func.func @dot_matmul
 // CHECK-SAME: (%[[A:.*]]: tensor<4x8xf32>, %[[B:.*]]: tensor<8x5xf32>)
 // CHECK: %[[Z:.*]] = arith.constant 0.000000e+00 : f32
 // CHECK: %[[INIT:.*]] = linalg.fill ins(%[[Z]] : f32) outs(%{{.*}} : tensor<4x5xf32>) -> tensor<4x5xf32>
-// CHECK: %[[MM:.*]] = linalg.matmul ins(%[[A]], %[[B]] : tensor<4x8xf32>, tensor<8x5xf32>) outs(%[[INIT]] : tensor<4x5xf32>) -> tensor<4x5xf32>
-// CHECK-NEXT: return %[[MM]]
+// CHECK: %[[MM:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d2)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%[[A]], %[[B]] : tensor<4x8xf32>, tensor<8x5xf32>) outs(%[[INIT]] : tensor<4x5xf32>)
+// CHECK: return %[[MM]]
 func.func @dot_matmul(%a: tensor<4x8xf32>, %b: tensor<8x5xf32>) -> tensor<4x5xf32> {
   %0 = adjit.dot_general %a, %b, batch = [] x [], contract = [1] x [0] : (tensor<4x8xf32>, tensor<8x5xf32>) -> tensor<4x5xf32>
   return %0 : tensor<4x5xf32>
@@ -696,14 +698,14 @@ func.func @dot_matmul(%a: tensor<4x8xf32>, %b: tensor<8x5xf32>) -> tensor<4x5xf3
 
 // -----
 
-// A batched f16 contraction: widened to f32, linalg.batch_matmul, rounded back.
+// A batched f16 contraction: widened to f32, contracted, rounded back.
 // CHECK-LABEL: func.func @dot_batched_f16
 // CHECK-SAME: (%[[X:.*]]: tensor<2x4x8xf16>, %[[Y:.*]]: tensor<2x8x5xf16>)
 // CHECK: %[[XW:.*]] = linalg.generic {{.*}} ins(%[[X]] : tensor<2x4x8xf16>) outs(%{{.*}} : tensor<2x4x8xf32>)
 // CHECK: arith.extf %{{.*}} : f16 to f32
 // CHECK: %[[YW:.*]] = linalg.generic {{.*}} ins(%[[Y]] : tensor<2x8x5xf16>) outs(%{{.*}} : tensor<2x8x5xf32>)
 // CHECK: %[[INIT:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<2x4x5xf32>)
-// CHECK: %[[MM:.*]] = linalg.batch_matmul ins(%[[XW]], %[[YW]] : tensor<2x4x8xf32>, tensor<2x8x5xf32>) outs(%[[INIT]] : tensor<2x4x5xf32>) -> tensor<2x4x5xf32>
+// CHECK: %[[MM:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>, affine_map<(d0, d1, d2, d3) -> (d0, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>], iterator_types = ["parallel", "parallel", "reduction", "parallel"]} ins(%[[XW]], %[[YW]] : tensor<2x4x8xf32>, tensor<2x8x5xf32>) outs(%[[INIT]] : tensor<2x4x5xf32>)
 // CHECK: %[[R:.*]] = linalg.generic {{.*}} ins(%[[MM]] : tensor<2x4x5xf32>) outs(%{{.*}} : tensor<2x4x5xf16>)
 // CHECK: arith.truncf %{{.*}} : f32 to f16
 // CHECK: return %[[R]]
@@ -720,7 +722,7 @@ func.func @dot_batched_f16(%x: tensor<2x4x8xf16>, %y: tensor<2x8x5xf16>) -> tens
 // CHECK-SAME: (%[[P:.*]]: tensor<8x4xf64>, %[[Q:.*]]: tensor<5x8xf64>)
 // CHECK: %[[PT:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%[[P]] : tensor<8x4xf64>) outs(%{{.*}} : tensor<4x8xf64>)
 // CHECK: %[[QT:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%[[Q]] : tensor<5x8xf64>) outs(%{{.*}} : tensor<8x5xf64>)
-// CHECK: %[[MM:.*]] = linalg.matmul ins(%[[PT]], %[[QT]] : tensor<4x8xf64>, tensor<8x5xf64>) outs(%{{.*}} : tensor<4x5xf64>) -> tensor<4x5xf64>
+// CHECK: %[[MM:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d2)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%[[PT]], %[[QT]] : tensor<4x8xf64>, tensor<8x5xf64>) outs(%{{.*}} : tensor<4x5xf64>)
 // CHECK: return %[[MM]]
 func.func @dot_transposed(%p: tensor<8x4xf64>, %q: tensor<5x8xf64>) -> tensor<4x5xf64> {
   %0 = adjit.dot_general %p, %q, batch = [] x [], contract = [0] x [1] : (tensor<8x4xf64>, tensor<5x8xf64>) -> tensor<4x5xf64>
@@ -735,11 +737,11 @@ func.func @dot_transposed(%p: tensor<8x4xf64>, %q: tensor<5x8xf64>) -> tensor<4x
 // CHECK-SAME: (%[[V:.*]]: tensor<8xi32>, %[[W:.*]]: tensor<8xi32>, %[[M:.*]]: tensor<3x4x8xf32>, %[[U:.*]]: tensor<3x8xf32>)
 // CHECK: %[[VE:.*]] = tensor.expand_shape %[[V]] {{\[\[}}0, 1]] output_shape [1, 8] : tensor<8xi32> into tensor<1x8xi32>
 // CHECK: %[[WE:.*]] = tensor.expand_shape %[[W]] {{\[\[}}0, 1]] output_shape [8, 1] : tensor<8xi32> into tensor<8x1xi32>
-// CHECK: %[[DOT:.*]] = linalg.matmul ins(%[[VE]], %[[WE]] : tensor<1x8xi32>, tensor<8x1xi32>) outs(%{{.*}} : tensor<1x1xi32>)
+// CHECK: %[[DOT:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d2)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%[[VE]], %[[WE]] : tensor<1x8xi32>, tensor<8x1xi32>) outs(%{{.*}} : tensor<1x1xi32>)
 // CHECK: %[[D:.*]] = tensor.collapse_shape %[[DOT]] [] : tensor<1x1xi32> into tensor<i32>
 // CHECK: %[[UF:.*]] = tensor.collapse_shape %[[U]] {{\[\[}}0, 1]] : tensor<3x8xf32> into tensor<24xf32>
 // CHECK: %[[UE:.*]] = tensor.expand_shape %[[UF]] {{\[\[}}0, 1, 2]] output_shape [3, 8, 1] : tensor<24xf32> into tensor<3x8x1xf32>
-// CHECK: %[[MV:.*]] = linalg.batch_matmul ins(%[[M]], %[[UE]] : tensor<3x4x8xf32>, tensor<3x8x1xf32>) outs(%{{.*}} : tensor<3x4x1xf32>)
+// CHECK: %[[MV:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>, affine_map<(d0, d1, d2, d3) -> (d0, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>], iterator_types = ["parallel", "parallel", "reduction", "parallel"]} ins(%[[M]], %[[UE]] : tensor<3x4x8xf32>, tensor<3x8x1xf32>) outs(%{{.*}} : tensor<3x4x1xf32>)
 // CHECK: %[[R:.*]] = tensor.collapse_shape %[[MV]] {{\[\[}}0, 1, 2]] : tensor<3x4x1xf32> into tensor<12xf32>
 // CHECK: %[[R2:.*]] = tensor.expand_shape %[[R]] {{\[\[}}0, 1]] output_shape [3, 4] : tensor<12xf32> into tensor<3x4xf32>
 // CHECK: return %[[D]], %[[R2]]

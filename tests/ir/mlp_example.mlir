@@ -4,7 +4,7 @@
 // RUN: adjit compile %examples/mlp.mlir --emit=llvm-ir | FileCheck %s --check-prefix=LLVMIR
 // RUN: rm -rf %t && adjit compile %examples/mlp.mlir --dump-dir %t && ls %t | FileCheck %s --check-prefix=DUMP
 
-// FUSED: linalg.matmul
+// FUSED: iterator_types = ["parallel", "reduction", "parallel"]
 // FUSED: linalg.generic
 // FUSED-NEXT: ^bb0
 // FUSED-NEXT: arith.addf

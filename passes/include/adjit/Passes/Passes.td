@@ -36,6 +36,19 @@ def Differentiate : Pass<"adjit-differentiate", "ModuleOp"> {
   let dependentDialects = ["::mlir::func::FuncDialect"];
 }
 
+def FuseElementwise : Pass<"adjit-fuse-elementwise", "ModuleOp"> {
+  let summary = "Fuse elementwise producers into their consumers, without recomputation";
+  let description = [{
+    Linalg producer-consumer fusion of generics, restricted to producers
+    with one use whose result the consumer reads through a permutation:
+    each produced element is then computed exactly once in the fused loop
+    nest. (Upstream's elementwise fusion would also fuse a producer into a
+    contraction that reads each element many times, recomputing it per
+    read: a tanh before a matmul would run once per output column.)
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
 def ApproximateMath : Pass<"adjit-approximate-math", "ModuleOp"> {
   let summary = "Replace f32 transcendentals by vectorizable polynomials";
   let description = [{
@@ -63,6 +76,19 @@ def MarkEntryPoints : Pass<"adjit-mark-entry-points", "ModuleOp"> {
     repeats another result is copied, as each result has its own buffer.
   }];
   let dependentDialects = ["::mlir::bufferization::BufferizationDialect"];
+}
+
+def MathToLibm : Pass<"adjit-math-to-libm", "ModuleOp"> {
+  let summary = "Call libm for the math ops that need it";
+  let description = [{
+    Scalar `math` ops whose accurate evaluation needs libm (tanh, erf,
+    expm1, log1p, sin, cos: f64, and f32 sin/cos) become calls to tanh,
+    tanhf, ... Everything else is left to LLVM intrinsics (fma, floor,
+    sqrt, exp, log, pow...), which vectorize. Upstream's math-to-libm would
+    also turn the polynomials' fma and floor into calls, and its LLVM
+    lowering computes expm1 and log1p inexactly as exp(x) - 1 and log(1 + x).
+  }];
+  let dependentDialects = ["::mlir::func::FuncDialect"];
 }
 
 def ExpandBFloat16 : Pass<"adjit-expand-bf16", "ModuleOp"> {
