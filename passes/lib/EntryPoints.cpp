@@ -46,7 +46,6 @@ struct MarkEntryPointsPass
                   UnitAttr::get(&getContext()));
       for (unsigned i = 0; i < fn.getNumArguments(); ++i)
         fn.setArgAttr(i, "bufferization.writable", readOnly);
-
     }
   }
 };
