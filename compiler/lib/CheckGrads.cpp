@@ -87,8 +87,9 @@ GradCheckReport compare_derivatives(
   double atol = options.atol >= 0 ? options.atol : default_tolerance(xs, order);
   double rtol = options.rtol >= 0 ? options.rtol : atol;
   GradCheckReport report;
+  // Finite differences run in f64; integer arguments (labels, indices) stay.
   std::vector<Array> wide;
-  for (const Array& x : xs) wide.push_back(to_f64(x));
+  for (const Array& x : xs) wide.push_back(is_floating(x.dtype()) ? to_f64(x) : x);
   std::vector<Array> gradients = options.reverse ? reverse(xs) : std::vector<Array>{};
 
   auto compare = [&](const char* mode, size_t arg, int64_t i, double analytic, double numeric) {

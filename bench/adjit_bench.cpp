@@ -1,0 +1,394 @@
+// The benchmark workloads of DESIGN.md §6, written with the public adjit API
+// the way a user would, plus the references they are judged against. One
+// workload per process (`--workload NAME`) so that peak RSS and W7's
+// fresh-process compile latency mean what they say; one JSON object per
+// line on stdout. Each workload checks its gradients before it is timed.
+#include "references.h"
+
+#include <adjit/adjit.h>
+
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <functional>
+#include <iostream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+using adjit::Array;
+using adjit::DType;
+using adjit::Tensor;
+
+namespace {
+
+struct Settings {
+  bool smoke = false;
+  int reps = 10;
+  int threads = 1;
+  std::string check_dir;
+};
+
+// One JSON object on one line.
+class JsonLine {
+ public:
+  JsonLine& field(const std::string& key, const std::string& value) {
+    return raw(key, "\"" + value + "\"");
+  }
+  JsonLine& field(const std::string& key, double value) {
+    std::ostringstream os;
+    os.precision(6);
+    os << value;
+    return raw(key, os.str());
+  }
+  JsonLine& raw(const std::string& key, const std::string& json) {
+    text_ += (text_.empty() ? "{" : ",") + ("\"" + key + "\":") + json;
+    return *this;
+  }
+  void print() { std::cout << text_ << "}" << std::endl; }
+
+ private:
+  std::string text_;
+};
+
+struct Timing {
+  double median_ms, min_ms, max_ms;
+  int reps;
+};
+
+// Warm-up, then `reps` timed runs of `body`; each run may repeat it
+// `inner` times (for microsecond-scale calls).
+Timing measure(const std::function<void()>& body, const Settings& s, int inner = 1) {
+  int reps = s.smoke ? 1 : std::max(10, s.reps);
+  for (int i = 0; i < (s.smoke ? 1 : 2); ++i) body();
+  std::vector<double> ms;
+  for (int r = 0; r < reps; ++r) {
+    auto start = std::chrono::steady_clock::now();
+    for (int i = 0; i < inner; ++i) body();
+    ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+                     .count() / inner);
+  }
+  std::sort(ms.begin(), ms.end());
+  return {ms[ms.size() / 2], ms.front(), ms.back(), reps};
+}
+
+double peak_rss_mb() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return usage.ru_maxrss / 1024.0;
+}
+
+void report(const std::string& workload, const std::string& variant, const Timing& t,
+            const Settings& s) {
+  JsonLine line;
+  line.field("workload", workload).field("impl", "adjit").field("variant", variant);
+  line.field("median_ms", t.median_ms).field("min_ms", t.min_ms).field("max_ms", t.max_ms);
+  line.field("reps", t.reps).field("peak_rss_mb", peak_rss_mb()).field("threads", s.threads);
+  line.print();
+}
+
+void save(const Settings& s, const std::string& workload, const std::string& name,
+          const Array& a) {
+  if (s.check_dir.empty()) return;
+  std::filesystem::path dir = std::filesystem::path(s.check_dir) / workload;
+  std::filesystem::create_directories(dir);
+  adjit::save_npy(a, (dir / (name + ".npy")).string());
+}
+
+[[noreturn]] void check_failed(const std::string& workload, const std::string& what) {
+  JsonLine().field("workload", workload).field("impl", "adjit").field("check", "fail")
+      .field("detail", what).print();
+  std::exit(1);
+}
+
+void check_passed(const std::string& workload, const std::string& how) {
+  JsonLine().field("workload", workload).field("impl", "adjit").field("check", "pass")
+      .field("detail", how).print();
+}
+
+// ---------------------------------------------------------------- W1 ----
+
+Tensor w1_function(Tensor x) { return adjit::sum(adjit::tanh(x) * adjit::sigmoid(x) + 0.5 * x * x); }
+
+void run_w1(const Settings& s) {
+  int64_t n = s.smoke ? 4096 : 4194304;
+  Array x = Array::randn({n}, 1);
+  auto value = adjit::jit(w1_function, {.name = "w1_value"});
+  auto value_and_grad = adjit::value_and_grad(w1_function);
+  auto [v, g] = value_and_grad(x);
+  // Check against the closed form in double, relative to the norms.
+  double want_value = 0, error = 0, norm = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    double xi = x.data<float>()[i], t = std::tanh(xi), sg = 1 / (1 + std::exp(-xi));
+    want_value += t * sg + 0.5 * xi * xi;
+    double d = (1 - t * t) * sg + t * sg * (1 - sg) + xi;
+    error = std::max(error, std::abs(g.data<float>()[i] - d));
+    norm = std::max(norm, std::abs(d));
+  }
+  double value_error = std::abs(v.item<float>() - want_value) / std::abs(want_value);
+  if (error > 1e-5 * norm || value_error > 1e-4)
+    check_failed("W1", "gradient error " + std::to_string(error) + ", value error " +
+                           std::to_string(value_error));
+  check_passed("W1", "closed form in double");
+  save(s, "W1", "x", x);
+  save(s, "W1", "value", v);
+  save(s, "W1", "grad", g);
+  report("W1", "value_and_grad", measure([&] { value_and_grad(x); }, s), s);
+  report("W1", "value", measure([&] { value(x); }, s), s);
+}
+
+// ---------------------------------------------------------------- W2 ----
+
+struct MlpSizes {
+  int64_t batch, in, hidden, classes;
+};
+
+MlpSizes w2_sizes(const Settings& s) {
+  return s.smoke ? MlpSizes{16, 32, 24, 10} : MlpSizes{256, 784, 1024, 10};
+}
+
+Tensor w2_loss(const std::vector<Tensor>& p, const Tensor& x, const Tensor& labels) {
+  Tensor h1 = adjit::relu(adjit::matmul(x, p[0]) + p[1]);
+  Tensor h2 = adjit::relu(adjit::matmul(h1, p[2]) + p[3]);
+  Tensor logits = adjit::matmul(h2, p[4]) + p[5];
+  Tensor log_probs = adjit::log_softmax(logits, 1);
+  return -adjit::mean(adjit::sum(log_probs * adjit::one_hot(labels, logits.shape()[1]), {1}));
+}
+
+auto w2_step() {
+  return adjit::jit(
+      [](std::vector<Tensor> p, Tensor x, Tensor labels) {
+        auto [loss, grads] = adjit::value_and_grad(w2_loss)(p, x, labels);
+        std::vector<Tensor> updated;
+        for (size_t i = 0; i < p.size(); ++i) updated.push_back(p[i] - 0.01 * grads[i]);
+        return std::make_pair(loss, updated);
+      },
+      {.name = "w2_step"});
+}
+
+std::vector<Array> w2_params(const MlpSizes& z) {
+  auto layer = [](int64_t in, int64_t out, uint64_t seed) {
+    double bound = std::sqrt(6.0 / static_cast<double>(in + out));  // Glorot
+    return Array::uniform({in, out}, seed, -bound, bound);
+  };
+  return {layer(z.in, z.hidden, 11), Array::zeros({z.hidden}),
+          layer(z.hidden, z.hidden, 12), Array::zeros({z.hidden}),
+          layer(z.hidden, z.classes, 13), Array::zeros({z.classes})};
+}
+
+void check_w2() {
+  // Finite differences in f64 on a small instance of the same loss.
+  MlpSizes z{6, 8, 7, 4};
+  std::vector<Array> args = w2_params(z);
+  for (size_t i = 1; i < args.size(); i += 2) args[i] = Array::uniform(args[i].shape(), 20 + i, -0.1, 0.1);
+  args.push_back(Array::randn({z.batch, z.in}, 3));
+  args.push_back(Array::uniform({z.batch}, 4, 0, static_cast<double>(z.classes), DType::i32));
+  auto report = adjit::check_grads(
+      [](const std::vector<Tensor>& a) {
+        return w2_loss({a[0], a[1], a[2], a[3], a[4], a[5]}, a[6], a[7]);
+      },
+      args);
+  if (!report) check_failed("W2", report.summary());
+  check_passed("W2", report.summary());
+}
+
+void run_w2(const Settings& s) {
+  check_w2();
+  MlpSizes z = w2_sizes(s);
+  std::vector<Array> params = w2_params(z);
+  Array x = Array::randn({z.batch, z.in}, 1);
+  Array labels = Array::uniform({z.batch}, 2, 0, static_cast<double>(z.classes), DType::i32);
+  auto step = w2_step();
+  auto loss_only = adjit::jit(w2_loss, {.name = "w2_loss"});
+  auto [loss, updated] = step(params, x, labels);
+  const char* names[] = {"w1", "b1", "w2", "b2", "w3", "b3"};
+  for (size_t i = 0; i < params.size(); ++i) {
+    save(s, "W2", names[i], params[i]);
+    save(s, "W2", std::string(names[i]) + "_new", updated[i]);
+  }
+  save(s, "W2", "x", x);
+  save(s, "W2", "labels", labels);
+  save(s, "W2", "loss", loss);
+  report("W2", "value_and_grad", measure([&] { step(params, x, labels); }, s), s);
+  report("W2", "value", measure([&] { loss_only(params, x, labels); }, s), s);
+}
+
+void run_w7(const Settings& s) {
+  // The first call of W2's step in a fresh process: trace, AD, optimize,
+  // codegen (and one run).
+  MlpSizes z = w2_sizes(s);
+  std::vector<Array> params = w2_params(z);
+  Array x = Array::randn({z.batch, z.in}, 1);
+  Array labels = Array::uniform({z.batch}, 2, 0, static_cast<double>(z.classes), DType::i32);
+  auto start = std::chrono::steady_clock::now();
+  auto step = w2_step();
+  step(params, x, labels);
+  double first_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  JsonLine()
+      .field("workload", "W7").field("impl", "adjit").field("variant", "first_call")
+      .field("median_ms", first_ms).field("min_ms", first_ms).field("max_ms", first_ms)
+      .field("reps", 1).field("compile_ms", step.cache_info().compile_seconds * 1e3)
+      .field("peak_rss_mb", peak_rss_mb()).field("threads", s.threads).print();
+}
+
+// ---------------------------------------------------------------- W3 ----
+
+Tensor w3_loss(const Tensor& x, const Tensor& gamma, const Tensor& beta, const Tensor& c) {
+  Tensor mean = adjit::mean(x, {-1}, true);
+  Tensor centered = x - mean;
+  Tensor variance = adjit::mean(centered * centered, {-1}, true);
+  Tensor normalized = centered * adjit::rsqrt(variance + 1e-5);
+  Tensor y = adjit::gelu(normalized * gamma + beta, /*tanh_approx=*/true);
+  return adjit::sum(y * c);
+}
+
+void check_w3() {
+  auto report = adjit::check_grads(
+      [](Tensor x, Tensor gamma, Tensor beta, Tensor c) { return w3_loss(x, gamma, beta, c); },
+      {Array::randn({3, 8}, 1), Array::randn({8}, 2), Array::randn({8}, 3),
+       Array::randn({3, 8}, 4)});
+  if (!report) check_failed("W3", report.summary());
+  check_passed("W3", report.summary());
+}
+
+void run_w3(const Settings& s) {
+  check_w3();
+  int64_t rows = s.smoke ? 16 : 8192, cols = s.smoke ? 32 : 1024;
+  Array x = Array::randn({rows, cols}, 1), gamma = Array::randn({cols}, 2),
+        beta = Array::randn({cols}, 3), c = Array::randn({rows, cols}, 4);
+  auto value_and_grad = adjit::value_and_grad<0, 1, 2>(w3_loss);
+  auto value = adjit::jit(w3_loss, {.name = "w3_loss"});
+  auto [loss, grads] = value_and_grad(x, gamma, beta, c);
+  auto [dx, dgamma, dbeta] = grads;
+  for (auto [name, a] : {std::pair{"x", x}, {"gamma", gamma}, {"beta", beta}, {"c", c},
+                         {"loss", loss}, {"dx", dx}, {"dgamma", dgamma}, {"dbeta", dbeta}})
+    save(s, "W3", name, a);
+  report("W3", "value_and_grad", measure([&] { value_and_grad(x, gamma, beta, c); }, s), s);
+  report("W3", "value", measure([&] { value(x, gamma, beta, c); }, s), s);
+}
+
+// ---------------------------------------------------------------- W6 ----
+
+void run_w6(const Settings& s) {
+  auto f = adjit::jit([](Tensor x) { return adjit::sin(x) * 2.0 + 1.0; }, {.name = "w6"});
+  Array x = Array::randn({16}, 1);
+  Array y = f(x);
+  for (int i = 0; i < 16; ++i)
+    if (std::abs(y.data<float>()[i] - (std::sin(x.data<float>()[i]) * 2 + 1)) > 1e-6)
+      check_failed("W6", "wrong value at " + std::to_string(i));
+  check_passed("W6", "closed form");
+  Timing t = measure([&] { f(x); }, s, s.smoke ? 10 : 10000);
+  JsonLine()
+      .field("workload", "W6").field("impl", "adjit").field("variant", "call")
+      .field("median_ms", t.median_ms).field("min_ms", t.min_ms).field("max_ms", t.max_ms)
+      .field("median_us", t.median_ms * 1e3).field("reps", t.reps)
+      .field("peak_rss_mb", peak_rss_mb()).field("threads", s.threads).print();
+}
+
+// --------------------------------------------------------- references ----
+
+void run_bandwidth(const Settings& s, bool write) {
+  size_t n = s.smoke ? (1 << 16) : (4 << 20);  // 16 MiB per f32 array
+  std::vector<float> a(n, 1), b(n, 2), c(n, 3);
+  float sink = 0;
+  Timing t = write ? measure([&] { triad(a.data(), b.data(), c.data(), 0.5f, n); }, s, 5)
+                   : measure([&] { sink += read_sum(a.data(), n); }, s, 5);
+  double bytes = static_cast<double>(n) * sizeof(float) * (write ? 3 : 1);
+  JsonLine()
+      .field("workload", write ? "triad" : "read").field("impl", "reference")
+      .field("median_ms", t.median_ms).field("min_ms", t.min_ms).field("max_ms", t.max_ms)
+      .field("reps", t.reps).field("bytes", bytes)
+      .field("gb_per_s", bytes / (t.median_ms * 1e-3) / 1e9).field("threads", s.threads)
+      .field("checksum", sink + a[n / 2]).print();
+}
+
+void run_sgemm(const Settings& s) {
+  int m = s.smoke ? 64 : 1024;
+  std::vector<float> a(m * m, 1), b(m * m, 1), c(m * m);
+  if (!sgemm(a.data(), b.data(), c.data(), m, m, m, s.threads)) {
+    JsonLine().field("workload", "sgemm").field("impl", "reference")
+        .field("skipped", "built without OpenBLAS").print();
+    return;
+  }
+  Timing t = measure([&] { sgemm(a.data(), b.data(), c.data(), m, m, m, s.threads); }, s);
+  double flops = 2.0 * m * m * m;
+  JsonLine()
+      .field("workload", "sgemm").field("impl", "reference").field("variant", "openblas")
+      .field("median_ms", t.median_ms).field("min_ms", t.min_ms).field("max_ms", t.max_ms)
+      .field("reps", t.reps).field("gflop_per_s", flops / (t.median_ms * 1e-3) / 1e9)
+      .field("threads", s.threads).print();
+}
+
+void run_w1_handfused(const Settings& s) {
+  int64_t n = s.smoke ? 4096 : 4194304;
+  Array x = Array::randn({n}, 1);
+  std::vector<float> dx(n);
+  float sink = 0;
+  Timing t = measure([&] { sink += w1_handfused(x.data<float>(), dx.data(), n); }, s);
+  JsonLine()
+      .field("workload", "W1").field("impl", "reference").field("variant", "hand-fused C++")
+      .field("median_ms", t.median_ms).field("min_ms", t.min_ms).field("max_ms", t.max_ms)
+      .field("reps", t.reps).field("threads", s.threads).field("checksum", sink).print();
+}
+
+const std::map<std::string, std::function<void(const Settings&)>>& workloads() {
+  static const std::map<std::string, std::function<void(const Settings&)>> all = {
+      {"W1", run_w1},
+      {"W2", run_w2},
+      {"W3", run_w3},
+      {"W6", run_w6},
+      {"W7", run_w7},
+      {"triad", [](const Settings& s) { run_bandwidth(s, true); }},
+      {"read", [](const Settings& s) { run_bandwidth(s, false); }},
+      {"sgemm", run_sgemm},
+      {"w1_handfused", run_w1_handfused},
+  };
+  return all;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Settings settings;
+  std::vector<std::string> selected;
+  bool all = false;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc) throw adjit::Error(arg + " needs a value");
+      return argv[++i];
+    };
+    if (arg == "--workload") selected.push_back(value());
+    else if (arg == "--all") all = true;
+    else if (arg == "--smoke") settings.smoke = true;
+    else if (arg == "--reps") settings.reps = std::stoi(value());
+    else if (arg == "--threads") settings.threads = std::stoi(value());
+    else if (arg == "--check-dir") settings.check_dir = value();
+    else if (arg == "--list") {
+      for (const auto& [name, run] : workloads()) std::cout << name << "\n";
+      return 0;
+    } else {
+      std::cerr << "usage: adjit-bench (--workload NAME)... | --all [--smoke] [--reps N] "
+                   "[--threads N] [--check-dir DIR] | --list\n";
+      return 2;
+    }
+  }
+  if (all)
+    for (const auto& [name, run] : workloads()) selected.push_back(name);
+  try {
+    for (const std::string& name : selected) {
+      auto it = workloads().find(name);
+      if (it == workloads().end()) throw adjit::Error("unknown workload '" + name + "'");
+      it->second(settings);
+    }
+  } catch (const std::exception& e) {
+    std::cerr << "adjit-bench: " << e.what() << "\n";
+    return 1;
+  }
+}
