@@ -12,12 +12,25 @@ using namespace mlir;
 
 namespace {
 
-// Fuse only when every element the producer computes is read once.
+// A producer that only replicates data (a splat constant, a broadcast or a
+// transpose: no computation in its body) costs nothing to recompute in each
+// consumer, while materializing it costs a full-size buffer.
+bool isReplication(Operation *op) {
+  auto generic = dyn_cast<linalg::GenericOp>(op);
+  return generic && generic.getNumDpsInputs() <= 1 &&
+         generic.getBody()->getOperations().size() <= 2 &&  // yield (+ a constant)
+         llvm::all_of(generic.getIteratorTypesArray(),
+                      [](utils::IteratorType t) { return t == utils::IteratorType::parallel; });
+}
+
+// Fuse only when every element the producer computes is read once, or when
+// it is mere replication.
 bool fusesWithoutRecomputation(OpOperand *fused) {
   Operation *producer = fused->get().getDefiningOp();
   auto consumer = dyn_cast<linalg::GenericOp>(fused->getOwner());
-  return producer && producer->hasOneUse() && consumer &&
-         consumer.getMatchingIndexingMap(fused).isPermutation();
+  if (!producer || !consumer || !consumer.getMatchingIndexingMap(fused).isPermutation())
+    return false;
+  return producer->hasOneUse() || isReplication(producer);
 }
 
 struct FuseElementwisePass : adjit::impl::FuseElementwiseBase<FuseElementwisePass> {

@@ -45,6 +45,9 @@ def FuseElementwise : Pass<"adjit-fuse-elementwise", "ModuleOp"> {
     nest. (Upstream's elementwise fusion would also fuse a producer into a
     contraction that reads each element many times, recomputing it per
     read: a tanh before a matmul would run once per output column.)
+    Producers that only replicate data (splat constants, broadcasts,
+    transposes) fuse into every consumer even with several uses: they cost
+    nothing to recompute and a full-size buffer to materialize.
   }];
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
