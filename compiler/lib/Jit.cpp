@@ -201,6 +201,24 @@ void run_entry(const CompiledEntry& entry, const std::vector<Array>& inputs,
   entry.executable->run_into(entry.entry_name, inputs, outputs);
 }
 
+void run_entry_into(const CompiledEntry& entry, const std::vector<Array>& inputs,
+                    const std::vector<Array>& outputs) {
+  for (size_t o = 0; o < outputs.size(); ++o)
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      auto* out = static_cast<const char*>(outputs[o].raw_data());
+      auto* in = static_cast<const char*>(inputs[i].raw_data());
+      bool overlap = outputs[o].nbytes() > 0 && inputs[i].nbytes() > 0 &&
+                     out < in + inputs[i].nbytes() && in < out + outputs[o].nbytes();
+      if (overlap)
+        throw Error("adjit::jit '" + entry.entry_name + "': call_into output " +
+                    std::to_string(o) + " shares memory with input " + std::to_string(i) +
+                    "; compiled code may read an input after writing an output, so use "
+                    "separate buffers (e.g. alternate two sets)");
+    }
+  std::vector<Array> targets(outputs);
+  entry.executable->run_into(entry.entry_name, inputs, targets);
+}
+
 const std::vector<size_t>& result_layout(const CompiledEntry& entry) { return entry.layout; }
 
 }  // namespace detail

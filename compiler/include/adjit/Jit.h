@@ -86,7 +86,18 @@ class JitCache {
 /// Runs a compiled entry on flat inputs; `outputs` is refilled with fresh arrays.
 void run_entry(const CompiledEntry& entry, const std::vector<Array>& inputs,
                std::vector<Array>& outputs);
+/// Runs a compiled entry writing into caller-provided outputs (checked
+/// against the signature, and for sharing memory with an input).
+void run_entry_into(const CompiledEntry& entry, const std::vector<Array>& inputs,
+                    const std::vector<Array>& outputs);
 const std::vector<size_t>& result_layout(const CompiledEntry& entry);
+
+/// Empties a reused per-thread argument list however the call ends, so that
+/// neither stale arrays nor their memory outlive it.
+struct ClearOnExit {
+  std::vector<Array>& list;
+  ~ClearOnExit() { list.clear(); }
+};
 
 }  // namespace detail
 
@@ -111,13 +122,33 @@ class Jitted {
           trace_body<Result>(args...));
       // Reused per thread so a cached call allocates only its output arrays.
       thread_local std::vector<Array> inputs, outputs;
+      detail::ClearOnExit clear_inputs{inputs};
       (detail::StructureTraits<std::decay_t<Args>>::collect_arrays(args, inputs), ...);
       detail::run_entry(*entry, inputs, outputs);
-      inputs.clear();
       size_t position = 0, vector_index = 0;
       return detail::StructureTraits<Result>::rebuild(outputs, position,
                                                       detail::result_layout(*entry), vector_index);
     }
+  }
+
+  /// Like operator(), but writes the results into `outputs` (the structure
+  /// of Arrays the call would return, with matching shapes and dtypes), so a
+  /// training loop can reuse its buffers instead of allocating each step.
+  /// Outputs must not share memory with inputs: alternate two sets.
+  template <class Outputs, class... Args>
+  void call_into(Outputs& outputs, const Args&... args) const {
+    thread_local detail::KeyWords key;
+    key.clear();
+    (detail::StructureTraits<Args>::append_key(key, args), ...);
+    using Result = decltype(f_(std::declval<detail::traced_t<Args>>()...));
+    auto entry = cache_->lookup(
+        key, [&] { return std::vector<std::string>{detail::describe_argument(args)...}; },
+        trace_body<Result>(args...));
+    thread_local std::vector<Array> inputs, targets;
+    detail::ClearOnExit clear_inputs{inputs}, clear_targets{targets};
+    (detail::StructureTraits<Args>::collect_arrays(args, inputs), ...);
+    detail::StructureTraits<Outputs>::collect_arrays(outputs, targets);
+    detail::run_entry_into(*entry, inputs, targets);
   }
 
   /// Traces for these arguments without compiling or caching.
