@@ -119,6 +119,11 @@ struct JvpApply {
                   const std::tuple<Tangents...>& tangents) const;
 };
 
+/// Throws TraceError at `loc` unless `cotangents` match `outputs` one to
+/// one in shape and dtype.
+void check_cotangents(const std::vector<Array>& outputs, const std::vector<Array>& cotangents,
+                      SourceLocation loc);
+
 template <class T>
 inline constexpr bool is_tuple = false;
 template <class... Ts>
@@ -159,12 +164,13 @@ auto vjp(F f, const Primals&... primals) {
     size_t position = 0;
     auto outputs = call->rebuild(detail::call_function(call->function, call->flat, loc), position);
     auto kept = std::make_shared<std::tuple<Primals...>>(primals...);
-    auto pullback = [call, kept, loc](const auto& cotangent) {
+    auto pullback = [call, kept](const auto& cotangent,
+                                 SourceLocation where = SourceLocation::current()) {
       std::vector<Tensor> cts;
       detail::StructureTraits<std::decay_t<decltype(cotangent)>>::collect_tensors(cotangent, cts);
       std::vector<int64_t> wrt(call->flat.size());
       for (size_t i = 0; i < wrt.size(); ++i) wrt[i] = static_cast<int64_t>(i);
-      std::vector<Tensor> values = detail::vjp_of(call->function, call->flat, cts, wrt, loc);
+      std::vector<Tensor> values = detail::vjp_of(call->function, call->flat, cts, wrt, where);
       size_t first_grad = call->function.results.size();
       return std::apply(
           [&](const Primals&... p) {
@@ -178,9 +184,16 @@ auto vjp(F f, const Primals&... primals) {
     return std::pair{outputs, pullback};
   } else {
     auto outputs = jit(f)(primals...);
+    std::vector<Array> flat_outputs;
+    detail::StructureTraits<std::decay_t<decltype(outputs)>>::collect_arrays(outputs, flat_outputs);
     auto apply = jit(detail::VjpApply<F>{f, loc}, {.name = "vjp"});
     auto kept = std::make_tuple(primals...);
-    auto pullback = [apply, kept](const auto& cotangent) {
+    auto pullback = [apply, kept, flat_outputs](const auto& cotangent,
+                                                SourceLocation where = SourceLocation::current()) {
+      // Checked here, where the caller's line is known.
+      std::vector<Array> cts;
+      detail::StructureTraits<std::decay_t<decltype(cotangent)>>::collect_arrays(cotangent, cts);
+      detail::check_cotangents(flat_outputs, cts, where);
       return std::apply([&](const auto&... p) { return apply(cotangent, p...); }, kept);
     };
     return std::pair{outputs, pullback};
@@ -190,8 +203,7 @@ auto vjp(F f, const Primals&... primals) {
 /// (f(primals), tangent of f along `tangents`). One primal and tangent, or
 /// std::tuples of them for several arguments.
 template <class F, class P, class T>
-auto jvp(F f, const P& primals, const T& tangents) {
-  SourceLocation loc = SourceLocation::current();
+auto jvp(F f, const P& primals, const T& tangents, SourceLocation loc = SourceLocation::current()) {
   if constexpr (detail::is_tuple<P>) {
     static_assert(detail::is_tuple<T>, "adjit::jvp: tuple primals need tuple tangents");
     if constexpr (detail::contains_tensor<P>)
@@ -199,7 +211,7 @@ auto jvp(F f, const P& primals, const T& tangents) {
     else
       return jit(detail::JvpApply<F>{f, loc}, {.name = "jvp"})(primals, tangents);
   } else {
-    return jvp(std::move(f), std::tuple<P>(primals), std::tuple<T>(tangents));
+    return jvp(std::move(f), std::tuple<P>(primals), std::tuple<T>(tangents), loc);
   }
 }
 
@@ -236,14 +248,13 @@ auto detail::JvpApply<F>::operator()(const std::tuple<Primals...>& primals,
 /// arguments and directions, the product of the full Hessian over all of
 /// them (a tuple).
 template <class F, class X, class V>
-auto hvp(F f, const X& x, const V& v) {
-  SourceLocation loc = SourceLocation::current();
+auto hvp(F f, const X& x, const V& v, SourceLocation loc = SourceLocation::current()) {
   if constexpr (detail::is_tuple<X>) {
     return [&]<int... I>(std::integer_sequence<int, I...>) {
-      return jvp(detail::GradTransform<false, F, I...>{std::move(f), loc}, x, v).second;
+      return jvp(detail::GradTransform<false, F, I...>{std::move(f), loc}, x, v, loc).second;
     }(std::make_integer_sequence<int, std::tuple_size_v<X>>{});
   } else {
-    return jvp(detail::GradTransform<false, F, 0>{std::move(f), loc}, x, v).second;
+    return jvp(detail::GradTransform<false, F, 0>{std::move(f), loc}, x, v, loc).second;
   }
 }
 

@@ -176,4 +176,20 @@ std::vector<Tensor> call_with_custom_vjp(const std::vector<Tensor>& args, TraceB
   return call_function(fwd, args, loc);
 }
 
+void check_cotangents(const std::vector<Array>& outputs, const std::vector<Array>& cotangents,
+                      SourceLocation loc) {
+  auto fail = [&](const std::string& message) {
+    throw TraceError("adjit::vjp: " + message + " (at " + loc.file_name() + ":" +
+                     std::to_string(loc.line()) + ")");
+  };
+  if (outputs.size() != cotangents.size())
+    fail("the pullback needs one cotangent per output: " + std::to_string(outputs.size()) +
+         " outputs, " + std::to_string(cotangents.size()) + " cotangents");
+  for (size_t i = 0; i < outputs.size(); ++i)
+    if (outputs[i].dtype() != cotangents[i].dtype() || outputs[i].shape() != cotangents[i].shape())
+      fail("cotangent " + std::to_string(i) + " is " +
+           type_string(cotangents[i].dtype(), cotangents[i].shape()) + " but the output is " +
+           type_string(outputs[i].dtype(), outputs[i].shape()));
+}
+
 }  // namespace adjit::detail

@@ -1,0 +1,415 @@
+// AD corner cases: conventions at non-differentiable points, clamped
+// indices, closures over outer traced values (nested differentiation
+// without perturbation confusion), misuse errors of the transforms.
+#include <catch2/catch.hpp>
+
+#include <adjit/adjit.h>
+
+#include <cmath>
+#include <cstdint>
+#include <functional>
+#include <sstream>
+#include <string>
+#include <tuple>
+#include <vector>
+
+using namespace adjit;
+
+namespace {
+
+constexpr DType F32 = DType::f32, F64 = DType::f64, I32 = DType::i32;
+using Vec = std::vector<double>;
+
+Vec values(const Array& a) {
+  return visit_dtype(a.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T* p = a.data<T>();
+    Vec out(static_cast<size_t>(a.size()));
+    for (size_t i = 0; i < out.size(); ++i) {
+      if constexpr (std::is_same_v<T, half> || std::is_same_v<T, bfloat16>)
+        out[i] = p[i].to_float();
+      else
+        out[i] = static_cast<double>(p[i]);
+    }
+    return out;
+  });
+}
+
+Array make(const Vec& v, const Shape& shape, DType dtype) {
+  if (dtype == F64) return Array::from<double>(v, shape);
+  return Array::from<float>(std::vector<float>(v.begin(), v.end()), shape);
+}
+
+std::string mismatch(const Array& got, DType dtype, const Shape& shape, const Vec& want,
+                     double tol = 1e-6) {
+  std::ostringstream s;
+  s.precision(10);
+  if (got.dtype() != dtype || got.shape() != shape)
+    return "got " + type_string(got.dtype(), got.shape()) + ", want " + type_string(dtype, shape);
+  Vec g = values(got);
+  if (g.size() != want.size()) return "reference has a different size";
+  int bad = 0;
+  for (size_t i = 0; i < g.size(); ++i)
+    if (!(std::fabs(g[i] - want[i]) <= tol * (1 + std::fabs(want[i]))) && ++bad <= 6)
+      s << "\n  [" << i << "] got " << g[i] << " want " << want[i];
+  return bad ? std::to_string(bad) + " elements differ:" + s.str() : "";
+}
+
+std::string what_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  } catch (const std::exception& e) {
+    return std::string("not an adjit::Error: ") + e.what();
+  }
+  return "(no exception)";
+}
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+}  // namespace
+
+TEST_CASE("ad edge: pow at a zero base or exponent, abs at zero", "[ad][ad-edge]") {
+  // d/dx x^2 at 0 is 0; d/dx x^0 is 0 everywhere (also at 0, no 0 * inf).
+  auto square_grad = grad([](Tensor x) { return sum(pow(x, 2.0)); });
+  CHECK(mismatch(square_grad(make({0, 1.5}, {2}, F64)), F64, {2}, {0, 3}) == "");
+  auto zero_power = grad([](Tensor x) { return sum(pow(x, 0.0)); });
+  CHECK(mismatch(zero_power(make({0, 2}, {2}, F64)), F64, {2}, {0, 0}) == "");
+  // d/db 0^b = 0 for b > 0 (the limit), not nan from log(0).
+  auto exponent = grad([](Tensor b) { return sum(pow(0.0, b)); });
+  CHECK(mismatch(exponent(make({1, 2.5}, {2}, F64)), F64, {2}, {0, 0}) == "");
+  // abs' = sign: 0 at 0.
+  auto abs_grad = grad([](Tensor x) { return sum(abs(x)); });
+  CHECK(mismatch(abs_grad(make({0, -2, 3}, {3}, F32)), F32, {3}, {0, -1, 1}) == "");
+  // sign and floor: zero derivative.
+  auto flat = grad([](Tensor x) { return sum(sign(x) * 2.0 + floor(x)); });
+  CHECK(mismatch(flat(make({0.5, -2.5}, {2}, F64)), F64, {2}, {0, 0}) == "");
+}
+
+TEST_CASE("ad edge: take gradients with clamped out-of-range indices", "[ad][ad-edge]") {
+  // take clamps out-of-range indices; the gradient lands where the value came from.
+  auto values_of = jit([](Tensor x, Tensor idx) { return take(x, idx, 0); });
+  Array x = make({1, 2, 3, 4}, {4}, F32);
+  Array idx = Array::from<int32_t>({5, -1, 1}, {3});
+  CHECK(mismatch(values_of(x, idx), F32, {3}, {4, 1, 2}) == "");
+  auto g = grad<0>([](Tensor x, Tensor idx) { return sum(take(x, idx, 0) * take(x, idx, 0)); });
+  CHECK(mismatch(g(x, idx), F32, {4}, {2, 4, 0, 8}) == "");
+}
+
+TEST_CASE("ad edge: closures over outer traced values, nested grads", "[ad][ad-edge]") {
+  // grad of an inner function that captures an outer Tensor y: d/dx sum(x*y) = y.
+  auto f = jit([](Tensor x, Tensor y) {
+    return grad([&y](Tensor a) { return sum(a * y); })(x);
+  });
+  CHECK(mismatch(f(make({1, 2}, {2}, F64), make({3, 4}, {2}, F64)), F64, {2}, {3, 4}) == "");
+  // Differentiating through the capture: d/dy sum(grad_x sum(x^2 y)) = d/dy sum(2 x y) = 2x.
+  auto mixed = grad<1>([](Tensor x, Tensor y) {
+    return sum(grad([&y](Tensor a) { return sum(a * a * y); })(x));
+  });
+  CHECK(mismatch(mixed(make({1, 2}, {2}, F64), make({3, 4}, {2}, F64)), F64, {2}, {2, 4}) == "");
+  // Perturbation confusion (Siskind & Pearlmutter): d/dx [x * d/dy (x + y)] = 1.
+  auto confusion = grad([](Tensor x) {
+    Tensor inner = grad([&x](Tensor y) { return sum(x + y); })(x);
+    return sum(x * inner);
+  });
+  CHECK(mismatch(confusion(make({2.0}, {}, F64)), F64, {}, {1}) == "");
+  // The same in forward mode: jvp of a function that uses jvp with a captured x.
+  auto [out, tangent] = jvp(
+      [](Tensor x) {
+        auto [y, dy] = jvp([&x](Tensor b) { return x + b; }, x, ones_like(x));
+        return x * dy;
+      },
+      make({2.0}, {}, F64), make({1.0}, {}, F64));
+  CHECK(mismatch(out, F64, {}, {2}) == "");
+  CHECK(mismatch(tangent, F64, {}, {1}) == "");
+}
+
+TEST_CASE("ad edge: the same Tensor passed as several arguments", "[ad][ad-edge]") {
+  auto f = [](Tensor a, Tensor b) { return sum(a * b * b); };
+  auto g = jit([f](Tensor x) {
+    auto [ga, gb] = grad<0, 1>(f)(x, x);
+    return std::make_tuple(ga, gb, grad([f](Tensor y) { return f(y, y); })(x));
+  });
+  auto [ga, gb, total] = g(make({1, 2}, {2}, F64));
+  CHECK(mismatch(ga, F64, {2}, {1, 4}) == "");
+  CHECK(mismatch(gb, F64, {2}, {2, 8}) == "");
+  CHECK(mismatch(total, F64, {2}, {3, 12}) == "");
+}
+
+TEST_CASE("ad edge: hessian of a matrix argument and of unconnected parts", "[ad][ad-edge]") {
+  // f = sum(x^3) / 3 on [2,2]: H = diag(2x) with shape [2,2,2,2].
+  auto h = hessian([](Tensor x) { return sum(x * x * x) / 3.0; });
+  Vec xs = {1, -2, 0.5, 3}, want(16, 0.0);
+  for (int k = 0; k < 4; ++k) want[k * 4 + k] = 2 * xs[k];
+  CHECK(mismatch(h(make(xs, {2, 2}, F64)), F64, {2, 2, 2, 2}, want) == "");
+  // A linear function has a zero Hessian.
+  auto lin = hessian([](Tensor x) { return sum(x * 2.0); });
+  CHECK(mismatch(lin(make({1, 2}, {2}, F64)), F64, {2, 2}, {0, 0, 0, 0}) == "");
+  // hvp along a direction for an f32 function of a 0-d argument.
+  Array hv = hvp([](Tensor x) { return x * x * x; }, Array::scalar<float>(2), Array::scalar<float>(0.5f));
+  CHECK(mismatch(hv, F32, {}, {6}) == "");
+}
+
+// Regression: forward-over-reverse through custom_gradient used to fail on
+// the jvp of the custom forward call inside the vjp function.
+TEST_CASE("ad edge: hvp through a custom_gradient backward", "[ad][ad-edge]") {
+  // Forward over reverse: the reverse pass uses the custom backward (plain
+  // ops), so jvp of it is defined: d/dx (6 x^2 ct) . v = 12 x v.
+  auto cube = custom_gradient([](Tensor a) { return a * a * a; },
+                              [](Tensor a, Tensor, Tensor ct) { return ct * a * a * 6.0; });
+  auto f = [cube](Tensor a) { return sum(cube(a)); };
+  Array r, H;
+  CHECK_NOTHROW(r = hvp(f, make({1, 2}, {2}, F64), make({1, -1}, {2}, F64)));
+  CHECK(mismatch(r, F64, {2}, {12, -24}) == "");
+  CHECK_NOTHROW(H = hessian(f)(make({1, 2}, {2}, F64)));
+  CHECK(mismatch(H, F64, {2, 2}, {12, 0, 0, 24}) == "");
+}
+
+TEST_CASE("ad edge: misuse of the transforms throws adjit errors naming the problem",
+          "[ad][ad-edge]") {
+  // grad of a non-scalar result.
+  std::string m = what_of([] { grad([](Tensor x) { return x * 2.0; })(make({1, 2}, {2}, F32)); });
+  INFO(m);
+  CHECK(contains(m, "scalar"));
+  CHECK(contains(m, "f32[2]"));
+  // grad of an integer result.
+  m = what_of([] {
+    grad([](Tensor x) { return sum(x); })(Array::from<int32_t>({1, 2}, {2}));
+  });
+  INFO(m);
+  CHECK(contains(m, "float"));
+  // jvp with a tangent of the wrong shape.
+  m = what_of([] {
+    jvp([](Tensor x) { return sin(x); }, make({1, 2}, {2}, F32), make({1, 2, 3}, {3}, F32));
+  });
+  INFO(m);
+  CHECK_FALSE(contains(m, "(no exception)"));
+  CHECK_FALSE(contains(m, "not an adjit::Error"));
+  CHECK(contains(m, "f32[3]"));
+  // jvp with a tangent of another dtype.
+  m = what_of([] {
+    jvp([](Tensor x) { return sin(x); }, make({1, 2}, {2}, F32), make({1, 2}, {2}, F64));
+  });
+  INFO(m);
+  CHECK_FALSE(contains(m, "(no exception)"));
+  CHECK_FALSE(contains(m, "not an adjit::Error"));
+  // A pullback given a cotangent of the wrong shape.
+  m = what_of([] {
+    auto [y, pullback] = vjp([](Tensor x) { return sin(x); }, make({1, 2}, {2}, F32));
+    pullback(make({1, 2, 3}, {3}, F32));
+  });
+  INFO(m);
+  CHECK_FALSE(contains(m, "(no exception)"));
+  CHECK_FALSE(contains(m, "not an adjit::Error"));
+  CHECK(contains(m, "f32[3]"));
+  // check_grads with a bad order.
+  CHECK_THROWS_AS(check_grads([](Tensor x) { return x; }, {make({1}, {1}, F64)}, 3), Error);
+}
+
+// Regression: vjp/jvp errors pointed at Grad.h instead of the user's call.
+TEST_CASE("ad edge: vjp/jvp misuse errors name the user's source line", "[ad][ad-edge]") {
+  std::string m = what_of([] {
+    jvp([](Tensor x) { return sin(x); }, make({1, 2}, {2}, F32), make({1, 2, 3}, {3}, F32));
+  });
+  INFO(m);
+  CHECK(contains(m, "test_compiler_ad_edge.cpp"));
+  m = what_of([] {
+    auto [y, pullback] = vjp([](Tensor x) { return sin(x); }, make({1, 2}, {2}, F32));
+    pullback(make({1, 2, 3}, {3}, F32));
+  });
+  INFO(m);
+  CHECK(contains(m, "test_compiler_ad_edge.cpp"));
+}
+
+TEST_CASE("ad edge: vjp and grad with std::vector results and structures", "[ad][ad-edge]") {
+  auto f = [](Tensor x) { return std::vector<Tensor>{x * 2.0, sin(x)}; };
+  auto [outs, pullback] = vjp(f, make({0.5, 1.0}, {2}, F64));
+  REQUIRE(outs.size() == 2);
+  CHECK(mismatch(outs[0], F64, {2}, {1, 2}) == "");
+  Array g = pullback(std::vector<Array>{make({1, 1}, {2}, F64), make({2, 0}, {2}, F64)});
+  CHECK(mismatch(g, F64, {2}, {2 + 2 * std::cos(0.5), 2}) == "");
+}
+
+TEST_CASE("ad edge: retracing grad for new shapes and dtypes", "[ad][ad-edge]") {
+  auto g = grad([](Tensor x) { return sum(x * x); });
+  CHECK(mismatch(g(make({1, 2}, {2}, F32)), F32, {2}, {2, 4}) == "");
+  CHECK(mismatch(g(make({1, 2, 3}, {3}, F32)), F32, {3}, {2, 4, 6}) == "");
+  CHECK(mismatch(g(make({1, 2}, {2}, F64)), F64, {2}, {2, 4}) == "");
+  CHECK(mismatch(g(make({1, 2, 3, 4}, {2, 2}, F64)), F64, {2, 2}, {2, 4, 6, 8}) == "");
+  CHECK(g.cache_info().misses == 4);
+}
+
+TEST_CASE("ad edge: reverse over forward, jvp inside grad", "[ad][ad-edge]") {
+  // d/dx sum(jvp(sin, x, v)) = d/dx sum(cos(x) v) = -sin(x) v.
+  auto g = grad<0>([](Tensor x, Tensor v) { return sum(jvp([](Tensor a) { return sin(a); }, x, v).second); });
+  Vec xs = {0.3, -0.7};
+  CHECK(mismatch(g(make(xs, {2}, F64), make({1, 2}, {2}, F64)), F64, {2},
+                 {-std::sin(0.3), -2 * std::sin(-0.7)}) == "");
+}
+
+TEST_CASE("ad edge: integer argument first, float argument second", "[ad][ad-edge]") {
+  // f = sum(x[idx]) * sum(x) with idx = [0, 0]: 2 x0 S.
+  auto g = grad<1>([](Tensor idx, Tensor x) { return sum(take(x, idx, 0)) * sum(x); });
+  Array idx = Array::from<int32_t>({0, 0}, {2});
+  // (2 x0) * S: d/dx0 = 2 S + 2 x0, d/dx1 = 2 x0.
+  CHECK(mismatch(g(idx, make({1, 2}, {2}, F64)), F64, {2}, {2 * 3 + 2, 2}) == "");
+}
+
+TEST_CASE("ad edge: grad w.r.t. std::pair, std::array and nested structures", "[ad][ad-edge]") {
+  auto f = [](std::pair<Tensor, Tensor> p, std::array<Tensor, 2> a) {
+    return sum(p.first * p.second) + sum(a[0] * a[1] * a[1]);
+  };
+  Array one = make({1, 2}, {2}, F64), two = make({3, 4}, {2}, F64);
+  auto [gp, ga] = grad<0, 1>(f)(std::pair{one, two}, std::array<Array, 2>{one, two});
+  CHECK(mismatch(gp.first, F64, {2}, {3, 4}) == "");
+  CHECK(mismatch(gp.second, F64, {2}, {1, 2}) == "");
+  CHECK(mismatch(ga[0], F64, {2}, {9, 16}) == "");
+  CHECK(mismatch(ga[1], F64, {2}, {6, 16}) == "");
+}
+
+TEST_CASE("ad edge: custom_gradient with a tuple output", "[ad][ad-edge]") {
+  auto both = custom_gradient(
+      [](Tensor a) { return std::make_tuple(a * 2.0, a * a); },
+      [](Tensor a, std::tuple<Tensor, Tensor>, std::tuple<Tensor, Tensor> ct) {
+        // True gradient: 2 ct0 + 2 a ct1; scaled by 10 to show it is used.
+        return (std::get<0>(ct) * 2.0 + std::get<1>(ct) * a * 2.0) * 10.0;
+      });
+  auto g = grad([both](Tensor a) {
+    auto [p, q] = both(a);
+    return sum(p) + sum(q);
+  });
+  CHECK(mismatch(g(make({1, 2}, {2}, F64)), F64, {2}, {40, 60}) == "");
+}
+
+TEST_CASE("ad edge: a custom backward returning the wrong shape is an error", "[ad][ad-edge]") {
+  auto bad = custom_gradient([](Tensor a) { return a * 2.0; },
+                             [](Tensor, Tensor, Tensor ct) { return sum(ct); });
+  std::string m = what_of([bad] { grad([bad](Tensor a) { return sum(bad(a)); })(make({1, 2}, {2}, F32)); });
+  INFO(m);
+  CHECK_FALSE(contains(m, "(no exception)"));
+  CHECK_FALSE(contains(m, "not an adjit::Error"));
+  CHECK(contains(m, "f32[2]"));
+}
+
+TEST_CASE("ad edge: a persistent tape differentiating its own gradient", "[ad][ad-edge]") {
+  // The gradient computation happens while the persistent tape records, so
+  // (as in TensorFlow) differentiating the gradient again gives the second
+  // derivative.
+  auto f = jit([](Tensor x) {
+    GradientTape tape(true);
+    tape.watch(x);
+    Tensor g = tape.gradient(sum(x * x * x), x);
+    return std::make_tuple(g, tape.gradient(sum(g), x));
+  });
+  auto [g, h] = f(make({1, 2}, {2}, F64));
+  CHECK(mismatch(g, F64, {2}, {3, 12}) == "");
+  CHECK(mismatch(h, F64, {2}, {6, 12}) == "");
+}
+
+TEST_CASE("ad edge: two tapes watching different sources", "[ad][ad-edge]") {
+  auto f = jit([](Tensor x, Tensor y) {
+    GradientTape tx, ty;
+    tx.watch(x);
+    ty.watch(y);
+    Tensor z = sum(x * y * y);
+    return std::make_tuple(tx.gradient(z, x), ty.gradient(z, y));
+  });
+  auto [gx, gy] = f(make({1, 2}, {2}, F64), make({3, 4}, {2}, F64));
+  CHECK(mismatch(gx, F64, {2}, {9, 16}) == "");
+  CHECK(mismatch(gy, F64, {2}, {6, 16}) == "");
+}
+
+TEST_CASE("ad edge: 16-bit floats", "[ad][ad-edge]") {
+  for (DType dtype : {DType::f16, DType::bf16}) {
+    Array x = Array::uniform({2, 3}, 3, -1, 1, dtype);
+    auto r = check_grads([](Tensor a) { return tanh(a) * a + exp(a); }, {x});
+    INFO(dtype_name(dtype) << ": " << r.summary());
+    CHECK(r);
+    Array g = grad([](Tensor a) { return sum(a * a); })(x);
+    CHECK(g.dtype() == dtype);
+  }
+}
+
+TEST_CASE("ad edge: identity functions (results that are the arguments)", "[ad][ad-edge]") {
+  Array x = Array::scalar<double>(1.5);
+  CHECK(mismatch(grad([](Tensor a) { return a; })(x), F64, {}, {1}) == "");
+  auto [v, g] = value_and_grad([](Tensor a) { return a; })(x);
+  CHECK(mismatch(v, F64, {}, {1.5}) == "");
+  CHECK(mismatch(g, F64, {}, {1}) == "");
+  auto [y, t] = jvp([](Tensor a) { return a; }, make({1, 2}, {2}, F32), make({3, 4}, {2}, F32));
+  CHECK(mismatch(y, F32, {2}, {1, 2}) == "");
+  CHECK(mismatch(t, F32, {2}, {3, 4}) == "");
+  auto [out, pullback] = vjp([](Tensor a) { return a; }, make({1, 2}, {2}, F32));
+  CHECK(mismatch(pullback(make({5, 6}, {2}, F32)), F32, {2}, {5, 6}) == "");
+  auto tape = jit([](Tensor a) {
+    GradientTape tp;
+    tp.watch(a);
+    return tp.gradient(a, a);  // the sum of a w.r.t. a: ones
+  });
+  CHECK(mismatch(tape(make({1, 2}, {2}, F32)), F32, {2}, {1, 1}) == "");
+}
+
+TEST_CASE("ad edge: non-differentiable integer paths inside the graph", "[ad][ad-edge]") {
+  // argmax picks an element (gradient there); casts through i32 cut the path.
+  auto g = grad([](Tensor x) { return sum(take(x, argmax(x, 0), 0)); });
+  CHECK(mismatch(g(make({1, 5, 2}, {3}, F32)), F32, {3}, {0, 1, 0}) == "");
+  auto h = grad([](Tensor x) { return sum(cast(cast(x, I32), F32) * x); });
+  CHECK(mismatch(h(make({1.5, -2.5, 3.2}, {3}, F32)), F32, {3}, {1, -2, 3}) == "");
+  auto k = grad([](Tensor x) {
+    Tensor mask = logical_and(x > 0.0, x < 2.0);
+    return sum(where(mask, x * x, x) + cast(arange(3, I32), F32) * x);
+  });
+  CHECK(mismatch(k(make({1, 3, -1}, {3}, F32)), F32, {3}, {2, 2, 3}) == "");
+}
+
+TEST_CASE("ad edge: a tape does not record ops traced before it was created", "[ad][ad-edge]") {
+  // `before` is unconnected for the tape (zeros); `after` only through the
+  // recorded sum(x * 3).
+  auto g = jit([](Tensor x) {
+    Tensor before = sum(x * x);
+    GradientTape tape(true);
+    tape.watch(x);
+    Tensor after = before + sum(x * 3.0);
+    return std::make_tuple(tape.gradient(before, x), tape.gradient(after, x));
+  });
+  auto [b, a] = g(make({1, 2}, {2}, F64));
+  CHECK(mismatch(b, F64, {2}, {0, 0}) == "");
+  CHECK(mismatch(a, F64, {2}, {3, 3}) == "");
+}
+
+TEST_CASE("ad edge: check_grads with plain multi-argument lambdas, sampling and options",
+          "[ad][ad-edge]") {
+  Array a = Array::uniform({2, 3}, 1, -1, 1, F64), b = Array::uniform({3}, 2, -1, 1, F64),
+        c = Array::uniform({}, 3, 0.5, 1, F64);
+  auto r = check_grads([](Tensor x, Tensor y, Tensor z) { return sin(x * y) * z; }, {a, b, c});
+  INFO(r.summary());
+  CHECK(r);
+  CHECK(r.checked == 2 * (6 + 3 + 1));
+  CHECK(contains(r.summary(), "passed"));
+  // More elements than max_elements: a sample of them.
+  GradCheckOptions few;
+  few.max_elements = 5;
+  auto big = check_grads([](Tensor x) { return tanh(x) * x; }, {Array::uniform({20, 20}, 4, -1, 1, F64)},
+                         1, few);
+  INFO(big.summary());
+  CHECK(big);
+  CHECK(big.checked == 2 * 5);
+  auto sampled = check_grads([](Tensor x) { return exp(x) * 0.5; }, {Array::uniform({300}, 5, -1, 1, F32)});
+  INFO(sampled.summary());
+  CHECK(sampled);
+  CHECK(sampled.checked == 2 * 256);
+  // A wrong custom gradient is caught in reverse mode (forward mode off:
+  // custom gradients have none).
+  auto wrong = custom_gradient([](Tensor x) { return exp(x); },
+                               [](Tensor, Tensor, Tensor ct) { return ct * 100.0; });
+  GradCheckOptions reverse_only;
+  reverse_only.forward = false;
+  auto caught = check_grads([wrong](Tensor x) { return wrong(x); }, {b}, 1, reverse_only);
+  INFO(caught.summary());
+  CHECK_FALSE(caught);
+  CHECK(contains(caught.summary(), "reverse mode"));
+  CHECK(caught.worst_ratio > 1);
+  CHECK(caught.checked == 3);
+}

@@ -1,0 +1,373 @@
+// adjit::GradientTape inside traced functions (DESIGN.md §4-5): sources and
+// tuples, persistent tapes, stop_recording, nested tapes, unconnected and
+// unwatched sources, jacobian, non-scalar targets, the §5 training step,
+// and agreement with the functional API (one set of rules).
+#include <catch2/catch.hpp>
+
+#include <adjit/adjit.h>
+
+#include <cmath>
+#include <cstdint>
+#include <functional>
+#include <sstream>
+#include <string>
+#include <tuple>
+#include <vector>
+
+using namespace adjit;
+
+namespace {
+
+constexpr DType F32 = DType::f32, F64 = DType::f64;
+using Vec = std::vector<double>;
+
+Vec values(const Array& a) {
+  return visit_dtype(a.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T* p = a.data<T>();
+    Vec out(static_cast<size_t>(a.size()));
+    for (size_t i = 0; i < out.size(); ++i) {
+      if constexpr (std::is_same_v<T, half> || std::is_same_v<T, bfloat16>)
+        out[i] = p[i].to_float();
+      else
+        out[i] = static_cast<double>(p[i]);
+    }
+    return out;
+  });
+}
+
+Array make(const Vec& v, const Shape& shape, DType dtype) {
+  if (dtype == F64) return Array::from<double>(v, shape);
+  return Array::from<float>(std::vector<float>(v.begin(), v.end()), shape);
+}
+
+Vec map(const Vec& v, const std::function<double(double)>& f) {
+  Vec out;
+  for (double x : v) out.push_back(f(x));
+  return out;
+}
+
+std::string mismatch(const Array& got, DType dtype, const Shape& shape, const Vec& want,
+                     double tol = 1e-6) {
+  std::ostringstream s;
+  s.precision(10);
+  if (got.dtype() != dtype || got.shape() != shape)
+    return "got " + type_string(got.dtype(), got.shape()) + ", want " + type_string(dtype, shape);
+  Vec g = values(got);
+  if (g.size() != want.size()) return "reference has a different size";
+  int bad = 0;
+  for (size_t i = 0; i < g.size(); ++i)
+    if (!(std::fabs(g[i] - want[i]) <= tol * (1 + std::fabs(want[i]))) && ++bad <= 6)
+      s << "\n  [" << i << "] got " << g[i] << " want " << want[i];
+  return bad ? std::to_string(bad) + " elements differ:" + s.str() : "";
+}
+std::string mismatch(const Array& got, const Array& want, double tol = 1e-6) {
+  return mismatch(got, want.dtype(), want.shape(), values(want), tol);
+}
+
+// The message of the TraceError that `f` throws ("" if it throws nothing or
+// something else, which the caller's CHECK then shows).
+template <class F>
+std::string trace_error_of(F f) {
+  try {
+    f();
+  } catch (const TraceError& e) {
+    return e.what();
+  } catch (const std::exception& e) {
+    return std::string("not a TraceError: ") + e.what();
+  }
+  return "(no exception)";
+}
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+const Vec kX = {0.3, -0.7, 1.1};
+
+}  // namespace
+
+TEST_CASE("ad tape: gradient of a scalar with respect to one watched Tensor", "[ad][ad-tape]") {
+  auto f = jit([](Tensor x) {
+    GradientTape tape;
+    tape.watch(x);
+    Tensor y = sum(sin(x) * x);
+    return tape.gradient(y, x);
+  });
+  for (DType dtype : {F32, F64})
+    CHECK(mismatch(f(make(kX, {3}, dtype)), dtype, {3},
+                   map(kX, [](double x) { return std::cos(x) * x + std::sin(x); })) == "");
+  // Same rules as the functional API.
+  auto g = grad([](Tensor x) { return sum(sin(x) * x); });
+  CHECK(mismatch(f(make(kX, {3}, F64)), g(make(kX, {3}, F64)), 1e-12) == "");
+}
+
+TEST_CASE("ad tape: several sources give a tuple; watch(vector)", "[ad][ad-tape]") {
+  auto f = jit([](Tensor w, Tensor b, Tensor x) {
+    GradientTape tape;
+    tape.watch(std::vector<Tensor>{w, b});
+    Tensor loss = sum(square(matmul(x, w) + b));
+    auto [gw, gb] = tape.gradient(loss, w, b);
+    return std::make_tuple(gw, gb);
+  });
+  Array w = make({1, -1, 0.5, 2}, {2, 2}, F64), b = make({0.5, -0.5}, {2}, F64),
+        x = make({1, 2, 3, 4, 5, 6}, {3, 2}, F64);
+  auto [gw, gb] = f(w, b, x);
+  auto [rw, rb] = grad<0, 1>([](Tensor w, Tensor b, Tensor x) {
+    return sum(square(matmul(x, w) + b));
+  })(w, b, x);
+  CHECK(mismatch(gw, rw, 1e-12) == "");
+  CHECK(mismatch(gb, rb, 1e-12) == "");
+  // The std::vector form of gradient().
+  auto g = jit([](Tensor w, Tensor b) {
+    GradientTape tape;
+    tape.watch(w);
+    tape.watch(b);
+    std::vector<Tensor> grads = tape.gradient(sum(w * b * b), std::vector<Tensor>{b, w});
+    return grads;
+  });
+  std::vector<Array> grads = g(make({1, 2}, {2}, F32), make({3, 4}, {2}, F32));
+  REQUIRE(grads.size() == 2);
+  CHECK(mismatch(grads[0], F32, {2}, {6, 16}) == "");
+  CHECK(mismatch(grads[1], F32, {2}, {9, 16}) == "");
+}
+
+TEST_CASE("ad tape: a persistent tape answers twice; a non-persistent one throws",
+          "[ad][ad-tape]") {
+  auto twice = jit([](Tensor x) {
+    GradientTape tape(/*persistent=*/true);
+    tape.watch(x);
+    Tensor y = x * x;
+    Tensor z = y * y;
+    Tensor dy = tape.gradient(sum(y), x);
+    Tensor dz = tape.gradient(sum(z), x);
+    return std::make_tuple(dy, dz);
+  });
+  auto [dy, dz] = twice(make(kX, {3}, F64));
+  CHECK(mismatch(dy, F64, {3}, map(kX, [](double x) { return 2 * x; })) == "");
+  CHECK(mismatch(dz, F64, {3}, map(kX, [](double x) { return 4 * x * x * x; })) == "");
+  // TapeOptions form.
+  auto opts = jit([](Tensor x) {
+    GradientTape tape(TapeOptions{.persistent = true});
+    tape.watch(x);
+    Tensor y = sum(exp(x));
+    return tape.gradient(y, x) + tape.gradient(y, x);
+  });
+  CHECK(mismatch(opts(make(kX, {3}, F64)), F64, {3},
+                 map(kX, [](double x) { return 2 * std::exp(x); })) == "");
+
+  auto once = jit([](Tensor x) {
+    GradientTape tape;
+    tape.watch(x);
+    Tensor y = sum(x * x);
+    Tensor a = tape.gradient(y, x);
+    Tensor b = tape.gradient(y, x);
+    return a + b;
+  });
+  std::string message = trace_error_of([&] { once(make(kX, {3}, F32)); });
+  INFO(message);
+  CHECK(contains(message, "persistent"));
+  CHECK(contains(message, "test_compiler_ad_tape.cpp"));
+}
+
+TEST_CASE("ad tape: ops under stop_recording do not contribute", "[ad][ad-tape]") {
+  auto f = jit([](Tensor x) {
+    GradientTape tape;
+    tape.watch(x);
+    Tensor c;
+    {
+      auto pause = tape.stop_recording();
+      c = x * x;  // a constant to this tape
+    }
+    Tensor y = sum(c * x);  // x^3, but only the explicit x counts: dy/dx = x^2
+    return std::make_tuple(y, tape.gradient(y, x));
+  });
+  auto [y, g] = f(make(kX, {3}, F64));
+  double cubes = 0;
+  for (double x : kX) cubes += x * x * x;
+  CHECK(mismatch(y, F64, {}, {cubes}) == "");
+  CHECK(mismatch(g, F64, {3}, map(kX, [](double x) { return x * x; })) == "");
+  // Recording resumes after the pause.
+  auto resumed = jit([](Tensor x) {
+    GradientTape tape;
+    tape.watch(x);
+    { auto pause = tape.stop_recording(); }
+    Tensor y = sum(x * x * x);
+    return tape.gradient(y, x);
+  });
+  CHECK(mismatch(resumed(make(kX, {3}, F64)), F64, {3},
+                 map(kX, [](double x) { return 3 * x * x; })) == "");
+}
+
+TEST_CASE("ad tape: nested tapes give second derivatives (6x for x^3)", "[ad][ad-tape]") {
+  auto nested = jit([](Tensor x) {
+    GradientTape outer;
+    outer.watch(x);
+    GradientTape inner;
+    inner.watch(x);
+    Tensor y = sum(x * x * x);
+    Tensor dy = inner.gradient(y, x);
+    return std::make_tuple(dy, outer.gradient(sum(dy), x));
+  });
+  for (DType dtype : {F32, F64}) {
+    auto [dy, d2y] = nested(make(kX, {3}, dtype));
+    CHECK(mismatch(dy, dtype, {3}, map(kX, [](double x) { return 3 * x * x; }), 1e-6) == "");
+    CHECK(mismatch(d2y, dtype, {3}, map(kX, [](double x) { return 6 * x; }), 1e-6) == "");
+  }
+  // A tape inside a function differentiated by grad: the functional and
+  // tape APIs compose.
+  auto mixed = grad([](Tensor x) {
+    GradientTape tape;
+    tape.watch(x);
+    Tensor y = sum(tanh(x));
+    return sum(tape.gradient(y, x));
+  });
+  CHECK(mismatch(mixed(make(kX, {3}, F64)), F64, {3}, map(kX, [](double x) {
+                   double t = std::tanh(x);
+                   return -2 * t * (1 - t * t);
+                 })) == "");
+}
+
+TEST_CASE("ad tape: unconnected, unwatched and error-on-unconnected sources", "[ad][ad-tape]") {
+  auto zero = jit([](Tensor x, Tensor u) {
+    GradientTape tape;
+    tape.watch(x);
+    tape.watch(u);
+    Tensor y = sum(x * x);
+    auto [gx, gu] = tape.gradient(y, x, u);
+    return std::make_tuple(gx, gu);
+  });
+  auto [gx, gu] = zero(make({1, 2}, {2}, F32), make({1, 2, 3}, {3}, F64));
+  CHECK(mismatch(gx, F32, {2}, {2, 4}) == "");
+  CHECK(mismatch(gu, F64, {3}, {0, 0, 0}) == "");
+
+  auto strict = jit([](Tensor x, Tensor u) {
+    GradientTape tape(TapeOptions{.unconnected = UnconnectedGradients::error});
+    tape.watch(x);
+    tape.watch(u);
+    Tensor y = sum(x * x);
+    auto [a, b] = tape.gradient(y, x, u);
+    return a + b;
+  });
+  std::string message = trace_error_of([&] { strict(make({1, 2}, {2}, F32), make({1, 2}, {2}, F32)); });
+  INFO(message);
+  CHECK(contains(message, "does not depend on source 1"));
+  CHECK(contains(message, "UnconnectedGradients::error"));
+  // ... but a connected source is fine with the error option.
+  auto strict_ok = jit([](Tensor x) {
+    GradientTape tape(TapeOptions{.unconnected = UnconnectedGradients::error});
+    tape.watch(x);
+    return tape.gradient(sum(x * 3.0), x);
+  });
+  CHECK(mismatch(strict_ok(make({1, 2}, {2}, F32)), F32, {2}, {3, 3}) == "");
+
+  auto unwatched = jit([](Tensor x, Tensor w) {
+    GradientTape tape;
+    tape.watch(x);
+    Tensor y = sum(x * w);
+    return tape.gradient(y, w);
+  });
+  std::string why = trace_error_of([&] { unwatched(make({1, 2}, {2}, F32), make({1, 2}, {2}, F32)); });
+  INFO(why);
+  CHECK(contains(why, "watch"));
+  CHECK(contains(why, "test_compiler_ad_tape.cpp"));
+}
+
+TEST_CASE("ad tape: watching an intermediate value; ops before the tape are not recorded",
+          "[ad][ad-tape]") {
+  auto f = jit([](Tensor x) {
+    Tensor h = x * x;  // before the tape
+    GradientTape tape;
+    tape.watch(h);
+    Tensor y = sum(h * h * 0.5 + x);
+    return tape.gradient(y, h);  // d/dh (h^2/2 + x) = h
+  });
+  CHECK(mismatch(f(make(kX, {3}, F64)), F64, {3}, map(kX, [](double x) { return x * x; })) == "");
+}
+
+TEST_CASE("ad tape: jacobian against a closed form", "[ad][ad-tape]") {
+  // t = A (x * x) with A [2,3]: dt_i/dx_j = A_ij * 2 x_j.
+  Vec A = {1, 2, 3, -1, 0.5, 4};
+  auto f = jit([](Tensor a, Tensor x) {
+    GradientTape tape;
+    tape.watch(x);
+    Tensor t = matmul(a, x * x);
+    return tape.jacobian(t, x);
+  });
+  Array J = f(make(A, {2, 3}, F64), make(kX, {3}, F64));
+  Vec want;
+  for (int i = 0; i < 2; ++i)
+    for (int j = 0; j < 3; ++j) want.push_back(A[i * 3 + j] * 2 * kX[j]);
+  CHECK(mismatch(J, F64, {2, 3}, want) == "");
+  // Matrix target and matrix source: shape target + source.
+  auto g = jit([](Tensor x) {
+    GradientTape tape(true);
+    tape.watch(x);
+    Tensor t = sin(x) * 2.0;  // [2,2] -> J [2,2,2,2], diagonal 2 cos x
+    return tape.jacobian(t, x);
+  });
+  Vec xs = {0.1, 0.2, 0.3, 0.4};
+  Vec want2(16, 0.0);
+  for (int k = 0; k < 4; ++k) want2[k * 4 + k] = 2 * std::cos(xs[k]);
+  CHECK(mismatch(g(make(xs, {2, 2}, F64)), F64, {2, 2, 2, 2}, want2) == "");
+  // A 0-d target: the jacobian is the gradient.
+  auto s = jit([](Tensor x) {
+    GradientTape tape;
+    tape.watch(x);
+    return tape.jacobian(sum(x * x), x);
+  });
+  CHECK(mismatch(s(make(kX, {3}, F32)), F32, {3}, map(kX, [](double x) { return 2 * x; })) == "");
+}
+
+TEST_CASE("ad tape: a non-scalar target differentiates its sum", "[ad][ad-tape]") {
+  auto f = jit([](Tensor x) {
+    GradientTape tape(true);
+    tape.watch(x);
+    Tensor t = sin(x) * x;  // [3]
+    return std::make_tuple(tape.gradient(t, x), tape.gradient(sum(t), x));
+  });
+  auto [a, b] = f(make(kX, {3}, F64));
+  CHECK(mismatch(a, b, 1e-12) == "");
+  CHECK(mismatch(a, F64, {3}, map(kX, [](double x) { return std::cos(x) * x + std::sin(x); })) ==
+        "");
+}
+
+TEST_CASE("ad tape: the DESIGN.md §5 training step decreases the loss", "[ad][ad-tape]") {
+  auto step = jit([](Tensor w, Tensor x, Tensor y) {
+    GradientTape tape;
+    tape.watch(w);
+    Tensor loss = mean(square(matmul(x, w) - y));
+    Tensor gw = tape.gradient(loss, w);
+    return std::make_tuple(loss, w - 0.1 * gw);
+  });
+  Array w = Array::zeros({3, 1}), x = Array::randn({8, 3}, 1), y = Array::randn({8, 1}, 2);
+  std::vector<float> losses;
+  for (int i = 0; i < 6; ++i) {
+    auto [l, w2] = step(w, x, y);
+    losses.push_back(l.item<float>());
+    w = w2;
+  }
+  for (size_t i = 1; i < losses.size(); ++i) CHECK(losses[i] < losses[i - 1]);
+  CHECK(step.cache_info().misses == 1);
+  CHECK(step.cache_info().hits == 5);
+}
+
+TEST_CASE("ad tape: custom_gradient and jitted calls are recorded", "[ad][ad-tape]") {
+  auto scaled = custom_gradient([](Tensor a) { return exp(a); },
+                                [](Tensor, Tensor, Tensor ct) { return ct * 100.0; });
+  auto inner = jit([](Tensor a) { return a * a; });
+  auto f = jit([scaled, inner](Tensor x) {
+    GradientTape tape;
+    tape.watch(x);
+    Tensor y = sum(scaled(x)) + sum(inner(x));
+    return tape.gradient(y, x);
+  });
+  CHECK(mismatch(f(make(kX, {3}, F64)), F64, {3}, map(kX, [](double x) { return 100 + 2 * x; })) ==
+        "");
+}
+
+TEST_CASE("ad tape: a tape outside a traced function is a TraceError", "[ad][ad-tape]") {
+  std::string message = trace_error_of([] { GradientTape tape; });
+  INFO(message);
+  CHECK_FALSE(contains(message, "(no exception)"));
+  CHECK_FALSE(contains(message, "not a TraceError"));
+}
