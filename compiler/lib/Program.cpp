@@ -37,16 +37,6 @@ const std::vector<std::string>& stage_names() {
 
 namespace {
 
-std::optional<DType> dtype_of(mlir::Type type) {
-  if (type.isF16()) return DType::f16;
-  if (type.isBF16()) return DType::bf16;
-  if (type.isF32()) return DType::f32;
-  if (type.isF64()) return DType::f64;
-  if (type.isSignlessInteger(1)) return DType::i1;
-  if (type.isSignlessInteger(32)) return DType::i32;
-  if (type.isSignlessInteger(64)) return DType::i64;
-  return std::nullopt;
-}
 
 TensorType tensor_type_of(mlir::Type type, mlir::func::FuncOp fn) {
   auto tensor = mlir::dyn_cast<mlir::RankedTensorType>(type);
@@ -63,6 +53,17 @@ TensorType tensor_type_of(mlir::Type type, mlir::func::FuncOp fn) {
 }
 
 }  // namespace
+
+std::optional<DType> dtype_of(mlir::Type type) {
+  if (type.isF16()) return DType::f16;
+  if (type.isBF16()) return DType::bf16;
+  if (type.isF32()) return DType::f32;
+  if (type.isF64()) return DType::f64;
+  if (type.isSignlessInteger(1)) return DType::i1;
+  if (type.isSignlessInteger(32)) return DType::i32;
+  if (type.isSignlessInteger(64)) return DType::i64;
+  return std::nullopt;
+}
 
 std::vector<Signature> signatures_of(mlir::ModuleOp module) {
   std::vector<Signature> signatures;

@@ -9,6 +9,8 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/OwningOpRef.h"
 
+#include <optional>
+
 namespace adjit {
 
 // Shared by the parser and the tracer, which both build a Program's module.
@@ -31,6 +33,9 @@ struct Program::Impl {
     return registry;
   }
 };
+
+/// The DType of an MLIR element type, if it is one of ours.
+std::optional<DType> dtype_of(mlir::Type element_type);
 
 /// Entry signatures of the public functions; throws CompileError for
 /// parameters or results that are not static-shape tensors of our dtypes.

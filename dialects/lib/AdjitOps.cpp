@@ -358,6 +358,15 @@ Value mlir::adjit::createSplat(OpBuilder &builder, Location loc, Type type,
   return builder.create<ConstantOp>(loc, tensor, DenseElementsAttr::get(tensor, scalar));
 }
 
+SmallVector<int64_t> mlir::adjit::freeDimensions(int64_t rank, ArrayRef<int64_t> batch,
+                                                 ArrayRef<int64_t> contract) {
+  SmallVector<int64_t> free;
+  for (int64_t d = 0; d < rank; ++d)
+    if (!llvm::is_contained(batch, d) && !llvm::is_contained(contract, d))
+      free.push_back(d);
+  return free;
+}
+
 //===----------------------------------------------------------------------===//
 // Differentiation requests
 //===----------------------------------------------------------------------===//

@@ -523,14 +523,6 @@ LogicalResult ReduceOp::buildJVP(OpBuilder &b, ValueRange t, SmallVectorImpl<Val
 }
 
 namespace {
-SmallVector<int64_t> freeDims(int64_t rank, ArrayRef<int64_t> batch,
-                              ArrayRef<int64_t> contract) {
-  SmallVector<int64_t> free;
-  for (int64_t d = 0; d < rank; ++d)
-    if (!llvm::is_contained(batch, d) && !llvm::is_contained(contract, d))
-      free.push_back(d);
-  return free;
-}
 
 // Transposes `x`, whose dims correspond to `order` (operand dims), into the
 // operand's own dim order.
@@ -550,7 +542,7 @@ Value dotOperandCotangent(Emit &e, Value ct, Value other, int64_t numBatch,
                           RankedTensorType mineType) {
   auto otherType = cast<RankedTensorType>(other.getType());
   SmallVector<int64_t> otherFree =
-      freeDims(otherType.getRank(), otherBatch, otherContract);
+      freeDimensions(otherType.getRank(), otherBatch, otherContract);
   SmallVector<int64_t> ctBatch;
   for (int64_t i = 0; i < numBatch; ++i)
     ctBatch.push_back(i);
@@ -581,8 +573,8 @@ LogicalResult DotGeneralOp::buildVJP(OpBuilder &b, ValueRange ct,
   Emit e(b, getLoc());
   RankedTensorType lhs = getLhs().getType(), rhs = getRhs().getType();
   int64_t numBatch = getLhsBatch().size();
-  SmallVector<int64_t> lhsFree = freeDims(lhs.getRank(), getLhsBatch(), getLhsContract());
-  SmallVector<int64_t> rhsFree = freeDims(rhs.getRank(), getRhsBatch(), getRhsContract());
+  SmallVector<int64_t> lhsFree = freeDimensions(lhs.getRank(), getLhsBatch(), getLhsContract());
+  SmallVector<int64_t> rhsFree = freeDimensions(rhs.getRank(), getRhsBatch(), getRhsContract());
   // Positions of each operand's free dims in the result.
   SmallVector<int64_t> ctLhsFree, ctRhsFree;
   for (size_t i = 0; i < lhsFree.size(); ++i)

@@ -53,23 +53,35 @@ public:
   LogicalResult expandRequests(func::FuncOp f);
 
 private:
-  func::FuncOp createDerived(func::FuncOp f, StringRef suffix, TypeRange inputs,
-                             TypeRange results);
+  /// The derived function of `f` named by `suffix`: cached (second =
+  /// false), or new with an empty entry block to fill (second = true), or
+  /// null after an error.
+  std::pair<func::FuncOp, bool> derive(func::FuncOp f, const std::string &suffix,
+                                       TypeRange inputs, TypeRange results);
 
   ModuleOp module;
   SymbolTable symbols;
   std::map<std::pair<Operation *, std::string>, func::FuncOp> derived;
 };
 
-func::FuncOp Differentiator::createDerived(func::FuncOp f, StringRef suffix,
-                                           TypeRange inputs, TypeRange results) {
+std::pair<func::FuncOp, bool> Differentiator::derive(func::FuncOp f, const std::string &suffix,
+                                                     TypeRange inputs, TypeRange results) {
+  auto key = std::make_pair(f.getOperation(), suffix);
+  if (auto it = derived.find(key); it != derived.end())
+    return {it->second, false};
+  if (f.isExternal() || !f.getBody().hasOneBlock()) {
+    f.emitError() << "cannot differentiate '" << f.getSymName()
+                  << "': it needs a body of one block";
+    return {func::FuncOp(), false};
+  }
   OpBuilder b(module.getContext());
   auto fn = b.create<func::FuncOp>(f.getLoc(), (f.getSymName() + suffix).str(),
                                    b.getFunctionType(inputs, results));
   fn.setPrivate();
   symbols.insert(fn, module.getBody()->end());
   fn.addEntryBlock();
-  return fn;
+  derived[key] = fn;
+  return {fn, true};
 }
 
 // Values that depend on `seeds` (forward) and reach `sinks` (backward) and
@@ -97,29 +109,19 @@ llvm::DenseSet<Value> activeValues(Block &body, ArrayRef<Value> seeds, ValueRang
   return active;
 }
 
-LogicalResult checkDifferentiable(func::FuncOp f) {
-  if (f.isExternal() || !f.getBody().hasOneBlock())
-    return f.emitError() << "cannot differentiate '" << f.getSymName()
-                         << "': it needs a body of one block";
-  return success();
-}
 
 FailureOr<func::FuncOp> Differentiator::reverse(func::FuncOp f, ArrayRef<bool> wrt) {
-  std::string suffix = "_vjp" + maskSuffix(wrt);
-  auto key = std::make_pair(f.getOperation(), suffix);
-  if (auto it = derived.find(key); it != derived.end())
-    return it->second;
-  if (failed(checkDifferentiable(f)))
-    return failure();
-
   FunctionType type = f.getFunctionType();
   SmallVector<Type> inputs(type.getInputs()), results(type.getResults());
   llvm::append_range(inputs, type.getResults());
   for (auto [i, on] : llvm::enumerate(wrt))
     if (on)
       results.push_back(type.getInput(i));
-  func::FuncOp fn = createDerived(f, suffix, inputs, results);
-  derived[key] = fn;
+  auto [fn, isNew] = derive(f, "_vjp" + maskSuffix(wrt), inputs, results);
+  if (!fn)
+    return failure();
+  if (!isNew)
+    return fn;
 
   Block &entry = fn.front();
   OpBuilder b = OpBuilder::atBlockEnd(&entry);
@@ -193,21 +195,17 @@ FailureOr<func::FuncOp> Differentiator::reverse(func::FuncOp f, ArrayRef<bool> w
 }
 
 FailureOr<func::FuncOp> Differentiator::forward(func::FuncOp f, ArrayRef<bool> wrt) {
-  std::string suffix = "_jvp" + maskSuffix(wrt);
-  auto key = std::make_pair(f.getOperation(), suffix);
-  if (auto it = derived.find(key); it != derived.end())
-    return it->second;
-  if (failed(checkDifferentiable(f)))
-    return failure();
-
   FunctionType type = f.getFunctionType();
   SmallVector<Type> inputs(type.getInputs()), results(type.getResults());
   for (auto [i, on] : llvm::enumerate(wrt))
     if (on)
       inputs.push_back(type.getInput(i));
   llvm::append_range(results, type.getResults());
-  func::FuncOp fn = createDerived(f, suffix, inputs, results);
-  derived[key] = fn;
+  auto [fn, isNew] = derive(f, "_jvp" + maskSuffix(wrt), inputs, results);
+  if (!fn)
+    return failure();
+  if (!isNew)
+    return fn;
 
   Block &entry = fn.front();
   OpBuilder b = OpBuilder::atBlockEnd(&entry);

@@ -894,14 +894,6 @@ struct DotGeneralToMatmul : OpConversionPattern<DotGeneralOp> {
       n *= type.getDimSize(d);
     return n;
   }
-  static SmallVector<int64_t> freeDims(int64_t rank, ArrayRef<int64_t> batch,
-                                       ArrayRef<int64_t> contract) {
-    SmallVector<int64_t> free;
-    for (int64_t d = 0; d < rank; ++d)
-      if (!llvm::is_contained(batch, d) && !llvm::is_contained(contract, d))
-        free.push_back(d);
-    return free;
-  }
 
   LogicalResult
   matchAndRewrite(DotGeneralOp op, OpAdaptor adaptor,
@@ -911,9 +903,9 @@ struct DotGeneralToMatmul : OpConversionPattern<DotGeneralOp> {
                      rhsType = op.getRhs().getType(), resultType = op.getType();
     Type element = resultType.getElementType();
     Type accElement = computeTypeOf(element);
-    SmallVector<int64_t> lhsFree = freeDims(lhsType.getRank(), op.getLhsBatch(),
+    SmallVector<int64_t> lhsFree = freeDimensions(lhsType.getRank(), op.getLhsBatch(),
                                             op.getLhsContract());
-    SmallVector<int64_t> rhsFree = freeDims(rhsType.getRank(), op.getRhsBatch(),
+    SmallVector<int64_t> rhsFree = freeDimensions(rhsType.getRank(), op.getRhsBatch(),
                                             op.getRhsContract());
     int64_t batch = product(lhsType, op.getLhsBatch()),
             m = product(lhsType, lhsFree), n = product(rhsType, rhsFree),

@@ -61,19 +61,10 @@ mlir::RankedTensorType TraceContext::tensor_type(DType dtype, const Shape& shape
   return mlir::RankedTensorType::get(shape, element_type(dtype));
 }
 
-DType dtype_of(mlir::Type type) {
-  if (type.isF16()) return DType::f16;
-  if (type.isBF16()) return DType::bf16;
-  if (type.isF32()) return DType::f32;
-  if (type.isF64()) return DType::f64;
-  if (type.isSignlessInteger(1)) return DType::i1;
-  if (type.isSignlessInteger(32)) return DType::i32;
-  return DType::i64;
-}
 
 Tensor TraceContext::wrap(mlir::Value value) {
   auto type = mlir::cast<mlir::RankedTensorType>(value.getType());
-  return Tensor(this, serial_, value.getAsOpaquePointer(), dtype_of(type.getElementType()),
+  return Tensor(this, serial_, value.getAsOpaquePointer(), *dtype_of(type.getElementType()),
                 Shape(type.getShape().begin(), type.getShape().end()));
 }
 

@@ -82,8 +82,6 @@ class TraceContext {
   TraceContext* enclosing_;
 };
 
-DType dtype_of(mlir::Type element_type);
-
 }  // namespace adjit::detail
 
 #endif

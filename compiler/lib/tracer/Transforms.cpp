@@ -66,7 +66,7 @@ TracedFunction trace_function(const char* kind, const std::vector<Tensor>& args,
     for (mlir::Type type : sub.function.getResultTypes()) {
       auto tensor = mlir::cast<mlir::RankedTensorType>(type);
       traced.results.push_back(
-          {dtype_of(tensor.getElementType()),
+          {*dtype_of(tensor.getElementType()),
            Shape(tensor.getShape().begin(), tensor.getShape().end())});
     }
   } catch (...) {

@@ -28,6 +28,11 @@ inline Type boolTensorLike(Type type) {
 namespace mlir::adjit {
 /// An adjit.constant of `type` (a tensor type) with every element `value`.
 Value createSplat(OpBuilder &builder, Location loc, Type type, double value);
+
+/// The dimensions of a dot_general operand of `rank` that are neither batch
+/// nor contracting dimensions, in order.
+SmallVector<int64_t> freeDimensions(int64_t rank, ArrayRef<int64_t> batch,
+                                    ArrayRef<int64_t> contract);
 } // namespace mlir::adjit
 
 #endif
