@@ -185,14 +185,17 @@ LogicalResult SubOp::buildJVP(OpBuilder &b, ValueRange t, SmallVectorImpl<Value>
 LogicalResult MulOp::buildVJP(OpBuilder &b, ValueRange ct, SmallVectorImpl<Value> &out,
                               DerivativeContext &) {
   Emit e(b, getLoc());
-  out.append({e.mul(ct[0], getRhs()), e.mul(getLhs(), ct[0])});
+  Value toLhs = e.mul(ct[0], getRhs());
+  out.append({toLhs, e.mul(getLhs(), ct[0])});
   return success();
 }
 LogicalResult MulOp::buildJVP(OpBuilder &b, ValueRange t, SmallVectorImpl<Value> &out,
                               DerivativeContext &) {
   Emit e(b, getLoc());
-  out.push_back(e.addOrNull(t[0] ? e.mul(t[0], getRhs()) : Value(),
-                            t[1] ? e.mul(getLhs(), t[1]) : Value()));
+  // Locals fix the order of the emitted ops (argument order is unspecified).
+  Value fromLhs = t[0] ? e.mul(t[0], getRhs()) : Value();
+  Value fromRhs = t[1] ? e.mul(getLhs(), t[1]) : Value();
+  out.push_back(e.addOrNull(fromLhs, fromRhs));
   return success();
 }
 
@@ -241,15 +244,17 @@ LogicalResult PowOp::buildVJP(OpBuilder &b, ValueRange ct, SmallVectorImpl<Value
                               DerivativeContext &) {
   Emit e(b, getLoc());
   auto [da, db] = powPartials(*this, e);
-  out.append({e.mul(ct[0], da), e.mul(ct[0], db)});
+  Value toBase = e.mul(ct[0], da);
+  out.append({toBase, e.mul(ct[0], db)});
   return success();
 }
 LogicalResult PowOp::buildJVP(OpBuilder &b, ValueRange t, SmallVectorImpl<Value> &out,
                               DerivativeContext &) {
   Emit e(b, getLoc());
   auto [da, db] = powPartials(*this, e);
-  out.push_back(e.addOrNull(t[0] ? e.mul(t[0], da) : Value(),
-                            t[1] ? e.mul(t[1], db) : Value()));
+  Value fromBase = t[0] ? e.mul(t[0], da) : Value();
+  Value fromExponent = t[1] ? e.mul(t[1], db) : Value();
+  out.push_back(e.addOrNull(fromBase, fromExponent));
   return success();
 }
 
@@ -258,17 +263,18 @@ LogicalResult PowOp::buildJVP(OpBuilder &b, ValueRange t, SmallVectorImpl<Value>
                              SmallVectorImpl<Value> &out, DerivativeContext &) { \
     Emit e(b, getLoc());                                                       \
     Value share = lhsShare(*this, WINS, e);                                    \
-    out.append({e.mul(ct[0], share),                                           \
-                e.mul(ct[0], e.sub(e.splatLike(share, 1), share))});           \
+    Value toLhs = e.mul(ct[0], share);                                         \
+    out.append({toLhs, e.mul(ct[0], e.sub(e.splatLike(share, 1), share))});    \
     return success();                                                          \
   }                                                                            \
   LogicalResult OP::buildJVP(OpBuilder &b, ValueRange t,                       \
                              SmallVectorImpl<Value> &out, DerivativeContext &) { \
     Emit e(b, getLoc());                                                       \
     Value share = lhsShare(*this, WINS, e);                                    \
-    out.push_back(e.addOrNull(                                                 \
-        t[0] ? e.mul(t[0], share) : Value(),                                   \
-        t[1] ? e.mul(t[1], e.sub(e.splatLike(share, 1), share)) : Value()));   \
+    Value fromLhs = t[0] ? e.mul(t[0], share) : Value();                       \
+    Value fromRhs =                                                            \
+        t[1] ? e.mul(t[1], e.sub(e.splatLike(share, 1), share)) : Value();     \
+    out.push_back(e.addOrNull(fromLhs, fromRhs));                              \
     return success();                                                          \
   }
 ADJIT_MINMAX_RULE(MaxOp, ComparisonDirection::gt)
@@ -597,7 +603,8 @@ LogicalResult DotGeneralOp::buildJVP(OpBuilder &b, ValueRange t, SmallVectorImpl
     return b.create<DotGeneralOp>(getLoc(), getType(), l, r, getLhsBatch(), getRhsBatch(),
                                   getLhsContract(), getRhsContract());
   };
-  out.push_back(e.addOrNull(t[0] ? dot(t[0], getRhs()) : Value(),
-                            t[1] ? dot(getLhs(), t[1]) : Value()));
+  Value fromLhs = t[0] ? dot(t[0], getRhs()) : Value();
+  Value fromRhs = t[1] ? dot(getLhs(), t[1]) : Value();
+  out.push_back(e.addOrNull(fromLhs, fromRhs));
   return success();
 }

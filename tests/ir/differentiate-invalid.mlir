@@ -1,0 +1,45 @@
+// A missing derivative rule is an error naming the op, and requests are
+// verified against their callee.
+// RUN: adjit-opt %s -split-input-file -verify-diagnostics --adjit-differentiate
+
+func.func private @uses_arith(%x: tensor<3xf32>) -> tensor<f32> {
+  // expected-error @+1 {{no reverse-mode derivative rule for 'arith.mulf'}}
+  %y = arith.mulf %x, %x : tensor<3xf32>
+  %s = adjit.reduce sum %y, dims = [0] : (tensor<3xf32>) -> tensor<f32>
+  return %s : tensor<f32>
+}
+func.func @g(%x: tensor<3xf32>) -> tensor<3xf32> {
+  %g = adjit.grad @uses_arith(%x) wrt [0] : (tensor<3xf32>) -> tensor<3xf32>
+  return %g : tensor<3xf32>
+}
+
+// -----
+
+func.func private @vector_valued(%x: tensor<3xf32>) -> tensor<3xf32> {
+  return %x : tensor<3xf32>
+}
+func.func @g(%x: tensor<3xf32>) -> tensor<3xf32> {
+  // expected-error @+1 {{needs 'vector_valued' to return one 0-d float tensor}}
+  %g = adjit.grad @vector_valued(%x) wrt [0] : (tensor<3xf32>) -> tensor<3xf32>
+  return %g : tensor<3xf32>
+}
+
+// -----
+
+func.func @g(%x: tensor<3xf32>) -> tensor<3xf32> {
+  // expected-error @+1 {{refers to 'missing', which is not a function in scope}}
+  %g = adjit.grad @missing(%x) wrt [0] : (tensor<3xf32>) -> tensor<3xf32>
+  return %g : tensor<3xf32>
+}
+
+// -----
+
+// expected-error @+1 {{cannot differentiate the recursive function 'rec'}}
+func.func private @rec(%x: tensor<f32>) -> tensor<f32> {
+  %g = adjit.grad @rec2(%x) wrt [0] : (tensor<f32>) -> tensor<f32>
+  return %g : tensor<f32>
+}
+func.func private @rec2(%x: tensor<f32>) -> tensor<f32> {
+  %g = adjit.grad @rec(%x) wrt [0] : (tensor<f32>) -> tensor<f32>
+  return %g : tensor<f32>
+}
