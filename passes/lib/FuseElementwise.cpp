@@ -23,14 +23,28 @@ bool isReplication(Operation *op) {
                       [](utils::IteratorType t) { return t == utils::IteratorType::parallel; });
 }
 
+// An all-parallel generic with a small body: recomputing it in each of its
+// consumers costs a few instructions per element, while materializing it
+// costs a write and a read per consumer of a full-size buffer.
+bool isCheapElementwise(Operation *op) {
+  constexpr size_t kMaxDuplicatedOps = 24;
+  auto generic = dyn_cast<linalg::GenericOp>(op);
+  return generic && generic.getNumResults() == 1 &&
+         generic.getBody()->getOperations().size() <= kMaxDuplicatedOps &&
+         llvm::all_of(generic.getIteratorTypesArray(),
+                      [](utils::IteratorType t) { return t == utils::IteratorType::parallel; }) &&
+         llvm::all_of(generic.getIndexingMapsArray(),
+                      [](AffineMap m) { return m.isProjectedPermutation(); });
+}
+
 // Fuse only when every element the producer computes is read once, or when
-// it is mere replication.
+// it is cheap to compute again.
 bool fusesWithoutRecomputation(OpOperand *fused) {
   Operation *producer = fused->get().getDefiningOp();
   auto consumer = dyn_cast<linalg::GenericOp>(fused->getOwner());
   if (!producer || !consumer || !consumer.getMatchingIndexingMap(fused).isPermutation())
     return false;
-  return producer->hasOneUse() || isReplication(producer);
+  return producer->hasOneUse() || isReplication(producer) || isCheapElementwise(producer);
 }
 
 struct FuseElementwisePass : adjit::impl::FuseElementwiseBase<FuseElementwisePass> {

@@ -46,8 +46,9 @@ def FuseElementwise : Pass<"adjit-fuse-elementwise", "ModuleOp"> {
     contraction that reads each element many times, recomputing it per
     read: a tanh before a matmul would run once per output column.)
     Producers that only replicate data (splat constants, broadcasts,
-    transposes) fuse into every consumer even with several uses: they cost
-    nothing to recompute and a full-size buffer to materialize.
+    transposes) or are small elementwise bodies fuse into every consumer
+    even with several uses: recomputing them costs a few instructions per
+    element, materializing them a full-size buffer written and read again.
   }];
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
