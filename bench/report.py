@@ -1,0 +1,428 @@
+#!/usr/bin/env python3
+"""Turns the JSON file written by bench/run into the tables of
+docs/performance.md (Markdown, readable as plain text too).
+
+    bench/report.py bench-results.json [--out table.md]
+
+The input is {"meta": {...}, "records": [JSON lines of adjit-bench and the
+peers], "runs": [one per process]}; a bare JSON-lines file works too.
+
+Adding a workload (W4, W5, ...) to the table is one entry in WORKLOADS below
+(its limit, if it has one); until some implementation reports it, its row
+says "not yet".
+"""
+
+import argparse
+import json
+import math
+import sys
+
+MIB = 1024 * 1024
+
+# Sizes of DESIGN.md §6 (full, --smoke), as in bench/adjit_bench.cpp.
+W1_N = {False: 4194304, True: 4096}
+W2_DIMS = {False: (256, 784, 1024, 10), True: (16, 32, 24, 10)}
+W3_DIMS = {False: (8192, 1024), True: (16, 32)}
+
+
+def w2_flops(batch, n_in, hidden, classes):
+    """FLOPs of the matmuls of one W2 step (2 per multiply-add): the forward
+    x@w1, h1@w2, h2@w3; the backward's weight gradients (one per layer) and
+    input gradients (layers 2 and 3: x needs none)."""
+    layers = [(n_in, hidden), (hidden, hidden), (hidden, classes)]
+    forward = sum(2 * batch * i * o for i, o in layers)
+    weight_grads = forward
+    input_grads = sum(2 * batch * i * o for i, o in layers[1:])
+    return forward + weight_grads + input_grads
+
+
+def _triad_gbps(refs):
+    r = refs.get("triad")
+    return r.get("gb_per_s") if r else None
+
+
+def limit_w1(refs, smoke):
+    """Minimal traffic (read x, write dx: 2 x 16 MiB) over triad bandwidth."""
+    bw = _triad_gbps(refs)
+    if not bw:
+        return None, "needs the triad reference"
+    nbytes = 2 * 4 * W1_N[smoke]
+    return nbytes / (bw * 1e9) * 1e3, "%.3g MiB / triad %.1f GB/s" % (nbytes / MIB, bw)
+
+
+def limit_w2(refs, smoke):
+    """Matmul FLOPs of a step over measured sgemm throughput."""
+    r = refs.get("sgemm")
+    if not r or not r.get("gflop_per_s"):
+        return None, "needs the sgemm reference"
+    flops = w2_flops(*W2_DIMS[smoke])
+    return flops / (r["gflop_per_s"] * 1e9) * 1e3, "%.3g GFLOP / sgemm %.0f GFLOP/s" % (
+        flops / 1e9, r["gflop_per_s"])
+
+
+def limit_w3(refs, smoke):
+    """Minimal traffic (read x and c, write dx) over triad bandwidth."""
+    bw = _triad_gbps(refs)
+    if not bw:
+        return None, "needs the triad reference"
+    rows, cols = W3_DIMS[smoke]
+    nbytes = 3 * 4 * rows * cols
+    return nbytes / (bw * 1e9) * 1e3, "%.3g MiB / triad %.1f GB/s" % (nbytes / MIB, bw)
+
+
+# The rows of the table. unit: "ms" (median_ms) or "us" (median_us).
+WORKLOADS = [
+    {"name": "W1", "title": "fused elementwise value+grad", "unit": "ms", "limit": limit_w1},
+    {"name": "W2", "title": "MLP train step", "unit": "ms", "limit": limit_w2},
+    {"name": "W3", "title": "LayerNorm+GELU value+grad", "unit": "ms", "limit": limit_w3},
+    {"name": "W4", "title": "RNN BPTT (loop)", "unit": "ms", "limit": None},
+    {"name": "W5", "title": "spring chain, 1000 steps", "unit": "ms", "limit": None},
+    {"name": "W6", "title": "dispatch, per call", "unit": "us", "limit": None},
+    {"name": "W7", "title": "compile latency (first call)", "unit": "ms", "limit": None},
+]
+KNOWN_PEERS = ["jax", "tensorflow", "pytorch", "pytorch-compile"]
+MAIN_VARIANTS = ("value_and_grad", "first_call", "call")
+
+
+# -------------------------------------------------------------- input ----
+
+def load(path):
+    with open(path) as f:
+        text = f.read()
+    try:
+        data = json.loads(text)
+        if isinstance(data, dict) and "records" in data:
+            return data
+    except ValueError:
+        pass
+    records = []
+    for line in text.splitlines():
+        line = line.strip()
+        if line.startswith("{"):
+            try:
+                records.append(json.loads(line))
+            except ValueError:
+                pass
+    return {"meta": {}, "records": records, "runs": []}
+
+
+class Results:
+    def __init__(self, data):
+        self.meta = data.get("meta", {})
+        self.records = data.get("records", [])
+        self.runs = data.get("runs", [])
+        self.smoke = bool(self.meta.get("smoke")) or any(r.get("smoke") for r in self.records)
+        self.refs = {}
+        for r in self.records:
+            if r.get("impl") == "reference" and r.get("workload") in ("triad", "read", "sgemm") \
+                    and isinstance(r.get("gb_per_s", r.get("gflop_per_s")), (int, float)):
+                self.refs[r["workload"]] = r
+        self.handfused = next((r for r in self.records if r.get("impl") == "reference"
+                               and r.get("workload") == "W1" and "median_ms" in r), None)
+
+    def impls(self):
+        seen = [r.get("impl") for r in self.records if r.get("impl")]
+        peers = [p for p in KNOWN_PEERS if p in seen or p in self.meta.get("peers", [])]
+        peers += sorted({p for p in seen if p not in peers and p not in ("adjit", "reference")})
+        return peers
+
+    def find(self, workload, impl, pred):
+        hits = [r for r in self.records
+                if r.get("workload") == workload and r.get("impl") == impl and pred(r)]
+        return hits[-1] if hits else None
+
+    def timing(self, workload, impl, variant=None):
+        def main(r):
+            if "median_ms" not in r:
+                return False
+            if variant is not None:
+                return r.get("variant") == variant
+            return r.get("variant") != "value"
+        hits = [r for r in self.records
+                if r.get("workload") == workload and r.get("impl") == impl and main(r)]
+        if not hits:
+            return None
+        if variant is None:
+            for v in MAIN_VARIANTS:
+                for r in reversed(hits):
+                    if r.get("variant") == v:
+                        return r
+        return hits[-1]
+
+    def status(self, workload, impl):
+        """(value or None, text): the cell of `impl` in `workload`'s row."""
+        fail = self.find(workload, impl, lambda r: r.get("check") == "fail")
+        if fail:
+            return None, "check FAIL"
+        err = self.find(workload, impl, lambda r: "error" in r)
+        rec = self.timing(workload, impl)
+        if rec:
+            return rec, None
+        if err:
+            return None, "error"
+        skip = self.find(workload, impl, lambda r: "skipped" in r)
+        if skip:
+            return None, "not yet" if skip["skipped"] == "not implemented" else skip["skipped"]
+        selected = self.meta.get("workloads")
+        if selected and workload not in selected:
+            return None, "not run"
+        return None, "—"
+
+
+def value_of(rec, unit):
+    if rec is None:
+        return None
+    if unit == "us":
+        return rec.get("median_us", rec["median_ms"] * 1e3)
+    return rec["median_ms"]
+
+
+def fmt(v, unit=""):
+    if v is None or (isinstance(v, float) and not math.isfinite(v)):
+        return "—"
+    a = abs(v)
+    if a >= 1000:
+        s = "%.0f" % v
+    elif a >= 100:
+        s = "%.0f" % v
+    elif a >= 10:
+        s = "%.1f" % v
+    elif a >= 1:
+        s = "%.2f" % v
+    else:
+        s = "%.3g" % v
+    return s + (" " + unit if unit else "")
+
+
+def ratio(a, b):
+    if a is None or b is None or b == 0:
+        return "—"
+    r = a / b
+    if r >= 100:
+        return "%.0f" % r
+    return "%.2f" % r if r >= 0.1 else "%.2g" % r
+
+
+def table(header, rows):
+    out = ["| " + " | ".join(header) + " |",
+           "|" + "|".join("---" if i == 0 else "---:" for i in range(len(header))) + "|"]
+    for row in rows:
+        out.append("| " + " | ".join(str(c) for c in row) + " |")
+    return "\n".join(out)
+
+
+# ------------------------------------------------------------- report ----
+
+def render(res):
+    peers = res.impls()
+    out = []
+    title = "adjit benchmarks" + (" (SMOKE sizes: not for comparison)" if res.smoke else "")
+    out.append("### " + title)
+    out.append("")
+
+    # Main table.
+    header = ["workload", "adjit", "limit", "adjit/limit"]
+    for p in peers:
+        header += [p, "adjit/" + p]
+    rows = []
+    limit_notes = []
+    for w in WORKLOADS:
+        unit = "µs" if w["unit"] == "us" else "ms"
+        rec, text = res.status(w["name"], "adjit")
+        adjit = value_of(rec, w["unit"])
+        row = ["%s %s" % (w["name"], w["title"]), fmt(adjit, unit) if rec else text]
+        lim = None
+        if w["limit"]:
+            lim, how = w["limit"](res.refs, res.smoke)
+            limit_notes.append("%s: %s" % (w["name"], how))
+        row += [fmt(lim, unit) if lim is not None else "—", ratio(adjit, lim)]
+        for p in peers:
+            prec, ptext = res.status(w["name"], p)
+            pv = value_of(prec, w["unit"])
+            row += [fmt(pv, unit) if prec else ptext, ratio(adjit, pv)]
+        rows.append(row)
+    out.append(table(header, rows))
+    out.append("")
+    out.append("Medians of %s timed runs after warm-up. adjit/limit: how far adjit is from the "
+               "hardware bound (1.0 = at the bound). adjit/PEER: adjit's time over the peer's "
+               "(below 1 = adjit faster). W7 is the first call of W2's step in a fresh process." %
+               (">= 10" if not res.smoke else "1"))
+    if limit_notes:
+        out.append("Limits: " + "; ".join(limit_notes) + ".")
+    out.append("")
+
+    # Forward only.
+    rows = []
+    for w in WORKLOADS:
+        if not any(res.timing(w["name"], i, "value") for i in ["adjit"] + peers):
+            continue
+        a = res.timing(w["name"], "adjit", "value")
+        row = [w["name"], fmt(value_of(a, "ms"), "ms") if a else "—"]
+        for p in peers:
+            r = res.timing(w["name"], p, "value")
+            row += [fmt(value_of(r, "ms"), "ms") if r else "—",
+                    ratio(value_of(a, "ms"), value_of(r, "ms"))]
+        rows.append(row)
+    if rows:
+        header = ["forward only (value)", "adjit"]
+        for p in peers:
+            header += [p, "adjit/" + p]
+        out.append(table(header, rows))
+        out.append("")
+
+    # W7 detail, peak memory, checks.
+    rows = []
+    for impl in ["adjit"] + peers:
+        r = res.timing("W7", impl)
+        if r:
+            steady = (r.get("extra") or {}).get("steady_ms")
+            rows.append([impl, fmt(r["median_ms"], "ms"), fmt(r.get("compile_ms"), "ms"),
+                         fmt(steady, "ms") if steady is not None else "—"])
+    if rows:
+        out.append(table(["W7", "first call", "compile part", "next call"], rows))
+        out.append("")
+
+    rows = []
+    for w in WORKLOADS:
+        cells = []
+        for impl in ["adjit"] + peers:
+            r = res.timing(w["name"], impl)
+            cells.append(fmt(r.get("peak_rss_mb"), "MB") if r and r.get("peak_rss_mb") else "—")
+        if any(c != "—" for c in cells):
+            rows.append([w["name"]] + cells)
+    if rows:
+        out.append(table(["peak RSS"] + ["adjit"] + peers, rows))
+        out.append("Peak resident memory of the whole process (framework included); the peers' "
+                   "excludes the check against adjit (reset after it).")
+        out.append("")
+
+    rows = []
+    for w in WORKLOADS:
+        cells = []
+        for impl in ["adjit"] + peers:
+            r = res.find(w["name"], impl, lambda r: "check" in r)
+            cells.append(r["check"] if r else "—")
+        if any(c != "—" for c in cells):
+            rows.append([w["name"]] + cells)
+    if rows:
+        out.append(table(["gradient check"] + ["adjit"] + peers, rows))
+        out.append("adjit checks its own gradients (closed form, finite differences); each peer "
+                   "compares its gradients/updated weights with adjit's on adjit's inputs.")
+        out.append("")
+
+    # References.
+    rows = []
+    t = res.refs.get("triad")
+    if t:
+        rows.append(["triad bandwidth (a = b + s c, 3 x 16 MiB)", "%.1f GB/s" % t["gb_per_s"]])
+    r = res.refs.get("read")
+    if r:
+        rows.append(["read bandwidth (sum, 16 MiB)", "%.1f GB/s" % r["gb_per_s"]])
+    s = res.refs.get("sgemm")
+    if s:
+        rows.append(["OpenBLAS sgemm 1024³", "%.0f GFLOP/s" % s["gflop_per_s"]])
+    else:
+        sk = next((x for x in res.records if x.get("workload") == "sgemm"
+                   and ("skipped" in x or "error" in x)), None)
+        if sk:
+            rows.append(["OpenBLAS sgemm", sk.get("skipped") or "error"])
+    if res.handfused:
+        a = res.timing("W1", "adjit")
+        rows.append(["hand-fused C++ W1 (adjit/hand-fused: %s)" % ratio(value_of(a, "ms"), res.handfused["median_ms"]),
+                     fmt(res.handfused["median_ms"], "ms")])
+    if rows:
+        out.append(table(["reference", "measured"], rows))
+        out.append("")
+
+    # Environment.
+    out.append(render_env(res, peers))
+
+    # Problems.
+    problems = []
+    errors = {}  # the same error of one implementation in several workloads: one line
+    for r in res.records:
+        if "error" in r:
+            errors.setdefault((r.get("impl"), r["error"]), []).append(str(r.get("workload")))
+    for (impl, error), where in errors.items():
+        problems.append("%s %s: %s" % (impl, ", ".join(where), error))
+    for r in res.records:
+        if r.get("check") == "fail":
+            problems.append("%s %s: check failed: %s" % (r.get("impl"), r.get("workload"),
+                                                          _short(r.get("detail"))))
+    threads = res.meta.get("threads")
+    for r in res.records:
+        if r.get("impl") == "adjit" and "threads" in r and threads is not None and r["threads"] != threads:
+            problems.append("adjit %s ran with %s threads, %s requested" % (r.get("workload"), r["threads"], threads))
+            break
+    if problems:
+        out.append("")
+        out.append("Problems:")
+        out.extend("- " + p for p in problems)
+    return "\n".join(out) + "\n"
+
+
+def _short(detail, limit=300):
+    if isinstance(detail, dict):
+        bad = {k: v for k, v in detail.items() if isinstance(v, dict) and not v.get("ok", True)}
+        detail = json.dumps(bad or detail)
+    s = str(detail)
+    return s if len(s) <= limit else s[:limit] + "..."
+
+
+def render_env(res, peers):
+    m = res.meta
+    lines = ["Environment:"]
+    cpu = m.get("cpu")
+    if cpu:
+        lines.append("- CPU: %s, %s logical CPUs%s" % (cpu, m.get("cpus_online", "?"),
+                                                      ", AVX-512" if m.get("avx512f") else ""))
+    if m.get("date"):
+        lines.append("- date: %s" % m["date"])
+    if m.get("threads") is not None:
+        lines.append("- threads: %s per implementation%s" % (
+            m["threads"], " (peers pinned to %s CPU(s))" % m["threads"] if m.get("pin", True) else ""))
+    if m.get("kernel"):
+        lines.append("- kernel: %s, glibc %s" % (m["kernel"], m.get("glibc", "?")))
+    child = m.get("child_env") or {}
+    if child:
+        lines.append("- environment of every run: " + ", ".join("%s=%s" % kv for kv in sorted(child.items())))
+    if m.get("adjit_commit"):
+        lines.append("- adjit: %s%s" % (m["adjit_commit"], " (with local changes)" if m.get("adjit_dirty") else ""))
+    envs = {}
+    for r in res.records:
+        if "env" in r and r.get("impl"):
+            envs.setdefault(r["impl"], r["env"])
+    for impl in peers:
+        e = envs.get(impl)
+        if not e:
+            continue
+        versions = ", ".join("%s %s" % kv for kv in e.get("versions", {}).items())
+        extra = []
+        if e.get("OMP_WAIT_POLICY"):
+            extra.append("OMP_WAIT_POLICY=%s" % e["OMP_WAIT_POLICY"])
+        if "torch_threads" in e:
+            extra.append("torch threads %s" % e["torch_threads"])
+        if "intra_op_threads" in e:
+            extra.append("intra/inter-op threads %s/%s" % (e["intra_op_threads"], e["inter_op_threads"]))
+        if e.get("cpu_capability"):
+            extra.append("CPU capability %s" % e["cpu_capability"])
+        lines.append("- %s: python %s, %s%s" % (impl, e.get("python", "?"), versions,
+                                                 ("; " + ", ".join(extra)) if extra else ""))
+    return "\n".join(lines)
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description="Print the tables of a bench/run result file.")
+    p.add_argument("results", nargs="?", default="bench-results.json")
+    p.add_argument("--out", help="also write the Markdown to this file")
+    a = p.parse_args(argv)
+    text = render(Results(load(a.results)))
+    sys.stdout.write(text)
+    if a.out:
+        with open(a.out, "w") as f:
+            f.write(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
