@@ -38,13 +38,23 @@ bool isCheapElementwise(Operation *op) {
 }
 
 // Fuse only when every element the producer computes is read once, or when
-// it is cheap to compute again.
+// it is cheap to compute again. Duplicating into several consumers stops
+// when a loop body would pass kMaxDuplicatingBody ops: otherwise chains of
+// shared values (forward values read by the backward pass) would be copied
+// into every consumer again and again, growing without bound.
 bool fusesWithoutRecomputation(OpOperand *fused) {
+  constexpr size_t kMaxDuplicatingBody = 64;
   Operation *producer = fused->get().getDefiningOp();
   auto consumer = dyn_cast<linalg::GenericOp>(fused->getOwner());
   if (!producer || !consumer || !consumer.getMatchingIndexingMap(fused).isPermutation())
     return false;
-  return producer->hasOneUse() || isReplication(producer) || isCheapElementwise(producer);
+  if (producer->hasOneUse() || isReplication(producer))
+    return true;
+  if (!isCheapElementwise(producer))
+    return false;
+  size_t fusedSize = consumer.getBody()->getOperations().size() +
+                     cast<linalg::GenericOp>(producer).getBody()->getOperations().size();
+  return fusedSize <= kMaxDuplicatingBody;
 }
 
 struct FuseElementwisePass : adjit::impl::FuseElementwiseBase<FuseElementwisePass> {
