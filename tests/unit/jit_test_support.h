@@ -1,9 +1,11 @@
-// Shared helpers for the JIT op and accuracy tests: building small MLIR
-// modules from types, compiling each distinct module once per test run,
-// moving data between adjit::Array and double/long double vectors, exact
-// reference rounding into every dtype, and tolerance checks that describe
-// the first mismatches in a readable way.
+// Helpers for the JIT op and accuracy tests, on top of test_support.h:
+// building small MLIR modules from types, compiling each distinct module
+// once per test run, moving data between adjit::Array and long double
+// vectors with exact rounding into every dtype, and tolerance checks on long
+// doubles that describe the first mismatches in a readable way.
 #pragma once
+
+#include "test_support.h"
 
 #include <catch2/catch.hpp>
 
@@ -27,6 +29,9 @@
 #include "adjit/runtime/DType.h"
 
 namespace adjit::jit_test {
+
+// dtype shorthands, count/unravel/ravel, Tol, round_to_format, ulp_of, ...
+using namespace adjit::test;
 
 //===----------------------------------------------------------------------===//
 // MLIR text
@@ -162,51 +167,6 @@ class Batch {
 };
 
 //===----------------------------------------------------------------------===//
-// Rounding into the dtypes, exactly (reference side)
-//===----------------------------------------------------------------------===//
-
-struct FloatFormat {
-  int precision;     // significand bits including the implicit one
-  int min_exponent;  // exponent of the smallest normal number
-  int max_exponent;  // exponent of the largest finite number
-};
-inline FloatFormat float_format(DType dtype) {
-  switch (dtype) {
-    case DType::f16: return {11, -14, 15};
-    case DType::bf16: return {8, -126, 127};
-    case DType::f32: return {24, -126, 127};
-    case DType::f64: return {53, -1022, 1023};
-    default: break;
-  }
-  throw std::logic_error("not a float dtype");
-}
-
-/// Rounds the exact value `x` once, to nearest with ties to even, into the
-/// float `dtype` (with gradual underflow and overflow to infinity). A long
-/// double (64-bit significand on x86-64) holds every double and every int64
-/// exactly, so this is a correctly rounded reference for every conversion.
-inline long double round_to_format(long double x, DType dtype) {
-  if (std::isnan(x) || std::isinf(x) || x == 0) return x;
-  FloatFormat f = float_format(dtype);
-  int exponent = std::ilogb(x);
-  int quantum = std::max(exponent, f.min_exponent) - (f.precision - 1);
-  long double scaled = std::scalbn(x, -quantum);  // exact
-  long double rounded = std::scalbn(std::nearbyint(scaled), quantum);
-  long double max_finite =
-      std::scalbn(2.0L - std::scalbn(1.0L, 1 - f.precision), f.max_exponent);
-  if (std::fabs(rounded) > max_finite) return std::copysign(INFINITY, x);
-  return rounded;
-}
-
-/// The spacing of `dtype` at `x` (the unit in the last place of |x|'s binade;
-/// the subnormal spacing below the normal range).
-inline double ulp_of(double x, DType dtype) {
-  FloatFormat f = float_format(dtype);
-  int exponent = (x == 0 || !std::isfinite(x)) ? f.min_exponent : std::ilogb(x);
-  return std::ldexp(1.0, std::max(exponent, f.min_exponent) - (f.precision - 1));
-}
-
-//===----------------------------------------------------------------------===//
 // Array <-> numbers
 //===----------------------------------------------------------------------===//
 
@@ -227,11 +187,6 @@ inline std::vector<long double> to_long_doubles(const Array& a) {
     for (size_t i = 0; i < out.size(); ++i) out[i] = element_value(p[i]);
     return out;
   });
-}
-/// Every element as a double (exact for all dtypes but i64 beyond 2^53).
-inline std::vector<double> to_doubles(const Array& a) {
-  std::vector<long double> wide = to_long_doubles(a);
-  return std::vector<double>(wide.begin(), wide.end());
 }
 
 /// Stores exact values into `dtype`: floats round once to nearest even;
@@ -286,11 +241,6 @@ inline std::vector<double> integer_values(size_t n, int64_t lo, int64_t hi, uint
   for (double& v : out) v = static_cast<double>(dist(rng));
   return out;
 }
-inline int64_t count(const Shape& shape) {
-  int64_t n = 1;
-  for (int64_t d : shape) n *= d;
-  return n;
-}
 
 //===----------------------------------------------------------------------===//
 // Comparisons: an empty string means "all match"; otherwise the text names
@@ -305,16 +255,11 @@ inline std::string number(long double v) {
   return s.str();
 }
 
-struct Tolerance {
-  double rel = 0;  // |got - want| <= rel * |want| + abs
-  double abs = 0;
-};
-
 /// `got` against `want`, element by element: NaN matches only NaN, infinities
 /// only themselves; finite values within the tolerance. With an all-zero
 /// tolerance the values must be identical, including the sign of zero.
 inline std::string compare(const std::vector<long double>& got,
-                           const std::vector<long double>& want, Tolerance tol = {},
+                           const std::vector<long double>& want, Tol tol = {},
                            const std::vector<long double>& inputs = {},
                            const std::vector<long double>& inputs2 = {}) {
   if (got.size() != want.size())
@@ -356,7 +301,7 @@ std::vector<long double> widen_all(const std::vector<T>& v) {
 }
 
 inline std::string compare(const Array& got, const std::vector<long double>& want,
-                           Tolerance tol = {}, const std::vector<long double>& inputs = {},
+                           Tol tol = {}, const std::vector<long double>& inputs = {},
                            const std::vector<long double>& inputs2 = {}) {
   if (is_floating(got.dtype())) return compare(to_long_doubles(got), want, tol, inputs, inputs2);
   // Integers have no negative zero: a reference computed as -0.0 means 0.
@@ -366,7 +311,7 @@ inline std::string compare(const Array& got, const std::vector<long double>& wan
   return compare(to_long_doubles(got), normalized, tol, inputs, inputs2);
 }
 inline std::string compare(const Array& got, const std::vector<double>& want,
-                           Tolerance tol = {}, const std::vector<double>& inputs = {},
+                           Tol tol = {}, const std::vector<double>& inputs = {},
                            const std::vector<double>& inputs2 = {}) {
   return compare(got, widen_all(want), tol, widen_all(inputs), widen_all(inputs2));
 }
@@ -445,5 +390,17 @@ inline std::string dense_literal(const Array& a) {
     CHECK((got).dtype() == (dtype_));         \
     CHECK((got).shape() == (shape_));         \
   } while (0)
+
+/// A Batch check: the result has `dtype` and `shape` and its values match
+/// `want` as compare() sees it (bit for bit unless `tol` says otherwise;
+/// `inputs` and `inputs2` appear next to the first mismatches).
+inline Batch::Check expect_result(DType dtype, Shape shape, std::vector<long double> want,
+                                  Tol tol = {}, std::vector<long double> inputs = {},
+                                  std::vector<long double> inputs2 = {}) {
+  return [=](const std::vector<Array>& r) {
+    ADJIT_CHECK_TYPE(r[0], dtype, shape);
+    CHECK(compare(r[0], want, tol, inputs, inputs2) == "");
+  };
+}
 
 }  // namespace adjit::jit_test

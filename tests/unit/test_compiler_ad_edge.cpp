@@ -1,9 +1,7 @@
 // AD corner cases: conventions at non-differentiable points, clamped
 // indices, closures over outer traced values (nested differentiation
 // without perturbation confusion), misuse errors of the transforms.
-#include <catch2/catch.hpp>
-
-#include <adjit/adjit.h>
+#include "test_support.h"
 
 #include <cmath>
 #include <cstdint>
@@ -14,62 +12,8 @@
 #include <vector>
 
 using namespace adjit;
-
-namespace {
-
-constexpr DType F32 = DType::f32, F64 = DType::f64, I32 = DType::i32;
-using Vec = std::vector<double>;
-
-Vec values(const Array& a) {
-  return visit_dtype(a.dtype(), [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    const T* p = a.data<T>();
-    Vec out(static_cast<size_t>(a.size()));
-    for (size_t i = 0; i < out.size(); ++i) {
-      if constexpr (std::is_same_v<T, half> || std::is_same_v<T, bfloat16>)
-        out[i] = p[i].to_float();
-      else
-        out[i] = static_cast<double>(p[i]);
-    }
-    return out;
-  });
-}
-
-Array make(const Vec& v, const Shape& shape, DType dtype) {
-  if (dtype == F64) return Array::from<double>(v, shape);
-  return Array::from<float>(std::vector<float>(v.begin(), v.end()), shape);
-}
-
-std::string mismatch(const Array& got, DType dtype, const Shape& shape, const Vec& want,
-                     double tol = 1e-6) {
-  std::ostringstream s;
-  s.precision(10);
-  if (got.dtype() != dtype || got.shape() != shape)
-    return "got " + type_string(got.dtype(), got.shape()) + ", want " + type_string(dtype, shape);
-  Vec g = values(got);
-  if (g.size() != want.size()) return "reference has a different size";
-  int bad = 0;
-  for (size_t i = 0; i < g.size(); ++i)
-    if (!(std::fabs(g[i] - want[i]) <= tol * (1 + std::fabs(want[i]))) && ++bad <= 6)
-      s << "\n  [" << i << "] got " << g[i] << " want " << want[i];
-  return bad ? std::to_string(bad) + " elements differ:" + s.str() : "";
-}
-
-std::string what_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  } catch (const std::exception& e) {
-    return std::string("not an adjit::Error: ") + e.what();
-  }
-  return "(no exception)";
-}
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
-
-}  // namespace
+using namespace adjit::test;
+using namespace adjit::test::ad;
 
 TEST_CASE("ad edge: pow at a zero base or exponent, abs at zero", "[ad][ad-edge]") {
   // d/dx x^2 at 0 is 0; d/dx x^0 is 0 everywhere (also at 0, no 0 * inf).
@@ -170,18 +114,18 @@ TEST_CASE("ad edge: hvp through a custom_gradient backward", "[ad][ad-edge]") {
 TEST_CASE("ad edge: misuse of the transforms throws adjit errors naming the problem",
           "[ad][ad-edge]") {
   // grad of a non-scalar result.
-  std::string m = what_of([] { grad([](Tensor x) { return x * 2.0; })(make({1, 2}, {2}, F32)); });
+  std::string m = what_of<Error>([] { grad([](Tensor x) { return x * 2.0; })(make({1, 2}, {2}, F32)); });
   INFO(m);
   CHECK(contains(m, "scalar"));
   CHECK(contains(m, "f32[2]"));
   // grad of an integer result.
-  m = what_of([] {
+  m = what_of<Error>([] {
     grad([](Tensor x) { return sum(x); })(Array::from<int32_t>({1, 2}, {2}));
   });
   INFO(m);
   CHECK(contains(m, "float"));
   // jvp with a tangent of the wrong shape.
-  m = what_of([] {
+  m = what_of<Error>([] {
     jvp([](Tensor x) { return sin(x); }, make({1, 2}, {2}, F32), make({1, 2, 3}, {3}, F32));
   });
   INFO(m);
@@ -189,14 +133,14 @@ TEST_CASE("ad edge: misuse of the transforms throws adjit errors naming the prob
   CHECK_FALSE(contains(m, "not an adjit::Error"));
   CHECK(contains(m, "f32[3]"));
   // jvp with a tangent of another dtype.
-  m = what_of([] {
+  m = what_of<Error>([] {
     jvp([](Tensor x) { return sin(x); }, make({1, 2}, {2}, F32), make({1, 2}, {2}, F64));
   });
   INFO(m);
   CHECK_FALSE(contains(m, "(no exception)"));
   CHECK_FALSE(contains(m, "not an adjit::Error"));
   // A pullback given a cotangent of the wrong shape.
-  m = what_of([] {
+  m = what_of<Error>([] {
     auto [y, pullback] = vjp([](Tensor x) { return sin(x); }, make({1, 2}, {2}, F32));
     pullback(make({1, 2, 3}, {3}, F32));
   });
@@ -210,12 +154,12 @@ TEST_CASE("ad edge: misuse of the transforms throws adjit errors naming the prob
 
 // Regression: vjp/jvp errors pointed at Grad.h instead of the user's call.
 TEST_CASE("ad edge: vjp/jvp misuse errors name the user's source line", "[ad][ad-edge]") {
-  std::string m = what_of([] {
+  std::string m = what_of<Error>([] {
     jvp([](Tensor x) { return sin(x); }, make({1, 2}, {2}, F32), make({1, 2, 3}, {3}, F32));
   });
   INFO(m);
   CHECK(contains(m, "test_compiler_ad_edge.cpp"));
-  m = what_of([] {
+  m = what_of<Error>([] {
     auto [y, pullback] = vjp([](Tensor x) { return sin(x); }, make({1, 2}, {2}, F32));
     pullback(make({1, 2, 3}, {3}, F32));
   });
@@ -286,7 +230,7 @@ TEST_CASE("ad edge: custom_gradient with a tuple output", "[ad][ad-edge]") {
 TEST_CASE("ad edge: a custom backward returning the wrong shape is an error", "[ad][ad-edge]") {
   auto bad = custom_gradient([](Tensor a) { return a * 2.0; },
                              [](Tensor, Tensor, Tensor ct) { return sum(ct); });
-  std::string m = what_of([bad] { grad([bad](Tensor a) { return sum(bad(a)); })(make({1, 2}, {2}, F32)); });
+  std::string m = what_of<Error>([bad] { grad([bad](Tensor a) { return sum(bad(a)); })(make({1, 2}, {2}, F32)); });
   INFO(m);
   CHECK_FALSE(contains(m, "(no exception)"));
   CHECK_FALSE(contains(m, "not an adjit::Error"));

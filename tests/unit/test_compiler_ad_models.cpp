@@ -3,9 +3,7 @@
 // labels (8-16-16-4 instead of 784-1024-1024-10) and W3's LayerNorm + GELU
 // loss, checked with check_grads in f64 and f32, against host references,
 // and through a few SGD steps.
-#include <catch2/catch.hpp>
-
-#include <adjit/adjit.h>
+#include "test_support.h"
 
 #include <cmath>
 #include <cstdint>
@@ -17,77 +15,15 @@
 #include <vector>
 
 using namespace adjit;
+using namespace adjit::test;
+using namespace adjit::test::ad;
 
 namespace {
-
-constexpr DType F32 = DType::f32, F64 = DType::f64, I32 = DType::i32;
-using Vec = std::vector<double>;
-using Fn = std::function<Tensor(const std::vector<Tensor>&)>;
-#define FN(...) Fn([=](const std::vector<Tensor>& x) -> Tensor { return __VA_ARGS__; })
-
-Vec values(const Array& a) {
-  return visit_dtype(a.dtype(), [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    const T* p = a.data<T>();
-    Vec out(static_cast<size_t>(a.size()));
-    for (size_t i = 0; i < out.size(); ++i) {
-      if constexpr (std::is_same_v<T, half> || std::is_same_v<T, bfloat16>)
-        out[i] = p[i].to_float();
-      else
-        out[i] = static_cast<double>(p[i]);
-    }
-    return out;
-  });
-}
-
-Array make(const Vec& v, const Shape& shape, DType dtype) {
-  if (dtype == F64) return Array::from<double>(v, shape);
-  return Array::from<float>(std::vector<float>(v.begin(), v.end()), shape);
-}
 
 Array randn(const Shape& shape, uint64_t seed, double scale, DType dtype) {
   Vec v = values(Array::randn(shape, seed, F64));
   for (double& x : v) x *= scale;
   return make(v, shape, dtype);
-}
-
-std::string mismatch(const Array& got, DType dtype, const Shape& shape, const Vec& want,
-                     double tol = 1e-6) {
-  std::ostringstream s;
-  s.precision(10);
-  if (got.dtype() != dtype || got.shape() != shape)
-    return "got " + type_string(got.dtype(), got.shape()) + ", want " + type_string(dtype, shape);
-  Vec g = values(got);
-  if (g.size() != want.size()) return "reference has a different size";
-  int bad = 0;
-  for (size_t i = 0; i < g.size(); ++i)
-    if (!(std::fabs(g[i] - want[i]) <= tol * (1 + std::fabs(want[i]))) && ++bad <= 6)
-      s << "\n  [" << i << "] got " << g[i] << " want " << want[i];
-  return bad ? std::to_string(bad) + " elements differ:" + s.str() : "";
-}
-std::string mismatch(const Array& got, const Array& want, double tol = 1e-6) {
-  return mismatch(got, want.dtype(), want.shape(), values(want), tol);
-}
-
-void expect_grads(const std::string& what, const Fn& f, const std::vector<Array>& args,
-                  int order = 1, GradCheckOptions options = {}) {
-  GradCheckReport report;
-  try {
-    report = check_grads(f, args, order, options);
-  } catch (const std::exception& e) {
-    FAIL_CHECK(what << ": threw " << e.what());
-    return;
-  }
-  INFO(what << ": " << report.summary());
-  CHECK(report.checked > 0);
-  CHECK(report);
-}
-
-// A constant i32 vector, built while tracing.
-Tensor ints(const std::vector<int>& v) {
-  std::vector<Tensor> parts;
-  for (int i : v) parts.push_back(full({1}, i, I32));
-  return concat(parts, 0);
 }
 
 //===----------------------------------------------------------------------===//

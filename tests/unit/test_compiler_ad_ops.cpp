@@ -7,9 +7,7 @@
 //
 // Every check goes through one std::function type (Fn) so that check_grads
 // and its transforms are instantiated once for the whole file.
-#include <catch2/catch.hpp>
-
-#include <adjit/adjit.h>
+#include "test_support.h"
 
 #include <cmath>
 #include <cstdint>
@@ -19,42 +17,10 @@
 #include <vector>
 
 using namespace adjit;
+using namespace adjit::test;
+using namespace adjit::test::ad;
 
 namespace {
-
-constexpr DType F32 = DType::f32, F64 = DType::f64, I32 = DType::i32;
-using Vec = std::vector<double>;
-using Fn = std::function<Tensor(const std::vector<Tensor>&)>;
-
-// A function of the check's arguments x[0], x[1], ...
-#define FN(...) Fn([=](const std::vector<Tensor>& x) -> Tensor { return __VA_ARGS__; })
-
-Vec values(const Array& a) {
-  return visit_dtype(a.dtype(), [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    const T* p = a.data<T>();
-    Vec out(static_cast<size_t>(a.size()));
-    for (size_t i = 0; i < out.size(); ++i) {
-      if constexpr (std::is_same_v<T, half> || std::is_same_v<T, bfloat16>)
-        out[i] = p[i].to_float();
-      else
-        out[i] = static_cast<double>(p[i]);
-    }
-    return out;
-  });
-}
-
-Array make(const Vec& v, const Shape& shape, DType dtype) {
-  if (dtype == F64) return Array::from<double>(v, shape);
-  if (dtype == I32) return Array::from<int32_t>(std::vector<int32_t>(v.begin(), v.end()), shape);
-  return Array::from<float>(std::vector<float>(v.begin(), v.end()), shape);
-}
-
-int64_t count(const Shape& shape) {
-  int64_t n = 1;
-  for (int64_t d : shape) n *= d;
-  return n;
-}
 
 // Deterministic samples of U[lo, hi).
 Array uniform(const Shape& shape, double lo, double hi, DType dtype, uint64_t seed) {
@@ -85,46 +51,7 @@ std::string str(const Shape& s) {
   return os.str() + "]";
 }
 
-// check_grads in both modes; on failure the report names the worst element.
-void expect_grads(const std::string& what, const Fn& f, const std::vector<Array>& args,
-                  int order = 1, GradCheckOptions options = {}) {
-  std::string arguments;
-  for (const Array& a : args) arguments += " " + type_string(a.dtype(), a.shape());
-  GradCheckReport report;
-  try {
-    report = check_grads(f, args, order, options);
-  } catch (const std::exception& e) {
-    FAIL_CHECK(what << " (" << arguments << "): threw " << e.what());
-    return;
-  }
-  INFO(what << " (" << arguments << " ): " << report.summary());
-  CHECK(report.checked > 0);
-  CHECK(report);
-}
-
-// "" when `got` has this dtype/shape and matches `want` within abs + rel*|want|.
-std::string mismatch(const Array& got, DType dtype, const Shape& shape, const Vec& want,
-                     double tol = 1e-6) {
-  std::ostringstream s;
-  s.precision(10);
-  if (got.dtype() != dtype || got.shape() != shape)
-    return "got " + type_string(got.dtype(), got.shape()) + ", want " + type_string(dtype, shape);
-  Vec g = values(got);
-  int bad = 0;
-  for (size_t i = 0; i < g.size(); ++i)
-    if (!(std::fabs(g[i] - want[i]) <= tol * (1 + std::fabs(want[i]))) && ++bad <= 6)
-      s << "\n  [" << i << "] got " << g[i] << " want " << want[i];
-  return bad ? std::to_string(bad) + " elements differ:" + s.str() : "";
-}
-
 const DType kFloatTypes[] = {F32, F64};
-
-// A constant i32 vector, built while tracing.
-Tensor ints(const std::vector<int>& v) {
-  std::vector<Tensor> parts;
-  for (int i : v) parts.push_back(full({1}, i, I32));
-  return concat(parts, 0);
-}
 
 struct UnaryCase {
   const char* name;

@@ -2,9 +2,7 @@
 // tuples, persistent tapes, stop_recording, nested tapes, unconnected and
 // unwatched sources, jacobian, non-scalar targets, the §5 training step,
 // and agreement with the functional API (one set of rules).
-#include <catch2/catch.hpp>
-
-#include <adjit/adjit.h>
+#include "test_support.h"
 
 #include <cmath>
 #include <cstdint>
@@ -15,72 +13,10 @@
 #include <vector>
 
 using namespace adjit;
+using namespace adjit::test;
+using namespace adjit::test::ad;
 
 namespace {
-
-constexpr DType F32 = DType::f32, F64 = DType::f64;
-using Vec = std::vector<double>;
-
-Vec values(const Array& a) {
-  return visit_dtype(a.dtype(), [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    const T* p = a.data<T>();
-    Vec out(static_cast<size_t>(a.size()));
-    for (size_t i = 0; i < out.size(); ++i) {
-      if constexpr (std::is_same_v<T, half> || std::is_same_v<T, bfloat16>)
-        out[i] = p[i].to_float();
-      else
-        out[i] = static_cast<double>(p[i]);
-    }
-    return out;
-  });
-}
-
-Array make(const Vec& v, const Shape& shape, DType dtype) {
-  if (dtype == F64) return Array::from<double>(v, shape);
-  return Array::from<float>(std::vector<float>(v.begin(), v.end()), shape);
-}
-
-Vec map(const Vec& v, const std::function<double(double)>& f) {
-  Vec out;
-  for (double x : v) out.push_back(f(x));
-  return out;
-}
-
-std::string mismatch(const Array& got, DType dtype, const Shape& shape, const Vec& want,
-                     double tol = 1e-6) {
-  std::ostringstream s;
-  s.precision(10);
-  if (got.dtype() != dtype || got.shape() != shape)
-    return "got " + type_string(got.dtype(), got.shape()) + ", want " + type_string(dtype, shape);
-  Vec g = values(got);
-  if (g.size() != want.size()) return "reference has a different size";
-  int bad = 0;
-  for (size_t i = 0; i < g.size(); ++i)
-    if (!(std::fabs(g[i] - want[i]) <= tol * (1 + std::fabs(want[i]))) && ++bad <= 6)
-      s << "\n  [" << i << "] got " << g[i] << " want " << want[i];
-  return bad ? std::to_string(bad) + " elements differ:" + s.str() : "";
-}
-std::string mismatch(const Array& got, const Array& want, double tol = 1e-6) {
-  return mismatch(got, want.dtype(), want.shape(), values(want), tol);
-}
-
-// The message of the TraceError that `f` throws ("" if it throws nothing or
-// something else, which the caller's CHECK then shows).
-template <class F>
-std::string trace_error_of(F f) {
-  try {
-    f();
-  } catch (const TraceError& e) {
-    return e.what();
-  } catch (const std::exception& e) {
-    return std::string("not a TraceError: ") + e.what();
-  }
-  return "(no exception)";
-}
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
 
 const Vec kX = {0.3, -0.7, 1.1};
 
@@ -163,7 +99,7 @@ TEST_CASE("ad tape: a persistent tape answers twice; a non-persistent one throws
     Tensor b = tape.gradient(y, x);
     return a + b;
   });
-  std::string message = trace_error_of([&] { once(make(kX, {3}, F32)); });
+  std::string message = what_of<TraceError>([&] { once(make(kX, {3}, F32)); });
   INFO(message);
   CHECK(contains(message, "persistent"));
   CHECK(contains(message, "test_compiler_ad_tape.cpp"));
@@ -248,7 +184,7 @@ TEST_CASE("ad tape: unconnected, unwatched and error-on-unconnected sources", "[
     auto [a, b] = tape.gradient(y, x, u);
     return a + b;
   });
-  std::string message = trace_error_of([&] { strict(make({1, 2}, {2}, F32), make({1, 2}, {2}, F32)); });
+  std::string message = what_of<TraceError>([&] { strict(make({1, 2}, {2}, F32), make({1, 2}, {2}, F32)); });
   INFO(message);
   CHECK(contains(message, "does not depend on source 1"));
   CHECK(contains(message, "UnconnectedGradients::error"));
@@ -266,7 +202,7 @@ TEST_CASE("ad tape: unconnected, unwatched and error-on-unconnected sources", "[
     Tensor y = sum(x * w);
     return tape.gradient(y, w);
   });
-  std::string why = trace_error_of([&] { unwatched(make({1, 2}, {2}, F32), make({1, 2}, {2}, F32)); });
+  std::string why = what_of<TraceError>([&] { unwatched(make({1, 2}, {2}, F32), make({1, 2}, {2}, F32)); });
   INFO(why);
   CHECK(contains(why, "watch"));
   CHECK(contains(why, "test_compiler_ad_tape.cpp"));
@@ -366,7 +302,7 @@ TEST_CASE("ad tape: custom_gradient and jitted calls are recorded", "[ad][ad-tap
 }
 
 TEST_CASE("ad tape: a tape outside a traced function is a TraceError", "[ad][ad-tape]") {
-  std::string message = trace_error_of([] { GradientTape tape; });
+  std::string message = what_of<TraceError>([] { GradientTape tape; });
   INFO(message);
   CHECK_FALSE(contains(message, "(no exception)"));
   CHECK_FALSE(contains(message, "not a TraceError"));

@@ -40,8 +40,6 @@ using namespace adjit::jit_test;
 
 namespace {
 
-constexpr DType F32 = DType::f32, F64 = DType::f64;
-
 struct MathFn {
   std::string name;
   double (*ref32)(double);

@@ -28,31 +28,11 @@ using namespace adjit::jit_test;
 
 namespace {
 
-constexpr DType F16 = DType::f16, BF16 = DType::bf16, F32 = DType::f32, F64 = DType::f64,
-                I1 = DType::i1, I32 = DType::i32, I64 = DType::i64;
 constexpr DType kAllDTypes[] = {F16, BF16, F32, F64, I1, I32, I64};
-
-const double kNaN = std::numeric_limits<double>::quiet_NaN();
-const double kInf = std::numeric_limits<double>::infinity();
 
 std::string ty(DType d, const Shape& s) { return tensor_type(d, s); }
 std::string name_of(DType d) { return std::string(dtype_name(d)); }
 bool is_int(DType d) { return d == I32 || d == I64; }
-
-// Row-major index helpers for the data-movement references.
-std::vector<int64_t> unravel(int64_t flat, const Shape& shape) {
-  std::vector<int64_t> index(shape.size());
-  for (int64_t d = static_cast<int64_t>(shape.size()) - 1; d >= 0; --d) {
-    index[d] = flat % shape[d];
-    flat /= shape[d];
-  }
-  return index;
-}
-int64_t ravel(const std::vector<int64_t>& index, const Shape& shape) {
-  int64_t flat = 0;
-  for (size_t d = 0; d < shape.size(); ++d) flat = flat * shape[d] + index[d];
-  return flat;
-}
 
 // Distinct-ish values that every dtype stores exactly enough to tell apart.
 Array test_array(const Shape& shape, DType dtype, uint64_t seed) {
@@ -205,14 +185,11 @@ TEST_CASE("adjit.iota: index along one dimension, every numeric dtype", "[jit-op
              {{2, 3, 4}, 0}, {{2, 3, 4}, 1}, {{2, 3, 4}, 2}, {{7}, 0}, {{0, 3}, 1}, {{1, 5}, 1}}) {
       Shape shape = shape_;
       int64_t dim = dim_;
-      std::vector<double> want(static_cast<size_t>(count(shape)));
+      std::vector<long double> want(static_cast<size_t>(count(shape)));
       for (size_t i = 0; i < want.size(); ++i)
         want[i] = static_cast<double>(unravel(static_cast<int64_t>(i), shape)[dim]);
       batch.add_op({}, {dtype, shape}, "adjit.iota dim = " + std::to_string(dim) + " : " + ty(dtype, shape),
-                   {}, [=](const std::vector<Array>& r) {
-                     ADJIT_CHECK_TYPE(r[0], dtype, shape);
-                     CHECK(compare(r[0], want) == "");
-                   });
+                   {}, expect_result(dtype, shape, want));
     }
   }
   batch.run_all();
@@ -267,9 +244,9 @@ const std::vector<UnaryOp>& float_unary_ops() {
   return ops;
 }
 
-Tolerance unary_tolerance(const UnaryOp& op, DType dtype) {
+Tol unary_tolerance(const UnaryOp& op, DType dtype) {
   if (op.exact) return {};
-  return dtype == F32 ? Tolerance{1e-6, op.f32_abs} : Tolerance{1e-12, op.f64_abs};
+  return dtype == F32 ? Tol{1e-6, op.f32_abs} : Tol{1e-12, op.f64_abs};
 }
 
 // The exact reference of `op` on the stored inputs (as long doubles).
@@ -298,11 +275,8 @@ TEST_CASE("float unary ops on random data, f32 and f64", "[jit-ops][ops][unary]"
       Shape shape{4, 64};
       Array x = from_doubles(uniform_values(256, op.lo, op.hi, 17), shape, dtype);
       std::vector<long double> want = rounded(unary_reference(op, x), dtype), in = to_long_doubles(x);
-      Tolerance tol = unary_tolerance(op, dtype);
-      add_unary(batch, op.name, dtype, shape, x, [=](const std::vector<Array>& r) {
-        ADJIT_CHECK_TYPE(r[0], dtype, shape);
-        CHECK(compare(r[0], want, tol, in) == "");
-      });
+      Tol tol = unary_tolerance(op, dtype);
+      add_unary(batch, op.name, dtype, shape, x, expect_result(dtype, shape, want, tol, in));
     }
     batch.run_all();
   }
@@ -321,7 +295,7 @@ TEST_CASE("float unary ops on special values (NaN, inf, +-0, subnormals, edges)"
       values.insert(values.end(), op.special.begin(), op.special.end());
       Shape shape{static_cast<int64_t>(values.size())};
       Array x = from_doubles(values, shape, dtype);
-      Tolerance tol = unary_tolerance(op, dtype);
+      Tol tol = unary_tolerance(op, dtype);
       if (!op.exact)
         tol.abs = std::max(tol.abs, dtype == F32 ? double(std::numeric_limits<float>::min())
                                                  : std::numeric_limits<double>::min());
@@ -514,15 +488,12 @@ TEST_CASE("float binary ops: add sub mul div max min pow on f32 and f64",
       std::vector<long double> a = to_long_doubles(x), b = to_long_doubles(y), want;
       for (size_t i = 0; i < a.size(); ++i) want.push_back(op.ref(a[i], b[i]));
       want = rounded(want, dtype);
-      Tolerance tol = op.exact ? Tolerance{} : Tolerance{dtype == F32 ? 1e-6 : 1e-12, 0};
+      Tol tol = op.exact ? Tol{} : Tol{dtype == F32 ? 1e-6 : 1e-12, 0};
       // x - y and x + y of equal magnitudes give +0 in both (exactly as the
       // reference in long double computes it), so exactness holds for zeros.
       batch.add_op({{dtype, shape}, {dtype, shape}}, {dtype, shape},
                    "adjit." + op.name + " %a0, %a1 : " + ty(dtype, shape), {x, y},
-                   [=](const std::vector<Array>& r) {
-                     ADJIT_CHECK_TYPE(r[0], dtype, shape);
-                     CHECK(compare(r[0], want, tol, a, b) == "");
-                   });
+                   expect_result(dtype, shape, want, tol, a, b));
     }
     batch.run_all();
   }
@@ -587,10 +558,7 @@ TEST_CASE("integer binary ops on i32 and i64 (div truncates like C++)",
       }
       batch.add_op({{dtype, shape}, {dtype, shape}}, {dtype, shape},
                    "adjit." + op.name + " %a0, %a1 : " + ty(dtype, shape), {x, y},
-                   [=](const std::vector<Array>& r) {
-                     ADJIT_CHECK_TYPE(r[0], dtype, shape);
-                     CHECK(compare(r[0], want, {}, a, b) == "");
-                   });
+                   expect_result(dtype, shape, want, {}, a, b));
     }
     batch.run_all();
   }
@@ -694,10 +662,7 @@ TEST_CASE("adjit.select: every dtype, bits pass through unchanged", "[jit-ops][o
       for (size_t i = 0; i < n; ++i) want.push_back(p[i] != 0 ? a[i] : b[i]);
       batch.add_op({{I1, shape}, {dtype, shape}, {dtype, shape}}, {dtype, shape},
                    "adjit.select %a0, %a1, %a2 : " + ty(I1, shape) + ", " + ty(dtype, shape),
-                   {pred, t, f}, [=](const std::vector<Array>& r) {
-                     ADJIT_CHECK_TYPE(r[0], dtype, shape);
-                     CHECK(compare(r[0], want) == "");
-                   });
+                   {pred, t, f}, expect_result(dtype, shape, want));
     }
   }
   batch.run_all();
@@ -893,11 +858,7 @@ TEST_CASE("adjit.broadcast_in_dim: new dims, size-1 expansion, permuted dims",
         for (size_t k = 0; k < c.from.size(); ++k) src[k] = c.from[k] == 1 ? 0 : at[c.dims[k]];
         want.push_back(in[ravel(src, c.from)]);
       }
-      batch.add_op({{dtype, c.from}}, {dtype, c.to}, op, {x},
-                   [=](const std::vector<Array>& r) {
-                     ADJIT_CHECK_TYPE(r[0], dtype, c.to);
-                     CHECK(compare(r[0], want) == "");
-                   });
+      batch.add_op({{dtype, c.from}}, {dtype, c.to}, op, {x}, expect_result(dtype, c.to, want));
     }
     batch.run_all();
   }
@@ -914,10 +875,7 @@ TEST_CASE("adjit.reshape keeps row-major order", "[jit-ops][ops][reshape]") {
       std::string op = "adjit.reshape %a0 : (" + ty(dtype, from) + ") -> " + ty(dtype, to);
       Array x = test_array(from, dtype, 72);
       batch.add_op({{dtype, from}}, {dtype, to}, op, {x},
-                   [=](const std::vector<Array>& r) {
-                     ADJIT_CHECK_TYPE(r[0], dtype, to);
-                     CHECK(compare(r[0], to_long_doubles(x)) == "");
-                   });
+                   expect_result(dtype, to, to_long_doubles(x)));
     }
     batch.run_all();
   }
@@ -947,11 +905,7 @@ TEST_CASE("adjit.transpose: every permutation of a rank-3 tensor, ranks 2 and 4"
         for (size_t k = 0; k < p.size(); ++k) src[p[k]] = at[k];
         want.push_back(in[ravel(src, shape)]);
       }
-      batch.add_op({{dtype, shape}}, {dtype, out}, op, {x},
-                   [=](const std::vector<Array>& r) {
-                     ADJIT_CHECK_TYPE(r[0], dtype, out);
-                     CHECK(compare(r[0], want) == "");
-                   });
+      batch.add_op({{dtype, shape}}, {dtype, out}, op, {x}, expect_result(dtype, out, want));
     }
     batch.run_all();
   }
@@ -985,11 +939,7 @@ TEST_CASE("adjit.slice with starts, limits and strides", "[jit-ops][ops][slice]"
         for (size_t d = 0; d < at.size(); ++d) at[d] = c.start[d] + at[d] * c.stride[d];
         want.push_back(in[ravel(at, c.shape)]);
       }
-      batch.add_op({{dtype, c.shape}}, {dtype, out}, op, {x},
-                   [=](const std::vector<Array>& r) {
-                     ADJIT_CHECK_TYPE(r[0], dtype, out);
-                     CHECK(compare(r[0], want) == "");
-                   });
+      batch.add_op({{dtype, c.shape}}, {dtype, out}, op, {x}, expect_result(dtype, out, want));
     }
     batch.run_all();
   }
@@ -1035,11 +985,7 @@ TEST_CASE("adjit.concatenate along each dim, with an empty input", "[jit-ops][op
         while (at[c.dim] >= c.inputs[k][c.dim]) at[c.dim] -= c.inputs[k++][c.dim];
         want.push_back(in[k][ravel(at, c.inputs[k])]);
       }
-      batch.add_op(ins, {dtype, out}, op, xs,
-                   [=](const std::vector<Array>& r) {
-                     ADJIT_CHECK_TYPE(r[0], dtype, out);
-                     CHECK(compare(r[0], want) == "");
-                   });
+      batch.add_op(ins, {dtype, out}, op, xs, expect_result(dtype, out, want));
     }
     batch.run_all();
   }
@@ -1083,10 +1029,7 @@ TEST_CASE("adjit.pad with low, high and interior padding", "[jit-ops][ops][pad]"
         want.push_back(inside ? in[ravel(at, c.shape)] : p);
       }
       batch.add_op({{dtype, c.shape}, {dtype, {}}}, {dtype, out}, op, {x, pad},
-                   [=](const std::vector<Array>& r) {
-                     ADJIT_CHECK_TYPE(r[0], dtype, out);
-                     CHECK(compare(r[0], want) == "");
-                   });
+                   expect_result(dtype, out, want));
     }
     batch.run_all();
   }
@@ -1148,10 +1091,7 @@ TEST_CASE("adjit.gather along an axis, out-of-range indices clamped", "[jit-ops]
         for (int64_t i = 0; i < count(out); ++i)
           want.push_back(in[ravel(gather_source(c, unravel(i, out), ind), c.operand)]);
         batch.add_op({{dtype, c.operand}, {index_type, c.indices}}, {dtype, out}, op, {x, idx},
-                     [=](const std::vector<Array>& r) {
-                       ADJIT_CHECK_TYPE(r[0], dtype, out);
-                       CHECK(compare(r[0], want) == "");
-                     });
+                     expect_result(dtype, out, want));
       }
     }
     batch.run_all();
@@ -1187,11 +1127,8 @@ TEST_CASE("adjit.scatter_add: repeated indices accumulate, out-of-range clamped"
         for (int64_t i = 0; i < count(upd_shape); ++i)
           want[ravel(gather_source(c, unravel(i, upd_shape), ind), c.operand)] += u[i];
         batch.add_op({{dtype, c.operand}, {index_type, c.indices}, {dtype, upd_shape}},
-                              {dtype, c.operand}, op, {base, idx, upd},
-                     [=](const std::vector<Array>& r) {
-                       ADJIT_CHECK_TYPE(r[0], dtype, c.operand);
-                       CHECK(compare(r[0], want) == "");
-                     });
+                     {dtype, c.operand}, op, {base, idx, upd},
+                     expect_result(dtype, c.operand, want));
       }
     }
     batch.run_all();
@@ -1331,10 +1268,7 @@ TEST_CASE("adjit.reduce: NaN propagation, empty dims give the identity, f16/bf16
                            ") -> " + ty(dtype, out);
           std::vector<long double> want = reduce_ref(kind, {}, shape, dims, dtype);
           batch.add_op({{dtype, shape}}, {dtype, out}, op, {Array::zeros(shape, dtype)},
-                       [=](const std::vector<Array>& r) {
-                         ADJIT_CHECK_TYPE(r[0], dtype, out);
-                         CHECK(compare(r[0], want) == "");
-                       });
+                       expect_result(dtype, out, want));
         }
       }
     }
@@ -1396,10 +1330,7 @@ TEST_CASE("adjit.argmax: first index of the max, first NaN wins", "[jit-ops][ops
           want.push_back(best);
         }
         batch.add_op({{dtype, shape}}, {index_type, out}, op, {x},
-                     [=](const std::vector<Array>& r) {
-                       ADJIT_CHECK_TYPE(r[0], index_type, out);
-                       CHECK(compare(r[0], want) == "");
-                     });
+                     expect_result(index_type, out, want));
       }
     }
   }
@@ -1555,10 +1486,7 @@ TEST_CASE("adjit.dot_general in f16 and bf16 accumulates in f32, rounds once",
       std::vector<long double> want =
           rounded(dot_ref(c, to_long_doubles(l), to_long_doubles(r), mag), dtype);
       batch.add_op({{dtype, c.lhs}, {dtype, c.rhs}}, {dtype, out}, op, {l, r},
-                   [=](const std::vector<Array>& result) {
-                     ADJIT_CHECK_TYPE(result[0], dtype, out);
-                     CHECK(compare(result[0], want) == "");
-                   });
+                   expect_result(dtype, out, want));
     }
     batch.run_all();
   }

@@ -6,9 +6,7 @@
 // No function here returns one of its arguments unchanged or the same value
 // twice, except in the test of exactly that, which runs in a child process:
 // both used to crash the compiler (tests/ir/pipeline-return-aliases.mlir).
-#include <catch2/catch.hpp>
-
-#include <adjit/adjit.h>
+#include "test_support.h"
 
 #include <sys/wait.h>
 #include <unistd.h>
@@ -33,72 +31,21 @@
 #include <vector>
 
 using namespace adjit;
+using namespace adjit::test;
 
 namespace {
 
-constexpr DType F32 = DType::f32, F64 = DType::f64, I32 = DType::i32;
-
-using Vec = std::vector<double>;
-
-Vec values(const Array& a) {
-  return visit_dtype(a.dtype(), [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    const T* p = a.data<T>();
-    Vec out(static_cast<size_t>(a.size()));
-    for (size_t i = 0; i < out.size(); ++i) {
-      if constexpr (std::is_same_v<T, half> || std::is_same_v<T, bfloat16>)
-        out[i] = p[i].to_float();
-      else
-        out[i] = static_cast<double>(p[i]);
-    }
-    return out;
-  });
-}
-
-Vec map(const Vec& v, const std::function<double(double)>& f) {
-  Vec out;
-  for (double x : v) out.push_back(f(x));
-  return out;
-}
-Vec zip(const Vec& a, const Vec& b, const std::function<double(double, double)>& f) {
-  Vec out;
-  for (size_t i = 0; i < a.size(); ++i) out.push_back(f(a[i], b[i]));
-  return out;
-}
-
 // "" when `got` has this dtype and shape and every element is within
-// rel * |want| + abs of the reference.
+// rel * |want| + abs of the reference (exactly equal unless given).
 std::string mismatch(const Array& got, DType dtype, const Shape& shape, const Vec& want,
                      double rel = 0, double abs = 0) {
-  std::ostringstream s;
-  s.precision(17);
-  if (got.dtype() != dtype || got.shape() != shape)
-    return "got " + type_string(got.dtype(), got.shape()) + ", want " + type_string(dtype, shape);
-  Vec g = values(got);
-  size_t bad = 0;
-  for (size_t i = 0; i < g.size(); ++i)
-    if (!(std::fabs(g[i] - want[i]) <= rel * std::fabs(want[i]) + abs) && ++bad <= 5)
-      s << "\n  [" << i << "] got " << g[i] << " want " << want[i];
-  return bad ? std::to_string(bad) + " elements differ:" + s.str() : "";
+  return adjit::test::mismatch(got, dtype, shape, want, Tol{rel, abs});
 }
 // The exact f32 result of an f32 computation done in double.
 Vec f32(const Vec& v) {
   Vec out;
   for (double x : v) out.push_back(static_cast<float>(x));
   return out;
-}
-
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
-
-std::string what_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const std::exception& e) {
-    return e.what();
-  }
-  return "(no exception)";
 }
 
 // Redirects std::cerr into a string for its lifetime.

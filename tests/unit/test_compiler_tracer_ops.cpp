@@ -20,9 +20,7 @@
 //   - reductions and matmul (terms of size O(1), at most 24 terms):
 //     rel 1e-5, abs 1e-5 (f32) / rel 1e-12, abs 1e-12 (f64);
 //   - comparisons, logical ops, argmax, integer ops: exact.
-#include <catch2/catch.hpp>
-
-#include <adjit/adjit.h>
+#include "test_support.h"
 
 #include <algorithm>
 #include <cmath>
@@ -34,133 +32,16 @@
 #include <vector>
 
 using namespace adjit;
+using namespace adjit::test;
 
 namespace {
-
-constexpr DType F16 = DType::f16, BF16 = DType::bf16, F32 = DType::f32, F64 = DType::f64,
-                I1 = DType::i1, I32 = DType::i32, I64 = DType::i64;
-const double kInf = std::numeric_limits<double>::infinity();
-
-using Vec = std::vector<double>;
-
-// Arrays <-> doubles ----------------------------------------------------------
-
-Vec values(const Array& a) {
-  return visit_dtype(a.dtype(), [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    const T* p = a.data<T>();
-    Vec out(static_cast<size_t>(a.size()));
-    for (size_t i = 0; i < out.size(); ++i) {
-      if constexpr (std::is_same_v<T, half> || std::is_same_v<T, bfloat16>)
-        out[i] = p[i].to_float();
-      else
-        out[i] = static_cast<double>(p[i]);
-    }
-    return out;
-  });
-}
-
-Array make(const Vec& v, Shape shape, DType dtype) {
-  return visit_dtype(dtype, [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    std::vector<T> typed;
-    for (double x : v) {
-      if constexpr (std::is_same_v<T, half> || std::is_same_v<T, bfloat16>)
-        typed.push_back(T::from_float(static_cast<float>(x)));
-      else if constexpr (std::is_same_v<T, bool>)
-        typed.push_back(x != 0);
-      else
-        typed.push_back(static_cast<T>(x));
-    }
-    return Array::from<T>(std::move(typed), shape);
-  });
-}
-
-// Comparison with a readable report ("" when everything matches) ---------------
-
-struct Tol {
-  double rel = 0, abs = 0;
-};
-
-std::string mismatch(const Array& got, DType dtype, const Shape& shape, const Vec& want, Tol tol) {
-  std::ostringstream s;
-  s.precision(17);
-  if (got.dtype() != dtype || got.shape() != shape) {
-    s << "got " << type_string(got.dtype(), got.shape()) << ", want "
-      << type_string(dtype, shape);
-    return s.str();
-  }
-  Vec g = values(got);
-  if (g.size() != want.size()) return "reference has the wrong size (test bug)";
-  size_t bad = 0;
-  for (size_t i = 0; i < g.size(); ++i) {
-    double w = want[i];
-    bool ok;
-    if (std::isnan(w) || std::isnan(g[i])) ok = std::isnan(w) && std::isnan(g[i]);
-    else if (std::isinf(w) || std::isinf(g[i])) ok = g[i] == w;
-    else ok = std::fabs(g[i] - w) <= tol.rel * std::fabs(w) + tol.abs;
-    if (ok) continue;
-    if (++bad <= 5) s << "\n  [" << i << "] got " << g[i] << " want " << w;
-  }
-  if (!bad) return "";
-  return std::to_string(bad) + " of " + std::to_string(g.size()) +
-         " elements differ (rel " + std::to_string(tol.rel) + ", abs " +
-         std::to_string(tol.abs) + "):" + s.str();
-}
-
-#define CHECK_ARRAY(label, got, dtype, shape, want, tol)       \
-  do {                                                          \
-    INFO("result: " << (label));                                \
-    CHECK(mismatch((got), (dtype), (shape), (want), (tol)) == ""); \
-  } while (0)
 
 Tol exact_tol(DType dt) { return dt == F32 ? Tol{0x1p-23, 0} : Tol{0x1p-52, 0}; }
 Tol transcendental_tol(DType dt) { return dt == F32 ? Tol{1e-6, 1e-6} : Tol{1e-12, 1e-14}; }
 Tol composite_tol(DType dt) { return dt == F32 ? Tol{4e-6, 2e-6} : Tol{1e-12, 1e-13}; }
 Tol accumulate_tol(DType dt) { return dt == F32 ? Tol{1e-5, 1e-5} : Tol{1e-12, 1e-12}; }
-const Tol kExact{0, 0};
 
 // Row-major nd references -------------------------------------------------------
-
-int64_t count(const Shape& s) {
-  return std::accumulate(s.begin(), s.end(), int64_t{1}, std::multiplies<>());
-}
-std::vector<int64_t> unravel(int64_t flat, const Shape& shape) {
-  std::vector<int64_t> index(shape.size());
-  for (int d = static_cast<int>(shape.size()) - 1; d >= 0; --d) {
-    index[d] = flat % shape[d];
-    flat /= shape[d];
-  }
-  return index;
-}
-int64_t ravel(const std::vector<int64_t>& index, const Shape& shape) {
-  int64_t flat = 0;
-  for (size_t d = 0; d < shape.size(); ++d) flat = flat * shape[d] + index[d];
-  return flat;
-}
-
-Vec map(const Vec& v, const std::function<double(double)>& f) {
-  Vec out;
-  for (double x : v) out.push_back(f(x));
-  return out;
-}
-Vec zip(const Vec& a, const Vec& b, const std::function<double(double, double)>& f) {
-  Vec out;
-  for (size_t i = 0; i < a.size(); ++i) out.push_back(f(a[i], b[i]));
-  return out;
-}
-
-Vec broadcast_ref(const Vec& v, const Shape& from, const Shape& to) {
-  Vec out(static_cast<size_t>(count(to)));
-  size_t offset = to.size() - from.size();
-  for (int64_t i = 0; i < count(to); ++i) {
-    auto index = unravel(i, to);
-    std::vector<int64_t> source(from.size());
-    for (size_t d = 0; d < from.size(); ++d) source[d] = from[d] == 1 ? 0 : index[d + offset];
-    out[i] = v[ravel(source, from)];
-  }
-  return out;
-}
 
 std::vector<bool> reduced_dims(size_t rank, std::vector<int> axes) {
   std::vector<bool> reduced(rank, axes.empty());
@@ -877,17 +758,9 @@ TEST_CASE("tracer ops: full zeros_like ones_like arange cast", "[tracer][ops]") 
 }
 
 namespace {
-// `x` rounded once, to nearest even, into a float format with `precision`
-// significand bits and normal exponents min_exponent..max_exponent.
-double round_once(double x, int precision, int min_exponent, int max_exponent) {
-  if (x == 0 || !std::isfinite(x)) return x;
-  int quantum = std::max(std::ilogb(x), min_exponent) - (precision - 1);
-  double rounded = std::scalbn(std::nearbyint(std::scalbn(x, -quantum)), quantum);
-  double max_finite = std::scalbn(2 - std::scalbn(1.0, 1 - precision), max_exponent);
-  return std::fabs(rounded) > max_finite ? std::copysign(kInf, x) : rounded;
-}
-double to_f16(double x) { return round_once(x, 11, -14, 15); }
-double to_bf16(double x) { return round_once(x, 8, -126, 127); }
+// `x` rounded once, to nearest even, into f16 or bf16.
+double to_f16(double x) { return static_cast<double>(round_to_format(x, F16)); }
+double to_bf16(double x) { return static_cast<double>(round_to_format(x, BF16)); }
 }  // namespace
 
 TEST_CASE("tracer ops: casts into f16 and bf16 round once", "[tracer][ops]") {

@@ -2,9 +2,7 @@
 // in the tracing front end. Result dtypes and shapes are read off the traced
 // Tensors through Jitted::lower(), which traces without compiling; a few
 // cases also run end to end to check the values.
-#include <catch2/catch.hpp>
-
-#include <adjit/adjit.h>
+#include "test_support.h"
 
 #include <cmath>
 #include <functional>
@@ -13,44 +11,9 @@
 #include <vector>
 
 using namespace adjit;
+using namespace adjit::test;
 
 namespace {
-
-constexpr DType F16 = DType::f16, BF16 = DType::bf16, F32 = DType::f32, F64 = DType::f64,
-                I1 = DType::i1, I32 = DType::i32, I64 = DType::i64;
-
-using Vec = std::vector<double>;
-
-Vec values(const Array& a) {
-  return visit_dtype(a.dtype(), [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    const T* p = a.data<T>();
-    Vec out(static_cast<size_t>(a.size()));
-    for (size_t i = 0; i < out.size(); ++i) {
-      if constexpr (std::is_same_v<T, half> || std::is_same_v<T, bfloat16>)
-        out[i] = p[i].to_float();
-      else
-        out[i] = static_cast<double>(p[i]);
-    }
-    return out;
-  });
-}
-
-Array make(const Vec& v, Shape shape, DType dtype) {
-  return visit_dtype(dtype, [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    std::vector<T> typed;
-    for (double x : v) {
-      if constexpr (std::is_same_v<T, half> || std::is_same_v<T, bfloat16>)
-        typed.push_back(T::from_float(static_cast<float>(x)));
-      else if constexpr (std::is_same_v<T, bool>)
-        typed.push_back(x != 0);
-      else
-        typed.push_back(static_cast<T>(x));
-    }
-    return Array::from<T>(std::move(typed), shape);
-  });
-}
 
 // An array of `dtype` and `shape` with small integral values (valid in every
 // dtype, bool included).
@@ -60,23 +23,6 @@ Array sample(DType dtype, Shape shape = {2, 3}) {
     v.push_back(dtype == I1 ? static_cast<double>(i % 2) : static_cast<double>(i % 5) - 2);
   return make(v, shape, dtype);
 }
-
-std::string exact_mismatch(const Array& got, DType dtype, const Shape& shape, const Vec& want) {
-  std::ostringstream s;
-  s.precision(17);
-  if (got.dtype() != dtype || got.shape() != shape)
-    return "got " + type_string(got.dtype(), got.shape()) + ", want " + type_string(dtype, shape);
-  Vec g = values(got);
-  for (size_t i = 0; i < g.size(); ++i)
-    if (g[i] != want[i]) s << "\n  [" << i << "] got " << g[i] << " want " << want[i];
-  return s.str();
-}
-
-#define CHECK_EXACT(label, got, dtype, shape, want)                  \
-  do {                                                                \
-    INFO("result: " << (label));                                      \
-    CHECK(exact_mismatch((got), (dtype), (shape), (want)) == "");     \
-  } while (0)
 
 // The type of what `op` makes of two traced arguments of these types.
 using BinaryFn = std::function<Tensor(const Tensor&, const Tensor&)>;
@@ -105,16 +51,10 @@ std::string traced_type(const UnaryFn& op, DType a, const Shape& as = {2, 3}) {
   return type;
 }
 
+// The message of the TraceError that tracing `op` on these arguments throws.
 std::string trace_error(const BinaryFn& op, DType a, const Shape& as, DType b, const Shape& bs) {
   auto f = adjit::jit([&](Tensor x, Tensor y) { return op(x, y); });
-  try {
-    f.lower(sample(a, as), sample(b, bs));
-  } catch (const TraceError& e) {
-    return e.what();
-  } catch (const std::exception& e) {
-    return std::string("not a TraceError: ") + e.what();
-  }
-  return "no error";
+  return what_of<TraceError>([&] { f.lower(sample(a, as), sample(b, bs)); });
 }
 
 const BinaryFn add = [](const Tensor& a, const Tensor& b) { return a + b; };
@@ -234,28 +174,6 @@ TEST_CASE("tracer promotion: promoted values computed end to end", "[tracer][pro
   CHECK_EXACT("f32 * 3 (int) stays f32", r[11], F32, s, f32([&](size_t n) { return X[n] * 3; }));
 }
 
-namespace {
-Vec broadcast_ref(const Vec& v, const Shape& from, const Shape& to) {
-  Vec out;
-  size_t offset = to.size() - from.size();
-  for (int64_t i = 0; i < num_elements(to); ++i) {
-    int64_t rest = i, source = 0, stride = 1;
-    std::vector<int64_t> index(to.size());
-    for (int d = static_cast<int>(to.size()) - 1; d >= 0; --d) index[d] = rest % to[d], rest /= to[d];
-    for (int d = static_cast<int>(from.size()) - 1; d >= 0; --d) {
-      source += (from[d] == 1 ? 0 : index[d + offset]) * stride;
-      stride *= from[d];
-    }
-    out.push_back(v[source]);
-  }
-  return out;
-}
-Vec zip(const Vec& a, const Vec& b, const std::function<double(double, double)>& f) {
-  Vec out;
-  for (size_t i = 0; i < a.size(); ++i) out.push_back(f(a[i], b[i]));
-  return out;
-}
-}  // namespace
 
 TEST_CASE("tracer promotion: numpy broadcasting of shapes", "[tracer][promotion]") {
   BinaryFn mul = [](const Tensor& a, const Tensor& b) { return a * b; };
