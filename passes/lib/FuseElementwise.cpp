@@ -38,23 +38,21 @@ bool isCheapElementwise(Operation *op) {
 }
 
 // Fuse only when every element the producer computes is read once, or when
-// it is cheap to compute again. Duplicating into several consumers stops
-// when a loop body would pass kMaxDuplicatingBody ops: otherwise chains of
-// shared values (forward values read by the backward pass) would be copied
-// into every consumer again and again, growing without bound.
+// it is cheap to compute again. Duplication is limited to producers that
+// read materialized values (arguments, buffers), not other generics: a chain
+// of shared values (forward values read by the backward pass) would
+// otherwise be copied into every consumer level after level.
 bool fusesWithoutRecomputation(OpOperand *fused) {
-  constexpr size_t kMaxDuplicatingBody = 64;
   Operation *producer = fused->get().getDefiningOp();
   auto consumer = dyn_cast<linalg::GenericOp>(fused->getOwner());
   if (!producer || !consumer || !consumer.getMatchingIndexingMap(fused).isPermutation())
     return false;
   if (producer->hasOneUse() || isReplication(producer))
     return true;
-  if (!isCheapElementwise(producer))
-    return false;
-  size_t fusedSize = consumer.getBody()->getOperations().size() +
-                     cast<linalg::GenericOp>(producer).getBody()->getOperations().size();
-  return fusedSize <= kMaxDuplicatingBody;
+  return isCheapElementwise(producer) &&
+         llvm::none_of(producer->getOperands(), [](Value v) {
+           return isa_and_nonnull<linalg::GenericOp>(v.getDefiningOp());
+         });
 }
 
 struct FuseElementwisePass : adjit::impl::FuseElementwiseBase<FuseElementwisePass> {
