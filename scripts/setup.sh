@@ -7,7 +7,7 @@ ADJIT_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 ADJIT_BUILD="${ADJIT_BUILD:-$ADJIT_ROOT/build}"
 
 packages=(llvm-19-dev libmlir-19-dev mlir-19-tools llvm-19-tools libomp-19-dev
-          catch2 libfmt-dev ninja-build ccache cmake g++ python3)
+          catch2 libfmt-dev libopenblas-dev ninja-build ccache cmake g++ python3)
 missing=()
 for p in "${packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
