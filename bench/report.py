@@ -282,33 +282,32 @@ def render(res):
         out.append(table(["W7", "first call", "compile part", "next call"], rows))
         out.append("")
 
-    rows = []
-    for w in WORKLOADS:
-        cells = []
-        for impl in ["adjit"] + peers:
-            r = res.timing(w["name"], impl)
-            cells.append(fmt(r.get("peak_rss_mb"), "MB") if r and r.get("peak_rss_mb") else "—")
-        if any(c != "—" for c in cells):
-            rows.append([w["name"]] + cells)
-    if rows:
-        out.append(table(["peak RSS"] + ["adjit"] + peers, rows))
-        out.append("Peak resident memory of the whole process (framework included); the peers' "
-                   "excludes the check against adjit (reset after it).")
-        out.append("")
+    # One cell per workload and implementation, rows with any value only.
+    def per_workload(title, cell, note):
+        rows = []
+        for w in WORKLOADS:
+            cells = [cell(w["name"], impl) for impl in ["adjit"] + peers]
+            if any(c != "—" for c in cells):
+                rows.append([w["name"]] + cells)
+        if rows:
+            out.append(table([title, "adjit"] + peers, rows))
+            out.append(note)
+            out.append("")
 
-    rows = []
-    for w in WORKLOADS:
-        cells = []
-        for impl in ["adjit"] + peers:
-            r = res.find(w["name"], impl, lambda r: "check" in r)
-            cells.append(r["check"] if r else "—")
-        if any(c != "—" for c in cells):
-            rows.append([w["name"]] + cells)
-    if rows:
-        out.append(table(["gradient check"] + ["adjit"] + peers, rows))
-        out.append("adjit checks its own gradients (closed form, finite differences); each peer "
-                   "compares its gradients/updated weights with adjit's on adjit's inputs.")
-        out.append("")
+    def peak_rss(name, impl):
+        r = res.timing(name, impl)
+        return fmt(r.get("peak_rss_mb"), "MB") if r and r.get("peak_rss_mb") else "—"
+
+    def check(name, impl):
+        r = res.find(name, impl, lambda r: "check" in r)
+        return r["check"] if r else "—"
+
+    per_workload("peak RSS", peak_rss,
+                 "Peak resident memory of the whole process (framework included); the peers' "
+                 "excludes the check against adjit (reset after it).")
+    per_workload("gradient check", check,
+                 "adjit checks its own gradients (closed form, finite differences); each peer "
+                 "compares its gradients/updated weights with adjit's on adjit's inputs.")
 
     # References.
     rows = []

@@ -482,6 +482,18 @@ def check_w3(np, impl, ref, loss, dx, dgamma, dbeta):
     c.finish()
 
 
+def time_w6(impl, call, x_host, y_host, args, np, note=None):
+    """W6: check y = sin(x)*2+1 on f32[16] (y_host), then time `call`, one
+    synchronous call of the compiled function."""
+    check_w6(np, impl, x_host, y_host)
+    inner = 10 if args.smoke else 10000
+    t = measure(call, args, inner=inner)
+    extra = {"calls_per_rep": inner}
+    if note:
+        extra["note"] = note
+    report("W6", impl, "call", t, args, median_us=t["median_ms"] * 1e3, extra=extra)
+
+
 def check_w6(np, impl, x, y):
     c = Check("W6", impl)
     want = np.sin(x.astype(np.float64)) * 2 + 1

@@ -185,11 +185,8 @@ def run_w6(args, jax, jnp, np):
     f = jax.jit(lambda x: jnp.sin(x) * 2 + 1)
     x_host = common.w6_input(np)
     x = jnp.asarray(x_host)
-    common.check_w6(np, IMPL, x_host, np.asarray(f(x)))
-    inner = 10 if args.smoke else 10000
-    t = common.measure(lambda: f(x).block_until_ready(), args, inner=inner)
-    common.report("W6", IMPL, "call", t, args, median_us=t["median_ms"] * 1e3,
-                  extra={"calls_per_rep": inner, "note": "jitted call + block_until_ready"})
+    common.time_w6(IMPL, lambda: f(x).block_until_ready(), x_host, np.asarray(f(x)), args, np,
+                   note="jitted call + block_until_ready")
 
 
 if __name__ == "__main__":

@@ -176,12 +176,8 @@ def run_w6(args, tf, np):
     f = tf.function(lambda x: tf.sin(x) * 2 + 1, jit_compile=True)
     x_host = common.w6_input(np)
     x = tf.constant(x_host)
-    common.check_w6(np, IMPL, x_host, f(x).numpy())
-    inner = 10 if args.smoke else 10000
-    t = common.measure(lambda: f(x), args, inner=inner)
-    common.report("W6", IMPL, "call", t, args, median_us=t["median_ms"] * 1e3,
-                  extra={"calls_per_rep": inner,
-                         "note": "tf.function(jit_compile=True) call; eager CPU execution is synchronous"})
+    common.time_w6(IMPL, lambda: f(x), x_host, f(x).numpy(), args, np,
+                   note="tf.function(jit_compile=True) call; eager CPU execution is synchronous")
 
 
 if __name__ == "__main__":

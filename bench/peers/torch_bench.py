@@ -251,11 +251,7 @@ def run_w6(args, torch, np, impl):
     f = maybe_compile(torch, impl, lambda x: torch.sin(x) * 2 + 1)
     x_host = common.w6_input(np)
     x = torch.from_numpy(x_host)
-    common.check_w6(np, impl, x_host, f(x).numpy())
-    inner = 10 if args.smoke else 10000
-    t = common.measure(lambda: f(x), args, inner=inner)
-    common.report("W6", impl, "call", t, args, median_us=t["median_ms"] * 1e3,
-                  extra={"calls_per_rep": inner})
+    common.time_w6(impl, lambda: f(x), x_host, f(x).numpy(), args, np)
 
 
 if __name__ == "__main__":

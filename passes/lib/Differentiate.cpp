@@ -84,6 +84,14 @@ std::pair<func::FuncOp, bool> Differentiator::derive(func::FuncOp f, const std::
   return {fn, true};
 }
 
+// Maps f's arguments to the leading arguments of a derived function's entry.
+IRMapping mapArguments(func::FuncOp f, Block &entry) {
+  IRMapping mapping;
+  for (unsigned i = 0; i < f.getNumArguments(); ++i)
+    mapping.map(f.getArgument(i), entry.getArgument(i));
+  return mapping;
+}
+
 // Values that depend on `seeds` (forward) and reach `sinks` (backward) and
 // are floats: the only ones that get derivatives. `body` has no terminator
 // yet.
@@ -118,16 +126,12 @@ FailureOr<func::FuncOp> Differentiator::reverse(func::FuncOp f, ArrayRef<bool> w
     if (on)
       results.push_back(type.getInput(i));
   auto [fn, isNew] = derive(f, "_vjp" + maskSuffix(wrt), inputs, results);
-  if (!fn)
-    return failure();
-  if (!isNew)
-    return fn;
+  if (!fn || !isNew)
+    return fn ? FailureOr<func::FuncOp>(fn) : FailureOr<func::FuncOp>(failure());
 
   Block &entry = fn.front();
   OpBuilder b = OpBuilder::atBlockEnd(&entry);
-  IRMapping primal;
-  for (unsigned i = 0; i < type.getNumInputs(); ++i)
-    primal.map(f.getArgument(i), entry.getArgument(i));
+  IRMapping primal = mapArguments(f, entry);
   for (Operation &op : f.front().without_terminator())
     b.clone(op, primal);
   auto oldReturn = cast<func::ReturnOp>(f.front().getTerminator());
@@ -202,18 +206,15 @@ FailureOr<func::FuncOp> Differentiator::forward(func::FuncOp f, ArrayRef<bool> w
       inputs.push_back(type.getInput(i));
   llvm::append_range(results, type.getResults());
   auto [fn, isNew] = derive(f, "_jvp" + maskSuffix(wrt), inputs, results);
-  if (!fn)
-    return failure();
-  if (!isNew)
-    return fn;
+  if (!fn || !isNew)
+    return fn ? FailureOr<func::FuncOp>(fn) : FailureOr<func::FuncOp>(failure());
 
   Block &entry = fn.front();
   OpBuilder b = OpBuilder::atBlockEnd(&entry);
-  IRMapping primal;
+  IRMapping primal = mapArguments(f, entry);
   llvm::DenseMap<Value, Value> tangent;
   unsigned next = type.getNumInputs();
   for (unsigned i = 0; i < type.getNumInputs(); ++i) {
-    primal.map(f.getArgument(i), entry.getArgument(i));
     if (wrt[i]) {
       Value t = entry.getArgument(next++);
       if (isFloatTensor(t.getType()))
