@@ -2,6 +2,8 @@
 #define ADJIT_BENCH_REFERENCES_H
 
 #include <cstddef>
+#include <string>
+#include <vector>
 
 // Hand-written references, compiled with -O3 -march=native.
 void triad(float* a, const float* b, const float* c, float s, size_t n);  // a = b + s c
@@ -11,5 +13,18 @@ float w1_handfused(const float* x, float* dx, size_t n);
 // One sgemm C = A B (m x k times k x n) with `threads` OpenBLAS threads;
 // false when OpenBLAS is not available.
 bool sgemm(const float* a, const float* b, float* c, int m, int n, int k, int threads);
+
+// The f32 FMA peak of one core, W2's limit (docs/performance.md). The
+// kernels worth measuring on this CPU (read at run time), widest first:
+//   "avx512f"  16 independent chains of zmm FMAs (_mm512_fmadd_ps)
+//   "avx2+fma" 12 chains of ymm FMAs (16 ymm registers without AVX-512);
+//              measured beside avx512f too, the faster one is the peak
+//   "sse2"     12 chains of xmm multiply + add, x86 without AVX2 and FMA
+//   "scalar"   64 chains of float a*b+c the compiler vectorizes, off x86
+std::vector<std::string> fma_peak_variants();
+// Runs `rounds` rounds of `variant`'s kernel (one FMA, or multiply + add,
+// per chain per round) and returns the f32 flops done: 2 per lane per FMA.
+// The chains' sum goes to *sink so that nothing is optimized away.
+double fma_peak_kernel(const std::string& variant, long rounds, float* sink);
 
 #endif

@@ -3,6 +3,7 @@
 #include "JitLoader.h"
 
 #include "adjit/runtime/Error.h"
+#include "adjit/runtime/Gemm.h"
 #include "adjit/runtime/KernelAllocation.h"
 #include "adjit/runtime/MemRef.h"
 
@@ -96,19 +97,22 @@ Executable load_into_jit(std::unique_ptr<llvm::Module> module,
       (*jit)->getDataLayout().getGlobalPrefix());
   if (!process_symbols) throw fail("cannot expose process symbols", process_symbols.takeError());
   (*jit)->getMainJITDylib().addGenerator(std::move(*process_symbols));
-  // Temporary buffers of compiled code come from the runtime's allocator.
+  // Temporary buffers of compiled code come from the runtime's allocator;
+  // contractions call the runtime's GEMM kernels.
   llvm::orc::MangleAndInterner mangle((*jit)->getExecutionSession(), (*jit)->getDataLayout());
-  llvm::orc::SymbolMap allocation_functions;
+  llvm::orc::SymbolMap runtime_functions;
   auto define = [&](const char* name, auto* function) {
-    allocation_functions[mangle(name)] = {llvm::orc::ExecutorAddr::fromPtr(function),
+    runtime_functions[mangle(name)] = {llvm::orc::ExecutorAddr::fromPtr(function),
                                           llvm::JITSymbolFlags::Exported};
   };
   define("_mlir_memref_to_llvm_alloc", &_mlir_memref_to_llvm_alloc);
   define("_mlir_memref_to_llvm_aligned_alloc", &_mlir_memref_to_llvm_aligned_alloc);
   define("_mlir_memref_to_llvm_free", &_mlir_memref_to_llvm_free);
+  define("adjit_gemm_f32", &adjit_gemm_f32);
+  define("adjit_gemm_f64", &adjit_gemm_f64);
   if (auto error = (*jit)->getMainJITDylib().define(
-          llvm::orc::absoluteSymbols(std::move(allocation_functions))))
-    throw fail("cannot define the allocation functions", std::move(error));
+          llvm::orc::absoluteSymbols(std::move(runtime_functions))))
+    throw fail("cannot define the runtime functions", std::move(error));
   if (auto error = (*jit)->addIRModule(
           llvm::orc::ThreadSafeModule(std::move(module), std::move(context))))
     throw fail("cannot add the module to the JIT", std::move(error));

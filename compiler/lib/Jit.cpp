@@ -2,6 +2,8 @@
 
 #include "tracer/TraceContext.h"
 
+#include "adjit/runtime/Threads.h"
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -29,6 +31,7 @@ struct CompiledEntry {
   std::vector<size_t> layout;          // vector lengths of the result
   std::unique_ptr<Executable> executable;
   std::string entry_name;
+  int threads = 0;  // JitOptions::threads
   uint64_t last_used = 0;
   // Set once compilation ends; concurrent callers wait on it.
   bool ready = false;
@@ -96,6 +99,9 @@ JitCache::JitCache(JitOptions options)
   if (const char* dir = std::getenv("ADJIT_DUMP_DIR"); dir && options_.dump_dir.empty())
     options_.dump_dir = dir;
   if (environment_mentions("ADJIT_LOG", "retrace")) options_.log_retrace = true;
+  if (options_.threads < 0)
+    throw Error("adjit::jit '" + options_.name + "': JitOptions::threads must be 0 (the default) "
+                "or a positive thread count, got " + std::to_string(options_.threads));
 }
 
 JitCache::~JitCache() = default;
@@ -166,6 +172,7 @@ std::shared_ptr<const CompiledEntry> JitCache::lookup(
     }
     entry->executable = std::make_unique<Executable>(program.compile());
     entry->entry_name = options_.name;
+    entry->threads = options_.threads;
     entry->layout = std::move(layout);
   } catch (...) {
     entry->error = std::current_exception();
@@ -198,6 +205,7 @@ void run_entry(const CompiledEntry& entry, const std::vector<Array>& inputs,
   outputs.clear();
   for (const TensorType& type : signature.outputs)
     outputs.push_back(Array::empty(type.shape, type.dtype));
+  threads::CallThreads scope(entry.threads);
   entry.executable->run_into(entry.entry_name, inputs, outputs);
 }
 
@@ -216,6 +224,7 @@ void run_entry_into(const CompiledEntry& entry, const std::vector<Array>& inputs
                     "separate buffers (e.g. alternate two sets)");
     }
   std::vector<Array> targets(outputs);
+  threads::CallThreads scope(entry.threads);
   entry.executable->run_into(entry.entry_name, inputs, targets);
 }
 

@@ -853,47 +853,16 @@ struct ArgMaxToGeneric : OpConversionPattern<ArgMaxOp> {
   }
 };
 
-// C[b, i, j] += A[b, i, p] * B[b, p, j] as a generic iterating (b, i, p, j):
-// the innermost loop runs along rows of B and C, contiguous in memory, so
-// LLVM vectorizes it (the named matmul's (i, j, p) order strides down B).
-Value contract(OpBuilder &b, Location loc, Value lhs, Value rhs, Value init, bool batched) {
-  MLIRContext *ctx = b.getContext();
-  unsigned numDims = batched ? 4 : 3;
-  unsigned first = batched ? 1 : 0;
-  auto dim = [&](unsigned d) { return b.getAffineDimExpr(d); };
-  SmallVector<AffineExpr> batch;
-  if (batched)
-    batch.push_back(dim(0));
-  auto map = [&](unsigned x, unsigned y) {
-    SmallVector<AffineExpr> exprs(batch);
-    exprs.append({dim(first + x), dim(first + y)});
-    return AffineMap::get(numDims, 0, exprs, ctx);
-  };
-  // Dims after the batch: i = 0, p = 1, j = 2.
-  SmallVector<AffineMap> maps{map(0, 1), map(1, 2), map(0, 2)};
-  SmallVector<utils::IteratorType> iterators = parallelIterators(numDims);
-  iterators[first + 1] = utils::IteratorType::reduction;
-  auto generic = b.create<linalg::GenericOp>(
-      loc, init.getType(), ValueRange{lhs, rhs}, init, maps, iterators,
-      [&](OpBuilder &nb, Location nloc, ValueRange args) {
-        Value product = floatOrInt<arith::MulFOp, arith::MulIOp>(nb, nloc, {args[0], args[1]});
-        nb.create<linalg::YieldOp>(
-            nloc, floatOrInt<arith::AddFOp, arith::AddIOp>(nb, nloc, {args[2], product}));
-      });
-  return generic.getResult(0);
-}
-
-// dot_general -> transpose each operand into [batch, free, contract] order,
-// reshape to [batch,] rows x cols, one contraction, reshape back.
-struct DotGeneralToMatmul : OpConversionPattern<DotGeneralOp> {
+// dot_general -> one contraction generic reading both operands in place:
+// loops (batch..., lhs free..., contract..., rhs free...), each operand's
+// map naming the loop of each of its dimensions, so a transposed operand
+// costs no copy. The result is (batch..., lhs free..., rhs free...), as
+// dot_general defines it. The innermost loop runs along the rhs free
+// dimension, contiguous in B and C for a plain matmul, should the generic
+// stay a loop nest; contractions the runtime's GEMM serves become calls
+// (adjit-select-kernels).
+struct DotGeneralToContraction : OpConversionPattern<DotGeneralOp> {
   using OpConversionPattern::OpConversionPattern;
-
-  static int64_t product(RankedTensorType type, ArrayRef<int64_t> dims) {
-    int64_t n = 1;
-    for (int64_t d : dims)
-      n *= type.getDimSize(d);
-    return n;
-  }
 
   LogicalResult
   matchAndRewrite(DotGeneralOp op, OpAdaptor adaptor,
@@ -901,47 +870,61 @@ struct DotGeneralToMatmul : OpConversionPattern<DotGeneralOp> {
     Location loc = op.getLoc();
     RankedTensorType lhsType = op.getLhs().getType(),
                      rhsType = op.getRhs().getType(), resultType = op.getType();
-    Type element = resultType.getElementType();
-    Type accElement = computeTypeOf(element);
-    SmallVector<int64_t> lhsFree = freeDimensions(lhsType.getRank(), op.getLhsBatch(),
-                                            op.getLhsContract());
-    SmallVector<int64_t> rhsFree = freeDimensions(rhsType.getRank(), op.getRhsBatch(),
-                                            op.getRhsContract());
-    int64_t batch = product(lhsType, op.getLhsBatch()),
-            m = product(lhsType, lhsFree), n = product(rhsType, rhsFree),
-            k = product(lhsType, op.getLhsContract());
+    Type accElement = computeTypeOf(resultType.getElementType());
+    ArrayRef<int64_t> lhsBatch = op.getLhsBatch(), rhsBatch = op.getRhsBatch(),
+                      lhsContract = op.getLhsContract(),
+                      rhsContract = op.getRhsContract();
+    SmallVector<int64_t> lhsFree =
+        freeDimensions(lhsType.getRank(), lhsBatch, lhsContract);
+    SmallVector<int64_t> rhsFree =
+        freeDimensions(rhsType.getRank(), rhsBatch, rhsContract);
+    unsigned numBatch = lhsBatch.size(), numLhsFree = lhsFree.size(),
+             numContract = lhsContract.size(), numRhsFree = rhsFree.size();
+    unsigned numLoops = numBatch + numLhsFree + numContract + numRhsFree;
+    unsigned firstLhsFree = numBatch, firstContract = numBatch + numLhsFree,
+             firstRhsFree = firstContract + numContract;
 
-    SmallVector<int64_t> lhsPerm(op.getLhsBatch());
-    llvm::append_range(lhsPerm, lhsFree);
-    llvm::append_range(lhsPerm, op.getLhsContract());
-    SmallVector<int64_t> rhsPerm(op.getRhsBatch());
-    llvm::append_range(rhsPerm, op.getRhsContract());
-    llvm::append_range(rhsPerm, rhsFree);
+    SmallVector<AffineExpr> lhsExprs(lhsType.getRank()),
+        rhsExprs(rhsType.getRank()), resultExprs;
+    auto loop = [&](unsigned d) { return rewriter.getAffineDimExpr(d); };
+    for (unsigned b = 0; b < numBatch; ++b) {
+      lhsExprs[lhsBatch[b]] = rhsExprs[rhsBatch[b]] = loop(b);
+      resultExprs.push_back(loop(b));
+    }
+    for (unsigned f = 0; f < numLhsFree; ++f) {
+      lhsExprs[lhsFree[f]] = loop(firstLhsFree + f);
+      resultExprs.push_back(loop(firstLhsFree + f));
+    }
+    for (unsigned c = 0; c < numContract; ++c)
+      lhsExprs[lhsContract[c]] = rhsExprs[rhsContract[c]] =
+          loop(firstContract + c);
+    for (unsigned f = 0; f < numRhsFree; ++f) {
+      rhsExprs[rhsFree[f]] = loop(firstRhsFree + f);
+      resultExprs.push_back(loop(firstRhsFree + f));
+    }
+    MLIRContext *ctx = rewriter.getContext();
+    SmallVector<AffineMap> maps{AffineMap::get(numLoops, 0, lhsExprs, ctx),
+                                AffineMap::get(numLoops, 0, rhsExprs, ctx),
+                                AffineMap::get(numLoops, 0, resultExprs, ctx)};
+    SmallVector<utils::IteratorType> iterators = parallelIterators(numLoops);
+    for (unsigned c = 0; c < numContract; ++c)
+      iterators[firstContract + c] = utils::IteratorType::reduction;
 
-    auto prepare = [&](Value v, ArrayRef<int64_t> perm,
-                       ArrayRef<int64_t> shape) {
-      v = convertTensorElements(rewriter, loc, v, accElement);
-      v = transposeTensor(rewriter, loc, v, perm);
-      return reshapeTensor(rewriter, loc, v,
-                           RankedTensorType::get(shape, accElement));
-    };
-    // Without batch dimensions a plain matmul keeps the IR (and later
-    // tiling) two-dimensional.
-    bool batched = !op.getLhsBatch().empty();
-    auto shapeOf = [&](int64_t rows, int64_t cols) {
-      return batched ? SmallVector<int64_t>{batch, rows, cols}
-                     : SmallVector<int64_t>{rows, cols};
-    };
-    Value lhs = prepare(adaptor.getLhs(), lhsPerm, shapeOf(m, k));
-    Value rhs = prepare(adaptor.getRhs(), rhsPerm, shapeOf(k, n));
-    auto productType = RankedTensorType::get(shapeOf(m, n), accElement);
+    Value lhs = convertTensorElements(rewriter, loc, adaptor.getLhs(), accElement);
+    Value rhs = convertTensorElements(rewriter, loc, adaptor.getRhs(), accElement);
+    auto productType = resultType.clone(accElement);
     Value init = filledTensor(rewriter, loc, productType,
                               scalarConstant(rewriter, loc, accElement, 0));
-    Value product = contract(rewriter, loc, lhs, rhs, init, batched);
-    Value result = reshapeTensor(rewriter, loc, product,
-                                 resultType.clone(accElement));
-    rewriter.replaceOp(op,
-                       convertTensorElements(rewriter, loc, result, element));
+    auto generic = rewriter.create<linalg::GenericOp>(
+        loc, productType, ValueRange{lhs, rhs}, init, maps, iterators,
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          Value product =
+              floatOrInt<arith::MulFOp, arith::MulIOp>(b, l, {args[0], args[1]});
+          b.create<linalg::YieldOp>(
+              l, floatOrInt<arith::AddFOp, arith::AddIOp>(b, l, {args[2], product}));
+        });
+    rewriter.replaceOp(op, convertTensorElements(rewriter, loc, generic.getResult(0),
+                                                 resultType.getElementType()));
     return success();
   }
 };
@@ -975,7 +958,7 @@ struct LowerAdjitToLinalgPass
         IotaToGeneric, BroadcastToGeneric, ReshapeToTensor, TransposeToGeneric,
         SliceToTensor, ConcatenateToTensor, PadToTensor, GatherToGeneric,
         ScatterAddToLoops, ReduceToGeneric, ArgMaxToGeneric,
-        DotGeneralToMatmul>(context);
+        DotGeneralToContraction>(context);
     if (failed(applyPartialConversion(getOperation(), target,
                                       std::move(patterns))))
       signalPassFailure();

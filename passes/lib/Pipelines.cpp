@@ -100,6 +100,7 @@ void addBufferization(OpPassManager &pm) {
 }
 
 void addLoweringToLLVM(OpPassManager &pm) {
+  pm.addPass(createContractionsToCalls());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   pm.addPass(createApproximateMath());
   pm.addPass(createConvertMathToFuncs());
@@ -142,7 +143,9 @@ void addStagePasses(OpPassManager &pm, Stage stage) {
     return addCleanup(pm);
   case Stage::fused:
     pm.addPass(createFuseElementwise());
-    return addCleanup(pm);
+    addCleanup(pm);
+    pm.addPass(createSelectKernels());
+    return;
   case Stage::bufferized:
     return addBufferization(pm);
   case Stage::llvm:

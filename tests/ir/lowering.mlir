@@ -716,13 +716,12 @@ func.func @dot_batched_f16(%x: tensor<2x4x8xf16>, %y: tensor<2x8x5xf16>) -> tens
 
 // -----
 
-// Operands are transposed into [batch, free, contract] / [batch, contract,
-// free] order first: lhs 8x4 contracted on dim 0, rhs 5x8 on dim 1.
+// Operands are read in place, whatever their dimension order: lhs 8x4
+// contracted on dim 0, rhs 5x8 on dim 1, no transposed copies.
 // CHECK-LABEL: func.func @dot_transposed
 // CHECK-SAME: (%[[P:.*]]: tensor<8x4xf64>, %[[Q:.*]]: tensor<5x8xf64>)
-// CHECK: %[[PT:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%[[P]] : tensor<8x4xf64>) outs(%{{.*}} : tensor<4x8xf64>)
-// CHECK: %[[QT:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%[[Q]] : tensor<5x8xf64>) outs(%{{.*}} : tensor<8x5xf64>)
-// CHECK: %[[MM:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d2)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%[[PT]], %[[QT]] : tensor<4x8xf64>, tensor<8x5xf64>) outs(%{{.*}} : tensor<4x5xf64>)
+// CHECK-NOT: linalg.generic
+// CHECK: %[[MM:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d1, d0)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d2)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%[[P]], %[[Q]] : tensor<8x4xf64>, tensor<5x8xf64>) outs(%{{.*}} : tensor<4x5xf64>)
 // CHECK: return %[[MM]]
 func.func @dot_transposed(%p: tensor<8x4xf64>, %q: tensor<5x8xf64>) -> tensor<4x5xf64> {
   %0 = adjit.dot_general %p, %q, batch = [] x [], contract = [0] x [1] : (tensor<8x4xf64>, tensor<5x8xf64>) -> tensor<4x5xf64>
@@ -731,20 +730,13 @@ func.func @dot_transposed(%p: tensor<8x4xf64>, %q: tensor<5x8xf64>) -> tensor<4x
 
 // -----
 
-// A dot product (both operands fully contracted) and a batched matrix-vector
-// product reshape into the matmul form and back.
+// A dot product (both operands fully contracted: no parallel loop) and a
+// batched matrix-vector product (no rhs free dimension) need no reshapes.
 // CHECK-LABEL: func.func @dot_reshaped
 // CHECK-SAME: (%[[V:.*]]: tensor<8xi32>, %[[W:.*]]: tensor<8xi32>, %[[M:.*]]: tensor<3x4x8xf32>, %[[U:.*]]: tensor<3x8xf32>)
-// CHECK: %[[VE:.*]] = tensor.expand_shape %[[V]] {{\[\[}}0, 1]] output_shape [1, 8] : tensor<8xi32> into tensor<1x8xi32>
-// CHECK: %[[WE:.*]] = tensor.expand_shape %[[W]] {{\[\[}}0, 1]] output_shape [8, 1] : tensor<8xi32> into tensor<8x1xi32>
-// CHECK: %[[DOT:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d2)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%[[VE]], %[[WE]] : tensor<1x8xi32>, tensor<8x1xi32>) outs(%{{.*}} : tensor<1x1xi32>)
-// CHECK: %[[D:.*]] = tensor.collapse_shape %[[DOT]] [] : tensor<1x1xi32> into tensor<i32>
-// CHECK: %[[UF:.*]] = tensor.collapse_shape %[[U]] {{\[\[}}0, 1]] : tensor<3x8xf32> into tensor<24xf32>
-// CHECK: %[[UE:.*]] = tensor.expand_shape %[[UF]] {{\[\[}}0, 1, 2]] output_shape [3, 8, 1] : tensor<24xf32> into tensor<3x8x1xf32>
-// CHECK: %[[MV:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>, affine_map<(d0, d1, d2, d3) -> (d0, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>], iterator_types = ["parallel", "parallel", "reduction", "parallel"]} ins(%[[M]], %[[UE]] : tensor<3x4x8xf32>, tensor<3x8x1xf32>) outs(%{{.*}} : tensor<3x4x1xf32>)
-// CHECK: %[[R:.*]] = tensor.collapse_shape %[[MV]] {{\[\[}}0, 1, 2]] : tensor<3x4x1xf32> into tensor<12xf32>
-// CHECK: %[[R2:.*]] = tensor.expand_shape %[[R]] {{\[\[}}0, 1]] output_shape [3, 4] : tensor<12xf32> into tensor<3x4xf32>
-// CHECK: return %[[D]], %[[R2]]
+// CHECK: %[[D:.*]] = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> ()>], iterator_types = ["reduction"]} ins(%[[V]], %[[W]] : tensor<8xi32>, tensor<8xi32>) outs(%{{.*}} : tensor<i32>)
+// CHECK: %[[MV:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%[[M]], %[[U]] : tensor<3x4x8xf32>, tensor<3x8xf32>) outs(%{{.*}} : tensor<3x4xf32>)
+// CHECK: return %[[D]], %[[MV]]
 func.func @dot_reshaped(%v: tensor<8xi32>, %w: tensor<8xi32>, %m: tensor<3x4x8xf32>, %u: tensor<3x8xf32>) -> (tensor<i32>, tensor<3x4xf32>) {
   %0 = adjit.dot_general %v, %w, batch = [] x [], contract = [0] x [0] : (tensor<8xi32>, tensor<8xi32>) -> tensor<i32>
   %1 = adjit.dot_general %m, %u, batch = [0] x [0], contract = [2] x [1] : (tensor<3x4x8xf32>, tensor<3x8xf32>) -> tensor<3x4xf32>

@@ -29,6 +29,11 @@ struct JitOptions {
   size_t cache_size = 64;
   /// Write every stage of every compilation here (also ADJIT_DUMP_DIR).
   std::string dump_dir;
+  /// Threads a call may use (0: ADJIT_NUM_THREADS, else every core). Calls
+  /// running at once from several user threads share them (see
+  /// adjit/runtime/Threads.h). Results do not depend on it: work is split
+  /// over output elements, never over a sum.
+  int threads = 0;
 };
 
 struct CacheInfo {

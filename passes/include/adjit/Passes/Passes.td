@@ -53,6 +53,35 @@ def FuseElementwise : Pass<"adjit-fuse-elementwise", "ModuleOp"> {
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
+def SelectKernels : Pass<"adjit-select-kernels", "ModuleOp"> {
+  let summary = "Mark the contractions that the runtime's GEMM kernels serve";
+  let description = [{
+    A `linalg.generic` computing `C[b, i, j] += A[b, i, p] * B[b, p, j]` in
+    f32 or f64 (at most one batch, row and column loop, one reduction loop,
+    operands read in any dimension order) gets
+    `library_call = "adjit_gemm_f32"` (or `_f64`). These run as packed,
+    register-blocked kernels chosen for the host's vector width
+    (runtime/lib/gemm), split over threads; other contractions stay loop
+    nests. The mark is visible in the `fused` stage.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
+def ContractionsToCalls : Pass<"adjit-contractions-to-calls", "ModuleOp"> {
+  let summary = "Replace marked buffer contractions by calls of the runtime's GEMM";
+  let description = [{
+    Each `linalg.generic` on memrefs marked by `adjit-select-kernels` becomes
+    a call of `adjit_gemm_f32`/`adjit_gemm_f64` with the loop extents and,
+    per operand, its address and its strides along the batch, row and column
+    loops (so transposed operands are read in place). A zero `linalg.fill`
+    of the output right before it is folded into the call.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::func::FuncDialect",
+    "::mlir::memref::MemRefDialect"
+  ];
+}
+
 def ApproximateMath : Pass<"adjit-approximate-math", "ModuleOp"> {
   let summary = "Replace f32 transcendentals by vectorizable polynomials";
   let description = [{

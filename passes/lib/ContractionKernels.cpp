@@ -1,0 +1,239 @@
+// Contractions that the runtime's GEMM kernels serve
+// (runtime/include/adjit/runtime/Gemm.h): adjit-select-kernels marks them in
+// the fused stage, adjit-contractions-to-calls replaces them by calls once
+// they work on buffers. Packed, register-blocked kernels reach the FMA peak
+// where a loop nest handed to LLVM reaches a fraction of it.
+
+#include "adjit/Passes/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/Matchers.h"
+
+namespace mlir::adjit {
+#define GEN_PASS_DEF_SELECTKERNELS
+#define GEN_PASS_DEF_CONTRACTIONSTOCALLS
+#include "adjit/Passes/Passes.h.inc"
+} // namespace mlir::adjit
+
+using namespace mlir;
+
+namespace {
+
+constexpr StringLiteral kGemmPrefix = "adjit_gemm_";
+
+// The loops of a contraction C[b, i, j] += A[b, i, p] * B[b, p, j], each
+// operand indexing any order of its loops; -1 for an absent batch, i or j.
+struct GemmLoops {
+  int64_t batch = -1, i = -1, j = -1, p = -1;
+};
+
+bool isBlockArgument(Value v, Block &body, unsigned index) {
+  auto argument = dyn_cast<BlockArgument>(v);
+  return argument && argument.getOwner() == &body && argument.getArgNumber() == index;
+}
+
+// A float multiply-accumulate body: yield(c + a * b), in either order.
+bool isMultiplyAccumulate(linalg::GenericOp op) {
+  Block &body = op.getRegion().front();
+  if (body.getOperations().size() != 3)
+    return false;
+  auto mul = dyn_cast<arith::MulFOp>(body.front());
+  auto add = dyn_cast<arith::AddFOp>(*std::next(body.begin()));
+  auto yield = dyn_cast<linalg::YieldOp>(body.back());
+  if (!mul || !add || !yield || yield.getValues().size() != 1 ||
+      yield.getValues()[0] != add.getResult())
+    return false;
+  bool inputs = (isBlockArgument(mul.getLhs(), body, 0) &&
+                 isBlockArgument(mul.getRhs(), body, 1)) ||
+                (isBlockArgument(mul.getLhs(), body, 1) &&
+                 isBlockArgument(mul.getRhs(), body, 0));
+  bool accumulator = (add.getLhs() == mul.getResult() &&
+                      isBlockArgument(add.getRhs(), body, 2)) ||
+                     (add.getRhs() == mul.getResult() &&
+                      isBlockArgument(add.getLhs(), body, 2));
+  return inputs && accumulator;
+}
+
+// Below this many multiply-adds per matrix a loop nest beats packing.
+constexpr int64_t kMinKernelWork = 4096;
+
+// The GEMM kernel for this generic, or nothing: f32/f64 throughout, one
+// reduction loop, one row and one column loop, at most one batch loop.
+// Matrix-vector products and batched dot products (no row or no column
+// loop) stay loop nests: they are bound by memory, and the kernel's
+// register tile would be mostly padding.
+std::optional<std::pair<StringRef, GemmLoops>> matchGemm(linalg::GenericOp op) {
+  if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
+      !isMultiplyAccumulate(op))
+    return std::nullopt;
+  Type element = getElementTypeOrSelf(op.getDpsInits()[0].getType());
+  for (Value input : op.getDpsInputs())
+    if (getElementTypeOrSelf(input.getType()) != element)
+      return std::nullopt;
+  StringRef kernel = element.isF32()   ? "adjit_gemm_f32"
+                     : element.isF64() ? "adjit_gemm_f64"
+                                       : StringRef();
+  if (kernel.empty())
+    return std::nullopt;
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  if (!llvm::all_of(maps, [](AffineMap m) { return m.isProjectedPermutation(); }))
+    return std::nullopt;
+  GemmLoops loops;
+  for (auto [d, iterator] : llvm::enumerate(op.getIteratorTypesArray())) {
+    auto uses = [&, d = d](AffineMap m) {
+      return m.isFunctionOfDim(d);
+    };
+    bool inLhs = uses(maps[0]), inRhs = uses(maps[1]), inResult = uses(maps[2]);
+    int64_t *slot;
+    if (iterator == utils::IteratorType::reduction)
+      slot = inLhs && inRhs && !inResult ? &loops.p : nullptr;
+    else if (!inResult)
+      slot = nullptr;
+    else
+      slot = inLhs && inRhs ? &loops.batch
+             : inLhs        ? &loops.i
+             : inRhs        ? &loops.j
+                            : nullptr;
+    if (!slot || *slot >= 0)
+      return std::nullopt;
+    *slot = d;
+  }
+  if (loops.p < 0 || loops.i < 0 || loops.j < 0)
+    return std::nullopt;
+  SmallVector<int64_t> extents = op.getStaticLoopRanges();
+  bool dynamic = false;
+  int64_t work = 1;
+  for (int64_t d : {loops.i, loops.j, loops.p}) {
+    dynamic |= ShapedType::isDynamic(extents[d]);
+    work *= extents[d];
+  }
+  if (!dynamic && work < kMinKernelWork)
+    return std::nullopt;
+  return std::make_pair(kernel, loops);
+}
+
+struct SelectKernelsPass : adjit::impl::SelectKernelsBase<SelectKernelsPass> {
+  void runOnOperation() override {
+    getOperation()->walk([](linalg::GenericOp op) {
+      if (auto gemm = matchGemm(op))
+        op.setLibraryCallAttr(StringAttr::get(op.getContext(), gemm->first));
+    });
+  }
+};
+
+// Where one operand's data starts and its stride along each loop of a
+// contraction (0 for a loop the operand does not vary along).
+struct OperandAddress {
+  Value pointer;
+  SmallVector<Value> strides;  // per loop
+};
+
+struct CallBuilder {
+  OpBuilder &b;
+  Location loc;
+
+  Value i64(Value index) {
+    return b.create<arith::IndexCastOp>(loc, b.getI64Type(), index);
+  }
+
+  OperandAddress address(Value memref, AffineMap map, unsigned numLoops) {
+    auto metadata = b.create<memref::ExtractStridedMetadataOp>(loc, memref);
+    Value base = b.create<memref::ExtractAlignedPointerAsIndexOp>(loc, memref);
+    auto type = cast<MemRefType>(memref.getType());
+    int64_t bytes = type.getElementTypeBitWidth() / 8;
+    Value offsetBytes = b.create<arith::MulIOp>(
+        loc, metadata.getOffset(), b.create<arith::ConstantIndexOp>(loc, bytes));
+    OperandAddress result{i64(b.create<arith::AddIOp>(loc, base, offsetBytes)), {}};
+    Value zero = b.create<arith::ConstantIntOp>(loc, 0, 64);
+    result.strides.assign(numLoops, zero);
+    for (auto [position, expr] : llvm::enumerate(map.getResults()))
+      result.strides[cast<AffineDimExpr>(expr).getPosition()] =
+          i64(metadata.getStrides()[position]);
+    return result;
+  }
+
+  // The trip count of loop `d`, read off an operand indexed by it (1 for an
+  // absent batch loop).
+  Value extent(linalg::GenericOp op, int64_t d) {
+    if (d < 0)
+      return b.create<arith::ConstantIntOp>(loc, 1, 64);
+    for (OpOperand &operand : op->getOpOperands()) {
+      AffineMap map = op.getMatchingIndexingMap(&operand);
+      for (auto [position, expr] : llvm::enumerate(map.getResults()))
+        if (cast<AffineDimExpr>(expr).getPosition() == d)
+          return i64(b.create<memref::DimOp>(loc, operand.get(), position));
+    }
+    llvm_unreachable("every loop of a contraction indexes an operand");
+  }
+};
+
+func::FuncOp declareKernel(ModuleOp module, StringRef name) {
+  if (auto existing = module.lookupSymbol<func::FuncOp>(name))
+    return existing;
+  OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
+  SmallVector<Type> arguments(17, b.getI64Type());
+  auto function = b.create<func::FuncOp>(module.getLoc(), name,
+                                         b.getFunctionType(arguments, {}));
+  function.setPrivate();
+  return function;
+}
+
+// A zero fill of the output just before the contraction is folded into the
+// call (the kernel overwrites instead of accumulating).
+bool absorbZeroFill(linalg::GenericOp op) {
+  auto fill = dyn_cast_or_null<linalg::FillOp>(op->getPrevNode());
+  if (!fill || fill.getOutputs()[0] != op.getDpsInits()[0] ||
+      !matchPattern(fill.getInputs()[0], m_AnyZeroFloat()))
+    return false;
+  fill->erase();
+  return true;
+}
+
+struct ContractionsToCallsPass
+    : adjit::impl::ContractionsToCallsBase<ContractionsToCallsPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SmallVector<linalg::GenericOp> selected;
+    module.walk([&](linalg::GenericOp op) {
+      std::optional<StringRef> call = op.getLibraryCall();
+      if (call && call->starts_with(kGemmPrefix))
+        selected.push_back(op);
+    });
+    for (linalg::GenericOp op : selected) {
+      auto gemm = matchGemm(op);
+      if (!gemm || op.getNumResults() != 0) {
+        op.emitOpError("is marked for the runtime's GEMM kernel but is not a "
+                       "buffer contraction it serves");
+        return signalPassFailure();
+      }
+      auto [kernel, loops] = *gemm;
+      bool overwrite = absorbZeroFill(op);
+      OpBuilder b(op);
+      CallBuilder call{b, op.getLoc()};
+      unsigned numLoops = op.getNumLoops();
+      SmallVector<Value> arguments{call.extent(op, loops.batch),
+                                   call.extent(op, loops.i),
+                                   call.extent(op, loops.j),
+                                   call.extent(op, loops.p)};
+      auto operand = [&](unsigned index, int64_t rows, int64_t columns) {
+        OpOperand &o = op->getOpOperand(index);
+        OperandAddress a = call.address(o.get(), op.getMatchingIndexingMap(&o), numLoops);
+        Value zero = b.create<arith::ConstantIntOp>(op.getLoc(), 0, 64);
+        auto stride = [&](int64_t d) { return d < 0 ? zero : a.strides[d]; };
+        arguments.append({a.pointer, stride(loops.batch), stride(rows), stride(columns)});
+      };
+      operand(0, loops.i, loops.p);
+      operand(1, loops.p, loops.j);
+      operand(2, loops.i, loops.j);
+      arguments.push_back(
+          b.create<arith::ConstantIntOp>(op.getLoc(), overwrite ? 0 : 1, 64));
+      b.create<func::CallOp>(op.getLoc(), declareKernel(module, kernel), arguments);
+      op->erase();
+    }
+  }
+};
+
+} // namespace

@@ -1,0 +1,34 @@
+#pragma once
+
+// How many threads compiled code uses. Parallel loops of compiled code and
+// the GEMM kernels run on one OpenMP runtime (LLVM's libomp), whose team
+// size for a call is set on the calling thread by a CallThreads scope.
+//
+// Policy: a call asks for `requested` threads (JitOptions::threads; 0 means
+// the default: ADJIT_NUM_THREADS, else every core). When several user
+// threads run compiled code at once, each call gets requested / (calls
+// running now) threads, at least one, so concurrent callers do not
+// oversubscribe the cores.
+namespace adjit::threads {
+
+// The cores this process may run on.
+int available();
+
+// ADJIT_NUM_THREADS when set (a positive integer), else available().
+int default_count();
+
+// The team size set for compiled code called from this thread.
+int current();
+
+class CallThreads {
+ public:
+  explicit CallThreads(int requested);
+  ~CallThreads();
+  CallThreads(const CallThreads&) = delete;
+  CallThreads& operator=(const CallThreads&) = delete;
+
+ private:
+  int previous_;
+};
+
+}  // namespace adjit::threads

@@ -1,0 +1,55 @@
+#include "adjit/runtime/Threads.h"
+
+#include "adjit/runtime/Error.h"
+
+#include <omp.h>
+#include <sched.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <string>
+#include <thread>
+
+namespace adjit::threads {
+
+namespace {
+std::atomic<int> running_calls{0};
+thread_local int team_size = 0;  // 0: not inside a call
+}  // namespace
+
+int available() {
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof(set), &set) == 0) return CPU_COUNT(&set);
+  unsigned n = std::thread::hardware_concurrency();
+  return n ? static_cast<int>(n) : 1;
+}
+
+int default_count() {
+  static const int count = [] {
+    const char* text = std::getenv("ADJIT_NUM_THREADS");
+    if (!text || !*text) return available();
+    char* end = nullptr;
+    long n = std::strtol(text, &end, 10);
+    if (*end != '\0' || n < 1 || n > 4096)
+      throw Error("ADJIT_NUM_THREADS must be a positive integer, got '" + std::string(text) + "'");
+    return static_cast<int>(n);
+  }();
+  return count;
+}
+
+int current() { return team_size > 0 ? team_size : default_count(); }
+
+CallThreads::CallThreads(int requested) : previous_(team_size) {
+  int wanted = requested > 0 ? requested : default_count();
+  int sharing = running_calls.fetch_add(1) + 1;
+  team_size = wanted / sharing > 0 ? wanted / sharing : 1;
+  omp_set_num_threads(team_size);
+}
+
+CallThreads::~CallThreads() {
+  running_calls.fetch_sub(1);
+  team_size = previous_;
+  if (previous_ > 0) omp_set_num_threads(previous_);
+}
+
+}  // namespace adjit::threads

@@ -1,0 +1,58 @@
+#pragma once
+
+// The interface between the GEMM driver (Gemm.cpp) and its kernels, which
+// are compiled once per instruction set (GemmAvx512.cpp, GemmAvx2.cpp,
+// GemmBaseline.cpp) from GemmKernels.inc. Only plain structs cross it: no
+// inline code is shared between files built for different instruction sets.
+
+#include <cstdint>
+
+namespace adjit::gemm {
+
+template <class T>
+struct Operand {
+  const T* data;
+  int64_t row_stride;  // elements between rows (i for A, p for B)
+  int64_t col_stride;  // elements between columns (p for A, j for B)
+};
+
+// One single-threaded contraction C[m x n] (+)= A[m x k] B[k x n].
+template <class T>
+struct Problem {
+  int64_t m, n, k;
+  Operand<T> a, b;
+  T* c;
+  int64_t c_row_stride, c_col_stride;
+  bool accumulate;
+};
+
+// Cache blocking: k is cut into slices of kc (one packed sliver of B,
+// kc x nr, stays in L1), m into blocks of mc (the packed mc x kc block of A
+// stays in L2), n into panels of nc (bounds the packed panel of B). mc is a
+// multiple of mr and nc of nr. The driver derives them from the host's
+// cache sizes.
+struct Blocking {
+  int64_t kc, mc, nc;
+};
+
+// The register tile of a kernel: mr rows of A (broadcast) times nr columns
+// of B (whole vectors).
+struct Tile {
+  int64_t mr, nr;
+};
+
+// `workspace` holds the packed block and panel: (mc + nc) * kc elements,
+// 64-byte aligned.
+#define ADJIT_GEMM_DECLARE_ISA(isa)                                                     \
+  namespace isa {                                                                       \
+  Tile tile_f32();                                                                      \
+  Tile tile_f64();                                                                      \
+  void run(const Problem<float>& problem, const Blocking& blocking, float* workspace);  \
+  void run(const Problem<double>& problem, const Blocking& blocking, double* workspace); \
+  }
+ADJIT_GEMM_DECLARE_ISA(avx512)
+ADJIT_GEMM_DECLARE_ISA(avx2)
+ADJIT_GEMM_DECLARE_ISA(baseline)
+#undef ADJIT_GEMM_DECLARE_ISA
+
+}  // namespace adjit::gemm

@@ -1,0 +1,62 @@
+// Contractions served by the runtime's GEMM kernels: adjit-select-kernels
+// marks them (visible in the fused stage), adjit-contractions-to-calls turns
+// the marked buffer contractions into calls with per-operand strides.
+// RUN: adjit-opt %s -split-input-file --adjit-pipeline-fused --mlir-print-local-scope | FileCheck %s --check-prefix=FUSED
+// RUN: adjit-opt %s -split-input-file --adjit-pipeline-bufferized --adjit-contractions-to-calls --canonicalize --mlir-print-local-scope | FileCheck %s --check-prefix=CALL
+
+// A matmul whose lhs is stored transposed (x^T dy, as in a weight gradient):
+// read in place, no copy; the zero fill folds into the call (last argument 0).
+// FUSED-LABEL: func.func @weight_gradient
+// FUSED: linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d1, d0)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d2)>], iterator_types = ["parallel", "reduction", "parallel"], library_call = "adjit_gemm_f32"}
+// CALL-LABEL: func.func @weight_gradient
+// CALL-SAME: (%[[X:.*]]: memref<256x784xf32>, %[[DY:.*]]: memref<256x1024xf32>, %[[OUT:.*]]: memref<784x1024xf32>)
+// CALL-NOT: linalg.fill
+// CALL-DAG: %[[M:.*]] = arith.constant 784 : i64
+// CALL-DAG: %[[N:.*]] = arith.constant 1024 : i64
+// CALL-DAG: %[[K:.*]] = arith.constant 256 : i64
+// CALL-DAG: %[[ONE:.*]] = arith.constant 1 : i64
+// CALL-DAG: %[[ZERO:.*]] = arith.constant 0 : i64
+// CALL: call @adjit_gemm_f32(%[[ONE]], %[[M]], %[[N]], %[[K]], %{{.*}}, %[[ZERO]], %[[ONE]], %[[M]], %{{.*}}, %[[ZERO]], %[[N]], %[[ONE]], %{{.*}}, %[[ZERO]], %[[N]], %[[ONE]], %[[ZERO]])
+// CALL-NOT: linalg.generic
+// CALL: func.func private @adjit_gemm_f32(i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64)
+func.func @weight_gradient(%x: tensor<256x784xf32>, %dy: tensor<256x1024xf32>) -> tensor<784x1024xf32> {
+  %0 = adjit.dot_general %x, %dy, batch = [] x [], contract = [0] x [0] : (tensor<256x784xf32>, tensor<256x1024xf32>) -> tensor<784x1024xf32>
+  return %0 : tensor<784x1024xf32>
+}
+
+// -----
+
+// A batched f64 matmul: batch strides are passed, the f64 kernel is chosen.
+// FUSED-LABEL: func.func @batched
+// FUSED: library_call = "adjit_gemm_f64"
+// CALL-LABEL: func.func @batched
+// CALL-DAG: %[[B:.*]] = arith.constant 3 : i64
+// CALL-DAG: %[[M:.*]] = arith.constant 16 : i64
+// CALL-DAG: %[[N:.*]] = arith.constant 20 : i64
+// CALL-DAG: %[[K:.*]] = arith.constant 32 : i64
+// CALL-DAG: %[[LHSB:.*]] = arith.constant 512 : i64
+// CALL-DAG: %[[RHSB:.*]] = arith.constant 640 : i64
+// CALL-DAG: %[[OUTB:.*]] = arith.constant 320 : i64
+// CALL: call @adjit_gemm_f64(%[[B]], %[[M]], %[[N]], %[[K]], %{{.*}}, %[[LHSB]], %[[K]], %{{.*}}, %{{.*}}, %[[RHSB]], %[[N]], %{{.*}}, %{{.*}}, %[[OUTB]], %[[N]], %{{.*}}, %{{.*}})
+func.func @batched(%x: tensor<3x16x32xf64>, %y: tensor<3x32x20xf64>) -> tensor<3x16x20xf64> {
+  %0 = adjit.dot_general %x, %y, batch = [0] x [0], contract = [2] x [1] : (tensor<3x16x32xf64>, tensor<3x32x20xf64>) -> tensor<3x16x20xf64>
+  return %0 : tensor<3x16x20xf64>
+}
+
+// -----
+
+// Not served by the kernels, so they stay loop nests: integer contractions,
+// contractions over two dimensions at once, matrix-vector products (memory
+// bound; the register tile would be mostly padding), and matmuls too small
+// to repay packing.
+// FUSED-LABEL: func.func @not_served
+// FUSED-NOT: library_call
+// CALL-LABEL: func.func @not_served
+// CALL-NOT: adjit_gemm
+func.func @not_served(%a: tensor<4x8xi32>, %b: tensor<8x5xi32>, %c: tensor<4x2x3xf32>, %d: tensor<2x3x5xf32>, %m: tensor<64x128xf32>, %v: tensor<128xf32>, %s: tensor<8x8xf32>) -> (tensor<4x5xi32>, tensor<4x5xf32>, tensor<64xf32>, tensor<8x8xf32>) {
+  %0 = adjit.dot_general %a, %b, batch = [] x [], contract = [1] x [0] : (tensor<4x8xi32>, tensor<8x5xi32>) -> tensor<4x5xi32>
+  %1 = adjit.dot_general %c, %d, batch = [] x [], contract = [1, 2] x [0, 1] : (tensor<4x2x3xf32>, tensor<2x3x5xf32>) -> tensor<4x5xf32>
+  %2 = adjit.dot_general %m, %v, batch = [] x [], contract = [1] x [0] : (tensor<64x128xf32>, tensor<128xf32>) -> tensor<64xf32>
+  %3 = adjit.dot_general %s, %s, batch = [] x [], contract = [1] x [0] : (tensor<8x8xf32>, tensor<8x8xf32>) -> tensor<8x8xf32>
+  return %0, %1, %2, %3 : tensor<4x5xi32>, tensor<4x5xf32>, tensor<64xf32>, tensor<8x8xf32>
+}

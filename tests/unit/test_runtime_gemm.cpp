@@ -1,0 +1,115 @@
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include "adjit/runtime/Gemm.h"
+#include "adjit/runtime/Threads.h"
+
+namespace {
+
+int64_t address(const void* p) { return static_cast<int64_t>(reinterpret_cast<intptr_t>(p)); }
+
+// One operand stored row- or column-major, with a batch stride.
+template <class T>
+struct Stored {
+  std::vector<T> data;
+  int64_t batch_stride, row_stride, col_stride;
+  Stored(int64_t batch, int64_t rows, int64_t cols, bool transposed, std::mt19937& rng)
+      : data(batch * rows * cols), batch_stride(rows * cols),
+        row_stride(transposed ? 1 : cols), col_stride(transposed ? rows : 1) {
+    std::normal_distribution<double> normal;
+    for (T& x : data) x = static_cast<T>(normal(rng));
+  }
+  T at(int64_t q, int64_t r, int64_t c) const {
+    return data[q * batch_stride + r * row_stride + c * col_stride];
+  }
+};
+
+template <class T>
+void gemm(int64_t batch, int64_t m, int64_t n, int64_t k, const Stored<T>& a, const Stored<T>& b,
+          std::vector<T>& c, bool accumulate) {
+  auto call = sizeof(T) == 4 ? adjit_gemm_f32 : adjit_gemm_f64;
+  call(batch, m, n, k, address(a.data.data()), a.batch_stride, a.row_stride, a.col_stride,
+       address(b.data.data()), b.batch_stride, b.row_stride, b.col_stride, address(c.data()),
+       m * n, n, 1, accumulate);
+}
+
+// Every transposition, accumulate or overwrite, edges of every tile size,
+// against a double-precision loop.
+template <class T>
+void check_against_reference(double tolerance) {
+  std::mt19937 rng(7);
+  for (auto [batch, m, n, k] : {std::tuple<int64_t, int64_t, int64_t, int64_t>{1, 1, 1, 1},
+                                {2, 13, 35, 7}, {1, 37, 71, 300}, {3, 50, 9, 513}, {1, 5, 1, 1000}})
+    for (bool ta : {false, true})
+      for (bool tb : {false, true})
+        for (bool accumulate : {false, true}) {
+          Stored<T> a(batch, m, k, ta, rng), b(batch, k, n, tb, rng);
+          std::vector<T> c(batch * m * n, T(0.5));
+          gemm(batch, m, n, k, a, b, c, accumulate);
+          double worst = 0;
+          for (int64_t q = 0; q < batch; ++q)
+            for (int64_t i = 0; i < m; ++i)
+              for (int64_t j = 0; j < n; ++j) {
+                double expected = accumulate ? 0.5 : 0;
+                for (int64_t p = 0; p < k; ++p) expected += double(a.at(q, i, p)) * b.at(q, p, j);
+                worst = std::max(worst, std::abs(expected - c[(q * m + i) * n + j]) /
+                                            (1 + std::abs(expected)));
+              }
+          INFO(batch << "x" << m << "x" << n << "x" << k << " ta=" << ta << " tb=" << tb
+                     << " accumulate=" << accumulate << " isa=" << adjit::gemm::isa());
+          CHECK(worst < tolerance);
+        }
+}
+
+}  // namespace
+
+TEST_CASE("gemm f32 matches a double-precision loop for every operand layout", "[gemm]") {
+  check_against_reference<float>(1e-4);
+}
+
+TEST_CASE("gemm f64 matches a double-precision loop for every operand layout", "[gemm]") {
+  check_against_reference<double>(1e-12);
+}
+
+TEST_CASE("gemm with k = 0 writes zeros or leaves C", "[gemm]") {
+  std::mt19937 rng(1);
+  Stored<float> a(1, 3, 0, false, rng), b(1, 0, 4, false, rng);
+  std::vector<float> c(12, 2.0f);
+  gemm<float>(1, 3, 4, 0, a, b, c, true);
+  CHECK(c == std::vector<float>(12, 2.0f));
+  gemm<float>(1, 3, 4, 0, a, b, c, false);
+  CHECK(c == std::vector<float>(12, 0.0f));
+}
+
+TEST_CASE("gemm results are identical for every thread count", "[gemm][threads]") {
+  std::mt19937 rng(3);
+  Stored<float> a(1, 300, 500, false, rng), b(1, 500, 260, true, rng);
+  std::vector<float> one(300 * 260), two(300 * 260), three(300 * 260);
+  {
+    adjit::threads::CallThreads scope(1);
+    gemm<float>(1, 300, 260, 500, a, b, one, false);
+  }
+  {
+    adjit::threads::CallThreads scope(2);
+    gemm<float>(1, 300, 260, 500, a, b, two, false);
+  }
+  {
+    adjit::threads::CallThreads scope(3);
+    gemm<float>(1, 300, 260, 500, a, b, three, false);
+  }
+  CHECK(one == two);
+  CHECK(one == three);
+}
+
+TEST_CASE("concurrent calls share the requested threads", "[threads]") {
+  adjit::threads::CallThreads outer(4);
+  CHECK(adjit::threads::current() == 4);
+  {
+    adjit::threads::CallThreads inner(4);  // a second call running at once
+    CHECK(adjit::threads::current() == 2);
+  }
+  CHECK(adjit::threads::current() == 4);
+}
