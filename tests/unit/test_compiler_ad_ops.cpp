@@ -74,7 +74,7 @@ Array unary_input(UnaryCase::Domain domain, const Shape& shape, DType dtype, uin
 // Elementwise unary ops
 //===----------------------------------------------------------------------===//
 
-TEST_CASE("ad ops: unary elementwise ops, f32 and f64, [2,3], 0-d and size-1 dims", "[ad][ad-ops]") {
+TEST_CASE("ad ops: unary elementwise ops, f32 and f64, shape 2x3, 0-d and size-1 dims", "[ad][ad-ops]") {
   const std::vector<UnaryCase> cases = {
       {"exp", FN(exp(x[0])), UnaryCase::any},
       {"log", FN(log(x[0])), UnaryCase::positive},

@@ -205,7 +205,7 @@ TEST_CASE("randn supports every floating dtype", "[runtime][array][random]") {
   REQUIRE_THROWS_WITH(Array::randn({2}, 1, DType::i1), Contains("i1 is not floating point"));
 }
 
-TEST_CASE("uniform samples lie in [lo, hi)", "[runtime][array][random]") {
+TEST_CASE("uniform samples lie in lo <= x < hi", "[runtime][array][random]") {
   Array samples = Array::uniform({100000}, 11);
   CHECK(samples.to_vector<float>() == Array::uniform({100000}, 11).to_vector<float>());
   double sum = 0;
