@@ -103,7 +103,7 @@ Executable load_into_jit(std::unique_ptr<llvm::Module> module,
   llvm::orc::SymbolMap runtime_functions;
   auto define = [&](const char* name, auto* function) {
     runtime_functions[mangle(name)] = {llvm::orc::ExecutorAddr::fromPtr(function),
-                                          llvm::JITSymbolFlags::Exported};
+                                       llvm::JITSymbolFlags::Exported};
   };
   define("_mlir_memref_to_llvm_alloc", &_mlir_memref_to_llvm_alloc);
   define("_mlir_memref_to_llvm_aligned_alloc", &_mlir_memref_to_llvm_aligned_alloc);

@@ -124,13 +124,6 @@ struct SelectKernelsPass : adjit::impl::SelectKernelsBase<SelectKernelsPass> {
   }
 };
 
-// Where one operand's data starts and its stride along each loop of a
-// contraction (0 for a loop the operand does not vary along).
-struct OperandAddress {
-  Value pointer;
-  SmallVector<Value> strides;  // per loop
-};
-
 struct CallBuilder {
   OpBuilder &b;
   Location loc;
@@ -139,20 +132,25 @@ struct CallBuilder {
     return b.create<arith::IndexCastOp>(loc, b.getI64Type(), index);
   }
 
-  OperandAddress address(Value memref, AffineMap map, unsigned numLoops) {
+  // Appends where an operand's data starts and its stride along each of
+  // `loops` (0 for an absent loop or one the operand does not vary along).
+  void appendOperand(SmallVector<Value> &arguments, linalg::GenericOp op,
+                     OpOperand &operand, ArrayRef<int64_t> loops) {
+    Value memref = operand.get();
     auto metadata = b.create<memref::ExtractStridedMetadataOp>(loc, memref);
     Value base = b.create<memref::ExtractAlignedPointerAsIndexOp>(loc, memref);
-    auto type = cast<MemRefType>(memref.getType());
-    int64_t bytes = type.getElementTypeBitWidth() / 8;
+    int64_t bytes = cast<MemRefType>(memref.getType()).getElementTypeBitWidth() / 8;
     Value offsetBytes = b.create<arith::MulIOp>(
         loc, metadata.getOffset(), b.create<arith::ConstantIndexOp>(loc, bytes));
-    OperandAddress result{i64(b.create<arith::AddIOp>(loc, base, offsetBytes)), {}};
-    Value zero = b.create<arith::ConstantIntOp>(loc, 0, 64);
-    result.strides.assign(numLoops, zero);
-    for (auto [position, expr] : llvm::enumerate(map.getResults()))
-      result.strides[cast<AffineDimExpr>(expr).getPosition()] =
-          i64(metadata.getStrides()[position]);
-    return result;
+    arguments.push_back(i64(b.create<arith::AddIOp>(loc, base, offsetBytes)));
+    AffineMap map = op.getMatchingIndexingMap(&operand);
+    for (int64_t loop : loops) {
+      std::optional<unsigned> position =
+          loop < 0 ? std::nullopt
+                   : map.getResultPosition(b.getAffineDimExpr(loop));
+      arguments.push_back(position ? i64(metadata.getStrides()[*position])
+                                   : b.create<arith::ConstantIntOp>(loc, 0, 64));
+    }
   }
 
   // The trip count of loop `d`, read off an operand indexed by it (1 for an
@@ -160,12 +158,10 @@ struct CallBuilder {
   Value extent(linalg::GenericOp op, int64_t d) {
     if (d < 0)
       return b.create<arith::ConstantIntOp>(loc, 1, 64);
-    for (OpOperand &operand : op->getOpOperands()) {
-      AffineMap map = op.getMatchingIndexingMap(&operand);
-      for (auto [position, expr] : llvm::enumerate(map.getResults()))
-        if (cast<AffineDimExpr>(expr).getPosition() == d)
-          return i64(b.create<memref::DimOp>(loc, operand.get(), position));
-    }
+    for (OpOperand &operand : op->getOpOperands())
+      if (std::optional<unsigned> position =
+              op.getMatchingIndexingMap(&operand).getResultPosition(b.getAffineDimExpr(d)))
+        return i64(b.create<memref::DimOp>(loc, operand.get(), *position));
     llvm_unreachable("every loop of a contraction indexes an operand");
   }
 };
@@ -213,21 +209,13 @@ struct ContractionsToCallsPass
       bool overwrite = absorbZeroFill(op);
       OpBuilder b(op);
       CallBuilder call{b, op.getLoc()};
-      unsigned numLoops = op.getNumLoops();
       SmallVector<Value> arguments{call.extent(op, loops.batch),
                                    call.extent(op, loops.i),
                                    call.extent(op, loops.j),
                                    call.extent(op, loops.p)};
-      auto operand = [&](unsigned index, int64_t rows, int64_t columns) {
-        OpOperand &o = op->getOpOperand(index);
-        OperandAddress a = call.address(o.get(), op.getMatchingIndexingMap(&o), numLoops);
-        Value zero = b.create<arith::ConstantIntOp>(op.getLoc(), 0, 64);
-        auto stride = [&](int64_t d) { return d < 0 ? zero : a.strides[d]; };
-        arguments.append({a.pointer, stride(loops.batch), stride(rows), stride(columns)});
-      };
-      operand(0, loops.i, loops.p);
-      operand(1, loops.p, loops.j);
-      operand(2, loops.i, loops.j);
+      call.appendOperand(arguments, op, op->getOpOperand(0), {loops.batch, loops.i, loops.p});
+      call.appendOperand(arguments, op, op->getOpOperand(1), {loops.batch, loops.p, loops.j});
+      call.appendOperand(arguments, op, op->getOpOperand(2), {loops.batch, loops.i, loops.j});
       arguments.push_back(
           b.create<arith::ConstantIntOp>(op.getLoc(), overwrite ? 0 : 1, 64));
       b.create<func::CallOp>(op.getLoc(), declareKernel(module, kernel), arguments);

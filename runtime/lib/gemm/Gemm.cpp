@@ -47,6 +47,8 @@ void run_kernel(Isa isa, const Problem<T>& problem, const Blocking& blocking, T*
   }
 }
 
+int64_t ceil_div(int64_t x, int64_t y) { return (x + y - 1) / y; }
+
 int64_t cache_bytes(int name, int64_t fallback) {
   long bytes = sysconf(name);
   return bytes > 0 ? bytes : fallback;
@@ -105,19 +107,18 @@ void gemm(int64_t batch, int64_t m, int64_t n, int64_t k, const T* a, int64_t a_
   // there are fewer column tiles than threads): never over k, so every
   // element is summed in the same order whatever the thread count.
   int threads = batch * m * n * k >= kMinParallelWork ? threads::current() : 1;
-  int64_t column_tiles = (n + tile.nr - 1) / tile.nr, row_tiles = (m + tile.mr - 1) / tile.mr;
+  int64_t column_tiles = ceil_div(n, tile.nr), row_tiles = ceil_div(m, tile.mr);
   bool split_columns = column_tiles >= threads || column_tiles >= row_tiles;
   int64_t tiles = split_columns ? column_tiles : row_tiles;
-  int64_t pieces = std::min<int64_t>(tiles, std::max<int64_t>(1, threads / batch + (threads % batch != 0)));
-  int64_t tiles_per_piece = (tiles + pieces - 1) / pieces;
+  int64_t extent = split_columns ? n : m;
+  int64_t pieces = std::min(tiles, ceil_div(threads, batch));
+  int64_t span = ceil_div(tiles, pieces) * (split_columns ? tile.nr : tile.mr);
   int64_t tasks = batch * pieces;
 
   auto task = [&](int64_t t) {
-    int64_t q = t / pieces, piece = t % pieces;
-    int64_t first = piece * tiles_per_piece * (split_columns ? tile.nr : tile.mr);
-    int64_t extent = split_columns ? n : m;
+    int64_t q = t / pieces, first = t % pieces * span;
     if (first >= extent) return;
-    int64_t count = std::min(extent - first, tiles_per_piece * (split_columns ? tile.nr : tile.mr));
+    int64_t count = std::min(extent - first, span);
     Problem<T> problem{m, n, k, {a + q * a_batch, a_row, a_col}, {b + q * b_batch, b_row, b_col},
                        c + q * c_batch, c_row, c_col, accumulate};
     if (split_columns) {
