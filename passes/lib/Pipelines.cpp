@@ -12,7 +12,9 @@
 #include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
 #include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
+#include "mlir/Conversion/OpenMPToLLVM/ConvertOpenMPToLLVM.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Conversion/SCFToOpenMP/SCFToOpenMP.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
@@ -27,12 +29,16 @@
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/Linalg/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/MemRef/Transforms/AllocationOpInterfaceImpl.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Dialect/OpenMP/OpenMPDialect.h"
 #include "mlir/Dialect/SCF/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/SCF/Transforms/Passes.h"
 #include "mlir/Dialect/Tensor/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/OpenMP/OpenMPToLLVMIRTranslation.h"
 #include "mlir/Transforms/Passes.h"
 
 using namespace mlir;
@@ -88,6 +94,12 @@ void addBufferization(OpPassManager &pm) {
   options.setFunctionBoundaryTypeConversion(
       bufferization::LayoutMapOption::IdentityLayoutMap);
   pm.addPass(bufferization::createOneShotBufferizePass(options));
+  // A block's temporaries are allocated once per loop (per chunk when the
+  // loop runs in parallel chunks), not once per block.
+  pm.addNestedPass<func::FuncOp>(bufferization::createBufferLoopHoistingPass());
+  // Loops carry buffers that they update in place; forwarding them lets
+  // results be written straight into the caller's buffers below.
+  pm.addPass(createCanonicalizerPass());
   // Callers own the result buffers (the runtime's caching allocator), so
   // functions write results in place instead of returning fresh memory.
   bufferization::BufferResultsToOutParamsOpts outParams;
@@ -102,6 +114,13 @@ void addBufferization(OpPassManager &pm) {
 void addLoweringToLLVM(OpPassManager &pm) {
   pm.addPass(createContractionsToCalls());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+  // Parallel chunks run on the calling thread's OpenMP team
+  // (runtime/include/adjit/runtime/Threads.h).
+  pm.addNestedPass<func::FuncOp>(createForallToParallelLoopPass());
+  pm.addPass(createConvertSCFToOpenMPPass());
+  // Inlines the alloca scopes around loop bodies that allocate nothing
+  // (control flow inside one would not lower).
+  pm.addPass(createCanonicalizerPass());
   pm.addPass(createApproximateMath());
   pm.addPass(createConvertMathToFuncs());
   pm.addPass(createMathToLibm());
@@ -120,6 +139,7 @@ void addLoweringToLLVM(OpPassManager &pm) {
   pm.addPass(createArithToLLVMConversionPass());
   pm.addPass(createConvertFuncToLLVMPass());
   pm.addPass(createConvertControlFlowToLLVMPass());
+  pm.addPass(createConvertOpenMPToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
   pm.addPass(createEmitEntryPoints());
 }
@@ -142,10 +162,14 @@ void addStagePasses(OpPassManager &pm, Stage stage) {
     pm.addPass(createLowerAdjitToLinalg());
     return addCleanup(pm);
   case Stage::fused:
+    // Unit dimensions (a keepdims reduction) would hide producers from
+    // their consumers behind reshapes.
+    pm.addPass(createLinalgFoldUnitExtentDimsPass());
     pm.addPass(createFuseElementwise());
     addCleanup(pm);
     pm.addPass(createSelectKernels());
-    return;
+    pm.addPass(createTileAndFuseRows());
+    return addCleanup(pm);
   case Stage::bufferized:
     return addBufferization(pm);
   case Stage::llvm:
@@ -163,18 +187,20 @@ void registerPipelineDialects(DialectRegistry &registry) {
   registry.insert<AdjitDialect, affine::AffineDialect, arith::ArithDialect,
                   bufferization::BufferizationDialect, cf::ControlFlowDialect,
                   func::FuncDialect, linalg::LinalgDialect, LLVM::LLVMDialect,
-                  math::MathDialect, memref::MemRefDialect, scf::SCFDialect,
+                  math::MathDialect, memref::MemRefDialect, omp::OpenMPDialect, scf::SCFDialect,
                   tensor::TensorDialect, vector::VectorDialect>();
   arith::registerBufferizableOpInterfaceExternalModels(registry);
   bufferization::func_ext::registerBufferizableOpInterfaceExternalModels(
       registry);
   linalg::registerBufferizableOpInterfaceExternalModels(registry);
+  memref::registerAllocationOpInterfaceExternalModels(registry);
   scf::registerBufferizableOpInterfaceExternalModels(registry);
   tensor::registerBufferizableOpInterfaceExternalModels(registry);
   func::registerInlinerExtension(registry);
   registerCallDerivatives(registry);
   registerBuiltinDialectTranslation(registry);
   registerLLVMDialectTranslation(registry);
+  registerOpenMPDialectTranslation(registry);
 }
 
 void registerPipelines() {

@@ -247,3 +247,56 @@ TEST_CASE("ad models: W3 grads w.r.t. x, gamma, beta against host references", "
   CHECK(mismatch(ggamma32, F32, {kCols}, want_gamma, 1e-4) == "");
   CHECK(mismatch(gbeta32, F32, {kCols}, want_beta, 1e-4) == "");
 }
+
+// Large enough for the fused stage to run W3 block by block in parallel
+// chunks (1024 rows), and with a row count that leaves a tail block (509,
+// prime): the same numbers as the host reference, and the same bits for
+// every thread count since chunks do not depend on it.
+TEST_CASE("ad models: W3 at blocked sizes, every thread count, against host references",
+          "[ad][ad-models][threads]") {
+  for (auto [rows, cols] : {std::pair{1024, 256}, std::pair{509, 96}}) {
+    CAPTURE(rows, cols);
+    Array x = randn({rows, cols}, 21, 1.5, F64), gamma = randn({cols}, 22, 0.5, F64),
+          beta = randn({cols}, 23, 0.5, F64), c = randn({rows, cols}, 24, 1.0, F64);
+    Vec xv = values(x), gv = values(gamma), bv = values(beta), cv = values(c);
+    double want_loss = 0;
+    Vec want_gamma(cols, 0.0), want_beta(cols, 0.0);
+    for (int r = 0; r < rows; ++r) {
+      double mu = 0, var = 0;
+      for (int j = 0; j < cols; ++j) mu += xv[r * cols + j] / cols;
+      for (int j = 0; j < cols; ++j) var += std::pow(xv[r * cols + j] - mu, 2) / cols;
+      for (int j = 0; j < cols; ++j) {
+        double xhat = (xv[r * cols + j] - mu) / std::sqrt(var + 1e-5);
+        double z = xhat * gv[j] + bv[j];
+        double u = std::sqrt(2 / std::numbers::pi) * (z + 0.044715 * z * z * z);
+        want_loss += 0.5 * z * (1 + std::tanh(u)) * cv[r * cols + j];
+        double dz = gelu_tanh_derivative(z) * cv[r * cols + j];
+        want_beta[j] += dz;
+        want_gamma[j] += dz * xhat;
+      }
+    }
+    auto to32 = [](const Array& a) { return make(values(a), a.shape(), F32); };
+    std::vector<Vec> first;
+    for (int threads : {1, 2, 3}) {
+      CAPTURE(threads);
+      auto step = jit(
+          [](Tensor x, Tensor gamma, Tensor beta, Tensor c) {
+            auto [loss, grads] = value_and_grad<0, 1, 2>(w3_loss)(x, gamma, beta, c);
+            auto [gx, ggamma, gbeta] = grads;
+            return std::tuple{loss, gx, ggamma, gbeta};
+          },
+          {.name = "w3_step", .threads = threads});
+      auto [loss, gx, ggamma, gbeta] = step(x, gamma, beta, c);
+      CHECK(mismatch(loss, F64, {}, {want_loss}, 1e-9) == "");
+      CHECK(mismatch(ggamma, F64, {cols}, want_gamma, 1e-9) == "");
+      CHECK(mismatch(gbeta, F64, {cols}, want_beta, 1e-9) == "");
+      auto [loss32, gx32, ggamma32, gbeta32] = step(to32(x), to32(gamma), to32(beta), to32(c));
+      CHECK(mismatch(gx32, F32, gx.shape(), values(gx), 1e-4) == "");
+      std::vector<Vec> bits = {values(loss32), values(gx32), values(ggamma32), values(gbeta32)};
+      if (first.empty())
+        first = bits;
+      else
+        CHECK(bits == first);
+    }
+  }
+}

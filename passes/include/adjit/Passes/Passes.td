@@ -67,6 +67,39 @@ def SelectKernels : Pass<"adjit-select-kernels", "ModuleOp"> {
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
+def TileAndFuseRows : Pass<"adjit-tile-and-fuse-rows", "ModuleOp"> {
+  let summary = "Run groups of generics block of rows by block of rows, in parallel chunks";
+  let description = [{
+    Generics that share a leading loop of the same extent (the rows: a
+    batch, the rows of a LayerNorm, the elements of a vector) and read each
+    other's results row by row form a group. The group runs as one loop
+    over blocks of rows: every intermediate exists only for one block,
+    sized so that a block's working set stays in the L2 cache, and only
+    the values used after the group are written out in full. A reduction
+    over the rows (a bias gradient, a loss) accumulates across the blocks.
+
+    When the group has enough work, its rows are split into a fixed number
+    of chunks that run in parallel (`scf.forall`, OpenMP threads later).
+    The chunk count depends only on the shapes, never on the thread count,
+    so results are the same for every thread count; a reduction over the
+    rows keeps one partial result per chunk and combines them in chunk
+    order after the loop. Contractions served by the GEMM kernels and
+    generics that read their loop indices stay whole.
+  }];
+  let options = [
+    Option<"cacheBytes", "cache-bytes", "int64_t", /*default=*/"0",
+           "Working-set budget of one block of rows in bytes (0: half the "
+           "host's L2 cache)">,
+    Option<"minChunkWork", "min-chunk-work", "int64_t", /*default=*/"131072",
+           "Fewest loop iterations of a chunk worth running on its own thread">,
+    Option<"maxChunks", "max-chunks", "int64_t", /*default=*/"16",
+           "Most chunks the rows of a group are split into">,
+  ];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def ContractionsToCalls : Pass<"adjit-contractions-to-calls", "ModuleOp"> {
   let summary = "Replace marked buffer contractions by calls of the runtime's GEMM";
   let description = [{

@@ -1,0 +1,548 @@
+// Row-blocked tile and fuse: groups of generics that share their leading
+// (row) loop run block of rows by block of rows, so that intermediates live
+// in the cache instead of in full-size buffers, and chunks of rows run on
+// separate threads. The policy (what joins a group, block and chunk sizes)
+// is the first section of this file; the rewriting is the second.
+
+#include "adjit/Passes/Passes.h"
+
+#include "mlir/Analysis/SliceAnalysis.h"
+#include "mlir/Dialect/Utils/StructuredOpsUtils.h"
+#include "mlir/IR/IRMapping.h"
+
+#include <unistd.h>
+
+namespace mlir::adjit {
+#define GEN_PASS_DEF_TILEANDFUSEROWS
+#include "adjit/Passes/Passes.h.inc"
+} // namespace mlir::adjit
+
+using namespace mlir;
+
+namespace {
+
+// ------------------------------------------------------------- policy ----
+
+// How a generic's operand is indexed by the row loop (loop 0).
+enum class RowAccess { none, leading, other };
+
+RowAccess rowAccess(AffineMap map) {
+  RowAccess access = RowAccess::none;
+  for (auto [position, expr] : llvm::enumerate(map.getResults())) {
+    if (!expr.isFunctionOfDim(0))
+      continue;
+    if (position != 0 || !isa<AffineDimExpr>(expr))
+      return RowAccess::other;
+    access = RowAccess::leading;
+  }
+  return access;
+}
+
+bool reducesRows(linalg::GenericOp op) {
+  return op.getIteratorTypesArray().front() == utils::IteratorType::reduction;
+}
+
+// The extent of the row loop of a generic that can run one block of rows at
+// a time: every operand reads row r of the block from its own row r (or
+// does not depend on the row), and a reduction over the rows accumulates
+// into an output that does not depend on them. GEMM-served contractions
+// stay whole (the kernel blocks them itself), as do bodies that read loop
+// indices (a block would see its own, not the global, row index).
+std::optional<int64_t> blockableRows(linalg::GenericOp op) {
+  if (op.getLibraryCallAttr() || op.hasIndexSemantics() ||
+      !op.hasPureTensorSemantics() || op.getNumLoops() == 0)
+    return std::nullopt;
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  if (llvm::any_of(ranges, ShapedType::isDynamic) || ranges.front() < 2)
+    return std::nullopt;
+  bool reduced = reducesRows(op);
+  for (OpOperand &operand : op->getOpOperands()) {
+    RowAccess access = rowAccess(op.getMatchingIndexingMap(&operand));
+    if (access == RowAccess::other)
+      return std::nullopt;
+    if (op.isDpsInit(&operand) && (access == RowAccess::leading) == reduced)
+      return std::nullopt;
+  }
+  return ranges.front();
+}
+
+// The combining operation of a reduction over the rows, when it has a
+// neutral element so that chunks can start from it and be combined after.
+struct Combiner {
+  Operation *op = nullptr;
+  Value accumulator, value; // the operands: the output block argument, the new value
+};
+
+std::optional<Combiner> chunkableCombiner(linalg::GenericOp op, unsigned result) {
+  SmallVector<Operation *> combiners;
+  Value value = matchReduction(op.getRegionOutputArgs(), result, combiners);
+  if (!value || combiners.size() != 1 || combiners.front()->getNumOperands() != 2 ||
+      combiners.front()->getNumResults() != 1 || !arith::getNeutralElement(combiners.front()))
+    return std::nullopt;
+  return Combiner{combiners.front(), op.getRegionOutputArgs()[result], value};
+}
+
+// Chunks need every reduction over the rows to combine partial results.
+bool reductionsCombine(ArrayRef<linalg::GenericOp> members) {
+  return llvm::all_of(members, [](linalg::GenericOp member) {
+    return !reducesRows(member) ||
+           llvm::all_of(llvm::seq(member.getNumDpsInits()), [&](int64_t result) {
+             return chunkableCombiner(member, result).has_value();
+           });
+  });
+}
+
+struct BlockPlan {
+  int64_t blockRows = 1; // rows per block
+  int64_t chunks = 1;    // parallel chunks of whole blocks (1: one loop)
+};
+
+int64_t elementBytes(Type type) {
+  return std::max<int64_t>(1, getElementTypeOrSelf(type).getIntOrFloatBitWidth() / 8);
+}
+
+// Blocks as large as the cache budget allows (a divisor of the rows when
+// one is close, so that no tail block is needed); chunks when there is
+// enough work for each, as many as allowed and dividing the blocks evenly.
+// Nothing here depends on the thread count: results do not either.
+BlockPlan planBlocks(ArrayRef<linalg::GenericOp> members, int64_t rows,
+                     int64_t cacheBytes, int64_t minChunkWork,
+                     int64_t maxChunks, bool chunkable) {
+  int64_t bytesPerRow = 0, workPerRow = 0;
+  for (linalg::GenericOp member : members) {
+    int64_t iterations = 1;
+    for (int64_t extent : ArrayRef(member.getStaticLoopRanges()).drop_front())
+      iterations *= extent;
+    workPerRow += iterations;
+    for (OpOperand &operand : member->getOpOperands()) {
+      if (rowAccess(member.getMatchingIndexingMap(&operand)) != RowAccess::leading)
+        continue;
+      auto type = cast<ShapedType>(operand.get().getType());
+      bytesPerRow += type.getNumElements() / rows * elementBytes(type);
+    }
+  }
+  BlockPlan plan;
+  int64_t budgetRows = std::clamp<int64_t>(cacheBytes / std::max<int64_t>(1, bytesPerRow), 1, rows);
+  plan.blockRows = budgetRows;
+  for (int64_t candidate = budgetRows; candidate * 2 > budgetRows; --candidate)
+    if (rows % candidate == 0) {
+      plan.blockRows = candidate;
+      break;
+    }
+  int64_t blocks = rows / plan.blockRows;
+  int64_t mostChunks = chunkable ? std::min(maxChunks, rows * workPerRow / std::max<int64_t>(1, minChunkWork)) : 1;
+  for (int64_t candidate = std::min(mostChunks, blocks); candidate >= 2; --candidate)
+    if (blocks % candidate == 0) {
+      plan.chunks = candidate;
+      break;
+    }
+  return plan;
+}
+
+// ------------------------------------------------------------- groups ----
+
+struct RowGroup {
+  int64_t rows = 0;
+  SmallVector<linalg::GenericOp> members;
+  llvm::SmallPtrSet<Operation *, 16> memberSet;
+  // Ops after the first member that use the group's results: they move
+  // after the loop that replaces the group.
+  SmallVector<Operation *> dependents;
+  llvm::SmallPtrSet<Operation *, 16> dependentSet;
+
+  bool defines(Value v) const {
+    Operation *op = v.getDefiningOp();
+    return op && memberSet.contains(op);
+  }
+  bool taints(Value v) const {
+    Operation *op = v.getDefiningOp();
+    return op && (memberSet.contains(op) || dependentSet.contains(op));
+  }
+};
+
+bool usesAny(Operation *op, function_ref<bool(Value)> predicate) {
+  return op
+      ->walk([&](Operation *nested) {
+        return llvm::any_of(nested->getOperands(), predicate) ? WalkResult::interrupt()
+                                                              : WalkResult::advance();
+      })
+      .wasInterrupted();
+}
+
+// A generic joins when it reads the group's values row by row: a value
+// reduced over the rows is complete only after the loop, and one read
+// whole (broadcast along the rows) only after every block.
+bool canJoin(const RowGroup &group, linalg::GenericOp op) {
+  for (OpOperand &operand : op->getOpOperands()) {
+    Value v = operand.get();
+    if (!group.taints(v))
+      continue;
+    if (!group.defines(v) || rowAccess(op.getMatchingIndexingMap(&operand)) != RowAccess::leading)
+      return false;
+    auto producer = cast<linalg::GenericOp>(v.getDefiningOp());
+    if (reducesRows(producer))
+      return false;
+  }
+  // The body reads no group value either (it works on scalars; a captured
+  // value would be an extract from a group result).
+  for (Operation &nested : op.getRegion().front())
+    if (usesAny(&nested, [&](Value v) { return group.taints(v); }))
+      return false;
+  return true;
+}
+
+RowGroup collectGroup(linalg::GenericOp seed, int64_t rows) {
+  RowGroup group;
+  group.rows = rows;
+  for (Operation &op : llvm::make_range(seed->getIterator(), seed->getBlock()->end())) {
+    if (op.hasTrait<OpTrait::IsTerminator>())
+      break;
+    auto generic = dyn_cast<linalg::GenericOp>(op);
+    if (generic && blockableRows(generic) == rows && canJoin(group, generic)) {
+      group.members.push_back(generic);
+      group.memberSet.insert(generic);
+      continue;
+    }
+    if (usesAny(&op, [&](Value v) { return group.taints(v); })) {
+      group.dependents.push_back(&op);
+      group.dependentSet.insert(&op);
+    }
+  }
+  return group;
+}
+
+// ---------------------------------------------------------- rewriting ----
+
+RankedTensorType withRows(Type type, int64_t rows) {
+  auto tensor = cast<RankedTensorType>(type);
+  SmallVector<int64_t> shape(tensor.getShape());
+  shape.front() = rows;
+  return tensor.clone(shape);
+}
+
+struct RowSlice {
+  SmallVector<OpFoldResult> offsets, sizes, strides;
+};
+
+RowSlice rowSlice(OpBuilder &b, RankedTensorType full, OpFoldResult row, int64_t rows) {
+  RowSlice slice;
+  for (auto [dim, extent] : llvm::enumerate(full.getShape())) {
+    slice.offsets.push_back(dim == 0 ? row : b.getIndexAttr(0));
+    slice.sizes.push_back(b.getIndexAttr(dim == 0 ? rows : extent));
+    slice.strides.push_back(b.getIndexAttr(1));
+  }
+  return slice;
+}
+
+Value extractRows(OpBuilder &b, Location loc, Value full, OpFoldResult row, int64_t rows) {
+  auto type = cast<RankedTensorType>(full.getType());
+  RowSlice s = rowSlice(b, type, row, rows);
+  return b.create<tensor::ExtractSliceOp>(loc, withRows(type, rows), full, s.offsets, s.sizes,
+                                          s.strides);
+}
+
+Value insertRows(OpBuilder &b, Location loc, Value block, Value full, OpFoldResult row) {
+  auto type = cast<RankedTensorType>(full.getType());
+  RowSlice s = rowSlice(b, type, row, cast<RankedTensorType>(block.getType()).getDimSize(0));
+  return b.create<tensor::InsertSliceOp>(loc, block, full, s.offsets, s.sizes, s.strides);
+}
+
+// What a group carries from block to block: the full-size (or chunk-size)
+// tensors its escaping row results are written into, and the accumulators
+// of its reductions over the rows.
+struct Carried {
+  SmallVector<Value> outputs, accumulators;
+
+  SmallVector<Value> all() const {
+    SmallVector<Value> values(outputs);
+    values.append(accumulators);
+    return values;
+  }
+  static Carried split(ValueRange values, size_t outputCount) {
+    return {SmallVector<Value>(values.take_front(outputCount)),
+            SmallVector<Value>(values.drop_front(outputCount))};
+  }
+};
+
+class GroupRewriter {
+public:
+  GroupRewriter(RowGroup &group, BlockPlan plan) : group(group), plan(plan) {
+    for (linalg::GenericOp member : group.members)
+      for (OpResult result : member->getResults()) {
+        Value init = member.getDpsInitOperand(result.getResultNumber())->get();
+        if (reducesRows(member)) {
+          accumulatorIndex[result] = accumulatorInits.size();
+          accumulatorInits.push_back(init);
+          combiners.push_back(chunkableCombiner(member, result.getResultNumber()));
+        } else if (llvm::any_of(result.getUsers(), [&](Operation *user) {
+                     return !group.memberSet.contains(user);
+                   })) {
+          outputIndex[result] = outputInits.size();
+          outputInits.push_back(init);
+        }
+      }
+  }
+
+  // Top-level generics the rewrite created (a tail block, combined
+  // partials): they are not candidates for another group.
+  ArrayRef<Operation *> createdGenerics() const { return created; }
+
+  void rewrite() {
+    linalg::GenericOp last = group.members.back();
+    OpBuilder b(last);
+    Location loc = last.getLoc();
+    int64_t blocks = group.rows / plan.blockRows;
+    // An output computed in place over a member's result starts empty:
+    // the member's block value is what the block reads.
+    for (Value &init : outputInits)
+      if (group.defines(init)) {
+        auto type = cast<RankedTensorType>(init.getType());
+        init = b.create<tensor::EmptyOp>(loc, type.getShape(), type.getElementType());
+      }
+    Carried carried{outputInits, accumulatorInits};
+    if (plan.chunks > 1)
+      carried = buildChunks(b, loc, carried);
+    else if (blocks > 0)
+      carried = buildLoop(b, loc, carried, blocks * plan.blockRows, nullptr);
+    if (int64_t tail = group.rows % plan.blockRows) {
+      OpFoldResult tailRow = b.getIndexAttr(blocks * plan.blockRows);
+      carried = buildBlock(b, loc, tailRow, tailRow, tail, carried, &created);
+    }
+    Operation *after = last->getPrevNode();
+    for (linalg::GenericOp member : group.members)
+      for (OpResult result : member->getResults()) {
+        if (auto it = outputIndex.find(result); it != outputIndex.end())
+          result.replaceAllUsesWith(carried.outputs[it->second]);
+        else if (auto it = accumulatorIndex.find(result); it != accumulatorIndex.end())
+          result.replaceAllUsesWith(carried.accumulators[it->second]);
+      }
+    // Dependents that stood between the members now follow the loop.
+    Operation *insertAfter = after;
+    for (Operation *dependent : group.dependents)
+      if (dependent->isBeforeInBlock(last) && insertAfter) {
+        dependent->moveAfter(insertAfter);
+        insertAfter = dependent;
+      }
+    for (linalg::GenericOp member : llvm::reverse(group.members))
+      member->erase();
+  }
+
+private:
+  // One block of `rows` rows: the group's inputs are read from `inputRow`,
+  // the carried outputs written at `outputRow` (they differ inside a chunk,
+  // whose outputs are the chunk's own rows).
+  Carried buildBlock(OpBuilder &b, Location loc, OpFoldResult inputRow, OpFoldResult outputRow,
+                     int64_t rows, Carried carried,
+                     SmallVectorImpl<Operation *> *clones = nullptr) {
+    IRMapping blockValues;
+    for (linalg::GenericOp member : group.members) {
+      SmallVector<Value> operands;
+      for (OpOperand &operand : member->getOpOperands()) {
+        Value v = operand.get();
+        if (Value blockValue = blockValues.lookupOrNull(v)) {
+          operands.push_back(blockValue);
+          continue;
+        }
+        if (member.isDpsInit(&operand)) {
+          OpResult result = member.getTiedOpResult(&operand);
+          if (auto it = accumulatorIndex.find(result); it != accumulatorIndex.end()) {
+            operands.push_back(carried.accumulators[it->second]);
+            continue;
+          }
+          if (auto it = outputIndex.find(result); it != outputIndex.end()) {
+            operands.push_back(extractRows(b, loc, carried.outputs[it->second], outputRow, rows));
+            continue;
+          }
+        }
+        bool rowed = rowAccess(member.getMatchingIndexingMap(&operand)) == RowAccess::leading;
+        operands.push_back(rowed ? extractRows(b, loc, v, inputRow, rows) : v);
+      }
+      SmallVector<Type> resultTypes;
+      for (OpResult result : member->getResults())
+        resultTypes.push_back(accumulatorIndex.count(result) ? result.getType()
+                                                             : withRows(result.getType(), rows));
+      Operation *blockOp = clone(b, member.getOperation(), resultTypes, operands);
+      if (clones)
+        clones->push_back(blockOp);
+      for (OpResult result : member->getResults()) {
+        Value blockResult = blockOp->getResult(result.getResultNumber());
+        if (auto it = accumulatorIndex.find(result); it != accumulatorIndex.end()) {
+          carried.accumulators[it->second] = blockResult;
+          continue;
+        }
+        blockValues.map(result, blockResult);
+        if (auto it = outputIndex.find(result); it != outputIndex.end())
+          carried.outputs[it->second] =
+              insertRows(b, loc, blockResult, carried.outputs[it->second], outputRow);
+      }
+    }
+    return carried;
+  }
+
+  // Blocks over `rows` rows of the carried outputs, which start at row
+  // `chunkRow` of the inputs (at row 0 without chunks).
+  Carried buildLoop(OpBuilder &b, Location loc, Carried carried, int64_t rows, Value chunkRow) {
+    Value zero = b.create<arith::ConstantIndexOp>(loc, 0);
+    Value end = b.create<arith::ConstantIndexOp>(loc, rows);
+    Value step = b.create<arith::ConstantIndexOp>(loc, plan.blockRows);
+    auto loop = b.create<scf::ForOp>(
+        loc, zero, end, step, carried.all(),
+        [&](OpBuilder &nested, Location nestedLoc, Value row, ValueRange iterArgs) {
+          Value inputRow = row;
+          if (chunkRow)
+            inputRow = nested.create<arith::AddIOp>(nestedLoc, chunkRow, row);
+          Carried next = buildBlock(nested, nestedLoc, inputRow, row, plan.blockRows,
+                                    Carried::split(iterArgs, outputInits.size()));
+          nested.create<scf::YieldOp>(nestedLoc, next.all());
+        });
+    return Carried::split(loop.getResults(), outputInits.size());
+  }
+
+  // Chunks of whole blocks in parallel: each writes its own rows of the
+  // outputs and its own partial of each reduction over the rows; the
+  // partials are combined in chunk order after the loop.
+  Carried buildChunks(OpBuilder &b, Location loc, Carried carried) {
+    int64_t chunkRows = group.rows / plan.blockRows / plan.chunks * plan.blockRows;
+    SmallVector<Value> partialInits;
+    for (Value init : accumulatorInits) {
+      auto type = cast<RankedTensorType>(init.getType());
+      SmallVector<int64_t> shape{plan.chunks};
+      shape.append(type.getShape().begin(), type.getShape().end());
+      partialInits.push_back(b.create<tensor::EmptyOp>(loc, shape, type.getElementType()));
+    }
+    SmallVector<Value> shared(outputInits);
+    shared.append(partialInits);
+    auto forall = b.create<scf::ForallOp>(loc, ArrayRef<OpFoldResult>{b.getIndexAttr(plan.chunks)},
+                                          shared, std::nullopt);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      Block *body = forall.getBody();
+      b.setInsertionPointToStart(body);
+      Value chunk = forall.getInductionVars().front();
+      Value chunkRow = b.create<arith::MulIOp>(
+          loc, chunk, b.create<arith::ConstantIndexOp>(loc, chunkRows));
+      ValueRange sharedArgs = forall.getRegionIterArgs();
+      Carried chunkCarried;
+      for (Value output : sharedArgs.take_front(outputInits.size()))
+        chunkCarried.outputs.push_back(extractRows(b, loc, output, chunkRow, chunkRows));
+      for (auto [partial, combiner] :
+           llvm::zip(sharedArgs.drop_front(outputInits.size()), combiners)) {
+        Value slot = extractPartial(b, loc, partial, chunk);
+        Value neutral = b.create<arith::ConstantOp>(loc, *arith::getNeutralElement(combiner->op));
+        chunkCarried.accumulators.push_back(
+            b.create<linalg::FillOp>(loc, ValueRange{neutral}, ValueRange{slot}).getResult(0));
+      }
+      Carried done = buildLoop(b, loc, chunkCarried, chunkRows, chunkRow);
+      b.setInsertionPointToStart(forall.getTerminator().getBody());
+      for (auto [value, output] : llvm::zip(done.outputs, sharedArgs.take_front(outputInits.size()))) {
+        auto type = cast<RankedTensorType>(output.getType());
+        RowSlice s = rowSlice(b, type, chunkRow, chunkRows);
+        b.create<tensor::ParallelInsertSliceOp>(loc, value, output, s.offsets, s.sizes, s.strides);
+      }
+      for (auto [value, partial] :
+           llvm::zip(done.accumulators, sharedArgs.drop_front(outputInits.size()))) {
+        RowSlice s = rowSlice(b, cast<RankedTensorType>(partial.getType()), chunk, 1);
+        b.create<tensor::ParallelInsertSliceOp>(loc, value, partial, s.offsets, s.sizes,
+                                                s.strides);
+      }
+    }
+    ValueRange results = forall.getResults();
+    Carried combined;
+    combined.outputs.assign(results.begin(), results.begin() + outputInits.size());
+    for (auto [partial, init, combiner] :
+         llvm::zip(results.drop_front(outputInits.size()), accumulatorInits, combiners))
+      combined.accumulators.push_back(combinePartials(b, loc, partial, init, *combiner));
+    return combined;
+  }
+
+  // A chunk's partial is row `chunk` of the partials, rank-reduced.
+  Value extractPartial(OpBuilder &b, Location loc, Value partials, Value chunk) {
+    auto type = cast<RankedTensorType>(partials.getType());
+    RowSlice s = rowSlice(b, type, chunk, 1);
+    auto slotType = RankedTensorType::get(type.getShape().drop_front(), type.getElementType());
+    return b.create<tensor::ExtractSliceOp>(loc, slotType, partials, s.offsets, s.sizes,
+                                            s.strides);
+  }
+
+  // init ⊕ partial[0] ⊕ partial[1] ⊕ ... in chunk order.
+  Value combinePartials(OpBuilder &b, Location loc, Value partials, Value init,
+                        const Combiner &combiner) {
+    auto type = cast<RankedTensorType>(partials.getType());
+    unsigned rank = type.getRank();
+    MLIRContext *context = b.getContext();
+    AffineMap all = AffineMap::getMultiDimIdentityMap(rank, context);
+    AffineMap dropChunk = AffineMap::get(rank, 0, all.getResults().drop_front(), context);
+    SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
+    iterators.front() = utils::IteratorType::reduction;
+    auto generic = b.create<linalg::GenericOp>(
+        loc, init.getType(), ValueRange{partials}, ValueRange{init},
+        ArrayRef<AffineMap>{all, dropChunk}, iterators,
+        [&](OpBuilder &nested, Location nestedLoc, ValueRange args) {
+          IRMapping mapping;
+          mapping.map(combiner.accumulator, args[1]);
+          mapping.map(combiner.value, args[0]);
+          Operation *combined = nested.clone(*combiner.op, mapping);
+          nested.create<linalg::YieldOp>(nestedLoc, combined->getResult(0));
+        });
+    created.push_back(generic);
+    return generic.getResult(0);
+  }
+
+  RowGroup &group;
+  BlockPlan plan;
+  DenseMap<Value, unsigned> outputIndex, accumulatorIndex;
+  SmallVector<Value> outputInits, accumulatorInits;
+  SmallVector<std::optional<Combiner>> combiners;
+  SmallVector<Operation *> created;
+};
+
+// A group pays when its members share a block (intermediates stay in the
+// cache, common inputs are read once) or when its rows split into chunks.
+bool worthBlocking(const RowGroup &group, BlockPlan plan) {
+  return group.members.size() >= 2 || plan.chunks > 1;
+}
+
+int64_t hostCacheBudget() {
+  long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+  return (l2 > 0 ? l2 : 1 << 20) / 2;
+}
+
+struct TileAndFuseRowsPass : adjit::impl::TileAndFuseRowsBase<TileAndFuseRowsPass> {
+  using TileAndFuseRowsBase::TileAndFuseRowsBase;
+
+  void runOnOperation() override {
+    int64_t budget = cacheBytes > 0 ? cacheBytes : hostCacheBudget();
+    getOperation().walk([&](func::FuncOp function) {
+      if (function.isExternal())
+        return;
+      Block &body = function.getBody().front();
+      llvm::SmallPtrSet<Operation *, 16> tried;
+      Operation *op = &body.front();
+      while (op) {
+        auto seed = dyn_cast<linalg::GenericOp>(op);
+        std::optional<int64_t> rows = seed ? blockableRows(seed) : std::nullopt;
+        if (!rows || tried.contains(seed)) {
+          op = op->getNextNode();
+          continue;
+        }
+        RowGroup group = collectGroup(seed, *rows);
+        BlockPlan plan = planBlocks(group.members, *rows, budget, minChunkWork, maxChunks,
+                                    reductionsCombine(group.members));
+        if (!worthBlocking(group, plan)) {
+          tried.insert(group.members.begin(), group.members.end());
+          op = op->getNextNode();
+          continue;
+        }
+        // Go on after the ops before the group: the members are erased,
+        // and what follows them is either new or not yet seen.
+        Operation *previous = seed->getPrevNode();
+        GroupRewriter rewriter(group, plan);
+        rewriter.rewrite();
+        tried.insert(rewriter.createdGenerics().begin(), rewriter.createdGenerics().end());
+        op = previous ? previous->getNextNode() : &body.front();
+      }
+    });
+  }
+};
+
+} // namespace
