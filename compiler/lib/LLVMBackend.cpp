@@ -54,6 +54,7 @@ std::unique_ptr<llvm::Module> translate_and_optimize(mlir::ModuleOp module,
   llvm::PipelineTuningOptions tuning;
   tuning.LoopVectorization = true;
   tuning.SLPVectorization = true;
+  tuning.LoopUnrolling = false;
   llvm::PassBuilder builder(&machine, tuning);
   builder.registerModuleAnalyses(modules);
   builder.registerCGSCCAnalyses(cgscc);

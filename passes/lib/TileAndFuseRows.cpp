@@ -23,17 +23,24 @@ namespace {
 
 // ------------------------------------------------------------- policy ----
 
-// How a generic's operand is indexed by the row loop (loop 0).
-enum class RowAccess { none, leading, other };
+// How a generic's operand is indexed by the row loop (loop 0): not at all,
+// as one of its dimensions (`dim`: 0 for the operand's leading one), or in
+// a way a block of rows cannot slice (a sum of loops, several dimensions).
+struct RowAccess {
+  enum Kind { none, sliced, other } kind = none;
+  unsigned dim = 0;
+
+  bool leading() const { return kind == sliced && dim == 0; }
+};
 
 RowAccess rowAccess(AffineMap map) {
-  RowAccess access = RowAccess::none;
+  RowAccess access;
   for (auto [position, expr] : llvm::enumerate(map.getResults())) {
     if (!expr.isFunctionOfDim(0))
       continue;
-    if (position != 0 || !isa<AffineDimExpr>(expr))
-      return RowAccess::other;
-    access = RowAccess::leading;
+    if (access.kind != RowAccess::none || !isa<AffineDimExpr>(expr))
+      return {RowAccess::other};
+    access = {RowAccess::sliced, static_cast<unsigned>(position)};
   }
   return access;
 }
@@ -58,9 +65,11 @@ std::optional<int64_t> blockableRows(linalg::GenericOp op) {
   bool reduced = reducesRows(op);
   for (OpOperand &operand : op->getOpOperands()) {
     RowAccess access = rowAccess(op.getMatchingIndexingMap(&operand));
-    if (access == RowAccess::other)
+    if (access.kind == RowAccess::other)
       return std::nullopt;
-    if (op.isDpsInit(&operand) && (access == RowAccess::leading) == reduced)
+    // Inputs may read the row as any dimension (a transposed operand);
+    // outputs have it first, or not at all when reduced over.
+    if (op.isDpsInit(&operand) && (access.leading() == reduced || access.kind == RowAccess::sliced && !access.leading()))
       return std::nullopt;
   }
   return ranges.front();
@@ -115,7 +124,7 @@ BlockPlan planBlocks(ArrayRef<linalg::GenericOp> members, int64_t rows,
       iterations *= extent;
     workPerRow += iterations;
     for (OpOperand &operand : member->getOpOperands()) {
-      if (rowAccess(member.getMatchingIndexingMap(&operand)) != RowAccess::leading)
+      if (rowAccess(member.getMatchingIndexingMap(&operand)).kind != RowAccess::sliced)
         continue;
       auto type = cast<ShapedType>(operand.get().getType());
       bytesPerRow += type.getNumElements() / rows * elementBytes(type);
@@ -177,7 +186,7 @@ bool canJoin(const RowGroup &group, linalg::GenericOp op) {
     Value v = operand.get();
     if (!group.taints(v))
       continue;
-    if (!group.defines(v) || rowAccess(op.getMatchingIndexingMap(&operand)) != RowAccess::leading)
+    if (!group.defines(v) || !rowAccess(op.getMatchingIndexingMap(&operand)).leading())
       return false;
     auto producer = cast<linalg::GenericOp>(v.getDefiningOp());
     if (reducesRows(producer))
@@ -213,10 +222,11 @@ RowGroup collectGroup(linalg::GenericOp seed, int64_t rows) {
 
 // ---------------------------------------------------------- rewriting ----
 
-RankedTensorType withRows(Type type, int64_t rows) {
+// Rows `row` to `row + rows` of dimension `dim` of a tensor.
+RankedTensorType withRows(Type type, int64_t rows, unsigned dim = 0) {
   auto tensor = cast<RankedTensorType>(type);
   SmallVector<int64_t> shape(tensor.getShape());
-  shape.front() = rows;
+  shape[dim] = rows;
   return tensor.clone(shape);
 }
 
@@ -224,21 +234,23 @@ struct RowSlice {
   SmallVector<OpFoldResult> offsets, sizes, strides;
 };
 
-RowSlice rowSlice(OpBuilder &b, RankedTensorType full, OpFoldResult row, int64_t rows) {
+RowSlice rowSlice(OpBuilder &b, RankedTensorType full, OpFoldResult row, int64_t rows,
+                  unsigned dim = 0) {
   RowSlice slice;
-  for (auto [dim, extent] : llvm::enumerate(full.getShape())) {
-    slice.offsets.push_back(dim == 0 ? row : b.getIndexAttr(0));
-    slice.sizes.push_back(b.getIndexAttr(dim == 0 ? rows : extent));
+  for (auto [d, extent] : llvm::enumerate(full.getShape())) {
+    slice.offsets.push_back(d == dim ? row : b.getIndexAttr(0));
+    slice.sizes.push_back(b.getIndexAttr(d == dim ? rows : extent));
     slice.strides.push_back(b.getIndexAttr(1));
   }
   return slice;
 }
 
-Value extractRows(OpBuilder &b, Location loc, Value full, OpFoldResult row, int64_t rows) {
+Value extractRows(OpBuilder &b, Location loc, Value full, OpFoldResult row, int64_t rows,
+                  unsigned dim = 0) {
   auto type = cast<RankedTensorType>(full.getType());
-  RowSlice s = rowSlice(b, type, row, rows);
-  return b.create<tensor::ExtractSliceOp>(loc, withRows(type, rows), full, s.offsets, s.sizes,
-                                          s.strides);
+  RowSlice s = rowSlice(b, type, row, rows, dim);
+  return b.create<tensor::ExtractSliceOp>(loc, withRows(type, rows, dim), full, s.offsets,
+                                          s.sizes, s.strides);
 }
 
 Value insertRows(OpBuilder &b, Location loc, Value block, Value full, OpFoldResult row) {
@@ -354,8 +366,10 @@ private:
             continue;
           }
         }
-        bool rowed = rowAccess(member.getMatchingIndexingMap(&operand)) == RowAccess::leading;
-        operands.push_back(rowed ? extractRows(b, loc, v, inputRow, rows) : v);
+        RowAccess access = rowAccess(member.getMatchingIndexingMap(&operand));
+        operands.push_back(access.kind == RowAccess::sliced
+                               ? extractRows(b, loc, v, inputRow, rows, access.dim)
+                               : v);
       }
       SmallVector<Type> resultTypes;
       for (OpResult result : member->getResults())

@@ -188,3 +188,24 @@ func.func @not_blockable(%x: tensor<64x64xf32>, %w: tensor<64x64xf32>) -> (tenso
   } -> tensor<64x64xf32>
   return %t, %i, %mm : tensor<64x64xf32>, tensor<64x64xf32>, tensor<64x64xf32>
 }
+
+// -----
+
+// An input that holds the rows in another dimension (a weight update from a
+// transposed gradient) is sliced along that dimension.
+// CHUNKS-LABEL: func.func @transposed_input
+// CHUNKS-SAME: (%[[W:.*]]: tensor<256x256xf32>, %[[G:.*]]: tensor<256x256xf32>)
+// CHUNKS: scf.forall (%{{.*}}) in (4)
+// CHUNKS: scf.for %[[ROW:.*]] = %c0 to %c64 step %c16
+// CHUNKS: %[[BLOCK_W:.*]] = tensor.extract_slice %[[W]][%[[FIRST:.*]], 0] [16, 256] [1, 1] : tensor<256x256xf32> to tensor<16x256xf32>
+// CHUNKS: %[[BLOCK_G:.*]] = tensor.extract_slice %[[G]][0, %[[FIRST]]] [256, 16] [1, 1] : tensor<256x256xf32> to tensor<256x16xf32>
+// CHUNKS: linalg.generic {{.*}} ins(%[[BLOCK_W]], %[[BLOCK_G]] : tensor<16x256xf32>, tensor<256x16xf32>)
+func.func @transposed_input(%w: tensor<256x256xf32>, %g: tensor<256x256xf32>) -> tensor<256x256xf32> {
+  %full = tensor.empty() : tensor<256x256xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%w, %g : tensor<256x256xf32>, tensor<256x256xf32>) outs(%full : tensor<256x256xf32>) {
+  ^bb0(%a: f32, %b: f32, %out: f32):
+    %d = arith.subf %a, %b : f32
+    linalg.yield %d : f32
+  } -> tensor<256x256xf32>
+  return %r : tensor<256x256xf32>
+}
