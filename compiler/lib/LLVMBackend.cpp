@@ -44,6 +44,11 @@ std::unique_ptr<llvm::Module> translate_and_optimize(mlir::ModuleOp module,
   std::unique_ptr<llvm::Module> llvm_module = mlir::translateModuleToLLVMIR(module, context);
   if (!llvm_module)
     throw CompileError("translation from the MLIR LLVM dialect to LLVM IR failed");
+  // Temporaries come fresh from the runtime's allocator: telling LLVM spares
+  // the vectorizer run-time overlap checks between them and every operand.
+  for (const char* allocation : {"_mlir_memref_to_llvm_alloc", "_mlir_memref_to_llvm_aligned_alloc"})
+    if (llvm::Function* function = llvm_module->getFunction(allocation))
+      function->addRetAttr(llvm::Attribute::NoAlias);
   llvm_module->setDataLayout(machine.createDataLayout());
   llvm_module->setTargetTriple(machine.getTargetTriple().str());
 

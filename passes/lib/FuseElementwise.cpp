@@ -17,19 +17,38 @@ namespace {
 // consumer, while materializing it costs a full-size buffer.
 bool isReplication(Operation *op) {
   auto generic = dyn_cast<linalg::GenericOp>(op);
-  return generic && generic.getNumDpsInputs() <= 1 &&
-         generic.getBody()->getOperations().size() <= 2 &&  // yield (+ a constant)
-         llvm::all_of(generic.getIteratorTypesArray(),
-                      [](utils::IteratorType t) { return t == utils::IteratorType::parallel; });
+  if (!generic || generic.getNumDpsInputs() > 1 ||
+      !llvm::all_of(generic.getIteratorTypesArray(),
+                    [](utils::IteratorType t) { return t == utils::IteratorType::parallel; }))
+    return false;
+  // The body yields its input, a constant or a value from outside.
+  Block *body = generic.getBody();
+  return llvm::all_of(body->getTerminator()->getOperands(), [&](Value yielded) {
+    Operation *definition = yielded.getDefiningOp();
+    return isa<BlockArgument>(yielded) || definition->getBlock() != body ||
+           definition->hasTrait<OpTrait::ConstantLike>();
+  });
 }
 
-// An all-parallel generic with a small body: recomputing it in each of its
-// consumers costs a few instructions per element, while materializing it
-// costs a write and a read per consumer of a full-size buffer.
+// A transcendental (tanh, exp, log, erf, ...) is a polynomial of tens of
+// instructions; sqrt, abs and fma are one each.
+bool computesTranscendental(linalg::GenericOp generic) {
+  return llvm::any_of(generic.getBody()->getOperations(), [](Operation &op) {
+    return isa<math::MathDialect>(op.getDialect()) &&
+           !isa<math::AbsFOp, math::AbsIOp, math::FmaOp, math::CopySignOp, math::SqrtOp,
+                math::RsqrtOp>(op);
+  });
+}
+
+// An all-parallel generic with a small body and no transcendental:
+// recomputing it in each of its consumers costs a few instructions per
+// element, while materializing it costs a write and a read per consumer
+// (of a block of rows that stays in the cache, when adjit-tile-and-fuse-rows
+// runs the consumers block by block; of a full-size buffer otherwise).
 bool isCheapElementwise(Operation *op) {
   constexpr size_t kMaxDuplicatedOps = 24;
   auto generic = dyn_cast<linalg::GenericOp>(op);
-  return generic && generic.getNumResults() == 1 &&
+  return generic && generic.getNumResults() == 1 && !computesTranscendental(generic) &&
          generic.getBody()->getOperations().size() <= kMaxDuplicatedOps &&
          llvm::all_of(generic.getIteratorTypesArray(),
                       [](utils::IteratorType t) { return t == utils::IteratorType::parallel; }) &&
