@@ -516,9 +516,11 @@ bool worthBlocking(const RowGroup &group, BlockPlan plan) {
   return group.members.size() >= 2 || plan.chunks > 1;
 }
 
+// Half the L1 data cache: a block's loops fuse into a few (see the llvm
+// stage), and what they still pass through memory stays in L1.
 int64_t hostCacheBudget() {
-  long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
-  return (l2 > 0 ? l2 : 1 << 20) / 2;
+  long l1 = sysconf(_SC_LEVEL1_DCACHE_SIZE);
+  return (l1 > 0 ? l1 : 32 << 10) / 2;
 }
 
 struct TileAndFuseRowsPass : adjit::impl::TileAndFuseRowsBase<TileAndFuseRowsPass> {

@@ -74,7 +74,7 @@ def TileAndFuseRows : Pass<"adjit-tile-and-fuse-rows", "ModuleOp"> {
     batch, the rows of a LayerNorm, the elements of a vector) and read each
     other's results row by row form a group. The group runs as one loop
     over blocks of rows: every intermediate exists only for one block,
-    sized so that a block's working set stays in the L2 cache, and only
+    sized so that a block's working set stays in the L1 cache, and only
     the values used after the group are written out in full. A reduction
     over the rows (a bias gradient, a loss) accumulates across the blocks.
 
@@ -89,7 +89,7 @@ def TileAndFuseRows : Pass<"adjit-tile-and-fuse-rows", "ModuleOp"> {
   let options = [
     Option<"cacheBytes", "cache-bytes", "int64_t", /*default=*/"0",
            "Working-set budget of one block of rows in bytes (0: half the "
-           "host's L2 cache)">,
+           "host's L1 data cache)">,
     Option<"minChunkWork", "min-chunk-work", "int64_t", /*default=*/"131072",
            "Fewest loop iterations of a chunk worth running on its own thread">,
     Option<"maxChunks", "max-chunks", "int64_t", /*default=*/"16",
