@@ -113,7 +113,8 @@ void addBufferization(OpPassManager &pm) {
 
 void addLoweringToLLVM(OpPassManager &pm) {
   pm.addPass(createContractionsToCalls());
-  pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+  pm.addNestedPass<func::FuncOp>(createConvertLinalgToAffineLoopsPass());
+  pm.addNestedPass<func::FuncOp>(createPromoteAccumulators());
   // Parallel chunks run on the calling thread's OpenMP team
   // (runtime/include/adjit/runtime/Threads.h).
   pm.addNestedPass<func::FuncOp>(createForallToParallelLoopPass());
@@ -169,6 +170,7 @@ void addStagePasses(OpPassManager &pm, Stage stage) {
     addCleanup(pm);
     pm.addPass(createSelectKernels());
     pm.addPass(createTileAndFuseRows());
+    pm.addPass(createMergeGenerics());
     return addCleanup(pm);
   case Stage::bufferized:
     return addBufferization(pm);

@@ -53,6 +53,22 @@ def FuseElementwise : Pass<"adjit-fuse-elementwise", "ModuleOp"> {
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
+def MergeGenerics : Pass<"adjit-merge-generics", "ModuleOp"> {
+  let summary = "Merge consecutive generics over the same loops into one with both outputs";
+  let description = [{
+    Two consecutive `linalg.generic`s with the same loops become one when
+    the second reads the first's results only at the point where they are
+    computed (through the map they are written with) and nothing between
+    them reads those results. The merged generic has the outputs of both;
+    a loop reduces in it if it reduces in either. Outputs that only the
+    merged generic read are then dropped. Inside a block of rows this makes
+    a few loops per row out of a chain of generics: shared values are
+    computed once and passed in registers instead of being written to a
+    buffer (or recomputed in each consumer).
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
 def SelectKernels : Pass<"adjit-select-kernels", "ModuleOp"> {
   let summary = "Mark the contractions that the runtime's GEMM kernels serve";
   let description = [{
@@ -113,6 +129,22 @@ def ContractionsToCalls : Pass<"adjit-contractions-to-calls", "ModuleOp"> {
     "::mlir::arith::ArithDialect", "::mlir::func::FuncDialect",
     "::mlir::memref::MemRefDialect"
   ];
+}
+
+def PromoteAccumulators : Pass<"adjit-promote-accumulators", "func::FuncOp"> {
+  let summary = "Carry reduction accumulators of temporaries in loops instead of memory";
+  let description = [{
+    An `affine.for` whose body loads and later stores the same element of
+    a temporary buffer (a view of an allocation of the function), at
+    indices fixed in the loop, with no other access to that allocation in
+    the loop, carries the value instead: loaded once before the loop,
+    stored once after. A reduction lowered from linalg keeps its
+    accumulator in memory; carried, LLVM vectorizes it even inside a
+    parallel region, where it cannot tell the buffers apart. Buffers that
+    are function arguments are left alone: another argument could alias
+    them.
+  }];
+  let dependentDialects = ["::mlir::affine::AffineDialect"];
 }
 
 def ApproximateMath : Pass<"adjit-approximate-math", "ModuleOp"> {

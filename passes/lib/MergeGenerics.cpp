@@ -1,0 +1,159 @@
+// Consecutive generics over the same loops become one generic with the
+// outputs of both, when the second reads the first's values at the point
+// where they are computed. Inside a block of rows (adjit-tile-and-fuse-rows)
+// this turns a chain of loops over each row into a few: a value used by
+// several consumers is computed once and passed in registers, where
+// producer-consumer fusion (adjit-fuse-elementwise) would either write it
+// out or compute it again in each consumer.
+
+#include "adjit/Passes/Passes.h"
+
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace mlir::adjit {
+#define GEN_PASS_DEF_MERGEGENERICS
+#include "adjit/Passes/Passes.h.inc"
+} // namespace mlir::adjit
+
+using namespace mlir;
+
+namespace {
+
+bool mergeable(linalg::GenericOp op) {
+  return op.hasPureTensorSemantics() && !op.getLibraryCallAttr() && op.getNumLoops() > 0 &&
+         !llvm::any_of(op.getStaticLoopRanges(), ShapedType::isDynamic);
+}
+
+// `first`'s result is final at each iteration point (its output map names
+// every loop) and `second` reads it there (through the same map).
+bool readsWhereComputed(linalg::GenericOp first, OpResult result, linalg::GenericOp second,
+                        OpOperand &use) {
+  AffineMap written = first.getIndexingMapMatchingResult(result);
+  return second.isDpsInput(&use) && written.isPermutation() &&
+         second.getMatchingIndexingMap(&use) == written;
+}
+
+bool canMerge(linalg::GenericOp first, linalg::GenericOp second) {
+  if (!mergeable(first) || !mergeable(second) || first->getBlock() != second->getBlock() ||
+      first.getStaticLoopRanges() != second.getStaticLoopRanges())
+    return false;
+  for (OpOperand &use : second->getOpOperands()) {
+    auto result = dyn_cast<OpResult>(use.get());
+    if (result && result.getOwner() == first &&
+        !readsWhereComputed(first, result, second, use))
+      return false;
+  }
+  // The merged generic stands where `second` does: no one may read
+  // `first`'s values in between.
+  return llvm::all_of(first->getUsers(), [&](Operation *user) {
+    return user == second || (user->getBlock() == second->getBlock() &&
+                              second->isBeforeInBlock(user));
+  });
+}
+
+linalg::GenericOp merge(RewriterBase &rewriter, linalg::GenericOp first,
+                        linalg::GenericOp second) {
+  SmallVector<Value> inputs(first.getDpsInputs()), outputs(first.getDpsInits());
+  SmallVector<AffineMap> inputMaps, outputMaps;
+  for (OpOperand *input : first.getDpsInputOperands())
+    inputMaps.push_back(first.getMatchingIndexingMap(input));
+  for (OpOperand &output : first.getDpsInitsMutable())
+    outputMaps.push_back(first.getMatchingIndexingMap(&output));
+  SmallVector<OpOperand *> secondInputs;
+  for (OpOperand *input : second.getDpsInputOperands()) {
+    auto result = dyn_cast<OpResult>(input->get());
+    if (result && result.getOwner() == first)
+      continue;
+    secondInputs.push_back(input);
+    inputs.push_back(input->get());
+    inputMaps.push_back(second.getMatchingIndexingMap(input));
+  }
+  for (OpOperand &output : second.getDpsInitsMutable()) {
+    outputs.push_back(output.get());
+    outputMaps.push_back(second.getMatchingIndexingMap(&output));
+  }
+  SmallVector<AffineMap> maps(inputMaps);
+  maps.append(outputMaps);
+  // A loop reduces in the merged generic if it reduces in either; an output
+  // that names it is still written once per point.
+  SmallVector<utils::IteratorType> iterators = first.getIteratorTypesArray();
+  for (auto [merged, other] : llvm::zip(iterators, second.getIteratorTypesArray()))
+    if (other == utils::IteratorType::reduction)
+      merged = other;
+
+  rewriter.setInsertionPoint(second);
+  auto fused = rewriter.create<linalg::GenericOp>(second.getLoc(), ValueRange(outputs).getTypes(),
+                                                  inputs, outputs, maps, iterators);
+  Block *body = rewriter.createBlock(&fused.getRegion());
+  for (Value v : inputs)
+    body->addArgument(getElementTypeOrSelf(v.getType()), v.getLoc());
+  for (Value v : outputs)
+    body->addArgument(getElementTypeOrSelf(v.getType()), v.getLoc());
+  unsigned firstInputs = first.getNumDpsInputs(), firstOutputs = first.getNumDpsInits();
+  unsigned mergedInputs = inputs.size();
+
+  IRMapping mapping;
+  Block &firstBody = first.getRegion().front();
+  for (unsigned i = 0; i < firstInputs; ++i)
+    mapping.map(firstBody.getArgument(i), body->getArgument(i));
+  for (unsigned i = 0; i < firstOutputs; ++i)
+    mapping.map(firstBody.getArgument(firstInputs + i), body->getArgument(mergedInputs + i));
+  rewriter.setInsertionPointToStart(body);
+  for (Operation &op : firstBody.without_terminator())
+    rewriter.clone(op, mapping);
+  SmallVector<Value> yields;
+  for (Value v : firstBody.getTerminator()->getOperands())
+    yields.push_back(mapping.lookupOrDefault(v));
+
+  Block &secondBody = second.getRegion().front();
+  unsigned nextInput = firstInputs;
+  for (OpOperand *input : second.getDpsInputOperands()) {
+    BlockArgument argument = secondBody.getArgument(input->getOperandNumber());
+    auto result = dyn_cast<OpResult>(input->get());
+    if (result && result.getOwner() == first)
+      mapping.map(argument, yields[result.getResultNumber()]);
+    else
+      mapping.map(argument, body->getArgument(nextInput++));
+  }
+  for (unsigned i = 0; i < second.getNumDpsInits(); ++i)
+    mapping.map(secondBody.getArgument(second.getNumDpsInputs() + i),
+                body->getArgument(mergedInputs + firstOutputs + i));
+  for (Operation &op : secondBody.without_terminator())
+    rewriter.clone(op, mapping);
+  for (Value v : secondBody.getTerminator()->getOperands())
+    yields.push_back(mapping.lookupOrDefault(v));
+  rewriter.create<linalg::YieldOp>(second.getLoc(), yields);
+
+  rewriter.replaceOp(second, fused->getResults().drop_front(firstOutputs));
+  rewriter.replaceOp(first, fused->getResults().take_front(firstOutputs));
+  return fused;
+}
+
+struct MergeGenericsPass : adjit::impl::MergeGenericsBase<MergeGenericsPass> {
+  void runOnOperation() override {
+    IRRewriter rewriter(&getContext());
+    SmallVector<Block *> blocks;
+    getOperation()->walk([&](Block *block) { blocks.push_back(block); });
+    for (Block *block : blocks) {
+      linalg::GenericOp current;
+      for (Operation *op = &block->front(); op; op = op->getNextNode()) {
+        auto generic = dyn_cast<linalg::GenericOp>(op);
+        if (!generic || !mergeable(generic))
+          continue;
+        if (current && canMerge(current, generic))
+          generic = merge(rewriter, current, generic);
+        current = generic;
+        op = generic;
+      }
+    }
+    // Outputs only the merged generic itself read are no longer written.
+    RewritePatternSet patterns(&getContext());
+    linalg::populateEraseUnusedOperandsAndResultsPatterns(patterns);
+    if (failed(applyPatternsAndFoldGreedily(getOperation(), std::move(patterns))))
+      signalPassFailure();
+  }
+};
+
+} // namespace
