@@ -487,11 +487,43 @@ struct ComposeTransposes : OpRewritePattern<TransposeOp> {
     return success();
   }
 };
+
+// transpose(dot_general(a, b)) that puts b's free dimensions before a's,
+// batch dimensions in place, is dot_general(b, a): (A B)^T = B^T A^T with
+// the same products summed in the same order, and no transposed copy for
+// the consumer to read across (a weight gradient in reverse mode).
+struct SwapOperandsOfTransposedDot : OpRewritePattern<TransposeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(TransposeOp op,
+                                PatternRewriter &rewriter) const override {
+    auto dot = op.getOperand().getDefiningOp<DotGeneralOp>();
+    if (!dot || !dot->hasOneUse())
+      return failure();
+    int64_t batch = dot.getLhsBatch().size();
+    int64_t lhsFree = dot.getLhs().getType().getRank() - batch -
+                      static_cast<int64_t>(dot.getLhsContract().size());
+    int64_t rhsFree = dot.getRhs().getType().getRank() - batch -
+                      static_cast<int64_t>(dot.getRhsContract().size());
+    SmallVector<int64_t> swapped;
+    for (int64_t i = 0; i < batch; ++i)
+      swapped.push_back(i);
+    for (int64_t i = 0; i < rhsFree; ++i)
+      swapped.push_back(batch + lhsFree + i);
+    for (int64_t i = 0; i < lhsFree; ++i)
+      swapped.push_back(batch + i);
+    if (ArrayRef<int64_t>(swapped) != op.getPerm())
+      return failure();
+    rewriter.replaceOpWithNewOp<DotGeneralOp>(
+        op, op.getType(), dot.getRhs(), dot.getLhs(), dot.getRhsBatchAttr(),
+        dot.getLhsBatchAttr(), dot.getRhsContractAttr(), dot.getLhsContractAttr());
+    return success();
+  }
+};
 } // namespace
 
 void TransposeOp::getCanonicalizationPatterns(RewritePatternSet &patterns,
                                               MLIRContext *context) {
-  patterns.add<ComposeTransposes>(context);
+  patterns.add<ComposeTransposes, SwapOperandsOfTransposedDot>(context);
 }
 
 OpFoldResult SliceOp::fold(FoldAdaptor) {

@@ -735,6 +735,39 @@ func.func @transpose_identity(%x: tensor<2x3xf32>, %s: tensor<f32>) -> (tensor<2
 
 // -----
 
+// The transposed weight gradient of reverse mode, (dy^T x)^T, is x^T dy: the
+// operands swap, and so do their batch and contracting dimensions.
+// CHECK-LABEL: func.func @transposed_dot_swaps_operands
+// CHECK-SAME: (%[[DY:.*]]: tensor<8x4xf32>, %[[X:.*]]: tensor<8x3xf32>, %[[A:.*]]: tensor<5x2x6xf32>, %[[B:.*]]: tensor<2x6x7xf32>)
+// CHECK-NOT: adjit.transpose
+// CHECK: %[[W:.*]] = adjit.dot_general %[[X]], %[[DY]], batch = [] x [], contract = [0] x [0] : (tensor<8x3xf32>, tensor<8x4xf32>) -> tensor<3x4xf32>
+// CHECK: %[[BATCHED:.*]] = adjit.dot_general %[[B]], %[[A]], batch = [0] x [1], contract = [1] x [2] : (tensor<2x6x7xf32>, tensor<5x2x6xf32>) -> tensor<2x7x5xf32>
+// CHECK: return %[[W]], %[[BATCHED]]
+func.func @transposed_dot_swaps_operands(%dy: tensor<8x4xf32>, %x: tensor<8x3xf32>, %a: tensor<5x2x6xf32>, %b: tensor<2x6x7xf32>) -> (tensor<3x4xf32>, tensor<2x7x5xf32>) {
+  %0 = adjit.dot_general %dy, %x, batch = [] x [], contract = [0] x [0] : (tensor<8x4xf32>, tensor<8x3xf32>) -> tensor<4x3xf32>
+  %1 = adjit.transpose %0, perm = [1, 0] : (tensor<4x3xf32>) -> tensor<3x4xf32>
+  %2 = adjit.dot_general %a, %b, batch = [1] x [0], contract = [2] x [1] : (tensor<5x2x6xf32>, tensor<2x6x7xf32>) -> tensor<2x5x7xf32>
+  %3 = adjit.transpose %2, perm = [0, 2, 1] : (tensor<2x5x7xf32>) -> tensor<2x7x5xf32>
+  return %1, %3 : tensor<3x4xf32>, tensor<2x7x5xf32>
+}
+
+// -----
+
+// Kept: a transpose that does not swap the free dimensions, and one of a
+// dot whose result is also used untransposed (swapping would compute it
+// twice).
+// CHECK-LABEL: func.func @transposed_dot_kept
+// CHECK-COUNT-2: adjit.transpose
+func.func @transposed_dot_kept(%a: tensor<2x5x6xf32>, %b: tensor<2x6x7xf32>, %x: tensor<4x8xf32>, %y: tensor<8x3xf32>) -> (tensor<5x2x7xf32>, tensor<4x3xf32>, tensor<3x4xf32>) {
+  %0 = adjit.dot_general %a, %b, batch = [0] x [0], contract = [2] x [1] : (tensor<2x5x6xf32>, tensor<2x6x7xf32>) -> tensor<2x5x7xf32>
+  %1 = adjit.transpose %0, perm = [1, 0, 2] : (tensor<2x5x7xf32>) -> tensor<5x2x7xf32>
+  %2 = adjit.dot_general %x, %y, batch = [] x [], contract = [1] x [0] : (tensor<4x8xf32>, tensor<8x3xf32>) -> tensor<4x3xf32>
+  %3 = adjit.transpose %2, perm = [1, 0] : (tensor<4x3xf32>) -> tensor<3x4xf32>
+  return %1, %2, %3 : tensor<5x2x7xf32>, tensor<4x3xf32>, tensor<3x4xf32>
+}
+
+// -----
+
 // A transpose of a square matrix has the operand's type but is not identity.
 // CHECK-LABEL: func.func @transpose_square_kept
 // CHECK: adjit.transpose %{{.*}}, perm = [1, 0] : (tensor<3x3xf32>) -> tensor<3x3xf32>
