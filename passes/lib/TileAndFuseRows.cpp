@@ -88,6 +88,15 @@ std::optional<Combiner> chunkableCombiner(linalg::GenericOp op, unsigned result)
   if (!value || combiners.size() != 1 || combiners.front()->getNumOperands() != 2 ||
       combiners.front()->getNumResults() != 1 || !arith::getNeutralElement(combiners.front()))
     return std::nullopt;
+  // Partial sums change the order of a float sum or product: only where the
+  // op allows reassociation (the tracer's reductions do). min and max, and
+  // integer arithmetic, give the same result in any order.
+  if (isa<arith::AddFOp, arith::MulFOp>(combiners.front())) {
+    auto fastmath = dyn_cast<arith::ArithFastMathInterface>(combiners.front());
+    if (!fastmath || !arith::bitEnumContainsAll(fastmath.getFastMathFlagsAttr().getValue(),
+                                                arith::FastMathFlags::reassoc))
+      return std::nullopt;
+  }
   return Combiner{combiners.front(), op.getRegionOutputArgs()[result], value};
 }
 

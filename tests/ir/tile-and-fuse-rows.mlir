@@ -48,7 +48,7 @@ func.func @layernorm(%x: tensor<64x256xf32>, %gamma: tensor<256xf32>) -> (tensor
   %full = tensor.empty() : tensor<64x256xf32>
   %sum = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%x : tensor<64x256xf32>) outs(%rows_zero : tensor<64xf32>) {
   ^bb0(%in: f32, %out: f32):
-    %r = arith.addf %out, %in : f32
+    %r = arith.addf %out, %in fastmath<reassoc> : f32
     linalg.yield %r : f32
   } -> tensor<64xf32>
   %centered = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x, %sum : tensor<64x256xf32>, tensor<64xf32>) outs(%full : tensor<64x256xf32>) {
@@ -60,7 +60,7 @@ func.func @layernorm(%x: tensor<64x256xf32>, %gamma: tensor<256xf32>) -> (tensor
   %squares = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%centered : tensor<64x256xf32>) outs(%rows_zero : tensor<64xf32>) {
   ^bb0(%in: f32, %out: f32):
     %sq = arith.mulf %in, %in : f32
-    %r = arith.addf %out, %sq : f32
+    %r = arith.addf %out, %sq fastmath<reassoc> : f32
     linalg.yield %r : f32
   } -> tensor<64xf32>
   %y = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%centered, %squares, %gamma : tensor<64x256xf32>, tensor<64xf32>, tensor<256xf32>) outs(%full : tensor<64x256xf32>) {
@@ -75,14 +75,14 @@ func.func @layernorm(%x: tensor<64x256xf32>, %gamma: tensor<256xf32>) -> (tensor
   %scalar_zero = linalg.fill ins(%zero : f32) outs(%scalar_empty : tensor<f32>) -> tensor<f32>
   %loss = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> ()>], iterator_types = ["reduction", "reduction"]} ins(%y : tensor<64x256xf32>) outs(%scalar_zero : tensor<f32>) {
   ^bb0(%in: f32, %out: f32):
-    %r = arith.addf %out, %in : f32
+    %r = arith.addf %out, %in fastmath<reassoc> : f32
     linalg.yield %r : f32
   } -> tensor<f32>
   %columns_empty = tensor.empty() : tensor<256xf32>
   %columns_zero = linalg.fill ins(%zero : f32) outs(%columns_empty : tensor<256xf32>) -> tensor<256xf32>
   %column_sums = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>], iterator_types = ["reduction", "parallel"]} ins(%centered : tensor<64x256xf32>) outs(%columns_zero : tensor<256xf32>) {
   ^bb0(%in: f32, %out: f32):
-    %r = arith.addf %out, %in : f32
+    %r = arith.addf %out, %in fastmath<reassoc> : f32
     linalg.yield %r : f32
   } -> tensor<256xf32>
   return %y, %loss, %column_sums : tensor<64x256xf32>, tensor<f32>, tensor<256xf32>
@@ -137,7 +137,7 @@ func.func @after_row_reduction(%x: tensor<64x256xf32>) -> (tensor<64x256xf32>, t
   %columns_zero = linalg.fill ins(%zero : f32) outs(%columns_empty : tensor<256xf32>) -> tensor<256xf32>
   %columns = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>], iterator_types = ["reduction", "parallel"]} ins(%e : tensor<64x256xf32>) outs(%columns_zero : tensor<256xf32>) {
   ^bb0(%in: f32, %out: f32):
-    %r = arith.addf %out, %in : f32
+    %r = arith.addf %out, %in fastmath<reassoc> : f32
     linalg.yield %r : f32
   } -> tensor<256xf32>
   %scaled = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%e, %columns : tensor<64x256xf32>, tensor<256xf32>) outs(%full : tensor<64x256xf32>) {
@@ -208,4 +208,29 @@ func.func @transposed_input(%w: tensor<256x256xf32>, %g: tensor<256x256xf32>) ->
     linalg.yield %d : f32
   } -> tensor<256x256xf32>
   return %r : tensor<256x256xf32>
+}
+
+// -----
+
+// A float sum without reassociation keeps its order: one loop, no chunks,
+// however much work there is.
+// CHUNKS-LABEL: func.func @strict_sum
+// CHUNKS-NOT: scf.forall
+// CHUNKS: scf.for %{{.*}} = %c0 to %c256 step
+func.func @strict_sum(%x: tensor<256x256xf32>) -> (tensor<256x256xf32>, tensor<f32>) {
+  %zero = arith.constant 0.0 : f32
+  %full = tensor.empty() : tensor<256x256xf32>
+  %e = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<256x256xf32>) outs(%full : tensor<256x256xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %r = math.exp %in : f32
+    linalg.yield %r : f32
+  } -> tensor<256x256xf32>
+  %s_e = tensor.empty() : tensor<f32>
+  %s = linalg.fill ins(%zero : f32) outs(%s_e : tensor<f32>) -> tensor<f32>
+  %sum = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> ()>], iterator_types = ["reduction", "reduction"]} ins(%e : tensor<256x256xf32>) outs(%s : tensor<f32>) {
+  ^bb0(%in: f32, %out: f32):
+    %r = arith.addf %out, %in : f32
+    linalg.yield %r : f32
+  } -> tensor<f32>
+  return %e, %sum : tensor<256x256xf32>, tensor<f32>
 }
