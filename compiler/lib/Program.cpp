@@ -12,6 +12,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
+#include "mlir/Support/Timing.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
 
@@ -120,15 +121,37 @@ class Lowering {
   Stage reached_ = Stage::traced;
 };
 
+// LLVM's share of a compilation for --timing, reported after MLIR's pass
+// timing and in the same format.
+class BackEndTiming {
+ public:
+  explicit BackEndTiming(bool enabled) {
+    manager_.setEnabled(enabled);
+    root_ = manager_.getRootScope();
+  }
+  mlir::TimingScope phase(llvm::StringRef name) { return root_.nest(name); }
+
+ private:
+  mlir::DefaultTimingManager manager_;  // prints its report when destroyed
+  mlir::TimingScope root_;
+};
+
 // LLVM IR for the host, with the machine that will run or emit it.
 struct NativeModule {
+  BackEndTiming timing;
   std::unique_ptr<llvm::LLVMContext> context = std::make_unique<llvm::LLVMContext>();
   std::unique_ptr<llvm::TargetMachine> machine = detail::create_host_target_machine();
   std::unique_ptr<llvm::Module> module;
 
-  explicit NativeModule(Lowering& lowering)
-      : module(detail::translate_and_optimize(lowering.advance_to(Stage::llvm), *context,
-                                              *machine)) {}
+  NativeModule(mlir::ModuleOp lowered, bool timed) : timing(timed) {
+    mlir::TimingScope scope = timing.phase("LLVM: translation to LLVM IR and -O3");
+    module = detail::translate_and_optimize(lowered, *context, *machine);
+  }
+
+  std::string machine_code(bool assembly) {
+    mlir::TimingScope scope = timing.phase(assembly ? "LLVM: assembly" : "LLVM: machine code");
+    return detail::emit_machine_code(*module, *machine, assembly);
+  }
 };
 
 std::string file_name_for(size_t index, const std::string& stage) {
@@ -181,9 +204,8 @@ std::string Program::ir(std::string_view stage) const {
   if (auto mlir_stage = mlir::adjit::parseStage(llvm::StringRef(stage.data(), stage.size())))
     return print(lowering.advance_to(*mlir_stage));
   if (stage == "llvm-ir" || stage == "asm") {
-    NativeModule native(lowering);
-    return stage == "asm" ? detail::emit_machine_code(*native.module, *native.machine, true)
-                          : print(*native.module);
+    NativeModule native(lowering.advance_to(Stage::llvm), impl_->options.timing);
+    return stage == "asm" ? native.machine_code(true) : print(*native.module);
   }
   if (stage == "obj") return object_code();
   std::string known;
@@ -196,10 +218,10 @@ std::vector<std::pair<std::string, std::string>> Program::all_stages() const {
   Lowering lowering(*impl_);
   for (Stage stage : mlir::adjit::kAllStages)
     stages.emplace_back(mlir::adjit::stageName(stage).str(), print(lowering.advance_to(stage)));
-  NativeModule native(lowering);
+  NativeModule native(lowering.advance_to(Stage::llvm), impl_->options.timing);
   stages.emplace_back("llvm-ir", print(*native.module));
-  stages.emplace_back("asm", detail::emit_machine_code(*native.module, *native.machine, true));
-  stages.emplace_back("obj", detail::emit_machine_code(*native.module, *native.machine, false));
+  stages.emplace_back("asm", native.machine_code(true));
+  stages.emplace_back("obj", native.machine_code(false));
   return stages;
 }
 
@@ -218,13 +240,14 @@ void Program::dump(const std::string& dir, const std::string& prefix) const {
 
 std::string Program::object_code() const {
   Lowering lowering(*impl_);
-  NativeModule native(lowering);
-  return detail::emit_machine_code(*native.module, *native.machine, false);
+  NativeModule native(lowering.advance_to(Stage::llvm), impl_->options.timing);
+  return native.machine_code(false);
 }
 
 Executable Program::compile() const {
   Lowering lowering(*impl_);
-  NativeModule native(lowering);
+  NativeModule native(lowering.advance_to(Stage::llvm), impl_->options.timing);
+  mlir::TimingScope scope = native.timing.phase("LLVM: machine code and JIT linking");
   return detail::load_into_jit(std::move(native.module), std::move(native.context),
                                impl_->signatures);
 }

@@ -514,3 +514,11 @@ TEST_CASE("cli: run matches an independent double-precision MLP", "[cli]") {
     CHECK(std::abs(got[i] - expected[i]) <= 1e-5 * std::abs(expected[i]));
   }
 }
+
+TEST_CASE("cli: --timing reports MLIR's passes and LLVM's share", "[cli]") {
+  CliResult r = run_cli({"compile", kMlp, "--emit=obj", "-o", "/dev/null", "--timing"});
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.output, Contains("adjit-tile-and-fuse-rows") || Contains("TileAndFuseRows"));
+  CHECK_THAT(r.output, Contains("LLVM: translation to LLVM IR and -O3"));
+  CHECK_THAT(r.output, Contains("LLVM: machine code"));
+}

@@ -16,7 +16,7 @@ const std::vector<std::string>& stage_names();
 
 struct CompileOptions {
   bool print_ir_after_all = false;  ///< MLIR's --mlir-print-ir-after-all, to stderr
-  bool timing = false;              ///< MLIR's pass timing report, to stderr
+  bool timing = false;              ///< pass timing, then LLVM's share, to stderr
 };
 
 /// An `adjit`-dialect module on its way through the pipeline. Parsing and
