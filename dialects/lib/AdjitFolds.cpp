@@ -276,9 +276,11 @@ OpFoldResult DivOp::fold(FoldAdaptor adaptor) {
         return a;
       },
       [](const APInt &a, const APInt &b) -> std::optional<APInt> {
-        // Leave division by zero and INT_MIN / -1 to run time.
-        if (b.isZero() || (a.isMinSignedValue() && b.isAllOnes()))
-          return std::nullopt;
+        // Total, as the lowering: x / 0 = -1, INT_MIN / -1 = INT_MIN.
+        if (b.isZero())
+          return APInt::getAllOnes(a.getBitWidth());
+        if (a.isMinSignedValue() && b.isAllOnes())
+          return a;
         return a.sdiv(b);
       });
 }
@@ -292,8 +294,24 @@ OpFoldResult PowOp::fold(FoldAdaptor adaptor) {
         return roundTo(std::pow(a.convertToDouble(), b.convertToDouble()),
                        a.getSemantics());
       },
-      [](const APInt &, const APInt &) -> std::optional<APInt> {
-        return std::nullopt;
+      [](const APInt &a, const APInt &b) -> std::optional<APInt> {
+        // As the lowering: wrapping powers; a negative exponent gives 1
+        // for 1, +-1 for -1, else 0.
+        unsigned bits = a.getBitWidth();
+        if (b.isNegative()) {
+          if (a.isOne())
+            return a;
+          if (a.isAllOnes())
+            return b[0] ? a : APInt(bits, 1);
+          return APInt::getZero(bits);
+        }
+        APInt result(bits, 1), base = a;
+        for (APInt e = b; !e.isZero(); e.lshrInPlace(1)) {
+          if (e[0])
+            result *= base;
+          base *= base;
+        }
+        return result;
       });
 }
 

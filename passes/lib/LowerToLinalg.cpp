@@ -236,11 +236,50 @@ Value emitScalar(SubOp, OpBuilder &b, Location loc, ValueRange x) {
 Value emitScalar(MulOp, OpBuilder &b, Location loc, ValueRange x) {
   return floatOrInt<arith::MulFOp, arith::MulIOp>(b, loc, x);
 }
+// Integer division is total, as in XLA: x / 0 = -1 and INT_MIN / -1 =
+// INT_MIN (the hardware traps on both). The divisor is made safe first.
 Value emitScalar(DivOp, OpBuilder &b, Location loc, ValueRange x) {
-  return floatOrInt<arith::DivFOp, arith::DivSIOp>(b, loc, x);
+  if (isa<FloatType>(x[0].getType()))
+    return b.create<arith::DivFOp>(loc, x[0], x[1]);
+  Type type = x[0].getType();
+  auto constant = [&](const APInt &v) {
+    return b.create<arith::ConstantOp>(loc, b.getIntegerAttr(type, v)).getResult();
+  };
+  unsigned bits = type.getIntOrFloatBitWidth();
+  Value zero = constant(APInt::getZero(bits)), one = constant(APInt(bits, 1));
+  Value minusOne = constant(APInt::getAllOnes(bits));
+  Value smallest = constant(APInt::getSignedMinValue(bits));
+  auto equal = [&](Value a, Value c) {
+    return b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, a, c).getResult();
+  };
+  Value byZero = equal(x[1], zero);
+  Value overflows = b.create<arith::AndIOp>(loc, equal(x[0], smallest), equal(x[1], minusOne));
+  Value unsafe = b.create<arith::OrIOp>(loc, byZero, overflows);
+  Value divisor = b.create<arith::SelectOp>(loc, unsafe, one, x[1]);
+  Value quotient = b.create<arith::DivSIOp>(loc, x[0], divisor);
+  Value overflowed = b.create<arith::SelectOp>(loc, overflows, smallest, quotient);
+  return b.create<arith::SelectOp>(loc, byZero, minusOne, overflowed);
 }
+// Integer powers with a negative exponent, as in XLA: 1 for a base of 1,
+// +-1 for -1 (by the exponent's parity), else 0 (0^-1 included).
 Value emitScalar(PowOp, OpBuilder &b, Location loc, ValueRange x) {
-  return floatOrInt<math::PowFOp, math::IPowIOp>(b, loc, x);
+  if (isa<FloatType>(x[0].getType()))
+    return b.create<math::PowFOp>(loc, x[0], x[1]);
+  Type type = x[0].getType();
+  Value zero = scalarConstant(b, loc, type, 0), one = scalarConstant(b, loc, type, 1);
+  Value minusOne = scalarConstant(b, loc, type, -1);
+  Value negative = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, x[1], zero);
+  // Raised to a non-negative exponent (ipowi of a negative one is left out).
+  Value exponent = b.create<arith::SelectOp>(loc, negative, zero, x[1]);
+  Value power = b.create<math::IPowIOp>(loc, x[0], exponent);
+  Value odd = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ne,
+                                      b.create<arith::AndIOp>(loc, x[1], one), zero);
+  Value baseOne = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, x[0], one);
+  Value baseMinusOne = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, x[0], minusOne);
+  Value signOfMinusOne = b.create<arith::SelectOp>(loc, odd, minusOne, one);
+  Value reciprocal = b.create<arith::SelectOp>(
+      loc, baseOne, one, b.create<arith::SelectOp>(loc, baseMinusOne, signOfMinusOne, zero));
+  return b.create<arith::SelectOp>(loc, negative, reciprocal, power);
 }
 Value emitScalar(MaxOp, OpBuilder &b, Location loc, ValueRange x) {
   return floatOrInt<arith::MaximumFOp, arith::MaxSIOp>(b, loc, x);

@@ -240,11 +240,13 @@ func.func @fold_sub_mul_div() -> (tensor<2xf64>, tensor<2xi32>, tensor<2xf32>, t
 
 // -----
 
-// Integer division by zero and INT_MIN / -1 are left to run time.
-// CHECK-LABEL: func.func @no_fold_int_div_ub
-// CHECK: adjit.div
-// CHECK: adjit.div
-func.func @no_fold_int_div_ub() -> (tensor<2xi32>, tensor<i64>) {
+// Integer division is total (as the lowering): x / 0 = -1 and
+// INT_MIN / -1 = INT_MIN fold like any other quotient.
+// CHECK-LABEL: func.func @fold_int_div_total
+// CHECK-DAG: adjit.constant dense<[1, -1]> : tensor<2xi32>
+// CHECK-DAG: adjit.constant dense<-9223372036854775808> : tensor<i64>
+// CHECK-NOT: adjit.div
+func.func @fold_int_div_total() -> (tensor<2xi32>, tensor<i64>) {
   %a = adjit.constant dense<[1, 2]> : tensor<2xi32>
   %z = adjit.constant dense<[1, 0]> : tensor<2xi32>
   %0 = adjit.div %a, %z : tensor<2xi32>
@@ -252,6 +254,20 @@ func.func @no_fold_int_div_ub() -> (tensor<2xi32>, tensor<i64>) {
   %n = adjit.constant dense<-1> : tensor<i64>
   %1 = adjit.div %m, %n : tensor<i64>
   return %0, %1 : tensor<2xi32>, tensor<i64>
+}
+
+// -----
+
+// Integer powers fold with wrap-around, and a negative exponent gives 1
+// for 1, +-1 for -1, else 0.
+// CHECK-LABEL: func.func @fold_int_pow
+// CHECK: adjit.constant dense<[9, 0, 0, 1, -1, 1, 0]> : tensor<7xi32>
+// CHECK-NOT: adjit.pow
+func.func @fold_int_pow() -> tensor<7xi32> {
+  %a = adjit.constant dense<[3, 0, 2, 1, -1, -1, 65536]> : tensor<7xi32>
+  %b = adjit.constant dense<[2, -1, -1, -7, -3, -4, 2]> : tensor<7xi32>
+  %0 = adjit.pow %a, %b : tensor<7xi32>
+  return %0 : tensor<7xi32>
 }
 
 // -----
@@ -269,18 +285,6 @@ func.func @fold_pow() -> (tensor<3xf32>, tensor<f64>) {
   %d = adjit.constant dense<-2.0> : tensor<f64>
   %1 = adjit.pow %c, %d : tensor<f64>
   return %0, %1 : tensor<3xf32>, tensor<f64>
-}
-
-// -----
-
-// Integer pow is not constant folded.
-// CHECK-LABEL: func.func @no_fold_int_pow
-// CHECK: adjit.pow
-func.func @no_fold_int_pow() -> tensor<2xi32> {
-  %a = adjit.constant dense<[2, 3]> : tensor<2xi32>
-  %b = adjit.constant dense<2> : tensor<2xi32>
-  %0 = adjit.pow %a, %b : tensor<2xi32>
-  return %0 : tensor<2xi32>
 }
 
 // -----

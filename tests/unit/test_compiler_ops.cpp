@@ -564,6 +564,45 @@ TEST_CASE("integer binary ops on i32 and i64 (div truncates like C++)",
   }
 }
 
+// Integer division and powers are total, as in XLA, with the same numbers
+// whether computed at run time or folded from constants: x / 0 = -1,
+// INT_MIN / -1 = INT_MIN, and a negative exponent gives 1 for 1, +-1 for -1
+// and 0 otherwise (0^-1 included).
+TEST_CASE("integer div and pow are total, at run time and folded", "[jit-ops][ops][binary][int]") {
+  for (DType dtype : {I32, I64}) {
+    CAPTURE(dtype_name(dtype));
+    long double smallest = dtype == I32 ? -2147483648.0L : -9223372036854775808.0L;
+    std::vector<long double> x = {7, -7, 0, smallest, smallest, 1, -1, -1, 0, 2, 3};
+    std::vector<long double> y = {0, 0, 0, -1, 1, -5, -3, -4, -1, -1, 2};
+    std::vector<long double> quotient = {-1, -1, -1, smallest, smallest, 0, 0, 0, 0, -2, 1};
+    std::vector<long double> power = {1, 1, 1, 0, smallest, 1, -1, 1, 0, 0, 9};
+    Shape shape{static_cast<int64_t>(x.size())};
+    std::vector<double> xd(x.begin(), x.end()), yd(y.begin(), y.end());
+    Array xa = from_doubles(xd, shape, dtype), ya = from_doubles(yd, shape, dtype);
+    CHECK(to_long_doubles(run1(binary_module("div", dtype, shape), {xa, ya})) == quotient);
+    CHECK(to_long_doubles(run1(binary_module("pow", dtype, shape), {xa, ya})) == power);
+
+    auto literal = [](const std::vector<long double>& values) {
+      std::string text = "dense<[";
+      for (size_t i = 0; i < values.size(); ++i)
+        text += (i ? ", " : "") + std::to_string(static_cast<long long>(values[i]));
+      return text + "]>";
+    };
+    std::string type = tensor_type(dtype, shape);
+    std::string folded = "func.func @f() -> (" + type + ", " + type + ") {\n"
+                         "  %x = adjit.constant " + literal(x) + " : " + type + "\n"
+                         "  %y = adjit.constant " + literal(y) + " : " + type + "\n"
+                         "  %q = adjit.div %x, %y : " + type + "\n"
+                         "  %p = adjit.pow %x, %y : " + type + "\n"
+                         "  return %q, %p : " + type + ", " + type + "\n}\n";
+    CHECK_THAT(Program::parse(folded).ir("optimized"), !Catch::Matchers::Contains("adjit.div") &&
+                                                           !Catch::Matchers::Contains("adjit.pow"));
+    std::vector<Array> results = run(folded, {});
+    CHECK(to_long_doubles(results.at(0)) == quotient);
+    CHECK(to_long_doubles(results.at(1)) == power);
+  }
+}
+
 TEST_CASE("binary ops on 0-d and empty tensors", "[jit-ops][ops][binary][edge]") {
   CHECK(run1(binary_module("add", F32, {}), {Array::scalar(1.5f), Array::scalar(2.25f)})
             .item<float>() == 3.75f);

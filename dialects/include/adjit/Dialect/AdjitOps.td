@@ -151,9 +151,9 @@ def Adjit_SubOp : Adjit_BinaryOp<"sub", "x - y",
 def Adjit_MulOp : Adjit_BinaryOp<"mul", "x * y",
     "y d(x) + x d(y)">;
 def Adjit_DivOp : Adjit_BinaryOp<"div",
-    "x / y (integers: truncating, like C++)",
+    "x / y (integers: truncating, like C++, and total as in XLA: x / 0 = -1, INT_MIN / -1 = INT_MIN)",
     "(d(x) - (x/y) d(y)) / y">;
-def Adjit_PowOp : Adjit_BinaryOp<"pow", "x ^ y",
+def Adjit_PowOp : Adjit_BinaryOp<"pow", "x ^ y (integers: wrapping; a negative y gives 1 for x = 1, +-1 for x = -1, else 0, as in XLA)",
     "y x^(y-1) d(x) + x^y log(x) d(y), with 0 where y = 0 (first term) or x = 0 (second term)">;
 def Adjit_MaxOp : Adjit_BinaryOp<"max", "max(x, y) (NaN if either is NaN)",
     "the larger operand\'s derivative; ties split it 1/2 and 1/2">;
