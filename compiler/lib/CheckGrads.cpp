@@ -69,6 +69,23 @@ double scalar_value(const Array& a) {
   return element(a, 0);
 }
 
+void require_differentiable_argument(const std::vector<Array>& args) {
+  std::string types;
+  for (const Array& a : args) {
+    if (is_floating(a.dtype())) return;
+    types += (types.empty() ? "" : ", ") + type_string(a.dtype(), a.shape());
+  }
+  throw Error("check_grads: no floating-point argument to differentiate (arguments: " +
+              (types.empty() ? std::string("none") : types) + ")");
+}
+
+GradCheckReport combine(const GradCheckReport& a, const GradCheckReport& b) {
+  GradCheckReport both = b.worst_ratio > a.worst_ratio || a.worst.empty() ? b : a;
+  both.passed = a.passed && b.passed;
+  both.checked = a.checked + b.checked;
+  return both;
+}
+
 Array random_weights(const Shape& shape, uint64_t seed) {
   return Array::uniform(shape, seed, -1.0, 1.0, DType::f64);
 }

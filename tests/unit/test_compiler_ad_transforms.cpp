@@ -89,6 +89,33 @@ TEST_CASE("ad transforms: check_grads order 2", "[ad][ad-transforms]") {
                {x, make({0.5, 1.5, -0.5}, {3}, F64)}, 2);
 }
 
+// A custom gradient off by a constant has the right derivative: order 2
+// still fails it, because it checks the first order too (as JAX does).
+TEST_CASE("ad transforms: check_grads order 2 also checks order 1", "[ad][ad-transforms]") {
+  auto square = custom_gradient([](Tensor a) { return a * a; },
+                                [](Tensor a, Tensor, Tensor ct) { return ct * (a * 2.0 + 1.0); });
+  Array x = make({0.4, -0.3, 0.8}, {3}, F64);
+  GradCheckReport report = check_grads([square](Tensor a) { return sum(square(a)); }, {x}, 2);
+  INFO(report.summary());
+  CHECK_FALSE(report);
+  CHECK(contains(report.summary(), "order 1"));
+  GradCheckReport right = check_grads([](Tensor a) { return sum(a * a * a); }, {x}, 2);
+  INFO(right.summary());
+  CHECK(right);
+  // Order 1 and order 2 comparisons: 2 modes x 3 elements each.
+  CHECK(right.checked == 12);
+}
+
+TEST_CASE("ad transforms: check_grads with nothing to differentiate is an error",
+          "[ad][ad-transforms]") {
+  std::string m = what_of<Error>([] {
+    check_grads([](Tensor i) { return sum(cast(i, F64)); }, {Array::from<int32_t>({1, 2}, {2})});
+  });
+  INFO(m);
+  CHECK(contains(m, "no floating-point argument"));
+  CHECK(contains(m, "i32[2]"));
+}
+
 //===----------------------------------------------------------------------===//
 // hvp, jvp(grad), hessian
 //===----------------------------------------------------------------------===//

@@ -118,6 +118,10 @@ inline std::vector<Tensor> zeros_of(const std::vector<Tensor>& ts) {
 }
 /// The value of a one-element array as a double.
 double scalar_value(const Array& a);
+/// Throws when no argument is floating-point: nothing would be compared.
+void require_differentiable_argument(const std::vector<Array>& args);
+/// Both checks' comparisons; passed iff both passed; the worse one's worst.
+GradCheckReport combine(const GradCheckReport& a, const GradCheckReport& b);
 
 template <class S, class... Extra>
 GradCheckReport check_scalar(const S& s, const std::vector<Array>& xs, int order,
@@ -145,22 +149,27 @@ GradCheckReport check_scalar(const S& s, const std::vector<Array>& xs, int order
 /// Checks the derivatives of f (a function of args.size() Tensors, or of one
 /// std::vector<Tensor>) at `args`: reverse mode (grad) and forward mode (jvp)
 /// against central differences in f64, for order 1 (first derivatives) or
-/// 2 (the derivatives of the gradient). Vector outputs are checked through a
+/// 2 (first derivatives and the derivatives of the gradient). At least one
+/// argument must be floating-point. Vector outputs are checked through a
 /// fixed random weighting of their elements.
 template <class F>
 GradCheckReport check_grads(F f, std::vector<Array> args, int order = 1,
                             GradCheckOptions options = {}) {
   if (order != 1 && order != 2) throw Error("check_grads: order must be 1 or 2");
+  detail::require_differentiable_argument(args);
   std::function<Tensor(const std::vector<Tensor>&)> flat = [f](const std::vector<Tensor>& xs) {
     return detail::invoke_flat(f, xs);
   };
   Array w = detail::random_weights(detail::output_shape(flat, args), options.seed);
-  if (order == 1)
-    return detail::check_scalar(detail::WeightedOutput<F>{f}, args, 1, options, w);
+  GradCheckReport first = detail::check_scalar(detail::WeightedOutput<F>{f}, args, 1, options, w);
+  if (order == 1) return first;
+  // Order 2 checks the gradient itself too (as JAX does): a wrong first
+  // derivative can have a right derivative.
   std::vector<Array> w2;
   for (size_t i = 0; i < args.size(); ++i)
     w2.push_back(detail::random_weights(args[i].shape(), options.seed + 1 + i));
-  return detail::check_scalar(detail::WeightedGradient<F>{f}, args, 2, options, w, w2);
+  return detail::combine(first,
+                         detail::check_scalar(detail::WeightedGradient<F>{f}, args, 2, options, w, w2));
 }
 
 }  // namespace adjit
