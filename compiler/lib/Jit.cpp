@@ -12,6 +12,7 @@
 #include <fstream>
 #include <iostream>
 #include <mutex>
+#include <thread>
 #include <sstream>
 
 namespace adjit {
@@ -35,6 +36,7 @@ struct CompiledEntry {
   uint64_t last_used = 0;
   // Set once compilation ends; concurrent callers wait on it.
   bool ready = false;
+  std::thread::id tracer;  // the thread tracing it until ready
   std::exception_ptr error;
 };
 
@@ -122,6 +124,13 @@ std::shared_ptr<const CompiledEntry> JitCache::lookup(
     for (const auto& candidate : state_->entries)
       if (candidate->hash == hash && candidate->key == key.words()) entry = candidate;
     if (entry) {
+      // Waiting for our own trace would never end.
+      if (!entry->ready && entry->tracer == std::this_thread::get_id())
+        throw TraceError("adjit::jit '" + options_.name + "' calls itself with the signature " +
+                         signature_text(entry->arguments) +
+                         " it is being traced for; a trace cannot contain a call of itself "
+                         "(it would need its own result to finish): compute the recursion "
+                         "with a loop, or call a plain C++ function");
       state_->compiled.wait(lock, [&] { return entry->ready; });
       if (entry->error) std::rethrow_exception(entry->error);
       entry->last_used = ++state_->clock;
@@ -134,6 +143,7 @@ std::shared_ptr<const CompiledEntry> JitCache::lookup(
     entry->hash = hash;
     entry->arguments = describe();
     entry->last_used = ++state_->clock;
+    entry->tracer = std::this_thread::get_id();
     if (options_.max_traces > 0 &&
         static_cast<int>(state_->traced_signatures.size()) >= options_.max_traces) {
       std::string seen;

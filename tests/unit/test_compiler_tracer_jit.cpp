@@ -972,3 +972,21 @@ TEST_CASE("tracer jit: concat of no tensors names the user's line",
   CHECK(contains(message, "adjit::concat"));
   CHECK(contains(message, "test_compiler_tracer_jit.cpp:" + std::to_string(line)));
 }
+
+// A jitted function that calls itself on arrays with the signature it is
+// being traced for would wait for its own compilation forever.
+TEST_CASE("tracer jit: a function calling itself while traced is a TraceError, not a hang",
+          "[tracer][jit]") {
+  std::function<Array(const Array&)> self;
+  auto f = jit([&](Tensor x) {
+    Array inner = self(Array::zeros({3}, F32));  // same signature, concrete arrays
+    return x + 1.0f;
+  }, {.name = "recursive"});
+  self = [&](const Array& a) { return f(a); };
+  std::string m = what_of<TraceError>([&] { f(Array::zeros({3}, F32)); });
+  INFO(m);
+  CHECK(contains(m, "'recursive' calls itself"));
+  CHECK(contains(m, "f32[3]"));
+  // The failed trace is not cached: a later call reports it again, no hang.
+  CHECK(contains(what_of<TraceError>([&] { f(Array::zeros({3}, F32)); }), "calls itself"));
+}
