@@ -169,8 +169,44 @@ Program::Program(Program&&) noexcept = default;
 Program& Program::operator=(Program&&) noexcept = default;
 Program::~Program() = default;
 
+namespace {
+
+// MLIR's parser recurses once per nested region, attribute or type: IR
+// nested thousands of levels deep overflows the stack. Such IR is rejected
+// before parsing, at the bracket that goes too deep.
+void reject_deep_nesting(std::string_view source, std::string_view buffer_name) {
+  constexpr int kMaxDepth = 512;
+  int depth = 0, line = 1;
+  size_t line_start = 0;
+  for (size_t i = 0; i < source.size(); ++i) {
+    char c = source[i];
+    if (c == '\n') {
+      ++line;
+      line_start = i + 1;
+    } else if (c == '/' && i + 1 < source.size() && source[i + 1] == '/') {
+      while (i + 1 < source.size() && source[i + 1] != '\n') ++i;  // a comment
+    } else if (c == '"') {
+      for (++i; i < source.size() && source[i] != '"'; ++i)
+        if (source[i] == '\\') ++i;  // an escaped character in a string
+    } else if (c == '(' || c == '[' || c == '{') {
+      if (++depth > kMaxDepth)
+        throw CompileError("invalid IR in " + std::string(buffer_name) + ":\n" +
+                           std::string(buffer_name) + ":" + std::to_string(line) + ":" +
+                           std::to_string(i - line_start + 1) +
+                           ": error: brackets nested more than " + std::to_string(kMaxDepth) +
+                           " levels deep (regions, attributes or types): adjit rejects such "
+                           "IR instead of letting the parser overflow its stack");
+    } else if (c == ')' || c == ']' || c == '}') {
+      --depth;
+    }
+  }
+}
+
+}  // namespace
+
 Program Program::parse(std::string_view source, std::string_view buffer_name,
                        CompileOptions options) {
+  reject_deep_nesting(source, buffer_name);
   auto impl = std::make_unique<Impl>();
   impl->options = options;
   llvm::SourceMgr sources;

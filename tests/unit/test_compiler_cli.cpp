@@ -522,3 +522,23 @@ TEST_CASE("cli: --timing reports MLIR's passes and LLVM's share", "[cli]") {
   CHECK_THAT(r.output, Contains("LLVM: translation to LLVM IR and -O3"));
   CHECK_THAT(r.output, Contains("LLVM: machine code"));
 }
+
+// IR nested thousands of levels deep used to overflow the parser's stack
+// (SIGSEGV, no output); it is rejected at the bracket that goes too deep,
+// while deep but reasonable nesting still compiles.
+TEST_CASE("cli: excessively nested IR is rejected, not a crash", "[cli]") {
+  auto nested = [](int levels) {
+    std::string text = "func.func @f() {\n";
+    for (int i = 0; i < levels; ++i) text += "\"scf.execute_region\"() ({\n";
+    text += "\"scf.yield\"() : () -> ()\n";
+    for (int i = 0; i < levels; ++i)
+      text += std::string("}) : () -> ()\n") + (i + 1 < levels ? "\"scf.yield\"() : () -> ()\n" : "");
+    return text + "return\n}\n";
+  };
+  TempDirectory dir;
+  CliResult deep = run_cli({"compile", dir.write("deep.mlir", nested(5000)), "--emit=traced"});
+  require_clean_failure(deep);
+  CHECK_THAT(deep.output, Contains("deep.mlir:257:25: error: brackets nested more than 512 levels"));
+  CliResult fine = run_cli({"compile", dir.write("fine.mlir", nested(200)), "--emit=llvm"});
+  CHECK(fine.exit_code == 0);
+}
