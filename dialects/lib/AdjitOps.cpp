@@ -386,8 +386,18 @@ FailureOr<FunctionType> verifyRequest(Operation *op, SymbolTableCollection &symb
   if (type.getInputs() != primals.getTypes())
     return op->emitOpError() << "primals do not match the arguments of '" << callee
                              << "' " << type;
-  if (failed(verifyDimensionList(op, wrt, type.getNumInputs(), "wrt argument")))
-    return failure();
+  // wrt lists argument positions, not dimensions of a tensor.
+  unsigned arguments = type.getNumInputs();
+  llvm::SmallBitVector seen(arguments);
+  for (int64_t position : wrt) {
+    if (position < 0 || position >= arguments)
+      return op->emitOpError() << "wrt argument " << position << " does not exist: '" << callee
+                               << "' takes " << arguments
+                               << (arguments == 1 ? " argument" : " arguments");
+    if (seen.test(position))
+      return op->emitOpError() << "wrt argument " << position << " is listed more than once";
+    seen.set(position);
+  }
   return type;
 }
 } // namespace

@@ -34,6 +34,30 @@ func.func @g(%x: tensor<3xf32>) -> tensor<3xf32> {
 
 // -----
 
+func.func private @two(%x: tensor<f32>, %y: tensor<f32>) -> tensor<f32> {
+  %s = adjit.add %x, %y : tensor<f32>
+  return %s : tensor<f32>
+}
+func.func @wrt_out_of_range(%x: tensor<f32>) -> tensor<f32> {
+  // expected-error @+1 {{wrt argument 3 does not exist: 'two' takes 2 arguments}}
+  %g = adjit.grad @two(%x, %x) wrt [3] : (tensor<f32>, tensor<f32>) -> tensor<f32>
+  return %g : tensor<f32>
+}
+
+// -----
+
+func.func private @two(%x: tensor<f32>, %y: tensor<f32>) -> tensor<f32> {
+  %s = adjit.add %x, %y : tensor<f32>
+  return %s : tensor<f32>
+}
+func.func @wrt_twice(%x: tensor<f32>) -> (tensor<f32>, tensor<f32>) {
+  // expected-error @+1 {{wrt argument 1 is listed more than once}}
+  %g:2 = adjit.grad @two(%x, %x) wrt [1, 1] : (tensor<f32>, tensor<f32>) -> (tensor<f32>, tensor<f32>)
+  return %g#0, %g#1 : tensor<f32>, tensor<f32>
+}
+
+// -----
+
 // expected-error @+1 {{cannot differentiate the recursive function 'rec'}}
 func.func private @rec(%x: tensor<f32>) -> tensor<f32> {
   %g = adjit.grad @rec2(%x) wrt [0] : (tensor<f32>) -> tensor<f32>

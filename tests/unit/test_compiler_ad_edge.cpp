@@ -118,6 +118,14 @@ TEST_CASE("ad edge: misuse of the transforms throws adjit errors naming the prob
   INFO(m);
   CHECK(contains(m, "scalar"));
   CHECK(contains(m, "f32[2]"));
+  // value_and_grad says the same, not something about vjp cotangents.
+  m = what_of<Error>([] {
+    value_and_grad([](Tensor x) { return x * 2.0; })(make({1, 2}, {2}, F32));
+  });
+  INFO(m);
+  CHECK(contains(m, "adjit::value_and_grad"));
+  CHECK(contains(m, "must return one scalar (0-d) float Tensor, got (f32[2])"));
+  CHECK_FALSE(contains(m, "cotangent"));
   // grad of an integer result.
   m = what_of<Error>([] {
     grad([](Tensor x) { return sum(x); })(Array::from<int32_t>({1, 2}, {2}));

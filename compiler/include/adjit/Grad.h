@@ -92,6 +92,7 @@ struct GradTransform {
                   "adjit::grad: the function must return one scalar Tensor");
     std::vector<int64_t> wrt = leaves_of(call.starts, {Argnums...});
     if constexpr (WithValue) {
+      require_scalar_result("value_and_grad", call.function, call.flat, loc);
       std::vector<Tensor> ones{full({}, 1.0, call.function.results[0].dtype, loc)};
       std::vector<Tensor> values = vjp_of(call.function, call.flat, ones, wrt, loc);
       return std::pair{values[0], rebuild_arguments<Argnums...>(all, values, 1)};

@@ -84,13 +84,20 @@ std::vector<Tensor> call_function(const TracedFunction& f, const std::vector<Ten
   return wrap_all(trace, call.getResults());
 }
 
+void require_scalar_result(const char* op, const TracedFunction& f,
+                           const std::vector<Tensor>& args, SourceLocation loc) {
+  if (f.results.size() == 1 && f.results[0].shape.empty() && is_floating(f.results[0].dtype))
+    return;
+  Recorder r(op, loc, {args.empty() ? nullptr : &args.front()});
+  r.fail("the function must return one scalar (0-d) float Tensor, got " +
+         describe_all(f.results) + "; reduce it to a scalar (sum, mean) or use vjp");
+}
+
 std::vector<Tensor> grad_of(const char* op, const TracedFunction& f,
                             const std::vector<Tensor>& args, const std::vector<int64_t>& wrt,
                             SourceLocation loc) {
+  require_scalar_result(op, f, args, loc);
   Recorder r(op, loc, {args.empty() ? nullptr : &args.front()});
-  if (f.results.size() != 1 || !f.results[0].shape.empty() || !is_floating(f.results[0].dtype))
-    r.fail("the function must return one scalar (0-d) float Tensor, got " +
-           describe_all(f.results));
   std::vector<Tensor> differentiated;
   for (int64_t i : wrt) differentiated.push_back(args[i]);
   TraceContext& trace = r.trace();

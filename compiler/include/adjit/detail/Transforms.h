@@ -31,6 +31,10 @@ TracedFunction trace_function(const char* kind, const std::vector<Tensor>& args,
 
 std::vector<Tensor> call_function(const TracedFunction& f, const std::vector<Tensor>& args,
                                   SourceLocation loc);
+/// Throws the TraceError of grad and value_and_grad when the function does
+/// not return one scalar float Tensor.
+void require_scalar_result(const char* op, const TracedFunction& f,
+                           const std::vector<Tensor>& args, SourceLocation loc);
 /// Gradients of the function's single scalar result w.r.t. args[wrt[i]].
 std::vector<Tensor> grad_of(const char* op, const TracedFunction& f,
                             const std::vector<Tensor>& args, const std::vector<int64_t>& wrt,
