@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <cmath>
 #include <optional>
 #include <string>
 #include <vector>
@@ -59,8 +60,20 @@ std::optional<T> parse_element(std::string_view text) {
   } else {
     std::optional<double> number = parse_number<double>(text);
     if (!number) return std::nullopt;
-    return detail::from_double<T>(*number);
+    T element = detail::from_double<T>(*number);
+    // A finite literal that rounds to infinity is out of range, not inf.
+    if (std::isfinite(*number) && !std::isfinite(detail::to_double(element))) return std::nullopt;
+    return element;
   }
+}
+
+// Why `text` is not an element of `dtype`, after parse_element refused it.
+std::string element_problem(std::string_view text, DType dtype) {
+  std::optional<double> number = parse_number<double>(text);
+  bool out_of_range = number && std::isfinite(*number) &&
+                      (is_floating(dtype) || (dtype != DType::i1 && *number == std::trunc(*number)));
+  return out_of_range ? "is out of range for " + std::string(dtype_name(dtype))
+                      : "is not a valid " + std::string(dtype_name(dtype));
 }
 
 DType parse_dtype_or_fail(std::string_view name) {
@@ -112,7 +125,7 @@ Array fill(Shape shape, DType dtype, const Token& value) {
     std::optional<T> element = parse_element<T>(value.text);
     if (!element)
       fail("fill value '" + std::string(value.text) + "' at character " +
-           std::to_string(value.column) + " is not a valid " + std::string(dtype_name(dtype)));
+           std::to_string(value.column) + " " + element_problem(value.text, dtype));
     std::fill_n(static_cast<T*>(array.raw_data()), array.size(), *element);
   });
   return array;
@@ -129,8 +142,8 @@ Array value_list(Shape shape, DType dtype, const std::vector<Token>& values) {
       std::optional<T> element = parse_element<T>(values[i].text);
       if (!element)
         fail("value " + std::to_string(i + 1) + " '" + std::string(values[i].text) +
-             "' at character " + std::to_string(values[i].column) + " is not a valid " +
-             std::string(dtype_name(dtype)));
+             "' at character " + std::to_string(values[i].column) + " " +
+             element_problem(values[i].text, dtype));
       out[i] = *element;
     }
   });

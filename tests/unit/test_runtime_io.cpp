@@ -8,6 +8,8 @@
 #include <catch2/catch.hpp>
 
 #include "adjit/runtime/ArraySpec.h"
+
+#include <cmath>
 #include "adjit/runtime/Error.h"
 #include "adjit/runtime/Npy.h"
 
@@ -225,7 +227,15 @@ TEST_CASE("array spec errors quote the spec and say what is wrong", "[runtime][s
   REQUIRE_THROWS_WITH(parse_array_spec("i32[2]=1,2.5"),
                       Contains("value 2 '2.5'") && Contains("valid i32"));
   REQUIRE_THROWS_WITH(parse_array_spec("i32[1]=3000000000"),
-                      Contains("'3000000000'") && Contains("valid i32"));
+                      Contains("'3000000000'") && Contains("is out of range for i32"));
+  // A finite literal that would round to infinity is refused, not inf.
+  REQUIRE_THROWS_WITH(parse_array_spec("f32[2]=1e100,1"),
+                      Contains("value 1 '1e100' at character 8 is out of range for f32"));
+  REQUIRE_THROWS_WITH(parse_array_spec("f16[1]=70000"), Contains("is out of range for f16"));
+  REQUIRE_THROWS_WITH(parse_array_spec("f32[3]=fill:-1e39"),
+                      Contains("fill value '-1e39' at character 13 is out of range for f32"));
+  CHECK(std::isinf(parse_array_spec("f32[1]=inf").item<float>()));
+  CHECK(parse_array_spec("f64[1]=1e300").item<double>() == 1e300);
   REQUIRE_THROWS_WITH(parse_array_spec("i1[2]=true,yes"),
                       Contains("value 2 'yes'") && Contains("valid i1"));
   REQUIRE_THROWS_WITH(parse_array_spec("f32[2]=randn:x"),
