@@ -990,3 +990,19 @@ TEST_CASE("tracer jit: a function calling itself while traced is a TraceError, n
   // The failed trace is not cached: a later call reports it again, no hang.
   CHECK(contains(what_of<TraceError>([&] { f(Array::zeros({3}, F32)); }), "calls itself"));
 }
+
+// `if (tensor)` cannot be traced: the error says what to use instead and
+// points at the user's line that computed the condition.
+TEST_CASE("tracer jit: a Tensor used as a C++ condition names where and what to use",
+          "[tracer][jit]") {
+  auto f = jit([](Tensor x) {
+    Tensor positive = x > 0.0f;  // this line is reported
+    if (positive) return x;
+    return -x;
+  });
+  std::string m = what_of<TraceError>([&] { f(Array::zeros({2}, F32)); });
+  INFO(m);
+  CHECK(contains(m, "adjit::where"));
+  CHECK_FALSE(contains(m, "adjit::cond"));
+  CHECK(contains(m, "test_compiler_tracer_jit.cpp:" + std::to_string(__LINE__ - 8)));
+}

@@ -18,10 +18,18 @@ using detail::Recorder;
 namespace ir = mlir::adjit;
 
 Tensor::operator bool() const {
+  // The user's line is where the condition was computed (an if has no
+  // location of its own to report).
+  std::string where;
+  if (detail::TraceContext* trace = detail::TraceContext::owner(*this))
+    if (mlir::Operation* op = trace->value(*this).getDefiningOp())
+      if (auto file = mlir::dyn_cast<mlir::FileLineColLoc>(op->getLoc()))
+        where = " (the condition " + describe(*this) + " was computed at " +
+                file.getFilename().str() + ":" + std::to_string(file.getLine()) + ")";
   throw TraceError(
       "a traced adjit::Tensor has no value while tracing, so it cannot be used as a C++ "
-      "condition (if, ?:, &&, ||): use adjit::where(cond, a, b) to choose elementwise, or "
-      "adjit::cond for control flow; shapes and dtypes are available as t.shape()/t.dtype()");
+      "condition (if, ?:, &&, ||): use adjit::where(cond, a, b) to choose elementwise; "
+      "shapes and dtypes are known while tracing, as t.shape() and t.dtype()" + where);
 }
 
 namespace {
