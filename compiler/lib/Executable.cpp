@@ -76,7 +76,7 @@ void Executable::run_into(std::string_view entry, const std::vector<Array>& inpu
   check_arrays(sig, inputs, sig.inputs, "input");
   check_arrays(sig, outputs, sig.outputs, "output");
   PackedArguments arguments(inputs, outputs);
-  impl_->functions[index](arguments.data());
+  run_compiled(impl_->functions[index], arguments.data());
 }
 
 namespace detail {

@@ -2,11 +2,28 @@
 
 #include "adjit/runtime/Allocator.h"
 
+#include "adjit/runtime/Error.h"
+
+#include <omp.h>
+
+#include <csetjmp>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <memory>
+#include <string>
+#include <unordered_map>
 
 namespace {
+
+// A call of compiled code in progress on this thread (run_compiled): where a
+// failed allocation escapes to, and the temporaries to free if it does.
+struct CompiledCall {
+  std::jmp_buf escape;
+  std::unordered_map<void*, uint64_t> live;  // block -> bytes
+  std::string failure;
+};
+thread_local CompiledCall* current_call = nullptr;
 
 // Each payload is preceded by the block it lives in and the block's size,
 // since the free function receives only the payload pointer.
@@ -22,15 +39,29 @@ uint64_t align_up(uint64_t value, uint64_t alignment) {
 void* allocate_payload(uint64_t alignment, uint64_t size) {
   if (alignment < alignof(BlockHeader)) alignment = alignof(BlockHeader);
   uint64_t block_bytes = size + sizeof(BlockHeader) + alignment;
-  void* block;
+  void* block = nullptr;
+  std::string failure;
   try {
     block = adjit::allocate_buffer(block_bytes);
   } catch (const std::exception& e) {
-    // Compiled code cannot unwind: report and stop rather than crash later.
-    std::fprintf(stderr, "adjit: compiled code could not allocate %llu bytes: %s\n",
-                 static_cast<unsigned long long>(size), e.what());
-    std::abort();
+    failure = e.what();
   }
+  if (!block) {
+    std::string message = "compiled code could not allocate " + std::to_string(size) +
+                          " bytes for a temporary buffer: " + failure;
+    // Out of a parallel region, longjmp would leave the other threads
+    // waiting for this one: report and stop rather than crash later.
+    if (!current_call || omp_get_level() > 0) {
+      std::fprintf(stderr, "adjit: %s (inside a parallel region: cannot recover)\n",
+                   message.c_str());
+      std::abort();
+    }
+    current_call->failure = std::move(message);
+    std::string().swap(failure);
+    std::string().swap(message);
+    std::longjmp(current_call->escape, 1);
+  }
+  if (current_call) current_call->live.emplace(block, block_bytes);
   uint64_t start = reinterpret_cast<uint64_t>(block) + sizeof(BlockHeader);
   auto* payload = reinterpret_cast<char*>(align_up(start, alignment));
   reinterpret_cast<BlockHeader*>(payload)[-1] = {block, block_bytes};
@@ -52,7 +83,27 @@ void* _mlir_memref_to_llvm_aligned_alloc(uint64_t alignment, uint64_t size) {
 void _mlir_memref_to_llvm_free(void* pointer) {
   if (!pointer) return;
   BlockHeader header = reinterpret_cast<BlockHeader*>(pointer)[-1];
+  if (current_call) current_call->live.erase(header.block);
   adjit::release_buffer(header.block, header.block_bytes);
 }
 
 }  // extern "C"
+
+namespace adjit {
+
+void run_compiled(void (*function)(void**), void** arguments) {
+  // On the heap: the frame's own variables are indeterminate after longjmp.
+  auto call = std::make_unique<CompiledCall>();
+  CompiledCall* outer = current_call;
+  current_call = call.get();
+  if (setjmp(call->escape) == 0) {
+    function(arguments);
+    current_call = outer;
+    return;
+  }
+  current_call = outer;
+  for (auto [block, bytes] : call->live) release_buffer(block, bytes);
+  throw RuntimeError(call->failure);
+}
+
+}  // namespace adjit
