@@ -10,9 +10,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
-#include <memory>
 #include <string>
 #include <unordered_map>
+#include <utility>
 
 namespace {
 
@@ -92,18 +92,24 @@ void _mlir_memref_to_llvm_free(void* pointer) {
 namespace adjit {
 
 void run_compiled(void (*function)(void**), void** arguments) {
-  // On the heap: the frame's own variables are indeterminate after longjmp.
-  auto call = std::make_unique<CompiledCall>();
-  CompiledCall* outer = current_call;
-  current_call = call.get();
-  if (setjmp(call->escape) == 0) {
+  // Thread-local, not on this frame: the frame's variables are
+  // indeterminate after longjmp, and a call costs no allocation.
+  thread_local CompiledCall call;
+  if (current_call) {  // compiled code calling compiled code: the outer call recovers
     function(arguments);
-    current_call = outer;
     return;
   }
-  current_call = outer;
-  for (auto [block, bytes] : call->live) release_buffer(block, bytes);
-  throw RuntimeError(call->failure);
+  current_call = &call;
+  if (setjmp(call.escape) == 0) {
+    function(arguments);
+    current_call = nullptr;
+    call.live.clear();
+    return;
+  }
+  current_call = nullptr;
+  for (auto [block, bytes] : call.live) release_buffer(block, bytes);
+  call.live.clear();
+  throw RuntimeError(std::exchange(call.failure, std::string()));
 }
 
 }  // namespace adjit
