@@ -61,11 +61,21 @@ bool isCheapElementwise(Operation *op) {
 // read materialized values (arguments, buffers), not other generics: a chain
 // of shared values (forward values read by the backward pass) would
 // otherwise be copied into every consumer level after level.
+// Each fusion copies both bodies into a new generic: without a bound, a
+// chain of n ops would copy O(n^2) ops. Bodies stop growing here (a chain
+// becomes several generics, which adjit-tile-and-fuse-rows still runs
+// block by block).
+constexpr size_t kMaxFusedBodyOps = 256;
+
 bool fusesWithoutRecomputation(OpOperand *fused) {
   Operation *producer = fused->get().getDefiningOp();
   auto consumer = dyn_cast<linalg::GenericOp>(fused->getOwner());
   if (!producer || !consumer || !consumer.getMatchingIndexingMap(fused).isPermutation())
     return false;
+  if (auto generic = dyn_cast<linalg::GenericOp>(producer))
+    if (generic.getBody()->getOperations().size() + consumer.getBody()->getOperations().size() >
+        kMaxFusedBodyOps)
+      return false;
   if (producer->hasOneUse() || isReplication(producer))
     return true;
   return isCheapElementwise(producer) &&

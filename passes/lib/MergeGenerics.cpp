@@ -35,9 +35,15 @@ bool readsWhereComputed(linalg::GenericOp first, OpResult result, linalg::Generi
          second.getMatchingIndexingMap(&use) == written;
 }
 
+// Merging copies both bodies: bounded, so that a long sequence is not
+// copied again at every step (quadratic compile time).
+constexpr size_t kMaxMergedBodyOps = 256;
+
 bool canMerge(linalg::GenericOp first, linalg::GenericOp second) {
   if (!mergeable(first) || !mergeable(second) || first->getBlock() != second->getBlock() ||
-      first.getStaticLoopRanges() != second.getStaticLoopRanges())
+      first.getStaticLoopRanges() != second.getStaticLoopRanges() ||
+      first.getBody()->getOperations().size() + second.getBody()->getOperations().size() >
+          kMaxMergedBodyOps)
     return false;
   for (OpOperand &use : second->getOpOperands()) {
     auto result = dyn_cast<OpResult>(use.get());
