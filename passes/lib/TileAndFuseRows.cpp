@@ -69,7 +69,8 @@ std::optional<int64_t> blockableRows(linalg::GenericOp op) {
       return std::nullopt;
     // Inputs may read the row as any dimension (a transposed operand);
     // outputs have it first, or not at all when reduced over.
-    if (op.isDpsInit(&operand) && (access.leading() == reduced || access.kind == RowAccess::sliced && !access.leading()))
+    bool outputFits = reduced ? access.kind == RowAccess::none : access.leading();
+    if (op.isDpsInit(&operand) && !outputFits)
       return std::nullopt;
   }
   return ranges.front();
@@ -329,7 +330,8 @@ public:
       OpFoldResult tailRow = b.getIndexAttr(blocks * plan.blockRows);
       carried = buildBlock(b, loc, tailRow, tailRow, tail, carried, &created);
     }
-    Operation *after = last->getPrevNode();
+    // Everything built stands right before `last`.
+    Operation *insertAfter = last->getPrevNode();
     for (linalg::GenericOp member : group.members)
       for (OpResult result : member->getResults()) {
         if (auto it = outputIndex.find(result); it != outputIndex.end())
@@ -338,9 +340,8 @@ public:
           result.replaceAllUsesWith(carried.accumulators[it->second]);
       }
     // Dependents that stood between the members now follow the loop.
-    Operation *insertAfter = after;
     for (Operation *dependent : group.dependents)
-      if (dependent->isBeforeInBlock(last) && insertAfter) {
+      if (dependent->isBeforeInBlock(last)) {
         dependent->moveAfter(insertAfter);
         insertAfter = dependent;
       }
@@ -525,8 +526,8 @@ bool worthBlocking(const RowGroup &group, BlockPlan plan) {
   return group.members.size() >= 2 || plan.chunks > 1;
 }
 
-// Half the L1 data cache: a block's loops fuse into a few (see the llvm
-// stage), and what they still pass through memory stays in L1.
+// Half the L1 data cache: what a block's loops pass through memory (they
+// merge into a few, adjit-merge-generics) stays in L1.
 int64_t hostCacheBudget() {
   long l1 = sysconf(_SC_LEVEL1_DCACHE_SIZE);
   return (l1 > 0 ? l1 : 32 << 10) / 2;

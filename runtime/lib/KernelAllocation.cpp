@@ -47,18 +47,20 @@ void* allocate_payload(uint64_t alignment, uint64_t size) {
     failure = e.what();
   }
   if (!block) {
-    std::string message = "compiled code could not allocate " + std::to_string(size) +
-                          " bytes for a temporary buffer: " + failure;
-    // Out of a parallel region, longjmp would leave the other threads
-    // waiting for this one: report and stop rather than crash later.
+    // Recovery longjmps back to run_compiled: not possible without one, nor
+    // inside a parallel region, where the other threads would wait for this
+    // one. Then report and stop rather than crash later.
     if (!current_call || omp_get_level() > 0) {
-      std::fprintf(stderr, "adjit: %s (inside a parallel region: cannot recover)\n",
-                   message.c_str());
+      std::fprintf(stderr,
+                   "adjit: compiled code could not allocate %llu bytes for a temporary "
+                   "buffer: %s (%s: cannot recover)\n",
+                   static_cast<unsigned long long>(size), failure.c_str(),
+                   current_call ? "inside a parallel region" : "not called through run_compiled");
       std::abort();
     }
-    current_call->failure = std::move(message);
-    std::string().swap(failure);
-    std::string().swap(message);
+    current_call->failure = "compiled code could not allocate " + std::to_string(size) +
+                            " bytes for a temporary buffer: " + failure;
+    std::string().swap(failure);  // longjmp skips its destructor
     std::longjmp(current_call->escape, 1);
   }
   if (current_call) current_call->live.emplace(block, block_bytes);

@@ -110,6 +110,35 @@ double gelu_tanh_derivative(double z) {
   return 0.5 * (1 + t) + 0.5 * z * (1 - t * t) * k * (1 + 3 * 0.044715 * z * z);
 }
 
+// W3's loss and its gamma and beta gradients on the host, in double.
+struct W3Reference {
+  double loss = 0;
+  Vec gamma, beta;
+};
+
+W3Reference w3_reference(const Array& x, const Array& gamma, const Array& beta, const Array& c) {
+  int64_t rows = x.shape()[0], cols = x.shape()[1];
+  Vec xv = values(x), gv = values(gamma), bv = values(beta), cv = values(c);
+  W3Reference want{0, Vec(cols, 0.0), Vec(cols, 0.0)};
+  for (int64_t r = 0; r < rows; ++r) {
+    double mu = 0, var = 0;
+    for (int64_t j = 0; j < cols; ++j) mu += xv[r * cols + j] / cols;
+    for (int64_t j = 0; j < cols; ++j) var += std::pow(xv[r * cols + j] - mu, 2) / cols;
+    for (int64_t j = 0; j < cols; ++j) {
+      double xhat = (xv[r * cols + j] - mu) / std::sqrt(var + 1e-5);
+      double z = xhat * gv[j] + bv[j];
+      double u = std::sqrt(2 / std::numbers::pi) * (z + 0.044715 * z * z * z);
+      want.loss += 0.5 * z * (1 + std::tanh(u)) * cv[r * cols + j];
+      double dz = gelu_tanh_derivative(z) * cv[r * cols + j];
+      want.beta[j] += dz;
+      want.gamma[j] += dz * xhat;
+    }
+  }
+  return want;
+}
+
+Array to_f32(const Array& a) { return make(values(a), a.shape(), F32); }
+
 }  // namespace
 
 TEST_CASE("ad models: W1 elementwise value and grad", "[ad][ad-models]") {
@@ -214,21 +243,9 @@ TEST_CASE("ad models: W3 grads w.r.t. x, gamma, beta against host references", "
   Array x = randn({kRows, kCols}, 11, 1.5, F64), gamma = randn({kCols}, 12, 0.5, F64),
         beta = randn({kCols}, 13, 0.5, F64), c = randn({kRows, kCols}, 14, 1.0, F64);
   auto [gx, ggamma, gbeta] = grad<0, 1, 2>(w3_loss)(x, gamma, beta, c);
-  Vec xv = values(x), gv = values(gamma), bv = values(beta), cv = values(c);
-  Vec want_gamma(kCols, 0.0), want_beta(kCols, 0.0);
-  for (int r = 0; r < kRows; ++r) {
-    double mu = 0, var = 0;
-    for (int j = 0; j < kCols; ++j) mu += xv[r * kCols + j] / kCols;
-    for (int j = 0; j < kCols; ++j) var += std::pow(xv[r * kCols + j] - mu, 2) / kCols;
-    for (int j = 0; j < kCols; ++j) {
-      double xhat = (xv[r * kCols + j] - mu) / std::sqrt(var + 1e-5);
-      double dz = gelu_tanh_derivative(xhat * gv[j] + bv[j]) * cv[r * kCols + j];
-      want_beta[j] += dz;
-      want_gamma[j] += dz * xhat;
-    }
-  }
-  CHECK(mismatch(gbeta, F64, {kCols}, want_beta, 1e-9) == "");
-  CHECK(mismatch(ggamma, F64, {kCols}, want_gamma, 1e-9) == "");
+  W3Reference want = w3_reference(x, gamma, beta, c);
+  CHECK(mismatch(gbeta, F64, {kCols}, want.beta, 1e-9) == "");
+  CHECK(mismatch(ggamma, F64, {kCols}, want.gamma, 1e-9) == "");
   // LayerNorm is shift invariant per row: each row of dL/dx sums to zero.
   REQUIRE(gx.shape() == Shape{kRows, kCols});
   Vec g = values(gx);
@@ -241,11 +258,11 @@ TEST_CASE("ad models: W3 grads w.r.t. x, gamma, beta against host references", "
     CHECK(std::fabs(total) <= 1e-10 * (1 + scale));
   }
   // f32 grads agree with f64 to f32 accuracy.
-  auto to32 = [](const Array& a) { return make(values(a), a.shape(), F32); };
-  auto [gx32, ggamma32, gbeta32] = grad<0, 1, 2>(w3_loss)(to32(x), to32(gamma), to32(beta), to32(c));
+  auto [gx32, ggamma32, gbeta32] =
+      grad<0, 1, 2>(w3_loss)(to_f32(x), to_f32(gamma), to_f32(beta), to_f32(c));
   CHECK(mismatch(gx32, F32, gx.shape(), values(gx), 1e-4) == "");
-  CHECK(mismatch(ggamma32, F32, {kCols}, want_gamma, 1e-4) == "");
-  CHECK(mismatch(gbeta32, F32, {kCols}, want_beta, 1e-4) == "");
+  CHECK(mismatch(ggamma32, F32, {kCols}, want.gamma, 1e-4) == "");
+  CHECK(mismatch(gbeta32, F32, {kCols}, want.beta, 1e-4) == "");
 }
 
 // Large enough for the fused stage to run W3 block by block in parallel
@@ -258,24 +275,7 @@ TEST_CASE("ad models: W3 at blocked sizes, every thread count, against host refe
     CAPTURE(rows, cols);
     Array x = randn({rows, cols}, 21, 1.5, F64), gamma = randn({cols}, 22, 0.5, F64),
           beta = randn({cols}, 23, 0.5, F64), c = randn({rows, cols}, 24, 1.0, F64);
-    Vec xv = values(x), gv = values(gamma), bv = values(beta), cv = values(c);
-    double want_loss = 0;
-    Vec want_gamma(cols, 0.0), want_beta(cols, 0.0);
-    for (int r = 0; r < rows; ++r) {
-      double mu = 0, var = 0;
-      for (int j = 0; j < cols; ++j) mu += xv[r * cols + j] / cols;
-      for (int j = 0; j < cols; ++j) var += std::pow(xv[r * cols + j] - mu, 2) / cols;
-      for (int j = 0; j < cols; ++j) {
-        double xhat = (xv[r * cols + j] - mu) / std::sqrt(var + 1e-5);
-        double z = xhat * gv[j] + bv[j];
-        double u = std::sqrt(2 / std::numbers::pi) * (z + 0.044715 * z * z * z);
-        want_loss += 0.5 * z * (1 + std::tanh(u)) * cv[r * cols + j];
-        double dz = gelu_tanh_derivative(z) * cv[r * cols + j];
-        want_beta[j] += dz;
-        want_gamma[j] += dz * xhat;
-      }
-    }
-    auto to32 = [](const Array& a) { return make(values(a), a.shape(), F32); };
+    W3Reference want = w3_reference(x, gamma, beta, c);
     std::vector<Vec> first;
     for (int threads : {1, 2, 3}) {
       CAPTURE(threads);
@@ -287,10 +287,11 @@ TEST_CASE("ad models: W3 at blocked sizes, every thread count, against host refe
           },
           {.name = "w3_step", .threads = threads});
       auto [loss, gx, ggamma, gbeta] = step(x, gamma, beta, c);
-      CHECK(mismatch(loss, F64, {}, {want_loss}, 1e-9) == "");
-      CHECK(mismatch(ggamma, F64, {cols}, want_gamma, 1e-9) == "");
-      CHECK(mismatch(gbeta, F64, {cols}, want_beta, 1e-9) == "");
-      auto [loss32, gx32, ggamma32, gbeta32] = step(to32(x), to32(gamma), to32(beta), to32(c));
+      CHECK(mismatch(loss, F64, {}, {want.loss}, 1e-9) == "");
+      CHECK(mismatch(ggamma, F64, {cols}, want.gamma, 1e-9) == "");
+      CHECK(mismatch(gbeta, F64, {cols}, want.beta, 1e-9) == "");
+      auto [loss32, gx32, ggamma32, gbeta32] =
+          step(to_f32(x), to_f32(gamma), to_f32(beta), to_f32(c));
       CHECK(mismatch(gx32, F32, gx.shape(), values(gx), 1e-4) == "");
       std::vector<Vec> bits = {values(loss32), values(gx32), values(ggamma32), values(gbeta32)};
       if (first.empty())
