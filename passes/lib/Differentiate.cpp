@@ -6,6 +6,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/SymbolTable.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/SetVector.h"
 
 namespace mlir::adjit {
@@ -42,6 +43,21 @@ public:
   FailureOr<func::FuncOp> forwardFunction(func::FuncOp callee) override {
     return forward(callee, SmallVector<bool>(callee.getNumArguments(), true));
   }
+  LogicalResult reverseBlock(OpBuilder &b, Block &body, ValueRange arguments,
+                             ArrayRef<bool> needed, ValueRange resultCotangents,
+                             SmallVectorImpl<Value> &results,
+                             SmallVectorImpl<Value> &argumentCotangents) override;
+  LogicalResult forwardBlock(OpBuilder &b, Block &body, ValueRange arguments,
+                             ValueRange argumentTangents, SmallVectorImpl<Value> &results,
+                             SmallVectorImpl<Value> &resultTangents) override;
+  bool needsCotangent(Value operand) override {
+    return activeNow && activeNow->contains(operand);
+  }
+  void replacePrimal(Operation *op, ValueRange values) override {
+    for (auto [old, now] : llvm::zip(op->getResults(), values))
+      replaced[old] = now;
+    op->replaceAllUsesWith(values);
+  }
 
   /// `(args..., cotangents of results...) -> (results..., cotangents of the
   /// args in `wrt`)`.
@@ -62,6 +78,10 @@ private:
   ModuleOp module;
   SymbolTable symbols;
   std::map<std::pair<Operation *, std::string>, func::FuncOp> derived;
+  /// The active values of the innermost reverse sweep running now.
+  const llvm::DenseSet<Value> *activeNow = nullptr;
+  /// Primal results that rules replaced (replacePrimal), old -> new.
+  llvm::DenseMap<Value, Value> replaced;
 };
 
 std::pair<func::FuncOp, bool> Differentiator::derive(func::FuncOp f, const std::string &suffix,
@@ -84,31 +104,23 @@ std::pair<func::FuncOp, bool> Differentiator::derive(func::FuncOp f, const std::
   return {fn, true};
 }
 
-// Maps f's arguments to the leading arguments of a derived function's entry.
-IRMapping mapArguments(func::FuncOp f, Block &entry) {
-  IRMapping mapping;
-  for (unsigned i = 0; i < f.getNumArguments(); ++i)
-    mapping.map(f.getArgument(i), entry.getArgument(i));
-  return mapping;
-}
-
 // Values that depend on `seeds` (forward) and reach `sinks` (backward) and
-// are floats: the only ones that get derivatives. `body` has no terminator
-// yet.
-llvm::DenseSet<Value> activeValues(Block &body, ArrayRef<Value> seeds, ValueRange sinks) {
+// are floats: the only ones that get derivatives.
+llvm::DenseSet<Value> activeValues(ArrayRef<Operation *> ops, ArrayRef<Value> seeds,
+                                   ValueRange sinks) {
   llvm::DenseSet<Value> varied(seeds.begin(), seeds.end());
-  for (Operation &op : body) {
-    if (op.hasTrait<NotDifferentiable>())
+  for (Operation *op : ops) {
+    if (op->hasTrait<NotDifferentiable>())
       continue;
-    if (llvm::any_of(op.getOperands(), [&](Value v) { return varied.contains(v); }))
-      for (Value r : op.getResults())
+    if (llvm::any_of(op->getOperands(), [&](Value v) { return varied.contains(v); }))
+      for (Value r : op->getResults())
         if (isFloatTensor(r.getType()))
           varied.insert(r);
   }
   llvm::DenseSet<Value> useful(sinks.begin(), sinks.end());
-  for (Operation &op : llvm::reverse(body))
-    if (llvm::any_of(op.getResults(), [&](Value r) { return useful.contains(r); }))
-      for (Value v : op.getOperands())
+  for (Operation *op : llvm::reverse(ops))
+    if (llvm::any_of(op->getResults(), [&](Value r) { return useful.contains(r); }))
+      for (Value v : op->getOperands())
         useful.insert(v);
   llvm::DenseSet<Value> active;
   for (Value v : varied)
@@ -117,33 +129,26 @@ llvm::DenseSet<Value> activeValues(Block &body, ArrayRef<Value> seeds, ValueRang
   return active;
 }
 
-
-FailureOr<func::FuncOp> Differentiator::reverse(func::FuncOp f, ArrayRef<bool> wrt) {
-  FunctionType type = f.getFunctionType();
-  SmallVector<Type> inputs(type.getInputs()), results(type.getResults());
-  llvm::append_range(inputs, type.getResults());
-  for (auto [i, on] : llvm::enumerate(wrt))
-    if (on)
-      results.push_back(type.getInput(i));
-  auto [fn, isNew] = derive(f, "_vjp" + maskSuffix(wrt), inputs, results);
-  if (!fn || !isNew)
-    return fn ? FailureOr<func::FuncOp>(fn) : FailureOr<func::FuncOp>(failure());
-
-  Block &entry = fn.front();
-  OpBuilder b = OpBuilder::atBlockEnd(&entry);
-  IRMapping primal = mapArguments(f, entry);
-  for (Operation &op : f.front().without_terminator())
-    b.clone(op, primal);
-  auto oldReturn = cast<func::ReturnOp>(f.front().getTerminator());
-  SmallVector<Value> outputs;
-  for (Value v : oldReturn.getOperands())
-    outputs.push_back(primal.lookup(v));
+LogicalResult Differentiator::reverseBlock(OpBuilder &b, Block &body, ValueRange arguments,
+                                           ArrayRef<bool> needed, ValueRange resultCotangents,
+                                           SmallVectorImpl<Value> &results,
+                                           SmallVectorImpl<Value> &argumentCotangents) {
+  IRMapping primal;
+  primal.map(body.getArguments(), arguments);
+  SmallVector<Operation *> primalOps;
+  for (Operation &op : body.without_terminator())
+    primalOps.push_back(b.clone(op, primal));
+  for (Value v : body.getTerminator()->getOperands())
+    results.push_back(primal.lookupOrDefault(v));
 
   SmallVector<Value> seeds;
-  for (auto [i, on] : llvm::enumerate(wrt))
-    if (on && isFloatTensor(type.getInput(i)))
-      seeds.push_back(entry.getArgument(i));
-  llvm::DenseSet<Value> active = activeValues(entry, seeds, outputs);
+  for (auto [arg, on] : llvm::zip(arguments, needed))
+    if (on && isFloatTensor(arg.getType()))
+      seeds.push_back(arg);
+  llvm::DenseSet<Value> active = activeValues(primalOps, seeds, results);
+  const llvm::DenseSet<Value> *enclosingActive = activeNow;
+  activeNow = &active;
+  auto restoreActive = llvm::make_scope_exit([&] { activeNow = enclosingActive; });
 
   llvm::DenseMap<Value, Value> adjoint;
   auto accumulate = [&](Value v, Value contribution) {
@@ -151,14 +156,13 @@ FailureOr<func::FuncOp> Differentiator::reverse(func::FuncOp f, ArrayRef<bool> w
     slot = slot ? b.create<AddOp>(contribution.getLoc(), slot, contribution).getResult()
                 : contribution;
   };
-  for (auto [i, out] : llvm::enumerate(outputs))
-    if (active.contains(out))
-      accumulate(out, entry.getArgument(type.getNumInputs() + i));
+  for (auto [out, cotangent] : llvm::zip(results, resultCotangents))
+    if (cotangent && active.contains(out))
+      accumulate(out, cotangent);
 
-  // Walk the primal ops backwards; the adjoint sweep is appended after them.
-  SmallVector<Operation *> primalOps;
-  for (Operation &op : entry)
-    primalOps.push_back(&op);
+  // The adjoint sweep is appended after the primal ops, walking them
+  // backwards; rules may move the builder, so each starts from here.
+  OpBuilder::InsertPoint sweep = b.saveInsertionPoint();
   for (Operation *op : llvm::reverse(primalOps)) {
     SmallVector<Value> cotangents;
     for (Value r : op->getResults())
@@ -172,7 +176,7 @@ FailureOr<func::FuncOp> Differentiator::reverse(func::FuncOp f, ArrayRef<bool> w
       return op->emitError() << "no reverse-mode derivative rule for '" << op->getName()
                              << "' (implement DifferentiableOpInterface)";
     SmallVector<Value> contributions;
-    b.setInsertionPointToEnd(&entry);
+    b.restoreInsertionPoint(sweep);
     if (failed(rule.buildVJP(b, cotangents, contributions, *this)))
       return op->emitError() << "the derivative rule of '" << op->getName() << "' failed";
     if (contributions.size() != op->getNumOperands())
@@ -183,45 +187,24 @@ FailureOr<func::FuncOp> Differentiator::reverse(func::FuncOp f, ArrayRef<bool> w
       if (contribution && active.contains(operand))
         accumulate(operand, contribution);
   }
-
-  b.setInsertionPointToEnd(&entry);
-  SmallVector<Value> returned(outputs);
-  for (auto [i, on] : llvm::enumerate(wrt)) {
-    if (!on)
-      continue;
-    Value arg = entry.getArgument(i);
-    // Unconnected (or integer) arguments get zeros, never nothing.
-    Value g = adjoint.lookup(arg);
-    returned.push_back(g ? g : createSplat(b, fn.getLoc(), arg.getType(), 0));
-  }
-  b.create<func::ReturnOp>(oldReturn.getLoc(), returned);
-  return fn;
+  b.restoreInsertionPoint(sweep);
+  llvm::DenseSet<Value> given;
+  for (auto [arg, on] : llvm::zip(arguments, needed))
+    argumentCotangents.push_back(on && given.insert(arg).second ? adjoint.lookup(arg) : Value());
+  return success();
 }
 
-FailureOr<func::FuncOp> Differentiator::forward(func::FuncOp f, ArrayRef<bool> wrt) {
-  FunctionType type = f.getFunctionType();
-  SmallVector<Type> inputs(type.getInputs()), results(type.getResults());
-  for (auto [i, on] : llvm::enumerate(wrt))
-    if (on)
-      inputs.push_back(type.getInput(i));
-  llvm::append_range(results, type.getResults());
-  auto [fn, isNew] = derive(f, "_jvp" + maskSuffix(wrt), inputs, results);
-  if (!fn || !isNew)
-    return fn ? FailureOr<func::FuncOp>(fn) : FailureOr<func::FuncOp>(failure());
-
-  Block &entry = fn.front();
-  OpBuilder b = OpBuilder::atBlockEnd(&entry);
-  IRMapping primal = mapArguments(f, entry);
+LogicalResult Differentiator::forwardBlock(OpBuilder &b, Block &body, ValueRange arguments,
+                                           ValueRange argumentTangents,
+                                           SmallVectorImpl<Value> &results,
+                                           SmallVectorImpl<Value> &resultTangents) {
+  IRMapping primal;
+  primal.map(body.getArguments(), arguments);
   llvm::DenseMap<Value, Value> tangent;
-  unsigned next = type.getNumInputs();
-  for (unsigned i = 0; i < type.getNumInputs(); ++i) {
-    if (wrt[i]) {
-      Value t = entry.getArgument(next++);
-      if (isFloatTensor(t.getType()))
-        tangent[entry.getArgument(i)] = t;
-    }
-  }
-  for (Operation &op : f.front().without_terminator()) {
+  for (auto [arg, t] : llvm::zip(arguments, argumentTangents))
+    if (t && isFloatTensor(arg.getType()))
+      tangent[arg] = t;
+  for (Operation &op : body.without_terminator()) {
     Operation *clone = b.clone(op, primal);
     SmallVector<Value> tangents;
     for (Value v : clone->getOperands())
@@ -240,19 +223,78 @@ FailureOr<func::FuncOp> Differentiator::forward(func::FuncOp f, ArrayRef<bool> w
       return op.emitError() << "the derivative rule of '" << op.getName() << "' returned "
                             << resultTangents.size() << " tangents for "
                             << clone->getNumResults() << " results";
-    for (auto [r, t] : llvm::zip(clone->getResults(), resultTangents))
+    for (auto [old, r, t] : llvm::zip(op.getResults(), clone->getResults(), resultTangents)) {
+      // A rule that recomputed the primal results along with the tangents
+      // (replacePrimal) makes later clones use the new ones.
+      Value now = replaced.lookup(r);
+      if (now)
+        primal.map(old, now);
       if (t && isFloatTensor(r.getType()))
-        tangent[r] = t;
+        tangent[now ? now : r] = t;
+    }
   }
-  auto oldReturn = cast<func::ReturnOp>(f.front().getTerminator());
-  SmallVector<Value> returned;
-  for (Value v : oldReturn.getOperands())
-    returned.push_back(primal.lookup(v));
-  for (Value v : oldReturn.getOperands()) {
-    Value t = tangent.lookup(primal.lookup(v));
-    returned.push_back(t ? t : createSplat(b, fn.getLoc(), v.getType(), 0));
+  for (Value v : body.getTerminator()->getOperands()) {
+    Value mapped = primal.lookupOrDefault(v);
+    results.push_back(mapped);
+    resultTangents.push_back(tangent.lookup(mapped));
   }
-  b.create<func::ReturnOp>(oldReturn.getLoc(), returned);
+  return success();
+}
+
+FailureOr<func::FuncOp> Differentiator::reverse(func::FuncOp f, ArrayRef<bool> wrt) {
+  FunctionType type = f.getFunctionType();
+  SmallVector<Type> inputs(type.getInputs()), results(type.getResults());
+  llvm::append_range(inputs, type.getResults());
+  for (auto [i, on] : llvm::enumerate(wrt))
+    if (on)
+      results.push_back(type.getInput(i));
+  auto [fn, isNew] = derive(f, "_vjp" + maskSuffix(wrt), inputs, results);
+  if (!fn || !isNew)
+    return fn ? FailureOr<func::FuncOp>(fn) : FailureOr<func::FuncOp>(failure());
+
+  Block &entry = fn.front();
+  OpBuilder b = OpBuilder::atBlockEnd(&entry);
+  SmallVector<Value> returned, cotangents;
+  if (failed(reverseBlock(b, f.front(), entry.getArguments().take_front(type.getNumInputs()),
+                          wrt, entry.getArguments().drop_front(type.getNumInputs()), returned,
+                          cotangents)))
+    return failure();
+  for (auto [i, on] : llvm::enumerate(wrt)) {
+    if (!on)
+      continue;
+    // Unconnected (or integer) arguments get zeros, never nothing.
+    Value g = cotangents[i];
+    returned.push_back(g ? g : createSplat(b, fn.getLoc(), type.getInput(i), 0));
+  }
+  b.create<func::ReturnOp>(f.front().getTerminator()->getLoc(), returned);
+  return fn;
+}
+
+FailureOr<func::FuncOp> Differentiator::forward(func::FuncOp f, ArrayRef<bool> wrt) {
+  FunctionType type = f.getFunctionType();
+  SmallVector<Type> inputs(type.getInputs()), results(type.getResults());
+  for (auto [i, on] : llvm::enumerate(wrt))
+    if (on)
+      inputs.push_back(type.getInput(i));
+  llvm::append_range(results, type.getResults());
+  auto [fn, isNew] = derive(f, "_jvp" + maskSuffix(wrt), inputs, results);
+  if (!fn || !isNew)
+    return fn ? FailureOr<func::FuncOp>(fn) : FailureOr<func::FuncOp>(failure());
+
+  Block &entry = fn.front();
+  OpBuilder b = OpBuilder::atBlockEnd(&entry);
+  SmallVector<Value> argumentTangents;
+  unsigned next = type.getNumInputs();
+  for (unsigned i = 0; i < type.getNumInputs(); ++i)
+    argumentTangents.push_back(wrt[i] ? entry.getArgument(next++) : Value());
+  SmallVector<Value> returned, tangents;
+  if (failed(forwardBlock(b, f.front(), entry.getArguments().take_front(type.getNumInputs()),
+                          argumentTangents, returned, tangents)))
+    return failure();
+  for (unsigned i = 0, n = tangents.size(); i < n; ++i)
+    returned.push_back(tangents[i] ? tangents[i]
+                                   : createSplat(b, fn.getLoc(), returned[i].getType(), 0));
+  b.create<func::ReturnOp>(f.front().getTerminator()->getLoc(), returned);
   return fn;
 }
 

@@ -1,5 +1,7 @@
 // adjit -> linalg/tensor/arith/math/scf. One scalar rule per elementwise op
 // (emitScalar overloads); structural ops get one pattern each.
+#include "ControlFlowToSCF.h"
+
 #include "adjit/Dialect/AdjitOps.h"
 #include "adjit/Passes/Passes.h"
 
@@ -998,6 +1000,7 @@ struct LowerAdjitToLinalgPass
         SliceToTensor, ConcatenateToTensor, PadToTensor, GatherToGeneric,
         ScatterAddToLoops, ReduceToGeneric, ArgMaxToGeneric,
         DotGeneralToContraction>(context);
+    populateControlFlowToSCFPatterns(patterns);
     if (failed(applyPartialConversion(getOperation(), target,
                                       std::move(patterns))))
       signalPassFailure();

@@ -91,6 +91,8 @@ void addBufferization(OpPassManager &pm) {
   bufferization::OneShotBufferizationOptions options;
   options.memCpyFn = copyWithLinalg;
   options.bufferizeFunctionBoundaries = true;
+  // A loop body (adjit.for / adjit.while) may yield fresh tensors.
+  options.allowReturnAllocsFromLoops = true;
   options.setFunctionBoundaryTypeConversion(
       bufferization::LayoutMapOption::IdentityLayoutMap);
   pm.addPass(bufferization::createOneShotBufferizePass(options));

@@ -3,6 +3,7 @@
 
 // The umbrella header of the public API (DESIGN.md §5).
 #include "adjit/CheckGrads.h"
+#include "adjit/ControlFlow.h"
 #include "adjit/Grad.h"
 #include "adjit/GradientTape.h"
 #include "adjit/Jit.h"

@@ -28,7 +28,9 @@ Tensor::operator bool() const {
                 file.getFilename().str() + ":" + std::to_string(file.getLine()) + ")";
   throw TraceError(
       "a traced adjit::Tensor has no value while tracing, so it cannot be used as a C++ "
-      "condition (if, ?:, &&, ||): use adjit::where(cond, a, b) to choose elementwise; "
+      "condition (if, ?:, &&, ||): use adjit::where(cond, a, b) to choose elementwise, "
+      "adjit::cond(pred, then_fn, else_fn, operands...) to run one of two functions, and "
+      "adjit::while_loop / fori_loop / scan for loops; "
       "shapes and dtypes are known while tracing, as t.shape() and t.dtype()" + where);
 }
 

@@ -539,6 +539,153 @@ def Adjit_DotGeneralOp : Adjit_Op<"dot_general", [Pure,
 }
 
 //===----------------------------------------------------------------------===//
+// Control flow. Regions take every value they use as an explicit operand
+// (IsolatedFromAbove), so derivative rules see all the values that a body
+// depends on and can return their cotangents.
+//===----------------------------------------------------------------------===//
+
+def Adjit_PredicateTensor : 0DTensorOf<[I1]> {
+  let builderCall = "::mlir::RankedTensorType::get({}, $_builder.getI1Type())";
+}
+def Adjit_CounterTensor : 0DTensorOf<[I32]> {
+  let builderCall = "::mlir::RankedTensorType::get({}, $_builder.getI32Type())";
+}
+
+def Adjit_YieldOp : Adjit_Op<"yield", [Pure, Terminator,
+    ParentOneOf<["CondOp", "ForOp", "WhileOp"]>]> {
+  let summary = "ends a region of a control-flow op";
+  let description = [{
+    Hands the region's values to its parent: the results of a `cond`
+    branch, the next carries (and per-iteration outputs) of a `for` body,
+    the predicate of a `while` condition or the next carries of its body.
+  }];
+  let arguments = (ins Variadic<Adjit_AnyTensor>:$values);
+  let assemblyFormat = "attr-dict ($values^ `:` type($values))?";
+}
+
+def Adjit_CondOp : Adjit_Op<"cond", [IsolatedFromAbove, RecursiveMemoryEffects,
+    DeclareOpInterfaceMethods<DifferentiableOpInterface>]> {
+  let summary = "runs one of two regions, chosen by a boolean scalar";
+  let description = [{
+    Runs `then` when `pred` is true, else `else`. Both regions take the
+    operands as block arguments and yield values of the result types.
+
+    Derivative: that of the branch taken (the other contributes nothing).
+
+    ```mlir
+    %r = adjit.cond %p (%x) : (tensor<4xf32>) -> tensor<4xf32> then {
+    ^bb0(%a: tensor<4xf32>):
+      %s = adjit.sin %a : tensor<4xf32>
+      adjit.yield %s : tensor<4xf32>
+    } else {
+    ^bb0(%a: tensor<4xf32>):
+      adjit.yield %a : tensor<4xf32>
+    }
+    ```
+  }];
+  let arguments = (ins Adjit_PredicateTensor:$pred, Variadic<Adjit_AnyTensor>:$inputs);
+  let results = (outs Variadic<Adjit_AnyTensor>:$results);
+  let regions = (region SizedRegion<1>:$thenRegion, SizedRegion<1>:$elseRegion);
+  let assemblyFormat = [{
+    $pred `(` $inputs `)` attr-dict `:` functional-type($inputs, results)
+    `then` $thenRegion `else` $elseRegion
+  }];
+  let hasVerifier = 1;
+}
+
+def Adjit_ForOp : Adjit_Op<"for", [IsolatedFromAbove, RecursiveMemoryEffects,
+    AttrSizedOperandSegments, DeclareOpInterfaceMethods<DifferentiableOpInterface>]> {
+  let summary = "counted loop with carried values, per-iteration inputs and outputs";
+  let description = [{
+    Runs the body for `i` from `lower` to `upper - 1` (from `upper - 1`
+    down to `lower` with `reverse`); no iteration when `upper <= lower`.
+    The body's arguments are `i` (a 0-d i32 tensor), the carries, one slice
+    per `stacked` input (its row `i - lower`) and the `invariant` values. It
+    yields the next carries, then one slice per stacked output. Results: the
+    last carries, then the stacked outputs (row `i - lower` is what iteration
+    `i` yielded). This is `fori_loop` (no stacked values) and `scan`.
+
+    Stacked inputs and outputs need constant bounds: their leading
+    dimension is the trip count.
+
+    Derivative: forward mode carries tangents beside the carries. Reverse
+    mode keeps every iteration's carries (a stacked output), then runs the
+    body's adjoint in a reverse loop that recomputes the body from them;
+    it needs constant bounds.
+
+    ```mlir
+    %c, %ys = adjit.for %lo to %hi carry(%h) stacked(%xs) invariant(%w)
+        : (tensor<i32>, tensor<i32>, tensor<4xf32>, tensor<8x4xf32>, tensor<4xf32>)
+          -> (tensor<4xf32>, tensor<8x4xf32>) {
+    ^bb0(%i: tensor<i32>, %hc: tensor<4xf32>, %x: tensor<4xf32>, %wi: tensor<4xf32>):
+      %a = adjit.mul %hc, %wi : tensor<4xf32>
+      %n = adjit.add %a, %x : tensor<4xf32>
+      adjit.yield %n, %n : tensor<4xf32>, tensor<4xf32>
+    }
+    ```
+  }];
+  let arguments = (ins Adjit_CounterTensor:$lower, Adjit_CounterTensor:$upper,
+                       Variadic<Adjit_AnyTensor>:$inits,
+                       Variadic<Adjit_AnyTensor>:$stacked,
+                       Variadic<Adjit_AnyTensor>:$invariants,
+                       UnitAttr:$reverse);
+  let results = (outs Variadic<Adjit_AnyTensor>:$results);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = [{
+    $lower `to` $upper (`reverse` $reverse^)? `carry` `(` $inits `)`
+    (`stacked` `(` $stacked^ `)`)? (`invariant` `(` $invariants^ `)`)?
+    attr-dict `:` functional-type(operands, results) $body
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// upper - lower (at least 0) when both bounds are constants.
+    std::optional<int64_t> getConstantTripCount();
+    unsigned getNumCarries() { return getInits().size(); }
+    /// The final carries (the leading results).
+    ::mlir::ResultRange getCarryResults() { return getResults().take_front(getNumCarries()); }
+    /// The stacked per-iteration outputs (the trailing results).
+    ::mlir::ResultRange getStackedResults() { return getResults().drop_front(getNumCarries()); }
+  }];
+}
+
+def Adjit_WhileOp : Adjit_Op<"while", [IsolatedFromAbove, RecursiveMemoryEffects,
+    AttrSizedOperandSegments, DeclareOpInterfaceMethods<DifferentiableOpInterface>]> {
+  let summary = "loop with carried values while a condition holds";
+  let description = [{
+    While the `cond` region yields true for the carries, the `body` region
+    makes the next carries. Both take the carries and then the `invariant`
+    values as block arguments. Results: the carries when `cond` first
+    yields false.
+
+    Derivative: forward mode carries tangents beside the carries. Reverse
+    mode is not available yet (an error names the loop).
+
+    ```mlir
+    %r = adjit.while carry(%x) invariant(%t)
+        : (tensor<f32>, tensor<f32>) -> tensor<f32> cond {
+    ^bb0(%c: tensor<f32>, %ti: tensor<f32>):
+      %p = adjit.compare lt, %c, %ti : tensor<f32>
+      adjit.yield %p : tensor<i1>
+    } do {
+    ^bb0(%c: tensor<f32>, %ti: tensor<f32>):
+      %n = adjit.add %c, %c : tensor<f32>
+      adjit.yield %n : tensor<f32>
+    }
+    ```
+  }];
+  let arguments = (ins Variadic<Adjit_AnyTensor>:$inits,
+                       Variadic<Adjit_AnyTensor>:$invariants);
+  let results = (outs Variadic<Adjit_AnyTensor>:$results);
+  let regions = (region SizedRegion<1>:$condRegion, SizedRegion<1>:$bodyRegion);
+  let assemblyFormat = [{
+    `carry` `(` $inits `)` (`invariant` `(` $invariants^ `)`)?
+    attr-dict `:` functional-type(operands, results)
+    `cond` $condRegion `do` $bodyRegion
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
 // Differentiation requests, expanded by adjit-differentiate
 //===----------------------------------------------------------------------===//
 

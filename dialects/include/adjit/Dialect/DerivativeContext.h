@@ -11,7 +11,7 @@ class FuncOp;
 namespace mlir::adjit {
 
 /// What the AD driver offers to derivative rules that need more than local
-/// algebra: calls (and, later, ops with regions) differentiate whole bodies.
+/// algebra: calls and ops with regions differentiate whole bodies.
 class DerivativeContext {
  public:
   virtual ~DerivativeContext() = default;
@@ -24,6 +24,33 @@ class DerivativeContext {
   /// `(args..., arg tangents...) -> (results..., result tangents...)`: the
   /// forward-mode derivative of `callee`.
   virtual FailureOr<func::FuncOp> forwardFunction(func::FuncOp callee) = 0;
+
+  /// Reverse mode over one block, for ops with regions: clones `body`'s ops
+  /// at `builder` with its arguments standing for `arguments`, then appends
+  /// their adjoint for `resultCotangents` (one per value of the terminator;
+  /// null = zero). `results` gets the clones of the terminator's values;
+  /// `argumentCotangents` one cotangent per argument (null where nothing
+  /// flows or `needed` is false; a value passed twice gets it once).
+  virtual LogicalResult reverseBlock(OpBuilder &builder, Block &body, ValueRange arguments,
+                                     ArrayRef<bool> needed, ValueRange resultCotangents,
+                                     SmallVectorImpl<Value> &results,
+                                     SmallVectorImpl<Value> &argumentCotangents) = 0;
+
+  /// Forward mode over one block: clones `body`'s ops at `builder` with
+  /// their tangents (`argumentTangents`: one per argument, null = zero).
+  /// `resultTangents` gets one tangent per terminator value (null = zero).
+  virtual LogicalResult forwardBlock(OpBuilder &builder, Block &body, ValueRange arguments,
+                                     ValueRange argumentTangents, SmallVectorImpl<Value> &results,
+                                     SmallVectorImpl<Value> &resultTangents) = 0;
+
+  /// Reverse mode: whether `operand` of the op being differentiated needs a
+  /// cotangent (it depends on a differentiated input).
+  virtual bool needsCotangent(Value operand) = 0;
+
+  /// Replaces the results of `op`, which a rule is differentiating, by
+  /// `values` computed by a derived op that yields them as well (a loop
+  /// that also stacks its carries), so the primal work is done once.
+  virtual void replacePrimal(Operation *op, ValueRange values) = 0;
 };
 
 /// Marks ops whose results have no derivative (see NotDifferentiable in ODS).

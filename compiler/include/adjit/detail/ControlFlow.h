@@ -1,0 +1,70 @@
+#ifndef ADJIT_DETAIL_CONTROLFLOW_H
+#define ADJIT_DETAIL_CONTROLFLOW_H
+
+// The non-template core of cond, while_loop, fori_loop and scan: each body
+// is traced into a private function (trace_function), whose ops then move
+// into a region of an adjit.cond / adjit.for / adjit.while op.
+
+#include "adjit/detail/Transforms.h"
+
+#include <optional>
+
+namespace adjit {
+
+/// A loop bound of fori_loop: a C++ integer (a constant of the trace) or a
+/// 0-d integer Tensor (a bound known only at run time).
+struct LoopBound {
+  LoopBound(int value) : constant(value) {}
+  LoopBound(int64_t value) : constant(value) {}
+  LoopBound(const Tensor& t) : tensor(&t) {}
+  std::optional<int64_t> constant;
+  const Tensor* tensor = nullptr;
+};
+
+/// The predicate of cond; it records the caller's source line.
+struct Predicate {
+  Predicate(const Tensor& t, SourceLocation loc = SourceLocation::current())
+      : tensor(t), location(loc) {}
+  const Tensor& tensor;
+  SourceLocation location;
+};
+
+namespace detail {
+
+/// The flat results of then_fn or else_fn (traced on `operands`), as pred says.
+std::vector<Tensor> cond_of(const Tensor& pred, const TracedFunction& then_fn,
+                            const TracedFunction& else_fn, const std::vector<Tensor>& operands,
+                            SourceLocation loc);
+
+/// A counted loop. `body` was traced on (i, carries..., rows of xs...) and
+/// returns (carries..., rows of the stacked outputs...). Returns the final
+/// carries, then the stacked outputs.
+std::vector<Tensor> for_of(const char* op, const LoopBound& lower, const LoopBound& upper,
+                           const TracedFunction& body, const std::vector<Tensor>& init,
+                           const std::vector<size_t>& init_layout, const std::vector<Tensor>& xs,
+                           SourceLocation loc);
+
+/// `cond_fn` and `body_fn` were traced on the carries.
+std::vector<Tensor> while_of(const TracedFunction& cond_fn, const TracedFunction& body_fn,
+                             const std::vector<Tensor>& init,
+                             const std::vector<size_t>& init_layout, SourceLocation loc);
+
+/// The layout (vector lengths) of a carry made of Tensors.
+template <class Carry>
+std::vector<size_t> layout_of(const Carry& carry) {
+  std::vector<Tensor> flat;
+  std::vector<size_t> layout;
+  StructureTraits<Carry>::flatten_result(carry, flat, layout);
+  return layout;
+}
+
+/// Parameters of the function being traced, shaped like `carry`.
+template <class Carry>
+Carry traced_like(const Carry& carry, ParameterFn parameter) {
+  return StructureTraits<Carry>::make_traced(carry, parameter);
+}
+
+}  // namespace detail
+}  // namespace adjit
+
+#endif

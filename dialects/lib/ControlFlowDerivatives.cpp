@@ -1,0 +1,420 @@
+// Derivative rules of the control-flow ops. Each builds a derived op of the
+// same kind whose regions the driver differentiates (DerivativeContext's
+// reverseBlock / forwardBlock), so nested control flow and higher orders
+// need nothing more.
+#include "adjit/Dialect/AdjitOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
+
+using namespace mlir;
+using namespace mlir::adjit;
+
+namespace {
+
+bool isFloat(Value v) {
+  return isa<FloatType>(cast<RankedTensorType>(v.getType()).getElementType());
+}
+
+Value orZeros(OpBuilder &b, Location loc, Value v, Type type) {
+  return v ? v : createSplat(b, loc, type, 0);
+}
+
+// An entry block of `region` taking `types`; the builder moves into it.
+Block *createEntry(OpBuilder &b, Region &region, TypeRange types, Location loc) {
+  return b.createBlock(&region, {}, types, SmallVector<Location>(types.size(), loc));
+}
+
+// Clones `body`'s ops with its arguments standing for `arguments`; returns
+// the clones of the yielded values.
+SmallVector<Value> cloneBody(OpBuilder &b, Block &body, ValueRange arguments) {
+  IRMapping mapping;
+  mapping.map(body.getArguments(), arguments);
+  for (Operation &op : body.without_terminator())
+    b.clone(op, mapping);
+  SmallVector<Value> yielded;
+  for (Value v : body.getTerminator()->getOperands())
+    yielded.push_back(mapping.lookupOrDefault(v));
+  return yielded;
+}
+
+RankedTensorType rowType(Type stacked) {
+  auto type = cast<RankedTensorType>(stacked);
+  return type.clone(type.getShape().drop_front());
+}
+
+RankedTensorType stackedType(Type row, int64_t count) {
+  auto type = cast<RankedTensorType>(row);
+  SmallVector<int64_t> shape{count};
+  llvm::append_range(shape, type.getShape());
+  return type.clone(shape);
+}
+
+// The values of `values` at the positions where `on` holds.
+SmallVector<Value> select(ValueRange values, ArrayRef<bool> on) {
+  SmallVector<Value> picked;
+  for (auto [v, keep] : llvm::zip(values, on))
+    if (keep)
+      picked.push_back(v);
+  return picked;
+}
+
+SmallVector<bool> floats(ValueRange values) {
+  return llvm::map_to_vector(values, [](Value v) { return isFloat(v); });
+}
+
+SmallVector<bool> nonNull(ValueRange values) {
+  return llvm::map_to_vector(values, [](Value v) { return static_cast<bool>(v); });
+}
+
+// Hands out `values` in order at the positions where `on` holds, null
+// elsewhere: the inverse of select().
+SmallVector<Value> spread(ValueRange values, ArrayRef<bool> on) {
+  SmallVector<Value> spread;
+  unsigned next = 0;
+  for (bool keep : on)
+    spread.push_back(keep ? values[next++] : Value());
+  return spread;
+}
+
+// The entry block's arguments of a ForOp body: i, carries, rows of the
+// stacked inputs, invariants.
+SmallVector<Type> forBodyTypes(Type counter, TypeRange carries, TypeRange stacked,
+                               TypeRange invariants) {
+  SmallVector<Type> types{counter};
+  llvm::append_range(types, carries);
+  for (Type t : stacked)
+    types.push_back(rowType(t));
+  llvm::append_range(types, invariants);
+  return types;
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// cond
+//===----------------------------------------------------------------------===//
+
+LogicalResult CondOp::buildJVP(OpBuilder &b, ValueRange tangents, SmallVectorImpl<Value> &out,
+                               DerivativeContext &context) {
+  Location loc = getLoc();
+  ValueRange inputTangents = tangents.drop_front();
+  SmallVector<bool> hasTangent = nonNull(inputTangents);
+  SmallVector<Value> inputs(getInputs());
+  llvm::append_range(inputs, select(inputTangents, hasTangent));
+  SmallVector<bool> floatResults = floats(getResults());
+  SmallVector<Type> types(getResultTypes());
+  llvm::append_range(types, ValueRange(select(getResults(), floatResults)).getTypes());
+  auto cond = b.create<CondOp>(loc, types, getPred(), inputs);
+  unsigned n = getInputs().size();
+  for (auto [from, to] : {std::pair{&getThenRegion(), &cond.getThenRegion()},
+                          std::pair{&getElseRegion(), &cond.getElseRegion()}}) {
+    OpBuilder::InsertionGuard guard(b);
+    Block *block = createEntry(b, *to, ValueRange(inputs).getTypes(), loc);
+    SmallVector<Value> results, resultTangents;
+    if (failed(context.forwardBlock(b, from->front(), block->getArguments().take_front(n),
+                                    spread(block->getArguments().drop_front(n), hasTangent),
+                                    results, resultTangents)))
+      return failure();
+    SmallVector<Value> yielded(results);
+    for (auto [r, t] : llvm::zip(results, resultTangents))
+      if (isFloat(r))
+        yielded.push_back(orZeros(b, loc, t, r.getType()));
+    b.create<YieldOp>(loc, yielded);
+  }
+  context.replacePrimal(*this, cond.getResults().take_front(getNumResults()));
+  llvm::append_range(out, spread(cond.getResults().drop_front(getNumResults()), floatResults));
+  return success();
+}
+
+LogicalResult CondOp::buildVJP(OpBuilder &b, ValueRange cotangents, SmallVectorImpl<Value> &out,
+                               DerivativeContext &context) {
+  Location loc = getLoc();
+  SmallVector<bool> needed = llvm::map_to_vector(
+      getInputs(), [&](Value v) { return isFloat(v) && context.needsCotangent(v); });
+  SmallVector<bool> floatResults = floats(getResults());
+  SmallVector<Value> inputs(getInputs());
+  for (auto [r, ct] : llvm::zip(getResults(), cotangents))
+    if (isFloat(r))
+      inputs.push_back(orZeros(b, loc, ct, r.getType()));
+  SmallVector<Value> neededInputs = select(getInputs(), needed);
+  auto cond = b.create<CondOp>(loc, ValueRange(neededInputs).getTypes(), getPred(), inputs);
+  unsigned n = getInputs().size();
+  for (auto [from, to] : {std::pair{&getThenRegion(), &cond.getThenRegion()},
+                          std::pair{&getElseRegion(), &cond.getElseRegion()}}) {
+    OpBuilder::InsertionGuard guard(b);
+    Block *block = createEntry(b, *to, ValueRange(inputs).getTypes(), loc);
+    ValueRange arguments = block->getArguments().take_front(n);
+    SmallVector<Value> results, argumentCotangents;
+    if (failed(context.reverseBlock(b, from->front(), arguments, needed,
+                                    spread(block->getArguments().drop_front(n), floatResults),
+                                    results, argumentCotangents)))
+      return failure();
+    SmallVector<Value> yielded;
+    for (auto [arg, ct, on] : llvm::zip(arguments, argumentCotangents, needed))
+      if (on)
+        yielded.push_back(orZeros(b, loc, ct, arg.getType()));
+    b.create<YieldOp>(loc, yielded);
+  }
+  out.push_back(Value());  // the predicate
+  llvm::append_range(out, spread(cond.getResults(), needed));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// for
+//===----------------------------------------------------------------------===//
+
+LogicalResult ForOp::buildJVP(OpBuilder &b, ValueRange tangents, SmallVectorImpl<Value> &out,
+                              DerivativeContext &context) {
+  Location loc = getLoc();
+  unsigned numCarries = getNumCarries(), numStacked = getStacked().size();
+  ValueRange carryTangents = tangents.slice(2, numCarries);
+  ValueRange stackedTangents = tangents.slice(2 + numCarries, numStacked);
+  ValueRange invariantTangents = tangents.drop_front(2 + numCarries + numStacked);
+
+  // Float carries always carry a tangent: the body may make one nonzero.
+  SmallVector<bool> floatCarries = floats(getInits());
+  SmallVector<bool> floatOutputs = floats(getStackedResults());
+  SmallVector<bool> stackedHasTangent = nonNull(stackedTangents);
+  SmallVector<bool> invariantHasTangent = nonNull(invariantTangents);
+  SmallVector<Value> carries(getInits());
+  for (auto [init, t] : llvm::zip(getInits(), carryTangents))
+    if (isFloat(init))
+      carries.push_back(orZeros(b, loc, t, init.getType()));
+  SmallVector<Value> stacked(getStacked()), invariants(getInvariants());
+  llvm::append_range(stacked, select(stackedTangents, stackedHasTangent));
+  llvm::append_range(invariants, select(invariantTangents, invariantHasTangent));
+  SmallVector<Type> types(ValueRange(carries).getTypes());
+  for (Value y : getStackedResults())
+    types.push_back(y.getType());
+  for (Value y : select(getStackedResults(), floatOutputs))
+    types.push_back(y.getType());
+
+  auto loop = b.create<ForOp>(loc, types, getLower(), getUpper(), carries, stacked, invariants,
+                              getReverse());
+  {
+    OpBuilder::InsertionGuard guard(b);
+    Block *block = createEntry(
+        b, loop.getBody(),
+        forBodyTypes(getLower().getType(), ValueRange(carries).getTypes(),
+                     ValueRange(stacked).getTypes(), ValueRange(invariants).getTypes()),
+        loc);
+    // [i, carries, carry tangents, rows, row tangents, invariants, invariant tangents]
+    ValueRange args = block->getArguments();
+    unsigned numFloatCarries = carries.size() - numCarries;
+    unsigned numStackedTangents = stacked.size() - numStacked;
+    ValueRange carryArgs = args.slice(1, numCarries);
+    ValueRange carryTangentArgs = args.slice(1 + numCarries, numFloatCarries);
+    unsigned rows = 1 + carries.size();
+    ValueRange rowArgs = args.slice(rows, numStacked);
+    ValueRange rowTangentArgs = args.slice(rows + numStacked, numStackedTangents);
+    unsigned invs = rows + stacked.size();
+    ValueRange invariantArgs = args.slice(invs, getInvariants().size());
+    ValueRange invariantTangentArgs = args.drop_front(invs + getInvariants().size());
+
+    SmallVector<Value> arguments{args[0]}, argumentTangents{Value()};
+    llvm::append_range(arguments, carryArgs);
+    llvm::append_range(argumentTangents, spread(carryTangentArgs, floatCarries));
+    llvm::append_range(arguments, rowArgs);
+    llvm::append_range(argumentTangents, spread(rowTangentArgs, stackedHasTangent));
+    llvm::append_range(arguments, invariantArgs);
+    llvm::append_range(argumentTangents, spread(invariantTangentArgs, invariantHasTangent));
+    SmallVector<Value> results, resultTangents;
+    if (failed(context.forwardBlock(b, getBody().front(), arguments, argumentTangents, results,
+                                    resultTangents)))
+      return failure();
+    SmallVector<Value> yielded(ArrayRef<Value>(results).take_front(numCarries));
+    for (unsigned i = 0; i < numCarries; ++i)
+      if (floatCarries[i])
+        yielded.push_back(orZeros(b, loc, resultTangents[i], results[i].getType()));
+    llvm::append_range(yielded, ArrayRef<Value>(results).drop_front(numCarries));
+    for (unsigned i = numCarries; i < results.size(); ++i)
+      if (floatOutputs[i - numCarries])
+        yielded.push_back(orZeros(b, loc, resultTangents[i], results[i].getType()));
+    b.create<YieldOp>(loc, yielded);
+  }
+  unsigned numOutputs = getStackedResults().size();
+  SmallVector<Value> primal(loop.getResults().take_front(numCarries));
+  llvm::append_range(primal, loop.getResults().slice(carries.size(), numOutputs));
+  context.replacePrimal(*this, primal);
+  llvm::append_range(out, spread(loop.getResults().slice(numCarries, carries.size() - numCarries),
+                                 floatCarries));
+  llvm::append_range(out, spread(loop.getResults().drop_front(carries.size() + numOutputs),
+                                 floatOutputs));
+  return success();
+}
+
+LogicalResult ForOp::buildVJP(OpBuilder &b, ValueRange cotangents, SmallVectorImpl<Value> &out,
+                              DerivativeContext &context) {
+  Location loc = getLoc();
+  std::optional<int64_t> trips = getConstantTripCount();
+  if (!trips)
+    return emitError() << "reverse-mode differentiation of a loop needs its trip count at "
+                          "compile time (constant bounds); this one has traced bounds";
+  unsigned numCarries = getNumCarries(), numStacked = getStacked().size();
+  unsigned numInvariants = getInvariants().size();
+
+  // 1. The primal loop also stacks the carries that each iteration starts
+  //    from: what the reverse loop recomputes its iteration from.
+  ForOp stacking;
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(*this);
+    SmallVector<Type> types(getResultTypes());
+    for (Value init : getInits())
+      types.push_back(stackedType(init.getType(), *trips));
+    stacking = b.create<ForOp>(loc, types, getLower(), getUpper(), getInits(), getStacked(),
+                               getInvariants(), getReverse());
+    Block *block = createEntry(b, stacking.getBody(), getBody().getArgumentTypes(), loc);
+    SmallVector<Value> yielded = cloneBody(b, getBody().front(), block->getArguments());
+    llvm::append_range(yielded, block->getArguments().slice(1, numCarries));
+    b.create<YieldOp>(loc, yielded);
+  }
+  context.replacePrimal(*this, stacking.getResults().take_front(getNumResults()));
+  ValueRange savedCarries = stacking.getResults().drop_front(getNumResults());
+
+  // 2. The reverse loop runs the iterations backwards, carrying the
+  //    cotangents of the carries and summing those of the invariants.
+  SmallVector<bool> floatCarries = floats(getInits());
+  SmallVector<bool> neededRows = llvm::map_to_vector(
+      getStacked(), [&](Value v) { return isFloat(v) && context.needsCotangent(v); });
+  SmallVector<bool> neededInvariants = llvm::map_to_vector(
+      getInvariants(), [&](Value v) { return isFloat(v) && context.needsCotangent(v); });
+  ValueRange outputCotangents = cotangents.drop_front(numCarries);
+  SmallVector<bool> outputHasCotangent = nonNull(outputCotangents);
+
+  SmallVector<Value> carries;
+  for (auto [init, ct] : llvm::zip(getInits(), cotangents.take_front(numCarries)))
+    if (isFloat(init))
+      carries.push_back(orZeros(b, loc, ct, init.getType()));
+  unsigned numCarryCotangents = carries.size();
+  for (Value v : select(getInvariants(), neededInvariants))
+    carries.push_back(createSplat(b, loc, v.getType(), 0));
+  SmallVector<Value> stacked(savedCarries);
+  llvm::append_range(stacked, getStacked());
+  llvm::append_range(stacked, select(outputCotangents, outputHasCotangent));
+  SmallVector<Type> types(ValueRange(carries).getTypes());
+  for (Value x : select(getStacked(), neededRows))
+    types.push_back(x.getType());
+
+  auto loop = b.create<ForOp>(loc, types, getLower(), getUpper(), carries, stacked,
+                              getInvariants(), !getReverse());
+  OpBuilder::InsertionGuard guard(b);
+  Block *block = createEntry(
+      b, loop.getBody(),
+      forBodyTypes(getLower().getType(), ValueRange(carries).getTypes(),
+                   ValueRange(stacked).getTypes(), getInvariants().getTypes()),
+      loc);
+  // [i, carry cotangents, invariant cotangent sums, saved carries, rows,
+  //  output cotangent rows, invariants]
+  ValueRange args = block->getArguments();
+  ValueRange carryCotangentArgs = args.slice(1, numCarryCotangents);
+  ValueRange sumArgs = args.slice(1 + numCarryCotangents, carries.size() - numCarryCotangents);
+  unsigned rows = 1 + carries.size();
+  ValueRange savedArgs = args.slice(rows, numCarries);
+  ValueRange rowArgs = args.slice(rows + numCarries, numStacked);
+  ValueRange outputCotangentArgs =
+      args.slice(rows + numCarries + numStacked, stacked.size() - numCarries - numStacked);
+  ValueRange invariantArgs = args.take_back(numInvariants);
+
+  SmallVector<Value> arguments{args[0]};
+  llvm::append_range(arguments, savedArgs);
+  llvm::append_range(arguments, rowArgs);
+  llvm::append_range(arguments, invariantArgs);
+  SmallVector<bool> needed{false};
+  llvm::append_range(needed, floatCarries);
+  llvm::append_range(needed, neededRows);
+  llvm::append_range(needed, neededInvariants);
+  SmallVector<Value> resultCotangents = spread(carryCotangentArgs, floatCarries);
+  llvm::append_range(resultCotangents, spread(outputCotangentArgs, outputHasCotangent));
+  SmallVector<Value> results, argumentCotangents;
+  if (failed(context.reverseBlock(b, getBody().front(), arguments, needed, resultCotangents,
+                                  results, argumentCotangents)))
+    return failure();
+  ArrayRef<Value> carryCts = ArrayRef<Value>(argumentCotangents).slice(1, numCarries);
+  ArrayRef<Value> rowCts = ArrayRef<Value>(argumentCotangents).slice(1 + numCarries, numStacked);
+  ArrayRef<Value> invariantCts = ArrayRef<Value>(argumentCotangents).take_back(numInvariants);
+  SmallVector<Value> yielded;
+  for (auto [arg, ct, on] : llvm::zip(savedArgs, carryCts, floatCarries))
+    if (on)
+      yielded.push_back(orZeros(b, loc, ct, arg.getType()));
+  for (auto [sum, ct] : llvm::zip(sumArgs, select(invariantCts, neededInvariants)))
+    yielded.push_back(ct ? b.create<AddOp>(loc, sum, ct).getResult() : sum);
+  for (auto [arg, ct, on] : llvm::zip(rowArgs, rowCts, neededRows))
+    if (on)
+      yielded.push_back(orZeros(b, loc, ct, arg.getType()));
+  b.create<YieldOp>(loc, yielded);
+
+  out.append(2, Value());  // the bounds
+  llvm::append_range(out, spread(loop.getResults().take_front(numCarryCotangents), floatCarries));
+  llvm::append_range(out, spread(loop.getResults().drop_front(carries.size()), neededRows));
+  llvm::append_range(out, spread(loop.getResults().slice(numCarryCotangents,
+                                                         carries.size() - numCarryCotangents),
+                                 neededInvariants));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// while
+//===----------------------------------------------------------------------===//
+
+LogicalResult WhileOp::buildJVP(OpBuilder &b, ValueRange tangents, SmallVectorImpl<Value> &out,
+                                DerivativeContext &context) {
+  Location loc = getLoc();
+  unsigned numCarries = getInits().size(), numInvariants = getInvariants().size();
+  ValueRange invariantTangents = tangents.drop_front(numCarries);
+  SmallVector<bool> floatCarries = floats(getInits());
+  SmallVector<bool> invariantHasTangent = nonNull(invariantTangents);
+  SmallVector<Value> carries(getInits()), invariants(getInvariants());
+  for (auto [init, t] : llvm::zip(getInits(), tangents.take_front(numCarries)))
+    if (isFloat(init))
+      carries.push_back(orZeros(b, loc, t, init.getType()));
+  llvm::append_range(invariants, select(invariantTangents, invariantHasTangent));
+  auto loop = b.create<WhileOp>(loc, ValueRange(carries).getTypes(), carries, invariants);
+  SmallVector<Type> argTypes(ValueRange(carries).getTypes());
+  llvm::append_range(argTypes, ValueRange(invariants).getTypes());
+  // [carries, carry tangents, invariants, invariant tangents]
+  auto split = [&](Block *block, SmallVector<Value> &arguments,
+                   SmallVector<Value> &argumentTangents) {
+    ValueRange args = block->getArguments();
+    llvm::append_range(arguments, args.take_front(numCarries));
+    llvm::append_range(arguments, args.slice(carries.size(), numInvariants));
+    llvm::append_range(argumentTangents,
+                       spread(args.slice(numCarries, carries.size() - numCarries), floatCarries));
+    llvm::append_range(argumentTangents,
+                       spread(args.drop_front(carries.size() + numInvariants),
+                              invariantHasTangent));
+  };
+  {
+    OpBuilder::InsertionGuard guard(b);
+    Block *block = createEntry(b, loop.getCondRegion(), argTypes, loc);
+    SmallVector<Value> arguments, unused;
+    split(block, arguments, unused);
+    b.create<YieldOp>(loc, cloneBody(b, getCondRegion().front(), arguments));
+  }
+  {
+    OpBuilder::InsertionGuard guard(b);
+    Block *block = createEntry(b, loop.getBodyRegion(), argTypes, loc);
+    SmallVector<Value> arguments, argumentTangents, results, resultTangents;
+    split(block, arguments, argumentTangents);
+    if (failed(context.forwardBlock(b, getBodyRegion().front(), arguments, argumentTangents,
+                                    results, resultTangents)))
+      return failure();
+    SmallVector<Value> yielded(results);
+    for (auto [r, t] : llvm::zip(results, resultTangents))
+      if (isFloat(r))
+        yielded.push_back(orZeros(b, loc, t, r.getType()));
+    b.create<YieldOp>(loc, yielded);
+  }
+  context.replacePrimal(*this, loop.getResults().take_front(numCarries));
+  llvm::append_range(out, spread(loop.getResults().drop_front(numCarries), floatCarries));
+  return success();
+}
+
+LogicalResult WhileOp::buildVJP(OpBuilder &, ValueRange, SmallVectorImpl<Value> &,
+                                DerivativeContext &) {
+  return emitError() << "reverse-mode differentiation of a while loop is not supported yet "
+                        "(its trip count is only known at run time); use forward mode "
+                        "(jvp), or a fori_loop/scan with constant bounds";
+}

@@ -1,0 +1,268 @@
+// cond, fori_loop, scan and while_loop: values against plain C++ loops,
+// gradients with check_grads (reverse and forward mode, orders 1 and 2),
+// and the errors of mismatched carries and branches.
+#include "test_support.h"
+
+#include <cmath>
+#include <tuple>
+#include <vector>
+
+using namespace adjit;
+using namespace adjit::test;
+using namespace adjit::test::ad;
+
+namespace {
+
+Array f64(const Vec& v, Shape shape) { return make(v, std::move(shape), F64); }
+
+// One RNN step: tanh(h * w + x), elementwise.
+Tensor rnn_step(const Tensor& h, const Tensor& x, const Tensor& w) { return tanh(h * w + x); }
+
+}  // namespace
+
+//===----------------------------------------------------------------------===//
+// cond
+//===----------------------------------------------------------------------===//
+
+TEST_CASE("control flow: cond runs the branch the predicate picks", "[control-flow]") {
+  auto f = jit([](Tensor p, Tensor x) {
+    return cond(p > 0.0, [](Tensor a) { return sin(a) * 2.0; }, [](Tensor a) { return a * a; },
+                x);
+  });
+  Array x = f64({0.5, -1.0, 2.0}, {3});
+  CHECK(mismatch(f(Array::scalar(1.0), x), F64, {3}, map(values(x), [](double v) {
+                   return std::sin(v) * 2;
+                 })) == "");
+  CHECK(mismatch(f(Array::scalar(-1.0), x), F64, {3},
+                 map(values(x), [](double v) { return v * v; })) == "");
+}
+
+TEST_CASE("control flow: cond gradients, closures, tuples, nested conds", "[control-flow][ad]") {
+  // The branches close over y; a nested cond in the then branch.
+  Fn f = [](const std::vector<Tensor>& a) {
+    Tensor x = a[0], y = a[1];
+    auto [u, v] = cond(
+        sum(x) > 0.0,
+        [&](Tensor t) {
+          Tensor inner = cond(sum(y) > 1.0, [&](Tensor s) { return exp(s) * y; },
+                              [&](Tensor s) { return s * 3.0; }, t);
+          return std::make_tuple(inner, sin(t) * y);
+        },
+        [&](Tensor t) { return std::make_tuple(t * y, cos(t)); }, x);
+    return sum(u * v);
+  };
+  Array x = f64({0.3, 0.7, -0.2}, {3}), y = f64({0.9, 0.4, 1.1}, {3});
+  expect_grads("cond, then/then", f, {x, y}, 2);
+  expect_grads("cond, then/else", f, {x, f64({0.1, 0.2, 0.3}, {3})}, 2);
+  expect_grads("cond, else", f, {f64({-0.3, -0.7, 0.2}, {3}), y}, 2);
+}
+
+TEST_CASE("control flow: cond errors name both branches' types and the line",
+          "[control-flow][errors]") {
+  auto f = jit([](Tensor p, Tensor x) {
+    return cond(p, [](Tensor a) { return a; }, [](Tensor a) { return sum(a); }, x);
+  });
+  std::string m = what_of<TraceError>([&] { f(Array::scalar(true), Array::zeros({3})); });
+  INFO(m);
+  CHECK(contains(m, "adjit::cond"));
+  CHECK(contains(m, "f32[3] from then_fn but f32[] from else_fn"));
+  CHECK(contains(m, "test_compiler_control_flow.cpp:" + std::to_string(__LINE__ - 6)));
+
+  auto g = jit([](Tensor p, Tensor x) {
+    return cond(p, [](Tensor a) { return a; }, [](Tensor a) { return -a; }, x);
+  });
+  CHECK(contains(what_of<TraceError>([&] { g(Array::zeros({2}, I1), Array::zeros({3})); }),
+                 "the predicate must be a 0-d bool Tensor, got i1[2]"));
+}
+
+//===----------------------------------------------------------------------===//
+// fori_loop
+//===----------------------------------------------------------------------===//
+
+TEST_CASE("control flow: fori_loop matches a C++ loop, with static and traced bounds",
+          "[control-flow]") {
+  auto body = [](Tensor i, std::tuple<Tensor, Tensor> c) {
+    auto [h, acc] = c;
+    Tensor next = tanh(h * 0.9 + cast(i, F64) * 0.1);
+    return std::make_tuple(next, acc + sum(next));
+  };
+  auto reference = [](const Vec& h0, int lo, int hi) {
+    Vec h = h0;
+    double acc = 0;
+    for (int i = lo; i < hi; ++i)
+      for (double& v : h) v = std::tanh(v * 0.9 + i * 0.1), acc += v;
+    return std::make_pair(h, acc);
+  };
+  Array h0 = f64({0.1, -0.4, 0.8, 0.0}, {4});
+  auto fixed = jit([&](Tensor h) {
+    return fori_loop(2, 9, body, std::make_tuple(h, full({}, 0.0, F64)));
+  });
+  auto [h, acc] = fixed(h0);
+  auto want = reference(values(h0), 2, 9);
+  CHECK(mismatch(h, F64, {4}, want.first, 1e-12) == "");
+  CHECK(mismatch(acc, F64, {}, {want.second}, 1e-12) == "");
+
+  auto traced = jit([&](Tensor h, Tensor lo, Tensor hi) {
+    return fori_loop(lo, hi, body, std::make_tuple(h, full({}, 0.0, F64)));
+  });
+  for (auto [lo, hi] : {std::pair{0, 5}, std::pair{3, 3}, std::pair{4, 1}}) {
+    auto [h2, acc2] = traced(h0, Array::scalar<int32_t>(lo), Array::scalar<int32_t>(hi));
+    auto w = reference(values(h0), lo, hi);
+    CHECK(mismatch(h2, F64, {4}, w.first, 1e-12) == "");
+    CHECK(mismatch(acc2, F64, {}, {w.second}, 1e-12) == "");
+  }
+}
+
+TEST_CASE("control flow: fori_loop gradients (matmuls, reductions, nesting, zero trips)",
+          "[control-flow][ad]") {
+  // A small RNN over a weight matrix, with a reduction in the carry.
+  Fn rnn = [](const std::vector<Tensor>& a) {
+    auto [h, acc] = fori_loop(
+        0, 6,
+        [&](Tensor i, std::tuple<Tensor, Tensor> c) {
+          auto [hc, s] = c;
+          Tensor next = tanh(matmul(hc, a[1]) + a[2] * cast(i, F64));
+          return std::make_tuple(next, s + mean(next * next));
+        },
+        std::make_tuple(a[0], full({}, 0.0, F64)));
+    return sum(h) + acc;
+  };
+  Array h0 = Array::randn({2, 3}, 1, F64), w = Array::randn({3, 3}, 2, F64),
+        b = Array::randn({3}, 3, F64);
+  expect_grads("fori_loop rnn", rnn, {h0, w, b}, 2);
+
+  Fn nested = [](const std::vector<Tensor>& a) {
+    Tensor r = fori_loop(0, 3, [&](Tensor, Tensor x) {
+      return fori_loop(0, 2, [&](Tensor, Tensor y) { return sin(y) * a[1] + x * 0.5; }, x);
+    }, a[0]);
+    return sum(r * r);
+  };
+  expect_grads("nested fori_loop", nested, {f64({0.2, 0.5}, {2}), f64({1.1, 0.7}, {2})}, 2);
+
+  Fn none = [](const std::vector<Tensor>& a) {
+    Tensor r = fori_loop(5, 5, [&](Tensor, Tensor x) { return x * a[1]; }, a[0] * 2.0);
+    return sum(r);
+  };
+  expect_grads("zero-trip fori_loop", none, {f64({0.2, 0.5}, {2}), f64({1.1, 0.7}, {2})});
+}
+
+TEST_CASE("control flow: a loop with traced bounds has forward mode; reverse mode is an error",
+          "[control-flow][ad]") {
+  Fn f = [](const std::vector<Tensor>& a) {
+    return sum(fori_loop(0, a[1], [&](Tensor, Tensor x) { return sin(x) + a[0]; }, a[0]));
+  };
+  std::vector<Array> args{f64({0.3, -0.6}, {2}), Array::scalar<int32_t>(4)};
+  expect_grads("forward mode", f, args, 1, {.reverse = false});
+  CHECK(contains(what_of<CompileError>([&] { check_grads(f, args); }),
+                 "needs its trip count at compile time"));
+}
+
+//===----------------------------------------------------------------------===//
+// scan
+//===----------------------------------------------------------------------===//
+
+TEST_CASE("control flow: scan stacks per-step outputs and differentiates", "[control-flow][ad]") {
+  auto f = jit([](Tensor h0, Tensor xs, Tensor w) {
+    return scan([&](Tensor h, Tensor x) {
+      Tensor next = rnn_step(h, x, w);
+      return std::make_pair(next, next * 2.0);
+    }, h0, xs);
+  });
+  Array h0 = f64({0.1, -0.2}, {2}), xs = Array::randn({5, 2}, 7, F64), w = f64({0.8, -0.5}, {2});
+  auto [h, ys] = f(h0, xs, w);
+  Vec hv = values(h0), xv = values(xs), wv = values(w), want_ys;
+  for (int t = 0; t < 5; ++t)
+    for (int k = 0; k < 2; ++k) {
+      hv[k] = std::tanh(hv[k] * wv[k] + xv[t * 2 + k]);
+      want_ys.push_back(hv[k] * 2);
+    }
+  CHECK(mismatch(h, F64, {2}, hv, 1e-12) == "");
+  CHECK(mismatch(ys, F64, {5, 2}, want_ys, 1e-12) == "");
+
+  Fn loss = [](const std::vector<Tensor>& a) {
+    auto [h, ys] = scan([&](Tensor hc, Tensor x) {
+      Tensor next = rnn_step(hc, x, a[2]);
+      return std::make_pair(next, sum(next * x));
+    }, a[0], a[1]);
+    return sum(h * h) + sum(ys);
+  };
+  expect_grads("scan", loss, {h0, xs, w}, 2);
+}
+
+TEST_CASE("control flow: scan over a tuple of xs with a vector carry", "[control-flow][ad]") {
+  Fn loss = [](const std::vector<Tensor>& a) {
+    auto [carry, ys] = scan(
+        [&](std::vector<Tensor> c, std::tuple<Tensor, Tensor> x) {
+          auto [u, v] = x;
+          std::vector<Tensor> next{c[0] * u + c[1], sin(c[1]) + v};
+          return std::make_pair(next, c[0] * v);
+        },
+        std::vector<Tensor>{a[0], a[0] * 0.5}, std::make_tuple(a[1], a[2]));
+    return sum(carry[0]) + sum(carry[1] * carry[1]) + sum(ys);
+  };
+  expect_grads("scan with structures", loss,
+               {f64({0.3, 0.1}, {2}), Array::randn({4, 2}, 3, F64),
+                Array::randn({4, 2}, 4, F64)}, 2);
+}
+
+//===----------------------------------------------------------------------===//
+// while_loop
+//===----------------------------------------------------------------------===//
+
+TEST_CASE("control flow: while_loop runs a data-dependent number of times", "[control-flow]") {
+  // Newton's method for sqrt(a): the iteration count depends on a.
+  auto newton = jit([](Tensor a) {
+    auto [x, n] = while_loop(
+        [&](std::tuple<Tensor, Tensor> c) {
+          return abs(std::get<0>(c) * std::get<0>(c) - a) > 1e-12;
+        },
+        [&](std::tuple<Tensor, Tensor> c) {
+          auto [x, n] = c;
+          return std::make_tuple((x + a / x) * 0.5, n + 1);
+        },
+        std::make_tuple(a, full({}, 0, I32)));
+    return std::make_tuple(x, n);
+  });
+  auto [x4, n4] = newton(Array::scalar(4.0));
+  auto [x1e6, n1e6] = newton(Array::scalar(1e6));
+  CHECK(std::fabs(x4.item<double>() - 2.0) < 1e-12);
+  CHECK(std::fabs(x1e6.item<double>() - 1000.0) < 1e-9);
+  CHECK(n1e6.item<int32_t>() > n4.item<int32_t>());
+}
+
+TEST_CASE("control flow: while_loop has forward mode; reverse mode is a clear error",
+          "[control-flow][ad]") {
+  Fn f = [](const std::vector<Tensor>& a) {
+    Tensor r = while_loop([&](Tensor x) { return sum(x) < 10.0; },
+                          [&](Tensor x) { return x * a[1] + 0.5; }, a[0]);
+    return sum(r);
+  };
+  std::vector<Array> args{f64({0.3, 0.6}, {2}), f64({1.5, 1.2}, {2})};
+  expect_grads("while_loop forward", f, args, 1, {.reverse = false});
+  CHECK(contains(what_of<CompileError>([&] { check_grads(f, args); }),
+                 "reverse-mode differentiation of a while loop is not supported yet"));
+}
+
+TEST_CASE("control flow: carries that change type are errors naming the carry and line",
+          "[control-flow][errors]") {
+  auto f = jit([](Tensor x) {
+    return fori_loop(0, 3, [](Tensor, Tensor c) { return sum(c); }, x);
+  });
+  std::string m = what_of<TraceError>([&] { f(Array::zeros({3})); });
+  INFO(m);
+  CHECK(contains(m, "adjit::fori_loop"));
+  CHECK(contains(m, "carry 0 enters the loop as f32[3] but body_fn returns f32[]"));
+  CHECK(contains(m, "test_compiler_control_flow.cpp:" + std::to_string(__LINE__ - 6)));
+
+  auto g = jit([](Tensor x) {
+    return while_loop([](Tensor c) { return c; }, [](Tensor c) { return c; }, x);
+  });
+  CHECK(contains(what_of<TraceError>([&] { g(Array::zeros({3})); }),
+                 "cond_fn must return one 0-d bool Tensor, got f32[3]"));
+
+  auto h = jit([](Tensor x, Tensor xs) {
+    return scan([](Tensor c, Tensor r) { return std::make_pair(c + r, r); }, x, xs).first;
+  });
+  CHECK(contains(what_of<TraceError>([&] { h(Array::zeros({3}), Array::zeros({})); }),
+                 "has no leading dimension to scan over"));
+}
