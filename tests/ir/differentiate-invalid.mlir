@@ -67,3 +67,45 @@ func.func private @rec2(%x: tensor<f32>) -> tensor<f32> {
   %g = adjit.grad @rec(%x) wrt [0] : (tensor<f32>) -> tensor<f32>
   return %g : tensor<f32>
 }
+
+// -----
+
+// Reverse mode through a while loop is not available yet: a clear error.
+func.func private @while_loss(%x: tensor<f32>) -> tensor<f32> {
+  // expected-error @+2 {{reverse-mode differentiation of a while loop is not supported yet}}
+  // expected-error @+1 {{the derivative rule of 'adjit.while' failed}}
+  %r = adjit.while carry(%x) : (tensor<f32>) -> tensor<f32> cond {
+  ^bb0(%c: tensor<f32>):
+    %t = adjit.constant dense<1.0e+01> : tensor<f32>
+    %p = adjit.compare lt, %c, %t : tensor<f32>
+    adjit.yield %p : tensor<i1>
+  } do {
+  ^bb0(%c: tensor<f32>):
+    %n = adjit.add %c, %c : tensor<f32>
+    adjit.yield %n : tensor<f32>
+  }
+  return %r : tensor<f32>
+}
+func.func @g(%x: tensor<f32>) -> tensor<f32> {
+  %g = adjit.grad @while_loss(%x) wrt [0] : (tensor<f32>) -> tensor<f32>
+  return %g : tensor<f32>
+}
+
+// -----
+
+// Reverse mode through a loop needs its trip count when compiling.
+func.func private @traced_bound(%x: tensor<f32>, %n: tensor<i32>) -> tensor<f32> {
+  %lo = adjit.constant dense<0> : tensor<i32>
+  // expected-error @+2 {{reverse-mode differentiation of a loop needs its trip count at compile time}}
+  // expected-error @+1 {{the derivative rule of 'adjit.for' failed}}
+  %r = adjit.for %lo to %n carry(%x) : (tensor<i32>, tensor<i32>, tensor<f32>) -> tensor<f32> {
+  ^bb0(%i: tensor<i32>, %c: tensor<f32>):
+    %s = adjit.sin %c : tensor<f32>
+    adjit.yield %s : tensor<f32>
+  }
+  return %r : tensor<f32>
+}
+func.func @g(%x: tensor<f32>, %n: tensor<i32>) -> tensor<f32> {
+  %g = adjit.grad @traced_bound(%x, %n) wrt [0] : (tensor<f32>, tensor<i32>) -> tensor<f32>
+  return %g : tensor<f32>
+}

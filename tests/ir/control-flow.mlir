@@ -1,0 +1,108 @@
+// The control-flow ops: round trip through the custom and the generic form,
+// lowering to scf on tensors, and end-to-end runs whose values are exact.
+// RUN: adjit-opt %s | adjit-opt | FileCheck %s
+// RUN: adjit-opt %s --mlir-print-op-generic | adjit-opt | FileCheck %s
+// RUN: adjit-opt %s --adjit-lower-to-linalg | FileCheck %s --check-prefix=SCF
+// RUN: adjit run %s --entry branch --arg 'i1[]=1' --arg 'f32[2]=3,-4' | FileCheck %s --check-prefix=THEN
+// RUN: adjit run %s --entry branch --arg 'i1[]=0' --arg 'f32[2]=3,-4' | FileCheck %s --check-prefix=ELSE
+// RUN: adjit run %s --entry running_sum --arg 'f32[4,2]=iota' | FileCheck %s --check-prefix=SCAN
+// RUN: adjit run %s --entry countdown --arg 'f32[]=3' --arg 'i32[]=5' | FileCheck %s --check-prefix=REV
+// RUN: adjit run %s --entry countdown --arg 'f32[]=3' --arg 'i32[]=-2' | FileCheck %s --check-prefix=NOTRIP
+// RUN: adjit run %s --entry doubling --arg 'f32[]=1' --arg 'f32[]=100' | FileCheck %s --check-prefix=WHILE
+
+// CHECK-LABEL: func.func @branch
+// CHECK: adjit.cond %{{.*}}(%{{.*}}) : (tensor<2xf32>) -> tensor<2xf32> then {
+// CHECK: ^bb0(%{{.*}}: tensor<2xf32>):
+// CHECK: adjit.neg
+// CHECK: adjit.yield %{{.*}} : tensor<2xf32>
+// CHECK: } else {
+// CHECK: adjit.mul
+// SCF-LABEL: func.func @branch
+// SCF: %[[P:.*]] = tensor.extract %{{.*}}[] : tensor<i1>
+// SCF: scf.if %[[P]] -> (tensor<2xf32>) {
+// SCF: linalg.generic
+// SCF: scf.yield
+// SCF: } else {
+// THEN: out0 = f32[2] [-3, 4]
+// ELSE: out0 = f32[2] [9, 16]
+func.func @branch(%p: tensor<i1>, %x: tensor<2xf32>) -> tensor<2xf32> {
+  %r = adjit.cond %p (%x) : (tensor<2xf32>) -> tensor<2xf32> then {
+  ^bb0(%a: tensor<2xf32>):
+    %n = adjit.neg %a : tensor<2xf32>
+    adjit.yield %n : tensor<2xf32>
+  } else {
+  ^bb0(%a: tensor<2xf32>):
+    %m = adjit.mul %a, %a : tensor<2xf32>
+    adjit.yield %m : tensor<2xf32>
+  }
+  return %r : tensor<2xf32>
+}
+
+// scan: each row is added to the carry, the running sums are stacked.
+// CHECK-LABEL: func.func @running_sum
+// CHECK: adjit.for %{{.*}} to %{{.*}} carry(%{{.*}}) stacked(%{{.*}}) : (tensor<i32>, tensor<i32>, tensor<2xf32>, tensor<4x2xf32>) -> (tensor<2xf32>, tensor<4x2xf32>) {
+// CHECK: ^bb0(%{{.*}}: tensor<i32>, %{{.*}}: tensor<2xf32>, %{{.*}}: tensor<2xf32>):
+// SCF-LABEL: func.func @running_sum
+// SCF: %[[EMPTY:.*]] = tensor.empty() : tensor<4x2xf32>
+// SCF: scf.for %[[J:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%{{.*}} = %{{.*}}, %[[YS:.*]] = %[[EMPTY]])
+// SCF: tensor.extract_slice %{{.*}}[%[[J]], 0] [1, 2] [1, 1] : tensor<4x2xf32> to tensor<2xf32>
+// SCF: tensor.insert_slice %{{.*}} into %[[YS]][%[[J]], 0] [1, 2] [1, 1] : tensor<2xf32> into tensor<4x2xf32>
+// SCAN: out0 = f32[2] [12, 16]
+// SCAN-NEXT: out1 = f32[4,2] {{\[\[}}0, 1], [2, 4], [6, 9], [12, 16]]
+func.func @running_sum(%xs: tensor<4x2xf32>) -> (tensor<2xf32>, tensor<4x2xf32>) {
+  %zero = adjit.constant dense<0.0> : tensor<2xf32>
+  %lo = adjit.constant dense<0> : tensor<i32>
+  %hi = adjit.constant dense<4> : tensor<i32>
+  %c, %ys = adjit.for %lo to %hi carry(%zero) stacked(%xs)
+      : (tensor<i32>, tensor<i32>, tensor<2xf32>, tensor<4x2xf32>) -> (tensor<2xf32>, tensor<4x2xf32>) {
+  ^bb0(%i: tensor<i32>, %acc: tensor<2xf32>, %x: tensor<2xf32>):
+    %s = adjit.add %acc, %x : tensor<2xf32>
+    adjit.yield %s, %s : tensor<2xf32>, tensor<2xf32>
+  }
+  return %c, %ys : tensor<2xf32>, tensor<4x2xf32>
+}
+
+// A reverse loop with a traced bound: c = c * 10 + i for i = hi-1 .. 0.
+// CHECK-LABEL: func.func @countdown
+// CHECK: adjit.for %{{.*}} to %{{.*}} reverse carry(%{{.*}}) invariant(%{{.*}})
+// SCF-LABEL: func.func @countdown
+// SCF: %[[HI:.*]] = tensor.extract %{{.*}}[] : tensor<i32>
+// SCF: arith.index_cast %[[HI]] : i32 to index
+// SCF: scf.for
+// REV: out0 = f32[] 343210
+// NOTRIP: out0 = f32[] 3
+func.func @countdown(%x: tensor<f32>, %hi: tensor<i32>) -> tensor<f32> {
+  %lo = adjit.constant dense<0> : tensor<i32>
+  %ten = adjit.constant dense<10.0> : tensor<f32>
+  %r = adjit.for %lo to %hi reverse carry(%x) invariant(%ten)
+      : (tensor<i32>, tensor<i32>, tensor<f32>, tensor<f32>) -> tensor<f32> {
+  ^bb0(%i: tensor<i32>, %c: tensor<f32>, %t: tensor<f32>):
+    %m = adjit.mul %c, %t : tensor<f32>
+    %fi = adjit.convert %i : tensor<i32> to tensor<f32>
+    %n = adjit.add %m, %fi : tensor<f32>
+    adjit.yield %n : tensor<f32>
+  }
+  return %r : tensor<f32>
+}
+
+// CHECK-LABEL: func.func @doubling
+// CHECK: adjit.while carry(%{{.*}}) invariant(%{{.*}}) : (tensor<f32>, tensor<f32>) -> tensor<f32> cond {
+// CHECK: adjit.yield %{{.*}} : tensor<i1>
+// CHECK: } do {
+// SCF-LABEL: func.func @doubling
+// SCF: scf.while
+// SCF: scf.condition
+// SCF: } do {
+// WHILE: out0 = f32[] 128
+func.func @doubling(%x: tensor<f32>, %limit: tensor<f32>) -> tensor<f32> {
+  %r = adjit.while carry(%x) invariant(%limit) : (tensor<f32>, tensor<f32>) -> tensor<f32> cond {
+  ^bb0(%c: tensor<f32>, %l: tensor<f32>):
+    %p = adjit.compare lt, %c, %l : tensor<f32>
+    adjit.yield %p : tensor<i1>
+  } do {
+  ^bb0(%c: tensor<f32>, %l: tensor<f32>):
+    %n = adjit.add %c, %c : tensor<f32>
+    adjit.yield %n : tensor<f32>
+  }
+  return %r : tensor<f32>
+}

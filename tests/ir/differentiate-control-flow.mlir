@@ -1,0 +1,100 @@
+// Derivatives of the control-flow ops (ControlFlowDerivatives.cpp), after
+// inlining and cleanup: the rule of each op builds an op of the same kind
+// whose regions the AD driver differentiates.
+// RUN: adjit-opt %s -split-input-file --adjit-differentiate --inline --symbol-dce --canonicalize --cse | FileCheck %s
+
+// Reverse mode through a counted loop: the primal loop also stacks the
+// carries each iteration starts from (one more stacked output, no second
+// primal loop), and a reverse loop recomputes each iteration from them,
+// carrying the carry's cotangent and summing the invariant's. The stacked
+// input's cotangent comes out stacked.
+// CHECK-LABEL: func.func @rnn_grad
+// CHECK: %[[FWD:.*]]:3 = adjit.for %{{.*}} to %{{.*}} carry(%arg0) stacked(%arg1) invariant(%arg2) : {{.*}} -> (tensor<4xf32>, tensor<8x4xf32>, tensor<8x4xf32>)
+// CHECK: ^bb0(%[[I:.*]]: tensor<i32>, %[[H:.*]]: tensor<4xf32>, %{{.*}}: tensor<4xf32>, %{{.*}}: tensor<4xf32>):
+// CHECK: adjit.tanh
+// CHECK: adjit.yield %{{.*}}, %{{.*}}, %[[H]] : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
+// CHECK-NOT: adjit.for %{{.*}} to %{{.*}} carry(%arg0)
+// CHECK: %[[REV:.*]]:3 = adjit.for %{{.*}} to %{{.*}} reverse carry(%{{.*}}, %{{.*}}) stacked(%[[FWD]]#2, %arg1, %{{.*}}) invariant(%arg2)
+// CHECK: adjit.tanh
+// CHECK: adjit.yield
+// CHECK: return %[[REV]]#0, %[[REV]]#2, %[[REV]]#1
+func.func private @rnn_loss(%h0: tensor<4xf32>, %xs: tensor<8x4xf32>, %w: tensor<4xf32>) -> tensor<f32> {
+  %lo = adjit.constant dense<0> : tensor<i32>
+  %hi = adjit.constant dense<8> : tensor<i32>
+  %c, %ys = adjit.for %lo to %hi carry(%h0) stacked(%xs) invariant(%w)
+      : (tensor<i32>, tensor<i32>, tensor<4xf32>, tensor<8x4xf32>, tensor<4xf32>) -> (tensor<4xf32>, tensor<8x4xf32>) {
+  ^bb0(%i: tensor<i32>, %h: tensor<4xf32>, %x: tensor<4xf32>, %wi: tensor<4xf32>):
+    %a = adjit.mul %h, %wi : tensor<4xf32>
+    %n = adjit.add %a, %x : tensor<4xf32>
+    %t = adjit.tanh %n : tensor<4xf32>
+    adjit.yield %t, %t : tensor<4xf32>, tensor<4xf32>
+  }
+  %s1 = adjit.reduce sum %c, dims = [0] : (tensor<4xf32>) -> tensor<f32>
+  %s2 = adjit.reduce sum %ys, dims = [0, 1] : (tensor<8x4xf32>) -> tensor<f32>
+  %s = adjit.add %s1, %s2 : tensor<f32>
+  return %s : tensor<f32>
+}
+func.func @rnn_grad(%h0: tensor<4xf32>, %xs: tensor<8x4xf32>, %w: tensor<4xf32>) -> (tensor<4xf32>, tensor<8x4xf32>, tensor<4xf32>) {
+  %g:3 = adjit.grad @rnn_loss(%h0, %xs, %w) wrt [0, 1, 2] : (tensor<4xf32>, tensor<8x4xf32>, tensor<4xf32>) -> (tensor<4xf32>, tensor<8x4xf32>, tensor<4xf32>)
+  return %g#0, %g#1, %g#2 : tensor<4xf32>, tensor<8x4xf32>, tensor<4xf32>
+}
+
+// -----
+
+// Reverse mode through cond: a cond on the same predicate runs the adjoint
+// of the branch taken, recomputing that branch from its operands; only the
+// differentiated operand gets a cotangent.
+// CHECK-LABEL: func.func @cond_grad
+// CHECK-SAME: (%[[P:.*]]: tensor<i1>, %[[X:.*]]: tensor<3xf32>, %[[Y:.*]]: tensor<3xf32>)
+// CHECK: %[[G:.*]] = adjit.cond %[[P]](%[[X]], %[[Y]], %{{.*}}) : (tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32> then {
+// CHECK: adjit.cos
+// CHECK: } else {
+// CHECK: adjit.mul
+// CHECK: return %[[G]]
+func.func private @cond_loss(%p: tensor<i1>, %x: tensor<3xf32>, %y: tensor<3xf32>) -> tensor<f32> {
+  %r = adjit.cond %p (%x, %y) : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32> then {
+  ^bb0(%a: tensor<3xf32>, %b: tensor<3xf32>):
+    %s = adjit.sin %a : tensor<3xf32>
+    adjit.yield %s : tensor<3xf32>
+  } else {
+  ^bb0(%a: tensor<3xf32>, %b: tensor<3xf32>):
+    %m = adjit.mul %a, %b : tensor<3xf32>
+    adjit.yield %m : tensor<3xf32>
+  }
+  %s = adjit.reduce sum %r, dims = [0] : (tensor<3xf32>) -> tensor<f32>
+  return %s : tensor<f32>
+}
+func.func @cond_grad(%p: tensor<i1>, %x: tensor<3xf32>, %y: tensor<3xf32>) -> tensor<3xf32> {
+  %g = adjit.grad @cond_loss(%p, %x, %y) wrt [1] : (tensor<i1>, tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
+  return %g : tensor<3xf32>
+}
+
+// -----
+
+// Forward mode through a while loop: the tangent is one more carry; the
+// condition reads only the primal carries.
+// CHECK-LABEL: func.func @while_jvp
+// CHECK: %[[R:.*]]:2 = adjit.while carry(%arg0, %arg1) : (tensor<f32>, tensor<f32>) -> (tensor<f32>, tensor<f32>) cond {
+// CHECK: ^bb0(%[[C:.*]]: tensor<f32>, %{{.*}}: tensor<f32>):
+// CHECK: adjit.compare lt, %[[C]]
+// CHECK: } do {
+// CHECK: adjit.mul
+// CHECK: adjit.yield
+// CHECK: return %[[R]]#0, %[[R]]#1
+func.func private @squaring(%x: tensor<f32>) -> tensor<f32> {
+  %r = adjit.while carry(%x) : (tensor<f32>) -> tensor<f32> cond {
+  ^bb0(%c: tensor<f32>):
+    %t = adjit.constant dense<1.0e+01> : tensor<f32>
+    %p = adjit.compare lt, %c, %t : tensor<f32>
+    adjit.yield %p : tensor<i1>
+  } do {
+  ^bb0(%c: tensor<f32>):
+    %n = adjit.mul %c, %c : tensor<f32>
+    adjit.yield %n : tensor<f32>
+  }
+  return %r : tensor<f32>
+}
+func.func @while_jvp(%x: tensor<f32>, %t: tensor<f32>) -> (tensor<f32>, tensor<f32>) {
+  %r:2 = adjit.jvp @squaring(%x) tangents(%t) wrt [0] : (tensor<f32>, tensor<f32>) -> (tensor<f32>, tensor<f32>)
+  return %r#0, %r#1 : tensor<f32>, tensor<f32>
+}
