@@ -248,10 +248,10 @@ LogicalResult ForOp::buildJVP(OpBuilder &b, ValueRange tangents, SmallVectorImpl
 LogicalResult ForOp::buildVJP(OpBuilder &b, ValueRange cotangents, SmallVectorImpl<Value> &out,
                               DerivativeContext &context) {
   Location loc = getLoc();
+  // The carries stack has one row per iteration, sized at run time when
+  // the bounds are traced.
   std::optional<int64_t> trips = getConstantTripCount();
-  if (!trips)
-    return emitError() << "reverse-mode differentiation of a loop needs its trip count at "
-                          "compile time (constant bounds); this one has traced bounds";
+  int64_t rows = trips ? *trips : ShapedType::kDynamic;
   unsigned numCarries = getNumCarries(), numStacked = getStacked().size();
   unsigned numInvariants = getInvariants().size();
 
@@ -263,7 +263,7 @@ LogicalResult ForOp::buildVJP(OpBuilder &b, ValueRange cotangents, SmallVectorIm
     b.setInsertionPoint(*this);
     SmallVector<Type> types(getResultTypes());
     for (Value init : getInits())
-      types.push_back(stackedType(init.getType(), *trips));
+      types.push_back(stackedType(init.getType(), rows));
     stacking = b.create<ForOp>(loc, types, getLower(), getUpper(), getInits(), getStacked(),
                                getInvariants(), getReverse());
     Block *block = createEntry(b, stacking.getBody(), getBody().getArgumentTypes(), loc);
@@ -311,11 +311,11 @@ LogicalResult ForOp::buildVJP(OpBuilder &b, ValueRange cotangents, SmallVectorIm
   ValueRange args = block->getArguments();
   ValueRange carryCotangentArgs = args.slice(1, numCarryCotangents);
   ValueRange sumArgs = args.slice(1 + numCarryCotangents, carries.size() - numCarryCotangents);
-  unsigned rows = 1 + carries.size();
-  ValueRange savedArgs = args.slice(rows, numCarries);
-  ValueRange rowArgs = args.slice(rows + numCarries, numStacked);
-  ValueRange outputCotangentArgs =
-      args.slice(rows + numCarries + numStacked, stacked.size() - numCarries - numStacked);
+  unsigned firstRow = 1 + carries.size();
+  ValueRange savedArgs = args.slice(firstRow, numCarries);
+  ValueRange rowArgs = args.slice(firstRow + numCarries, numStacked);
+  ValueRange outputCotangentArgs = args.slice(firstRow + numCarries + numStacked,
+                                              stacked.size() - numCarries - numStacked);
   ValueRange invariantArgs = args.take_back(numInvariants);
 
   SmallVector<Value> arguments{args[0]};
@@ -412,9 +412,61 @@ LogicalResult WhileOp::buildJVP(OpBuilder &b, ValueRange tangents, SmallVectorIm
   return success();
 }
 
-LogicalResult WhileOp::buildVJP(OpBuilder &, ValueRange, SmallVectorImpl<Value> &,
-                                DerivativeContext &) {
-  return emitError() << "reverse-mode differentiation of a while loop is not supported yet "
-                        "(its trip count is only known at run time); use forward mode "
-                        "(jvp), or a fori_loop/scan with constant bounds";
+LogicalResult WhileOp::buildVJP(OpBuilder &b, ValueRange cotangents, SmallVectorImpl<Value> &out,
+                                DerivativeContext &context) {
+  Location loc = getLoc();
+  unsigned numCarries = getInits().size(), numInvariants = getInvariants().size();
+  Type counterType = RankedTensorType::get({}, b.getI32Type());
+  SmallVector<Type> argTypes(getInits().getTypes());
+  llvm::append_range(argTypes, getInvariants().getTypes());
+  OpBuilder::InsertPoint sweep = b.saveInsertionPoint();
+  b.setInsertionPoint(*this);
+
+  // 1. The loop also counts its iterations (one more carry).
+  SmallVector<Value> carries(getInits());
+  carries.push_back(createSplat(b, loc, counterType, 0));
+  auto counting = b.create<WhileOp>(loc, ValueRange(carries).getTypes(), carries, getInvariants());
+  SmallVector<Type> countingTypes(ValueRange(carries).getTypes());
+  llvm::append_range(countingTypes, getInvariants().getTypes());
+  // [carries, count, invariants] -> the original [carries, invariants]
+  auto original = [&](Block *block) {
+    SmallVector<Value> arguments(block->getArguments().take_front(numCarries));
+    llvm::append_range(arguments, block->getArguments().take_back(numInvariants));
+    return arguments;
+  };
+  {
+    OpBuilder::InsertionGuard inner(b);
+    Block *block = createEntry(b, counting.getCondRegion(), countingTypes, loc);
+    b.create<YieldOp>(loc, cloneBody(b, getCondRegion().front(), original(block)));
+  }
+  {
+    OpBuilder::InsertionGuard inner(b);
+    Block *block = createEntry(b, counting.getBodyRegion(), countingTypes, loc);
+    SmallVector<Value> next = cloneBody(b, getBodyRegion().front(), original(block));
+    Value count = block->getArgument(numCarries);
+    next.push_back(b.create<AddOp>(loc, count, createSplat(b, loc, counterType, 1)));
+    b.create<YieldOp>(loc, next);
+  }
+  context.replacePrimal(*this, counting.getResults().take_front(numCarries));
+
+  // 2. The same iterations as a counted loop, whose derivative keeps the
+  //    carries in a stack of `count` rows; the loop itself is left unused.
+  auto counted = b.create<ForOp>(loc, getResultTypes(), createSplat(b, loc, counterType, 0),
+                                 counting.getResults().back(), getInits(), ValueRange(),
+                                 getInvariants(), false);
+  {
+    OpBuilder::InsertionGuard inner(b);
+    SmallVector<Type> types{counterType};
+    llvm::append_range(types, argTypes);
+    Block *block = createEntry(b, counted.getBody(), types, loc);
+    b.create<YieldOp>(loc,
+                      cloneBody(b, getBodyRegion().front(), block->getArguments().drop_front()));
+  }
+  b.restoreInsertionPoint(sweep);
+  SmallVector<Value> forCotangents;
+  if (failed(counted.buildVJP(b, cotangents, forCotangents, context)))
+    return failure();
+  // [lower, upper, carries..., invariants...] -> [carries..., invariants...]
+  llvm::append_range(out, ArrayRef<Value>(forCotangents).drop_front(2));
+  return success();
 }

@@ -74,14 +74,18 @@ LogicalResult ForOp::verify() {
       return emitOpError() << "carry #" << i << " is " << getInits()[i].getType()
                            << " but result #" << i << " is " << getResult(i).getType();
   ResultRange stackedResults = getStackedResults();
+  // The leading dimension of a stacked value is the trip count: static
+  // with constant bounds, else dynamic.
   std::optional<int64_t> trips = getConstantTripCount();
-  if ((!getStacked().empty() || !stackedResults.empty()) && !trips)
-    return emitOpError() << "has stacked inputs or outputs, which need constant bounds";
+  int64_t leading = trips ? *trips : ShapedType::kDynamic;
   auto checkStacked = [&](Type type, StringRef what, unsigned index) -> LogicalResult {
     auto tensor = cast<RankedTensorType>(type);
-    if (tensor.getRank() == 0 || tensor.getDimSize(0) != *trips)
+    if (tensor.getRank() == 0 || tensor.getDimSize(0) != leading ||
+        ShapedType::isDynamicShape(tensor.getShape().drop_front()))
       return emitOpError() << what << " #" << index << " is " << type
-                           << ", whose leading dimension must be the trip count " << *trips;
+                           << ", whose leading dimension must be the trip count "
+                           << (trips ? std::to_string(*trips) : std::string("(dynamic: ?)"))
+                           << " and whose other dimensions must be static";
     return success();
   };
   SmallVector<Type> arguments{getLower().getType()}, yielded;

@@ -77,8 +77,11 @@ struct ForToSCF : OpConversionPattern<ForOp> {
     SmallVector<Value> iterArgs(adaptor.getInits());
     for (Value stacked : op.getStackedResults()) {
       auto type = cast<RankedTensorType>(stacked.getType());
-      iterArgs.push_back(
-          rewriter.create<tensor::EmptyOp>(loc, type.getShape(), type.getElementType()));
+      SmallVector<Value> dynamicSizes;
+      if (type.isDynamicDim(0))  // the trip count, at least 0
+        dynamicSizes.push_back(rewriter.create<arith::MaxSIOp>(loc, count, zero));
+      iterArgs.push_back(rewriter.create<tensor::EmptyOp>(loc, type.getShape(),
+                                                          type.getElementType(), dynamicSizes));
     }
     auto loop = rewriter.create<scf::ForOp>(loc, zero, count, one, iterArgs);
     Block *block = loop.getBody();

@@ -8,6 +8,7 @@
 // RUN: adjit run %s --entry running_sum --arg 'f32[4,2]=iota' | FileCheck %s --check-prefix=SCAN
 // RUN: adjit run %s --entry countdown --arg 'f32[]=3' --arg 'i32[]=5' | FileCheck %s --check-prefix=REV
 // RUN: adjit run %s --entry countdown --arg 'f32[]=3' --arg 'i32[]=-2' | FileCheck %s --check-prefix=NOTRIP
+// RUN: adjit run %s --entry stack_rows --arg 'f32[]=2' --arg 'i32[]=5' | FileCheck %s --check-prefix=STACK
 // RUN: adjit run %s --entry doubling --arg 'f32[]=1' --arg 'f32[]=100' | FileCheck %s --check-prefix=WHILE
 
 // CHECK-LABEL: func.func @branch
@@ -105,4 +106,23 @@ func.func @doubling(%x: tensor<f32>, %limit: tensor<f32>) -> tensor<f32> {
     adjit.yield %n : tensor<f32>
   }
   return %r : tensor<f32>
+}
+
+// A stacked output whose rows are only counted at run time (what the
+// reverse mode of a loop with traced bounds keeps).
+// CHECK-LABEL: func.func @stack_rows
+// CHECK: -> (tensor<f32>, tensor<?xf32>)
+// SCF-LABEL: func.func @stack_rows
+// SCF: %[[N:.*]] = arith.maxsi
+// SCF: tensor.empty(%[[N]]) : tensor<?xf32>
+// STACK: out0 = f32[] 7
+func.func @stack_rows(%x: tensor<f32>, %hi: tensor<i32>) -> tensor<f32> {
+  %lo = adjit.constant dense<0> : tensor<i32>
+  %c, %rows = adjit.for %lo to %hi carry(%x) : (tensor<i32>, tensor<i32>, tensor<f32>) -> (tensor<f32>, tensor<?xf32>) {
+  ^bb0(%i: tensor<i32>, %v: tensor<f32>):
+    %one = adjit.constant dense<1.0> : tensor<f32>
+    %n = adjit.add %v, %one : tensor<f32>
+    adjit.yield %n, %v : tensor<f32>, tensor<f32>
+  }
+  return %c : tensor<f32>
 }

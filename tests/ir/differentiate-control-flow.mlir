@@ -98,3 +98,35 @@ func.func @while_jvp(%x: tensor<f32>, %t: tensor<f32>) -> (tensor<f32>, tensor<f
   %r:2 = adjit.jvp @squaring(%x) tangents(%t) wrt [0] : (tensor<f32>, tensor<f32>) -> (tensor<f32>, tensor<f32>)
   return %r#0, %r#1 : tensor<f32>, tensor<f32>
 }
+
+// -----
+
+// Reverse mode through a while loop: the loop runs again counting its
+// iterations; the same iterations as a counted loop keep the carries in a
+// stack of that many rows (tensor<?xf32>), and a reverse loop over them
+// needs no bound from the user.
+// CHECK-LABEL: func.func @while_grad
+// CHECK: %[[ZERO:.*]] = adjit.constant dense<0> : tensor<i32>
+// CHECK: %[[COUNT:.*]]:2 = adjit.while carry(%arg0, %[[ZERO]]) : (tensor<f32>, tensor<i32>) -> (tensor<f32>, tensor<i32>) cond {
+// CHECK: } do {
+// CHECK: adjit.add %{{.*}}, %{{.*}} : tensor<i32>
+// CHECK: %[[STACK:.*]]:2 = adjit.for %[[ZERO]] to %[[COUNT]]#1 carry(%arg0) : (tensor<i32>, tensor<i32>, tensor<f32>) -> (tensor<f32>, tensor<?xf32>)
+// CHECK: %[[G:.*]] = adjit.for %[[ZERO]] to %[[COUNT]]#1 reverse carry(%{{.*}}) stacked(%[[STACK]]#1) : (tensor<i32>, tensor<i32>, tensor<f32>, tensor<?xf32>) -> tensor<f32>
+// CHECK: return %[[G]]
+func.func private @squaring_loss(%x: tensor<f32>) -> tensor<f32> {
+  %r = adjit.while carry(%x) : (tensor<f32>) -> tensor<f32> cond {
+  ^bb0(%c: tensor<f32>):
+    %t = adjit.constant dense<1.0e+01> : tensor<f32>
+    %p = adjit.compare lt, %c, %t : tensor<f32>
+    adjit.yield %p : tensor<i1>
+  } do {
+  ^bb0(%c: tensor<f32>):
+    %n = adjit.mul %c, %c : tensor<f32>
+    adjit.yield %n : tensor<f32>
+  }
+  return %r : tensor<f32>
+}
+func.func @while_grad(%x: tensor<f32>) -> tensor<f32> {
+  %g = adjit.grad @squaring_loss(%x) wrt [0] : (tensor<f32>) -> tensor<f32>
+  return %g : tensor<f32>
+}

@@ -551,6 +551,10 @@ def Adjit_CounterTensor : 0DTensorOf<[I32]> {
   let builderCall = "::mlir::RankedTensorType::get({}, $_builder.getI32Type())";
 }
 
+// A carry, or values stacked along a leading dimension that is the trip
+// count: dynamic (`?`) when the bounds are only known at run time.
+def Adjit_StackedTensor : RankedTensorOf<[F16, BF16, F32, F64, I1, I32, I64]>;
+
 def Adjit_YieldOp : Adjit_Op<"yield", [Pure, Terminator,
     ParentOneOf<["CondOp", "ForOp", "WhileOp"]>]> {
   let summary = "ends a region of a control-flow op";
@@ -605,13 +609,14 @@ def Adjit_ForOp : Adjit_Op<"for", [IsolatedFromAbove, RecursiveMemoryEffects,
     last carries, then the stacked outputs (row `i - lower` is what iteration
     `i` yielded). This is `fori_loop` (no stacked values) and `scan`.
 
-    Stacked inputs and outputs need constant bounds: their leading
-    dimension is the trip count.
+    The leading dimension of stacked inputs and outputs is the trip count;
+    with bounds that are not constants it is dynamic (`?`), which only the
+    derivative uses (a stacked input then has at least as many rows as
+    iterations).
 
     Derivative: forward mode carries tangents beside the carries. Reverse
     mode keeps every iteration's carries (a stacked output), then runs the
-    body's adjoint in a reverse loop that recomputes the body from them;
-    it needs constant bounds.
+    body's adjoint in a reverse loop that recomputes the body from them.
 
     ```mlir
     %c, %ys = adjit.for %lo to %hi carry(%h) stacked(%xs) invariant(%w)
@@ -626,10 +631,10 @@ def Adjit_ForOp : Adjit_Op<"for", [IsolatedFromAbove, RecursiveMemoryEffects,
   }];
   let arguments = (ins Adjit_CounterTensor:$lower, Adjit_CounterTensor:$upper,
                        Variadic<Adjit_AnyTensor>:$inits,
-                       Variadic<Adjit_AnyTensor>:$stacked,
+                       Variadic<Adjit_StackedTensor>:$stacked,
                        Variadic<Adjit_AnyTensor>:$invariants,
                        UnitAttr:$reverse);
-  let results = (outs Variadic<Adjit_AnyTensor>:$results);
+  let results = (outs Variadic<Adjit_StackedTensor>:$results);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = [{
     $lower `to` $upper (`reverse` $reverse^)? `carry` `(` $inits `)`
@@ -658,7 +663,10 @@ def Adjit_WhileOp : Adjit_Op<"while", [IsolatedFromAbove, RecursiveMemoryEffects
     yields false.
 
     Derivative: forward mode carries tangents beside the carries. Reverse
-    mode is not available yet (an error names the loop).
+    mode first runs the loop counting its iterations, then a counted loop
+    (`adjit.for` with the count as its bound) whose derivative keeps the
+    carries in a stack sized at run time: the body runs twice forward, no
+    bound is needed.
 
     ```mlir
     %r = adjit.while carry(%x) invariant(%t)
