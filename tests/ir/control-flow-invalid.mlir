@@ -85,9 +85,9 @@ func.func @for_stacked_needs_trip_count_rows(%x: tensor<2xf32>, %xs: tensor<4x2x
 
 // -----
 
-func.func @for_stacked_needs_constant_bounds(%x: tensor<2xf32>, %hi: tensor<i32>) -> (tensor<2xf32>, tensor<3x2xf32>) {
+func.func @for_stacked_rows_are_dynamic_with_traced_bounds(%x: tensor<2xf32>, %hi: tensor<i32>) -> (tensor<2xf32>, tensor<3x2xf32>) {
   %lo = adjit.constant dense<0> : tensor<i32>
-  // expected-error @+1 {{'adjit.for' op has stacked inputs or outputs, which need constant bounds}}
+  // expected-error @+1 {{'adjit.for' op stacked output #0 is 'tensor<3x2xf32>', whose leading dimension must be the trip count (dynamic: ?) and whose other dimensions must be static}}
   %r, %ys = adjit.for %lo to %hi carry(%x) : (tensor<i32>, tensor<i32>, tensor<2xf32>) -> (tensor<2xf32>, tensor<3x2xf32>) {
   ^bb0(%i: tensor<i32>, %c: tensor<2xf32>):
     adjit.yield %c, %c : tensor<2xf32>, tensor<2xf32>
