@@ -275,6 +275,141 @@ void run_w3(const Settings& s) {
   report("W3", "value", measure([&] { value(x, gamma, beta, c); }, s), s);
 }
 
+// ---------------------------------------------------------------- W4 ----
+
+struct RnnSizes {
+  int64_t steps, batch, input, hidden;
+};
+
+RnnSizes w4_sizes(const Settings& s) {
+  return s.smoke ? RnnSizes{8, 4, 8, 16} : RnnSizes{128, 32, 64, 256};
+}
+
+// A tanh RNN over xs [steps, batch, input] from h0 = 0; loss = sum(h_T^2).
+Tensor w4_loss(const Tensor& wx, const Tensor& wh, const Tensor& b, const Tensor& xs) {
+  Tensor h0 = adjit::full({xs.shape()[1], wh.shape()[0]}, 0.0, xs.dtype());
+  auto [h, unused] = adjit::scan(
+      [&](Tensor h, Tensor x) {
+        Tensor next = adjit::tanh(adjit::matmul(x, wx) + adjit::matmul(h, wh) + b);
+        return std::make_pair(next, std::tuple<>{});
+      },
+      h0, xs);
+  return adjit::sum(h * h);
+}
+
+std::vector<Array> w4_inputs(const RnnSizes& z) {
+  auto glorot = [](int64_t in, int64_t out, uint64_t seed) {
+    double bound = std::sqrt(6.0 / static_cast<double>(in + out));
+    return Array::uniform({in, out}, seed, -bound, bound);
+  };
+  return {glorot(z.input, z.hidden, 11), glorot(z.hidden, z.hidden, 12),
+          Array::uniform({z.hidden}, 13, -0.1, 0.1), Array::randn({z.steps, z.batch, z.input}, 1)};
+}
+
+void check_w4() {
+  auto report = adjit::check_grads(
+      [](Tensor wx, Tensor wh, Tensor b, Tensor xs) { return w4_loss(wx, wh, b, xs); },
+      w4_inputs({5, 3, 4, 6}));
+  if (!report) check_failed("W4", report.summary());
+  check_passed("W4", report.summary());
+}
+
+void run_w4(const Settings& s) {
+  check_w4();
+  std::vector<Array> in = w4_inputs(w4_sizes(s));
+  auto value_and_grad = adjit::value_and_grad<0, 1, 2>(w4_loss);
+  auto value = adjit::jit(w4_loss, {.name = "w4_loss"});
+  auto [loss, grads] = value_and_grad(in[0], in[1], in[2], in[3]);
+  auto [dwx, dwh, db] = grads;
+  for (auto [name, a] : {std::pair{"wx", in[0]}, {"wh", in[1]}, {"b", in[2]}, {"xs", in[3]},
+                         {"loss", loss}, {"dwx", dwx}, {"dwh", dwh}, {"db", db}})
+    save(s, "W4", name, a);
+  report("W4", "value_and_grad",
+         measure([&] { value_and_grad(in[0], in[1], in[2], in[3]); }, s), s);
+  report("W4", "value", measure([&] { value(in[0], in[1], in[2], in[3]); }, s), s);
+}
+
+// ---------------------------------------------------------------- W5 ----
+
+struct ChainSizes {
+  int64_t masses;
+  int steps;
+};
+constexpr double kW5Dt = 0.01;
+
+ChainSizes w5_sizes(const Settings& s) { return s.smoke ? ChainSizes{16, 20} : ChainSizes{1024, 1000}; }
+
+// `steps` steps of symplectic Euler on a chain of unit masses and springs
+// of rest length 1 (free ends); loss = sum(v^2)/2 at the end.
+Tensor w5_loss(const Tensor& p0, const Tensor& k, const Tensor& v0, int steps) {
+  int64_t n = p0.shape()[0];
+  auto [p, v] = adjit::fori_loop(
+      0, steps,
+      [&](Tensor, std::tuple<Tensor, Tensor> c) {
+        auto [p, v] = c;
+        Tensor t = k * (adjit::slice(p, {1}, {n}) - adjit::slice(p, {0}, {n - 1}) - 1.0);
+        Tensor zero = adjit::full({1}, 0.0, p.dtype());
+        Tensor force = adjit::concat({t, zero}, 0) - adjit::concat({zero, t}, 0);
+        Tensor next_v = v + kW5Dt * force;
+        return std::make_tuple(p + kW5Dt * next_v, next_v);
+      },
+      std::make_tuple(p0, v0));
+  return 0.5 * adjit::sum(v * v);
+}
+
+std::vector<Array> w5_inputs(const ChainSizes& z) {
+  Array p0 = Array::randn({z.masses}, 1);
+  for (int64_t i = 0; i < z.masses; ++i)
+    p0.data<float>()[i] = static_cast<float>(i) + 0.1f * p0.data<float>()[i];
+  return {p0, Array::uniform({z.masses - 1}, 2, 0.5, 1.5), Array::zeros({z.masses})};
+}
+
+double relative_error(const float* got, const std::vector<float>& want) {
+  double err = 0, norm = 0;
+  for (size_t i = 0; i < want.size(); ++i)
+    err += (got[i] - want[i]) * (got[i] - want[i]), norm += want[i] * want[i];
+  return std::sqrt(err / std::max(norm, 1e-30));
+}
+
+void run_w5(const Settings& s) {
+  ChainSizes z = w5_sizes(s);
+  std::vector<Array> in = w5_inputs(z);
+  auto value_and_grad = adjit::value_and_grad<0, 1>(w5_loss);
+  auto value = adjit::jit(w5_loss, {.name = "w5_loss"});
+  auto [loss, grads] = value_and_grad(in[0], in[1], in[2], z.steps);
+  auto [dp0, dk] = grads;
+  // The hand-written adjoint is the check, in the same f32.
+  std::vector<float> want_dp0(z.masses), want_dk(z.masses - 1);
+  auto hand = [&] {
+    return w5_hand_adjoint(in[0].data<float>(), in[2].data<float>(), in[1].data<float>(),
+                           static_cast<int>(z.masses), z.steps, static_cast<float>(kW5Dt),
+                           want_dp0.data(), want_dk.data());
+  };
+  float want_loss = hand();
+  double loss_error = std::abs(loss.item<float>() - want_loss) / std::abs(want_loss);
+  double dp0_error = relative_error(dp0.data<float>(), want_dp0);
+  double dk_error = relative_error(dk.data<float>(), want_dk);
+  if (loss_error > 1e-3 || dp0_error > 1e-3 || dk_error > 1e-3)
+    check_failed("W5", "against the hand-written adjoint: loss " + std::to_string(loss_error) +
+                           ", dp0 " + std::to_string(dp0_error) + ", dk " +
+                           std::to_string(dk_error) + " (norm-relative)");
+  check_passed("W5", "hand-written adjoint, norm-relative errors: loss " +
+                         std::to_string(loss_error) + ", dp0 " + std::to_string(dp0_error) +
+                         ", dk " + std::to_string(dk_error));
+  for (auto [name, a] : {std::pair{"p0", in[0]}, {"k", in[1]}, {"v0", in[2]}, {"loss", loss},
+                         {"dp0", dp0}, {"dk", dk}})
+    save(s, "W5", name, a);
+  report("W5", "value_and_grad",
+         measure([&] { value_and_grad(in[0], in[1], in[2], z.steps); }, s), s);
+  report("W5", "value", measure([&] { value(in[0], in[1], in[2], z.steps); }, s), s);
+  float sink = 0;
+  Timing t = measure([&] { sink += hand(); }, s);
+  JsonLine()
+      .field("workload", "W5").field("impl", "reference").field("variant", "hand-written adjoint")
+      .field("median_ms", t.median_ms).field("min_ms", t.min_ms).field("max_ms", t.max_ms)
+      .field("reps", t.reps).field("threads", s.threads).field("checksum", sink).print();
+}
+
 // ---------------------------------------------------------------- W6 ----
 
 void run_w6(const Settings& s) {
@@ -432,6 +567,8 @@ const std::map<std::string, std::function<void(const Settings&)>>& workloads() {
       {"W1", run_w1},
       {"W2", run_w2},
       {"W3", run_w3},
+      {"W4", run_w4},
+      {"W5", run_w5},
       {"W6", run_w6},
       {"W7", run_w7},
       {"triad", [](const Settings& s) { run_bandwidth(s, true); }},

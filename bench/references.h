@@ -10,6 +10,10 @@ void triad(float* a, const float* b, const float* c, float s, size_t n);  // a =
 float read_sum(const float* a, size_t n);
 // W1 in one pass: returns sum(tanh(x) sigmoid(x) + x^2/2), writes d/dx.
 float w1_handfused(const float* x, float* dx, size_t n);
+// W5 (spring chain, symplectic Euler) and its adjoint by hand: returns the
+// loss sum(v^2)/2 after `steps` steps, writes d/dp0 (n) and d/dk (n - 1).
+float w5_hand_adjoint(const float* p0, const float* v0, const float* k, int n, int steps, float dt,
+                      float* dp0, float* dk);
 // One sgemm C = A B (m x k times k x n) with `threads` OpenBLAS threads;
 // false when OpenBLAS is not available.
 bool sgemm(const float* a, const float* b, float* c, int m, int n, int k, int threads);

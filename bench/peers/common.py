@@ -29,11 +29,15 @@ SIZES = {
     "W2": {"full": {"batch": 256, "in": 784, "hidden": 1024, "classes": 10},
            "smoke": {"batch": 16, "in": 32, "hidden": 24, "classes": 10}},
     "W3": {"full": {"rows": 8192, "cols": 1024}, "smoke": {"rows": 16, "cols": 32}},
+    "W4": {"full": {"steps": 128, "batch": 32, "input": 64, "hidden": 256},
+           "smoke": {"steps": 8, "batch": 4, "input": 8, "hidden": 16}},
+    "W5": {"full": {"masses": 1024, "steps": 1000}, "smoke": {"masses": 16, "steps": 20}},
     "W6": {"full": {"n": 16}, "smoke": {"n": 16}},
 }
 W7_USES = "W2"
 LR = 0.01
 W3_EPS = 1e-5
+W5_DT = 0.01
 KNOWN_WORKLOADS = ("W1", "W2", "W3", "W4", "W5", "W6", "W7")
 # f32 tolerances of the comparison against adjit.
 RTOL, ATOL = 1e-3, 1e-4
@@ -66,7 +70,7 @@ def emit(obj):
 def parse_args(impl_choices=None, argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--workload", required=True,
-                   help="W1 W2 W3 W6 W7 (W4 W5: not implemented yet)")
+                   help="W1 W2 W3 W4 W5 W6 W7")
     p.add_argument("--smoke", action="store_true", help="small sizes, one timed rep")
     p.add_argument("--reps", type=int, default=10, help="timed repetitions (at least 10)")
     p.add_argument("--check-dir", default=None,
@@ -395,6 +399,29 @@ def w3_inputs(np, smoke, seed=1):
     return x, gamma, beta, c
 
 
+def w4_inputs(np, smoke, seed=1):
+    z = sizes("W4", smoke)
+    rng = np.random.default_rng(seed)
+
+    def glorot(fan_in, fan_out):
+        bound = math.sqrt(6.0 / (fan_in + fan_out))
+        return rng.uniform(-bound, bound, (fan_in, fan_out)).astype(np.float32)
+
+    wx, wh = glorot(z["input"], z["hidden"]), glorot(z["hidden"], z["hidden"])
+    b = rng.uniform(-0.1, 0.1, z["hidden"]).astype(np.float32)
+    xs = rng.standard_normal((z["steps"], z["batch"], z["input"]), dtype=np.float32)
+    return wx, wh, b, xs
+
+
+def w5_inputs(np, smoke, seed=1):
+    z = sizes("W5", smoke)
+    rng = np.random.default_rng(seed)
+    n = z["masses"]
+    p0 = (np.arange(n) + 0.1 * rng.standard_normal(n)).astype(np.float32)
+    k = rng.uniform(0.5, 1.5, n - 1).astype(np.float32)
+    return p0, k, np.zeros(n, np.float32)
+
+
 def w6_input(np, seed=1):
     return np.random.default_rng(seed).standard_normal(16, dtype=np.float32)
 
@@ -403,6 +430,8 @@ W2_NAMES = ["w1", "b1", "w2", "b2", "w3", "b3"]
 W2_CHECK = W2_NAMES + ["x", "labels", "loss"] + [n + "_new" for n in W2_NAMES]
 W1_CHECK = ["x", "value", "grad"]
 W3_CHECK = ["x", "gamma", "beta", "c", "loss", "dx", "dgamma", "dbeta"]
+W4_CHECK = ["wx", "wh", "b", "xs", "loss", "dwx", "dwh", "db"]
+W5_CHECK = ["p0", "k", "v0", "loss", "dp0", "dk"]
 
 
 def load_check(args, workload, names, impl):
@@ -479,6 +508,15 @@ def check_w3(np, impl, ref, loss, dx, dgamma, dbeta):
     c.norm_relative("dx", dx, ref["dx"])
     c.norm_relative("dgamma", dgamma, ref["dgamma"])
     c.norm_relative("dbeta", dbeta, ref["dbeta"])
+    c.finish()
+
+
+def check_gradients(workload, np, impl, ref, loss, grads):
+    """W4, W5: the loss and each named gradient against adjit's, norm-relative."""
+    c = Check(workload, impl)
+    c.norm_relative("loss", np.asarray(loss).reshape(()), ref["loss"].reshape(()))
+    for name, got in grads.items():
+        c.norm_relative(name, np.asarray(got), ref[name])
     c.finish()
 
 

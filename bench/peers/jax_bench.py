@@ -30,7 +30,8 @@ def main():
     env["env"]["XLA_FLAGS"] = os.environ.get("XLA_FLAGS")
     env["env"]["compilation_cache_dir"] = jax.config.jax_compilation_cache_dir
     common.emit(env)
-    runs = {"W1": run_w1, "W2": run_w2, "W3": run_w3, "W6": run_w6, "W7": run_w7}
+    runs = {"W1": run_w1, "W2": run_w2, "W3": run_w3, "W4": run_w4, "W5": run_w5,
+            "W6": run_w6, "W7": run_w7}
     if args.workload not in runs:
         common.not_implemented(IMPL, args.workload)
         return
@@ -177,6 +178,66 @@ def run_w3(args, jax, jnp, np):
     common.report("W3", IMPL, "value_and_grad", t, args)
     t = common.measure(lambda: jax.block_until_ready(value(*ins)), args)
     common.report("W3", IMPL, "value", t, args)
+
+
+# ---------------------------------------------------------------- W4 ----
+
+def w4_loss(jax, jnp):
+    def loss(wx, wh, b, xs):
+        def step(h, x):
+            return jnp.tanh(x @ wx + h @ wh + b), None
+        h0 = jnp.zeros((xs.shape[1], wh.shape[0]), xs.dtype)
+        h, _ = jax.lax.scan(step, h0, xs)
+        return jnp.sum(h * h)
+    return loss
+
+
+def run_gradients(args, jax, jnp, np, workload, loss_fn, inputs, argnums, check_names,
+                  grad_names, static=()):
+    """W4, W5: check value_and_grad against adjit's, then time it and the value."""
+    value = jax.jit(loss_fn, static_argnums=static)
+    value_and_grad = jax.jit(jax.value_and_grad(loss_fn, argnums=argnums), static_argnums=static)
+    ref = common.load_check(args, workload, check_names, IMPL)
+    host = list(inputs(np, args.smoke))
+    if ref is not None:
+        host = [ref[n] for n in check_names[:len(host)]]
+    extra = [common.sizes(workload, args.smoke)["steps"]] if static else []
+    ins = [jnp.asarray(a) for a in host] + extra
+    if ref is not None:
+        loss, grads = value_and_grad(*ins)
+        common.check_gradients(workload, np, IMPL, ref, loss, dict(zip(grad_names, grads)))
+    del ref, host
+    common.reset_peak_rss()
+    t = common.measure(lambda: jax.block_until_ready(value_and_grad(*ins)), args)
+    common.report(workload, IMPL, "value_and_grad", t, args)
+    t = common.measure(lambda: jax.block_until_ready(value(*ins)), args)
+    common.report(workload, IMPL, "value", t, args)
+
+
+def run_w4(args, jax, jnp, np):
+    run_gradients(args, jax, jnp, np, "W4", w4_loss(jax, jnp), common.w4_inputs, (0, 1, 2),
+                  common.W4_CHECK, ["dwx", "dwh", "db"])
+
+
+# ---------------------------------------------------------------- W5 ----
+
+def w5_loss(jax, jnp):
+    def loss(p0, k, v0, steps):
+        def step(_, carry):
+            p, v = carry
+            t = k * (p[1:] - p[:-1] - 1.0)
+            zero = jnp.zeros((1,), p.dtype)
+            force = jnp.concatenate([t, zero]) - jnp.concatenate([zero, t])
+            v = v + common.W5_DT * force
+            return p + common.W5_DT * v, v
+        _, v = jax.lax.fori_loop(0, steps, step, (p0, v0))
+        return 0.5 * jnp.sum(v * v)
+    return loss
+
+
+def run_w5(args, jax, jnp, np):
+    run_gradients(args, jax, jnp, np, "W5", w5_loss(jax, jnp), common.w5_inputs, (0, 1),
+                  common.W5_CHECK, ["dp0", "dk"], static=(3,))
 
 
 # ---------------------------------------------------------------- W6 ----
