@@ -6,6 +6,8 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/SmallPtrSet.h"
 
 using namespace mlir;
 using namespace mlir::adjit;
@@ -87,6 +89,86 @@ SmallVector<Type> forBodyTypes(Type counter, TypeRange carries, TypeRange stacke
     types.push_back(rowType(t));
   llvm::append_range(types, invariants);
   return types;
+}
+
+// Ops worth storing the results of rather than recomputing them: work
+// beyond a pass over the elements (contractions, reductions, gathers, loops).
+bool isExpensive(Operation *op) {
+  return isa<DotGeneralOp, ReduceOp, ArgMaxOp, GatherOp, ScatterAddOp, CondOp, ForOp, WhileOp>(op);
+}
+
+// The reverse loop's body starts with a recomputation of the primal body
+// (the clones reverseBlock made, in the same order). A primal value that
+// the adjoint reads (a residual) and whose recomputation involves expensive
+// work (tanh of a matmul) is stacked by the primal loop instead, as JAX's
+// scan keeps it, and the recomputation that only fed it is erased. Cheap
+// elementwise residuals are recomputed: that costs less than the memory
+// traffic of stacking them (the trade-off of AOTAutograd's partitioner).
+void keepResiduals(ForOp &stacking, ForOp reverseLoop) {
+  Block &primalBody = stacking.getBody().front();
+  Block &body = reverseLoop.getBody().front();
+  SmallVector<Operation *> originals, clones;
+  for (Operation &op : primalBody.without_terminator())
+    originals.push_back(&op);
+  for (Operation &op : body) {
+    if (clones.size() == originals.size())
+      break;
+    clones.push_back(&op);
+  }
+  llvm::SmallPtrSet<Operation *, 16> recomputed(clones.begin(), clones.end());
+  // Whether recomputing an op's results involves expensive work, in order.
+  llvm::DenseMap<Operation *, bool> costly;
+  for (Operation *clone : clones)
+    costly[clone] = isExpensive(clone) || llvm::any_of(clone->getOperands(), [&](Value v) {
+                      Operation *def = v.getDefiningOp();
+                      return def && costly.lookup(def);
+                    });
+  SmallVector<Value> residuals, inPrimal;
+  for (auto [clone, original] : llvm::zip(clones, originals)) {
+    if (!costly[clone])
+      continue;
+    for (auto [r, o] : llvm::zip(clone->getResults(), original->getResults()))
+      if (llvm::any_of(r.getUsers(), [&](Operation *user) { return !recomputed.contains(user); })) {
+        residuals.push_back(r);
+        inPrimal.push_back(o);
+      }
+  }
+  if (residuals.empty())
+    return;
+
+  // The primal loop again, stacking the residuals too.
+  OpBuilder b(stacking);
+  Location loc = stacking.getLoc();
+  int64_t rows = cast<RankedTensorType>(stacking.getResults().back().getType()).getDimSize(0);
+  SmallVector<Type> types(stacking.getResultTypes());
+  for (Value v : inPrimal)
+    types.push_back(stackedType(v.getType(), rows));
+  auto keeping = b.create<ForOp>(loc, types, stacking.getLower(), stacking.getUpper(),
+                                 stacking.getInits(), stacking.getStacked(),
+                                 stacking.getInvariants(), stacking.getReverse());
+  IRMapping mapping;
+  Block *block = createEntry(b, keeping.getBody(), primalBody.getArgumentTypes(), loc);
+  mapping.map(primalBody.getArguments(), block->getArguments());
+  for (Operation &op : primalBody)
+    b.clone(op, mapping);
+  auto yield = cast<YieldOp>(block->getTerminator());
+  for (Value v : inPrimal)
+    yield.getValuesMutable().append(mapping.lookup(v));
+  stacking.replaceAllUsesWith(keeping.getResults().take_front(stacking.getNumResults()));
+  stacking.erase();
+  stacking = keeping;
+
+  // The reverse loop reads them as rows of more stacked inputs.
+  unsigned position = 1 + reverseLoop.getNumCarries() + reverseLoop.getStacked().size();
+  reverseLoop.getStackedMutable().append(
+      keeping.getResults().take_back(residuals.size()));
+  for (auto [k, r] : llvm::enumerate(residuals)) {
+    Value row = body.insertArgument(position + k, r.getType(), loc);
+    r.replaceUsesWithIf(row, [&](OpOperand &use) { return !recomputed.contains(use.getOwner()); });
+  }
+  for (Operation *clone : llvm::reverse(clones))
+    if (clone->use_empty() && isMemoryEffectFree(clone))
+      clone->erase();
 }
 
 } // namespace
@@ -345,6 +427,7 @@ LogicalResult ForOp::buildVJP(OpBuilder &b, ValueRange cotangents, SmallVectorIm
     if (on)
       yielded.push_back(orZeros(b, loc, ct, arg.getType()));
   b.create<YieldOp>(loc, yielded);
+  keepResiduals(stacking, loop);
 
   out.append(2, Value());  // the bounds
   llvm::append_range(out, spread(loop.getResults().take_front(numCarryCotangents), floatCarries));

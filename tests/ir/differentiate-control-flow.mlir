@@ -4,39 +4,66 @@
 // RUN: adjit-opt %s -split-input-file --adjit-differentiate --inline --symbol-dce --canonicalize --cse | FileCheck %s
 
 // Reverse mode through a counted loop: the primal loop also stacks the
-// carries each iteration starts from (one more stacked output, no second
-// primal loop), and a reverse loop recomputes each iteration from them,
-// carrying the carry's cotangent and summing the invariant's. The stacked
-// input's cotangent comes out stacked.
+// carries each iteration starts from and the residuals its adjoint reads
+// whose recomputation would need a matmul (tanh's output), with no second
+// primal loop; a reverse loop runs the adjoint of each iteration from them
+// without recomputing the body, carrying the carry's cotangent and summing
+// the invariant's. The stacked input's cotangent comes out stacked.
 // CHECK-LABEL: func.func @rnn_grad
-// CHECK: %[[FWD:.*]]:3 = adjit.for %{{.*}} to %{{.*}} carry(%arg0) stacked(%arg1) invariant(%arg2) : {{.*}} -> (tensor<4xf32>, tensor<8x4xf32>, tensor<8x4xf32>)
-// CHECK: ^bb0(%[[I:.*]]: tensor<i32>, %[[H:.*]]: tensor<4xf32>, %{{.*}}: tensor<4xf32>, %{{.*}}: tensor<4xf32>):
-// CHECK: adjit.tanh
-// CHECK: adjit.yield %{{.*}}, %{{.*}}, %[[H]] : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
+// CHECK: %[[FWD:.*]]:4 = adjit.for %{{.*}} to %{{.*}} carry(%arg0) stacked(%arg1) invariant(%arg2) : {{.*}} -> (tensor<1x4xf32>, tensor<8x1x4xf32>, tensor<8x1x4xf32>, tensor<8x1x4xf32>)
+// CHECK: ^bb0(%[[I:.*]]: tensor<i32>, %[[H:.*]]: tensor<1x4xf32>, %{{.*}}: tensor<1x4xf32>, %{{.*}}: tensor<4x4xf32>):
+// CHECK: %[[T:.*]] = adjit.tanh
+// CHECK: adjit.yield %[[T]], %[[T]], %[[H]], %[[T]] : tensor<1x4xf32>, tensor<1x4xf32>, tensor<1x4xf32>, tensor<1x4xf32>
 // CHECK-NOT: adjit.for %{{.*}} to %{{.*}} carry(%arg0)
-// CHECK: %[[REV:.*]]:3 = adjit.for %{{.*}} to %{{.*}} reverse carry(%{{.*}}, %{{.*}}) stacked(%[[FWD]]#2, %arg1, %{{.*}}) invariant(%arg2)
-// CHECK: adjit.tanh
+// CHECK: %[[REV:.*]]:3 = adjit.for %{{.*}} to %{{.*}} reverse carry(%{{.*}}, %{{.*}}) stacked(%[[FWD]]#2, %arg1, %{{.*}}, %[[FWD]]#3) invariant(%arg2)
+// CHECK-NOT: adjit.tanh
 // CHECK: adjit.yield
 // CHECK: return %[[REV]]#0, %[[REV]]#2, %[[REV]]#1
-func.func private @rnn_loss(%h0: tensor<4xf32>, %xs: tensor<8x4xf32>, %w: tensor<4xf32>) -> tensor<f32> {
+func.func private @rnn_loss(%h0: tensor<1x4xf32>, %xs: tensor<8x1x4xf32>, %w: tensor<4x4xf32>) -> tensor<f32> {
   %lo = adjit.constant dense<0> : tensor<i32>
   %hi = adjit.constant dense<8> : tensor<i32>
   %c, %ys = adjit.for %lo to %hi carry(%h0) stacked(%xs) invariant(%w)
-      : (tensor<i32>, tensor<i32>, tensor<4xf32>, tensor<8x4xf32>, tensor<4xf32>) -> (tensor<4xf32>, tensor<8x4xf32>) {
-  ^bb0(%i: tensor<i32>, %h: tensor<4xf32>, %x: tensor<4xf32>, %wi: tensor<4xf32>):
-    %a = adjit.mul %h, %wi : tensor<4xf32>
-    %n = adjit.add %a, %x : tensor<4xf32>
-    %t = adjit.tanh %n : tensor<4xf32>
-    adjit.yield %t, %t : tensor<4xf32>, tensor<4xf32>
+      : (tensor<i32>, tensor<i32>, tensor<1x4xf32>, tensor<8x1x4xf32>, tensor<4x4xf32>) -> (tensor<1x4xf32>, tensor<8x1x4xf32>) {
+  ^bb0(%i: tensor<i32>, %h: tensor<1x4xf32>, %x: tensor<1x4xf32>, %wi: tensor<4x4xf32>):
+    %a = adjit.dot_general %h, %wi, batch = [] x [], contract = [1] x [0] : (tensor<1x4xf32>, tensor<4x4xf32>) -> tensor<1x4xf32>
+    %n = adjit.add %a, %x : tensor<1x4xf32>
+    %t = adjit.tanh %n : tensor<1x4xf32>
+    adjit.yield %t, %t : tensor<1x4xf32>, tensor<1x4xf32>
   }
-  %s1 = adjit.reduce sum %c, dims = [0] : (tensor<4xf32>) -> tensor<f32>
-  %s2 = adjit.reduce sum %ys, dims = [0, 1] : (tensor<8x4xf32>) -> tensor<f32>
+  %s1 = adjit.reduce sum %c, dims = [0, 1] : (tensor<1x4xf32>) -> tensor<f32>
+  %s2 = adjit.reduce sum %ys, dims = [0, 1, 2] : (tensor<8x1x4xf32>) -> tensor<f32>
   %s = adjit.add %s1, %s2 : tensor<f32>
   return %s : tensor<f32>
 }
-func.func @rnn_grad(%h0: tensor<4xf32>, %xs: tensor<8x4xf32>, %w: tensor<4xf32>) -> (tensor<4xf32>, tensor<8x4xf32>, tensor<4xf32>) {
-  %g:3 = adjit.grad @rnn_loss(%h0, %xs, %w) wrt [0, 1, 2] : (tensor<4xf32>, tensor<8x4xf32>, tensor<4xf32>) -> (tensor<4xf32>, tensor<8x4xf32>, tensor<4xf32>)
-  return %g#0, %g#1, %g#2 : tensor<4xf32>, tensor<8x4xf32>, tensor<4xf32>
+func.func @rnn_grad(%h0: tensor<1x4xf32>, %xs: tensor<8x1x4xf32>, %w: tensor<4x4xf32>) -> (tensor<1x4xf32>, tensor<8x1x4xf32>, tensor<4x4xf32>) {
+  %g:3 = adjit.grad @rnn_loss(%h0, %xs, %w) wrt [0, 1, 2] : (tensor<1x4xf32>, tensor<8x1x4xf32>, tensor<4x4xf32>) -> (tensor<1x4xf32>, tensor<8x1x4xf32>, tensor<4x4xf32>)
+  return %g#0, %g#1, %g#2 : tensor<1x4xf32>, tensor<8x1x4xf32>, tensor<4x4xf32>
+}
+
+// -----
+
+// Elementwise residuals are recomputed rather than stacked: the reverse
+// loop runs the body's tanh again from the stacked carries.
+// CHECK-LABEL: func.func @cheap_grad
+// CHECK: %[[FWD:.*]]:2 = adjit.for %{{.*}} to %{{.*}} carry(%arg0) invariant(%arg1) : {{.*}} -> (tensor<4xf32>, tensor<8x4xf32>)
+// CHECK: adjit.for %{{.*}} to %{{.*}} reverse carry(%{{.*}}, %{{.*}}) stacked(%[[FWD]]#1) invariant(%arg1)
+// CHECK: adjit.tanh
+func.func private @cheap_loss(%h0: tensor<4xf32>, %w: tensor<4xf32>) -> tensor<f32> {
+  %lo = adjit.constant dense<0> : tensor<i32>
+  %hi = adjit.constant dense<8> : tensor<i32>
+  %c = adjit.for %lo to %hi carry(%h0) invariant(%w)
+      : (tensor<i32>, tensor<i32>, tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%i: tensor<i32>, %h: tensor<4xf32>, %wi: tensor<4xf32>):
+    %a = adjit.mul %h, %wi : tensor<4xf32>
+    %t = adjit.tanh %a : tensor<4xf32>
+    adjit.yield %t : tensor<4xf32>
+  }
+  %s = adjit.reduce sum %c, dims = [0] : (tensor<4xf32>) -> tensor<f32>
+  return %s : tensor<f32>
+}
+func.func @cheap_grad(%h0: tensor<4xf32>, %w: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
+  %g:2 = adjit.grad @cheap_loss(%h0, %w) wrt [0, 1] : (tensor<4xf32>, tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>)
+  return %g#0, %g#1 : tensor<4xf32>, tensor<4xf32>
 }
 
 // -----
