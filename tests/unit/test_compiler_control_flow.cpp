@@ -277,3 +277,23 @@ TEST_CASE("control flow: carries that change type are errors naming the carry an
   CHECK(contains(what_of<TraceError>([&] { h(Array::zeros({3}), Array::zeros({})); }),
                  "has no leading dimension to scan over"));
 }
+
+TEST_CASE("control flow: a Newton solve in a while_loop has the implicit function theorem's "
+          "gradient", "[control-flow][ad]") {
+  // x solves x^3 + a x = b; dx/da = -x / (3x^2 + a), dx/db = 1 / (3x^2 + a).
+  auto solve = [](const Tensor& a, const Tensor& b) {
+    return while_loop([&](Tensor x) { return max(abs(x * x * x + a * x - b)) > 1e-13; },
+                      [&](Tensor x) { return x - (x * x * x + a * x - b) / (3.0 * x * x + a); },
+                      zeros_like(b));
+  };
+  Array a = f64({1.0, 2.0, 0.5, 3.0}, {4}), b = f64({2.0, -3.0, 10.0, 0.1}, {4});
+  Array x = jit(solve)(a, b);
+  auto [da, db] = grad<0, 1>([&](Tensor a, Tensor b) { return sum(solve(a, b)); })(a, b);
+  Vec xv = values(x), av = values(a), want_da, want_db;
+  for (size_t i = 0; i < xv.size(); ++i) {
+    want_da.push_back(-xv[i] / (3 * xv[i] * xv[i] + av[i]));
+    want_db.push_back(1 / (3 * xv[i] * xv[i] + av[i]));
+  }
+  CHECK(mismatch(da, F64, {4}, want_da, 1e-12) == "");
+  CHECK(mismatch(db, F64, {4}, want_db, 1e-12) == "");
+}
