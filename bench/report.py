@@ -77,13 +77,22 @@ def limit_w3(refs, smoke):
     return nbytes / (bw * 1e9) * 1e3, "%.3g MiB / triad %.1f GB/s" % (nbytes / MIB, bw)
 
 
+def limit_w5(refs, smoke):
+    """The hand-written C++ adjoint (bench/w5_adjoint.cpp), timed in the same
+    run by adjit-bench's W5: what a careful programmer gets without AD."""
+    r = refs.get("w5_adjoint")
+    if not r:
+        return None, "needs adjit-bench's W5 (it times the hand-written adjoint)"
+    return r["median_ms"], "hand-written C++ adjoint (bench/w5_adjoint.cpp), same run"
+
+
 # The rows of the table. unit: "ms" (median_ms) or "us" (median_us).
 WORKLOADS = [
     {"name": "W1", "title": "fused elementwise value+grad", "unit": "ms", "limit": limit_w1},
     {"name": "W2", "title": "MLP train step", "unit": "ms", "limit": limit_w2},
     {"name": "W3", "title": "LayerNorm+GELU value+grad", "unit": "ms", "limit": limit_w3},
-    {"name": "W4", "title": "RNN BPTT (loop)", "unit": "ms", "limit": None},
-    {"name": "W5", "title": "spring chain, 1000 steps", "unit": "ms", "limit": None},
+    {"name": "W4", "title": "RNN BPTT value+grad (scan)", "unit": "ms", "limit": None},
+    {"name": "W5", "title": "spring chain value+grad, 1000 steps", "unit": "ms", "limit": limit_w5},
     {"name": "W6", "title": "dispatch, per call", "unit": "us", "limit": None},
     {"name": "W7", "title": "compile latency (first call)", "unit": "ms", "limit": None},
 ]
@@ -129,6 +138,10 @@ class Results:
                 self.refs[r["workload"]] = r
         self.handfused = next((r for r in self.records if r.get("impl") == "reference"
                                and r.get("workload") == "W1" and "median_ms" in r), None)
+        w5 = next((r for r in self.records if r.get("impl") == "reference"
+                   and r.get("workload") == "W5" and "median_ms" in r), None)
+        if w5:
+            self.refs["w5_adjoint"] = w5
 
     def impls(self):
         seen = [r.get("impl") for r in self.records if r.get("impl")]
