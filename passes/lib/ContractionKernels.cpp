@@ -115,12 +115,56 @@ std::optional<std::pair<StringRef, GemmLoops>> matchGemm(linalg::GenericOp op) {
   return std::make_pair(kernel, loops);
 }
 
+bool isZeroFill(Value v) {
+  auto fill = v.getDefiningOp<linalg::FillOp>();
+  return fill && matchPattern(fill.getInputs()[0], m_AnyZeroFloat());
+}
+
+// An elementwise `x + y` over one shape (identity maps, one addf).
+bool isElementwiseSum(linalg::GenericOp op) {
+  Block &body = op.getRegion().front();
+  if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
+      op.getNumReductionLoops() != 0 ||
+      !llvm::all_of(op.getIndexingMapsArray(), [](AffineMap m) { return m.isIdentity(); }) ||
+      body.getOperations().size() != 2)
+    return false;
+  auto add = dyn_cast<arith::AddFOp>(body.front());
+  return add && body.back().getOperand(0) == add.getResult() &&
+         ((isBlockArgument(add.getLhs(), body, 0) && isBlockArgument(add.getRhs(), body, 1)) ||
+          (isBlockArgument(add.getLhs(), body, 1) && isBlockArgument(add.getRhs(), body, 0)));
+}
+
+// `acc + A B` where the product starts from zeros becomes the product
+// accumulated onto acc: the kernel adds as it stores, with no pass over
+// the sum. (A loop's weight-gradient sums: acc is the loop's carry, which
+// then updates in place.)
+void accumulateInPlace(linalg::GenericOp gemm) {
+  Value product = gemm->getResult(0);
+  if (!product.hasOneUse() || !isZeroFill(gemm.getDpsInits()[0]))
+    return;
+  auto sum = dyn_cast<linalg::GenericOp>(*product.getUsers().begin());
+  if (!sum || !isElementwiseSum(sum))
+    return;
+  Value acc = sum.getDpsInputs()[0] == product ? sum.getDpsInputs()[1] : sum.getDpsInputs()[0];
+  if (acc.getType() != product.getType() || acc == product)
+    return;
+  gemm.getDpsInitsMutable()[0].set(acc);
+  sum->getResult(0).replaceAllUsesWith(product);
+  sum->erase();
+}
+
 struct SelectKernelsPass : adjit::impl::SelectKernelsBase<SelectKernelsPass> {
   void runOnOperation() override {
-    getOperation()->walk([](linalg::GenericOp op) {
-      if (auto gemm = matchGemm(op))
+    SmallVector<linalg::GenericOp> selected;
+    getOperation()->walk([&](linalg::GenericOp op) {
+      if (auto gemm = matchGemm(op)) {
         op.setLibraryCallAttr(StringAttr::get(op.getContext(), gemm->first));
+        selected.push_back(op);
+      }
     });
+    for (linalg::GenericOp op : selected)
+      if (op.hasPureTensorSemantics())
+        accumulateInPlace(op);
   }
 };
 
@@ -177,14 +221,45 @@ func::FuncOp declareKernel(ModuleOp module, StringRef name) {
   return function;
 }
 
-// A zero fill of the output just before the contraction is folded into the
-// call (the kernel overwrites instead of accumulating).
-bool absorbZeroFill(linalg::GenericOp op) {
-  auto fill = dyn_cast_or_null<linalg::FillOp>(op->getPrevNode());
-  if (!fill || fill.getOutputs()[0] != op.getDpsInits()[0] ||
-      !matchPattern(fill.getInputs()[0], m_AnyZeroFloat()))
+// Whether `buffer` only ever holds zeros: an allocation whose only writers
+// are zero fills (bufferization copies such a shared zero tensor into each
+// contraction's output).
+bool holdsOnlyZeros(Value buffer) {
+  if (!buffer.getDefiningOp<memref::AllocOp>())
     return false;
-  fill->erase();
+  bool filled = false;
+  for (Operation *user : buffer.getUsers()) {
+    if (auto fill = dyn_cast<linalg::FillOp>(user)) {
+      if (!matchPattern(fill.getInputs()[0], m_AnyZeroFloat()))
+        return false;
+      filled = true;
+    } else if (auto copy = dyn_cast<linalg::CopyOp>(user)) {
+      if (copy.getOutputs()[0] == buffer)
+        return false;
+    } else if (!isa<memref::DeallocOp>(user)) {
+      return false;
+    }
+  }
+  return filled;
+}
+
+// A zero fill of the output just before the contraction, or a copy of
+// zeros into it, is folded into the call (the kernel overwrites instead of
+// accumulating).
+bool absorbZeroFill(linalg::GenericOp op) {
+  Operation *previous = op->getPrevNode();
+  if (auto fill = dyn_cast_or_null<linalg::FillOp>(previous)) {
+    if (fill.getOutputs()[0] != op.getDpsInits()[0] ||
+        !matchPattern(fill.getInputs()[0], m_AnyZeroFloat()))
+      return false;
+    fill->erase();
+    return true;
+  }
+  auto copy = dyn_cast_or_null<linalg::CopyOp>(previous);
+  if (!copy || copy.getOutputs()[0] != op.getDpsInits()[0] ||
+      !holdsOnlyZeros(copy.getInputs()[0]))
+    return false;
+  copy->erase();
   return true;
 }
 

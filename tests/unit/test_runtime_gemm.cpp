@@ -42,7 +42,8 @@ template <class T>
 void check_against_reference(double tolerance) {
   std::mt19937 rng(7);
   for (auto [batch, m, n, k] : {std::tuple<int64_t, int64_t, int64_t, int64_t>{1, 1, 1, 1},
-                                {2, 13, 35, 7}, {1, 37, 71, 300}, {3, 50, 9, 513}, {1, 5, 1, 1000}})
+                                {2, 13, 35, 7}, {1, 37, 71, 300}, {3, 50, 9, 513}, {1, 5, 1, 1000},
+                                {1, 32, 256, 256}, {1, 48, 100, 600}})
     for (bool ta : {false, true})
       for (bool tb : {false, true})
         for (bool accumulate : {false, true}) {
