@@ -454,3 +454,10 @@ LogicalResult JvpOp::verifySymbolUses(SymbolTableCollection &symbols) {
                             "tangent per result";
   return success();
 }
+
+LogicalResult OptimizationBarrierOp::inferReturnTypes(
+    MLIRContext *, std::optional<Location>, ValueRange operands, DictionaryAttr,
+    OpaqueProperties, RegionRange, SmallVectorImpl<Type> &types) {
+  llvm::append_range(types, operands.getTypes());
+  return success();
+}

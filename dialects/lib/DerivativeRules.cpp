@@ -608,3 +608,15 @@ LogicalResult DotGeneralOp::buildJVP(OpBuilder &b, ValueRange t, SmallVectorImpl
   out.push_back(e.addOrNull(fromLhs, fromRhs));
   return success();
 }
+
+// The barrier is the identity: derivatives pass through it.
+LogicalResult OptimizationBarrierOp::buildVJP(OpBuilder &b, ValueRange cotangents,
+                                              SmallVectorImpl<Value> &out, DerivativeContext &) {
+  llvm::append_range(out, cotangents);
+  return success();
+}
+LogicalResult OptimizationBarrierOp::buildJVP(OpBuilder &b, ValueRange tangents,
+                                              SmallVectorImpl<Value> &out, DerivativeContext &) {
+  llvm::append_range(out, tangents);
+  return success();
+}

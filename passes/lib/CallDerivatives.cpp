@@ -56,6 +56,12 @@ struct CallOpDerivatives
     if (failed(reverse))
       return failure();
     SmallVector<Value> operands(call.getOperands());
+    // A checkpoint's recomputation reads its inputs through a barrier, so
+    // that once inlined it is not merged back into the forward pass.
+    if (call->hasAttr(kCheckpointAttrName) && !operands.empty()) {
+      auto barrier = b.create<OptimizationBarrierOp>(op->getLoc(), operands);
+      operands.assign(barrier->result_begin(), barrier->result_end());
+    }
     for (auto [ct, result] : llvm::zip(cotangents, call.getResults()))
       operands.push_back(ct ? ct : createSplat(b, op->getLoc(), result.getType(), 0));
     auto derived = b.create<func::CallOp>(op->getLoc(), *reverse, operands);

@@ -10,6 +10,8 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Matchers.h"
 
 namespace mlir::adjit {
@@ -153,18 +155,58 @@ void accumulateInPlace(linalg::GenericOp gemm) {
   sum->erase();
 }
 
+// A contraction in a loop whose B operand is the same in every iteration
+// (a weight) but stored transposed for it (dy W^T in an RNN's backward)
+// would repack B in every iteration: B is transposed once before the loop,
+// and the kernel reads its rows in place.
+void transposeInvariantOperandOnce(linalg::GenericOp gemm, const GemmLoops &loops) {
+  Value b = gemm.getDpsInputs()[1];
+  auto type = dyn_cast<RankedTensorType>(b.getType());
+  AffineMap map = gemm.getIndexingMapsArray()[1];
+  if (!type || type.getRank() != 2 || loops.batch >= 0 || map.getNumResults() != 2 ||
+      map.getResult(0) != getAffineDimExpr(loops.j, gemm.getContext()) ||
+      map.getResult(1) != getAffineDimExpr(loops.p, gemm.getContext()))
+    return;
+  // The outermost enclosing loop that b is defined outside of.
+  Operation *outside = nullptr;
+  for (Operation *loop = gemm->getParentOfType<scf::ForOp>(); loop;
+       loop = loop->getParentOfType<scf::ForOp>()) {
+    if (loop->isAncestor(b.getParentBlock()->getParentOp()))
+      break;
+    outside = loop;
+  }
+  if (!outside)
+    return;
+  OpBuilder builder(outside);
+  Location loc = gemm.getLoc();
+  auto transposedType = RankedTensorType::get({type.getDimSize(1), type.getDimSize(0)},
+                                              type.getElementType());
+  Value empty = builder.create<tensor::EmptyOp>(loc, transposedType.getShape(),
+                                                transposedType.getElementType());
+  Value transposed = builder.create<linalg::TransposeOp>(loc, b, empty, ArrayRef<int64_t>{1, 0})
+                         ->getResult(0);
+  SmallVector<AffineMap> maps = gemm.getIndexingMapsArray();
+  maps[1] = AffineMap::get(map.getNumDims(), 0, {map.getResult(1), map.getResult(0)},
+                           gemm.getContext());
+  gemm.setIndexingMapsAttr(builder.getAffineMapArrayAttr(maps));
+  gemm->setOperand(1, transposed);
+}
+
 struct SelectKernelsPass : adjit::impl::SelectKernelsBase<SelectKernelsPass> {
   void runOnOperation() override {
-    SmallVector<linalg::GenericOp> selected;
+    SmallVector<std::pair<linalg::GenericOp, GemmLoops>> selected;
     getOperation()->walk([&](linalg::GenericOp op) {
       if (auto gemm = matchGemm(op)) {
         op.setLibraryCallAttr(StringAttr::get(op.getContext(), gemm->first));
-        selected.push_back(op);
+        selected.emplace_back(op, gemm->second);
       }
     });
-    for (linalg::GenericOp op : selected)
-      if (op.hasPureTensorSemantics())
-        accumulateInPlace(op);
+    for (auto [op, loops] : selected) {
+      if (!op.hasPureTensorSemantics())
+        continue;
+      transposeInvariantOperandOnce(op, loops);
+      accumulateInPlace(op);
+    }
   }
 };
 

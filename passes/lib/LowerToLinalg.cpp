@@ -979,6 +979,8 @@ struct LowerAdjitToLinalgPass
                            math::MathDialect, scf::SCFDialect,
                            tensor::TensorDialect>();
     target.addIllegalDialect<AdjitDialect>();
+    // Kept until bufferization (adjit-erase-optimization-barriers).
+    target.addLegalOp<OptimizationBarrierOp>();
     RewritePatternSet patterns(context);
     patterns.add<
         ElementwiseToGeneric<NegOp>, ElementwiseToGeneric<AbsOp>,

@@ -87,6 +87,7 @@ LogicalResult copyWithLinalg(OpBuilder &b, Location loc, Value from,
 }
 
 void addBufferization(OpPassManager &pm) {
+  pm.addPass(createEraseOptimizationBarriers());
   pm.addPass(createMarkEntryPoints());
   bufferization::OneShotBufferizationOptions options;
   options.memCpyFn = copyWithLinalg;

@@ -338,6 +338,31 @@ struct CustomGradientTransform {
 };
 }  // namespace detail
 
+namespace detail {
+template <class F>
+struct CheckpointTransform {
+  F f;
+  SourceLocation loc;
+
+  template <class... Args>
+  auto operator()(const Args&... args) const {
+    TracedCall<F, Args...> call("checkpoint", f, std::tuple<const Args&...>(args...), loc);
+    std::vector<Tensor> values = call_checkpointed(call.function, call.flat, loc);
+    size_t position = 0;
+    return call.rebuild(values, position);
+  }
+};
+}  // namespace detail
+
+/// jax.checkpoint / tf.recompute_grad: `f` computes the same values, but
+/// reverse mode does not keep its intermediate values for the backward
+/// pass: it runs `f` again there. Trades compute for memory (a block of a
+/// deep network, a loop body). Gradients equal the stored ones to round-off.
+template <class F>
+auto checkpoint(F f, SourceLocation loc = SourceLocation::current()) {
+  return jit(detail::CheckpointTransform<F>{std::move(f), loc}, {.name = "checkpoint"});
+}
+
 /// A function with a user-defined reverse-mode derivative, like
 /// tf.custom_gradient / jax.custom_vjp. `forward(inputs...)` computes the
 /// result; `backward(inputs..., result, cotangent)` returns one gradient per

@@ -84,6 +84,17 @@ std::vector<Tensor> call_function(const TracedFunction& f, const std::vector<Ten
   return wrap_all(trace, call.getResults());
 }
 
+std::vector<Tensor> call_checkpointed(const TracedFunction& f, const std::vector<Tensor>& args,
+                                      SourceLocation loc) {
+  std::vector<Tensor> results = call_function(f, args, loc);
+  if (!results.empty()) {
+    mlir::Operation* call =
+        mlir::Value::getFromOpaquePointer(results.front().value()).getDefiningOp();
+    call->setAttr(mlir::adjit::kCheckpointAttrName, mlir::UnitAttr::get(call->getContext()));
+  }
+  return results;
+}
+
 void require_scalar_result(const char* op, const TracedFunction& f,
                            const std::vector<Tensor>& args, SourceLocation loc) {
   if (f.results.size() == 1 && f.results[0].shape.empty() && is_floating(f.results[0].dtype))

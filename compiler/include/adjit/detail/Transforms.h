@@ -31,6 +31,10 @@ TracedFunction trace_function(const char* kind, const std::vector<Tensor>& args,
 
 std::vector<Tensor> call_function(const TracedFunction& f, const std::vector<Tensor>& args,
                                   SourceLocation loc);
+/// call_function, marked so that reverse mode recomputes `f` in the
+/// backward pass instead of keeping its intermediate values.
+std::vector<Tensor> call_checkpointed(const TracedFunction& f, const std::vector<Tensor>& args,
+                                      SourceLocation loc);
 /// Throws the TraceError of grad and value_and_grad when the function does
 /// not return one scalar float Tensor.
 void require_scalar_result(const char* op, const TracedFunction& f,

@@ -5,4 +5,11 @@
 
 #include "adjit/Dialect/AdjitOpsDialect.h.inc"
 
+namespace mlir::adjit {
+/// A unit attribute on a func.call made by adjit::checkpoint: reverse mode
+/// recomputes the callee in the backward pass (behind an
+/// adjit.optimization_barrier) instead of keeping its intermediate values.
+inline constexpr llvm::StringLiteral kCheckpointAttrName = "adjit.checkpoint";
+} // namespace mlir::adjit
+
 #endif

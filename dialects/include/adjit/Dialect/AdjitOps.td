@@ -254,6 +254,31 @@ def Adjit_StopGradientOp : Adjit_Op<"stop_gradient",
   let assemblyFormat = "$operand attr-dict `:` type($result)";
 }
 
+def Adjit_OptimizationBarrierOp : Adjit_Op<"optimization_barrier", [Pure,
+    DeclareOpInterfaceMethods<InferTypeOpInterface>,
+    DeclareOpInterfaceMethods<DifferentiableOpInterface>]> {
+  let summary = "values that optimizations do not see through";
+  let description = [{
+    Returns its operands unchanged. Common-subexpression elimination and
+    fusion cannot look through it, so computations on its results stay
+    apart from the same computations on its operands: this is how
+    `adjit::checkpoint` keeps the backward pass's recomputation of a
+    function from being merged back into the forward pass (which would
+    keep the forward values alive instead). Like `stablehlo.optimization_barrier`.
+    It survives to the fused stage and is erased just before bufferization
+    (`adjit-erase-optimization-barriers`).
+
+    Derivative: the identity.
+
+    ```mlir
+    %y:2 = adjit.optimization_barrier %a, %b : tensor<4xf32>, tensor<i32>
+    ```
+  }];
+  let arguments = (ins Variadic<Adjit_AnyTensor>:$operands);
+  let results = (outs Variadic<Adjit_AnyTensor>:$results);
+  let assemblyFormat = "$operands attr-dict `:` type($operands)";
+}
+
 def Adjit_ConvertOp : Adjit_Op<"convert", [Pure, DeclareOpInterfaceMethods<DifferentiableOpInterface>]> {
   let summary = "elementwise dtype conversion";
   let description = [{

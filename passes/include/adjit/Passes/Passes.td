@@ -162,6 +162,16 @@ def ApproximateMath : Pass<"adjit-approximate-math", "ModuleOp"> {
   ];
 }
 
+def EraseOptimizationBarriers : Pass<"adjit-erase-optimization-barriers", "ModuleOp"> {
+  let summary = "Replace adjit.optimization_barrier by its operands";
+  let description = [{
+    Runs just before bufferization, when no pass that merges or fuses
+    tensor computations is left: what `adjit::checkpoint` recomputes in the
+    backward pass stays a computation of its own, whose buffers are
+    allocated where the backward pass needs them.
+  }];
+}
+
 def MarkEntryPoints : Pass<"adjit-mark-entry-points", "ModuleOp"> {
   let summary = "Mark public functions as entry points of the calling ABI";
   let description = [{
