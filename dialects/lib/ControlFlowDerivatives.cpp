@@ -97,37 +97,34 @@ bool isExpensive(Operation *op) {
   return isa<DotGeneralOp, ReduceOp, ArgMaxOp, GatherOp, ScatterAddOp, CondOp, ForOp, WhileOp>(op);
 }
 
-// The reverse loop's body starts with a recomputation of the primal body
-// (the clones reverseBlock made, in the same order). A primal value that
-// the adjoint reads (a residual) and whose recomputation involves expensive
-// work (tanh of a matmul) is stacked by the primal loop instead, as JAX's
-// scan keeps it, and the recomputation that only fed it is erased. Cheap
-// elementwise residuals are recomputed: that costs less than the memory
-// traffic of stacking them (the trade-off of AOTAutograd's partitioner).
-void keepResiduals(ForOp &stacking, ForOp reverseLoop) {
-  Block &primalBody = stacking.getBody().front();
+// The reverse loop's body starts with a recomputation of `original`'s body
+// (`clones` maps it). A primal value that the adjoint reads (a residual)
+// and whose recomputation involves expensive work (tanh of a matmul) is
+// stacked by the primal loop instead, as JAX's scan keeps it, and the
+// recomputation that only fed it is erased. Cheap elementwise residuals are
+// recomputed: that costs less than the memory traffic of stacking them (the
+// trade-off of AOTAutograd's partitioner).
+void keepResiduals(ForOp original, ForOp &stacking, ForOp reverseLoop, const IRMapping &clones) {
+  Block &primalBody = original.getBody().front();
   Block &body = reverseLoop.getBody().front();
-  SmallVector<Operation *> originals, clones;
-  for (Operation &op : primalBody.without_terminator())
-    originals.push_back(&op);
-  for (Operation &op : body) {
-    if (clones.size() == originals.size())
-      break;
-    clones.push_back(&op);
-  }
-  llvm::SmallPtrSet<Operation *, 16> recomputed(clones.begin(), clones.end());
+  llvm::SmallPtrSet<Operation *, 16> recomputed;
   // Whether recomputing an op's results involves expensive work, in order.
   llvm::DenseMap<Operation *, bool> costly;
-  for (Operation *clone : clones)
-    costly[clone] = isExpensive(clone) || llvm::any_of(clone->getOperands(), [&](Value v) {
-                      Operation *def = v.getDefiningOp();
-                      return def && costly.lookup(def);
-                    });
   SmallVector<Value> residuals, inPrimal;
-  for (auto [clone, original] : llvm::zip(clones, originals)) {
-    if (!costly[clone])
+  for (Operation &op : primalBody.without_terminator()) {
+    costly[&op] = isExpensive(&op) || llvm::any_of(op.getOperands(), [&](Value v) {
+                    Operation *def = v.getDefiningOp();
+                    return def && costly.lookup(def);
+                  });
+    Operation *clone = clones.lookupOrNull(&op);
+    if (clone && clone->getBlock() == &body)
+      recomputed.insert(clone);
+  }
+  for (Operation &op : primalBody.without_terminator()) {
+    Operation *clone = clones.lookupOrNull(&op);
+    if (!costly[&op] || !recomputed.contains(clone))
       continue;
-    for (auto [r, o] : llvm::zip(clone->getResults(), original->getResults()))
+    for (auto [r, o] : llvm::zip(clone->getResults(), op.getResults()))
       if (llvm::any_of(r.getUsers(), [&](Operation *user) { return !recomputed.contains(user); })) {
         residuals.push_back(r);
         inPrimal.push_back(o);
@@ -146,27 +143,38 @@ void keepResiduals(ForOp &stacking, ForOp reverseLoop) {
   auto keeping = b.create<ForOp>(loc, types, stacking.getLower(), stacking.getUpper(),
                                  stacking.getInits(), stacking.getStacked(),
                                  stacking.getInvariants(), stacking.getReverse());
-  IRMapping mapping;
   Block *block = createEntry(b, keeping.getBody(), primalBody.getArgumentTypes(), loc);
+  SmallVector<Value> yielded = cloneBody(b, primalBody, block->getArguments());
+  llvm::append_range(yielded, block->getArguments().slice(1, original.getNumCarries()));
+  IRMapping mapping;
   mapping.map(primalBody.getArguments(), block->getArguments());
-  for (Operation &op : primalBody)
-    b.clone(op, mapping);
-  auto yield = cast<YieldOp>(block->getTerminator());
-  for (Value v : inPrimal)
-    yield.getValuesMutable().append(mapping.lookup(v));
+  // cloneBody mapped the ops in order: find each residual's clone by position.
+  SmallVector<Operation *> primalOps, keptOps;
+  for (Operation &op : primalBody.without_terminator())
+    primalOps.push_back(&op);
+  for (Operation &op : block->getOperations())
+    keptOps.push_back(&op);
+  for (Value v : inPrimal) {
+    auto result = cast<OpResult>(v);
+    unsigned index = llvm::find(primalOps, result.getOwner()) - primalOps.begin();
+    yielded.push_back(keptOps[index]->getResult(result.getResultNumber()));
+  }
+  b.create<YieldOp>(loc, yielded);
   stacking.replaceAllUsesWith(keeping.getResults().take_front(stacking.getNumResults()));
   stacking.erase();
   stacking = keeping;
 
   // The reverse loop reads them as rows of more stacked inputs.
   unsigned position = 1 + reverseLoop.getNumCarries() + reverseLoop.getStacked().size();
-  reverseLoop.getStackedMutable().append(
-      keeping.getResults().take_back(residuals.size()));
+  reverseLoop.getStackedMutable().append(keeping.getResults().take_back(residuals.size()));
   for (auto [k, r] : llvm::enumerate(residuals)) {
     Value row = body.insertArgument(position + k, r.getType(), loc);
     r.replaceUsesWithIf(row, [&](OpOperand &use) { return !recomputed.contains(use.getOwner()); });
   }
-  for (Operation *clone : llvm::reverse(clones))
+  SmallVector<Operation *> dead(recomputed.begin(), recomputed.end());
+  // Erase in reverse program order so users go before their producers.
+  llvm::sort(dead, [](Operation *a, Operation *b) { return b->isBeforeInBlock(a); });
+  for (Operation *clone : dead)
     if (clone->use_empty() && isMemoryEffectFree(clone))
       clone->erase();
 }
@@ -411,8 +419,9 @@ LogicalResult ForOp::buildVJP(OpBuilder &b, ValueRange cotangents, SmallVectorIm
   SmallVector<Value> resultCotangents = spread(carryCotangentArgs, floatCarries);
   llvm::append_range(resultCotangents, spread(outputCotangentArgs, outputHasCotangent));
   SmallVector<Value> results, argumentCotangents;
+  IRMapping clones;
   if (failed(context.reverseBlock(b, getBody().front(), arguments, needed, resultCotangents,
-                                  results, argumentCotangents)))
+                                  results, argumentCotangents, &clones)))
     return failure();
   ArrayRef<Value> carryCts = ArrayRef<Value>(argumentCotangents).slice(1, numCarries);
   ArrayRef<Value> rowCts = ArrayRef<Value>(argumentCotangents).slice(1 + numCarries, numStacked);
@@ -427,7 +436,7 @@ LogicalResult ForOp::buildVJP(OpBuilder &b, ValueRange cotangents, SmallVectorIm
     if (on)
       yielded.push_back(orZeros(b, loc, ct, arg.getType()));
   b.create<YieldOp>(loc, yielded);
-  keepResiduals(stacking, loop);
+  keepResiduals(*this, stacking, loop, clones);
 
   out.append(2, Value());  // the bounds
   llvm::append_range(out, spread(loop.getResults().take_front(numCarryCotangents), floatCarries));

@@ -46,7 +46,8 @@ public:
   LogicalResult reverseBlock(OpBuilder &b, Block &body, ValueRange arguments,
                              ArrayRef<bool> needed, ValueRange resultCotangents,
                              SmallVectorImpl<Value> &results,
-                             SmallVectorImpl<Value> &argumentCotangents) override;
+                             SmallVectorImpl<Value> &argumentCotangents,
+                             IRMapping *primalClones) override;
   LogicalResult forwardBlock(OpBuilder &b, Block &body, ValueRange arguments,
                              ValueRange argumentTangents, SmallVectorImpl<Value> &results,
                              SmallVectorImpl<Value> &resultTangents) override;
@@ -132,12 +133,15 @@ llvm::DenseSet<Value> activeValues(ArrayRef<Operation *> ops, ArrayRef<Value> se
 LogicalResult Differentiator::reverseBlock(OpBuilder &b, Block &body, ValueRange arguments,
                                            ArrayRef<bool> needed, ValueRange resultCotangents,
                                            SmallVectorImpl<Value> &results,
-                                           SmallVectorImpl<Value> &argumentCotangents) {
+                                           SmallVectorImpl<Value> &argumentCotangents,
+                                           IRMapping *primalClones) {
   IRMapping primal;
   primal.map(body.getArguments(), arguments);
   SmallVector<Operation *> primalOps;
   for (Operation &op : body.without_terminator())
     primalOps.push_back(b.clone(op, primal));
+  if (primalClones)
+    *primalClones = primal;
   for (Value v : body.getTerminator()->getOperands())
     results.push_back(primal.lookupOrDefault(v));
 
@@ -257,7 +261,7 @@ FailureOr<func::FuncOp> Differentiator::reverse(func::FuncOp f, ArrayRef<bool> w
   SmallVector<Value> returned, cotangents;
   if (failed(reverseBlock(b, f.front(), entry.getArguments().take_front(type.getNumInputs()),
                           wrt, entry.getArguments().drop_front(type.getNumInputs()), returned,
-                          cotangents)))
+                          cotangents, nullptr)))
     return failure();
   for (auto [i, on] : llvm::enumerate(wrt)) {
     if (!on)

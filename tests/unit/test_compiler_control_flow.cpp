@@ -351,3 +351,26 @@ TEST_CASE("control flow: checkpoint recomputes in the backward pass, with the sa
   CHECK(count(recomputed, "adjit.optimization_barrier") == 2);
   CHECK(count(recomputed, "adjit.tanh") == count(stored, "adjit.tanh") + 2);
 }
+
+TEST_CASE("control flow: nested loops and conds with matmuls inside, both modes, order 2",
+          "[control-flow][ad]") {
+  // An inner loop with a matmul (its residuals are stacked) inside an outer
+  // loop, a cond inside the inner loop, and a while_loop inside a cond.
+  Fn f = [](const std::vector<Tensor>& a) {
+    Tensor w = a[1];
+    Tensor h = fori_loop(0, 3, [&](Tensor i, Tensor outer) {
+      Tensor inner = fori_loop(0, 2, [&](Tensor j, Tensor x) {
+        Tensor y = tanh(matmul(x, w));
+        return cond(sum(cast(i + j, F64)) > 1.5, [&](Tensor t) { return t * 0.5 + x; },
+                    [&](Tensor t) { return sin(t); }, y);
+      }, outer);
+      return inner + outer * 0.1;
+    }, a[0]);
+    Tensor g = cond(sum(h) > -100.0, [&](Tensor t) {
+      return while_loop([&](Tensor c) { return sum(abs(c)) < 4.0; },
+                        [&](Tensor c) { return c * 1.5 + 0.01 * sum(matmul(c, w)); }, t);
+    }, [&](Tensor t) { return t; }, h);
+    return sum(g * g);
+  };
+  expect_grads("nested", f, {Array::randn({2, 3}, 5, F64), Array::randn({3, 3}, 6, F64)}, 2);
+}

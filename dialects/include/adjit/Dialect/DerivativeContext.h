@@ -1,6 +1,7 @@
 #ifndef ADJIT_DIALECT_DERIVATIVECONTEXT_H
 #define ADJIT_DIALECT_DERIVATIVECONTEXT_H
 
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/OpDefinition.h"
 #include "mlir/Support/LogicalResult.h"
 
@@ -31,10 +32,13 @@ class DerivativeContext {
   /// null = zero). `results` gets the clones of the terminator's values;
   /// `argumentCotangents` one cotangent per argument (null where nothing
   /// flows or `needed` is false; a value passed twice gets it once).
+  /// `primalClones`, when given, maps `body`'s ops and values to their
+  /// clones (rules may insert more ops among them).
   virtual LogicalResult reverseBlock(OpBuilder &builder, Block &body, ValueRange arguments,
                                      ArrayRef<bool> needed, ValueRange resultCotangents,
                                      SmallVectorImpl<Value> &results,
-                                     SmallVectorImpl<Value> &argumentCotangents) = 0;
+                                     SmallVectorImpl<Value> &argumentCotangents,
+                                     IRMapping *primalClones = nullptr) = 0;
 
   /// Forward mode over one block: clones `body`'s ops at `builder` with
   /// their tangents (`argumentTangents`: one per argument, null = zero).
