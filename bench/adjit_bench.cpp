@@ -6,6 +6,7 @@
 #include "references.h"
 
 #include <adjit/adjit.h>
+#include <adjit/runtime/Allocator.h>
 
 #include <sys/resource.h>
 
@@ -340,8 +341,10 @@ constexpr double kW5Dt = 0.01;
 ChainSizes w5_sizes(const Settings& s) { return s.smoke ? ChainSizes{16, 20} : ChainSizes{1024, 1000}; }
 
 // `steps` steps of symplectic Euler on a chain of unit masses and springs
-// of rest length 1 (free ends); loss = sum(v^2)/2 at the end.
-Tensor w5_loss(const Tensor& p0, const Tensor& k, const Tensor& v0, int steps) {
+// of rest length 1 (free ends); loss = sum(v^2)/2 at the end. Reverse mode
+// keeps the carries of every `checkpoint_every`-th step only (0: every step).
+Tensor w5_loss(const Tensor& p0, const Tensor& k, const Tensor& v0, int steps,
+               int checkpoint_every) {
   int64_t n = p0.shape()[0];
   auto [p, v] = adjit::fori_loop(
       0, steps,
@@ -353,7 +356,7 @@ Tensor w5_loss(const Tensor& p0, const Tensor& k, const Tensor& v0, int steps) {
         Tensor next_v = v + kW5Dt * force;
         return std::make_tuple(p + kW5Dt * next_v, next_v);
       },
-      std::make_tuple(p0, v0));
+      std::make_tuple(p0, v0), {.checkpoint_every = checkpoint_every});
   return 0.5 * adjit::sum(v * v);
 }
 
@@ -376,7 +379,7 @@ void run_w5(const Settings& s) {
   std::vector<Array> in = w5_inputs(z);
   auto value_and_grad = adjit::value_and_grad<0, 1>(w5_loss);
   auto value = adjit::jit(w5_loss, {.name = "w5_loss"});
-  auto [loss, grads] = value_and_grad(in[0], in[1], in[2], z.steps);
+  auto [loss, grads] = value_and_grad(in[0], in[1], in[2], z.steps, 0);
   auto [dp0, dk] = grads;
   // The hand-written adjoint is the check, in the same f32.
   std::vector<float> want_dp0(z.masses), want_dk(z.masses - 1);
@@ -400,8 +403,33 @@ void run_w5(const Settings& s) {
                          {"dp0", dp0}, {"dk", dk}})
     save(s, "W5", name, a);
   report("W5", "value_and_grad",
-         measure([&] { value_and_grad(in[0], in[1], in[2], z.steps); }, s), s);
-  report("W5", "value", measure([&] { value(in[0], in[1], in[2], z.steps); }, s), s);
+         measure([&] { value_and_grad(in[0], in[1], in[2], z.steps, 0); }, s), s);
+  report("W5", "value", measure([&] { value(in[0], in[1], in[2], z.steps, 0); }, s), s);
+  // Reverse mode's memory, with every carry kept and with checkpointing
+  // every ~sqrt(steps) steps: the most bytes the call holds at once
+  // (temporaries and results, from the caching allocator).
+  int every = static_cast<int>(std::lround(std::sqrt(z.steps)));
+  auto [closs, cgrads] = value_and_grad(in[0], in[1], in[2], z.steps, every);
+  double checkpoint_error = relative_error(std::get<1>(cgrads).data<float>(), want_dk);
+  if (checkpoint_error > 1e-3)
+    check_failed("W5", "checkpointed dk differs: " + std::to_string(checkpoint_error));
+  auto peak_mb = [&](int k) {
+    value_and_grad(in[0], in[1], in[2], z.steps, k);  // warm
+    size_t before = adjit::allocator_stats().live_bytes;
+    adjit::reset_allocator_peak();
+    value_and_grad(in[0], in[1], in[2], z.steps, k);
+    return (adjit::allocator_stats().peak_live_bytes - before) / double(1 << 20);
+  };
+  for (int k : {0, every}) {
+    Timing t = measure([&] { value_and_grad(in[0], in[1], in[2], z.steps, k); }, s);
+    JsonLine()
+        .field("workload", "W5").field("impl", "adjit")
+        .field("variant", k ? "value_and_grad checkpoint_every " + std::to_string(k)
+                            : std::string("value_and_grad every carry kept"))
+        .field("median_ms", t.median_ms).field("min_ms", t.min_ms).field("max_ms", t.max_ms)
+        .field("reps", t.reps).field("call_peak_mb", peak_mb(k)).field("threads", s.threads)
+        .print();
+  }
   float sink = 0;
   Timing t = measure([&] { sink += hand(); }, s);
   JsonLine()

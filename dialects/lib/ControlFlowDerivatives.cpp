@@ -335,9 +335,76 @@ LogicalResult ForOp::buildJVP(OpBuilder &b, ValueRange tangents, SmallVectorImpl
   return success();
 }
 
+// Reverse mode keeping the carries of every k-th iteration only: the loop
+// becomes a loop over segments of k iterations (an inner loop each), whose
+// derivative keeps the carries at segment starts and recomputes each
+// segment, with its own stacks, in the backward pass.
+static LogicalResult buildSegmentedVJP(ForOp op, int64_t k, OpBuilder &b, ValueRange cotangents,
+                                       SmallVectorImpl<Value> &out, DerivativeContext &context) {
+  if (!op.getStacked().empty() || !op.getStackedResults().empty() || op.getReverse())
+    return op.emitError() << "checkpoint_every needs a forward loop without stacked inputs "
+                             "or outputs (a fori_loop)";
+  Location loc = op.getLoc();
+  Type counter = op.getLower().getType();
+  OpBuilder::InsertPoint sweep = b.saveInsertionPoint();
+  b.setInsertionPoint(op);
+  // ceil((upper - lower) / k) segments, at least 0.
+  Value segments;
+  if (std::optional<int64_t> trips = op.getConstantTripCount()) {
+    segments = createSplat(b, loc, counter, static_cast<double>((*trips + k - 1) / k));
+  } else {
+    Value span = b.create<SubOp>(loc, op.getUpper(), op.getLower());
+    Value rounded = b.create<AddOp>(loc, span, createSplat(b, loc, counter, k - 1));
+    segments = b.create<MaxOp>(loc, b.create<DivOp>(loc, rounded, createSplat(b, loc, counter, k)),
+                               createSplat(b, loc, counter, 0));
+  }
+  SmallVector<Value> invariants(op.getInvariants());
+  invariants.push_back(op.getLower());
+  invariants.push_back(op.getUpper());
+  auto outer = b.create<ForOp>(loc, op.getResultTypes(), createSplat(b, loc, counter, 0),
+                               segments, op.getInits(), ValueRange(), invariants, false, 1);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    SmallVector<Type> types{counter};
+    llvm::append_range(types, op.getInits().getTypes());
+    llvm::append_range(types, ValueRange(invariants).getTypes());
+    Block *block = createEntry(b, outer.getBody(), types, loc);
+    unsigned numCarries = op.getNumCarries();
+    ValueRange args = block->getArguments();
+    Value lower = args.take_back(2)[0], upper = args.take_back(2)[1];
+    // Segment s runs i in [lower + s k, min(lower + (s + 1) k, upper)).
+    Value first = b.create<AddOp>(loc, lower,
+                                  b.create<MulOp>(loc, args[0], createSplat(b, loc, counter, k)));
+    Value last = b.create<MinOp>(loc, b.create<AddOp>(loc, first, createSplat(b, loc, counter, k)),
+                                 upper);
+    ValueRange carries = args.slice(1, numCarries);
+    ValueRange bodyInvariants = args.slice(1 + numCarries, op.getInvariants().size());
+    auto inner = b.create<ForOp>(loc, op.getResultTypes(), first, last, carries, ValueRange(),
+                                 bodyInvariants, false);
+    {
+      OpBuilder::InsertionGuard innerGuard(b);
+      Block *innerBlock = createEntry(b, inner.getBody(), op.getBody().getArgumentTypes(), loc);
+      b.create<YieldOp>(loc, cloneBody(b, op.getBody().front(), innerBlock->getArguments()));
+    }
+    b.create<YieldOp>(loc, inner.getResults());
+  }
+  context.replacePrimal(op, outer.getResults());
+  b.restoreInsertionPoint(sweep);
+  SmallVector<Value> outerCotangents;
+  if (failed(outer.buildVJP(b, cotangents, outerCotangents, context)))
+    return failure();
+  // [0, segments, carries..., invariants..., lower, upper] -> the loop's
+  // [lower, upper, carries..., invariants...]
+  out.append(2, Value());
+  llvm::append_range(out, ArrayRef<Value>(outerCotangents).slice(2, op.getNumOperands() - 2));
+  return success();
+}
+
 LogicalResult ForOp::buildVJP(OpBuilder &b, ValueRange cotangents, SmallVectorImpl<Value> &out,
                               DerivativeContext &context) {
   Location loc = getLoc();
+  if (std::optional<uint64_t> k = getCheckpointEvery(); k && *k > 1)
+    return buildSegmentedVJP(*this, static_cast<int64_t>(*k), b, cotangents, out, context);
   // The carries stack has one row per iteration, sized at run time when
   // the bounds are traced.
   std::optional<int64_t> trips = getConstantTripCount();
@@ -436,7 +503,9 @@ LogicalResult ForOp::buildVJP(OpBuilder &b, ValueRange cotangents, SmallVectorIm
     if (on)
       yielded.push_back(orZeros(b, loc, ct, arg.getType()));
   b.create<YieldOp>(loc, yielded);
-  keepResiduals(*this, stacking, loop, clones);
+  // A checkpointed loop recomputes everything but its carries.
+  if (!getCheckpointEvery())
+    keepResiduals(*this, stacking, loop, clones);
 
   out.append(2, Value());  // the bounds
   llvm::append_range(out, spread(loop.getResults().take_front(numCarryCotangents), floatCarries));

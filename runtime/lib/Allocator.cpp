@@ -1,5 +1,6 @@
 #include "adjit/runtime/Allocator.h"
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -59,12 +60,12 @@ class CachingAllocator {
         void* block = entry->block;
         release_order_.erase(entry);
         cached_bytes_ -= block_size;
-        live_bytes_ += block_size;
+        add_live(block_size);
         ++hits_;
         return block;
       }
       ++misses_;
-      live_bytes_ += block_size;
+      add_live(block_size);
     }
     void* block = std::aligned_alloc(kBufferAlignment, block_size);
     if (!block) {
@@ -103,7 +104,12 @@ class CachingAllocator {
 
   AllocatorStats stats() {
     std::lock_guard lock(mutex_);
-    return {cached_bytes_, live_bytes_, hits_, misses_};
+    return {cached_bytes_, live_bytes_, hits_, misses_, peak_live_bytes_};
+  }
+
+  void reset_peak() {
+    std::lock_guard lock(mutex_);
+    peak_live_bytes_ = live_bytes_;
   }
 
  private:
@@ -112,6 +118,11 @@ class CachingAllocator {
     void* block;
   };
   using ReleaseOrder = std::list<CachedBlock>;
+
+  void add_live(size_t bytes) {
+    live_bytes_ += bytes;
+    peak_live_bytes_ = std::max(peak_live_bytes_, live_bytes_);
+  }
 
   // The oldest block of the whole cache is also the oldest of its class, i.e.
   // the front of that class's queue.
@@ -129,6 +140,7 @@ class CachingAllocator {
   std::unordered_map<size_t, std::deque<ReleaseOrder::iterator>> free_by_class_;
   size_t cached_bytes_ = 0;
   size_t live_bytes_ = 0;
+  size_t peak_live_bytes_ = 0;
   size_t hits_ = 0;
   size_t misses_ = 0;
 };
@@ -145,6 +157,7 @@ CachingAllocator& allocator() {
 void* allocate_buffer(size_t bytes) { return allocator().allocate(bytes); }
 void release_buffer(void* buffer, size_t bytes) { allocator().release(buffer, bytes); }
 AllocatorStats allocator_stats() { return allocator().stats(); }
+void reset_allocator_peak() { allocator().reset_peak(); }
 void empty_cache() { allocator().empty(); }
 
 }  // namespace adjit

@@ -143,3 +143,16 @@ func.func @yield_outside_control_flow(%x: tensor<2xf32>) -> tensor<2xf32> {
   // expected-error @+1 {{'adjit.yield' op expects parent op to be one of 'adjit.cond, adjit.for, adjit.while'}}
   adjit.yield %x : tensor<2xf32>
 }
+
+// -----
+
+func.func @for_checkpoint_every_zero(%x: tensor<2xf32>) -> tensor<2xf32> {
+  %lo = adjit.constant dense<0> : tensor<i32>
+  %hi = adjit.constant dense<3> : tensor<i32>
+  // expected-error @+1 {{'adjit.for' op attribute 'checkpoint_every' failed to satisfy constraint: 64-bit signless integer attribute whose minimum value is 1}}
+  %r = adjit.for %lo to %hi carry(%x) {checkpoint_every = 0 : i64} : (tensor<i32>, tensor<i32>, tensor<2xf32>) -> tensor<2xf32> {
+  ^bb0(%i: tensor<i32>, %c: tensor<2xf32>):
+    adjit.yield %c : tensor<2xf32>
+  }
+  return %r : tensor<2xf32>
+}

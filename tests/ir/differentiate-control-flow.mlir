@@ -157,3 +157,32 @@ func.func @while_grad(%x: tensor<f32>) -> tensor<f32> {
   %g = adjit.grad @squaring_loss(%x) wrt [0] : (tensor<f32>) -> tensor<f32>
   return %g : tensor<f32>
 }
+
+// -----
+
+// checkpoint_every = 4 over 10 iterations: a loop over 3 segments keeps the
+// carries at segment starts (3 rows, not 10); its reverse loop runs each
+// segment again with a stack of its own (rows counted at run time), then
+// that segment's reverse loop.
+// CHECK-LABEL: func.func @segmented_grad
+// CHECK: %[[FWD:.*]]:2 = adjit.for %{{.*}} to %{{.*}} carry(%arg0) invariant(%{{.*}}, %{{.*}}) : {{.*}} -> (tensor<4xf32>, tensor<3x4xf32>) {
+// CHECK: adjit.for %{{.*}} to %{{.*}} carry(%{{.*}}) : (tensor<i32>, tensor<i32>, tensor<4xf32>) -> tensor<4xf32>
+// CHECK: %[[REV:.*]] = adjit.for %{{.*}} to %{{.*}} reverse carry(%{{.*}}) stacked(%[[FWD]]#1)
+// CHECK: %[[SEGMENT:.*]]:2 = adjit.for %{{.*}} to %{{.*}} carry(%{{.*}}) : (tensor<i32>, tensor<i32>, tensor<4xf32>) -> (tensor<4xf32>, tensor<?x4xf32>)
+// CHECK: adjit.for %{{.*}} to %{{.*}} reverse carry(%{{.*}}) stacked(%[[SEGMENT]]#1)
+// CHECK: return %[[REV]]
+func.func private @segmented(%x: tensor<4xf32>) -> tensor<f32> {
+  %lo = adjit.constant dense<0> : tensor<i32>
+  %hi = adjit.constant dense<10> : tensor<i32>
+  %c = adjit.for %lo to %hi carry(%x) {checkpoint_every = 4 : i64} : (tensor<i32>, tensor<i32>, tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%i: tensor<i32>, %h: tensor<4xf32>):
+    %t = adjit.tanh %h : tensor<4xf32>
+    adjit.yield %t : tensor<4xf32>
+  }
+  %s = adjit.reduce sum %c, dims = [0] : (tensor<4xf32>) -> tensor<f32>
+  return %s : tensor<f32>
+}
+func.func @segmented_grad(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %g = adjit.grad @segmented(%x) wrt [0] : (tensor<4xf32>) -> tensor<4xf32>
+  return %g : tensor<4xf32>
+}

@@ -374,3 +374,37 @@ TEST_CASE("control flow: nested loops and conds with matmuls inside, both modes,
   };
   expect_grads("nested", f, {Array::randn({2, 3}, 5, F64), Array::randn({3, 3}, 6, F64)}, 2);
 }
+
+TEST_CASE("control flow: a fori_loop checkpointed every k iterations has the same gradients "
+          "and keeps fewer carries", "[control-flow][ad][checkpoint]") {
+  auto loss = [](int k) {
+    return [k](Tensor x, Tensor w) {
+      Tensor h = fori_loop(0, 50, [&](Tensor i, Tensor c) {
+        return tanh(matmul(c, w) + cast(i, F64) * 0.01);
+      }, x, {.checkpoint_every = k});
+      return sum(h * h);
+    };
+  };
+  // A contracting map (small weights): 50 steps of a chaotic one would defeat
+  // the finite differences.
+  Array x = Array::randn({4, 8}, 1, F64);
+  Array w = make(map(values(Array::randn({8, 8}, 2, F64)), [](double v) { return 0.3 * v; }),
+                 {8, 8}, F64);
+  auto [gx, gw] = grad<0, 1>(loss(0))(x, w);
+  for (int k : {1, 7, 50, 64}) {
+    INFO("checkpoint_every " << k);
+    auto [cx, cw] = grad<0, 1>(loss(k))(x, w);
+    CHECK(mismatch(cx, gx, 1e-12) == "");
+    CHECK(mismatch(cw, gw, 1e-12) == "");
+  }
+  Fn f = [&](const std::vector<Tensor>& a) { return loss(7)(a[0], a[1]); };
+  expect_grads("checkpoint_every 7", f, {x, w}, 2);
+  // With traced bounds too (segments counted at run time).
+  Fn traced = [&](const std::vector<Tensor>& a) {
+    Tensor h = fori_loop(0, a[2], [&](Tensor, Tensor c) { return tanh(matmul(c, a[1])); }, a[0],
+                         {.checkpoint_every = 4});
+    return sum(h * h);
+  };
+  expect_grads("checkpoint_every with a traced bound", traced,
+               {x, w, Array::scalar<int32_t>(13)}, 2);
+}

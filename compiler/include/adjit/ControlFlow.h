@@ -37,10 +37,11 @@ auto cond(Predicate pred, Then then_fn, Else else_fn, const Operands&... operand
 }
 
 /// for (i = lower; i < upper; ++i) carry = body_fn(i, carry); i is a 0-d
-/// i32 Tensor. Bounds are C++ integers or 0-d integer Tensors.
+/// i32 Tensor. Bounds are C++ integers or 0-d integer Tensors. `options`
+/// trades the memory of reverse mode for recomputation (LoopOptions).
 template <class Body, class Carry>
 Carry fori_loop(LoopBound lower, LoopBound upper, Body body_fn, const Carry& init,
-                SourceLocation loc = SourceLocation::current()) {
+                LoopOptions options = {}, SourceLocation loc = SourceLocation::current()) {
   std::vector<size_t> starts;
   std::vector<Tensor> flat = detail::flatten_tensors(starts, init);
   auto body = [&](detail::ParameterFn parameter, std::vector<size_t>& layout) {
@@ -55,7 +56,7 @@ Carry fori_loop(LoopBound lower, LoopBound upper, Body body_fn, const Carry& ini
   };
   detail::TracedFunction traced = detail::trace_function("fori_loop", flat, body, loc);
   std::vector<Tensor> out = detail::for_of("fori_loop", lower, upper, traced, flat,
-                                           detail::layout_of(init), {}, loc);
+                                           detail::layout_of(init), {}, options, loc);
   size_t position = 0;
   return detail::StructureTraits<Carry>::rebuild_like(init, out, position);
 }
@@ -96,7 +97,7 @@ auto scan(Body body_fn, const Carry& init, const Xs& xs,
   all.insert(all.end(), flat_xs.begin(), flat_xs.end());
   detail::TracedFunction traced = detail::trace_function("scan", all, body, loc);
   std::vector<Tensor> out = detail::for_of("scan", 0, length < 0 ? 0 : length, traced, flat,
-                                           detail::layout_of(init), flat_xs, loc);
+                                           detail::layout_of(init), flat_xs, {}, loc);
   size_t position = 0;
   Carry carry = detail::StructureTraits<Carry>::rebuild_like(init, out, position);
   Ys ys = detail::StructureTraits<Ys>::rebuild_like(*traced_ys, out, position);

@@ -129,9 +129,12 @@ std::vector<Tensor> cond_of(const Tensor& pred, const TracedFunction& then_fn,
 std::vector<Tensor> for_of(const char* op_name, const LoopBound& lower, const LoopBound& upper,
                            const TracedFunction& body, const std::vector<Tensor>& init,
                            const std::vector<size_t>& init_layout, const std::vector<Tensor>& xs,
-                           SourceLocation loc) {
+                           const LoopOptions& options, SourceLocation loc) {
   Recorder r(op_name, loc, {init.empty() ? nullptr : &init.front()});
   check_carries(r, "body_fn", body, init, init_layout);
+  if (options.checkpoint_every < 0)
+    r.fail("checkpoint_every must be 0 (off) or positive, got " +
+           std::to_string(options.checkpoint_every));
   bool stacks = !xs.empty() || body.results.size() > init.size();
   if (std::string(op_name) == "scan" && xs.empty())
     r.fail("needs at least one Tensor in xs to scan over");
@@ -154,9 +157,11 @@ std::vector<Tensor> for_of(const char* op_name, const LoopBound& lower, const Lo
     if (k >= init.size()) shape.insert(shape.begin(), trips);
     result_types.push_back(r.type(body.results[k].dtype, shape));
   }
-  auto op = r.builder().create<ir::ForOp>(r.location(), result_types, lo, hi,
-                                          values_of(r, init), values_of(r, xs),
-                                          values_of(r, body.captures), false);
+  auto op = r.builder().create<ir::ForOp>(
+      r.location(), result_types, lo, hi, values_of(r, init), values_of(r, xs),
+      values_of(r, body.captures), false,
+      options.checkpoint_every > 0 ? std::optional<int64_t>(options.checkpoint_every)
+                                   : std::nullopt);
   auto function = r.trace().module().lookupSymbol<mlir::func::FuncOp>(body.symbol);
   std::vector<mlir::Type> types(function.getArgumentTypes().begin(),
                                 function.getArgumentTypes().end());

@@ -21,6 +21,16 @@ struct LoopBound {
   const Tensor* tensor = nullptr;
 };
 
+/// Options of fori_loop.
+struct LoopOptions {
+  /// Reverse mode keeps the carries of every k-th iteration only and runs
+  /// the loop again segment by segment in the backward pass: memory for
+  /// about T/k + k carries instead of T (and no other per-iteration values),
+  /// for about one more forward pass. k = sqrt(T) minimizes the memory.
+  /// 0: keep what makes the backward pass fastest.
+  int64_t checkpoint_every = 0;
+};
+
 /// The predicate of cond; it records the caller's source line.
 struct Predicate {
   Predicate(const Tensor& t, SourceLocation loc = SourceLocation::current())
@@ -42,7 +52,7 @@ std::vector<Tensor> cond_of(const Tensor& pred, const TracedFunction& then_fn,
 std::vector<Tensor> for_of(const char* op, const LoopBound& lower, const LoopBound& upper,
                            const TracedFunction& body, const std::vector<Tensor>& init,
                            const std::vector<size_t>& init_layout, const std::vector<Tensor>& xs,
-                           SourceLocation loc);
+                           const LoopOptions& options, SourceLocation loc);
 
 /// `cond_fn` and `body_fn` were traced on the carries.
 std::vector<Tensor> while_of(const TracedFunction& cond_fn, const TracedFunction& body_fn,

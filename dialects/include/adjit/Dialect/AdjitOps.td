@@ -640,8 +640,13 @@ def Adjit_ForOp : Adjit_Op<"for", [IsolatedFromAbove, RecursiveMemoryEffects,
     iterations).
 
     Derivative: forward mode carries tangents beside the carries. Reverse
-    mode keeps every iteration's carries (a stacked output), then runs the
-    body's adjoint in a reverse loop that recomputes the body from them.
+    mode keeps every iteration's carries (a stacked output), and the values
+    its adjoint reads whose recomputation needs expensive work (a matmul, a
+    reduction, a loop), then runs the body's adjoint in a reverse loop that
+    recomputes the rest from them. With `checkpoint_every = k`, reverse mode
+    keeps only the carries of every k-th iteration: the backward pass runs
+    the loop again segment by segment from them (memory for T/k + k carries
+    instead of T); with k = 1 it keeps every carry but recomputes all else.
 
     ```mlir
     %c, %ys = adjit.for %lo to %hi carry(%h) stacked(%xs) invariant(%w)
@@ -658,7 +663,8 @@ def Adjit_ForOp : Adjit_Op<"for", [IsolatedFromAbove, RecursiveMemoryEffects,
                        Variadic<Adjit_AnyTensor>:$inits,
                        Variadic<Adjit_StackedTensor>:$stacked,
                        Variadic<Adjit_AnyTensor>:$invariants,
-                       UnitAttr:$reverse);
+                       UnitAttr:$reverse,
+                       OptionalAttr<ConfinedAttr<I64Attr, [IntMinValue<1>]>>:$checkpoint_every);
   let results = (outs Variadic<Adjit_StackedTensor>:$results);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = [{
@@ -667,6 +673,14 @@ def Adjit_ForOp : Adjit_Op<"for", [IsolatedFromAbove, RecursiveMemoryEffects,
     attr-dict `:` functional-type(operands, results) $body
   }];
   let hasVerifier = 1;
+  let builders = [OpBuilder<(ins "::mlir::TypeRange":$results, "::mlir::Value":$lower,
+      "::mlir::Value":$upper, "::mlir::ValueRange":$inits, "::mlir::ValueRange":$stacked,
+      "::mlir::ValueRange":$invariants, CArg<"bool", "false">:$reverse,
+      CArg<"std::optional<int64_t>", "std::nullopt">:$checkpointEvery), [{
+    build($_builder, $_state, results, lower, upper, inits, stacked, invariants,
+          reverse ? $_builder.getUnitAttr() : nullptr,
+          checkpointEvery ? $_builder.getI64IntegerAttr(*checkpointEvery) : nullptr);
+  }]>];
   let extraClassDeclaration = [{
     /// upper - lower (at least 0) when both bounds are constants.
     std::optional<int64_t> getConstantTripCount();

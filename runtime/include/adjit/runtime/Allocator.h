@@ -26,9 +26,13 @@ struct AllocatorStats {
   size_t live_bytes;    // handed out and not yet released
   size_t hits;          // allocations served from the cache
   size_t misses;        // allocations that went to the system
+  size_t peak_live_bytes;  // the most live_bytes since the last reset_allocator_peak()
 };
 // Byte counts are in rounded size classes, i.e. what is really held.
 AllocatorStats allocator_stats();
+// Starts a new peak_live_bytes measurement from the current live bytes (to
+// measure one call's arrays and temporaries).
+void reset_allocator_peak();
 
 // Returns every cached block to the system.
 void empty_cache();
