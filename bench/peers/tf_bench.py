@@ -31,7 +31,8 @@ def main():
     env["env"]["onednn"] = os.environ.get("TF_ENABLE_ONEDNN_OPTS", "default")
     env["env"]["devices"] = [d.name for d in tf.config.list_logical_devices()]
     common.emit(env)
-    runs = {"W1": run_w1, "W2": run_w2, "W3": run_w3, "W6": run_w6, "W7": run_w7}
+    runs = {"W1": run_w1, "W2": run_w2, "W3": run_w3, "W4": run_w4, "W5": run_w5,
+            "W6": run_w6, "W7": run_w7}
     if args.workload not in runs:
         common.not_implemented(IMPL, args.workload)
         return
@@ -168,6 +169,66 @@ def run_w3(args, tf, np):
     common.report("W3", IMPL, "value_and_grad", t, args)
     t = common.measure(lambda: value(*ins).numpy(), args)
     common.report("W3", IMPL, "value", t, args)
+
+
+# ------------------------------------------------------------ W4, W5 ----
+
+def run_gradients(args, tf, np, workload, loss_fn, inputs, check_names, grad_names):
+    """Check value_and_grad (the first len(grad_names) inputs) against
+    adjit's, then time it and the value alone."""
+    value = tf.function(loss_fn, jit_compile=True)
+    n = len(grad_names)
+
+    @tf.function(jit_compile=True)
+    def value_and_grad(*ins):
+        with tf.GradientTape() as tape:
+            tape.watch(list(ins[:n]))
+            loss = loss_fn(*ins)
+        return loss, tape.gradient(loss, list(ins[:n]))
+
+    ref = common.load_check(args, workload, check_names, IMPL)
+    host = list(inputs(np, args.smoke))
+    if ref is not None:
+        host = [ref[name] for name in check_names[:len(host)]]
+    ins = [tf.constant(a) for a in host]
+    if ref is not None:
+        loss, grads = value_and_grad(*ins)
+        common.check_gradients(workload, np, IMPL, ref, loss.numpy(),
+                               {name: g.numpy() for name, g in zip(grad_names, grads)})
+    del ref, host
+    common.reset_peak_rss()
+    t = common.measure(lambda: value_and_grad(*ins)[0].numpy(), args)
+    common.report(workload, IMPL, "value_and_grad", t, args)
+    t = common.measure(lambda: value(*ins).numpy(), args)
+    common.report(workload, IMPL, "value", t, args)
+
+
+def run_w4(args, tf, np):
+    def loss_fn(wx, wh, b, xs):
+        h0 = tf.zeros([xs.shape[1], wh.shape[0]], xs.dtype)
+        h = tf.scan(lambda h, x: tf.tanh(tf.matmul(x, wx) + tf.matmul(h, wh) + b), xs,
+                    initializer=h0)[-1]
+        return tf.reduce_sum(h * h)
+
+    run_gradients(args, tf, np, "W4", loss_fn, common.w4_inputs, common.W4_CHECK,
+                  ["dwx", "dwh", "db"])
+
+
+def run_w5(args, tf, np):
+    steps = common.sizes("W5", args.smoke)["steps"]
+
+    def loss_fn(p0, k, v0):
+        def body(i, p, v):
+            t = k * (p[1:] - p[:-1] - 1.0)
+            zero = tf.zeros([1], p.dtype)
+            force = tf.concat([t, zero], 0) - tf.concat([zero, t], 0)
+            v = v + common.W5_DT * force
+            return i + 1, p + common.W5_DT * v, v
+        _, _, v = tf.while_loop(lambda i, p, v: i < steps, body, (tf.constant(0), p0, v0),
+                                maximum_iterations=steps)
+        return 0.5 * tf.reduce_sum(v * v)
+
+    run_gradients(args, tf, np, "W5", loss_fn, common.w5_inputs, common.W5_CHECK, ["dp0", "dk"])
 
 
 # ---------------------------------------------------------------- W6 ----

@@ -57,7 +57,8 @@ def main():
             if impl == COMPILE:
                 env["env"]["TORCHINDUCTOR_CACHE_DIR"] = os.environ.get("TORCHINDUCTOR_CACHE_DIR")
             common.emit(env)
-            runs = {"W1": run_w1, "W2": run_w2, "W3": run_w3, "W6": run_w6, "W7": run_w7}
+            runs = {"W1": run_w1, "W2": run_w2, "W3": run_w3, "W4": run_w4, "W5": run_w5,
+                    "W6": run_w6, "W7": run_w7}
             if args.workload not in runs:
                 common.not_implemented(impl, args.workload)
                 continue
@@ -243,6 +244,80 @@ def run_w3(args, torch, np, impl):
                   extra={"note": "F.layer_norm + F.gelu(approximate='tanh')"})
     t = common.measure(lambda: value(*ins), args)
     common.report("W3", impl, "value", t, args)
+
+
+# ------------------------------------------------------------ W4, W5 ----
+# PyTorch has no compiled loop construct: the loops are Python loops (eager,
+# or unrolled by torch.compile), differentiated by autograd.
+
+def run_gradients(args, torch, np, impl, workload, loss_fn, inputs, check_names, grad_names):
+    """Check value_and_grad (the first len(grad_names) inputs) against
+    adjit's, then time it and the value alone."""
+    fc = maybe_compile(torch, impl, loss_fn)
+    n = len(grad_names)
+
+    def value_and_grad(*ins):
+        loss = fc(*ins)
+        return loss, torch.autograd.grad(loss, ins[:n])
+
+    def value(*ins):
+        with torch.no_grad():
+            return fc(*ins)
+
+    def tensors(arrays):
+        ts = [torch.from_numpy(a) for a in arrays]
+        for t in ts[:n]:
+            t.requires_grad_()
+        return ts
+
+    ref = common.load_check(args, workload, check_names, impl)
+    host = list(inputs(np, args.smoke))
+    if ref is not None:
+        host = [ref[name] for name in check_names[:len(host)]]
+    ins = tensors(host)
+    if ref is not None:
+        loss, grads = value_and_grad(*ins)
+        common.check_gradients(workload, np, impl, ref, loss.detach().numpy(),
+                               {name: g.numpy() for name, g in zip(grad_names, grads)})
+    del ref, host
+    common.reset_peak_rss()
+    t = common.measure(lambda: value_and_grad(*ins), args)
+    common.report(workload, impl, "value_and_grad", t, args,
+                  extra={"note": "a Python loop over the steps"})
+    t = common.measure(lambda: value(*ins), args)
+    common.report(workload, impl, "value", t, args)
+
+
+def run_w4(args, torch, np, impl):
+    if impl == COMPILE:  # torch.compile would unroll the 128 steps
+        return common.not_implemented(impl, "W4")
+
+    def loss_fn(wx, wh, b, xs):
+        h = torch.zeros(xs.shape[1], wh.shape[0], dtype=xs.dtype)
+        for x in xs:
+            h = torch.tanh(x @ wx + h @ wh + b)
+        return torch.sum(h * h)
+
+    run_gradients(args, torch, np, impl, "W4", loss_fn, common.w4_inputs, common.W4_CHECK,
+                  ["dwx", "dwh", "db"])
+
+
+def run_w5(args, torch, np, impl):
+    if impl == COMPILE:  # torch.compile would unroll the 1000 steps
+        return common.not_implemented(impl, "W5")
+    steps = common.sizes("W5", args.smoke)["steps"]
+
+    def loss_fn(p0, k, v0):
+        p, v = p0, v0
+        zero = torch.zeros(1, dtype=p0.dtype)
+        for _ in range(steps):
+            t = k * (p[1:] - p[:-1] - 1.0)
+            v = v + common.W5_DT * (torch.cat([t, zero]) - torch.cat([zero, t]))
+            p = p + common.W5_DT * v
+        return 0.5 * torch.sum(v * v)
+
+    run_gradients(args, torch, np, impl, "W5", loss_fn, common.w5_inputs, common.W5_CHECK,
+                  ["dp0", "dk"])
 
 
 # ---------------------------------------------------------------- W6 ----
