@@ -146,9 +146,7 @@ void keepResiduals(ForOp original, ForOp &stacking, ForOp reverseLoop, const IRM
   Block *block = createEntry(b, keeping.getBody(), primalBody.getArgumentTypes(), loc);
   SmallVector<Value> yielded = cloneBody(b, primalBody, block->getArguments());
   llvm::append_range(yielded, block->getArguments().slice(1, original.getNumCarries()));
-  IRMapping mapping;
-  mapping.map(primalBody.getArguments(), block->getArguments());
-  // cloneBody mapped the ops in order: find each residual's clone by position.
+  // cloneBody cloned the ops in order: each residual's clone is at its position.
   SmallVector<Operation *> primalOps, keptOps;
   for (Operation &op : primalBody.without_terminator())
     primalOps.push_back(&op);

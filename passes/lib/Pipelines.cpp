@@ -174,6 +174,7 @@ void addStagePasses(OpPassManager &pm, Stage stage) {
     pm.addPass(createSelectKernels());
     pm.addPass(createTileAndFuseRows());
     pm.addPass(createMergeGenerics());
+    pm.addPass(createWriteIntoDeadInputs());
     return addCleanup(pm);
   case Stage::bufferized:
     return addBufferization(pm);

@@ -69,6 +69,22 @@ def MergeGenerics : Pass<"adjit-merge-generics", "ModuleOp"> {
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
+def WriteIntoDeadInputs : Pass<"adjit-write-into-dead-inputs", "ModuleOp"> {
+  let summary = "Let elementwise generics write into an input that dies there";
+  let description = [{
+    An elementwise `linalg.generic` that writes a fresh tensor
+    (`tensor.empty`) writes into one of its inputs instead when that input
+    has the same type and indexing map and is read by nothing else: a
+    loop's carry (`scf.for` iteration argument) or a temporary another
+    generic made. Bufferization then updates that buffer in place instead
+    of allocating one per result, and a loop yields its carry's own buffer
+    instead of a fresh one it must copy (the in-place reuse of XLA's buffer
+    assignment). Function arguments, constants and slices of other tensors
+    are never written.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
 def SelectKernels : Pass<"adjit-select-kernels", "ModuleOp"> {
   let summary = "Mark the contractions that the runtime's GEMM kernels serve";
   let description = [{

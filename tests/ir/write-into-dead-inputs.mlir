@@ -1,0 +1,63 @@
+// adjit-write-into-dead-inputs: an elementwise generic writing a fresh tensor
+// writes into an input that dies there (a loop carry, a temporary), and
+// never into a function argument, a constant or a tensor read again later.
+// RUN: adjit-opt %s --adjit-write-into-dead-inputs | FileCheck %s
+
+#id = affine_map<(d0) -> (d0)>
+
+// A loop's carry is updated in place.
+// CHECK-LABEL: func.func @carry
+// CHECK: scf.for {{.*}} iter_args(%[[C:.*]] = %{{.*}})
+// CHECK: linalg.generic {{.*}} ins(%[[C]], %{{.*}} : tensor<8xf32>, tensor<8xf32>) outs(%[[C]] : tensor<8xf32>)
+func.func @carry(%x: tensor<8xf32>, %n: index) -> tensor<8xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %r = scf.for %i = %c0 to %n step %c1 iter_args(%c = %x) -> tensor<8xf32> {
+    %e = tensor.empty() : tensor<8xf32>
+    %s = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel"]}
+        ins(%c, %x : tensor<8xf32>, tensor<8xf32>) outs(%e : tensor<8xf32>) {
+    ^bb0(%a: f32, %b: f32, %o: f32):
+      %v = arith.addf %a, %b : f32
+      linalg.yield %v : f32
+    } -> tensor<8xf32>
+    scf.yield %s : tensor<8xf32>
+  }
+  return %r : tensor<8xf32>
+}
+
+// A temporary read once is overwritten; the function argument is not, and
+// a temporary read again later is not.
+// CHECK-LABEL: func.func @temporaries
+// CHECK-SAME: (%[[X:.*]]: tensor<8xf32>)
+// CHECK: %[[T:.*]] = linalg.generic {{.*}} ins(%[[X]] : tensor<8xf32>) outs(%{{.*}} : tensor<8xf32>)
+// CHECK: %[[U:.*]] = linalg.generic {{.*}} ins(%[[T]] : tensor<8xf32>) outs(%[[T]] : tensor<8xf32>)
+// CHECK: %[[V:.*]] = linalg.generic {{.*}} ins(%[[U]] : tensor<8xf32>) outs(%[[E:.*]] : tensor<8xf32>)
+// CHECK: linalg.generic {{.*}} ins(%[[V]], %[[U]] : tensor<8xf32>, tensor<8xf32>) outs(%[[V]] : tensor<8xf32>)
+func.func @temporaries(%x: tensor<8xf32>) -> tensor<8xf32> {
+  %e = tensor.empty() : tensor<8xf32>
+  %t = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%x : tensor<8xf32>) outs(%e : tensor<8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %v = math.exp %a : f32
+    linalg.yield %v : f32
+  } -> tensor<8xf32>
+  %u = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%t : tensor<8xf32>) outs(%e : tensor<8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %v = math.sin %a : f32
+    linalg.yield %v : f32
+  } -> tensor<8xf32>
+  %v = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%u : tensor<8xf32>) outs(%e : tensor<8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %w = math.cos %a : f32
+    linalg.yield %w : f32
+  } -> tensor<8xf32>
+  %r = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel"]}
+      ins(%v, %u : tensor<8xf32>, tensor<8xf32>) outs(%e : tensor<8xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %w = arith.mulf %a, %b : f32
+    linalg.yield %w : f32
+  } -> tensor<8xf32>
+  return %r : tensor<8xf32>
+}
