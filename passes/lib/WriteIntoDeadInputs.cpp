@@ -5,6 +5,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "llvm/ADT/SmallPtrSet.h"
 
 namespace mlir::adjit {
 #define GEN_PASS_DEF_WRITEINTODEADINPUTS
@@ -23,27 +24,31 @@ bool ownsItsBuffer(Value v) {
   return v.getDefiningOp<linalg::GenericOp>() != nullptr;
 }
 
-void writeIntoDeadInput(linalg::GenericOp op) {
-  if (!op.hasPureTensorSemantics() || op.getNumDpsInits() != 1 ||
-      op.getNumReductionLoops() != 0)
+// Each output that starts as tensor.empty takes a different dead input of
+// its type, read through the same map.
+void writeIntoDeadInputs(linalg::GenericOp op) {
+  if (!op.hasPureTensorSemantics() || op.getNumReductionLoops() != 0)
     return;
-  OpOperand &init = op.getDpsInitsMutable()[0];
-  if (!init.get().getDefiningOp<tensor::EmptyOp>())
-    return;
-  AffineMap outputMap = op.getMatchingIndexingMap(&init);
-  for (OpOperand *input : op.getDpsInputOperands()) {
-    Value v = input->get();
-    if (v.getType() == init.get().getType() && v.hasOneUse() && ownsItsBuffer(v) &&
-        op.getMatchingIndexingMap(input) == outputMap) {
-      init.set(v);
-      return;
+  llvm::SmallPtrSet<OpOperand *, 4> taken;
+  for (OpOperand &init : op.getDpsInitsMutable()) {
+    if (!init.get().getDefiningOp<tensor::EmptyOp>())
+      continue;
+    AffineMap outputMap = op.getMatchingIndexingMap(&init);
+    for (OpOperand *input : op.getDpsInputOperands()) {
+      Value v = input->get();
+      if (!taken.contains(input) && v.getType() == init.get().getType() && v.hasOneUse() &&
+          ownsItsBuffer(v) && op.getMatchingIndexingMap(input) == outputMap) {
+        init.set(v);
+        taken.insert(input);
+        break;
+      }
     }
   }
 }
 
 struct WriteIntoDeadInputsPass
     : adjit::impl::WriteIntoDeadInputsBase<WriteIntoDeadInputsPass> {
-  void runOnOperation() override { getOperation()->walk(writeIntoDeadInput); }
+  void runOnOperation() override { getOperation()->walk(writeIntoDeadInputs); }
 };
 
 } // namespace

@@ -61,3 +61,24 @@ func.func @temporaries(%x: tensor<8xf32>) -> tensor<8xf32> {
   } -> tensor<8xf32>
   return %r : tensor<8xf32>
 }
+
+// Each output of a multi-output generic takes its own dead input.
+// CHECK-LABEL: func.func @two_outputs
+// CHECK: scf.for {{.*}} iter_args(%[[A:.*]] = %{{.*}}, %[[B:.*]] = %{{.*}})
+// CHECK: linalg.generic {{.*}} ins(%[[A]], %[[B]] : tensor<8xf32>, tensor<8xf32>) outs(%[[A]], %[[B]] : tensor<8xf32>, tensor<8xf32>)
+func.func @two_outputs(%x: tensor<8xf32>, %n: index) -> (tensor<8xf32>, tensor<8xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %r:2 = scf.for %i = %c0 to %n step %c1 iter_args(%a = %x, %b = %x) -> (tensor<8xf32>, tensor<8xf32>) {
+    %e = tensor.empty() : tensor<8xf32>
+    %s:2 = linalg.generic {indexing_maps = [#id, #id, #id, #id], iterator_types = ["parallel"]}
+        ins(%a, %b : tensor<8xf32>, tensor<8xf32>) outs(%e, %e : tensor<8xf32>, tensor<8xf32>) {
+    ^bb0(%u: f32, %v: f32, %o: f32, %p: f32):
+      %w = arith.addf %u, %v : f32
+      %z = arith.mulf %u, %v : f32
+      linalg.yield %w, %z : f32, f32
+    } -> (tensor<8xf32>, tensor<8xf32>)
+    scf.yield %s#0, %s#1 : tensor<8xf32>, tensor<8xf32>
+  }
+  return %r#0, %r#1 : tensor<8xf32>, tensor<8xf32>
+}
