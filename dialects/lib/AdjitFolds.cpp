@@ -139,14 +139,10 @@ bool isNegativeZeroSplat(Attribute attr) {
   return f && f.getValue().isNegZero();
 }
 
-bool isFloatTensor(Value v) {
-  return isa<FloatType>(cast<ShapedType>(v.getType()).getElementType());
-}
-
 // The additive identity that leaves every value unchanged: -0.0 for floats
 // (because -0.0 + +0.0 = +0.0), 0 for integers.
 bool isAdditiveIdentity(Attribute attr, Value operand) {
-  return isFloatTensor(operand) ? isNegativeZeroSplat(attr) : isSplatOf(attr, 0);
+  return isFloatTensor(operand.getType()) ? isNegativeZeroSplat(attr) : isSplatOf(attr, 0);
 }
 
 double logistic(double x) { return 1.0 / (1.0 + std::exp(-x)); }

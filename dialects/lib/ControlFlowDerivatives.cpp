@@ -14,9 +14,7 @@ using namespace mlir::adjit;
 
 namespace {
 
-bool isFloat(Value v) {
-  return isa<FloatType>(cast<RankedTensorType>(v.getType()).getElementType());
-}
+bool isFloat(Value v) { return isFloatTensor(v.getType()); }
 
 Value orZeros(OpBuilder &b, Location loc, Value v, Type type) {
   return v ? v : createSplat(b, loc, type, 0);

@@ -89,7 +89,6 @@ public:
   Location loc;
 };
 
-bool isFloatTensor(Value v) { return isa<FloatType>(Emit::elementType(v)); }
 
 // Result dims of a reduction that keep operand dims, in order.
 SmallVector<int64_t> keptDims(int64_t rank, ArrayRef<int64_t> reduced) {
@@ -306,14 +305,14 @@ LogicalResult SelectOp::buildJVP(OpBuilder &b, ValueRange t, SmallVectorImpl<Val
 LogicalResult ConvertOp::buildVJP(OpBuilder &b, ValueRange ct, SmallVectorImpl<Value> &out,
                                   DerivativeContext &) {
   Emit e(b, getLoc());
-  bool floatToFloat = isFloatTensor(getOperand()) && isFloatTensor(getResult());
+  bool floatToFloat = isFloatTensor(getOperand().getType()) && isFloatTensor(getResult().getType());
   out.push_back(floatToFloat ? e.convert(ct[0], Emit::elementType(getOperand())) : Value());
   return success();
 }
 LogicalResult ConvertOp::buildJVP(OpBuilder &b, ValueRange t, SmallVectorImpl<Value> &out,
                                   DerivativeContext &) {
   Emit e(b, getLoc());
-  bool floatToFloat = isFloatTensor(getOperand()) && isFloatTensor(getResult());
+  bool floatToFloat = isFloatTensor(getOperand().getType()) && isFloatTensor(getResult().getType());
   out.push_back(floatToFloat ? e.convert(t[0], Emit::elementType(getResult())) : Value());
   return success();
 }

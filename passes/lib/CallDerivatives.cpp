@@ -11,8 +11,6 @@ using namespace mlir::adjit;
 
 namespace {
 
-constexpr StringLiteral kCustomVJP = "adjit.custom_vjp";
-constexpr StringLiteral kCustomVJPInputs = "adjit.custom_vjp_inputs";
 
 
 struct CallOpDerivatives
@@ -28,8 +26,8 @@ struct CallOpDerivatives
                                       ValueRange cotangents,
                                       SmallVectorImpl<Value> &operandCotangents) {
     auto backward = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
-        call, callee->getAttrOfType<FlatSymbolRefAttr>(kCustomVJP));
-    auto numInputs = callee->getAttrOfType<IntegerAttr>(kCustomVJPInputs);
+        call, callee->getAttrOfType<FlatSymbolRefAttr>(kCustomVJPAttrName));
+    auto numInputs = callee->getAttrOfType<IntegerAttr>(kCustomVJPInputsAttrName);
     if (!backward || !numInputs)
       return call.emitError() << "custom_vjp of '" << callee.getSymName() << "' is malformed";
     int64_t n = numInputs.getInt(), m = call.getNumResults();
@@ -50,7 +48,7 @@ struct CallOpDerivatives
                          SmallVectorImpl<Value> &operandCotangents,
                          DerivativeContext &context) const {
     auto call = cast<func::CallOp>(op);
-    if (calleeOf(call)->hasAttr(kCustomVJP))
+    if (calleeOf(call)->hasAttr(kCustomVJPAttrName))
       return buildCustomVJP(call, calleeOf(call), b, cotangents, operandCotangents);
     FailureOr<func::FuncOp> reverse = context.reverseFunction(calleeOf(call));
     if (failed(reverse))

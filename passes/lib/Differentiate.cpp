@@ -19,11 +19,6 @@ using namespace mlir::adjit;
 
 namespace {
 
-bool isFloatTensor(Type type) {
-  auto tensor = dyn_cast<RankedTensorType>(type);
-  return tensor && isa<FloatType>(tensor.getElementType());
-}
-
 
 std::string maskSuffix(ArrayRef<bool> mask) {
   std::string s;

@@ -187,9 +187,9 @@ std::vector<Tensor> call_with_custom_vjp(const std::vector<Tensor>& args, TraceB
   }
   fwd_function.setFunctionType(r.builder().getFunctionType(
       fwd_function.front().getArgumentTypes(), fwd_function.getResultTypes()));
-  fwd_function->setAttr("adjit.custom_vjp",
+  fwd_function->setAttr(mlir::adjit::kCustomVJPAttrName,
                         mlir::FlatSymbolRefAttr::get(&trace.context(), bwd.symbol));
-  fwd_function->setAttr("adjit.custom_vjp_inputs",
+  fwd_function->setAttr(mlir::adjit::kCustomVJPInputsAttrName,
                         r.builder().getI64IntegerAttr(static_cast<int64_t>(args.size())));
   return call_function(fwd, args, loc);
 }

@@ -10,6 +10,13 @@ namespace mlir::adjit {
 /// recomputes the callee in the backward pass (behind an
 /// adjit.optimization_barrier) instead of keeping its intermediate values.
 inline constexpr llvm::StringLiteral kCheckpointAttrName = "adjit.checkpoint";
+/// On a function traced by adjit::custom_gradient: the symbol of its
+/// backward function, (inputs..., results..., cotangents..., captured
+/// values...) -> one cotangent per input ...
+inline constexpr llvm::StringLiteral kCustomVJPAttrName = "adjit.custom_vjp";
+/// ... and how many of the function's arguments are inputs (the rest are
+/// values the backward function captured).
+inline constexpr llvm::StringLiteral kCustomVJPInputsAttrName = "adjit.custom_vjp_inputs";
 } // namespace mlir::adjit
 
 #endif

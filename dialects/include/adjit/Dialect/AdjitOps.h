@@ -16,6 +16,12 @@
 #include "adjit/Dialect/DifferentiableOpInterface.h.inc"
 
 namespace mlir::adjit {
+/// Whether `type` is a tensor of floats: the values that have derivatives.
+inline bool isFloatTensor(Type type) {
+  auto shaped = dyn_cast<ShapedType>(type);
+  return shaped && isa<FloatType>(shaped.getElementType());
+}
+
 /// The i1 tensor type of `type`'s shape: what comparisons return.
 inline Type boolTensorLike(Type type) {
   return cast<RankedTensorType>(type).clone(IntegerType::get(type.getContext(), 1));
