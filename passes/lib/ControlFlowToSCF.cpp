@@ -107,15 +107,25 @@ struct ForToSCF : OpConversionPattern<ForOp> {
     // scf.for's builder may have given the body a terminator already.
     if (!block->empty() && block->back().hasTrait<OpTrait::IsTerminator>())
       rewriter.eraseOp(&block->back());
+    Operation *prologueEnd = &block->back();
     YieldOp yield = moveBody(rewriter, op.getBody(), block, arguments);
-    rewriter.setInsertionPoint(yield);
     SmallVector<Value> next(yield.getValues().take_front(op.getNumCarries()));
     for (auto [y, into] : llvm::zip(yield.getValues().drop_front(op.getNumCarries()),
-                                    loop.getRegionIterArgs().drop_front(op.getNumCarries())))
+                                    loop.getRegionIterArgs().drop_front(op.getNumCarries()))) {
+      // A row the iteration starts with (a carry the derivative keeps) is
+      // stored first: the body may then update that carry in place.
+      Operation *def = y.getDefiningOp();
+      bool atStart = !def || def->getBlock() != block || !prologueEnd->isBeforeInBlock(def);
+      if (atStart)
+        rewriter.setInsertionPointAfter(prologueEnd);
+      else
+        rewriter.setInsertionPoint(yield);
       next.push_back(rowOf(rewriter, loc, into, row, [&](auto type, auto offsets, auto sizes,
                                                          auto strides) {
         return rewriter.create<tensor::InsertSliceOp>(loc, y, into, offsets, sizes, strides);
       }));
+    }
+    rewriter.setInsertionPoint(yield);
     rewriter.replaceOpWithNewOp<scf::YieldOp>(yield, next);
     rewriter.replaceOp(op, loop.getResults());
     return success();

@@ -26,6 +26,26 @@ bool ownsItsBuffer(Value v) {
 
 // Each output that starts as tensor.empty takes a different dead input of
 // its type, read through the same map.
+// Whether `v` is read by nothing once `op` runs: its other users come
+// before `op` in its block and only read it (an input of a generic, the
+// source of an insert_slice), so bufferization can overwrite it in place.
+bool diesAt(Value v, Operation *op) {
+  for (OpOperand &use : v.getUses()) {
+    Operation *user = use.getOwner();
+    if (user == op)
+      continue;
+    if (user->getBlock() != op->getBlock() || !user->isBeforeInBlock(op))
+      return false;
+    auto insert = dyn_cast<tensor::InsertSliceOp>(user);
+    auto generic = dyn_cast<linalg::GenericOp>(user);
+    bool onlyReads = (insert && use.getOperandNumber() == 0) ||
+                     (generic && generic.isDpsInput(&use));
+    if (!onlyReads)
+      return false;
+  }
+  return true;
+}
+
 void writeIntoDeadInputs(linalg::GenericOp op) {
   if (!op.hasPureTensorSemantics() || op.getNumReductionLoops() != 0)
     return;
@@ -36,8 +56,9 @@ void writeIntoDeadInputs(linalg::GenericOp op) {
     AffineMap outputMap = op.getMatchingIndexingMap(&init);
     for (OpOperand *input : op.getDpsInputOperands()) {
       Value v = input->get();
-      if (!taken.contains(input) && v.getType() == init.get().getType() && v.hasOneUse() &&
-          ownsItsBuffer(v) && op.getMatchingIndexingMap(input) == outputMap) {
+      if (!taken.contains(input) && v.getType() == init.get().getType() &&
+          llvm::count(op->getOperands(), v) == 1 && diesAt(v, op) && ownsItsBuffer(v) &&
+          op.getMatchingIndexingMap(input) == outputMap) {
         init.set(v);
         taken.insert(input);
         break;

@@ -82,3 +82,49 @@ func.func @two_outputs(%x: tensor<8xf32>, %n: index) -> (tensor<8xf32>, tensor<8
   }
   return %r#0, %r#1 : tensor<8xf32>, tensor<8xf32>
 }
+
+// A carry stored into a stack before the update dies at the update; one read
+// after it does not.
+// CHECK-LABEL: func.func @stored_first
+// CHECK: scf.for {{.*}} iter_args(%[[C:.*]] = %{{.*}}, %[[S:.*]] = %{{.*}})
+// CHECK: tensor.insert_slice %[[C]] into %[[S]]
+// CHECK: linalg.generic {{.*}} ins(%[[C]] : tensor<8xf32>) outs(%[[C]] : tensor<8xf32>)
+// CHECK-LABEL: func.func @read_after
+// CHECK: scf.for {{.*}} iter_args(%[[C:.*]] = %{{.*}}, %[[S:.*]] = %{{.*}})
+// CHECK: linalg.generic {{.*}} ins(%[[C]] : tensor<8xf32>) outs(%{{.*}} : tensor<8xf32>)
+// CHECK-NOT: outs(%[[C]]
+// CHECK: tensor.insert_slice %[[C]] into %[[S]]
+func.func @stored_first(%x: tensor<8xf32>, %n: index) -> (tensor<8xf32>, tensor<4x8xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %stack = tensor.empty() : tensor<4x8xf32>
+  %r:2 = scf.for %i = %c0 to %n step %c1 iter_args(%c = %x, %s = %stack) -> (tensor<8xf32>, tensor<4x8xf32>) {
+    %kept = tensor.insert_slice %c into %s[%i, 0] [1, 8] [1, 1] : tensor<8xf32> into tensor<4x8xf32>
+    %e = tensor.empty() : tensor<8xf32>
+    %t = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+        ins(%c : tensor<8xf32>) outs(%e : tensor<8xf32>) {
+    ^bb0(%a: f32, %o: f32):
+      %v = math.tanh %a : f32
+      linalg.yield %v : f32
+    } -> tensor<8xf32>
+    scf.yield %t, %kept : tensor<8xf32>, tensor<4x8xf32>
+  }
+  return %r#0, %r#1 : tensor<8xf32>, tensor<4x8xf32>
+}
+func.func @read_after(%x: tensor<8xf32>, %n: index) -> (tensor<8xf32>, tensor<4x8xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %stack = tensor.empty() : tensor<4x8xf32>
+  %r:2 = scf.for %i = %c0 to %n step %c1 iter_args(%c = %x, %s = %stack) -> (tensor<8xf32>, tensor<4x8xf32>) {
+    %e = tensor.empty() : tensor<8xf32>
+    %t = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+        ins(%c : tensor<8xf32>) outs(%e : tensor<8xf32>) {
+    ^bb0(%a: f32, %o: f32):
+      %v = math.tanh %a : f32
+      linalg.yield %v : f32
+    } -> tensor<8xf32>
+    %kept = tensor.insert_slice %c into %s[%i, 0] [1, 8] [1, 1] : tensor<8xf32> into tensor<4x8xf32>
+    scf.yield %t, %kept : tensor<8xf32>, tensor<4x8xf32>
+  }
+  return %r#0, %r#1 : tensor<8xf32>, tensor<4x8xf32>
+}

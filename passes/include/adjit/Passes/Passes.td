@@ -74,9 +74,11 @@ def WriteIntoDeadInputs : Pass<"adjit-write-into-dead-inputs", "ModuleOp"> {
   let description = [{
     An elementwise `linalg.generic` that writes a fresh tensor
     (`tensor.empty`) writes into one of its inputs instead when that input
-    has the same type and indexing map and is read by nothing else: a
-    loop's carry (`scf.for` iteration argument) or a temporary another
-    generic made. Bufferization then updates that buffer in place instead
+    has the same type and indexing map and nothing reads it afterwards (in
+    its block, only earlier reads: a generic's input, an insert_slice's
+    source, such as the stack a derivative keeps a carry in): a loop's
+    carry (`scf.for` iteration argument) or a temporary another generic
+    made. Bufferization then updates that buffer in place instead
     of allocating one per result, and a loop yields its carry's own buffer
     instead of a fresh one it must copy (the in-place reuse of XLA's buffer
     assignment). Function arguments, constants and slices of other tensors
