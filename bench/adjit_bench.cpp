@@ -109,6 +109,16 @@ void save(const Settings& s, const std::string& workload, const std::string& nam
   std::exit(1);
 }
 
+// What the first call of a jitted function spent compiling (trace, AD,
+// MLIR, LLVM), beside the timings.
+template <class Jitted>
+void report_compile(const std::string& workload, const std::string& variant,
+                    const Jitted& jitted) {
+  JsonLine().field("workload", workload).field("impl", "adjit")
+      .field("variant", variant + " compile")
+      .field("compile_ms", jitted.cache_info().compile_seconds * 1e3).print();
+}
+
 void check_passed(const std::string& workload, const std::string& how) {
   JsonLine().field("workload", workload).field("impl", "adjit").field("check", "pass")
       .field("detail", how).print();
@@ -321,6 +331,7 @@ void run_w4(const Settings& s) {
   auto value_and_grad = adjit::value_and_grad<0, 1, 2>(w4_loss);
   auto value = adjit::jit(w4_loss, {.name = "w4_loss"});
   auto [loss, grads] = value_and_grad(in[0], in[1], in[2], in[3]);
+  report_compile("W4", "value_and_grad", value_and_grad);
   auto [dwx, dwh, db] = grads;
   for (auto [name, a] : {std::pair{"wx", in[0]}, {"wh", in[1]}, {"b", in[2]}, {"xs", in[3]},
                          {"loss", loss}, {"dwx", dwx}, {"dwh", dwh}, {"db", db}})
@@ -380,6 +391,7 @@ void run_w5(const Settings& s) {
   auto value_and_grad = adjit::value_and_grad<0, 1>(w5_loss);
   auto value = adjit::jit(w5_loss, {.name = "w5_loss"});
   auto [loss, grads] = value_and_grad(in[0], in[1], in[2], z.steps, 0);
+  report_compile("W5", "value_and_grad", value_and_grad);
   auto [dp0, dk] = grads;
   // The hand-written adjoint is the check, in the same f32.
   std::vector<float> want_dp0(z.masses), want_dk(z.masses - 1);
