@@ -27,8 +27,7 @@ struct TapeState {
   mlir::Operation* last_op() { return block->empty() ? nullptr : &block->back(); }
 
   [[noreturn]] void fail(const std::string& message) const {
-    throw TraceError("adjit::GradientTape: " + message + " (tape created at " + loc.file_name() +
-                     ":" + std::to_string(loc.line()) + ")");
+    throw TraceError("adjit::GradientTape: " + message + " (tape created " + at(loc).substr(2));
   }
 
   // Ops traced into the tape's block since it was created, minus paused ones.

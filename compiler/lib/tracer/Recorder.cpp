@@ -17,20 +17,18 @@ TraceContext* trace_for(const char* op, SourceLocation where,
                                      "Tensor is only valid inside the traced call that made it"
                                    : ": an operand is a default-constructed Tensor that "
                                      "belongs to no trace") +
-                       " (at " + where.file_name() + ":" + std::to_string(where.line()) + ")");
+                       at(where));
     if (trace && owner != trace)
       throw TraceError(std::string("adjit::") + op +
                        ": operands come from different traces; a Tensor is only valid inside"
-                       " the traced call that created it (at " + where.file_name() + ":" +
-                       std::to_string(where.line()) + ")");
+                       " the traced call that created it" + at(where));
     trace = owner;
   }
   if (!trace) trace = TraceContext::current();
   if (!trace)
     throw TraceError(std::string("adjit::") + op +
                      " creates a Tensor, which only exists inside a traced function "
-                     "(adjit::jit, adjit::grad, ...) (at " + where.file_name() + ":" +
-                     std::to_string(where.line()) + ")");
+                     "(adjit::jit, adjit::grad, ...)" + at(where));
   return trace;
 }
 }  // namespace
@@ -41,8 +39,7 @@ Recorder::Recorder(const char* op, SourceLocation where,
       location_(trace_->location(where)) {}
 
 void Recorder::fail(const std::string& message) const {
-  throw TraceError(std::string("adjit::") + op_ + ": " + message + " (at " + where_.file_name() +
-                   ":" + std::to_string(where_.line()) + ")");
+  throw TraceError(std::string("adjit::") + op_ + ": " + message + at(where_));
 }
 
 Tensor Recorder::constant(double value, DType dtype, const Shape& shape) {
@@ -84,5 +81,9 @@ int Recorder::axis(int axis, int rank, const char* what) const {
 }
 
 std::string describe(const Tensor& t) { return type_string(t.dtype(), t.shape()); }
+
+std::string at(SourceLocation where) {
+  return std::string(" (at ") + where.file_name() + ":" + std::to_string(where.line()) + ")";
+}
 
 }  // namespace adjit::detail

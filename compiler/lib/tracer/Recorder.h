@@ -52,6 +52,9 @@ class Recorder {
 /// "f32[2,3]"
 std::string describe(const Tensor& t);
 
+/// " (at file:line)": how every tracer error names the user's line.
+std::string at(SourceLocation where);
+
 }  // namespace adjit::detail
 
 #endif

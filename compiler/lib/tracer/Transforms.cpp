@@ -197,8 +197,7 @@ std::vector<Tensor> call_with_custom_vjp(const std::vector<Tensor>& args, TraceB
 void check_cotangents(const std::vector<Array>& outputs, const std::vector<Array>& cotangents,
                       SourceLocation loc) {
   auto fail = [&](const std::string& message) {
-    throw TraceError("adjit::vjp: " + message + " (at " + loc.file_name() + ":" +
-                     std::to_string(loc.line()) + ")");
+    throw TraceError("adjit::vjp: " + message + at(loc));
   };
   if (outputs.size() != cotangents.size())
     fail("the pullback needs one cotangent per output: " + std::to_string(outputs.size()) +
