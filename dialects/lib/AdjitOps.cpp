@@ -358,13 +358,19 @@ Value mlir::adjit::createSplat(OpBuilder &builder, Location loc, Type type,
   return builder.create<ConstantOp>(loc, tensor, DenseElementsAttr::get(tensor, scalar));
 }
 
+SmallVector<int64_t> mlir::adjit::otherDimensions(int64_t rank, ArrayRef<int64_t> dims) {
+  SmallVector<int64_t> others;
+  for (int64_t d = 0; d < rank; ++d)
+    if (!llvm::is_contained(dims, d))
+      others.push_back(d);
+  return others;
+}
+
 SmallVector<int64_t> mlir::adjit::freeDimensions(int64_t rank, ArrayRef<int64_t> batch,
                                                  ArrayRef<int64_t> contract) {
-  SmallVector<int64_t> free;
-  for (int64_t d = 0; d < rank; ++d)
-    if (!llvm::is_contained(batch, d) && !llvm::is_contained(contract, d))
-      free.push_back(d);
-  return free;
+  SmallVector<int64_t> bound(batch);
+  llvm::append_range(bound, contract);
+  return otherDimensions(rank, bound);
 }
 
 //===----------------------------------------------------------------------===//

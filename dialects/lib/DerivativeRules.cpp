@@ -69,9 +69,8 @@ public:
       return x;
     auto type = cast<RankedTensorType>(x.getType());
     SmallVector<int64_t> shape;
-    for (int64_t d = 0; d < type.getRank(); ++d)
-      if (!llvm::is_contained(dims, d))
-        shape.push_back(type.getDimSize(d));
+    for (int64_t d : otherDimensions(type.getRank(), dims))
+      shape.push_back(type.getDimSize(d));
     return b.create<ReduceOp>(loc, type.clone(shape), kind, x, dims);
   }
   Value sumAll(Value x) {
@@ -90,14 +89,6 @@ public:
 };
 
 
-// Result dims of a reduction that keep operand dims, in order.
-SmallVector<int64_t> keptDims(int64_t rank, ArrayRef<int64_t> reduced) {
-  SmallVector<int64_t> kept;
-  for (int64_t d = 0; d < rank; ++d)
-    if (!llvm::is_contained(reduced, d))
-      kept.push_back(d);
-  return kept;
-}
 
 // Unary elementwise ops: f'(x) times the cotangent or the tangent.
 template <class OpTy>
@@ -333,7 +324,7 @@ LogicalResult BroadcastInDimOp::buildVJP(OpBuilder &b, ValueRange ct,
   Value reduced = e.reduce(ReduceKind::sum, ct[0], summed);
   // The surviving dims are in result order; put them in operand order.
   SmallVector<int64_t> survivingOperandDims;  // operand dim of each survivor
-  for (int64_t d : keptDims(result.getRank(), summed))
+  for (int64_t d : otherDimensions(result.getRank(), summed))
     survivingOperandDims.push_back(llvm::find(getDims(), d) - getDims().begin());
   SmallVector<int64_t> perm(survivingOperandDims.size());
   for (size_t i = 0; i < perm.size(); ++i)
@@ -502,7 +493,7 @@ namespace {
 // elsewhere, so ties share the cotangent equally.
 Value extremalShare(ReduceOp op, Emit &e) {
   RankedTensorType operand = op.getOperand().getType();
-  SmallVector<int64_t> kept = keptDims(operand.getRank(), op.getDims());
+  SmallVector<int64_t> kept = otherDimensions(operand.getRank(), op.getDims());
   Value extremum = e.broadcast(op.getResult(), operand, kept);
   Value hits = e.convert(e.compare(ComparisonDirection::eq, op.getOperand(), extremum),
                          operand.getElementType());
@@ -515,7 +506,7 @@ LogicalResult ReduceOp::buildVJP(OpBuilder &b, ValueRange ct, SmallVectorImpl<Va
                                  DerivativeContext &) {
   Emit e(b, getLoc());
   RankedTensorType operand = getOperand().getType();
-  Value spread = e.broadcast(ct[0], operand, keptDims(operand.getRank(), getDims()));
+  Value spread = e.broadcast(ct[0], operand, otherDimensions(operand.getRank(), getDims()));
   out.push_back(getKind() == ReduceKind::sum ? spread : e.mul(spread, extremalShare(*this, e)));
   return success();
 }

@@ -797,9 +797,8 @@ Value combine(OpBuilder &b, Location loc, ReduceKind kind, Value acc,
 // The map from an operand index to the reduced result index.
 AffineMap droppingDims(Builder &b, int64_t rank, ArrayRef<int64_t> dropped) {
   SmallVector<AffineExpr> kept;
-  for (int64_t d = 0; d < rank; ++d)
-    if (!llvm::is_contained(dropped, d))
-      kept.push_back(b.getAffineDimExpr(d));
+  for (int64_t d : otherDimensions(rank, dropped))
+    kept.push_back(b.getAffineDimExpr(d));
   return AffineMap::get(rank, 0, kept, b.getContext());
 }
 

@@ -35,6 +35,10 @@ namespace mlir::adjit {
 /// An adjit.constant of `type` (a tensor type) with every element `value`.
 Value createSplat(OpBuilder &builder, Location loc, Type type, double value);
 
+/// The dimensions of a rank-`rank` tensor that are not in `dims`, in order
+/// (those a reduction keeps, those a dot_general leaves free).
+SmallVector<int64_t> otherDimensions(int64_t rank, ArrayRef<int64_t> dims);
+
 /// The dimensions of a dot_general operand of `rank` that are neither batch
 /// nor contracting dimensions, in order.
 SmallVector<int64_t> freeDimensions(int64_t rank, ArrayRef<int64_t> batch,
