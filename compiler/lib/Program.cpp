@@ -55,6 +55,19 @@ TensorType tensor_type_of(mlir::Type type, mlir::func::FuncOp fn) {
 
 }  // namespace
 
+mlir::Type element_type_of(mlir::MLIRContext& context, DType dtype) {
+  switch (dtype) {
+    case DType::f16: return mlir::Float16Type::get(&context);
+    case DType::bf16: return mlir::BFloat16Type::get(&context);
+    case DType::f32: return mlir::Float32Type::get(&context);
+    case DType::f64: return mlir::Float64Type::get(&context);
+    case DType::i1: return mlir::IntegerType::get(&context, 1);
+    case DType::i32: return mlir::IntegerType::get(&context, 32);
+    case DType::i64: return mlir::IntegerType::get(&context, 64);
+  }
+  throw_invalid_dtype(dtype);
+}
+
 std::optional<DType> dtype_of(mlir::Type type) {
   if (type.isF16()) return DType::f16;
   if (type.isBF16()) return DType::bf16;

@@ -36,6 +36,8 @@ struct Program::Impl {
 
 /// The DType of an MLIR element type, if it is one of ours.
 std::optional<DType> dtype_of(mlir::Type element_type);
+/// The MLIR element type of a DType (the inverse of dtype_of).
+mlir::Type element_type_of(mlir::MLIRContext& context, DType dtype);
 
 /// Entry signatures of the public functions; throws CompileError for
 /// parameters or results that are not static-shape tensors of our dtypes.

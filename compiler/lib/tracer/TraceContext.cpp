@@ -44,17 +44,7 @@ mlir::Location TraceContext::location(const SourceLocation& where) {
 }
 
 mlir::Type TraceContext::element_type(DType dtype) {
-  mlir::MLIRContext* ctx = &program_->context;
-  switch (dtype) {
-    case DType::f16: return mlir::Float16Type::get(ctx);
-    case DType::bf16: return mlir::BFloat16Type::get(ctx);
-    case DType::f32: return mlir::Float32Type::get(ctx);
-    case DType::f64: return mlir::Float64Type::get(ctx);
-    case DType::i1: return mlir::IntegerType::get(ctx, 1);
-    case DType::i32: return mlir::IntegerType::get(ctx, 32);
-    case DType::i64: return mlir::IntegerType::get(ctx, 64);
-  }
-  throw_invalid_dtype(dtype);
+  return element_type_of(program_->context, dtype);
 }
 
 mlir::RankedTensorType TraceContext::tensor_type(DType dtype, const Shape& shape) {
