@@ -408,3 +408,27 @@ TEST_CASE("control flow: a fori_loop checkpointed every k iterations has the sam
   expect_grads("checkpoint_every with a traced bound", traced,
                {x, w, Array::scalar<int32_t>(13)}, 2);
 }
+
+TEST_CASE("control flow: API forms: closures only, std::array carries, tuple results, "
+          "mixed bounds", "[control-flow]") {
+  auto f = jit([](Tensor x, Tensor n) {
+    // cond with no operands: the branches only close over x.
+    Tensor a = cond(sum(x) > 0.0, [&] { return x * 2.0; }, [&] { return -x; });
+    // A std::array carry, a Tensor lower bound and a C++ upper bound.
+    std::array<Tensor, 2> c = fori_loop(n, 4, [&](Tensor i, std::array<Tensor, 2> s) {
+      return std::array<Tensor, 2>{s[0] + cast(i, F64), s[1] * 2.0};
+    }, std::array<Tensor, 2>{a, a});
+    // scan whose body returns a std::tuple.
+    auto [last, ys] = scan([](Tensor h, Tensor r) { return std::make_tuple(h + r, h * r); },
+                           sum(x), x);
+    return std::make_tuple(c[0], c[1], last, ys);
+  });
+  Array x = f64({1.0, 2.0}, {2});
+  auto [c0, c1, last, ys] = f(x, Array::scalar<int32_t>(1));
+  // a = 2x; i = 1, 2, 3: c0 = a + 6, c1 = a * 8.
+  CHECK(mismatch(c0, F64, {2}, {8.0, 10.0}) == "");
+  CHECK(mismatch(c1, F64, {2}, {16.0, 32.0}) == "");
+  // h = 3 -> 4 -> 6; ys = [3 * 1, 4 * 2].
+  CHECK(mismatch(last, F64, {}, {6.0}) == "");
+  CHECK(mismatch(ys, F64, {2}, {3.0, 8.0}) == "");
+}
