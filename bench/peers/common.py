@@ -373,13 +373,18 @@ def w1_input(np, smoke, seed=1):
     return np.random.default_rng(seed).standard_normal(n, dtype=np.float32)
 
 
+def glorot(np, rng, fan_in, fan_out):
+    """Glorot-uniform f32 weights, as adjit-bench makes them."""
+    bound = math.sqrt(6.0 / (fan_in + fan_out))
+    return rng.uniform(-bound, bound, (fan_in, fan_out)).astype(np.float32)
+
+
 def w2_inputs(np, smoke, seed=1):
     z = sizes("W2", smoke)
     rng = np.random.default_rng(seed)
 
     def layer(fan_in, fan_out):
-        bound = math.sqrt(6.0 / (fan_in + fan_out))
-        return rng.uniform(-bound, bound, (fan_in, fan_out)).astype(np.float32)
+        return glorot(np, rng, fan_in, fan_out)
 
     params = [layer(z["in"], z["hidden"]), np.zeros(z["hidden"], np.float32),
               layer(z["hidden"], z["hidden"]), np.zeros(z["hidden"], np.float32),
@@ -402,12 +407,8 @@ def w3_inputs(np, smoke, seed=1):
 def w4_inputs(np, smoke, seed=1):
     z = sizes("W4", smoke)
     rng = np.random.default_rng(seed)
-
-    def glorot(fan_in, fan_out):
-        bound = math.sqrt(6.0 / (fan_in + fan_out))
-        return rng.uniform(-bound, bound, (fan_in, fan_out)).astype(np.float32)
-
-    wx, wh = glorot(z["input"], z["hidden"]), glorot(z["hidden"], z["hidden"])
+    wx = glorot(np, rng, z["input"], z["hidden"])
+    wh = glorot(np, rng, z["hidden"], z["hidden"])
     b = rng.uniform(-0.1, 0.1, z["hidden"]).astype(np.float32)
     xs = rng.standard_normal((z["steps"], z["batch"], z["input"]), dtype=np.float32)
     return wx, wh, b, xs

@@ -38,6 +38,16 @@ SmallVector<Value> cloneBody(OpBuilder &b, Block &body, ValueRange arguments) {
   return yielded;
 }
 
+// What a forward-mode region yields for `results`: the results, then the
+// tangent of each float one (zeros where none flows).
+void appendWithTangents(OpBuilder &b, Location loc, ArrayRef<Value> results,
+                        ArrayRef<Value> tangents, SmallVectorImpl<Value> &yielded) {
+  llvm::append_range(yielded, results);
+  for (auto [r, t] : llvm::zip(results, tangents))
+    if (isFloat(r))
+      yielded.push_back(orZeros(b, loc, t, r.getType()));
+}
+
 RankedTensorType rowType(Type stacked) {
   auto type = cast<RankedTensorType>(stacked);
   return type.clone(type.getShape().drop_front());
@@ -202,10 +212,8 @@ LogicalResult CondOp::buildJVP(OpBuilder &b, ValueRange tangents, SmallVectorImp
                                     spread(block->getArguments().drop_front(n), hasTangent),
                                     results, resultTangents)))
       return failure();
-    SmallVector<Value> yielded(results);
-    for (auto [r, t] : llvm::zip(results, resultTangents))
-      if (isFloat(r))
-        yielded.push_back(orZeros(b, loc, t, r.getType()));
+    SmallVector<Value> yielded;
+    appendWithTangents(b, loc, results, resultTangents, yielded);
     b.create<YieldOp>(loc, yielded);
   }
   context.replacePrimal(*this, cond.getResults().take_front(getNumResults()));
@@ -310,14 +318,12 @@ LogicalResult ForOp::buildJVP(OpBuilder &b, ValueRange tangents, SmallVectorImpl
     if (failed(context.forwardBlock(b, getBody().front(), arguments, argumentTangents, results,
                                     resultTangents)))
       return failure();
-    SmallVector<Value> yielded(ArrayRef<Value>(results).take_front(numCarries));
-    for (unsigned i = 0; i < numCarries; ++i)
-      if (floatCarries[i])
-        yielded.push_back(orZeros(b, loc, resultTangents[i], results[i].getType()));
-    llvm::append_range(yielded, ArrayRef<Value>(results).drop_front(numCarries));
-    for (unsigned i = numCarries; i < results.size(); ++i)
-      if (floatOutputs[i - numCarries])
-        yielded.push_back(orZeros(b, loc, resultTangents[i], results[i].getType()));
+    // [carries, their tangents, rows, their tangents]
+    SmallVector<Value> yielded;
+    appendWithTangents(b, loc, ArrayRef<Value>(results).take_front(numCarries),
+                       ArrayRef<Value>(resultTangents).take_front(numCarries), yielded);
+    appendWithTangents(b, loc, ArrayRef<Value>(results).drop_front(numCarries),
+                       ArrayRef<Value>(resultTangents).drop_front(numCarries), yielded);
     b.create<YieldOp>(loc, yielded);
   }
   unsigned numOutputs = getStackedResults().size();
@@ -558,10 +564,8 @@ LogicalResult WhileOp::buildJVP(OpBuilder &b, ValueRange tangents, SmallVectorIm
     if (failed(context.forwardBlock(b, getBodyRegion().front(), arguments, argumentTangents,
                                     results, resultTangents)))
       return failure();
-    SmallVector<Value> yielded(results);
-    for (auto [r, t] : llvm::zip(results, resultTangents))
-      if (isFloat(r))
-        yielded.push_back(orZeros(b, loc, t, r.getType()));
+    SmallVector<Value> yielded;
+    appendWithTangents(b, loc, results, resultTangents, yielded);
     b.create<YieldOp>(loc, yielded);
   }
   context.replacePrimal(*this, loop.getResults().take_front(numCarries));

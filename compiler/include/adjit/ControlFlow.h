@@ -51,7 +51,7 @@ Carry fori_loop(LoopBound lower, LoopBound upper, Body body_fn, const Carry& ini
     static_assert(std::is_same_v<std::decay_t<decltype(next)>, Carry>,
                   "adjit::fori_loop: body_fn must return the carry's C++ type");
     std::vector<Tensor> results;
-    detail::StructureTraits<Carry>::flatten_result(next, results, layout);
+    detail::flatten_into(next, results, layout);
     return results;
   };
   detail::TracedFunction traced = detail::trace_function("fori_loop", flat, body, loc);
@@ -88,8 +88,8 @@ auto scan(Body body_fn, const Carry& init, const Xs& xs,
     Xs x = detail::StructureTraits<Xs>::make_traced(xs, row);
     Result next = body_fn(carry, x);
     std::vector<Tensor> results;
-    detail::StructureTraits<Carry>::flatten_result(std::get<0>(next), results, layout);
-    detail::StructureTraits<Ys>::flatten_result(std::get<1>(next), results, layout);
+    detail::flatten_into(std::get<0>(next), results, layout);
+    detail::flatten_into(std::get<1>(next), results, layout);
     traced_ys.emplace(std::get<1>(next));
     return results;
   };
@@ -122,7 +122,7 @@ Carry while_loop(CondFn cond_fn, Body body_fn, const Carry& init,
     static_assert(std::is_same_v<std::decay_t<decltype(next)>, Carry>,
                   "adjit::while_loop: body_fn must return the carry's C++ type");
     std::vector<Tensor> results;
-    detail::StructureTraits<Carry>::flatten_result(next, results, layout);
+    detail::flatten_into(next, results, layout);
     return results;
   };
   detail::TracedFunction traced_cond = detail::trace_function("while_cond", flat, condition, loc);

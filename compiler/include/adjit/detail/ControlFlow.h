@@ -59,12 +59,19 @@ std::vector<Tensor> while_of(const TracedFunction& cond_fn, const TracedFunction
                              const std::vector<Tensor>& init,
                              const std::vector<size_t>& init_layout, SourceLocation loc);
 
+/// Appends the Tensor leaves of a body's result to `flat`, in order; vector
+/// lengths go to `layout`.
+template <class T>
+void flatten_into(const T& value, std::vector<Tensor>& flat, std::vector<size_t>& layout) {
+  StructureTraits<T>::flatten_result(value, flat, layout);
+}
+
 /// The layout (vector lengths) of a carry made of Tensors.
 template <class Carry>
 std::vector<size_t> layout_of(const Carry& carry) {
   std::vector<Tensor> flat;
   std::vector<size_t> layout;
-  StructureTraits<Carry>::flatten_result(carry, flat, layout);
+  flatten_into(carry, flat, layout);
   return layout;
 }
 
