@@ -21,7 +21,9 @@ using EntryFunction = void (*)(void**);
 struct Executable::Impl {
   std::unique_ptr<llvm::orc::LLJIT> jit;
   std::vector<Signature> signatures;
-  std::vector<EntryFunction> functions;  // parallel to signatures
+  std::vector<EntryFunction> functions;  // parallel to signatures (CPU)
+  std::unique_ptr<gpu::LoadedGpuProgram> gpu;  // the kernels and plans (GPU)
+  Device device = Device::cpu();
 
   size_t index_of(std::string_view name) const {
     for (size_t i = 0; i < signatures.size(); ++i)
@@ -44,6 +46,10 @@ void check_arrays(const Signature& signature, const std::vector<Array>& arrays,
     if (!(actual == expected[i]))
       throw Error("entry '" + signature.name + "': " + what + " " + std::to_string(i) +
                   " must be " + expected[i].str() + ", got " + actual.str());
+    if (!arrays[i].device().is_cpu())
+      throw RuntimeError("entry '" + signature.name + "' runs on the CPU but " + what + " " +
+                         std::to_string(i) + " (" + actual.str() + ") is on " +
+                         arrays[i].device().str() + "; move it with .to(adjit::Device::cpu())");
   }
 }
 }  // namespace
@@ -55,6 +61,8 @@ Executable::~Executable() = default;
 
 const std::vector<Signature>& Executable::entries() const { return impl_->signatures; }
 
+Device Executable::device() const { return impl_->device; }
+
 const Signature& Executable::signature(std::string_view name) const {
   return impl_->signatures[impl_->index_of(name)];
 }
@@ -64,7 +72,8 @@ std::vector<Array> Executable::run(std::string_view entry,
   const Signature& sig = signature(entry);
   std::vector<Array> outputs;
   outputs.reserve(sig.outputs.size());
-  for (const TensorType& type : sig.outputs) outputs.push_back(Array::empty(type.shape, type.dtype));
+  for (const TensorType& type : sig.outputs)
+    outputs.push_back(Array::empty(type.shape, type.dtype, impl_->device));
   run_into(entry, inputs, outputs);
   return outputs;
 }
@@ -72,6 +81,7 @@ std::vector<Array> Executable::run(std::string_view entry,
 void Executable::run_into(std::string_view entry, const std::vector<Array>& inputs,
                           std::vector<Array>& outputs) const {
   size_t index = impl_->index_of(entry);
+  if (impl_->gpu) return impl_->gpu->run(entry, inputs, outputs);
   const Signature& sig = impl_->signatures[index];
   check_arrays(sig, inputs, sig.inputs, "input");
   check_arrays(sig, outputs, sig.outputs, "output");
@@ -80,6 +90,16 @@ void Executable::run_into(std::string_view entry, const std::vector<Array>& inpu
 }
 
 namespace detail {
+
+Executable load_onto_gpu(gpu::GpuProgram program, Device device) {
+  auto impl = std::make_unique<Executable::Impl>();
+  impl->signatures.reserve(program.entries.size());
+  for (const gpu::EntryPlan& plan : program.entries) impl->signatures.push_back(plan.signature);
+  impl->gpu = std::make_unique<gpu::LoadedGpuProgram>(
+      std::make_shared<const gpu::GpuProgram>(std::move(program)), device);
+  impl->device = device;
+  return Executable(std::move(impl));
+}
 
 Executable load_into_jit(std::unique_ptr<llvm::Module> module,
                          std::unique_ptr<llvm::LLVMContext> context,

@@ -115,8 +115,27 @@ CacheInfo JitCache::info() const {
   return info;
 }
 
+Device JitCache::place(std::vector<Array>& inputs) const {
+  if (options_.device) {
+    for (Array& input : inputs) input = input.to(*options_.device);
+    return *options_.device;
+  }
+  if (inputs.empty()) return Device::cpu();
+  Device device = inputs.front().device();
+  for (size_t i = 1; i < inputs.size(); ++i)
+    if (inputs[i].device() != device)
+      throw RuntimeError("adjit::jit '" + options_.name + "': its array arguments live on "
+                         "different devices: array 0 (" + type_string(inputs[0].dtype(), inputs[0].shape()) +
+                         ") on " + device.str() + ", array " + std::to_string(i) + " (" +
+                         type_string(inputs[i].dtype(), inputs[i].shape()) + ") on " +
+                         inputs[i].device().str() +
+                         "; move them to one device with .to(), or set JitOptions::device");
+  return device;
+}
+
 std::shared_ptr<const CompiledEntry> JitCache::lookup(
-    const KeyWords& key, FunctionRef<std::vector<std::string>()> describe, TraceBody body) {
+    const KeyWords& key, FunctionRef<std::vector<std::string>()> describe, TraceBody body,
+    Device device) {
   uint64_t hash = key.hash();
   std::shared_ptr<CompiledEntry> entry;
   {
@@ -173,6 +192,11 @@ std::shared_ptr<const CompiledEntry> JitCache::lookup(
       return flat;
     };
     Program program = trace_program(options_.name, recording);
+    if (device.is_cuda()) {
+      CompileOptions for_gpu = program.options();
+      for_gpu.target = Device::Kind::cuda;
+      program.set_options(for_gpu);
+    }
     if (!options_.dump_dir.empty()) {
       std::ostringstream prefix;
       // name, which jitted function (names may repeat), which signature
@@ -180,7 +204,7 @@ std::shared_ptr<const CompiledEntry> JitCache::lookup(
              << "-";
       program.dump(options_.dump_dir, prefix.str());
     }
-    entry->executable = std::make_unique<Executable>(program.compile());
+    entry->executable = std::make_unique<Executable>(program.compile(device));
     entry->entry_name = options_.name;
     entry->threads = options_.threads;
     entry->layout = std::move(layout);
@@ -214,7 +238,7 @@ void run_entry(const CompiledEntry& entry, const std::vector<Array>& inputs,
   const Signature& signature = entry.executable->signature(entry.entry_name);
   outputs.clear();
   for (const TensorType& type : signature.outputs)
-    outputs.push_back(Array::empty(type.shape, type.dtype));
+    outputs.push_back(Array::empty(type.shape, type.dtype, entry.executable->device()));
   threads::CallThreads scope(entry.threads);
   entry.executable->run_into(entry.entry_name, inputs, outputs);
 }

@@ -2,6 +2,7 @@
 
 #include "Diagnostics.h"
 #include "ProgramImpl.h"
+#include "GpuBackend.h"
 #include "JitLoader.h"
 #include "LLVMBackend.h"
 
@@ -25,15 +26,21 @@ namespace adjit {
 
 using mlir::adjit::Stage;
 
-const std::vector<std::string>& stage_names() {
-  static const std::vector<std::string> names = [] {
+const std::vector<std::string>& stage_names() { return stage_names(Device::Kind::cpu); }
+
+const std::vector<std::string>& stage_names(Device::Kind target) {
+  auto names_of = [](mlir::adjit::Target pipeline, std::initializer_list<const char*> emitted) {
     std::vector<std::string> all;
-    for (Stage stage : mlir::adjit::kAllStages)
+    for (Stage stage : mlir::adjit::stagesOf(pipeline))
       all.push_back(mlir::adjit::stageName(stage).str());
-    for (const char* llvm_stage : {"llvm-ir", "asm", "obj"}) all.push_back(llvm_stage);
+    all.insert(all.end(), emitted.begin(), emitted.end());
     return all;
-  }();
-  return names;
+  };
+  static const std::vector<std::string> cpu =
+      names_of(mlir::adjit::Target::cpu, {"llvm-ir", "asm", "obj"});
+  static const std::vector<std::string> cuda =
+      names_of(mlir::adjit::Target::cuda, {"ptx", "gpu-program"});
+  return target == Device::Kind::cuda ? cuda : cpu;
 }
 
 namespace {
@@ -107,11 +114,28 @@ std::string print(llvm::Module& module) {
   return text;
 }
 
+mlir::adjit::PipelineOptions pipeline_options(const CompileOptions& options) {
+  mlir::adjit::PipelineOptions pipeline;
+  if (options.target == Device::Kind::cuda) {
+    pipeline.target = mlir::adjit::Target::cuda;
+    pipeline.gpuChip = options.gpu_arch;
+    pipeline.libdevice = detail::libdevice_path().value_or("");
+  }
+  return pipeline;
+}
+
 // A clone of the program's module, lowered one stage at a time.
 class Lowering {
  public:
-  explicit Lowering(Program::Impl& program)
-      : program_(program), module_(program.module->clone()) {}
+  explicit Lowering(Program::Impl& program) : Lowering(program, program.options) {}
+  Lowering(Program::Impl& program, const CompileOptions& options)
+      : program_(program), module_(program.module->clone()),
+        options_(pipeline_options(options)) {}
+
+  const std::string& gpu_arch() const { return options_.gpuChip; }
+
+  // The MLIR stages this target goes through, in order.
+  llvm::ArrayRef<Stage> stages() const { return mlir::adjit::stagesOf(options_.target); }
 
   mlir::ModuleOp advance_to(Stage stage) {
     if (stage <= reached_) return *module_;
@@ -119,7 +143,7 @@ class Lowering {
     mlir::PassManager pm(&context);
     if (program_.options.print_ir_after_all) pm.enableIRPrinting();
     if (program_.options.timing) pm.enableTiming();
-    mlir::adjit::addPipeline(pm, reached_, stage);
+    mlir::adjit::addPipeline(pm, reached_, stage, options_);
     detail::DiagnosticCapture diagnostics(context);
     if (mlir::failed(pm.run(*module_)))
       throw CompileError("lowering to the '" + mlir::adjit::stageName(stage).str() +
@@ -131,8 +155,20 @@ class Lowering {
  private:
   Program::Impl& program_;
   mlir::OwningOpRef<mlir::ModuleOp> module_;
+  mlir::adjit::PipelineOptions options_;
   Stage reached_ = Stage::traced;
 };
+
+bool is_cuda(const CompileOptions& options) { return options.target == Device::Kind::cuda; }
+
+std::string target_name(const CompileOptions& options) { return is_cuda(options) ? "cuda" : "cpu"; }
+
+gpu::GpuProgram gpu_program_of(Lowering& lowering, const Program::Impl& program, bool cubin) {
+  mlir::ModuleOp nvvm = lowering.advance_to(Stage::nvvm);
+  std::string image = detail::gpu_image(nvvm, cubin);
+  return detail::make_gpu_program(nvvm, program.signatures, std::move(image),
+                                  lowering.gpu_arch(), cubin);
+}
 
 // LLVM's share of a compilation for --timing, reported after MLIR's pass
 // timing and in the same format.
@@ -168,8 +204,12 @@ struct NativeModule {
 };
 
 std::string file_name_for(size_t index, const std::string& stage) {
-  std::string extension = stage == "llvm-ir" ? ".ll" : stage == "asm" ? ".s"
-                          : stage == "obj"   ? ".o" : ".mlir";
+  std::string extension = stage == "llvm-ir"       ? ".ll"
+                          : stage == "asm"         ? ".s"
+                          : stage == "obj"         ? ".o"
+                          : stage == "ptx"         ? ".ptx"
+                          : stage == "gpu-program" ? ".gpu"
+                                                   : ".mlir";
   std::string number = std::to_string(index + 1);
   return std::string(2 - std::min<size_t>(2, number.size()), '0') + number + "-" + stage +
          extension;
@@ -248,25 +288,53 @@ Program Program::parse_file(const std::string& path, CompileOptions options) {
 
 const std::vector<Signature>& Program::signatures() const { return impl_->signatures; }
 
+const CompileOptions& Program::options() const { return impl_->options; }
+
+void Program::set_options(CompileOptions options) { impl_->options = std::move(options); }
+
 std::string Program::ir(std::string_view stage) const {
   Lowering lowering(*impl_);
-  if (auto mlir_stage = mlir::adjit::parseStage(llvm::StringRef(stage.data(), stage.size())))
+  const CompileOptions& options = impl_->options;
+  auto wrong_target = [&] {
+    return Error("stage '" + std::string(stage) + "' is not one of the " + target_name(options) +
+                 " target's; " + (is_cuda(options) ? "cpu: llvm, llvm-ir, asm, obj"
+                                                   : "cuda: gpu, nvvm, ptx, cubin, gpu-program"));
+  };
+  if (auto mlir_stage = mlir::adjit::parseStage(llvm::StringRef(stage.data(), stage.size()))) {
+    if (!llvm::is_contained(lowering.stages(), *mlir_stage)) throw wrong_target();
     return print(lowering.advance_to(*mlir_stage));
-  if (stage == "llvm-ir" || stage == "asm") {
-    NativeModule native(lowering.advance_to(Stage::llvm), impl_->options.timing);
+  }
+  if (stage == "llvm-ir" || stage == "asm" || stage == "obj") {
+    if (is_cuda(options)) throw wrong_target();
+    if (stage == "obj") return object_code();
+    NativeModule native(lowering.advance_to(Stage::llvm), options.timing);
     return stage == "asm" ? native.machine_code(true) : print(*native.module);
   }
-  if (stage == "obj") return object_code();
+  if (stage == "ptx" || stage == "cubin") {
+    if (!is_cuda(options)) throw wrong_target();
+    return detail::gpu_image(lowering.advance_to(Stage::nvvm), stage == "cubin");
+  }
+  if (stage == "gpu-program") {
+    if (!is_cuda(options)) throw wrong_target();
+    return gpu_program_of(lowering, *impl_, false).serialize();
+  }
   std::string known;
-  for (const std::string& name : stage_names()) known += " " + name;
+  for (const std::string& name : stage_names(options.target)) known += " " + name;
+  if (is_cuda(options)) known += " cubin";
   throw Error("unknown stage '" + std::string(stage) + "'; stages:" + known);
 }
 
 std::vector<std::pair<std::string, std::string>> Program::all_stages() const {
   std::vector<std::pair<std::string, std::string>> stages;
   Lowering lowering(*impl_);
-  for (Stage stage : mlir::adjit::kAllStages)
+  for (Stage stage : lowering.stages())
     stages.emplace_back(mlir::adjit::stageName(stage).str(), print(lowering.advance_to(stage)));
+  if (is_cuda(impl_->options)) {
+    gpu::GpuProgram program = gpu_program_of(lowering, *impl_, false);
+    stages.emplace_back("ptx", program.image);
+    stages.emplace_back("gpu-program", program.serialize());
+    return stages;
+  }
   NativeModule native(lowering.advance_to(Stage::llvm), impl_->options.timing);
   stages.emplace_back("llvm-ir", print(*native.module));
   stages.emplace_back("asm", native.machine_code(true));
@@ -288,13 +356,24 @@ void Program::dump(const std::string& dir, const std::string& prefix) const {
 }
 
 std::string Program::object_code() const {
+  if (is_cuda(impl_->options))
+    throw Error("an object file is for the cpu target; the cuda target emits ptx, cubin or "
+                "gpu-program");
   Lowering lowering(*impl_);
   NativeModule native(lowering.advance_to(Stage::llvm), impl_->options.timing);
   return native.machine_code(false);
 }
 
 Executable Program::compile() const {
-  Lowering lowering(*impl_);
+  return compile(is_cuda(impl_->options) ? Device::cuda(0) : Device::cpu());
+}
+
+Executable Program::compile(Device device) const {
+  CompileOptions for_device = impl_->options;
+  for_device.target = device.kind();
+  Lowering lowering(*impl_, for_device);
+  if (device.is_cuda())
+    return detail::load_onto_gpu(gpu_program_of(lowering, *impl_, false), device);
   NativeModule native(lowering.advance_to(Stage::llvm), impl_->options.timing);
   mlir::TimingScope scope = native.timing.phase("LLVM: machine code and JIT linking");
   return detail::load_into_jit(std::move(native.module), std::move(native.context),

@@ -8,6 +8,7 @@
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
 #include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
 #include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVMPass.h"
+#include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
 #include "mlir/Conversion/MathToFuncs/MathToFuncs.h"
 #include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
 #include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
@@ -26,6 +27,9 @@
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
 #include "mlir/Dialect/Func/Extensions/InlinerExtension.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/Linalg/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -36,7 +40,10 @@
 #include "mlir/Dialect/SCF/Transforms/Passes.h"
 #include "mlir/Dialect/Tensor/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/Pass/PassRegistry.h"
+#include "mlir/Target/LLVM/NVVM/Target.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/GPU/GPUToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/OpenMP/OpenMPToLLVMIRTranslation.h"
 #include "mlir/Transforms/Passes.h"
@@ -59,6 +66,10 @@ StringRef stageName(Stage stage) {
     return "fused";
   case Stage::bufferized:
     return "bufferized";
+  case Stage::gpu:
+    return "gpu";
+  case Stage::nvvm:
+    return "nvvm";
   case Stage::llvm:
     return "llvm";
   }
@@ -114,6 +125,35 @@ void addBufferization(OpPassManager &pm) {
   addCleanup(pm);
 }
 
+void addMappingToGpu(OpPassManager &pm) {
+  pm.addPass(createMapToGpu());
+  pm.addPass(createLowerAffinePass());
+  addCleanup(pm);
+  // Constants move into the kernels instead of becoming kernel parameters.
+  pm.addPass(createGpuLauchSinkIndexComputationsPass());
+  pm.addPass(createGpuKernelOutliningPass());
+  pm.addPass(createMergeGpuModules());
+  addCleanup(pm);
+}
+
+void addLoweringToNVVM(OpPassManager &pm, const PipelineOptions &options) {
+  GpuNVVMAttachTargetOptions target;
+  target.chip = options.gpuChip;
+  // PTX ISA 8.0 (CUDA 12.0): every architecture from sm_50 to sm_90.
+  target.features = "+ptx80";
+  target.optLevel = 3;
+  SmallVector<std::string> libraries;
+  if (!options.libdevice.empty())
+    libraries.push_back(options.libdevice);
+  target.linkLibs = libraries;
+  pm.addPass(createGpuNVVMAttachTarget(target));
+  OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
+  kernels.addPass(createConvertSCFToCFPass());
+  kernels.addPass(createConvertGpuOpsToNVVMOps());
+  kernels.addPass(createCanonicalizerPass());
+  kernels.addPass(createReconcileUnrealizedCastsPass());
+}
+
 void addLoweringToLLVM(OpPassManager &pm) {
   pm.addPass(createContractionsToCalls());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToAffineLoopsPass());
@@ -149,7 +189,28 @@ void addLoweringToLLVM(OpPassManager &pm) {
 }
 } // namespace
 
-void addStagePasses(OpPassManager &pm, Stage stage) {
+ArrayRef<Stage> stagesOf(Target target) {
+  static constexpr Stage cpu[] = {Stage::traced, Stage::differentiated,
+                                  Stage::optimized, Stage::linalg,
+                                  Stage::fused, Stage::bufferized,
+                                  Stage::llvm};
+  static constexpr Stage cuda[] = {Stage::traced, Stage::differentiated,
+                                   Stage::optimized, Stage::linalg,
+                                   Stage::fused, Stage::bufferized,
+                                   Stage::gpu, Stage::nvvm};
+  return target == Target::cpu ? ArrayRef<Stage>(cpu) : ArrayRef<Stage>(cuda);
+}
+
+void addGpuBinaryPasses(OpPassManager &pm, bool cubin,
+                        const std::string &cudaToolkit) {
+  GpuModuleToBinaryPassOptions binary;
+  binary.compilationTarget = cubin ? "bin" : "isa";
+  binary.toolkitPath = cudaToolkit;
+  pm.addPass(createGpuModuleToBinaryPass(binary));
+}
+
+void addStagePasses(OpPassManager &pm, Stage stage,
+                    const PipelineOptions &options) {
   switch (stage) {
   case Stage::traced:
     return;
@@ -171,22 +232,30 @@ void addStagePasses(OpPassManager &pm, Stage stage) {
     pm.addPass(createLinalgFoldUnitExtentDimsPass());
     pm.addPass(createFuseElementwise());
     addCleanup(pm);
-    pm.addPass(createSelectKernels());
-    pm.addPass(createTileAndFuseRows());
+    // The GEMM kernels and the row tiling for the caches are the CPU's.
+    if (options.target == Target::cpu) {
+      pm.addPass(createSelectKernels());
+      pm.addPass(createTileAndFuseRows());
+    }
     pm.addPass(createMergeGenerics());
     pm.addPass(createWriteIntoDeadInputs());
     return addCleanup(pm);
   case Stage::bufferized:
     return addBufferization(pm);
+  case Stage::gpu:
+    return addMappingToGpu(pm);
+  case Stage::nvvm:
+    return addLoweringToNVVM(pm, options);
   case Stage::llvm:
     return addLoweringToLLVM(pm);
   }
 }
 
-void addPipeline(OpPassManager &pm, Stage from, Stage to) {
-  for (Stage stage : kAllStages)
+void addPipeline(OpPassManager &pm, Stage from, Stage to,
+                 const PipelineOptions &options) {
+  for (Stage stage : stagesOf(options.target))
     if (stage > from && stage <= to)
-      addStagePasses(pm, stage);
+      addStagePasses(pm, stage, options);
 }
 
 void registerPipelineDialects(DialectRegistry &registry) {
@@ -207,6 +276,10 @@ void registerPipelineDialects(DialectRegistry &registry) {
   registerBuiltinDialectTranslation(registry);
   registerLLVMDialectTranslation(registry);
   registerOpenMPDialectTranslation(registry);
+  registry.insert<gpu::GPUDialect, NVVM::NVVMDialect>();
+  NVVM::registerNVVMTargetInterfaceExternalModels(registry);
+  registerGPUDialectTranslation(registry);
+  registerNVVMDialectTranslation(registry);
 }
 
 void registerPipelines() {
@@ -219,9 +292,13 @@ void registerPipelines() {
         ("Run the adjit pipeline from traced IR up to the '" +
          stageName(stage) + "' stage")
             .str();
-    PassPipelineRegistration<>(name, description, [stage](OpPassManager &pm) {
-      addPipeline(pm, Stage::traced, stage);
-    });
+    PipelineOptions options;
+    if (stage == Stage::gpu || stage == Stage::nvvm)
+      options.target = Target::cuda;
+    PassPipelineRegistration<>(name, description,
+                               [stage, options](OpPassManager &pm) {
+                                 addPipeline(pm, Stage::traced, stage, options);
+                               });
   }
 }
 

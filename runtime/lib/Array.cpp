@@ -5,20 +5,31 @@
 #include "ElementConversion.h"
 #include "adjit/runtime/Allocator.h"
 #include "adjit/runtime/Error.h"
+#include "cuda/DeviceMemory.h"
 
 namespace adjit {
 
 Array::Array() : Array(empty(Shape{0}, DType::f32)) {}
 
-Array::Array(std::shared_ptr<void> buffer, Shape shape, DType dtype, int64_t size)
-    : buffer_(std::move(buffer)), shape_(std::move(shape)), dtype_(dtype), size_(size) {}
+Array::Array(std::shared_ptr<void> buffer, Shape shape, DType dtype, int64_t size, Device device)
+    : buffer_(std::move(buffer)), shape_(std::move(shape)), dtype_(dtype), size_(size),
+      device_(device) {}
 
-Array Array::empty(Shape shape, DType dtype) {
+Array Array::empty(Shape shape, DType dtype) { return empty(std::move(shape), dtype, Device::cpu()); }
+
+Array Array::empty(Shape shape, DType dtype, Device device) {
   int64_t size = num_elements(shape);
   size_t element_size = dtype_size(dtype);
   if (static_cast<uint64_t>(size) > PTRDIFF_MAX / element_size)
     throw Error("Array::empty: " + type_string(dtype, shape) + " is too large to allocate");
   size_t bytes = static_cast<size_t>(size) * element_size;
+  if (device.is_cuda()) {
+    int index = device.index();
+    std::shared_ptr<void> buffer(cuda::allocate(index, bytes), [index, bytes](void* block) {
+      cuda::release(index, block, bytes);
+    });
+    return Array(std::move(buffer), std::move(shape), dtype, size, device);
+  }
   std::shared_ptr<void> buffer(allocate_buffer(bytes),
                                [bytes](void* block) { release_buffer(block, bytes); });
   return Array(std::move(buffer), std::move(shape), dtype, size);
@@ -56,9 +67,29 @@ Array Array::view(void* data, Shape shape, DType dtype) {
 }
 
 Array Array::copy() const {
-  Array duplicate = empty(shape_, dtype_);
-  std::memcpy(duplicate.raw_data(), raw_data(), nbytes());
+  Array duplicate = empty(shape_, dtype_, device_);
+  if (device_.is_cuda())
+    cuda::copy_on_device(device_.index(), duplicate.raw_data(), raw_data(), nbytes());
+  else
+    std::memcpy(duplicate.raw_data(), raw_data(), nbytes());
   return duplicate;
+}
+
+Array Array::to(Device device) const {
+  if (device == device_) return *this;
+  if (device.is_cuda() && device_.is_cuda()) return to(Device::cpu()).to(device);
+  Array moved = empty(shape_, dtype_, device);
+  if (device.is_cuda())
+    cuda::copy_to_device(device.index(), moved.raw_data(), raw_data(), nbytes());
+  else
+    cuda::copy_to_host(device_.index(), moved.raw_data(), raw_data(), nbytes());
+  return moved;
+}
+
+void Array::check_on_host(std::string_view accessor) const {
+  if (!device_.is_cpu())
+    throw Error("Array::" + std::string(accessor) + ": array " + type_string(dtype_, shape_) +
+                " is on " + device_.str() + "; copy it to the host with .to(adjit::Device::cpu())");
 }
 
 void Array::throw_element_type_mismatch(std::string_view accessor, DType requested) const {

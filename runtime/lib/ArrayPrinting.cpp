@@ -66,8 +66,10 @@ class ArrayFormatter {
 
 }  // namespace
 
-std::string to_string(const Array& array) {
+std::string to_string(const Array& shown) {
+  const Array array = shown.to(Device::cpu());
   std::string text = type_string(array.dtype(), array.shape()) + ' ';
+  if (!shown.device().is_cpu()) text = shown.device().str() + ' ' + text;
   visit_dtype(array.dtype(),
               [&]<class T>(std::type_identity<T>) { ArrayFormatter<T>(array, text).format(); });
   return text;

@@ -248,7 +248,8 @@ void save_npy(const Array& array, const std::string& path) {
   out.write(kMagic.data(), static_cast<std::streamsize>(kMagic.size()));
   out.write(version_and_length, sizeof version_and_length);
   out << header;
-  out.write(static_cast<const char*>(array.raw_data()),
+  const Array host = array.to(Device::cpu());
+  out.write(static_cast<const char*>(host.raw_data()),
             static_cast<std::streamsize>(array.nbytes()));
   if (!out.flush())
     throw Error(npy_error("save_npy", path, "write failed: " + std::string(std::strerror(errno))));

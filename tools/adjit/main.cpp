@@ -17,15 +17,18 @@ namespace {
 
 constexpr const char* kUsage = R"(usage:
   adjit compile FILE.mlir [--emit=STAGE] [-o FILE] [--dump-dir DIR]
+                          [--target=cpu|cuda] [--gpu-arch=sm_90]
                           [--print-ir-after-all] [--timing]
   adjit run FILE.mlir [--entry NAME] [--arg SPEC]... [--out DIR]
-  adjit stages
+                      [--device cpu|cuda|cuda:N]
+  adjit stages [--target=cpu|cuda]
 
-compile  prints one stage (default: llvm-ir) or writes it to -o FILE;
-         --dump-dir writes every stage as numbered files.
+compile  prints one stage (default: llvm-ir, or ptx for --target=cuda) or
+         writes it to -o FILE; --dump-dir writes every stage as numbered files.
+         --target=cuda compiles kernels for an NVIDIA GPU of --gpu-arch.
 run      runs an entry (needed when the module has several public functions)
          on one --arg per input and prints the outputs; --out DIR also writes
-         them as out0.npy, out1.npy, ...
+         them as out0.npy, out1.npy, ...; --device runs it on a GPU.
 SPEC     f32[2,2]=1,2,3,4   f32[1000]=randn:7   f32[8]=uniform:3   i32[]=3
          f64[3,3]=zeros|ones   f32[4]=fill:2.5   i64[5]=iota   @x.npy | x.npy
 )";
@@ -57,6 +60,25 @@ class Arguments {
   size_t position_ = 0;
 };
 
+adjit::Device::Kind parse_target(const std::string& name) {
+  if (name == "cpu") return adjit::Device::Kind::cpu;
+  if (name == "cuda") return adjit::Device::Kind::cuda;
+  throw UsageError("unknown target '" + name + "'; targets: cpu, cuda");
+}
+
+// "cpu", "cuda" (GPU 0) or "cuda:N".
+adjit::Device parse_device(const std::string& name) {
+  if (name == "cpu") return adjit::Device::cpu();
+  if (name == "cuda") return adjit::Device::cuda(0);
+  if (name.rfind("cuda:", 0) == 0) {
+    std::string index = name.substr(5);
+    if (!index.empty() && index.size() < 4 &&
+        index.find_first_not_of("0123456789") == std::string::npos)
+      return adjit::Device::cuda(std::stoi(index));
+  }
+  throw UsageError("unknown device '" + name + "'; devices: cpu, cuda, cuda:N");
+}
+
 void write_file(const std::string& path, const std::string& bytes) {
   std::ofstream out(path, std::ios::binary);
   out << bytes;
@@ -71,6 +93,8 @@ int compile_command(Arguments args) {
     if (auto v = args.option_value(word, "--emit")) emit = v;
     else if (auto v = args.option_value(word, "-o")) output = v;
     else if (auto v = args.option_value(word, "--dump-dir")) dump_dir = v;
+    else if (auto v = args.option_value(word, "--target")) options.target = parse_target(*v);
+    else if (auto v = args.option_value(word, "--gpu-arch")) options.gpu_arch = *v;
     else if (word == "--print-ir-after-all") options.print_ir_after_all = true;
     else if (word == "--timing") options.timing = true;
     else if (word.rfind("-", 0) == 0) throw UsageError("unknown option '" + word + "'");
@@ -83,8 +107,10 @@ int compile_command(Arguments args) {
     program.dump(*dump_dir);
     if (!emit) return 0;
   }
-  std::string stage = emit.value_or("llvm-ir");
-  if (stage == "obj" && !output) throw UsageError("--emit=obj writes binary: give -o FILE");
+  bool cuda = options.target == adjit::Device::Kind::cuda;
+  std::string stage = emit.value_or(cuda ? "ptx" : "llvm-ir");
+  if ((stage == "obj" || stage == "cubin") && !output)
+    throw UsageError("--emit=" + stage + " writes binary: give -o FILE");
   std::string text = program.ir(stage);
   if (output) write_file(*output, text);
   else std::cout << text;
@@ -94,17 +120,22 @@ int compile_command(Arguments args) {
 int run_command(Arguments args) {
   std::optional<std::string> file, entry, out_dir;
   std::vector<adjit::Array> inputs;
+  adjit::Device device = adjit::Device::cpu();
   while (!args.empty()) {
     std::string word = args.next();
     if (auto v = args.option_value(word, "--entry")) entry = v;
     else if (auto v = args.option_value(word, "--arg")) inputs.push_back(adjit::parse_array_spec(*v));
     else if (auto v = args.option_value(word, "--out")) out_dir = v;
+    else if (auto v = args.option_value(word, "--device")) device = parse_device(*v);
     else if (word.rfind("-", 0) == 0) throw UsageError("unknown option '" + word + "'");
     else if (file) throw UsageError("one input file at a time, got '" + *file + "' and '" + word + "'");
     else file = word;
   }
   if (!file) throw UsageError("run needs an input file");
-  adjit::Executable executable = adjit::Program::parse_file(*file).compile();
+  adjit::CompileOptions options;
+  options.target = device.kind();
+  adjit::Executable executable = adjit::Program::parse_file(*file, options).compile(device);
+  for (adjit::Array& input : inputs) input = input.to(device);
   if (!entry) {
     const auto& entries = executable.entries();
     if (entries.empty()) throw adjit::Error("the module defines no public function to run");
@@ -139,7 +170,14 @@ int main(int argc, char** argv) {
     if (command == "compile") return compile_command(Arguments(argc, argv, 2));
     if (command == "run") return run_command(Arguments(argc, argv, 2));
     if (command == "stages") {
-      for (const std::string& stage : adjit::stage_names()) std::cout << stage << "\n";
+      Arguments args(argc, argv, 2);
+      adjit::Device::Kind target = adjit::Device::Kind::cpu;
+      while (!args.empty()) {
+        std::string word = args.next();
+        if (auto v = args.option_value(word, "--target")) target = parse_target(*v);
+        else throw UsageError("unknown option '" + word + "'");
+      }
+      for (const std::string& stage : adjit::stage_names(target)) std::cout << stage << "\n";
       return 0;
     }
     throw UsageError("unknown command '" + command + "'");

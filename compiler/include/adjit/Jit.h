@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,10 @@ struct JitOptions {
   /// adjit/runtime/Threads.h). Results do not depend on it: work is split
   /// over output elements, never over a sum.
   int threads = 0;
+  /// Where calls run. Unset, computation follows its arguments: they must
+  /// all live on one device (none: the CPU). Set, arguments are moved there
+  /// first and results live there.
+  std::optional<Device> device;
 };
 
 struct CacheInfo {
@@ -62,6 +67,11 @@ namespace detail {
 class JitCache;
 struct CompiledEntry;
 
+/// One compilation per device: the device is part of the cache key.
+inline void append_device_key(KeyWords& key, Device device) {
+  key.push(static_cast<uint64_t>(device.kind()) << 32 | static_cast<uint32_t>(device.index()));
+}
+
 
 /// Traces `body` into a Program named `name` (not cached).
 Program trace_program(const std::string& name, TraceBody body);
@@ -76,7 +86,13 @@ class JitCache {
   /// The compiled entry for `key`, tracing and compiling on a miss.
   /// `describe` gives one text per argument (only called on a miss).
   std::shared_ptr<const CompiledEntry> lookup(
-      const KeyWords& key, FunctionRef<std::vector<std::string>()> describe, TraceBody body);
+      const KeyWords& key, FunctionRef<std::vector<std::string>()> describe, TraceBody body,
+      Device device);
+
+  /// The device a call runs on (JitOptions::device, else the arguments'),
+  /// with `inputs` moved there; throws RuntimeError when unset and the
+  /// arguments live on different devices.
+  Device place(std::vector<Array>& inputs) const;
 
   CacheInfo info() const;
   const JitOptions& options() const { return options_; }
@@ -119,16 +135,18 @@ class Jitted {
       return f_(std::forward<Args>(args)...);
     } else {
       using Result = decltype(f_(std::declval<detail::traced_t<std::decay_t<Args>>>()...));
-      thread_local detail::KeyWords key;
-      key.clear();
-      (detail::StructureTraits<std::decay_t<Args>>::append_key(key, args), ...);
-      auto entry = cache_->lookup(
-          key, [&] { return std::vector<std::string>{detail::describe_argument(args)...}; },
-          trace_body<Result>(args...));
       // Reused per thread so a cached call allocates only its output arrays.
       thread_local std::vector<Array> inputs, outputs;
       detail::ClearOnExit clear_inputs{inputs};
       (detail::StructureTraits<std::decay_t<Args>>::collect_arrays(args, inputs), ...);
+      Device device = cache_->place(inputs);
+      thread_local detail::KeyWords key;
+      key.clear();
+      (detail::StructureTraits<std::decay_t<Args>>::append_key(key, args), ...);
+      detail::append_device_key(key, device);
+      auto entry = cache_->lookup(
+          key, [&] { return std::vector<std::string>{detail::describe_argument(args)...}; },
+          trace_body<Result>(args...), device);
       detail::run_entry(*entry, inputs, outputs);
       size_t position = 0, vector_index = 0;
       return detail::StructureTraits<Result>::rebuild(outputs, position,
@@ -142,16 +160,18 @@ class Jitted {
   /// Outputs must not share memory with inputs: alternate two sets.
   template <class Outputs, class... Args>
   void call_into(Outputs& outputs, const Args&... args) const {
-    thread_local detail::KeyWords key;
-    key.clear();
-    (detail::StructureTraits<Args>::append_key(key, args), ...);
-    using Result = decltype(f_(std::declval<detail::traced_t<Args>>()...));
-    auto entry = cache_->lookup(
-        key, [&] { return std::vector<std::string>{detail::describe_argument(args)...}; },
-        trace_body<Result>(args...));
     thread_local std::vector<Array> inputs, targets;
     detail::ClearOnExit clear_inputs{inputs}, clear_targets{targets};
     (detail::StructureTraits<Args>::collect_arrays(args, inputs), ...);
+    Device device = cache_->place(inputs);
+    thread_local detail::KeyWords key;
+    key.clear();
+    (detail::StructureTraits<Args>::append_key(key, args), ...);
+    detail::append_device_key(key, device);
+    using Result = decltype(f_(std::declval<detail::traced_t<Args>>()...));
+    auto entry = cache_->lookup(
+        key, [&] { return std::vector<std::string>{detail::describe_argument(args)...}; },
+        trace_body<Result>(args...), device);
     detail::StructureTraits<Outputs>::collect_arrays(outputs, targets);
     detail::run_entry_into(*entry, inputs, targets);
   }

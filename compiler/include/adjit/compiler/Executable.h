@@ -2,6 +2,7 @@
 #define ADJIT_COMPILER_EXECUTABLE_H
 
 #include "adjit/runtime/Array.h"
+#include "adjit/runtime/Signature.h"
 
 #include <memory>
 #include <string>
@@ -9,20 +10,6 @@
 #include <vector>
 
 namespace adjit {
-
-struct TensorType {
-  DType dtype;
-  Shape shape;
-  std::string str() const { return type_string(dtype, shape); }
-  bool operator==(const TensorType&) const = default;
-};
-
-/// What one compiled entry takes and returns.
-struct Signature {
-  std::string name;
-  std::vector<TensorType> inputs;
-  std::vector<TensorType> outputs;
-};
 
 /// Native code for every public function of a Program, loaded in this
 /// process. Thread-safe to call; keeps its code alive while it exists.
@@ -33,10 +20,13 @@ class Executable {
   ~Executable();
 
   const std::vector<Signature>& entries() const;
+  /// Where the code runs; inputs and outputs must live there.
+  Device device() const;
   /// Throws adjit::Error naming the known entries if `name` is not one.
   const Signature& signature(std::string_view name) const;
 
-  /// Checks the inputs against the signature, runs, and returns fresh outputs.
+  /// Checks the inputs against the signature, runs, and returns fresh outputs
+  /// (on device()).
   std::vector<Array> run(std::string_view entry, const std::vector<Array>& inputs) const;
   /// Runs into caller-provided outputs (checked against the signature).
   void run_into(std::string_view entry, const std::vector<Array>& inputs,

@@ -10,13 +10,22 @@
 
 namespace adjit {
 
-/// Every stage of DESIGN.md §2 that a Program can show, in pipeline order.
-/// "obj" is binary and can only be written to a file.
+/// Every stage of DESIGN.md §2 that a Program can show for the CPU, in
+/// pipeline order. "obj" is binary and can only be written to a file.
 const std::vector<std::string>& stage_names();
+/// The stages of a target, in pipeline order: for cuda, the CPU's up to
+/// "bufferized", then "gpu", "nvvm", "ptx" and "gpu-program" (the launch
+/// plans and kernels, gpu::GpuProgram's file format). Program::ir also
+/// emits "cubin" for cuda, with the CUDA toolkit's ptxas.
+const std::vector<std::string>& stage_names(Device::Kind target);
 
 struct CompileOptions {
   bool print_ir_after_all = false;  ///< MLIR's --mlir-print-ir-after-all, to stderr
   bool timing = false;              ///< pass timing, then LLVM's share, to stderr
+  /// What the program is compiled for: the host CPU or an NVIDIA GPU.
+  Device::Kind target = Device::Kind::cpu;
+  /// cuda: the GPU architecture of the kernels ("sm_80", "sm_90", ...).
+  std::string gpu_arch = "sm_90";
 };
 
 /// An `adjit`-dialect module on its way through the pipeline. Parsing and
@@ -32,9 +41,17 @@ class Program {
   Program& operator=(Program&&) noexcept;
   ~Program();
 
+  const CompileOptions& options() const;
+  /// Changes the options (the target, say) for the stages shown and compiled
+  /// from now on.
+  void set_options(CompileOptions options);
+
   /// What each public function takes and returns.
   const std::vector<Signature>& signatures() const;
-  /// The IR text of one stage ("traced", "optimized", ..., "llvm-ir", "asm").
+  /// The IR text of one stage ("traced", "optimized", ..., "llvm-ir", "asm";
+  /// for the cuda target "gpu", "nvvm", "ptx", "cubin" and "gpu-program", the
+  /// serialized gpu::GpuProgram). Throws adjit::Error for a stage the
+  /// target does not have.
   std::string ir(std::string_view stage) const;
   /// The text (or, for "obj", bytes) of every stage, in order.
   std::vector<std::pair<std::string, std::string>> all_stages() const;
@@ -42,8 +59,13 @@ class Program {
   void dump(const std::string& dir, const std::string& prefix = "") const;
   /// An object file for the host CPU.
   std::string object_code() const;
-  /// Compiles for this process's CPU through LLVM's ORC JIT at -O3.
+  /// Compiles for this process's CPU through LLVM's ORC JIT at -O3, or, for
+  /// the cuda target, for GPU 0.
   Executable compile() const;
+  /// Compiles for `device`: the CPU, or a GPU (kernels for options().gpu_arch,
+  /// loaded through the CUDA driver; RuntimeError without driver or device),
+  /// whatever options().target says.
+  Executable compile(Device device) const;
 
   struct Impl;  // defined in the library; built by the parser and the tracer
   explicit Program(std::unique_ptr<Impl> impl);

@@ -241,4 +241,34 @@ def EmitEntryPoints : Pass<"adjit-emit-entry-points", "ModuleOp"> {
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
+
+def MapToGpu : Pass<"adjit-map-to-gpu", "ModuleOp"> {
+  let summary = "Turn each structured op of a bufferized program into a gpu.launch";
+  let description = [{
+    Every `linalg` op on buffers becomes one `gpu.launch`: one thread per
+    point of its parallel loops, 256 threads per block, the last parallel
+    dimension fastest across neighbouring threads so that loads and stores
+    coalesce. A thread runs the op's reduction loops in order and keeps each
+    output that the parallel loops alone index (an accumulator) in a
+    register, loading it once before the loops and storing it once after.
+    The host function keeps allocations and launches only; the module is
+    marked `gpu.container_module` for kernel outlining.
+  }];
+  let dependentDialects = [
+    "::mlir::affine::AffineDialect", "::mlir::gpu::GPUDialect",
+    "::mlir::scf::SCFDialect"
+  ];
+}
+
+def MergeGpuModules : Pass<"adjit-merge-gpu-modules", "ModuleOp"> {
+  let summary = "Move every outlined kernel into one gpu.module";
+  let description = [{
+    Kernel outlining makes one `gpu.module` per launch. Merged, a program
+    compiles to one PTX module that the runtime loads once; kernels keep
+    their names (renamed only on a clash) and `gpu.launch_func` ops are
+    re-pointed at them.
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect"];
+}
+
 #endif // ADJIT_PASSES_TD

@@ -5,11 +5,13 @@
 #include "mlir/Pass/PassManager.h"
 
 #include <optional>
+#include <string>
 
 namespace mlir::adjit {
 
-/// The MLIR stages of the compilation pipeline, in order (DESIGN.md §2).
-/// Each stage's IR is what the passes of all stages up to it produce.
+/// The MLIR stages of the compilation pipeline (DESIGN.md §2). Each stage's
+/// IR is what the passes of all stages up to it produce; a target runs the
+/// stages that stagesOf() lists, in that order.
 enum class Stage {
   traced,
   differentiated,
@@ -17,28 +19,57 @@ enum class Stage {
   linalg,
   fused,
   bufferized,
-  llvm
+  gpu,  ///< cuda: kernels outlined into one gpu.module, launched by the host
+  nvvm, ///< cuda: kernels in the LLVM and NVVM dialects, a target attached
+  llvm  ///< cpu: the whole program in the LLVM dialect
+};
+
+/// What the pipeline compiles for.
+enum class Target { cpu, cuda };
+
+struct PipelineOptions {
+  Target target = Target::cpu;
+  /// cuda: the GPU architecture the kernels are compiled for.
+  std::string gpuChip = "sm_90";
+  /// cuda: LLVM bitcode linked into the kernels (libdevice, which provides
+  /// the `__nv_*` math functions); empty links nothing.
+  std::string libdevice;
 };
 
 inline constexpr Stage kAllStages[] = {
     Stage::traced, Stage::differentiated, Stage::optimized, Stage::linalg,
-    Stage::fused,  Stage::bufferized,     Stage::llvm};
+    Stage::fused,  Stage::bufferized,     Stage::gpu,       Stage::nvvm,
+    Stage::llvm};
+
+/// The stages a target runs, in order.
+ArrayRef<Stage> stagesOf(Target target);
 
 StringRef stageName(Stage stage);
 std::optional<Stage> parseStage(StringRef name);
 
 /// Appends the passes that take IR of the previous stage to `stage`.
-void addStagePasses(OpPassManager &pm, Stage stage);
+void addStagePasses(OpPassManager &pm, Stage stage,
+                    const PipelineOptions &options = {});
 
-/// Appends the passes of every stage after `from` up to and including `to`.
-void addPipeline(OpPassManager &pm, Stage from, Stage to);
+/// Appends the passes of every stage of the target after `from` up to and
+/// including `to`.
+void addPipeline(OpPassManager &pm, Stage from, Stage to,
+                 const PipelineOptions &options = {});
+
+/// Appends gpu-module-to-binary: nvvm-stage kernels become a gpu.binary
+/// holding PTX (`cubin` false) or a cubin that `ptxas` from `cudaToolkit`
+/// assembles.
+void addGpuBinaryPasses(OpPassManager &pm, bool cubin,
+                        const std::string &cudaToolkit);
 
 /// Registers the dialects and interface models the whole pipeline needs,
 /// including translation to LLVM IR.
 void registerPipelineDialects(DialectRegistry &registry);
 
 /// Registers `--adjit-pipeline-<stage>` pipelines (from the input up to that
-/// stage) and the adjit passes with the global pass registry, for adjit-opt.
+/// stage, for the target that has it: gpu and nvvm are cuda's, for sm_90
+/// without libdevice) and the adjit passes with the global pass registry,
+/// for adjit-opt.
 void registerPipelines();
 
 } // namespace mlir::adjit

@@ -10,14 +10,16 @@
 #include <vector>
 
 #include "adjit/runtime/DType.h"
+#include "adjit/runtime/Device.h"
 #include "adjit/runtime/Shape.h"
 
 namespace adjit {
 
-// Concrete host data: a row-major, contiguous buffer with a shape and a dtype,
-// 64-byte aligned unless it is a view of caller memory. Array is a handle:
-// copies share the buffer (use copy() for a deep copy), and the buffer lives
-// as long as its last handle.
+// Concrete data: a row-major, contiguous buffer with a shape and a dtype, in
+// host memory (64-byte aligned unless it is a view of caller memory) or in a
+// GPU's memory (see device() and to()). Array is a handle: copies share the
+// buffer (use copy() for a deep copy), and the buffer lives as long as its
+// last handle.
 class Array {
  public:
   // An f32[0] array, so that Array can sit in default-constructed containers.
@@ -29,8 +31,10 @@ class Array {
   template <class T>
   static Array scalar(T value);
 
-  // Uninitialized contents, from the caching allocator.
+  // Uninitialized contents, from the caching allocator (the device's, for a
+  // GPU).
   static Array empty(Shape shape, DType dtype);
+  static Array empty(Shape shape, DType dtype, Device device);
   static Array zeros(Shape shape, DType dtype = DType::f32);
   static Array ones(Shape shape, DType dtype = DType::f32);
   // Integer dtypes need an integral value in range; i1 stores value != 0.
@@ -46,7 +50,14 @@ class Array {
   // outlive every handle, and be aligned at least to the element size.
   static Array view(void* data, Shape shape, DType dtype);
 
+  // A deep copy on the same device.
   Array copy() const;
+
+  // Where the buffer lives.
+  Device device() const { return device_; }
+  // This array on `device`: the same handle when it is already there, else a
+  // copy (host <-> GPU through the CUDA driver).
+  Array to(Device device) const;
 
   const Shape& shape() const { return shape_; }
   DType dtype() const { return dtype_; }
@@ -54,23 +65,28 @@ class Array {
   int rank() const { return static_cast<int>(shape_.size()); }
   size_t nbytes() const { return static_cast<size_t>(size_) * dtype_size(dtype_); }
 
+  // The buffer's address: a device address for a GPU array.
   void* raw_data() { return buffer_.get(); }
   const void* raw_data() const { return buffer_.get(); }
 
   // The typed accessors require T to be exactly the element type of dtype().
+  // data() requires host memory; to_vector() and item() copy from a GPU.
   template <class T>
   T* data() {
     check_element_type<T>("data");
+    check_on_host("data");
     return static_cast<T*>(raw_data());
   }
   template <class T>
   const T* data() const {
     check_element_type<T>("data");
+    check_on_host("data");
     return static_cast<const T*>(raw_data());
   }
   template <class T>
   std::vector<T> to_vector() const {
     check_element_type<T>("to_vector");
+    if (!device_.is_cpu()) return to(Device::cpu()).to_vector<T>();
     const T* first = static_cast<const T*>(raw_data());
     return std::vector<T>(first, first + size_);
   }
@@ -79,11 +95,13 @@ class Array {
   T item() const {
     check_element_type<T>("item");
     check_one_element();
+    if (!device_.is_cpu()) return to(Device::cpu()).item<T>();
     return *static_cast<const T*>(raw_data());
   }
 
  private:
-  Array(std::shared_ptr<void> buffer, Shape shape, DType dtype, int64_t size);
+  Array(std::shared_ptr<void> buffer, Shape shape, DType dtype, int64_t size,
+        Device device = Device::cpu());
 
   template <class T>
   void check_element_type(std::string_view accessor) const {
@@ -91,12 +109,14 @@ class Array {
   }
   [[noreturn]] void throw_element_type_mismatch(std::string_view accessor, DType requested) const;
   void check_one_element() const;
+  void check_on_host(std::string_view accessor) const;
   static void check_value_count(size_t value_count, const Shape& shape);
 
   std::shared_ptr<void> buffer_;
   Shape shape_;
   DType dtype_;
   int64_t size_;
+  Device device_;
 };
 
 template <class T>

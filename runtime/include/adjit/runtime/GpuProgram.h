@@ -1,0 +1,101 @@
+#pragma once
+
+// A program compiled for an NVIDIA GPU: one PTX (or cubin) module with every
+// kernel, and for each entry a launch plan (the host side: which buffers to
+// allocate, which kernels to launch on which buffers, when to free). The
+// compiler makes it from the host function of the `gpu` stage; the runtime
+// runs it through the CUDA driver, with no MLIR or LLVM (as XLA's thunks do).
+// It serializes to a self-contained text file, so a program compiled on one
+// machine runs on another (scripts/gpu-check.sh, ahead-of-time use).
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "adjit/runtime/Array.h"
+#include "adjit/runtime/Device.h"
+#include "adjit/runtime/Signature.h"
+
+namespace adjit::gpu {
+
+// A buffer the plan uses: an entry's input or output (index = its position),
+// a temporary it allocates, or a constant uploaded when the program loads
+// (index = its position in GpuProgram::constants).
+struct Buffer {
+  enum class Kind { input, output, temporary, constant };
+  Kind kind;
+  int index = 0;
+  size_t bytes = 0;
+};
+
+// One kernel parameter group: a buffer as a memref descriptor (base pointer
+// twice, offset, sizes and strides in elements, as MLIR's NVVM lowering
+// expands it) or a scalar of 4 or 8 bytes.
+struct KernelArgument {
+  enum class Kind { buffer, scalar };
+  Kind kind;
+  int buffer = -1;
+  int64_t offset = 0;
+  std::vector<int64_t> sizes, strides;
+  int bytes = 0;
+  uint64_t bits = 0;
+};
+
+struct Step {
+  enum class Kind { allocate, release, launch };
+  Kind kind;
+  int buffer = -1;  // allocate, release
+  std::string kernel;  // launch
+  std::array<unsigned, 3> grid{1, 1, 1}, block{1, 1, 1};
+  unsigned shared_bytes = 0;
+  std::vector<KernelArgument> arguments;
+};
+
+struct EntryPlan {
+  Signature signature;
+  std::vector<Buffer> buffers;
+  std::vector<Step> steps;
+};
+
+struct GpuProgram {
+  std::string arch;           // "sm_90"
+  std::string format;         // "ptx" or "cubin"
+  std::string image;          // the module's PTX text or cubin bytes
+  std::vector<std::string> constants;  // bytes of each constant buffer
+  std::vector<EntryPlan> entries;
+
+  // Throws adjit::Error naming the known entries if `name` is not one.
+  const EntryPlan& entry(std::string_view name) const;
+  std::string serialize() const;
+  // Throws adjit::Error naming what is malformed.
+  static GpuProgram deserialize(std::string_view text);
+};
+
+// A GpuProgram loaded on one GPU: its module, kernels and constants. Running
+// it is thread-safe and synchronous: results are in the outputs on return,
+// and a kernel fault is reported as adjit::RuntimeError by the call that
+// launched it.
+class LoadedGpuProgram {
+ public:
+  LoadedGpuProgram(std::shared_ptr<const GpuProgram> program, Device device);
+  ~LoadedGpuProgram();
+  LoadedGpuProgram(const LoadedGpuProgram&) = delete;
+  LoadedGpuProgram& operator=(const LoadedGpuProgram&) = delete;
+
+  const GpuProgram& program() const { return *program_; }
+  Device device() const { return device_; }
+  // Inputs and outputs must have the entry's types and live on device().
+  void run(std::string_view entry, const std::vector<Array>& inputs,
+           const std::vector<Array>& outputs) const;
+
+ private:
+  struct Module;
+  std::shared_ptr<const GpuProgram> program_;
+  Device device_;
+  std::unique_ptr<Module> module_;
+};
+
+}  // namespace adjit::gpu

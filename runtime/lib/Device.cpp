@@ -1,0 +1,24 @@
+#include "adjit/runtime/Device.h"
+
+#include "adjit/runtime/Error.h"
+#include "cuda/CudaDriver.h"
+
+namespace adjit {
+
+Device Device::cuda(int index) {
+  if (index < 0) throw Error("Device::cuda: the device index must be >= 0, got " + std::to_string(index));
+  return Device(Kind::cuda, index);
+}
+
+std::string Device::str() const {
+  return is_cpu() ? "cpu" : "cuda:" + std::to_string(index_);
+}
+
+int Device::cuda_device_count() {
+  if (!cuda::driver_available()) return 0;
+  int count = 0;
+  if (cuda::driver().cuDeviceGetCount(&count) != cuda::CUDA_SUCCESS) return 0;
+  return count;
+}
+
+}  // namespace adjit

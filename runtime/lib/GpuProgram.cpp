@@ -1,0 +1,265 @@
+#include "adjit/runtime/GpuProgram.h"
+
+#include <charconv>
+#include <sstream>
+
+#include "adjit/runtime/Error.h"
+
+namespace adjit::gpu {
+namespace {
+
+constexpr std::string_view kMagic = "adjit-gpu-program";
+constexpr int kVersion = 1;
+
+const char* kind_name(Buffer::Kind kind) {
+  switch (kind) {
+    case Buffer::Kind::input: return "input";
+    case Buffer::Kind::output: return "output";
+    case Buffer::Kind::temporary: return "temporary";
+    case Buffer::Kind::constant: return "constant";
+  }
+  return "?";
+}
+
+std::string hex(std::string_view bytes) {
+  static const char digits[] = "0123456789abcdef";
+  std::string text;
+  text.reserve(bytes.size() * 2);
+  for (unsigned char c : bytes) {
+    text += digits[c >> 4];
+    text += digits[c & 15];
+  }
+  return text;
+}
+
+void write_type(std::ostringstream& out, const char* what, const TensorType& type) {
+  out << what << ' ' << dtype_name(type.dtype) << ' ' << type.shape.size();
+  for (int64_t d : type.shape) out << ' ' << d;
+  out << '\n';
+}
+
+// Whitespace-separated tokens of the text, with the line of each for errors.
+class Reader {
+ public:
+  explicit Reader(std::string_view text) : text_(text) {}
+
+  std::string_view token() {
+    while (pos_ < text_.size() && std::isspace(static_cast<unsigned char>(text_[pos_]))) {
+      if (text_[pos_] == '\n') ++line_;
+      ++pos_;
+    }
+    size_t start = pos_;
+    while (pos_ < text_.size() && !std::isspace(static_cast<unsigned char>(text_[pos_]))) ++pos_;
+    if (start == pos_) fail("unexpected end of the program");
+    return text_.substr(start, pos_ - start);
+  }
+  void expect(std::string_view word) {
+    if (std::string_view got = token(); got != word)
+      fail("expected '" + std::string(word) + "', got '" + std::string(got) + "'");
+  }
+  template <class T>
+  T number() {
+    std::string_view t = token();
+    T value{};
+    auto [end, error] = std::from_chars(t.data(), t.data() + t.size(), value);
+    if (error != std::errc() || end != t.data() + t.size())
+      fail("expected a number, got '" + std::string(t) + "'");
+    return value;
+  }
+  size_t count(size_t limit) {
+    auto n = number<size_t>();
+    if (n > limit) fail("count " + std::to_string(n) + " is larger than the program");
+    return n;
+  }
+  std::string bytes_from_hex() {
+    std::string_view t = token();
+    if (t == "-") return {};
+    if (t.size() % 2) fail("odd number of hex digits");
+    std::string bytes(t.size() / 2, '\0');
+    for (size_t i = 0; i < bytes.size(); ++i) {
+      auto [end, error] = std::from_chars(t.data() + 2 * i, t.data() + 2 * i + 2,
+                                          reinterpret_cast<unsigned char&>(bytes[i]), 16);
+      if (error != std::errc() || end != t.data() + 2 * i + 2) fail("bad hex digits");
+    }
+    return bytes;
+  }
+  // The rest after one newline: the image's raw bytes.
+  std::string_view raw(size_t n) {
+    if (pos_ < text_.size() && text_[pos_] == '\n') ++pos_;
+    if (text_.size() - pos_ < n) fail("the image is truncated");
+    std::string_view bytes = text_.substr(pos_, n);
+    pos_ += n;
+    return bytes;
+  }
+  TensorType type() {
+    auto dtype = parse_dtype(token());
+    if (!dtype) fail("unknown dtype");
+    TensorType type{*dtype, Shape(count(64))};
+    for (int64_t& d : type.shape) d = number<int64_t>();
+    return type;
+  }
+  [[noreturn]] void fail(const std::string& what) const {
+    throw Error("malformed GPU program (line " + std::to_string(line_) + "): " + what);
+  }
+  size_t remaining() const { return text_.size() - pos_; }
+
+ private:
+  std::string_view text_;
+  size_t pos_ = 0;
+  int line_ = 1;
+};
+
+}  // namespace
+
+const EntryPlan& GpuProgram::entry(std::string_view name) const {
+  std::string known;
+  for (const EntryPlan& plan : entries) {
+    if (plan.signature.name == name) return plan;
+    known += (known.empty() ? "" : ", ") + plan.signature.name;
+  }
+  throw Error("unknown entry '" + std::string(name) + "'; the GPU program defines: " +
+              (known.empty() ? "(none)" : known));
+}
+
+std::string GpuProgram::serialize() const {
+  std::ostringstream out;
+  out << kMagic << ' ' << kVersion << "\narch " << arch << "\nformat " << format << "\n";
+  out << "constants " << constants.size() << '\n';
+  for (const std::string& bytes : constants) out << "constant " << (bytes.empty() ? "-" : hex(bytes)) << '\n';
+  out << "entries " << entries.size() << '\n';
+  for (const EntryPlan& plan : entries) {
+    out << "entry " << plan.signature.name << '\n';
+    out << "inputs " << plan.signature.inputs.size() << '\n';
+    for (const TensorType& t : plan.signature.inputs) write_type(out, "type", t);
+    out << "outputs " << plan.signature.outputs.size() << '\n';
+    for (const TensorType& t : plan.signature.outputs) write_type(out, "type", t);
+    out << "buffers " << plan.buffers.size() << '\n';
+    for (const Buffer& b : plan.buffers)
+      out << "buffer " << kind_name(b.kind) << ' ' << b.index << ' ' << b.bytes << '\n';
+    out << "steps " << plan.steps.size() << '\n';
+    for (const Step& step : plan.steps) {
+      if (step.kind != Step::Kind::launch) {
+        out << (step.kind == Step::Kind::allocate ? "allocate " : "release ") << step.buffer << '\n';
+        continue;
+      }
+      out << "launch " << step.kernel;
+      for (unsigned g : step.grid) out << ' ' << g;
+      for (unsigned b : step.block) out << ' ' << b;
+      out << ' ' << step.shared_bytes << ' ' << step.arguments.size() << '\n';
+      for (const KernelArgument& a : step.arguments) {
+        if (a.kind == KernelArgument::Kind::scalar) {
+          out << "  scalar " << a.bytes << ' ' << a.bits << '\n';
+          continue;
+        }
+        out << "  buffer " << a.buffer << ' ' << a.offset << ' ' << a.sizes.size();
+        for (int64_t s : a.sizes) out << ' ' << s;
+        for (int64_t s : a.strides) out << ' ' << s;
+        out << '\n';
+      }
+    }
+  }
+  out << "image " << image.size() << '\n';
+  out.write(image.data(), static_cast<std::streamsize>(image.size()));
+  return out.str();
+}
+
+GpuProgram GpuProgram::deserialize(std::string_view text) {
+  Reader in(text);
+  const size_t limit = text.size();
+  if (in.token() != kMagic) in.fail("not an adjit GPU program");
+  if (int version = in.number<int>(); version != kVersion)
+    in.fail("version " + std::to_string(version) + "; this adjit reads version " +
+            std::to_string(kVersion));
+  GpuProgram program;
+  in.expect("arch");
+  program.arch = in.token();
+  in.expect("format");
+  program.format = in.token();
+  if (program.format != "ptx" && program.format != "cubin") in.fail("unknown format " + program.format);
+  in.expect("constants");
+  program.constants.resize(in.count(limit));
+  for (std::string& bytes : program.constants) {
+    in.expect("constant");
+    bytes = in.bytes_from_hex();
+  }
+  in.expect("entries");
+  program.entries.resize(in.count(limit));
+  for (EntryPlan& plan : program.entries) {
+    in.expect("entry");
+    plan.signature.name = in.token();
+    in.expect("inputs");
+    plan.signature.inputs.resize(in.count(limit));
+    for (TensorType& t : plan.signature.inputs) in.expect("type"), t = in.type();
+    in.expect("outputs");
+    plan.signature.outputs.resize(in.count(limit));
+    for (TensorType& t : plan.signature.outputs) in.expect("type"), t = in.type();
+    in.expect("buffers");
+    plan.buffers.resize(in.count(limit));
+    for (Buffer& b : plan.buffers) {
+      in.expect("buffer");
+      std::string_view kind = in.token();
+      if (kind == "input") b.kind = Buffer::Kind::input;
+      else if (kind == "output") b.kind = Buffer::Kind::output;
+      else if (kind == "temporary") b.kind = Buffer::Kind::temporary;
+      else if (kind == "constant") b.kind = Buffer::Kind::constant;
+      else in.fail("unknown buffer kind '" + std::string(kind) + "'");
+      b.index = in.number<int>();
+      b.bytes = in.number<size_t>();
+      size_t bound = b.kind == Buffer::Kind::input    ? plan.signature.inputs.size()
+                     : b.kind == Buffer::Kind::output ? plan.signature.outputs.size()
+                     : b.kind == Buffer::Kind::constant ? program.constants.size()
+                                                        : SIZE_MAX;
+      if (b.index < 0 || static_cast<size_t>(b.index) >= bound) in.fail("buffer index out of range");
+    }
+    in.expect("steps");
+    plan.steps.resize(in.count(limit));
+    auto buffer_index = [&] {
+      int b = in.number<int>();
+      if (b < 0 || static_cast<size_t>(b) >= plan.buffers.size()) in.fail("no buffer " + std::to_string(b));
+      return b;
+    };
+    for (Step& step : plan.steps) {
+      std::string_view kind = in.token();
+      if (kind == "allocate" || kind == "release") {
+        step.kind = kind == "allocate" ? Step::Kind::allocate : Step::Kind::release;
+        step.buffer = buffer_index();
+        if (plan.buffers[step.buffer].kind != Buffer::Kind::temporary)
+          in.fail("only temporaries are allocated and released");
+        continue;
+      }
+      if (kind != "launch") in.fail("unknown step '" + std::string(kind) + "'");
+      step.kind = Step::Kind::launch;
+      step.kernel = in.token();
+      for (unsigned& g : step.grid) g = in.number<unsigned>();
+      for (unsigned& b : step.block) b = in.number<unsigned>();
+      step.shared_bytes = in.number<unsigned>();
+      step.arguments.resize(in.count(limit));
+      for (KernelArgument& a : step.arguments) {
+        std::string_view argument_kind = in.token();
+        if (argument_kind == "scalar") {
+          a.kind = KernelArgument::Kind::scalar;
+          a.bytes = in.number<int>();
+          if (a.bytes != 4 && a.bytes != 8) in.fail("scalars have 4 or 8 bytes");
+          a.bits = in.number<uint64_t>();
+        } else if (argument_kind == "buffer") {
+          a.kind = KernelArgument::Kind::buffer;
+          a.buffer = buffer_index();
+          a.offset = in.number<int64_t>();
+          size_t rank = in.count(64);
+          a.sizes.resize(rank);
+          a.strides.resize(rank);
+          for (int64_t& s : a.sizes) s = in.number<int64_t>();
+          for (int64_t& s : a.strides) s = in.number<int64_t>();
+        } else {
+          in.fail("unknown kernel argument '" + std::string(argument_kind) + "'");
+        }
+      }
+    }
+  }
+  in.expect("image");
+  size_t bytes = in.number<size_t>();
+  program.image = std::string(in.raw(bytes));
+  return program;
+}
+
+}  // namespace adjit::gpu

@@ -1,0 +1,122 @@
+#include "CudaDriver.h"
+
+#include <dlfcn.h>
+
+#include <mutex>
+#include <vector>
+
+#include "adjit/runtime/Error.h"
+
+namespace adjit::cuda {
+namespace {
+
+struct LoadedDriver {
+  Driver table{};
+  std::string failure;  // empty when the driver loaded and initialised
+  std::vector<CUcontext> contexts;  // primary context per device, retained once
+  std::mutex contexts_mutex;
+};
+
+template <class Function>
+bool resolve(void* library, const char* name, Function& slot, std::string& failure) {
+  slot = reinterpret_cast<Function>(dlsym(library, name));
+  if (!slot && failure.empty())
+    failure = std::string("libcuda.so.1 lacks ") + name + " (the driver is too old)";
+  return slot != nullptr;
+}
+
+LoadedDriver& loaded() {
+  static LoadedDriver* instance = [] {
+    auto* d = new LoadedDriver();  // never destroyed: kernels may run at exit
+    void* library = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!library) {
+      const char* reason = dlerror();
+      d->failure = std::string("no CUDA driver found (") +
+                   (reason ? reason : "libcuda.so.1: not found") + ")";
+      return d;
+    }
+    Driver& t = d->table;
+    std::string& f = d->failure;
+    resolve(library, "cuInit", t.cuInit, f);
+    resolve(library, "cuDriverGetVersion", t.cuDriverGetVersion, f);
+    resolve(library, "cuGetErrorName", t.cuGetErrorName, f);
+    resolve(library, "cuGetErrorString", t.cuGetErrorString, f);
+    resolve(library, "cuDeviceGetCount", t.cuDeviceGetCount, f);
+    resolve(library, "cuDeviceGet", t.cuDeviceGet, f);
+    resolve(library, "cuDeviceGetName", t.cuDeviceGetName, f);
+    resolve(library, "cuDeviceGetAttribute", t.cuDeviceGetAttribute, f);
+    resolve(library, "cuDevicePrimaryCtxRetain", t.cuDevicePrimaryCtxRetain, f);
+    resolve(library, "cuCtxSetCurrent", t.cuCtxSetCurrent, f);
+    resolve(library, "cuCtxSynchronize", t.cuCtxSynchronize, f);
+    resolve(library, "cuMemAlloc_v2", t.cuMemAlloc, f);
+    resolve(library, "cuMemFree_v2", t.cuMemFree, f);
+    resolve(library, "cuMemcpyHtoD_v2", t.cuMemcpyHtoD, f);
+    resolve(library, "cuMemcpyDtoH_v2", t.cuMemcpyDtoH, f);
+    resolve(library, "cuMemcpyDtoD_v2", t.cuMemcpyDtoD, f);
+    resolve(library, "cuModuleLoadDataEx", t.cuModuleLoadDataEx, f);
+    resolve(library, "cuModuleUnload", t.cuModuleUnload, f);
+    resolve(library, "cuModuleGetFunction", t.cuModuleGetFunction, f);
+    resolve(library, "cuLaunchKernel", t.cuLaunchKernel, f);
+    resolve(library, "cuStreamSynchronize", t.cuStreamSynchronize, f);
+    resolve(library, "cuEventCreate", t.cuEventCreate, f);
+    resolve(library, "cuEventRecord", t.cuEventRecord, f);
+    resolve(library, "cuEventSynchronize", t.cuEventSynchronize, f);
+    resolve(library, "cuEventElapsedTime", t.cuEventElapsedTime, f);
+    resolve(library, "cuEventDestroy_v2", t.cuEventDestroy, f);
+    if (!f.empty()) return d;
+    if (CUresult result = t.cuInit(0); result != CUDA_SUCCESS) {
+      const char* name = nullptr;
+      t.cuGetErrorName(result, &name);
+      f = std::string("no CUDA driver could be initialised (cuInit: ") +
+          (name ? name : std::to_string(result)) + ")";
+    }
+    return d;
+  }();
+  return *instance;
+}
+
+}  // namespace
+
+bool driver_available() { return loaded().failure.empty(); }
+
+const Driver& driver() {
+  LoadedDriver& d = loaded();
+  if (!d.failure.empty()) throw RuntimeError(d.failure);
+  return d.table;
+}
+
+void check(CUresult result, const std::string& what) {
+  if (result == CUDA_SUCCESS) return;
+  const Driver& t = driver();
+  const char* name = nullptr;
+  const char* text = nullptr;
+  t.cuGetErrorName(result, &name);
+  t.cuGetErrorString(result, &text);
+  throw RuntimeError("CUDA: " + what + " failed: " + (name ? name : std::to_string(result)) +
+                     (text ? std::string(" (") + text + ")" : std::string()));
+}
+
+void make_current(int index) {
+  const Driver& t = driver();
+  LoadedDriver& d = loaded();
+  std::lock_guard lock(d.contexts_mutex);
+  if (d.contexts.empty()) {
+    int count = 0;
+    check(t.cuDeviceGetCount(&count), "cuDeviceGetCount");
+    d.contexts.assign(count, nullptr);
+  }
+  if (index < 0 || index >= static_cast<int>(d.contexts.size()))
+    throw RuntimeError(d.contexts.empty()
+                           ? "no CUDA device: the driver reports none for cuda:" +
+                                 std::to_string(index)
+                           : "no CUDA device cuda:" + std::to_string(index) + "; this machine has " +
+                                 std::to_string(d.contexts.size()));
+  if (!d.contexts[index]) {
+    CUdevice device = 0;
+    check(t.cuDeviceGet(&device, index), "cuDeviceGet");
+    check(t.cuDevicePrimaryCtxRetain(&d.contexts[index], device), "cuDevicePrimaryCtxRetain");
+  }
+  check(t.cuCtxSetCurrent(d.contexts[index]), "cuCtxSetCurrent");
+}
+
+}  // namespace adjit::cuda
