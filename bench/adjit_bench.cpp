@@ -35,6 +35,9 @@ struct Settings {
   int reps = 10;
   int threads = 1;
   std::string check_dir;
+  // W1-W3 run where their inputs live: --device cuda puts them on GPU 0
+  // and checks the GPU's results against the CPU's.
+  adjit::Device device = adjit::Device::cpu();
 };
 
 // One JSON object on one line.
@@ -92,6 +95,7 @@ void report(const std::string& workload, const std::string& variant, const Timin
   line.field("workload", workload).field("impl", "adjit").field("variant", variant);
   line.field("median_ms", t.median_ms).field("min_ms", t.min_ms).field("max_ms", t.max_ms);
   line.field("reps", t.reps).field("peak_rss_mb", peak_rss_mb()).field("threads", s.threads);
+  line.field("device", s.device.str());
   line.print();
 }
 
@@ -101,6 +105,30 @@ void save(const Settings& s, const std::string& workload, const std::string& nam
   std::filesystem::path dir = std::filesystem::path(s.check_dir) / workload;
   std::filesystem::create_directories(dir);
   adjit::save_npy(a, (dir / (name + ".npy")).string());
+}
+
+[[noreturn]] void check_failed(const std::string& workload, const std::string& what);
+
+// On a GPU: the largest difference between the GPU's and the CPU's results,
+// relative to the largest CPU magnitude, must stay within `tolerance`.
+void check_same_as_cpu(const std::string& workload, const std::vector<Array>& gpu,
+                       const std::vector<Array>& cpu, double tolerance) {
+  double worst = 0;
+  for (size_t i = 0; i < gpu.size(); ++i) {
+    std::vector<float> a = gpu[i].to_vector<float>(), b = cpu[i].to_vector<float>();
+    double error = 0, norm = 1e-30;
+    for (size_t j = 0; j < a.size(); ++j) {
+      error = std::max(error, static_cast<double>(std::abs(a[j] - b[j])));
+      norm = std::max(norm, static_cast<double>(std::abs(b[j])));
+    }
+    if (!(error <= tolerance * norm))  // NaN fails too
+      check_failed(workload, "GPU result " + std::to_string(i) + " differs from the CPU's by " +
+                                 std::to_string(error / norm) + " relative to its largest value");
+    worst = std::max(worst, error / norm);
+  }
+  JsonLine().field("workload", workload).field("impl", "adjit").field("check", "pass")
+      .field("detail", "GPU results equal the CPU's to " + std::to_string(worst) +
+                           " relative to the largest value").print();
 }
 
 [[noreturn]] void check_failed(const std::string& workload, const std::string& what) {
@@ -133,7 +161,8 @@ void run_w1(const Settings& s) {
   Array x = Array::randn({n}, 1);
   auto value = adjit::jit(w1_function, {.name = "w1_value"});
   auto value_and_grad = adjit::value_and_grad(w1_function);
-  auto [v, g] = value_and_grad(x);
+  auto [v_device, g_device] = value_and_grad(x.to(s.device));
+  Array v = v_device.to(adjit::Device::cpu()), g = g_device.to(adjit::Device::cpu());
   // Check against the closed form in double, relative to the norms.
   double want_value = 0, error = 0, norm = 0;
   for (int64_t i = 0; i < n; ++i) {
@@ -151,8 +180,9 @@ void run_w1(const Settings& s) {
   save(s, "W1", "x", x);
   save(s, "W1", "value", v);
   save(s, "W1", "grad", g);
-  report("W1", "value_and_grad", measure([&] { value_and_grad(x); }, s), s);
-  report("W1", "value", measure([&] { value(x); }, s), s);
+  Array xd = x.to(s.device);
+  report("W1", "value_and_grad", measure([&] { value_and_grad(xd); }, s), s);
+  report("W1", "value", measure([&] { value(xd); }, s), s);
 }
 
 // ---------------------------------------------------------------- W2 ----
@@ -219,6 +249,16 @@ void run_w2(const Settings& s) {
   auto step = w2_step();
   auto loss_only = adjit::jit(w2_loss, {.name = "w2_loss"});
   auto [loss, updated] = step(params, x, labels);
+  std::vector<Array> params_d;
+  for (const Array& p : params) params_d.push_back(p.to(s.device));
+  Array x_d = x.to(s.device), labels_d = labels.to(s.device);
+  if (s.device.is_cuda()) {
+    auto [loss_gpu, updated_gpu] = step(params_d, x_d, labels_d);
+    std::vector<Array> gpu{loss_gpu}, cpu{loss};
+    gpu.insert(gpu.end(), updated_gpu.begin(), updated_gpu.end());
+    cpu.insert(cpu.end(), updated.begin(), updated.end());
+    check_same_as_cpu("W2", gpu, cpu, 1e-4);
+  }
   const char* names[] = {"w1", "b1", "w2", "b2", "w3", "b3"};
   for (size_t i = 0; i < params.size(); ++i) {
     save(s, "W2", names[i], params[i]);
@@ -227,8 +267,8 @@ void run_w2(const Settings& s) {
   save(s, "W2", "x", x);
   save(s, "W2", "labels", labels);
   save(s, "W2", "loss", loss);
-  report("W2", "value_and_grad", measure([&] { step(params, x, labels); }, s), s);
-  report("W2", "value", measure([&] { loss_only(params, x, labels); }, s), s);
+  report("W2", "value_and_grad", measure([&] { step(params_d, x_d, labels_d); }, s), s);
+  report("W2", "value", measure([&] { loss_only(params_d, x_d, labels_d); }, s), s);
 }
 
 void run_w7(const Settings& s) {
@@ -282,8 +322,16 @@ void run_w3(const Settings& s) {
   for (auto [name, a] : {std::pair{"x", x}, {"gamma", gamma}, {"beta", beta}, {"c", c},
                          {"loss", loss}, {"dx", dx}, {"dgamma", dgamma}, {"dbeta", dbeta}})
     save(s, "W3", name, a);
-  report("W3", "value_and_grad", measure([&] { value_and_grad(x, gamma, beta, c); }, s), s);
-  report("W3", "value", measure([&] { value(x, gamma, beta, c); }, s), s);
+  Array x_d = x.to(s.device), gamma_d = gamma.to(s.device), beta_d = beta.to(s.device),
+        c_d = c.to(s.device);
+  if (s.device.is_cuda()) {
+    auto [loss_gpu, grads_gpu] = value_and_grad(x_d, gamma_d, beta_d, c_d);
+    auto [dx_gpu, dgamma_gpu, dbeta_gpu] = grads_gpu;
+    check_same_as_cpu("W3", {loss_gpu, dx_gpu, dgamma_gpu, dbeta_gpu}, {loss, dx, dgamma, dbeta},
+                      1e-4);
+  }
+  report("W3", "value_and_grad", measure([&] { value_and_grad(x_d, gamma_d, beta_d, c_d); }, s), s);
+  report("W3", "value", measure([&] { value(x_d, gamma_d, beta_d, c_d); }, s), s);
 }
 
 // ---------------------------------------------------------------- W4 ----
@@ -602,6 +650,29 @@ void run_w1_handfused(const Settings& s) {
       .field("reps", t.reps).field("threads", s.threads).field("checksum", sink).print();
 }
 
+// ------------------------------------------------------ GPU bandwidth ----
+
+// Device memory bandwidth through a kernel adjit generates (y = 2x: one
+// read and one write per element), the traffic limit of W1 and W3 on a GPU.
+void run_gpu_bandwidth(const Settings& s) {
+  if (!s.device.is_cuda()) {
+    JsonLine().field("workload", "gpu_bandwidth").field("impl", "adjit")
+        .field("skipped", "runs with --device cuda").print();
+    return;
+  }
+  int64_t n = s.smoke ? 1 << 20 : int64_t{1} << 28;  // 1 GiB in, 1 GiB out
+  Array x = Array::ones({n}).to(s.device);
+  auto twice = adjit::jit([](Tensor v) { return v * 2.0; }, {.name = "twice"});
+  if (twice(x).to_vector<float>()[static_cast<size_t>(n - 1)] != 2.0f)
+    check_failed("gpu_bandwidth", "wrong result");
+  Timing t = measure([&] { twice(x); }, s);
+  double bytes = 2.0 * static_cast<double>(n) * sizeof(float);
+  JsonLine().field("workload", "gpu_bandwidth").field("impl", "adjit").field("variant", "2x")
+      .field("median_ms", t.median_ms).field("min_ms", t.min_ms).field("max_ms", t.max_ms)
+      .field("reps", t.reps).field("gb_per_s", bytes / (t.min_ms * 1e-3) / 1e9)
+      .field("device", s.device.str()).print();
+}
+
 const std::map<std::string, std::function<void(const Settings&)>>& workloads() {
   static const std::map<std::string, std::function<void(const Settings&)>> all = {
       {"W1", run_w1},
@@ -616,6 +687,7 @@ const std::map<std::string, std::function<void(const Settings&)>>& workloads() {
       {"sgemm", run_sgemm},
       {"fma_peak", run_fma_peak},
       {"w1_handfused", run_w1_handfused},
+      {"gpu_bandwidth", run_gpu_bandwidth},
   };
   return all;
 }
@@ -638,12 +710,17 @@ int main(int argc, char** argv) {
     else if (arg == "--reps") settings.reps = std::stoi(value());
     else if (arg == "--threads") settings.threads = std::stoi(value());
     else if (arg == "--check-dir") settings.check_dir = value();
+    else if (arg == "--device") {
+      std::string device = value();
+      if (device != "cpu" && device != "cuda") throw adjit::Error("--device is cpu or cuda");
+      settings.device = device == "cpu" ? adjit::Device::cpu() : adjit::Device::cuda(0);
+    }
     else if (arg == "--list") {
       for (const auto& [name, run] : workloads()) std::cout << name << "\n";
       return 0;
     } else {
       std::cerr << "usage: adjit-bench (--workload NAME)... | --all [--smoke] [--reps N] "
-                   "[--threads N] [--check-dir DIR] | --list\n";
+                   "[--threads N] [--check-dir DIR] [--device cpu|cuda] | --list\n";
       return 2;
     }
   }

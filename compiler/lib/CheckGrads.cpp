@@ -9,6 +9,7 @@ namespace detail {
 
 namespace {
 
+// Host arrays only.
 double element(const Array& a, int64_t i) {
   return visit_dtype(a.dtype(), [&](auto tag) -> double {
     using T = typename decltype(tag)::type;
@@ -104,10 +105,21 @@ GradCheckReport compare_derivatives(
   double atol = options.atol >= 0 ? options.atol : default_tolerance(xs, order);
   double rtol = options.rtol >= 0 ? options.rtol : atol;
   GradCheckReport report;
+  // Every function runs where the arguments live (a GPU, say); elements
+  // are read and perturbed in host copies.
+  Device device = xs.empty() ? Device::cpu() : xs.front().device();
+  auto on_device = [&](std::vector<Array> arrays) {
+    for (Array& a : arrays) a = a.to(device);
+    return arrays;
+  };
+  auto on_host = [](std::vector<Array> arrays) {
+    for (Array& a : arrays) a = a.to(Device::cpu());
+    return arrays;
+  };
   // Finite differences run in f64; integer arguments (labels, indices) stay.
   std::vector<Array> wide;
-  for (const Array& x : xs) wide.push_back(is_floating(x.dtype()) ? to_f64(x) : x);
-  std::vector<Array> gradients = options.reverse ? reverse(xs) : std::vector<Array>{};
+  for (const Array& x : on_host(xs)) wide.push_back(is_floating(x.dtype()) ? to_f64(x) : x);
+  std::vector<Array> gradients = options.reverse ? on_host(reverse(xs)) : std::vector<Array>{};
 
   auto compare = [&](const char* mode, size_t arg, int64_t i, double analytic, double numeric) {
     double error = std::abs(analytic - numeric);
@@ -137,13 +149,13 @@ GradCheckReport compare_derivatives(
       std::vector<Array> at_up = wide, at_down = wide;
       at_up[arg] = up;
       at_down[arg] = down;
-      double numeric = (evaluate(at_up) - evaluate(at_down)) / (2 * h);
+      double numeric = (evaluate(on_device(at_up)) - evaluate(on_device(at_down))) / (2 * h);
       if (options.reverse) compare("reverse", arg, i, element(gradients[arg], i), numeric);
       if (options.forward) {
         std::vector<Array> direction;
         for (const Array& a : xs) direction.push_back(Array::zeros(a.shape(), a.dtype()));
         set_element(direction[arg], i, 1.0);
-        compare("forward", arg, i, forward(xs, direction), numeric);
+        compare("forward", arg, i, forward(xs, on_device(direction)), numeric);
       }
     }
   }

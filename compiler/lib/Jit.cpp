@@ -84,14 +84,18 @@ std::string explain_retrace(const std::vector<std::shared_ptr<CompiledEntry>>& e
 
 }  // namespace
 
-Program trace_program(const std::string& name, TraceBody body) {
+Program trace_program(const std::string& name, TraceBody body, Device device) {
   TraceContext trace(name);
   std::vector<size_t> layout;
   auto add_parameter = [&](DType dtype, const Shape& shape) {
     return trace.add_parameter(dtype, shape);
   };
   std::vector<Tensor> results = body(add_parameter, layout);
-  return trace.finish(results);
+  Program program = trace.finish(results);
+  CompileOptions options = program.options();
+  options.target = device.kind();
+  program.set_options(options);
+  return program;
 }
 
 JitCache::JitCache(JitOptions options)
@@ -191,12 +195,7 @@ std::shared_ptr<const CompiledEntry> JitCache::lookup(
       layout = l;
       return flat;
     };
-    Program program = trace_program(options_.name, recording);
-    if (device.is_cuda()) {
-      CompileOptions for_gpu = program.options();
-      for_gpu.target = Device::Kind::cuda;
-      program.set_options(for_gpu);
-    }
+    Program program = trace_program(options_.name, recording, device);
     if (!options_.dump_dir.empty()) {
       std::ostringstream prefix;
       // name, which jitted function (names may repeat), which signature
@@ -249,7 +248,8 @@ void run_entry_into(const CompiledEntry& entry, const std::vector<Array>& inputs
     for (size_t i = 0; i < inputs.size(); ++i) {
       auto* out = static_cast<const char*>(outputs[o].raw_data());
       auto* in = static_cast<const char*>(inputs[i].raw_data());
-      bool overlap = outputs[o].nbytes() > 0 && inputs[i].nbytes() > 0 &&
+      bool overlap = outputs[o].device() == inputs[i].device() && outputs[o].nbytes() > 0 &&
+                     inputs[i].nbytes() > 0 &&
                      out < in + inputs[i].nbytes() && in < out + outputs[o].nbytes();
       if (overlap)
         throw Error("adjit::jit '" + entry.entry_name + "': call_into output " +

@@ -6,6 +6,7 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "llvm/ADT/TypeSwitch.h"
 
 namespace mlir::adjit {
 #define GEN_PASS_DEF_MAPTOGPU
@@ -19,6 +20,46 @@ namespace {
 // Threads per block: a multiple of the warp size that keeps enough blocks
 // per multiprocessor resident for the simple one-point-per-thread kernels.
 constexpr int64_t kThreadsPerBlock = 256;
+// A reduction gets a block per output point (its threads share the
+// reduction, then combine through warp shuffles and shared memory) when it
+// reduces at least a warp's worth of elements per point and has few enough
+// points that a block each still fills the GPU without starving the
+// thread-per-point form (a matmul's many outputs).
+constexpr int64_t kMinBlockReductionSize = 32;
+constexpr int64_t kMaxBlockReductionPoints = 65536;
+
+// How an accumulator combines a value into itself, as a block-wide
+// gpu.all_reduce (32-bit values: what warp shuffles move).
+std::optional<gpu::AllReduceOperation> allReduceKind(Operation *combiner) {
+  Type type = combiner->getResult(0).getType();
+  if (!type.isF32() && !type.isInteger(32))
+    return std::nullopt;
+  using K = gpu::AllReduceOperation;
+  return llvm::TypeSwitch<Operation *, std::optional<K>>(combiner)
+      .Case<arith::AddFOp, arith::AddIOp>([](auto) { return K::ADD; })
+      .Case<arith::MulFOp, arith::MulIOp>([](auto) { return K::MUL; })
+      .Case<arith::MaximumFOp>([](auto) { return K::MAXIMUMF; })
+      .Case<arith::MinimumFOp>([](auto) { return K::MINIMUMF; })
+      .Case<arith::MaxNumFOp>([](auto) { return K::MAXNUMF; })
+      .Case<arith::MinNumFOp>([](auto) { return K::MINNUMF; })
+      .Case<arith::MaxSIOp>([](auto) { return K::MAXSI; })
+      .Case<arith::MinSIOp>([](auto) { return K::MINSI; })
+      .Case<arith::MaxUIOp>([](auto) { return K::MAXUI; })
+      .Case<arith::MinUIOp>([](auto) { return K::MINUI; })
+      .Case<arith::AndIOp>([](auto) { return K::AND; })
+      .Case<arith::OrIOp>([](auto) { return K::OR; })
+      .Case<arith::XOrIOp>([](auto) { return K::XOR; })
+      .Default([](Operation *) { return std::nullopt; });
+}
+
+// An accumulator's update `out' = combine(out, value)`: the payload op that
+// alone reads the accumulator and whose result alone is yielded for it.
+struct Combiner {
+  Operation *op;
+  unsigned accumulatorOperand;  // which operand of `op` is the accumulator
+  gpu::AllReduceOperation kind;
+  TypedAttr identity;
+};
 
 SmallVector<Value> indicesAt(OpBuilder &b, Location loc, AffineMap map,
                              ValueRange loopIndices) {
@@ -63,6 +104,23 @@ public:
       op_->erase();
       return success();
     }
+    // An output that some parallel loop does not index would be updated by
+    // several threads at once: such an op runs all its loops in one thread.
+    for (OpOperand &init : op_.getDpsInitsMutable()) {
+      AffineMap map = op_.getMatchingIndexingMap(&init);
+      if (llvm::any_of(parallelDims_, [&](unsigned dim) { return !map.isFunctionOfDim(dim); })) {
+        parallelDims_.clear();
+        reductionDims_ = llvm::to_vector(llvm::seq<unsigned>(0, ranges_.size()));
+        points = 1;
+        break;
+      }
+    }
+    int64_t reductionSize = 1;
+    for (unsigned dim : reductionDims_)
+      reductionSize *= ranges_[dim];
+    if (!reductionDims_.empty() && reductionSize >= kMinBlockReductionSize &&
+        points <= kMaxBlockReductionPoints && matchCombiners())
+      return buildBlockReduction(points, reductionSize);
     OpBuilder b(op_);
     Location loc = op_.getLoc();
     int64_t threads = std::min<int64_t>(kThreadsPerBlock, llvm::alignTo(points, 32));
@@ -94,6 +152,99 @@ public:
   }
 
 private:
+  // Whether every accumulator is updated by a combiner that a block-wide
+  // all-reduce can compute (outputs indexed by reduction loops are written
+  // once per point, whichever thread visits it).
+  bool matchCombiners() {
+    Block &payload = *op_.getBlock();
+    auto yield = cast<linalg::YieldOp>(payload.getTerminator());
+    for (OpOperand &init : op_.getDpsInitsMutable()) {
+      // Other outputs must have one element per loop point, or threads
+      // sharing the reduction would race on them.
+      if (!isAccumulator(op_, &init)) {
+        if (!op_.getMatchingIndexingMap(&init).isPermutation())
+          return false;
+        continue;
+      }
+      BlockArgument accumulator = op_.getMatchingBlockArgument(&init);
+      if (!accumulator.hasOneUse())
+        return false;
+      OpOperand &use = *accumulator.use_begin();
+      Operation *combiner = use.getOwner();
+      unsigned position = init.getOperandNumber() - op_.getNumDpsInputs();
+      if (combiner->getBlock() != &payload || combiner->getNumOperands() != 2 ||
+          combiner->getNumResults() != 1 || !combiner->getResult(0).hasOneUse() ||
+          yield.getOperand(position) != combiner->getResult(0))
+        return false;
+      std::optional<gpu::AllReduceOperation> kind = allReduceKind(combiner);
+      std::optional<TypedAttr> identity = arith::getNeutralElement(combiner);
+      if (!kind || !identity)
+        return false;
+      combiners_.push_back({combiner, use.getOperandNumber(), *kind, *identity});
+    }
+    return !combiners_.empty();
+  }
+
+  // One block per point of the parallel loops; its threads stride over the
+  // reduction loops with private accumulators, which a block-wide
+  // all-reduce combines; thread 0 folds the result into the output.
+  LogicalResult buildBlockReduction(int64_t points, int64_t reductionSize) {
+    OpBuilder b(op_);
+    Location loc = op_.getLoc();
+    int64_t threads = std::min<int64_t>(kThreadsPerBlock, llvm::alignTo(reductionSize, 32));
+    auto constant = [&](int64_t v) { return b.create<arith::ConstantIndexOp>(loc, v); };
+    Value one = constant(1);
+    auto launch = b.create<gpu::LaunchOp>(loc, constant(points), one, one, constant(threads),
+                                          one, one);
+    b.setInsertionPointToEnd(&launch.getBody().front());
+    loopIndices_.assign(ranges_.size(), Value());
+    Value point = launch.getBlockIds().x;
+    for (unsigned dim : llvm::reverse(parallelDims_)) {
+      Value extent = constant(ranges_[dim]);
+      loopIndices_[dim] = b.create<arith::RemUIOp>(loc, point, extent);
+      point = b.create<arith::DivUIOp>(loc, point, extent);
+    }
+    SmallVector<OpOperand *> accumulators;
+    SmallVector<Value> identities;
+    for (OpOperand &init : op_.getDpsInitsMutable())
+      if (isAccumulator(op_, &init))
+        accumulators.push_back(&init);
+    for (const Combiner &combiner : combiners_)
+      identities.push_back(b.create<arith::ConstantOp>(loc, combiner.identity));
+    Value thread = launch.getThreadIds().x;
+    auto strided = b.create<scf::ForOp>(
+        loc, thread, constant(reductionSize), constant(threads), identities,
+        [&](OpBuilder &lb, Location lloc, Value position, ValueRange carried) {
+          for (unsigned dim : llvm::reverse(reductionDims_)) {
+            Value extent = lb.create<arith::ConstantIndexOp>(lloc, ranges_[dim]);
+            loopIndices_[dim] = lb.create<arith::RemUIOp>(lloc, position, extent);
+            position = lb.create<arith::DivUIOp>(lloc, position, extent);
+          }
+          lb.create<scf::YieldOp>(lloc, emitBody(lb, lloc, accumulators, carried));
+        });
+    SmallVector<Value> totals;
+    for (auto [combiner, partial] : llvm::zip(combiners_, strided.getResults()))
+      totals.push_back(b.create<gpu::AllReduceOp>(
+          loc, partial, gpu::AllReduceOperationAttr::get(b.getContext(), combiner.kind),
+          /*uniform=*/true));
+    Value first = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, thread, constant(0));
+    auto ifFirst = b.create<scf::IfOp>(loc, first, /*withElseRegion=*/false);
+    b.create<gpu::TerminatorOp>(loc);
+
+    b.setInsertionPointToStart(&ifFirst.getThenRegion().front());
+    Value zero = constant(0);
+    for (unsigned dim : reductionDims_)
+      loopIndices_[dim] = zero;
+    for (auto [init, combiner, total] : llvm::zip(accumulators, combiners_, totals)) {
+      IRMapping operands;
+      operands.map(combiner.op->getOperand(combiner.accumulatorOperand), load(b, loc, init));
+      operands.map(combiner.op->getOperand(1 - combiner.accumulatorOperand), total);
+      store(b, loc, b.clone(*combiner.op, operands)->getResult(0), init);
+    }
+    op_->erase();
+    return success();
+  }
+
   void emitReductionLoops(OpBuilder &b, Location loc) {
     SmallVector<Value> lbs, ubs, steps, initialValues;
     for (unsigned dim : reductionDims_) {
@@ -134,7 +285,7 @@ private:
     for (OpOperand &operand : op_->getOpOperands()) {
       BlockArgument argument = op_.getMatchingBlockArgument(&operand);
       if (!isa<MemRefType>(operand.get().getType())) {
-        mapping.map(argument, operand.get());  // a scalar input (linalg.fill)
+        mapping.map(argument, scalarInKernel(b, operand.get()));  // linalg.fill's value
         continue;
       }
       auto carriedAt = llvm::find(accumulators, &operand);
@@ -164,6 +315,20 @@ private:
     return next;
   }
 
+  // A scalar input that the host would read from device memory (a 0-d
+  // tensor's element, such as pad's padding value) is read by the kernel
+  // instead, when nothing between the read and the op touches that buffer.
+  Value scalarInKernel(OpBuilder &b, Value scalar) {
+    auto hostLoad = scalar.getDefiningOp<memref::LoadOp>();
+    if (!hostLoad || hostLoad->getBlock() != op_->getBlock())
+      return scalar;
+    for (Operation *between = hostLoad->getNextNode(); between != op_.getOperation();
+         between = between->getNextNode())
+      if (llvm::is_contained(between->getOperands(), hostLoad.getMemref()))
+        return scalar;
+    return b.clone(*hostLoad)->getResult(0);
+  }
+
   Value load(OpBuilder &b, Location loc, OpOperand *operand) {
     return b.create<memref::LoadOp>(
         loc, operand->get(),
@@ -177,10 +342,31 @@ private:
   }
 
   linalg::LinalgOp op_;
+  SmallVector<Combiner> combiners_;  // one per accumulator, in init order
   SmallVector<int64_t> ranges_;
   SmallVector<unsigned> parallelDims_, reductionDims_;
   SmallVector<Value> loopIndices_;
 };
+
+// What the host side of a GPU program does itself: allocate, free, view,
+// launch.
+bool staysOnHost(Operation *op) {
+  return isa<arith::ConstantOp, memref::AllocOp, memref::DeallocOp, memref::GetGlobalOp,
+             memref::ExpandShapeOp, memref::CollapseShapeOp, memref::CastOp,
+             memref::ReinterpretCastOp, memref::SubViewOp, gpu::LaunchOp, func::ReturnOp>(op);
+}
+
+// Host code that reads or writes buffers outside structured ops (the
+// loops of scatter_add, a store) runs as it is, on one GPU thread.
+void runOnOneThread(Operation *op) {
+  OpBuilder b(op);
+  Location loc = op->getLoc();
+  Value one = b.create<arith::ConstantIndexOp>(loc, 1);
+  auto launch = b.create<gpu::LaunchOp>(loc, one, one, one, one, one, one);
+  b.setInsertionPointToEnd(&launch.getBody().front());
+  Operation *terminator = b.create<gpu::TerminatorOp>(loc);
+  op->moveBefore(terminator);
+}
 
 struct MapToGpuPass : adjit::impl::MapToGpuBase<MapToGpuPass> {
   void runOnOperation() override {
@@ -192,6 +378,22 @@ struct MapToGpuPass : adjit::impl::MapToGpuBase<MapToGpuPass> {
     for (linalg::LinalgOp op : ops)
       if (failed(LaunchBuilder(op).build()))
         return signalPassFailure();
+    for (auto fn : module.getOps<func::FuncOp>()) {
+      for (Operation &op : llvm::make_early_inc_range(fn.getOps())) {
+        // Host control flow around kernels stays: GPU programs do not run
+        // it yet, and say so when the launch plan is made.
+        if (staysOnHost(&op) || op.walk([](gpu::LaunchOp) { return WalkResult::interrupt(); })
+                                    .wasInterrupted())
+          continue;
+        if (isa<memref::LoadOp>(op) && op.use_empty())
+          op.erase();  // read by the kernels themselves now
+        else if (op.use_empty() && op.getNumRegions() + op.getNumResults() > 0 &&
+                 !isPure(&op))
+          runOnOneThread(&op);
+        else if (op.getNumResults() == 0)
+          runOnOneThread(&op);
+      }
+    }
   }
 };
 

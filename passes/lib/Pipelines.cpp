@@ -132,6 +132,7 @@ void addMappingToGpu(OpPassManager &pm) {
   // Constants move into the kernels instead of becoming kernel parameters.
   pm.addPass(createGpuLauchSinkIndexComputationsPass());
   pm.addPass(createGpuKernelOutliningPass());
+  pm.addPass(createLowerGpuAllReduce());
   pm.addPass(createMergeGpuModules());
   addCleanup(pm);
 }
@@ -232,12 +233,14 @@ void addStagePasses(OpPassManager &pm, Stage stage,
     pm.addPass(createLinalgFoldUnitExtentDimsPass());
     pm.addPass(createFuseElementwise());
     addCleanup(pm);
-    // The GEMM kernels and the row tiling for the caches are the CPU's.
+    // The GEMM kernels, the row tiling for the caches and the merging of
+    // sibling loops over one input are the CPU's: on a GPU, a reduction
+    // merged with a sibling over other dimensions loses its parallelism.
     if (options.target == Target::cpu) {
       pm.addPass(createSelectKernels());
       pm.addPass(createTileAndFuseRows());
+      pm.addPass(createMergeGenerics());
     }
-    pm.addPass(createMergeGenerics());
     pm.addPass(createWriteIntoDeadInputs());
     return addCleanup(pm);
   case Stage::bufferized:

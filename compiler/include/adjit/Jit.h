@@ -73,8 +73,9 @@ inline void append_device_key(KeyWords& key, Device device) {
 }
 
 
-/// Traces `body` into a Program named `name` (not cached).
-Program trace_program(const std::string& name, TraceBody body);
+/// Traces `body` into a Program named `name` (not cached) that targets
+/// `device`'s kind of processor.
+Program trace_program(const std::string& name, TraceBody body, Device device = Device::cpu());
 
 /// The signature-keyed cache behind one jitted callable. Thread-safe: the
 /// first caller of a signature compiles it, concurrent ones wait for it.
@@ -180,7 +181,8 @@ class Jitted {
   template <class... Args>
   Lowered lower(const Args&... args) const {
     using Result = decltype(f_(std::declval<detail::traced_t<Args>>()...));
-    return Lowered(detail::trace_program(cache_->options().name, trace_body<Result>(args...)));
+    return Lowered(detail::trace_program(cache_->options().name, trace_body<Result>(args...),
+                                         cache_->options().device.value_or(Device::cpu())));
   }
 
   CacheInfo cache_info() const { return cache_->info(); }

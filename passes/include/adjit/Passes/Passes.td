@@ -245,18 +245,45 @@ def EmitEntryPoints : Pass<"adjit-emit-entry-points", "ModuleOp"> {
 def MapToGpu : Pass<"adjit-map-to-gpu", "ModuleOp"> {
   let summary = "Turn each structured op of a bufferized program into a gpu.launch";
   let description = [{
-    Every `linalg` op on buffers becomes one `gpu.launch`: one thread per
-    point of its parallel loops, 256 threads per block, the last parallel
-    dimension fastest across neighbouring threads so that loads and stores
-    coalesce. A thread runs the op's reduction loops in order and keeps each
-    output that the parallel loops alone index (an accumulator) in a
-    register, loading it once before the loops and storing it once after.
-    The host function keeps allocations and launches only; the module is
+    Every `linalg` op on buffers becomes one `gpu.launch`, in one of two
+    forms.
+
+    - A reduction of at least 32 elements per output point, with at most
+      65536 points, whose outputs combine with an op a block-wide
+      `gpu.all_reduce` computes (add, mul, max, min, and, or, xor on 32-bit
+      values): one block per point; its threads stride over the reduction
+      loops with private accumulators, the block combines them (warp
+      shuffles, then shared memory), and thread 0 folds the result into
+      the output. Row sums of W3 and a full sum such as W1's run this way.
+    - Anything else: one thread per point of the parallel loops, 256
+      threads per block, the last parallel dimension fastest across
+      neighbouring threads so that loads and stores coalesce. A thread runs
+      the reduction loops in order and keeps each output that the parallel
+      loops alone index (an accumulator) in a register.
+
+    A scalar input that the host would read from a buffer (pad's padding
+    value) is read by the kernel. Other host code that touches buffers (the
+    loops of scatter_add) runs unchanged on one GPU thread. The host
+    function keeps allocations, views and launches only; the module is
     marked `gpu.container_module` for kernel outlining.
   }];
   let dependentDialects = [
     "::mlir::affine::AffineDialect", "::mlir::gpu::GPUDialect",
     "::mlir::scf::SCFDialect"
+  ];
+}
+
+def LowerGpuAllReduce : Pass<"adjit-lower-gpu-all-reduce", "ModuleOp"> {
+  let summary = "Expand block-wide gpu.all_reduce ops in outlined kernels";
+  let description = [{
+    Upstream's all-reduce expansion: each `gpu.all_reduce` becomes a
+    butterfly of warp shuffles, one partial result per warp in shared
+    memory (a workgroup attribution of the kernel), and a last shuffle
+    reduction by the first warp. It needs the kernels outlined.
+  }];
+  let dependentDialects = [
+    "::mlir::gpu::GPUDialect", "::mlir::arith::ArithDialect",
+    "::mlir::cf::ControlFlowDialect", "::mlir::memref::MemRefDialect"
   ];
 }
 

@@ -1,0 +1,83 @@
+// Every op of the adjit dialect, reached through the public API, with inputs
+// in each op's domain: the GPU tests compile each one (and its gradient) to
+// PTX, and on a GPU compare what it computes with the CPU. Ops that only
+// derivatives emit (pad, scatter_add) are reached through the gradients of
+// slice and take.
+#pragma once
+
+#include "test_support.h"
+
+#include <string>
+#include <vector>
+
+namespace adjit::test::gpu_cases {
+
+using ad::Fn;
+
+struct OpCase {
+  std::string name;
+  Fn f;
+  std::vector<Array> inputs;
+  bool differentiable = true;  // gradients are checked too (f32 inputs only)
+};
+
+inline Array positive(const Shape& shape, uint64_t seed) {
+  return Array::uniform(shape, seed, 0.4, 2.0);
+}
+inline Array signed_values(const Shape& shape, uint64_t seed) {
+  return Array::uniform(shape, seed, -1.8, 1.8);
+}
+
+inline std::vector<OpCase> op_cases() {
+  Array a = signed_values({3, 5}, 1), b = signed_values({3, 5}, 2), p = positive({3, 5}, 3);
+  Array bools = Array::uniform({3, 5}, 4, 0, 2, DType::i32);
+  Array indices = Array::uniform({4}, 5, 0, 3, DType::i32);
+  return {
+      {"constant", FN(x[0] + full({3, 5}, 2.5)), {a}},
+      {"iota", FN(x[0] * cast(arange(5), DType::f32)), {a}},
+      {"neg", FN(-x[0]), {a}},
+      {"abs", FN(abs(x[0])), {a}},
+      {"sign", FN(sign(x[0]) * x[0]), {a}},
+      {"exp", FN(exp(x[0])), {a}},
+      {"log", FN(log(x[0])), {p}},
+      {"sqrt", FN(sqrt(x[0])), {p}},
+      {"rsqrt", FN(rsqrt(x[0])), {p}},
+      {"sin", FN(sin(x[0])), {a}},
+      {"cos", FN(cos(x[0])), {a}},
+      {"tanh", FN(tanh(x[0])), {a}},
+      {"logistic", FN(sigmoid(x[0])), {a}},
+      {"erf", FN(erf(x[0])), {a}},
+      {"floor", FN(floor(x[0]) + x[0]), {a}},
+      {"log1p_expm1", FN(log1p(x[0]) + expm1(x[0])), {p}},
+      {"add", FN(x[0] + x[1]), {a, b}},
+      {"sub", FN(x[0] - x[1]), {a, b}},
+      {"mul", FN(x[0] * x[1]), {a, b}},
+      {"div", FN(x[0] / x[1]), {a, p}},
+      {"pow", FN(pow(x[0], x[1])), {p, b}},
+      {"max", FN(maximum(x[0], x[1])), {a, b}},
+      {"min", FN(minimum(x[0], x[1])), {a, b}},
+      {"compare_select", FN(where(x[0] < x[1], x[0] * 2.0, x[1])), {a, b}},
+      {"and_or_not",
+       FN(where(logical_or(logical_and(x[0] > 0.0, x[1] > 0.0), logical_not(x[0] > 1.0)), x[0], x[1])),
+       {a, b}},
+      {"stop_gradient", FN(x[0] * stop_gradient(x[0])), {a}},
+      {"convert", FN(cast(cast(x[0] * 3.0, DType::i32), DType::f32) + x[0]), {a}},
+      {"convert_f64", FN(cast(cast(x[0], DType::f64) * 1.5, DType::f32)), {a}},
+      {"broadcast_in_dim", FN(x[0] * broadcast_to(x[1], {3, 5})), {a, signed_values({5}, 6)}},
+      {"reshape", FN(reshape(x[0], {5, 3}) * 2.0), {a}},
+      {"transpose", FN(transpose(x[0]) * 2.0), {a}},
+      {"slice_pad", FN(slice(x[0], {1, 0}, {3, 5}, {1, 2})), {a}},
+      {"concatenate", FN(concat({x[0], x[1]}, 0)), {a, b}},
+      {"gather_scatter_add", FN(take(x[0], x[1], 0)), {a, indices}},
+      {"reduce_sum", FN(sum(x[0], {1})), {a}},
+      {"reduce_max", FN(max(x[0], {0})), {a}},
+      {"reduce_min", FN(min(x[0], {1})), {a}},
+      {"reduce_all", FN(sum(x[0] * x[0])), {a}},
+      {"argmax", FN(cast(argmax(x[0], 1), DType::f32)), {a}, false},
+      {"dot_general", FN(matmul(x[0], x[1])), {a, signed_values({5, 4}, 7)}},
+      {"softmax", FN(softmax(x[0], 1)), {a}},
+      {"integer_ops", FN(cast(x[0] * 3 + 1 - x[0] / 2, DType::f32)), {bools}, false},
+  };
+}
+
+}  // namespace adjit::test::gpu_cases

@@ -1,0 +1,160 @@
+// The CUDA target without a GPU (what CI checks): every op of the dialect,
+// its gradient, and W1-W3's value_and_grad compile to PTX that the CUDA
+// toolkit's ptxas accepts for sm_80 and sm_90; what the GPU backend cannot
+// run fails with an error naming the operation.
+#include "gpu_op_cases.h"
+
+#include <adjit/runtime/GpuProgram.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+using namespace adjit;
+using namespace adjit::test;
+using namespace adjit::test::gpu_cases;
+
+namespace {
+
+// PTX for `arch` from a traced program (its "traced" IR, re-targeted).
+std::string ptx_for(const Lowered& lowered, const std::string& arch) {
+  CompileOptions options;
+  options.target = Device::Kind::cuda;
+  options.gpu_arch = arch;
+  return Program::parse(lowered.ir("traced"), "<traced>", options).ir("ptx");
+}
+
+// ptxas's verdict on `ptx` ("" when it assembles); skipped without a toolkit.
+std::string ptxas_errors(const std::string& ptx, const std::string& arch) {
+  const std::string ptxas = ADJIT_PTXAS;
+  auto dir = std::filesystem::temp_directory_path();
+  auto source = dir / ("adjit-test-" + std::to_string(::getpid()) + ".ptx");
+  auto log = dir / ("adjit-test-" + std::to_string(::getpid()) + ".log");
+  std::ofstream(source) << ptx;
+  std::string command = ptxas + " -arch=" + arch + " " + source.string() + " -o /dev/null > " +
+                        log.string() + " 2>&1";
+  int status = std::system(command.c_str());
+  std::ifstream in(log);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::filesystem::remove(source);
+  std::filesystem::remove(log);
+  return status == 0 ? "" : "ptxas -arch=" + arch + " failed:\n" + text;
+}
+
+void check_assembles(const std::string& what, const Lowered& lowered) {
+  for (const char* arch : {"sm_80", "sm_90"}) {
+    std::string ptx;
+    try {
+      ptx = ptx_for(lowered, arch);
+    } catch (const std::exception& e) {
+      FAIL_CHECK(what << " for " << arch << ": " << e.what());
+      continue;
+    }
+    CHECK(ptx.find(std::string(".target ") + arch) != std::string::npos);
+    CHECK(ptx.find(".entry") != std::string::npos);
+    if (std::string(ADJIT_PTXAS).empty()) continue;
+    INFO(what);
+    CHECK(ptxas_errors(ptx, arch) == "");
+  }
+}
+
+JitOptions on_gpu(const std::string& name) {
+  JitOptions options;
+  options.name = name;
+  options.device = Device::cuda();
+  return options;
+}
+
+}  // namespace
+
+TEST_CASE("gpu codegen: every op and its gradient compile to PTX that ptxas accepts", "[gpu]") {
+  if (std::string(ADJIT_PTXAS).empty())
+    WARN("no ptxas (CUDA toolkit not found at configure time): PTX is emitted but not assembled");
+  for (const OpCase& c : op_cases()) {
+    SECTION(c.name) {
+      check_assembles(c.name, jit(c.f, on_gpu(c.name)).lower(c.inputs));
+      if (c.differentiable) {
+        auto loss = [f = c.f](const std::vector<Tensor>& x) { return sum(f(x) * f(x)); };
+        check_assembles(c.name + " gradient",
+                        jit(grad(loss), on_gpu(c.name + "_grad")).lower(c.inputs));
+      }
+    }
+  }
+}
+
+TEST_CASE("gpu codegen: W1, W2 and W3 value_and_grad compile to PTX that ptxas accepts", "[gpu]") {
+  auto w1 = [](Tensor x) { return sum(tanh(x) * sigmoid(x) + 0.5 * x * x); };
+  check_assembles("W1", jit(value_and_grad(w1), on_gpu("w1")).lower(Array::randn({1024}, 1)));
+
+  auto w2 = [](const std::vector<Tensor>& p, const Tensor& x, const Tensor& labels) {
+    Tensor h1 = relu(matmul(x, p[0]) + p[1]);
+    Tensor logits = matmul(h1, p[2]) + p[3];
+    return -mean(sum(log_softmax(logits, 1) * one_hot(labels, 10), {1}));
+  };
+  std::vector<Array> params = {Array::randn({32, 24}, 1), Array::zeros({24}),
+                               Array::randn({24, 10}, 2), Array::zeros({10})};
+  check_assembles("W2", jit(value_and_grad(w2), on_gpu("w2"))
+                            .lower(params, Array::randn({16, 32}, 3),
+                                   Array::uniform({16}, 4, 0, 10, DType::i32)));
+
+  auto w3 = [](Tensor x, Tensor gamma, Tensor beta, Tensor c) {
+    Tensor centered = x - mean(x, {-1}, true);
+    Tensor normalized = centered * rsqrt(mean(centered * centered, {-1}, true) + 1e-5);
+    return sum(gelu(normalized * gamma + beta, true) * c);
+  };
+  check_assembles("W3", jit(value_and_grad<0, 1, 2>(w3), on_gpu("w3"))
+                            .lower(Array::randn({16, 32}, 1), Array::randn({32}, 2),
+                                   Array::randn({32}, 3), Array::randn({16, 32}, 4)));
+}
+
+TEST_CASE("gpu codegen: the GPU program of a function names its kernels and buffers", "[gpu]") {
+  auto f = [](Tensor x, Tensor y) { return sum(exp(x) * y, {1}); };
+  Lowered lowered = jit(f, on_gpu("f")).lower(Array::randn({4, 8}, 1), Array::randn({4, 8}, 2));
+  std::string program = lowered.ir("gpu-program");
+  CHECK(program.rfind("adjit-gpu-program 1\narch sm_90\nformat ptx\n", 0) == 0);
+  CHECK(program.find("entry f\ninputs 2\ntype f32 2 4 8\ntype f32 2 4 8\noutputs 1\ntype f32 1 4\n") !=
+        std::string::npos);
+  CHECK(program.find("launch f_kernel") != std::string::npos);
+  adjit::gpu::GpuProgram parsed = adjit::gpu::GpuProgram::deserialize(program);
+  CHECK(parsed.serialize() == program);
+  REQUIRE(parsed.entries.size() == 1);
+  CHECK(parsed.entries[0].signature.outputs[0].shape == Shape{4});
+  CHECK(parsed.image.find(".visible .entry f_kernel") != std::string::npos);
+  // Every stage of the cuda target is shown.
+  for (const std::string& stage : stage_names(Device::Kind::cuda)) CHECK_FALSE(lowered.ir(stage).empty());
+  CHECK(lowered.ir("gpu").find("gpu.launch_func") != std::string::npos);
+  CHECK(lowered.ir("nvvm").find("nvvm.read.ptx.sreg.tid.x") != std::string::npos);
+}
+
+TEST_CASE("gpu codegen: malformed GPU programs are rejected with the line", "[gpu]") {
+  CHECK_THROWS_WITH(adjit::gpu::GpuProgram::deserialize("hello"),
+                    Catch::Contains("not an adjit GPU program"));
+  CHECK_THROWS_WITH(adjit::gpu::GpuProgram::deserialize("adjit-gpu-program 7\n"),
+                    Catch::Contains("version 7"));
+  CHECK_THROWS_WITH(
+      adjit::gpu::GpuProgram::deserialize("adjit-gpu-program 1\narch sm_90\nformat ptx\nconstants 0\n"
+                                   "entries 1\nentry f\ninputs 0\noutputs 0\nbuffers 0\nsteps 1\n"
+                                   "release 3\n"),
+      Catch::Contains("line 11): no buffer 3"));
+  CHECK_THROWS_WITH(adjit::gpu::GpuProgram::deserialize("adjit-gpu-program 1\narch sm_90\nformat ptx\n"
+                                                 "constants 0\nentries 0\nimage 100\nshort"),
+                    Catch::Contains("truncated"));
+}
+
+TEST_CASE("gpu codegen: control flow is not yet run on the GPU and says so", "[gpu]") {
+  auto f = [](Tensor x) {
+    return fori_loop(0, 3, [](Tensor, Tensor c) { return c * 2.0; }, x);
+  };
+  CHECK_THROWS_WITH(jit(f, on_gpu("loop")).lower(Array::randn({4}, 1)).ir("gpu-program"),
+                    Catch::Contains("the GPU backend cannot run 'scf.for' in the host code of "
+                                    "'loop'"));
+}
+
+TEST_CASE("gpu codegen: cuda stages are the cuda target's only", "[gpu]") {
+  auto f = [](Tensor x) { return x * 2.0; };
+  Lowered on_cpu = jit(f).lower(Array::randn({4}, 1));
+  CHECK_THROWS_WITH(on_cpu.ir("ptx"), Catch::Contains("stage 'ptx' is not one of the cpu target's"));
+  Lowered on_cuda = jit(f, on_gpu("g")).lower(Array::randn({4}, 1));
+  CHECK_THROWS_WITH(on_cuda.ir("asm"), Catch::Contains("stage 'asm' is not one of the cuda target's"));
+}
