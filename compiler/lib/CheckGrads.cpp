@@ -67,7 +67,7 @@ std::vector<int64_t> sample(int64_t size, int64_t limit, uint64_t seed) {
 
 double scalar_value(const Array& a) {
   if (a.size() != 1) throw Error("check_grads: expected a scalar, got " + type_string(a.dtype(), a.shape()));
-  return element(a, 0);
+  return element(a.to(Device::cpu()), 0);
 }
 
 void require_differentiable_argument(const std::vector<Array>& args) {

@@ -185,65 +185,163 @@ private:
     return !combiners_.empty();
   }
 
-  // One block per point of the parallel loops; its threads stride over the
-  // reduction loops with private accumulators, which a block-wide
-  // all-reduce combines; thread 0 folds the result into the output.
+  // One block per point of the parallel loops (per chunk of a point's
+  // reduction when the points are too few to fill the GPU); its threads
+  // stride over the reduction loops with private accumulators, which a
+  // block-wide all-reduce combines. With chunks, a second launch combines
+  // the chunks' partial results the same way. Thread 0 of the last block
+  // folds the result into the output.
   LogicalResult buildBlockReduction(int64_t points, int64_t reductionSize) {
+    int64_t chunks = chunksPerPoint(points, reductionSize);
+    int64_t chunkSize = llvm::divideCeil(reductionSize, chunks);
     OpBuilder b(op_);
     Location loc = op_.getLoc();
-    int64_t threads = std::min<int64_t>(kThreadsPerBlock, llvm::alignTo(reductionSize, 32));
-    auto constant = [&](int64_t v) { return b.create<arith::ConstantIndexOp>(loc, v); };
-    Value one = constant(1);
-    auto launch = b.create<gpu::LaunchOp>(loc, constant(points), one, one, constant(threads),
-                                          one, one);
-    b.setInsertionPointToEnd(&launch.getBody().front());
-    loopIndices_.assign(ranges_.size(), Value());
-    Value point = launch.getBlockIds().x;
-    for (unsigned dim : llvm::reverse(parallelDims_)) {
-      Value extent = constant(ranges_[dim]);
-      loopIndices_[dim] = b.create<arith::RemUIOp>(loc, point, extent);
-      point = b.create<arith::DivUIOp>(loc, point, extent);
-    }
     SmallVector<OpOperand *> accumulators;
-    SmallVector<Value> identities;
     for (OpOperand &init : op_.getDpsInitsMutable())
       if (isAccumulator(op_, &init))
         accumulators.push_back(&init);
-    for (const Combiner &combiner : combiners_)
-      identities.push_back(b.create<arith::ConstantOp>(loc, combiner.identity));
-    Value thread = launch.getThreadIds().x;
-    auto strided = b.create<scf::ForOp>(
-        loc, thread, constant(reductionSize), constant(threads), identities,
-        [&](OpBuilder &lb, Location lloc, Value position, ValueRange carried) {
+    SmallVector<Value> partials;  // [point, chunk] per accumulator
+    if (chunks > 1)
+      for (const Combiner &combiner : combiners_)
+        partials.push_back(b.create<memref::AllocOp>(
+            loc, MemRefType::get({points, chunks}, combiner.identity.getType())));
+
+    BlockReductionLaunch first(b, loc, points * chunks, chunkSize);
+    Value point = first.block, chunk;
+    if (chunks > 1) {
+      chunk = b.create<arith::RemUIOp>(loc, first.block, first.constant(chunks));
+      point = b.create<arith::DivUIOp>(loc, first.block, first.constant(chunks));
+    }
+    setParallelIndices(b, loc, point);
+    Value begin = first.thread, end = first.constant(reductionSize);
+    if (chunks > 1) {
+      Value chunkStart = b.create<arith::MulIOp>(loc, chunk, first.constant(chunkSize));
+      begin = b.create<arith::AddIOp>(loc, chunkStart, first.thread);
+      end = b.create<arith::MinUIOp>(
+          loc, end, b.create<arith::AddIOp>(loc, chunkStart, first.constant(chunkSize)));
+    }
+    SmallVector<Value> totals = first.reduce(
+        combiners_, begin, end, [&](OpBuilder &lb, Location lloc, Value position, ValueRange carried) {
           for (unsigned dim : llvm::reverse(reductionDims_)) {
             Value extent = lb.create<arith::ConstantIndexOp>(lloc, ranges_[dim]);
             loopIndices_[dim] = lb.create<arith::RemUIOp>(lloc, position, extent);
             position = lb.create<arith::DivUIOp>(lloc, position, extent);
           }
-          lb.create<scf::YieldOp>(lloc, emitBody(lb, lloc, accumulators, carried));
+          return emitBody(lb, lloc, accumulators, carried);
         });
-    SmallVector<Value> totals;
-    for (auto [combiner, partial] : llvm::zip(combiners_, strided.getResults()))
-      totals.push_back(b.create<gpu::AllReduceOp>(
-          loc, partial, gpu::AllReduceOperationAttr::get(b.getContext(), combiner.kind),
-          /*uniform=*/true));
-    Value first = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, thread, constant(0));
-    auto ifFirst = b.create<scf::IfOp>(loc, first, /*withElseRegion=*/false);
-    b.create<gpu::TerminatorOp>(loc);
-
-    b.setInsertionPointToStart(&ifFirst.getThenRegion().front());
-    Value zero = constant(0);
-    for (unsigned dim : reductionDims_)
-      loopIndices_[dim] = zero;
-    for (auto [init, combiner, total] : llvm::zip(accumulators, combiners_, totals)) {
-      IRMapping operands;
-      operands.map(combiner.op->getOperand(combiner.accumulatorOperand), load(b, loc, init));
-      operands.map(combiner.op->getOperand(1 - combiner.accumulatorOperand), total);
-      store(b, loc, b.clone(*combiner.op, operands)->getResult(0), init);
+    first.onFirstThread([&] {
+      if (chunks == 1)
+        return foldIntoOutputs(b, loc, accumulators, totals);
+      for (auto [buffer, total] : llvm::zip(partials, totals))
+        b.create<memref::StoreOp>(loc, total, buffer, ValueRange{point, chunk});
+    });
+    if (chunks > 1) {
+      b.setInsertionPointAfter(first.launch);
+      BlockReductionLaunch second(b, loc, points, chunks);
+      setParallelIndices(b, loc, second.block);
+      SmallVector<Value> results = second.reduce(
+          combiners_, second.thread, second.constant(chunks),
+          [&](OpBuilder &lb, Location lloc, Value position, ValueRange carried) {
+            scf::ValueVector next;
+            for (auto [combiner, buffer, acc] : llvm::zip(combiners_, partials, carried))
+              next.push_back(combine(lb, combiner, acc,
+                                     lb.create<memref::LoadOp>(
+                                         lloc, buffer, ValueRange{second.block, position})));
+            return next;
+          });
+      second.onFirstThread([&] { foldIntoOutputs(b, loc, accumulators, results); });
+      b.setInsertionPointAfter(second.launch);
+      for (Value buffer : partials)
+        b.create<memref::DeallocOp>(loc, buffer);
     }
     op_->erase();
     return success();
   }
+
+  // Enough chunks that every point's reduction keeps at least 8192
+  // elements per block and the launch has some 4096 blocks.
+  static int64_t chunksPerPoint(int64_t points, int64_t reductionSize) {
+    constexpr int64_t kElementsPerBlock = 8192, kBlocksWanted = 4096;
+    if (reductionSize < 2 * kElementsPerBlock)
+      return 1;
+    return std::clamp<int64_t>(kBlocksWanted / points, 1,
+                               llvm::divideCeil(reductionSize, kElementsPerBlock));
+  }
+
+  static Value combine(OpBuilder &b, const Combiner &combiner, Value accumulator, Value value) {
+    IRMapping operands;
+    operands.map(combiner.op->getOperand(combiner.accumulatorOperand), accumulator);
+    operands.map(combiner.op->getOperand(1 - combiner.accumulatorOperand), value);
+    return b.clone(*combiner.op, operands)->getResult(0);
+  }
+
+  void setParallelIndices(OpBuilder &b, Location loc, Value point) {
+    loopIndices_.assign(ranges_.size(), Value());
+    for (unsigned dim : llvm::reverse(parallelDims_)) {
+      Value extent = b.create<arith::ConstantIndexOp>(loc, ranges_[dim]);
+      loopIndices_[dim] = b.create<arith::RemUIOp>(loc, point, extent);
+      point = b.create<arith::DivUIOp>(loc, point, extent);
+    }
+  }
+
+  // output = combine(output, total), at the current parallel indices.
+  void foldIntoOutputs(OpBuilder &b, Location loc, ArrayRef<OpOperand *> accumulators,
+                       ValueRange totals) {
+    Value zero = b.create<arith::ConstantIndexOp>(loc, 0);
+    for (unsigned dim : reductionDims_)
+      loopIndices_[dim] = zero;
+    for (auto [init, combiner, total] : llvm::zip(accumulators, combiners_, totals))
+      store(b, loc, combine(b, combiner, load(b, loc, init), total), init);
+  }
+
+  // A gpu.launch of `blocks` blocks whose threads share a strided loop and
+  // then a block-wide all-reduce per accumulator.
+  struct BlockReductionLaunch {
+    OpBuilder &b;
+    Location loc;
+    int64_t threads;
+    gpu::LaunchOp launch;
+    Value block, thread;
+
+    BlockReductionLaunch(OpBuilder &builder, Location location, int64_t blocks, int64_t work)
+        : b(builder), loc(location),
+          threads(std::min<int64_t>(kThreadsPerBlock, llvm::alignTo(work, 32))) {
+      Value one = constant(1);
+      launch = b.create<gpu::LaunchOp>(loc, constant(blocks), one, one, constant(threads), one,
+                                       one);
+      b.setInsertionPointToEnd(&launch.getBody().front());
+      block = launch.getBlockIds().x;
+      thread = launch.getThreadIds().x;
+    }
+    Value constant(int64_t v) { return b.create<arith::ConstantIndexOp>(loc, v); }
+
+    SmallVector<Value> reduce(ArrayRef<Combiner> combiners, Value begin, Value end,
+                              function_ref<scf::ValueVector(OpBuilder &, Location, Value,
+                                                            ValueRange)> body) {
+      SmallVector<Value> identities;
+      for (const Combiner &combiner : combiners)
+        identities.push_back(b.create<arith::ConstantOp>(loc, combiner.identity));
+      auto strided = b.create<scf::ForOp>(
+          loc, begin, end, constant(threads), identities,
+          [&](OpBuilder &lb, Location lloc, Value position, ValueRange carried) {
+            lb.create<scf::YieldOp>(lloc, body(lb, lloc, position, carried));
+          });
+      SmallVector<Value> totals;
+      for (auto [combiner, partial] : llvm::zip(combiners, strided.getResults()))
+        totals.push_back(b.create<gpu::AllReduceOp>(
+            loc, partial, gpu::AllReduceOperationAttr::get(b.getContext(), combiner.kind),
+            /*uniform=*/true));
+      return totals;
+    }
+
+    void onFirstThread(function_ref<void()> emit) {
+      Value first = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, thread, constant(0));
+      auto ifFirst = b.create<scf::IfOp>(loc, first, /*withElseRegion=*/false);
+      b.create<gpu::TerminatorOp>(loc);
+      b.setInsertionPointToStart(&ifFirst.getThenRegion().front());
+      emit();
+    }
+  };
 
   void emitReductionLoops(OpBuilder &b, Location loc) {
     SmallVector<Value> lbs, ubs, steps, initialValues;

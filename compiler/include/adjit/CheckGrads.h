@@ -160,14 +160,16 @@ GradCheckReport check_grads(F f, std::vector<Array> args, int order = 1,
   std::function<Tensor(const std::vector<Tensor>&)> flat = [f](const std::vector<Tensor>& xs) {
     return detail::invoke_flat(f, xs);
   };
-  Array w = detail::random_weights(detail::output_shape(flat, args), options.seed);
+  // The weights live where the arguments do (every function runs there).
+  Device device = args.front().device();
+  Array w = detail::random_weights(detail::output_shape(flat, args), options.seed).to(device);
   GradCheckReport first = detail::check_scalar(detail::WeightedOutput<F>{f}, args, 1, options, w);
   if (order == 1) return first;
   // Order 2 checks the gradient itself too (as JAX does): a wrong first
   // derivative can have a right derivative.
   std::vector<Array> w2;
   for (size_t i = 0; i < args.size(); ++i)
-    w2.push_back(detail::random_weights(args[i].shape(), options.seed + 1 + i));
+    w2.push_back(detail::random_weights(args[i].shape(), options.seed + 1 + i).to(device));
   return detail::combine(first,
                          detail::check_scalar(detail::WeightedGradient<F>{f}, args, 2, options, w, w2));
 }
