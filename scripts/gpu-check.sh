@@ -42,6 +42,14 @@ tail -5 "$out/gpu-tests.log"
 for workload in W1 W2 W3; do
   timeout 300 "$bench" --workload "$workload" --device cuda --reps 20 2>&1 | tee -a "$out/bench.jsonl"
 done
+# The same workloads in JAX on the same GPU, where JAX has CUDA: the
+# reference measured in the same run.
+if JAX_PLATFORMS=cuda python3 -c "import jax; jax.devices('gpu')" >/dev/null 2>&1; then
+  for workload in W1 W2 W3; do
+    JAX_PLATFORMS=cuda timeout 300 python3 bench/peers/jax_bench.py --workload "$workload" \
+      --reps 20 --no-pin 2>/dev/null | grep '"median_ms"' | tee -a "$out/bench.jsonl"
+  done
+fi
 
 python3 - "$out" "$tests_status" "$tests_seconds" "$gpu" <<'PY'
 import json, sys, xml.etree.ElementTree as ET
@@ -71,7 +79,8 @@ for line in open(f"{out}/bench.jsonl"):
     if not line.startswith("{"):
         continue
     record = json.loads(line)
-    key = record["workload"] + ":" + record.get("variant", record.get("check", ""))
+    impl = "" if record.get("impl", "adjit") == "adjit" else record["impl"] + ":"
+    key = impl + record["workload"] + ":" + record.get("variant", record.get("check", ""))
     bench[key] = record
 summary["bench"] = {k: {f: v[f] for f in ("median_ms", "min_ms", "gb_per_s", "check", "detail") if f in v}
                     for k, v in bench.items()}
@@ -85,6 +94,10 @@ if bandwidth:
             limit_ms = nbytes / (bandwidth * 1e9) * 1e3
             summary[workload + "_traffic_limit_ms"] = limit_ms
             summary[workload + "_times_limit"] = record["min_ms"] / limit_ms
+    for workload in ("W1", "W2", "W3"):
+        ours, jax = bench.get(workload + ":value_and_grad"), bench.get("jax:" + workload + ":value_and_grad")
+        if ours and jax:
+            summary[workload + "_adjit_over_jax"] = ours["median_ms"] / jax["median_ms"]
     w2 = bench.get("W2:value_and_grad")
     if w2:
         summary["W2_tflops_f32"] = 2.448e9 / (w2["min_ms"] * 1e-3) / 1e12
