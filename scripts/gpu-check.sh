@@ -42,6 +42,9 @@ tail -5 "$out/gpu-tests.log"
 for workload in W1 W2 W3; do
   timeout 300 "$bench" --workload "$workload" --device cuda --reps 20 2>&1 | tee -a "$out/bench.jsonl"
 done
+# W2 with TF32 tensor cores for its products (JAX's default precision).
+ADJIT_GPU_MATMUL=tf32 timeout 300 "$bench" --workload W2 --device cuda --reps 20 2>&1 |
+  sed 's/"impl":"adjit"/"impl":"adjit-tf32"/' | tee -a "$out/bench.jsonl"
 # The same workloads in JAX on the same GPU, where JAX has CUDA: the
 # reference measured in the same run.
 if JAX_PLATFORMS=cuda python3 -c "import jax; jax.devices('gpu')" >/dev/null 2>&1; then
@@ -98,6 +101,9 @@ if bandwidth:
         ours, jax = bench.get(workload + ":value_and_grad"), bench.get("jax:" + workload + ":value_and_grad")
         if ours and jax:
             summary[workload + "_adjit_over_jax"] = ours["median_ms"] / jax["median_ms"]
+    tf32, jax_w2 = bench.get("adjit-tf32:W2:value_and_grad"), bench.get("jax:W2:value_and_grad")
+    if tf32 and jax_w2:
+        summary["W2_tf32_adjit_over_jax"] = tf32["median_ms"] / jax_w2["median_ms"]
     w2 = bench.get("W2:value_and_grad")
     if w2:
         summary["W2_tflops_f32"] = 2.448e9 / (w2["min_ms"] * 1e-3) / 1e12

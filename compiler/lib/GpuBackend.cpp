@@ -3,6 +3,7 @@
 #include "Diagnostics.h"
 #include "ProgramImpl.h"
 
+#include "adjit/Passes/ContractionKernels.h"
 #include "adjit/Passes/Pipelines.h"
 #include "adjit/runtime/Error.h"
 
@@ -10,6 +11,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/Pass/PassManager.h"
@@ -113,6 +115,8 @@ class PlanBuilder {
       return;
     }
     if (auto launch = mlir::dyn_cast<mlir::gpu::LaunchFuncOp>(op)) return add_launch(launch);
+    if (auto generic = mlir::dyn_cast<mlir::linalg::GenericOp>(op))
+      if (auto gemm = mlir::adjit::matchLibraryGemm(generic)) return add_gemm(generic, *gemm);
     unsupported(op, fn_, "a GPU program's host side only allocates, launches kernels and frees");
   }
 
@@ -147,6 +151,22 @@ class PlanBuilder {
     llvm::APInt bits;
     if (auto c = value.getDefiningOp<mlir::arith::ConstantIndexOp>()) return c.value();
     unsupported(launch, fn, "launch dimensions must be constants");
+  }
+
+  void add_gemm(mlir::linalg::GenericOp op, const mlir::adjit::LibraryGemm& shape) {
+    gpu::Step step{gpu::Step::Kind::gemm};
+    gpu::Gemm& gemm = step.gemm;
+    gemm.element_bits = static_cast<int>(shape.elementBits);
+    gemm.batch = shape.batch;
+    gemm.m = shape.m;
+    gemm.n = shape.n;
+    gemm.k = shape.k;
+    for (int o = 0; o < 3; ++o) {
+      gemm.buffers[o] = buffer_of(op->getOperand(o), op);
+      gemm.offsets[o] = shape.offsets[o];
+      gemm.strides[o] = shape.strides[o];
+    }
+    plan_.steps.push_back(std::move(step));
   }
 
   void add_launch(mlir::gpu::LaunchFuncOp launch) {

@@ -17,6 +17,7 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
 
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -120,6 +121,11 @@ mlir::adjit::PipelineOptions pipeline_options(const CompileOptions& options) {
     pipeline.target = mlir::adjit::Target::cuda;
     pipeline.gpuChip = options.gpu_arch;
     pipeline.libdevice = detail::libdevice_path().value_or("");
+    // ADJIT_GPU_GEMM=cublas|kernels overrides whether cuBLAS is found here
+    // (to make programs for another machine, or to compare).
+    const char* gemm = std::getenv("ADJIT_GPU_GEMM");
+    pipeline.gpuGemmLibrary = gemm ? std::string_view(gemm) == "cublas"
+                                   : gpu::gemm_library_available();
   }
   return pipeline;
 }

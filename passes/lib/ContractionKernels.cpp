@@ -4,6 +4,7 @@
 // they work on buffers. Packed, register-blocked kernels reach the FMA peak
 // where a loop nest handed to LLVM reaches a fraction of it.
 
+#include "adjit/Passes/ContractionKernels.h"
 #include "adjit/Passes/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -342,3 +343,47 @@ struct ContractionsToCallsPass
 };
 
 } // namespace
+
+std::optional<adjit::LibraryGemm> adjit::matchLibraryGemm(linalg::GenericOp op) {
+  std::optional<StringRef> call = op.getLibraryCall();
+  if (!call || !call->starts_with(kGemmPrefix) || !op.hasPureBufferSemantics())
+    return std::nullopt;
+  auto gemm = matchGemm(op);
+  if (!gemm)
+    return std::nullopt;
+  GemmLoops loops = gemm->second;
+  SmallVector<int64_t> extents = op.getStaticLoopRanges();
+  if (llvm::any_of(extents, ShapedType::isDynamic))
+    return std::nullopt;
+  auto extent = [&](int64_t loop) { return loop < 0 ? int64_t{1} : extents[loop]; };
+  LibraryGemm result{extent(loops.batch), extent(loops.i), extent(loops.j), extent(loops.p),
+                     {}, {}, 0};
+  const int64_t operandLoops[3][3] = {{loops.batch, loops.i, loops.p},
+                                      {loops.batch, loops.p, loops.j},
+                                      {loops.batch, loops.i, loops.j}};
+  for (unsigned o = 0; o < 3; ++o) {
+    OpOperand &operand = op->getOpOperand(o);
+    auto type = cast<MemRefType>(operand.get().getType());
+    SmallVector<int64_t> strides;
+    int64_t offset;
+    if (failed(getStridesAndOffset(type, strides, offset)) || ShapedType::isDynamic(offset) ||
+        llvm::any_of(strides, ShapedType::isDynamic))
+      return std::nullopt;
+    result.offsets[o] = offset;
+    AffineMap map = op.getMatchingIndexingMap(&operand);
+    for (unsigned l = 0; l < 3; ++l) {
+      int64_t loop = operandLoops[o][l];
+      std::optional<unsigned> position =
+          loop < 0 ? std::nullopt : map.getResultPosition(getAffineDimExpr(loop, op.getContext()));
+      // A loop of extent 1 has no stride that matters; 1 keeps the layout
+      // rules below simple.
+      result.strides[o][l] = !position ? 0 : extent(loop) == 1 ? 1 : strides[*position];
+    }
+  }
+  auto contiguous = [](const std::array<int64_t, 3> &s) { return s[1] == 1 || s[2] == 1; };
+  if (!contiguous(result.strides[0]) || !contiguous(result.strides[1]) ||
+      result.strides[2][2] != 1)
+    return std::nullopt;
+  result.elementBits = cast<MemRefType>(op->getOperand(2).getType()).getElementTypeBitWidth();
+  return result;
+}

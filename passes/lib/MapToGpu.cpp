@@ -1,5 +1,6 @@
 // adjit-map-to-gpu: each structured op of a bufferized function becomes one
 // gpu.launch (see Passes.td for the mapping).
+#include "adjit/Passes/ContractionKernels.h"
 #include "adjit/Passes/Passes.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
@@ -449,6 +450,8 @@ private:
 // What the host side of a GPU program does itself: allocate, free, view,
 // launch.
 bool staysOnHost(Operation *op) {
+  if (auto generic = dyn_cast<linalg::GenericOp>(op))
+    return adjit::matchLibraryGemm(generic).has_value();  // a library call
   return isa<arith::ConstantOp, memref::AllocOp, memref::DeallocOp, memref::GetGlobalOp,
              memref::ExpandShapeOp, memref::CollapseShapeOp, memref::CastOp,
              memref::ReinterpretCastOp, memref::SubViewOp, gpu::LaunchOp, func::ReturnOp>(op);
@@ -467,12 +470,18 @@ void runOnOneThread(Operation *op) {
 }
 
 struct MapToGpuPass : adjit::impl::MapToGpuBase<MapToGpuPass> {
+  using MapToGpuBase::MapToGpuBase;
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
     module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
                     UnitAttr::get(&getContext()));
     SmallVector<linalg::LinalgOp> ops;
-    module.walk([&](linalg::LinalgOp op) { ops.push_back(op); });
+    module.walk([&](linalg::LinalgOp op) {
+      auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
+      if (!(gemmLibrary && generic && adjit::matchLibraryGemm(generic)))
+        ops.push_back(op);
+    });
     for (linalg::LinalgOp op : ops)
       if (failed(LaunchBuilder(op).build()))
         return signalPassFailure();

@@ -125,8 +125,10 @@ void addBufferization(OpPassManager &pm) {
   addCleanup(pm);
 }
 
-void addMappingToGpu(OpPassManager &pm) {
-  pm.addPass(createMapToGpu());
+void addMappingToGpu(OpPassManager &pm, const PipelineOptions &options) {
+  MapToGpuOptions mapping;
+  mapping.gemmLibrary = options.gpuGemmLibrary;
+  pm.addPass(createMapToGpu(mapping));
   pm.addPass(createLowerAffinePass());
   addCleanup(pm);
   // Constants move into the kernels instead of becoming kernel parameters.
@@ -233,11 +235,12 @@ void addStagePasses(OpPassManager &pm, Stage stage,
     pm.addPass(createLinalgFoldUnitExtentDimsPass());
     pm.addPass(createFuseElementwise());
     addCleanup(pm);
-    // The GEMM kernels, the row tiling for the caches and the merging of
-    // sibling loops over one input are the CPU's: on a GPU, a reduction
-    // merged with a sibling over other dimensions loses its parallelism.
+    // Contractions are marked for the CPU's GEMM kernels or the GPU's GEMM
+    // library. The row tiling for the caches and the merging of sibling
+    // loops over one input are the CPU's: on a GPU, a reduction merged with
+    // a sibling over other dimensions loses its parallelism.
+    pm.addPass(createSelectKernels());
     if (options.target == Target::cpu) {
-      pm.addPass(createSelectKernels());
       pm.addPass(createTileAndFuseRows());
       pm.addPass(createMergeGenerics());
     }
@@ -246,7 +249,7 @@ void addStagePasses(OpPassManager &pm, Stage stage,
   case Stage::bufferized:
     return addBufferization(pm);
   case Stage::gpu:
-    return addMappingToGpu(pm);
+    return addMappingToGpu(pm, options);
   case Stage::nvvm:
     return addLoweringToNVVM(pm, options);
   case Stage::llvm:

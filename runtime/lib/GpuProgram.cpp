@@ -138,6 +138,15 @@ std::string GpuProgram::serialize() const {
       out << "buffer " << kind_name(b.kind) << ' ' << b.index << ' ' << b.bytes << '\n';
     out << "steps " << plan.steps.size() << '\n';
     for (const Step& step : plan.steps) {
+      if (step.kind == Step::Kind::gemm) {
+        const Gemm& g = step.gemm;
+        out << "gemm " << g.element_bits << ' ' << g.batch << ' ' << g.m << ' ' << g.n << ' '
+            << g.k << '\n';
+        for (int o = 0; o < 3; ++o)
+          out << "  operand " << g.buffers[o] << ' ' << g.offsets[o] << ' ' << g.strides[o][0]
+              << ' ' << g.strides[o][1] << ' ' << g.strides[o][2] << '\n';
+        continue;
+      }
       if (step.kind != Step::Kind::launch) {
         out << (step.kind == Step::Kind::allocate ? "allocate " : "release ") << step.buffer << '\n';
         continue;
@@ -225,6 +234,23 @@ GpuProgram GpuProgram::deserialize(std::string_view text) {
         step.buffer = buffer_index();
         if (plan.buffers[step.buffer].kind != Buffer::Kind::temporary)
           in.fail("only temporaries are allocated and released");
+        continue;
+      }
+      if (kind == "gemm") {
+        step.kind = Step::Kind::gemm;
+        Gemm& g = step.gemm;
+        g.element_bits = in.number<int>();
+        if (g.element_bits != 32 && g.element_bits != 64) in.fail("gemm of " + std::to_string(g.element_bits) + "-bit elements");
+        g.batch = in.number<int64_t>();
+        g.m = in.number<int64_t>();
+        g.n = in.number<int64_t>();
+        g.k = in.number<int64_t>();
+        for (int o = 0; o < 3; ++o) {
+          in.expect("operand");
+          g.buffers[o] = buffer_index();
+          g.offsets[o] = in.number<int64_t>();
+          for (int64_t& stride : g.strides[o]) stride = in.number<int64_t>();
+        }
         continue;
       }
       if (kind != "launch") in.fail("unknown step '" + std::string(kind) + "'");

@@ -158,3 +158,36 @@ TEST_CASE("gpu codegen: cuda stages are the cuda target's only", "[gpu]") {
   Lowered on_cuda = jit(f, on_gpu("g")).lower(Array::randn({4}, 1));
   CHECK_THROWS_WITH(on_cuda.ir("asm"), Catch::Contains("stage 'asm' is not one of the cuda target's"));
 }
+
+TEST_CASE("gpu codegen: contractions become cuBLAS gemm steps when the library is there", "[gpu]") {
+  auto step = [](const std::vector<Tensor>& p, const Tensor& x) {
+    return grad([](const std::vector<Tensor>& q, const Tensor& v) {
+      return sum(tanh(matmul(v, q[0])) * matmul(v, q[1]));
+    })(p, x);
+  };
+  std::vector<Array> params = {Array::randn({64, 32}, 1), Array::randn({64, 32}, 2)};
+  Array x = Array::randn({16, 64}, 3);
+  ::setenv("ADJIT_GPU_GEMM", "cublas", 1);
+  std::string with_library = jit(step, on_gpu("step")).lower(params, x).ir("gpu-program");
+  ::setenv("ADJIT_GPU_GEMM", "kernels", 1);
+  std::string with_kernels = jit(step, on_gpu("step")).lower(params, x).ir("gpu-program");
+  ::unsetenv("ADJIT_GPU_GEMM");
+  // Two forward products and their four gradient products (x^T dy per
+  // parameter; dy W^T is unused: x is not differentiated).
+  auto count = [](const std::string& text, const std::string& word) {
+    size_t n = 0;
+    for (size_t at = text.find(word); at != std::string::npos; at = text.find(word, at + 1)) ++n;
+    return n;
+  };
+  CHECK(count(with_library, "\ngemm 32 ") >= 4);
+  CHECK(count(with_kernels, "\ngemm ") == 0);
+  adjit::gpu::GpuProgram parsed = adjit::gpu::GpuProgram::deserialize(with_library);
+  CHECK(parsed.serialize() == with_library);
+  bool transposed_operand = false;
+  for (const adjit::gpu::Step& s : parsed.entries[0].steps)
+    if (s.kind == adjit::gpu::Step::Kind::gemm) {
+      CHECK(s.gemm.strides[2][2] == 1);  // C contiguous along its columns
+      transposed_operand |= s.gemm.strides[0][1] == 1 && s.gemm.k > 1;  // x^T read in place
+    }
+  CHECK(transposed_operand);
+}

@@ -1,6 +1,7 @@
 #include <map>
 
 #include "CudaDriver.h"
+#include "Cublas.h"
 #include "DeviceMemory.h"
 #include "adjit/runtime/Error.h"
 #include "adjit/runtime/GpuProgram.h"
@@ -59,7 +60,10 @@ LoadedGpuProgram::LoadedGpuProgram(std::shared_ptr<const GpuProgram> program, De
   std::string log(16384, '\0');
   int options[] = {cuda::CU_JIT_ERROR_LOG_BUFFER, cuda::CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
   void* values[] = {log.data(), reinterpret_cast<void*>(log.size())};
-  cuda::CUresult loaded = driver.cuModuleLoadDataEx(&module_->module, image.data(), 2, options, values);
+  cuda::CUresult loaded =
+      program_->image.empty()  // a program of library calls only
+          ? cuda::CUDA_SUCCESS
+          : driver.cuModuleLoadDataEx(&module_->module, image.data(), 2, options, values);
   if (loaded != cuda::CUDA_SUCCESS) {
     log.resize(log.find('\0'));
     try {
@@ -83,6 +87,8 @@ LoadedGpuProgram::LoadedGpuProgram(std::shared_ptr<const GpuProgram> program, De
     cuda::copy_to_device(device.index(), block, bytes.data(), bytes.size());
   }
 }
+
+bool gemm_library_available() { return cuda::driver_available() && cuda::cublas_available(); }
 
 LoadedGpuProgram::~LoadedGpuProgram() {
   for (size_t i = 0; i < module_->constants.size(); ++i)
@@ -120,6 +126,13 @@ void LoadedGpuProgram::run(std::string_view entry, const std::vector<Array>& inp
     switch (step.kind) {
       case Step::Kind::allocate:
         pointers[step.buffer] = cuda::allocate(index, buffer->bytes);
+        break;
+      case Step::Kind::gemm:
+        for (int b : step.gemm.buffers)
+          if (!pointers[b])
+            throw RuntimeError("GPU program '" + plan.signature.name + "': a gemm uses buffer " +
+                               std::to_string(b) + " before it is allocated or after it is released");
+        cuda::run_gemm(index, step.gemm, pointers.data());
         break;
       case Step::Kind::release:
         cuda::release(index, pointers[step.buffer], buffer->bytes);

@@ -261,12 +261,22 @@ def MapToGpu : Pass<"adjit-map-to-gpu", "ModuleOp"> {
       the reduction loops in order and keeps each output that the parallel
       loops alone index (an accumulator) in a register.
 
+    With `gemm-library`, a contraction marked by `adjit-select-kernels` that
+    cuBLAS can run in place stays on the host as it is: the launch plan
+    calls the library for it.
+
     A scalar input that the host would read from a buffer (pad's padding
     value) is read by the kernel. Other host code that touches buffers (the
     loops of scatter_add) runs unchanged on one GPU thread. The host
     function keeps allocations, views and launches only; the module is
     marked `gpu.container_module` for kernel outlining.
   }];
+  let options = [
+    Option<"gemmLibrary", "gemm-library", "bool", /*default=*/"false",
+           "Leave the contractions that adjit-select-kernels marked and a GEMM "
+           "library can run in place (matchLibraryGemm) on the host, for the "
+           "launch plan's gemm steps (cuBLAS)">
+  ];
   let dependentDialects = [
     "::mlir::affine::AffineDialect", "::mlir::gpu::GPUDialect",
     "::mlir::scf::SCFDialect"

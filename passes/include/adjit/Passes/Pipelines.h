@@ -34,6 +34,9 @@ struct PipelineOptions {
   /// cuda: LLVM bitcode linked into the kernels (libdevice, which provides
   /// the `__nv_*` math functions); empty links nothing.
   std::string libdevice;
+  /// cuda: contractions that a GEMM library (cuBLAS) can run stay on the
+  /// host for the launch plan to call it; otherwise they become kernels.
+  bool gpuGemmLibrary = false;
 };
 
 inline constexpr Stage kAllStages[] = {

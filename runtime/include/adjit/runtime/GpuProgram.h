@@ -44,14 +44,27 @@ struct KernelArgument {
   uint64_t bits = 0;
 };
 
+// C[b, i, j] += sum_p A[b, i, p] * B[b, p, j] through the GEMM library
+// (cuBLAS), for operands addressed by element offsets and element strides
+// along (batch, row, column); each of A and B is contiguous along one of its
+// matrix dimensions and C along its columns.
+struct Gemm {
+  int element_bits = 32;  // f32 or f64
+  int64_t batch = 1, m = 0, n = 0, k = 0;
+  std::array<int, 3> buffers{};  // A, B, C
+  std::array<int64_t, 3> offsets{};
+  std::array<std::array<int64_t, 3>, 3> strides{};
+};
+
 struct Step {
-  enum class Kind { allocate, release, launch };
+  enum class Kind { allocate, release, launch, gemm };
   Kind kind;
   int buffer = -1;  // allocate, release
   std::string kernel;  // launch
   std::array<unsigned, 3> grid{1, 1, 1}, block{1, 1, 1};
   unsigned shared_bytes = 0;
   std::vector<KernelArgument> arguments;
+  Gemm gemm;  // gemm
 };
 
 struct EntryPlan {
@@ -73,6 +86,10 @@ struct GpuProgram {
   // Throws adjit::Error naming what is malformed.
   static GpuProgram deserialize(std::string_view text);
 };
+
+// Whether the GEMM library (cuBLAS, loaded with dlopen) is on this machine;
+// the compiler plans gemm steps only then. Never throws.
+bool gemm_library_available();
 
 // A GpuProgram loaded on one GPU: its module, kernels and constants. Running
 // it is thread-safe and synchronous: results are in the outputs on return,
