@@ -28,6 +28,9 @@ constexpr int64_t kThreadsPerBlock = 256;
 // thread-per-point form (a matmul's many outputs).
 constexpr int64_t kMinBlockReductionSize = 32;
 constexpr int64_t kMaxBlockReductionPoints = 65536;
+// Column reductions: a block of 32 points by 8 row groups; long ones split
+// along y until the launch has about this many blocks.
+constexpr int64_t kColumnsPerBlock = 32, kRowGroups = 8, kColumnBlocksWanted = 1024;
 
 // How an accumulator combines a value into itself, as a block-wide
 // gpu.all_reduce (32-bit values: what warp shuffles move).
@@ -119,9 +122,12 @@ public:
     int64_t reductionSize = 1;
     for (unsigned dim : reductionDims_)
       reductionSize *= ranges_[dim];
-    if (!reductionDims_.empty() && reductionSize >= kMinBlockReductionSize &&
-        points <= kMaxBlockReductionPoints && matchCombiners())
-      return buildBlockReduction(points, reductionSize);
+    if (!reductionDims_.empty() && reductionSize >= kMinBlockReductionSize && matchCombiners()) {
+      if (reducesColumns(points))
+        return buildColumnReduction(points, reductionSize);
+      if (points <= kMaxBlockReductionPoints)
+        return buildBlockReduction(points, reductionSize);
+    }
     OpBuilder b(op_);
     Location loc = op_.getLoc();
     int64_t threads = std::min<int64_t>(kThreadsPerBlock, llvm::alignTo(points, 32));
@@ -257,6 +263,137 @@ private:
     }
     op_->erase();
     return success();
+  }
+
+  // A reduction over outer loops whose innermost loop is parallel (a bias
+  // gradient, LayerNorm's dgamma: column sums of a row-major matrix), with
+  // every output an accumulator and at least a warp's worth of columns.
+  bool reducesColumns(int64_t points) {
+    if (points < kColumnsPerBlock || ranges_.empty() ||
+        op_.getIteratorTypesArray().back() != utils::IteratorType::parallel)
+      return false;
+    return llvm::all_of(op_.getDpsInitsMutable(),
+                        [&](OpOperand &init) { return isAccumulator(op_, &init); });
+  }
+
+  // Column reductions: a block covers 32 neighbouring points (columns:
+  // each load of a warp is one coalesced row segment) and 8 row groups
+  // that stride over the reduction; shared memory combines the row groups.
+  // Long reductions are split over blocks along y, whose partial results a
+  // second launch (a thread per point) folds into the outputs.
+  LogicalResult buildColumnReduction(int64_t points, int64_t reductionSize) {
+    int64_t columnBlocks = llvm::divideCeil(points, kColumnsPerBlock);
+    int64_t chunks = std::clamp<int64_t>(llvm::divideCeil(kColumnBlocksWanted, columnBlocks), 1,
+                                         llvm::divideCeil(reductionSize, 256));
+    int64_t chunkSize = llvm::divideCeil(reductionSize, chunks);
+    OpBuilder b(op_);
+    Location loc = op_.getLoc();
+    auto constant = [&](int64_t v) -> Value { return b.create<arith::ConstantIndexOp>(loc, v); };
+    SmallVector<OpOperand *> accumulators;
+    for (OpOperand &init : op_.getDpsInitsMutable())
+      accumulators.push_back(&init);
+    SmallVector<Value> partials;  // [chunk, point] per accumulator
+    SmallVector<Type> sharedTypes;
+    auto workgroup = gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup);
+    for (const Combiner &combiner : combiners_) {
+      Type element = combiner.identity.getType();
+      sharedTypes.push_back(
+          MemRefType::get({kRowGroups, kColumnsPerBlock}, element, AffineMap(), workgroup));
+      if (chunks > 1)
+        partials.push_back(b.create<memref::AllocOp>(loc, MemRefType::get({chunks, points}, element)));
+    }
+    Value one = constant(1);
+    auto launch = b.create<gpu::LaunchOp>(loc, constant(columnBlocks), constant(chunks), one,
+                                          constant(kColumnsPerBlock), constant(kRowGroups), one,
+                                          /*dynamicSharedMemorySize=*/nullptr,
+                                          /*asyncTokenType=*/nullptr, ValueRange(), sharedTypes);
+    b.setInsertionPointToEnd(&launch.getBody().front());
+    Value column = launch.getThreadIds().x, group = launch.getThreadIds().y;
+    Value point = b.create<arith::AddIOp>(
+        loc, b.create<arith::MulIOp>(loc, launch.getBlockIds().x, constant(kColumnsPerBlock)),
+        column);
+    Value inRange = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, point, constant(points));
+    setParallelIndices(b, loc, point);
+    Value chunkStart = b.create<arith::MulIOp>(loc, launch.getBlockIds().y, constant(chunkSize));
+    Value begin = b.create<arith::AddIOp>(loc, chunkStart, group);
+    Value end = b.create<arith::MinUIOp>(
+        loc, constant(reductionSize), b.create<arith::AddIOp>(loc, chunkStart, constant(chunkSize)));
+    end = b.create<arith::SelectOp>(loc, inRange, end, begin);  // no rows for idle threads
+    SmallVector<Value> identities;
+    for (const Combiner &combiner : combiners_)
+      identities.push_back(b.create<arith::ConstantOp>(loc, combiner.identity));
+    auto strided = b.create<scf::ForOp>(
+        loc, begin, end, constant(kRowGroups), identities,
+        [&](OpBuilder &lb, Location lloc, Value position, ValueRange carried) {
+          for (unsigned dim : llvm::reverse(reductionDims_)) {
+            Value extent = lb.create<arith::ConstantIndexOp>(lloc, ranges_[dim]);
+            loopIndices_[dim] = lb.create<arith::RemUIOp>(lloc, position, extent);
+            position = lb.create<arith::DivUIOp>(lloc, position, extent);
+          }
+          lb.create<scf::YieldOp>(lloc, emitBody(lb, lloc, accumulators, carried));
+        });
+    ValueRange shared = launch.getWorkgroupAttributions();
+    for (auto [buffer, partial] : llvm::zip(shared, strided.getResults()))
+      b.create<memref::StoreOp>(loc, partial, buffer, ValueRange{group, column});
+    b.create<gpu::BarrierOp>(loc);
+    Value firstGroup = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, group, constant(0));
+    auto ifFirst = b.create<scf::IfOp>(loc, b.create<arith::AndIOp>(loc, firstGroup, inRange),
+                                       /*withElseRegion=*/false);
+    b.create<gpu::TerminatorOp>(loc);
+    b.setInsertionPointToStart(&ifFirst.getThenRegion().front());
+    SmallVector<Value> totals;
+    for (auto [combiner, buffer] : llvm::zip(combiners_, shared)) {
+      Value total = b.create<memref::LoadOp>(loc, buffer, ValueRange{constant(0), column});
+      for (int64_t g = 1; g < kRowGroups; ++g)
+        total = combine(b, combiner, total,
+                        b.create<memref::LoadOp>(loc, buffer, ValueRange{constant(g), column}));
+      totals.push_back(total);
+    }
+    if (chunks == 1) {
+      foldIntoOutputs(b, loc, accumulators, totals);
+    } else {
+      for (auto [buffer, total] : llvm::zip(partials, totals))
+        b.create<memref::StoreOp>(loc, total, buffer, ValueRange{launch.getBlockIds().y, point});
+      b.setInsertionPointAfter(launch);
+      foldChunks(b, loc, points, chunks, partials, accumulators);
+      for (Value buffer : partials)
+        b.create<memref::DeallocOp>(loc, buffer);
+    }
+    op_->erase();
+    return success();
+  }
+
+  // A thread per point folds the chunks' partial results into the outputs.
+  void foldChunks(OpBuilder &b, Location loc, int64_t points, int64_t chunks,
+                  ArrayRef<Value> partials, ArrayRef<OpOperand *> accumulators) {
+    auto constant = [&](int64_t v) -> Value { return b.create<arith::ConstantIndexOp>(loc, v); };
+    Value one = constant(1);
+    auto launch = b.create<gpu::LaunchOp>(loc, constant(llvm::divideCeil(points, kThreadsPerBlock)),
+                                          one, one, constant(kThreadsPerBlock), one, one);
+    b.setInsertionPointToEnd(&launch.getBody().front());
+    Value point = b.create<arith::AddIOp>(
+        loc, b.create<arith::MulIOp>(loc, launch.getBlockIds().x, constant(kThreadsPerBlock)),
+        launch.getThreadIds().x);
+    auto ifInRange = b.create<scf::IfOp>(
+        loc, b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, point, constant(points)),
+        /*withElseRegion=*/false);
+    b.create<gpu::TerminatorOp>(loc);
+    b.setInsertionPointToStart(&ifInRange.getThenRegion().front());
+    SmallVector<Value> firsts;
+    for (Value buffer : partials)
+      firsts.push_back(b.create<memref::LoadOp>(loc, buffer, ValueRange{constant(0), point}));
+    auto loop = b.create<scf::ForOp>(
+        loc, one, constant(chunks), one, firsts,
+        [&](OpBuilder &lb, Location lloc, Value chunk, ValueRange carried) {
+          scf::ValueVector next;
+          for (auto [combiner, buffer, acc] : llvm::zip(combiners_, partials, carried))
+            next.push_back(combine(lb, combiner, acc,
+                                   lb.create<memref::LoadOp>(lloc, buffer, ValueRange{chunk, point})));
+          lb.create<scf::YieldOp>(lloc, next);
+        });
+    setParallelIndices(b, loc, point);
+    foldIntoOutputs(b, loc, accumulators, loop.getResults());
+    b.setInsertionPointAfter(launch);
   }
 
   // Enough chunks that every point's reduction keeps at least 8192

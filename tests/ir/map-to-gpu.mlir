@@ -98,6 +98,33 @@ func.func @full_max(%x: memref<4194304xf32>, %m: memref<f32>) {
   return
 }
 
+// Column sums (the innermost loop parallel): blocks of 32 columns by 8 row
+// groups, combined in shared memory; 300 rows in 2 chunks of 150, whose
+// partial sums a second launch (a thread per column) adds up.
+// CHECK-LABEL: func.func @column_sums
+// CHECK: %[[PARTIALS:.*]] = memref.alloc() : memref<2x64xf32>
+// CHECK: gpu.launch blocks(%{{.*}}, %[[CHUNK:.*]], %{{.*}}) in ({{.*}} = %c2, {{.*}} = %c2, {{.*}}) threads(%[[COL:.*]], %[[GROUP:.*]], %{{.*}}) in ({{.*}} = %c32, {{.*}} = %c8, {{.*}}) workgroup(%[[SHARED:.*]] : memref<8x32xf32, #gpu.address_space<workgroup>>)
+// CHECK: scf.for {{.*}} step %c8 iter_args
+// CHECK: memref.store %{{.*}}, %[[SHARED]][%[[GROUP]], %[[COL]]]
+// CHECK: gpu.barrier
+// CHECK: memref.store %{{.*}}, %[[PARTIALS]][%[[CHUNK]], %{{.*}}]
+// CHECK: gpu.launch
+// CHECK: %[[P0:.*]] = memref.load %[[PARTIALS]][%c0,
+// CHECK: %[[P1:.*]] = memref.load %[[PARTIALS]][%c1,
+// CHECK: arith.addf %[[P0]], %[[P1]]
+// CHECK: memref.store %{{.*}}, %arg1
+// CHECK: memref.dealloc %[[PARTIALS]]
+func.func @column_sums(%x: memref<300x64xf32>, %s: memref<64xf32>) {
+  linalg.generic {indexing_maps = [#id, affine_map<(d0, d1) -> (d1)>],
+                  iterator_types = ["reduction", "parallel"]}
+      ins(%x : memref<300x64xf32>) outs(%s : memref<64xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %a = arith.addf %out, %in : f32
+    linalg.yield %a : f32
+  }
+  return
+}
+
 // A combiner that is not an all-reduce operation (subtraction) keeps the
 // thread-per-point form.
 // CHECK-LABEL: func.func @not_a_combiner

@@ -254,7 +254,15 @@ def MapToGpu : Pass<"adjit-map-to-gpu", "ModuleOp"> {
       values): one block per point; its threads stride over the reduction
       loops with private accumulators, the block combines them (warp
       shuffles, then shared memory), and thread 0 folds the result into
-      the output. Row sums of W3 and a full sum such as W1's run this way.
+      the output. Row sums of W3 and a full sum such as W1's run this way;
+      a long reduction with few points is split into chunks of at least
+      8192 elements, one block each, combined by a second launch.
+    - Such a reduction whose innermost loop is parallel (column sums of a
+      row-major matrix: bias gradients, LayerNorm's dgamma), with at least
+      32 points: blocks of 32 neighbouring points by 8 row groups, so that
+      a warp's loads are one coalesced row segment; the row groups combine
+      in shared memory; long columns are split over blocks along y and
+      combined by a second launch.
     - Anything else: one thread per point of the parallel loops, 256
       threads per block, the last parallel dimension fastest across
       neighbouring threads so that loads and stores coalesce. A thread runs
