@@ -11,6 +11,7 @@
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/ExecutionEngine/Orc/LLJIT.h"
 #include "llvm/ExecutionEngine/Orc/Mangling.h"
+#include "llvm/Support/MemoryBuffer.h"
 
 #include <algorithm>
 
@@ -101,9 +102,7 @@ Executable load_onto_gpu(gpu::GpuProgram program, Device device) {
   return Executable(std::move(impl));
 }
 
-Executable load_into_jit(std::unique_ptr<llvm::Module> module,
-                         std::unique_ptr<llvm::LLVMContext> context,
-                         std::vector<Signature> signatures) {
+Executable load_into_jit(const std::string& object, std::vector<Signature> signatures) {
   auto fail = [](const std::string& what, llvm::Error error) -> CompileError {
     return CompileError(what + ": " + llvm::toString(std::move(error)));
   };
@@ -133,9 +132,8 @@ Executable load_into_jit(std::unique_ptr<llvm::Module> module,
   if (auto error = (*jit)->getMainJITDylib().define(
           llvm::orc::absoluteSymbols(std::move(runtime_functions))))
     throw fail("cannot define the runtime functions", std::move(error));
-  if (auto error = (*jit)->addIRModule(
-          llvm::orc::ThreadSafeModule(std::move(module), std::move(context))))
-    throw fail("cannot add the module to the JIT", std::move(error));
+  if (auto error = (*jit)->addObjectFile(llvm::MemoryBuffer::getMemBufferCopy(object, "adjit-program")))
+    throw fail("cannot add the compiled program to the JIT", std::move(error));
 
   auto impl = std::make_unique<Executable::Impl>();
   for (const Signature& signature : signatures) {

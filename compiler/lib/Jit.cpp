@@ -196,6 +196,11 @@ std::shared_ptr<const CompiledEntry> JitCache::lookup(
       return flat;
     };
     Program program = trace_program(options_.name, recording, device);
+    if (!options_.cache_dir.empty()) {
+      CompileOptions with_cache = program.options();
+      with_cache.cache_dir = options_.cache_dir;
+      program.set_options(with_cache);
+    }
     if (!options_.dump_dir.empty()) {
       std::ostringstream prefix;
       // name, which jitted function (names may repeat), which signature

@@ -13,11 +13,9 @@ namespace adjit::detail {
 /// driver or device).
 Executable load_onto_gpu(gpu::GpuProgram program, Device device);
 
-/// Loads an optimized module with `adjit_entry_<name>` functions into a new
-/// ORC JIT instance and resolves one entry per signature.
-Executable load_into_jit(std::unique_ptr<llvm::Module> module,
-                         std::unique_ptr<llvm::LLVMContext> context,
-                         std::vector<Signature> signatures);
+/// Loads an object file of the host with `adjit_entry_<name>` functions
+/// into a new ORC JIT instance and resolves one entry per signature.
+Executable load_into_jit(const std::string& object, std::vector<Signature> signatures);
 
 }  // namespace adjit::detail
 

@@ -3,6 +3,7 @@
 #include "Diagnostics.h"
 #include "ProgramImpl.h"
 #include "GpuBackend.h"
+#include "adjit/compiler/CompileCache.h"
 #include "JitLoader.h"
 #include "LLVMBackend.h"
 
@@ -380,10 +381,27 @@ Executable Program::compile(Device device) const {
   Lowering lowering(*impl_, for_device);
   if (device.is_cuda())
     return detail::load_onto_gpu(gpu_program_of(lowering, *impl_, false), device);
-  NativeModule native(lowering.advance_to(Stage::llvm), impl_->options.timing);
-  mlir::TimingScope scope = native.timing.phase("LLVM: machine code and JIT linking");
-  return detail::load_into_jit(std::move(native.module), std::move(native.context),
-                               impl_->signatures);
+  mlir::ModuleOp lowered = lowering.advance_to(Stage::llvm);
+  // With a compile cache, the machine code of this exact IR for this CPU
+  // may already be on disk.
+  std::string cache_dir = impl_->options.cache_dir.empty()
+                              ? CompileCache::directory_from_environment()
+                              : impl_->options.cache_dir;
+  std::optional<CompileCache> cache;
+  std::string key;
+  if (!cache_dir.empty()) {
+    cache.emplace(cache_dir);
+    std::unique_ptr<llvm::TargetMachine> host = detail::create_host_target_machine();
+    key = CompileCache::key({print(lowered), host->getTargetTriple().str(),
+                             host->getTargetCPU(), host->getTargetFeatureString(), "O3"});
+    if (std::optional<std::string> object = cache->load(key))
+      return detail::load_into_jit(*object, impl_->signatures);
+  }
+  NativeModule native(lowered, impl_->options.timing);
+  std::string object = native.machine_code(false);
+  if (cache) cache->store(key, object);
+  mlir::TimingScope scope = native.timing.phase("LLVM: JIT linking");
+  return detail::load_into_jit(object, impl_->signatures);
 }
 
 }  // namespace adjit

@@ -1,5 +1,6 @@
 // The adjit driver: `adjit compile` prints or dumps pipeline stages, `adjit
 // run` executes an entry of a module on arrays given on the command line.
+#include "adjit/compiler/CompileCache.h"
 #include "adjit/compiler/Program.h"
 #include "adjit/runtime/ArraySpec.h"
 #include "adjit/runtime/Error.h"
@@ -22,6 +23,7 @@ constexpr const char* kUsage = R"(usage:
   adjit run FILE.mlir [--entry NAME] [--arg SPEC]... [--out DIR]
                       [--device cpu|cuda|cuda:N]
   adjit stages [--target=cpu|cuda]
+  adjit cache info|clear [--dir DIR]
 
 compile  prints one stage (default: llvm-ir, or ptx for --target=cuda) or
          writes it to -o FILE; --dump-dir writes every stage as numbered files.
@@ -29,6 +31,8 @@ compile  prints one stage (default: llvm-ir, or ptx for --target=cuda) or
 run      runs an entry (needed when the module has several public functions)
          on one --arg per input and prints the outputs; --out DIR also writes
          them as out0.npy, out1.npy, ...; --device runs it on a GPU.
+cache    the on-disk compile cache (DIR, else $ADJIT_CACHE_DIR): its entries
+         and size, or delete them.
 SPEC     f32[2,2]=1,2,3,4   f32[1000]=randn:7   f32[8]=uniform:3   i32[]=3
          f64[3,3]=zeros|ones   f32[4]=fill:2.5   i64[5]=iota   @x.npy | x.npy
 )";
@@ -117,6 +121,31 @@ int compile_command(Arguments args) {
   return 0;
 }
 
+int cache_command(Arguments args) {
+  if (args.empty()) throw UsageError("cache needs 'info' or 'clear'");
+  std::string action = args.next();
+  if (action != "info" && action != "clear")
+    throw UsageError("unknown cache action '" + action + "'; actions: info, clear");
+  std::string dir = adjit::CompileCache::directory_from_environment();
+  while (!args.empty()) {
+    std::string word = args.next();
+    if (auto v = args.option_value(word, "--dir")) dir = *v;
+    else throw UsageError("unknown option '" + word + "'");
+  }
+  if (dir.empty()) throw UsageError("no cache directory: give --dir DIR or set ADJIT_CACHE_DIR");
+  adjit::CompileCache cache(dir);
+  if (action == "clear") {
+    cache.clear();
+    std::cout << "cleared " << dir << "\n";
+    return 0;
+  }
+  adjit::CompileCache::Info info = cache.info();
+  std::cout << "directory: " << info.dir << "\nentries: " << info.entries
+            << "\nbytes: " << info.bytes << "\nlimit: " << info.max_bytes
+            << " (ADJIT_CACHE_MAX_MB)\n";
+  return 0;
+}
+
 int run_command(Arguments args) {
   std::optional<std::string> file, entry, out_dir;
   std::vector<adjit::Array> inputs;
@@ -169,6 +198,7 @@ int main(int argc, char** argv) {
   try {
     if (command == "compile") return compile_command(Arguments(argc, argv, 2));
     if (command == "run") return run_command(Arguments(argc, argv, 2));
+    if (command == "cache") return cache_command(Arguments(argc, argv, 2));
     if (command == "stages") {
       Arguments args(argc, argv, 2);
       adjit::Device::Kind target = adjit::Device::Kind::cpu;

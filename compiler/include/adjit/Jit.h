@@ -39,6 +39,9 @@ struct JitOptions {
   /// all live on one device (none: the CPU). Set, arguments are moved there
   /// first and results live there.
   std::optional<Device> device;
+  /// Keep compiled machine code in this directory across processes (see
+  /// adjit/compiler/CompileCache.h); empty: ADJIT_CACHE_DIR if set.
+  std::string cache_dir;
 };
 
 struct CacheInfo {

@@ -26,6 +26,9 @@ struct CompileOptions {
   Device::Kind target = Device::Kind::cpu;
   /// cuda: the GPU architecture of the kernels ("sm_80", "sm_90", ...).
   std::string gpu_arch = "sm_90";
+  /// The on-disk compile cache's directory (see CompileCache); empty:
+  /// ADJIT_CACHE_DIR if set, else no cache.
+  std::string cache_dir;
 };
 
 /// An `adjit`-dialect module on its way through the pipeline. Parsing and

@@ -1,0 +1,168 @@
+#include "adjit/compiler/CompileCache.h"
+
+#include "adjit/runtime/Error.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Config/llvm-config.h"
+#include "llvm/Support/SHA256.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+#include <unistd.h>
+#include <vector>
+
+namespace adjit {
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr std::string_view kMagic = "adjit-compiled 1\n";
+constexpr std::string_view kSuffix = ".adjit-obj";
+
+std::string sha256_hex(std::string_view bytes) {
+  llvm::SHA256 hash;
+  hash.update(llvm::StringRef(bytes.data(), bytes.size()));
+  return llvm::toHex(hash.final(), /*LowerCase=*/true);
+}
+
+uint64_t max_bytes_from_environment() {
+  const char* megabytes = std::getenv("ADJIT_CACHE_MAX_MB");
+  if (!megabytes) return uint64_t{1024} << 20;
+  char* end = nullptr;
+  unsigned long long value = std::strtoull(megabytes, &end, 10);
+  if (end == megabytes || *end)
+    throw Error(std::string("ADJIT_CACHE_MAX_MB must be a number of megabytes, got '") +
+                megabytes + "'");
+  return static_cast<uint64_t>(value) << 20;
+}
+
+std::string read_file(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+}  // namespace
+
+CompileCache::CompileCache(std::string dir) : dir_(std::move(dir)), max_bytes_(max_bytes_from_environment()) {
+  std::error_code error;
+  fs::create_directories(dir_, error);
+  if (error || !fs::is_directory(dir_))
+    throw Error("cannot use '" + dir_ + "' as the compile cache directory: " +
+                (error ? error.message() : "not a directory"));
+}
+
+std::string CompileCache::directory_from_environment() {
+  const char* dir = std::getenv("ADJIT_CACHE_DIR");
+  return dir ? dir : "";
+}
+
+std::string CompileCache::key(std::initializer_list<std::string_view> parts) {
+  llvm::SHA256 hash;
+  auto add = [&](std::string_view part) {
+    // Length-prefixed, so that no two part lists hash alike.
+    std::string length = std::to_string(part.size()) + ":";
+    hash.update(llvm::StringRef(length));
+    hash.update(llvm::StringRef(part.data(), part.size()));
+  };
+  add("adjit " ADJIT_VERSION " llvm " LLVM_VERSION_STRING);
+  for (std::string_view part : parts) add(part);
+  return llvm::toHex(hash.final(), /*LowerCase=*/true);
+}
+
+std::optional<std::string> CompileCache::load(const std::string& key) const {
+  fs::path path = fs::path(dir_) / (key + std::string(kSuffix));
+  std::error_code error;
+  if (!fs::exists(path, error)) return std::nullopt;
+  std::string file = read_file(path);
+  // magic, key, size, SHA-256 of the contents, one per line, then the bytes
+  std::istringstream header(file);
+  std::string magic, stored_key, size_text, digest;
+  bool valid = file.compare(0, kMagic.size(), kMagic) == 0;
+  header.seekg(static_cast<std::streamoff>(kMagic.size()));
+  valid = valid && std::getline(header, stored_key) && std::getline(header, size_text) &&
+          std::getline(header, digest) && stored_key == key;
+  size_t start = valid ? static_cast<size_t>(header.tellg()) : 0;
+  valid = valid && !size_text.empty() &&
+          size_text.find_first_not_of("0123456789") == std::string::npos &&
+          std::to_string(file.size() - start) == size_text;
+  std::string bytes = valid ? file.substr(start) : std::string();
+  if (!valid || sha256_hex(bytes) != digest) {
+    fs::remove(path, error);  // corrupt, truncated or foreign: compile afresh
+    return std::nullopt;
+  }
+  fs::last_write_time(path, fs::file_time_type::clock::now(), error);  // recently used
+  return bytes;
+}
+
+void CompileCache::store(const std::string& key, const std::string& bytes) const {
+  static std::atomic<uint64_t> counter{0};
+  std::ostringstream temporary_name;
+  temporary_name << ".tmp-" << ::getpid() << "-" << std::this_thread::get_id() << "-" << ++counter;
+  fs::path temporary = fs::path(dir_) / temporary_name.str();
+  {
+    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+    out << kMagic << key << "\n" << bytes.size() << "\n" << sha256_hex(bytes) << "\n";
+    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    if (!out.flush()) {
+      std::error_code error;
+      fs::remove(temporary, error);
+      return;
+    }
+  }
+  std::error_code error;
+  fs::rename(temporary, fs::path(dir_) / (key + std::string(kSuffix)), error);
+  if (error) fs::remove(temporary, error);
+
+  // Evict the entries used longest ago past the bound.
+  struct Entry {
+    fs::path path;
+    uint64_t bytes;
+    fs::file_time_type used;
+  };
+  std::vector<Entry> entries;
+  uint64_t total = 0;
+  for (const auto& file : fs::directory_iterator(dir_, error)) {
+    if (file.path().extension() != kSuffix) continue;
+    std::error_code ignored;
+    Entry entry{file.path(), file.file_size(ignored), file.last_write_time(ignored)};
+    total += entry.bytes;
+    entries.push_back(std::move(entry));
+  }
+  std::sort(entries.begin(), entries.end(),
+            [](const Entry& a, const Entry& b) { return a.used < b.used; });
+  for (const Entry& entry : entries) {
+    if (total <= max_bytes_) break;
+    if (fs::remove(entry.path, error)) total -= entry.bytes;
+  }
+}
+
+CompileCache::Info CompileCache::info() const {
+  Info info{dir_, 0, 0, max_bytes_};
+  std::error_code error;
+  for (const auto& file : fs::directory_iterator(dir_, error)) {
+    if (file.path().extension() != kSuffix) continue;
+    ++info.entries;
+    std::error_code ignored;
+    info.bytes += file.file_size(ignored);
+  }
+  return info;
+}
+
+void CompileCache::clear() const {
+  std::error_code error;
+  for (const auto& file : fs::directory_iterator(dir_, error)) {
+    std::string name = file.path().filename().string();
+    if (file.path().extension() == kSuffix || name.rfind(".tmp-", 0) == 0) {
+      std::error_code ignored;
+      fs::remove(file.path(), ignored);
+    }
+  }
+}
+
+}  // namespace adjit

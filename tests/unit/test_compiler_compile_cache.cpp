@@ -1,0 +1,138 @@
+// The on-disk compile cache: a second compilation of the same program loads
+// the stored machine code; corrupt, truncated and foreign entries are
+// recompiled, never loaded; concurrent compilations of one key leave one
+// valid entry; the size bound evicts; `adjit cache` shows and clears it.
+#include "test_support.h"
+
+#include <adjit/compiler/CompileCache.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+using namespace adjit;
+using namespace adjit::test;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct CacheDir {
+  fs::path path = fs::temp_directory_path() /
+                  ("adjit-cache-test-" + std::to_string(::getpid()) + "-" +
+                   std::to_string(std::chrono::steady_clock::now().time_since_epoch().count()));
+  ~CacheDir() { fs::remove_all(path); }
+  std::vector<fs::path> entries() const {
+    std::vector<fs::path> found;
+    for (const auto& file : fs::directory_iterator(path)) found.push_back(file.path());
+    return found;
+  }
+};
+
+Tensor poly(Tensor x) { return sum(x * x * 3.0 + exp(x)); }
+
+// A fresh jitted function each time (its own in-memory cache), so that only
+// the disk can spare the compilation.
+double compiled_value(const std::string& dir) {
+  auto f = jit(poly, {.name = "poly", .cache_dir = dir});
+  return f(Array::from<float>({0.5f, -1.0f, 2.0f}, {3})).item<float>();
+}
+
+const double kExpected = 3 * (0.25 + 1 + 4) + std::exp(0.5) + std::exp(-1.0) + std::exp(2.0);
+
+}  // namespace
+
+TEST_CASE("compile cache: the second compilation loads the stored machine code", "[cache]") {
+  CacheDir dir;
+  CHECK(compiled_value(dir.path) == Approx(kExpected));
+  auto entries = dir.entries();
+  REQUIRE(entries.size() == 1);
+  auto old_time = fs::file_time_type::clock::now() - std::chrono::hours(24);
+  fs::last_write_time(entries[0], old_time);
+  CHECK(compiled_value(dir.path) == Approx(kExpected));
+  REQUIRE(dir.entries().size() == 1);
+  // Loading marks the entry used (the least recently used go first).
+  CHECK(fs::last_write_time(entries[0]) > old_time + std::chrono::hours(23));
+  CompileCache::Info info = CompileCache(dir.path).info();
+  CHECK(info.entries == 1);
+  CHECK(info.bytes == fs::file_size(entries[0]));
+}
+
+TEST_CASE("compile cache: corrupt, truncated and foreign entries are recompiled", "[cache]") {
+  CacheDir dir;
+  compiled_value(dir.path);
+  fs::path entry = dir.entries().at(0);
+  uintmax_t size = fs::file_size(entry);
+  std::string original;
+  {
+    std::ifstream in(entry, std::ios::binary);
+    original.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  auto rewrite = [&](const std::string& bytes) {
+    std::ofstream(entry, std::ios::binary | std::ios::trunc) << bytes;
+  };
+  std::string flipped = original;
+  flipped[flipped.size() - 100] ^= 0x55;  // one byte of the machine code
+  for (const std::string& bad :
+       {flipped, original.substr(0, original.size() / 2), std::string("not a cache entry"),
+        std::string()}) {
+    rewrite(bad);
+    CHECK(compiled_value(dir.path) == Approx(kExpected));
+    CHECK(fs::file_size(entry) == size);  // replaced by a valid entry
+  }
+}
+
+TEST_CASE("compile cache: concurrent compilations of one program leave one valid entry",
+          "[cache]") {
+  CacheDir dir;
+  std::vector<std::thread> threads;
+  std::atomic<int> right{0};
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&] { right += compiled_value(dir.path) == Approx(kExpected); });
+  for (auto& thread : threads) thread.join();
+  CHECK(right == 4);
+  auto entries = dir.entries();
+  REQUIRE(entries.size() == 1);  // no temporary file left behind
+  CHECK(entries[0].extension() == ".adjit-obj");
+  CHECK(compiled_value(dir.path) == Approx(kExpected));
+}
+
+TEST_CASE("compile cache: entries past the size bound are evicted", "[cache]") {
+  CacheDir dir;
+  ::setenv("ADJIT_CACHE_MAX_MB", "0", 1);
+  CHECK(compiled_value(dir.path) == Approx(kExpected));
+  ::unsetenv("ADJIT_CACHE_MAX_MB");
+  CHECK(dir.entries().empty());
+  ::setenv("ADJIT_CACHE_MAX_MB", "lots", 1);
+  CHECK_THROWS_WITH(CompileCache(dir.path), Catch::Contains("ADJIT_CACHE_MAX_MB must be a number"));
+  ::unsetenv("ADJIT_CACHE_MAX_MB");
+}
+
+TEST_CASE("compile cache: keys differ by content and by part boundaries", "[cache]") {
+  CHECK(CompileCache::key({"ab", "c"}) != CompileCache::key({"a", "bc"}));
+  CHECK(CompileCache::key({"x"}) == CompileCache::key({"x"}));
+  CHECK(CompileCache::key({"x"}).size() == 64);
+}
+
+TEST_CASE("compile cache: adjit cache info and clear", "[cache][cli]") {
+  CacheDir dir;
+  compiled_value(dir.path);
+  std::string command = std::string(ADJIT_CLI) + " cache info --dir " + dir.path.string() +
+                        " > " + (dir.path / "info.txt").string();
+  REQUIRE(std::system(command.c_str()) == 0);
+  std::ifstream in(dir.path / "info.txt");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  CHECK(text.find("entries: 1\n") != std::string::npos);
+  fs::remove(dir.path / "info.txt");
+  command = std::string(ADJIT_CLI) + " cache clear --dir " + dir.path.string() + " > /dev/null";
+  REQUIRE(std::system(command.c_str()) == 0);
+  CHECK(dir.entries().empty());
+  CHECK(std::system((std::string(ADJIT_CLI) + " cache info > /dev/null 2>&1").c_str()) != 0);
+}
+
+TEST_CASE("compile cache: an unusable directory is a clear error", "[cache]") {
+  CHECK_THROWS_WITH(CompileCache("/proc/adjit-no-such-dir/cache"),
+                    Catch::Contains("cannot use '/proc/adjit-no-such-dir/cache' as the compile "
+                                    "cache directory"));
+}
