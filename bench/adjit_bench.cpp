@@ -654,6 +654,51 @@ void run_w1_handfused(const Settings& s) {
       .field("reps", t.reps).field("threads", s.threads).field("checksum", sink).print();
 }
 
+// ----------------------------------------------------- compile scaling ----
+
+// Compile time of elementwise chains of 1k to 100k ops, plain and under
+// grad: every pass must stay near-linear in program size (issue 14: at most
+// 1.3x per doubling). The chain alternates ops so that folding cannot
+// shorten it.
+void run_compile_scaling(const Settings& s) {
+  std::vector<int> lengths = s.smoke ? std::vector<int>{250, 500}
+                                     : std::vector<int>{1000, 2000, 4000, 8000, 16000};
+  if (const char* longest = std::getenv("ADJIT_COMPILE_SCALING_MAX"))
+    while (lengths.back() * 2 <= std::atoi(longest)) lengths.push_back(lengths.back() * 2);
+  for (bool differentiated : {false, true}) {
+    double previous_ms = 0;
+    int previous_length = 0;
+    for (int length : lengths) {
+      auto chain = [length](Tensor x) {
+        Tensor y = x;
+        for (int i = 0; i < length; ++i) y = (i % 3 == 0) ? y * 1.0001 : (i % 3 == 1) ? y + 0.5 : sin(y);
+        return sum(y);
+      };
+      Array x = Array::randn({16}, 1);
+      double ms;
+      if (differentiated) {
+        auto g = adjit::jit(adjit::grad(chain), {.name = "chain_grad"});
+        g(x);
+        ms = g.cache_info().compile_seconds * 1e3;
+      } else {
+        auto f = adjit::jit(chain, {.name = "chain"});
+        f(x);
+        ms = f.cache_info().compile_seconds * 1e3;
+      }
+      JsonLine line;
+      line.field("workload", "compile_scaling").field("impl", "adjit")
+          .field("variant", std::string(differentiated ? "grad " : "") + std::to_string(length) + " ops")
+          .field("compile_ms", ms);
+      if (previous_ms > 0)
+        line.field("growth_per_doubling",
+                   std::pow(ms / previous_ms, 1.0 / std::log2(double(length) / previous_length)));
+      line.print();
+      previous_ms = ms;
+      previous_length = length;
+    }
+  }
+}
+
 // ------------------------------------------------------ GPU bandwidth ----
 
 // Device memory bandwidth through a kernel adjit generates (y = 2x: one
@@ -692,6 +737,7 @@ const std::map<std::string, std::function<void(const Settings&)>>& workloads() {
       {"fma_peak", run_fma_peak},
       {"w1_handfused", run_w1_handfused},
       {"gpu_bandwidth", run_gpu_bandwidth},
+      {"compile_scaling", run_compile_scaling},
   };
   return all;
 }
