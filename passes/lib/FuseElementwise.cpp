@@ -56,8 +56,8 @@ bool isCheapElementwise(Operation *op) {
                       [](AffineMap m) { return m.isProjectedPermutation(); });
 }
 
-// Fuse only when every element the producer computes is read once, or when
-// it is cheap to compute again. Duplication is limited to producers that
+// Fuse when every element the producer computes is read once, or when it
+// is cheap to compute again. Duplication is limited to producers that
 // read materialized values (arguments, buffers), not other generics: a chain
 // of shared values (forward values read by the backward pass) would
 // otherwise be copied into every consumer level after level.
@@ -67,7 +67,9 @@ bool isCheapElementwise(Operation *op) {
 // block by block).
 constexpr size_t kMaxFusedBodyOps = 256;
 
-bool fusesWithoutRecomputation(OpOperand *fused) {
+// Whether `fused` may be fused; `recompute`: any elementwise producer may be
+// recomputed in each consumer (the GPU policy).
+bool shouldFuse(OpOperand *fused, bool recompute) {
   Operation *producer = fused->get().getDefiningOp();
   auto consumer = dyn_cast<linalg::GenericOp>(fused->getOwner());
   if (!producer || !consumer || !consumer.getMatchingIndexingMap(fused).isPermutation())
@@ -78,6 +80,12 @@ bool fusesWithoutRecomputation(OpOperand *fused) {
       return false;
   if (producer->hasOneUse() || isReplication(producer))
     return true;
+  auto generic = dyn_cast<linalg::GenericOp>(producer);
+  if (recompute)
+    return generic && generic.getNumResults() == 1 &&
+           generic.getNumParallelLoops() == generic.getNumLoops() &&
+           llvm::all_of(generic.getIndexingMapsArray(),
+                        [](AffineMap m) { return m.isProjectedPermutation(); });
   return isCheapElementwise(producer) &&
          llvm::none_of(producer->getOperands(), [](Value v) {
            return isa_and_nonnull<linalg::GenericOp>(v.getDefiningOp());
@@ -85,9 +93,13 @@ bool fusesWithoutRecomputation(OpOperand *fused) {
 }
 
 struct FuseElementwisePass : adjit::impl::FuseElementwiseBase<FuseElementwisePass> {
+  using FuseElementwiseBase::FuseElementwiseBase;
+
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    linalg::populateElementwiseOpsFusionPatterns(patterns, fusesWithoutRecomputation);
+    bool recomputeAll = recompute;
+    linalg::populateElementwiseOpsFusionPatterns(
+        patterns, [recomputeAll](OpOperand *fused) { return shouldFuse(fused, recomputeAll); });
     linalg::populateEraseUnusedOperandsAndResultsPatterns(patterns);
     if (failed(applyPatternsAndFoldGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();

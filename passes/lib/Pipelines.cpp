@@ -233,7 +233,11 @@ void addStagePasses(OpPassManager &pm, Stage stage,
     // Unit dimensions (a keepdims reduction) would hide producers from
     // their consumers behind reshapes.
     pm.addPass(createLinalgFoldUnitExtentDimsPass());
-    pm.addPass(createFuseElementwise());
+    {
+      FuseElementwiseOptions fusion;
+      fusion.recompute = options.target == Target::cuda;
+      pm.addPass(createFuseElementwise(fusion));
+    }
     addCleanup(pm);
     // Contractions are marked for the CPU's GEMM kernels or the GPU's GEMM
     // library. The row tiling for the caches and the merging of sibling

@@ -49,7 +49,17 @@ def FuseElementwise : Pass<"adjit-fuse-elementwise", "ModuleOp"> {
     transposes) or are small elementwise bodies fuse into every consumer
     even with several uses: recomputing them costs a few instructions per
     element, materializing them a full-size buffer written and read again.
+
+    With `recompute`, which the cuda target sets, any elementwise producer
+    read through a permutation fuses into every consumer, transcendentals
+    and chains of shared values included: on a GPU, arithmetic is cheap
+    next to a round trip through device memory and a kernel launch. Fused
+    bodies stay bounded (256 ops), which bounds the recomputation.
   }];
+  let options = [
+    Option<"recompute", "recompute", "bool", /*default=*/"false",
+           "Fuse every elementwise producer into all its consumers (GPU policy)">
+  ];
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
