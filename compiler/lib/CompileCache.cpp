@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <string_view>
 #include <thread>
 #include <unistd.h>
 #include <vector>
@@ -81,23 +82,25 @@ std::optional<std::string> CompileCache::load(const std::string& key) const {
   if (!fs::exists(path, error)) return std::nullopt;
   std::string file = read_file(path);
   // magic, key, size, SHA-256 of the contents, one per line, then the bytes
-  std::istringstream header(file);
-  std::string magic, stored_key, size_text, digest;
-  bool valid = file.compare(0, kMagic.size(), kMagic) == 0;
-  header.seekg(static_cast<std::streamoff>(kMagic.size()));
-  valid = valid && std::getline(header, stored_key) && std::getline(header, size_text) &&
-          std::getline(header, digest) && stored_key == key;
-  size_t start = valid ? static_cast<size_t>(header.tellg()) : 0;
-  valid = valid && !size_text.empty() &&
-          size_text.find_first_not_of("0123456789") == std::string::npos &&
-          std::to_string(file.size() - start) == size_text;
-  std::string bytes = valid ? file.substr(start) : std::string();
-  if (!valid || sha256_hex(bytes) != digest) {
+  std::string_view rest(file);
+  auto line = [&rest]() -> std::optional<std::string_view> {
+    size_t end = rest.find('\n');
+    if (end == std::string_view::npos) return std::nullopt;
+    std::string_view text = rest.substr(0, end);
+    rest.remove_prefix(end + 1);
+    return text;
+  };
+  bool valid = rest.substr(0, kMagic.size()) == kMagic;
+  rest.remove_prefix(valid ? kMagic.size() : rest.size());
+  std::optional<std::string_view> stored_key = line(), size = line(), digest = line();
+  valid = valid && digest && *stored_key == key && *size == std::to_string(rest.size()) &&
+          sha256_hex(rest) == *digest;
+  if (!valid) {
     fs::remove(path, error);  // corrupt, truncated or foreign: compile afresh
     return std::nullopt;
   }
   fs::last_write_time(path, fs::file_time_type::clock::now(), error);  // recently used
-  return bytes;
+  return std::string(rest);
 }
 
 void CompileCache::store(const std::string& key, const std::string& bytes) const {

@@ -36,24 +36,6 @@ struct Executable::Impl {
   }
 };
 
-namespace {
-void check_arrays(const Signature& signature, const std::vector<Array>& arrays,
-                  const std::vector<TensorType>& expected, const char* what) {
-  if (arrays.size() != expected.size())
-    throw Error("entry '" + signature.name + "' takes " + std::to_string(expected.size()) +
-                " " + what + "s, got " + std::to_string(arrays.size()));
-  for (size_t i = 0; i < arrays.size(); ++i) {
-    TensorType actual{arrays[i].dtype(), arrays[i].shape()};
-    if (!(actual == expected[i]))
-      throw Error("entry '" + signature.name + "': " + what + " " + std::to_string(i) +
-                  " must be " + expected[i].str() + ", got " + actual.str());
-    if (!arrays[i].device().is_cpu())
-      throw RuntimeError("entry '" + signature.name + "' runs on the CPU but " + what + " " +
-                         std::to_string(i) + " (" + actual.str() + ") is on " +
-                         arrays[i].device().str() + "; move it with .to(adjit::Device::cpu())");
-  }
-}
-}  // namespace
 
 Executable::Executable(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Executable::Executable(Executable&&) noexcept = default;
@@ -84,8 +66,8 @@ void Executable::run_into(std::string_view entry, const std::vector<Array>& inpu
   size_t index = impl_->index_of(entry);
   if (impl_->gpu) return impl_->gpu->run(entry, inputs, outputs);
   const Signature& sig = impl_->signatures[index];
-  check_arrays(sig, inputs, sig.inputs, "input");
-  check_arrays(sig, outputs, sig.outputs, "output");
+  check_entry_arrays(sig, inputs, sig.inputs, "input", Device::cpu());
+  check_entry_arrays(sig, outputs, sig.outputs, "output", Device::cpu());
   PackedArguments arguments(inputs, outputs);
   run_compiled(impl_->functions[index], arguments.data());
 }

@@ -38,6 +38,15 @@ std::unique_ptr<llvm::TargetMachine> create_host_target_machine() {
   return std::move(*machine);
 }
 
+const std::string& host_target_description() {
+  static const std::string description = [] {
+    std::unique_ptr<llvm::TargetMachine> host = create_host_target_machine();
+    return host->getTargetTriple().str() + " " + host->getTargetCPU().str() + " " +
+           host->getTargetFeatureString().str();
+  }();
+  return description;
+}
+
 std::unique_ptr<llvm::Module> translate_and_optimize(mlir::ModuleOp module,
                                                      llvm::LLVMContext& context,
                                                      llvm::TargetMachine& machine) {

@@ -391,9 +391,7 @@ Executable Program::compile(Device device) const {
   std::string key;
   if (!cache_dir.empty()) {
     cache.emplace(cache_dir);
-    std::unique_ptr<llvm::TargetMachine> host = detail::create_host_target_machine();
-    key = CompileCache::key({print(lowered), host->getTargetTriple().str(),
-                             host->getTargetCPU(), host->getTargetFeatureString(), "O3"});
+    key = CompileCache::key({print(lowered), detail::host_target_description(), "O3"});
     if (std::optional<std::string> object = cache->load(key))
       return detail::load_into_jit(*object, impl_->signatures);
   }

@@ -85,6 +85,22 @@ bool isAccumulator(linalg::LinalgOp op, OpOperand *init) {
   return true;
 }
 
+using FoldBody = function_ref<scf::ValueVector(OpBuilder &, Location, Value, ValueRange)>;
+
+// A loop from `begin` to `end` by `step` whose body folds each position
+// into one accumulator per combiner, starting from their identities.
+scf::ForOp stridedFold(OpBuilder &b, Location loc, ArrayRef<Combiner> combiners, Value begin,
+                       Value end, Value step, FoldBody body) {
+  SmallVector<Value> identities;
+  for (const Combiner &combiner : combiners)
+    identities.push_back(b.create<arith::ConstantOp>(loc, combiner.identity));
+  return b.create<scf::ForOp>(
+      loc, begin, end, step, identities,
+      [&](OpBuilder &lb, Location lloc, Value position, ValueRange carried) {
+        lb.create<scf::YieldOp>(lloc, body(lb, lloc, position, carried));
+      });
+}
+
 class LaunchBuilder {
 public:
   explicit LaunchBuilder(linalg::LinalgOp op) : op_(op) {}
@@ -145,14 +161,7 @@ public:
     b.create<gpu::TerminatorOp>(loc);
 
     b.setInsertionPointToStart(&ifOp.getThenRegion().front());
-    loopIndices_.assign(ranges_.size(), Value());
-    // The last parallel dimension varies fastest across neighbouring
-    // threads, so their loads and stores coalesce.
-    for (unsigned dim : llvm::reverse(parallelDims_)) {
-      Value extent = constant(ranges_[dim]);
-      loopIndices_[dim] = b.create<arith::RemUIOp>(loc, point, extent);
-      point = b.create<arith::DivUIOp>(loc, point, extent);
-    }
+    setParallelIndices(b, loc, point);
     emitReductionLoops(b, loc);
     op_->erase();
     return success();
@@ -228,13 +237,9 @@ private:
           loc, end, b.create<arith::AddIOp>(loc, chunkStart, first.constant(chunkSize)));
     }
     SmallVector<Value> totals = first.reduce(
-        combiners_, begin, end, [&](OpBuilder &lb, Location lloc, Value position, ValueRange carried) {
-          for (unsigned dim : llvm::reverse(reductionDims_)) {
-            Value extent = lb.create<arith::ConstantIndexOp>(lloc, ranges_[dim]);
-            loopIndices_[dim] = lb.create<arith::RemUIOp>(lloc, position, extent);
-            position = lb.create<arith::DivUIOp>(lloc, position, extent);
-          }
-          return emitBody(lb, lloc, accumulators, carried);
+        combiners_, begin, end,
+        [&](OpBuilder &lb, Location lloc, Value position, ValueRange carried) {
+          return foldReductionPoint(lb, lloc, position, accumulators, carried);
         });
     first.onFirstThread([&] {
       if (chunks == 1)
@@ -319,18 +324,10 @@ private:
     Value end = b.create<arith::MinUIOp>(
         loc, constant(reductionSize), b.create<arith::AddIOp>(loc, chunkStart, constant(chunkSize)));
     end = b.create<arith::SelectOp>(loc, inRange, end, begin);  // no rows for idle threads
-    SmallVector<Value> identities;
-    for (const Combiner &combiner : combiners_)
-      identities.push_back(b.create<arith::ConstantOp>(loc, combiner.identity));
-    auto strided = b.create<scf::ForOp>(
-        loc, begin, end, constant(kRowGroups), identities,
+    scf::ForOp strided = stridedFold(
+        b, loc, combiners_, begin, end, constant(kRowGroups),
         [&](OpBuilder &lb, Location lloc, Value position, ValueRange carried) {
-          for (unsigned dim : llvm::reverse(reductionDims_)) {
-            Value extent = lb.create<arith::ConstantIndexOp>(lloc, ranges_[dim]);
-            loopIndices_[dim] = lb.create<arith::RemUIOp>(lloc, position, extent);
-            position = lb.create<arith::DivUIOp>(lloc, position, extent);
-          }
-          lb.create<scf::YieldOp>(lloc, emitBody(lb, lloc, accumulators, carried));
+          return foldReductionPoint(lb, lloc, position, accumulators, carried);
         });
     ValueRange shared = launch.getWorkgroupAttributions();
     for (auto [buffer, partial] : llvm::zip(shared, strided.getResults()))
@@ -413,13 +410,27 @@ private:
     return b.clone(*combiner.op, operands)->getResult(0);
   }
 
+  // Sets the indices of loops `dims` from one linear index, the last loop
+  // fastest (for the parallel loops: neighbouring threads, coalesced).
+  void delinearize(OpBuilder &b, Location loc, Value linear, ArrayRef<unsigned> dims) {
+    for (unsigned dim : llvm::reverse(dims)) {
+      Value extent = b.create<arith::ConstantIndexOp>(loc, ranges_[dim]);
+      loopIndices_[dim] = b.create<arith::RemUIOp>(loc, linear, extent);
+      linear = b.create<arith::DivUIOp>(loc, linear, extent);
+    }
+  }
+
   void setParallelIndices(OpBuilder &b, Location loc, Value point) {
     loopIndices_.assign(ranges_.size(), Value());
-    for (unsigned dim : llvm::reverse(parallelDims_)) {
-      Value extent = b.create<arith::ConstantIndexOp>(loc, ranges_[dim]);
-      loopIndices_[dim] = b.create<arith::RemUIOp>(loc, point, extent);
-      point = b.create<arith::DivUIOp>(loc, point, extent);
-    }
+    delinearize(b, loc, point, parallelDims_);
+  }
+
+  // One point of the reduction loops (a linear index) folded into the
+  // carried accumulators.
+  scf::ValueVector foldReductionPoint(OpBuilder &b, Location loc, Value position,
+                                      ArrayRef<OpOperand *> accumulators, ValueRange carried) {
+    delinearize(b, loc, position, reductionDims_);
+    return emitBody(b, loc, accumulators, carried);
   }
 
   // output = combine(output, total), at the current parallel indices.
@@ -454,16 +465,8 @@ private:
     Value constant(int64_t v) { return b.create<arith::ConstantIndexOp>(loc, v); }
 
     SmallVector<Value> reduce(ArrayRef<Combiner> combiners, Value begin, Value end,
-                              function_ref<scf::ValueVector(OpBuilder &, Location, Value,
-                                                            ValueRange)> body) {
-      SmallVector<Value> identities;
-      for (const Combiner &combiner : combiners)
-        identities.push_back(b.create<arith::ConstantOp>(loc, combiner.identity));
-      auto strided = b.create<scf::ForOp>(
-          loc, begin, end, constant(threads), identities,
-          [&](OpBuilder &lb, Location lloc, Value position, ValueRange carried) {
-            lb.create<scf::YieldOp>(lloc, body(lb, lloc, position, carried));
-          });
+                              FoldBody body) {
+      scf::ForOp strided = stridedFold(b, loc, combiners, begin, end, constant(threads), body);
       SmallVector<Value> totals;
       for (auto [combiner, partial] : llvm::zip(combiners, strided.getResults()))
         totals.push_back(b.create<gpu::AllReduceOp>(

@@ -16,25 +16,6 @@ struct LoadedGpuProgram::Module {
 
 namespace {
 
-void check_arrays(const Signature& signature, const std::vector<Array>& arrays,
-                  const std::vector<TensorType>& expected, const char* what, Device device) {
-  if (arrays.size() != expected.size())
-    throw RuntimeError("entry '" + signature.name + "' takes " + std::to_string(expected.size()) +
-                       " " + what + "s, got " + std::to_string(arrays.size()));
-  for (size_t i = 0; i < arrays.size(); ++i) {
-    TensorType actual{arrays[i].dtype(), arrays[i].shape()};
-    if (!(actual == expected[i]))
-      throw RuntimeError("entry '" + signature.name + "': " + what + " " + std::to_string(i) +
-                         " must be " + expected[i].str() + ", got " + actual.str());
-    if (arrays[i].device() != device)
-      throw RuntimeError("entry '" + signature.name + "' runs on " + device.str() + " but " + what +
-                         " " + std::to_string(i) + " (" + actual.str() + ") is on " +
-                         arrays[i].device().str() + "; move it with .to(adjit::Device::" +
-                         (device.is_cpu() ? std::string("cpu()") : "cuda(" + std::to_string(device.index()) + ")") +
-                         ")");
-  }
-}
-
 // Temporaries a call allocated, freed however the call ends.
 struct Temporaries {
   int device;
@@ -102,8 +83,8 @@ LoadedGpuProgram::~LoadedGpuProgram() {
 void LoadedGpuProgram::run(std::string_view entry, const std::vector<Array>& inputs,
                            const std::vector<Array>& outputs) const {
   const EntryPlan& plan = program_->entry(entry);
-  check_arrays(plan.signature, inputs, plan.signature.inputs, "input", device_);
-  check_arrays(plan.signature, outputs, plan.signature.outputs, "output", device_);
+  check_entry_arrays(plan.signature, inputs, plan.signature.inputs, "input", device_);
+  check_entry_arrays(plan.signature, outputs, plan.signature.outputs, "output", device_);
   const cuda::Driver& driver = cuda::driver();
   int index = device_.index();
   cuda::make_current(index);

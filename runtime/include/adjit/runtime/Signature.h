@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "adjit/runtime/Array.h"
 #include "adjit/runtime/Shape.h"
 
 namespace adjit {
@@ -21,5 +22,11 @@ struct Signature {
   std::vector<TensorType> inputs;
   std::vector<TensorType> outputs;
 };
+
+// Throws adjit::RuntimeError unless `arrays` (an entry's inputs or outputs,
+// `what` says which) match `expected` in number, dtype and shape and all
+// live on `device`, where the entry runs.
+void check_entry_arrays(const Signature& signature, const std::vector<Array>& arrays,
+                        const std::vector<TensorType>& expected, const char* what, Device device);
 
 }  // namespace adjit
