@@ -8,7 +8,7 @@ include(CMakePackageConfigHelpers)
 set_target_properties(adjit adjit-cli adjit-opt PROPERTIES
   INSTALL_RPATH "${LLVM_LIBRARY_DIR};$ORIGIN/../${CMAKE_INSTALL_LIBDIR}")
 
-install(TARGETS adjit adjit_runtime EXPORT adjitTargets
+install(TARGETS adjit adjit_runtime adjit_aot_runtime EXPORT adjitTargets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})

@@ -11,18 +11,24 @@
 
 namespace adjit::detail {
 
-/// A target machine for this process's CPU (all its features) at -O3.
-std::unique_ptr<llvm::TargetMachine> create_host_target_machine();
+/// A target machine at -O3 for this process's CPU (all its features), or,
+/// for ahead-of-time code, for `cpu` (an LLVM CPU name such as "x86-64-v3"
+/// or "skylake-avx512") with `features` ("+avx2,-avx512f"; empty: those of
+/// `cpu`, or the host's when `cpu` is empty too). Throws CompileError naming
+/// the valid choices for an unknown CPU or feature.
+std::unique_ptr<llvm::TargetMachine> create_target_machine(const std::string& cpu = "",
+                                                           const std::string& features = "");
 
 /// The host's triple, CPU and features (what its machine code depends on),
 /// read once per process.
 const std::string& host_target_description();
 
-/// Translates a module in the LLVM dialect to LLVM IR and runs LLVM's -O3
-/// pipeline for `machine`. Throws CompileError on failure.
-std::unique_ptr<llvm::Module> translate_and_optimize(mlir::ModuleOp module,
-                                                     llvm::LLVMContext& context,
-                                                     llvm::TargetMachine& machine);
+/// Translates a module in the LLVM dialect to LLVM IR for `machine`.
+/// Throws CompileError on failure.
+std::unique_ptr<llvm::Module> translate(mlir::ModuleOp module, llvm::LLVMContext& context,
+                                        llvm::TargetMachine& machine);
+/// Runs LLVM's -O3 pipeline (without loop unrolling) for `machine`.
+void optimize(llvm::Module& module, llvm::TargetMachine& machine);
 
 /// Assembly text or object-file bytes for an optimized module.
 std::string emit_machine_code(llvm::Module& module, llvm::TargetMachine& machine,

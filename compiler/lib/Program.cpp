@@ -118,6 +118,7 @@ std::string print(llvm::Module& module) {
 
 mlir::adjit::PipelineOptions pipeline_options(const CompileOptions& options) {
   mlir::adjit::PipelineOptions pipeline;
+  pipeline.threads = options.threads;
   if (options.target == Device::Kind::cuda) {
     pipeline.target = mlir::adjit::Target::cuda;
     pipeline.gpuChip = options.gpu_arch;
@@ -159,6 +160,8 @@ class Lowering {
     return *module_;
   }
 
+  mlir::OwningOpRef<mlir::ModuleOp> release() { return std::move(module_); }
+
  private:
   Program::Impl& program_;
   mlir::OwningOpRef<mlir::ModuleOp> module_;
@@ -192,16 +195,22 @@ class BackEndTiming {
   mlir::TimingScope root_;
 };
 
-// LLVM IR for the host, with the machine that will run or emit it.
+// LLVM IR for the host (or options' target CPU), with the machine that
+// will run or emit it.
 struct NativeModule {
   BackEndTiming timing;
   std::unique_ptr<llvm::LLVMContext> context = std::make_unique<llvm::LLVMContext>();
-  std::unique_ptr<llvm::TargetMachine> machine = detail::create_host_target_machine();
+  std::unique_ptr<llvm::TargetMachine> machine;
   std::unique_ptr<llvm::Module> module;
 
-  NativeModule(mlir::ModuleOp lowered, bool timed) : timing(timed) {
+  NativeModule(mlir::ModuleOp lowered, const CompileOptions& options, bool for_this_process = false)
+      : timing(options.timing),
+        machine(for_this_process
+                    ? detail::create_target_machine()
+                    : detail::create_target_machine(options.target_cpu, options.target_features)) {
     mlir::TimingScope scope = timing.phase("LLVM: translation to LLVM IR and -O3");
-    module = detail::translate_and_optimize(lowered, *context, *machine);
+    module = detail::translate(lowered, *context, *machine);
+    detail::optimize(*module, *machine);
   }
 
   std::string machine_code(bool assembly) {
@@ -314,7 +323,7 @@ std::string Program::ir(std::string_view stage) const {
   if (stage == "llvm-ir" || stage == "asm" || stage == "obj") {
     if (is_cuda(options)) throw wrong_target();
     if (stage == "obj") return object_code();
-    NativeModule native(lowering.advance_to(Stage::llvm), options.timing);
+    NativeModule native(lowering.advance_to(Stage::llvm), options);
     return stage == "asm" ? native.machine_code(true) : print(*native.module);
   }
   if (stage == "ptx" || stage == "cubin") {
@@ -331,29 +340,33 @@ std::string Program::ir(std::string_view stage) const {
   throw Error("unknown stage '" + std::string(stage) + "'; stages:" + known);
 }
 
-std::vector<std::pair<std::string, std::string>> Program::all_stages() const {
+namespace {
+
+std::vector<std::pair<std::string, std::string>> stages_with(Program::Impl& program,
+                                                             const CompileOptions& options) {
   std::vector<std::pair<std::string, std::string>> stages;
-  Lowering lowering(*impl_);
+  Lowering lowering(program, options);
   for (Stage stage : lowering.stages())
     stages.emplace_back(mlir::adjit::stageName(stage).str(), print(lowering.advance_to(stage)));
-  if (is_cuda(impl_->options)) {
-    gpu::GpuProgram program = gpu_program_of(lowering, *impl_, false);
-    stages.emplace_back("ptx", program.image);
-    stages.emplace_back("gpu-program", program.serialize());
+  if (is_cuda(options)) {
+    gpu::GpuProgram gpu_program = gpu_program_of(lowering, program, false);
+    stages.emplace_back("ptx", gpu_program.image);
+    stages.emplace_back("gpu-program", gpu_program.serialize());
     return stages;
   }
-  NativeModule native(lowering.advance_to(Stage::llvm), impl_->options.timing);
+  NativeModule native(lowering.advance_to(Stage::llvm), options);
   stages.emplace_back("llvm-ir", print(*native.module));
   stages.emplace_back("asm", native.machine_code(true));
   stages.emplace_back("obj", native.machine_code(false));
   return stages;
 }
 
-void Program::dump(const std::string& dir, const std::string& prefix) const {
+void dump_with(Program::Impl& program, const CompileOptions& options, const std::string& dir,
+               const std::string& prefix) {
   std::error_code error;
   std::filesystem::create_directories(dir, error);
   if (error) throw Error("cannot create dump directory '" + dir + "': " + error.message());
-  auto stages = all_stages();
+  auto stages = stages_with(program, options);
   for (size_t i = 0; i < stages.size(); ++i) {
     std::filesystem::path path = std::filesystem::path(dir) / (prefix + file_name_for(i, stages[i].first));
     std::ofstream out(path, std::ios::binary);
@@ -362,12 +375,22 @@ void Program::dump(const std::string& dir, const std::string& prefix) const {
   }
 }
 
+}  // namespace
+
+std::vector<std::pair<std::string, std::string>> Program::all_stages() const {
+  return stages_with(*impl_, impl_->options);
+}
+
+void Program::dump(const std::string& dir, const std::string& prefix) const {
+  dump_with(*impl_, impl_->options, dir, prefix);
+}
+
 std::string Program::object_code() const {
   if (is_cuda(impl_->options))
     throw Error("an object file is for the cpu target; the cuda target emits ptx, cubin or "
                 "gpu-program");
   Lowering lowering(*impl_);
-  NativeModule native(lowering.advance_to(Stage::llvm), impl_->options.timing);
+  NativeModule native(lowering.advance_to(Stage::llvm), impl_->options);
   return native.machine_code(false);
 }
 
@@ -395,11 +418,27 @@ Executable Program::compile(Device device) const {
     if (std::optional<std::string> object = cache->load(key))
       return detail::load_into_jit(*object, impl_->signatures);
   }
-  NativeModule native(lowered, impl_->options.timing);
+  NativeModule native(lowered, impl_->options, /*for_this_process=*/true);
   std::string object = native.machine_code(false);
   if (cache) cache->store(key, object);
   mlir::TimingScope scope = native.timing.phase("LLVM: JIT linking");
   return detail::load_into_jit(object, impl_->signatures);
 }
 
+namespace detail {
+
+mlir::OwningOpRef<mlir::ModuleOp> ProgramInternals::lower(const Program& program,
+                                                          const CompileOptions& options,
+                                                          mlir::adjit::Stage stage) {
+  Lowering lowering(*program.impl_, options);
+  lowering.advance_to(stage);
+  return lowering.release();
+}
+
+void ProgramInternals::dump(const Program& program, const CompileOptions& options,
+                            const std::string& dir, const std::string& prefix) {
+  dump_with(*program.impl_, options, dir, prefix);
+}
+
+}  // namespace detail
 }  // namespace adjit

@@ -34,6 +34,20 @@ struct Program::Impl {
   }
 };
 
+namespace detail {
+// What the library's other back ends (ahead-of-time) need of a Program.
+struct ProgramInternals {
+  static Program::Impl& impl(const Program& program) { return *program.impl_; }
+  /// A clone of the program's module lowered to `stage` with `options`.
+  static mlir::OwningOpRef<mlir::ModuleOp> lower(const Program& program,
+                                                 const CompileOptions& options,
+                                                 mlir::adjit::Stage stage);
+  /// Program::dump with other options.
+  static void dump(const Program& program, const CompileOptions& options,
+                   const std::string& dir, const std::string& prefix = "");
+};
+}  // namespace detail
+
 /// The DType of an MLIR element type, if it is one of ours.
 std::optional<DType> dtype_of(mlir::Type element_type);
 /// The MLIR element type of a DType (the inverse of dtype_of).

@@ -157,14 +157,18 @@ void addLoweringToNVVM(OpPassManager &pm, const PipelineOptions &options) {
   kernels.addPass(createReconcileUnrealizedCastsPass());
 }
 
-void addLoweringToLLVM(OpPassManager &pm) {
+void addLoweringToLLVM(OpPassManager &pm, const PipelineOptions &options) {
   pm.addPass(createContractionsToCalls());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToAffineLoopsPass());
   pm.addNestedPass<func::FuncOp>(createPromoteAccumulators());
   // Parallel chunks run on the calling thread's OpenMP team
-  // (runtime/include/adjit/runtime/Threads.h).
-  pm.addNestedPass<func::FuncOp>(createForallToParallelLoopPass());
-  pm.addPass(createConvertSCFToOpenMPPass());
+  // (runtime/include/adjit/runtime/Threads.h), or in order.
+  if (options.threads) {
+    pm.addNestedPass<func::FuncOp>(createForallToParallelLoopPass());
+    pm.addPass(createConvertSCFToOpenMPPass());
+  } else {
+    pm.addNestedPass<func::FuncOp>(createForallToForLoopPass());
+  }
   // Inlines the alloca scopes around loop bodies that allocate nothing
   // (control flow inside one would not lower).
   pm.addPass(createCanonicalizerPass());
@@ -257,7 +261,7 @@ void addStagePasses(OpPassManager &pm, Stage stage,
   case Stage::nvvm:
     return addLoweringToNVVM(pm, options);
   case Stage::llvm:
-    return addLoweringToLLVM(pm);
+    return addLoweringToLLVM(pm, options);
   }
 }
 

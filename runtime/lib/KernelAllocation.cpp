@@ -3,6 +3,7 @@
 #include "adjit/runtime/Allocator.h"
 
 #include "adjit/runtime/Error.h"
+#include "adjit/runtime/Threads.h"
 
 #include <omp.h>
 
@@ -97,6 +98,7 @@ void run_compiled(void (*function)(void**), void** arguments) {
   // Thread-local, not on this frame: the frame's variables are
   // indeterminate after longjmp, and a call costs no allocation.
   thread_local CompiledCall call;
+  threads::lend_team_to_gemm();
   if (current_call) {  // compiled code calling compiled code: the outer call recovers
     function(arguments);
     return;

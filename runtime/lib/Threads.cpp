@@ -1,6 +1,7 @@
 #include "adjit/runtime/Threads.h"
 
 #include "adjit/runtime/Error.h"
+#include "adjit/runtime/Gemm.h"
 
 #include <omp.h>
 #include <sched.h>
@@ -48,7 +49,22 @@ int default_count() {
 
 int current() { return team_size > 0 ? team_size : default_count(); }
 
+namespace {
+void openmp_parallel_for(int64_t tasks, int threads, void (*task)(void*, int64_t),
+                         void* context) {
+#pragma omp parallel for schedule(static) num_threads(threads)
+  for (int64_t t = 0; t < tasks; ++t) task(context, t);
+}
+constexpr adjit_gemm_threading kOpenMPTeam{[] { return current(); }, openmp_parallel_for};
+}  // namespace
+
+void lend_team_to_gemm() {
+  static const bool lent = (adjit_gemm_set_threading(&kOpenMPTeam), true);
+  (void)lent;
+}
+
 CallThreads::CallThreads(int requested) : previous_(team_size) {
+  lend_team_to_gemm();
   int wanted = requested > 0 ? requested : default_count();
   int sharing = running_calls.fetch_add(1) + 1;
   team_size = wanted / sharing > 0 ? wanted / sharing : 1;

@@ -20,6 +20,7 @@
 #include "adjit/runtime/Array.h"
 #include "adjit/runtime/ArraySpec.h"
 #include "adjit/runtime/Npy.h"
+#include "scratch_dir.h"
 
 using Catch::Contains;
 using Catch::StartsWith;
@@ -83,28 +84,7 @@ void require_clean_failure(const CliResult& r) {
 }
 
 // A fresh directory per use, removed afterwards.
-class TempDirectory {
- public:
-  TempDirectory() {
-    static int counter = 0;
-    path_ = std::filesystem::temp_directory_path() /
-            ("adjit_cli_test_" + std::to_string(getpid()) + "_" + std::to_string(counter++));
-    std::filesystem::create_directories(path_);
-  }
-  ~TempDirectory() { std::filesystem::remove_all(path_); }
-  TempDirectory(const TempDirectory&) = delete;
-  TempDirectory& operator=(const TempDirectory&) = delete;
-
-  std::string file(const std::string& name) const { return (path_ / name).string(); }
-  std::string path() const { return path_.string(); }
-  std::string write(const std::string& name, const std::string& text) const {
-    std::ofstream(file(name), std::ios::binary) << text;
-    return file(name);
-  }
-
- private:
-  std::filesystem::path path_;
-};
+using TempDirectory = ScratchDir;
 
 std::string read_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);

@@ -7,6 +7,7 @@
 // twice, except in the test of exactly that, which runs in a child process:
 // both used to crash the compiler (tests/ir/pipeline-return-aliases.mlir).
 #include "test_support.h"
+#include "scratch_dir.h"
 
 #include <sys/wait.h>
 #include <unistd.h>
@@ -64,29 +65,7 @@ class CerrCapture {
   std::streambuf* old_;
 };
 
-// A fresh empty directory under the temp dir, removed with the object.
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (std::filesystem::temp_directory_path() / "adjit-tracer-XXXXXX").string();
-    path_ = mkdtemp(pattern.data()) ? pattern : "";
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    if (!path_.empty()) std::filesystem::remove_all(path_, ignored);
-  }
-  const std::string& path() const { return path_; }
-  std::vector<std::string> files() const {
-    std::vector<std::string> names;
-    for (const auto& entry : std::filesystem::directory_iterator(path_))
-      names.push_back(entry.path().filename().string());
-    std::sort(names.begin(), names.end());
-    return names;
-  }
-
- private:
-  std::string path_;
-};
+using TempDir = ScratchDir;
 
 // Runs `body` in a child process (for cases that may crash the process):
 // "exit N" with body's return value, "signal N", or "exception: ...".

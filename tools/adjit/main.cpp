@@ -1,5 +1,6 @@
 // The adjit driver: `adjit compile` prints or dumps pipeline stages, `adjit
 // run` executes an entry of a module on arrays given on the command line.
+#include "adjit/Aot.h"
 #include "adjit/compiler/CompileCache.h"
 #include "adjit/compiler/Program.h"
 #include "adjit/runtime/ArraySpec.h"
@@ -22,6 +23,9 @@ constexpr const char* kUsage = R"(usage:
                           [--print-ir-after-all] [--timing]
   adjit run FILE.mlir [--entry NAME] [--arg SPEC]... [--out DIR]
                       [--device cpu|cuda|cuda:N]
+  adjit aot FILE.mlir [--entry NAME]... -o DIR [--name NAME]
+                      [--target-cpu=CPU] [--mattr=FEATURES] [--static-library]
+                      [--dump-dir DIR]
   adjit stages [--target=cpu|cuda]
   adjit cache info|clear [--dir DIR]
 
@@ -31,6 +35,11 @@ compile  prints one stage (default: llvm-ir, or ptx for --target=cuda) or
 run      runs an entry (needed when the module has several public functions)
          on one --arg per input and prints the outputs; --out DIR also writes
          them as out0.npy, out1.npy, ...; --device runs it on a GPU.
+aot      compiles entries (default: every public function) ahead of time into
+         DIR/NAME.o (or libNAME.a) and the C header DIR/NAME.h; NAME defaults
+         to the entry's name, or the file's for several entries. The object
+         links with libadjit_aot_runtime.a and -lm, no LLVM (docs/guide/aot.md).
+         --target-cpu and --mattr take LLVM names (x86-64-v3, +avx2,+fma).
 cache    the on-disk compile cache (DIR, else $ADJIT_CACHE_DIR): its entries
          and size, or delete them.
 SPEC     f32[2,2]=1,2,3,4   f32[1000]=randn:7   f32[8]=uniform:3   i32[]=3
@@ -121,6 +130,42 @@ int compile_command(Arguments args) {
   return 0;
 }
 
+int aot_command(Arguments args) {
+  std::optional<std::string> file, output, name;
+  std::vector<std::string> entries;
+  adjit::aot::AotOptions options;
+  while (!args.empty()) {
+    std::string word = args.next();
+    if (auto v = args.option_value(word, "--entry")) entries.push_back(*v);
+    else if (auto v = args.option_value(word, "-o")) output = v;
+    else if (auto v = args.option_value(word, "--name")) name = v;
+    else if (auto v = args.option_value(word, "--target-cpu")) options.target_cpu = *v;
+    else if (auto v = args.option_value(word, "--mattr")) options.target_features = *v;
+    else if (auto v = args.option_value(word, "--dump-dir")) options.dump_dir = *v;
+    else if (auto v = args.option_value(word, "--target")) {
+      if (parse_target(*v) != adjit::Device::Kind::cpu)
+        throw UsageError("aot compiles for the cpu target only; GPU kernels are not exported "
+                         "yet (adjit compile --target=cuda --emit=cubin writes them)");
+    } else if (word == "--static-library") options.static_library = true;
+    else if (word.rfind("-", 0) == 0) throw UsageError("unknown option '" + word + "'");
+    else if (file) throw UsageError("one input file at a time, got '" + *file + "' and '" + word + "'");
+    else file = word;
+  }
+  if (!file) throw UsageError("aot needs an input file");
+  if (!output) throw UsageError("aot needs an output directory: -o DIR");
+  adjit::Program program = adjit::Program::parse_file(*file);
+  options.output_dir = *output;
+  options.name = name ? *name
+                      : entries.size() == 1 ? entries.front()
+                      : program.signatures().size() == 1 && entries.empty()
+                          ? program.signatures().front().name
+                          : std::filesystem::path(*file).stem().string();
+  adjit::aot::AotResult result = adjit::aot::write(program, options, entries);
+  for (const adjit::Signature& s : result.functions) std::cout << "exported " << s.name << "\n";
+  std::cout << "wrote " << result.object_path << "\nwrote " << result.header_path << "\n";
+  return 0;
+}
+
 int cache_command(Arguments args) {
   if (args.empty()) throw UsageError("cache needs 'info' or 'clear'");
   std::string action = args.next();
@@ -199,6 +244,7 @@ int main(int argc, char** argv) {
     if (command == "compile") return compile_command(Arguments(argc, argv, 2));
     if (command == "run") return run_command(Arguments(argc, argv, 2));
     if (command == "cache") return cache_command(Arguments(argc, argv, 2));
+    if (command == "aot") return aot_command(Arguments(argc, argv, 2));
     if (command == "stages") {
       Arguments args(argc, argv, 2);
       adjit::Device::Kind target = adjit::Device::Kind::cpu;

@@ -2,6 +2,7 @@
 #define ADJIT_ADJIT_H
 
 // The umbrella header of the public API (DESIGN.md §5).
+#include "adjit/Aot.h"
 #include "adjit/CheckGrads.h"
 #include "adjit/ControlFlow.h"
 #include "adjit/Grad.h"

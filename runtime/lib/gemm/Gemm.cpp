@@ -1,13 +1,18 @@
 #include "adjit/runtime/Gemm.h"
 
 #include "GemmKernels.h"
-#include "adjit/runtime/Threads.h"
 
+#include <pthread.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
+#include <cstdio>
 #include <cstdlib>
-#include <memory>
+
+// This file is part of the ahead-of-time runtime, which links with a C
+// compiler alone: no C++ library calls (no new, no exceptions, no guarded
+// statics) may appear here.
 
 namespace adjit::gemm {
 
@@ -15,16 +20,30 @@ namespace {
 
 enum class Isa { avx512, avx2, baseline };
 
-Isa host_isa() {
-  static const Isa isa = [] {
+Isa detect_isa() {
 #if defined(__x86_64__)
-    __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx512f")) return Isa::avx512;
-    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return Isa::avx2;
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx512f")) return Isa::avx512;
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return Isa::avx2;
 #endif
-    return Isa::baseline;
-  }();
-  return isa;
+  return Isa::baseline;
+}
+
+// A value computed once per process without a guarded static: racing first
+// callers compute the same value.
+template <class Compute>
+int64_t once(std::atomic<int64_t>& cell, Compute compute) {
+  int64_t value = cell.load(std::memory_order_relaxed);
+  if (value < 0) {
+    value = compute();
+    cell.store(value, std::memory_order_relaxed);
+  }
+  return value;
+}
+
+Isa host_isa() {
+  static std::atomic<int64_t> isa{-1};
+  return static_cast<Isa>(once(isa, [] { return static_cast<int64_t>(detect_isa()); }));
 }
 
 template <class T>
@@ -58,8 +77,9 @@ int64_t cache_bytes(int name, int64_t fallback) {
 // block of A (mc x kc) fills half of L2; nc bounds the packed panel of B.
 template <class T>
 Blocking blocking_for(const Tile& tile) {
-  static const int64_t l1 = cache_bytes(_SC_LEVEL1_DCACHE_SIZE, 32 << 10);
-  static const int64_t l2 = cache_bytes(_SC_LEVEL2_CACHE_SIZE, 1 << 20);
+  static std::atomic<int64_t> l1_bytes{-1}, l2_bytes{-1};
+  int64_t l1 = once(l1_bytes, [] { return cache_bytes(_SC_LEVEL1_DCACHE_SIZE, 32 << 10); });
+  int64_t l2 = once(l2_bytes, [] { return cache_bytes(_SC_LEVEL2_CACHE_SIZE, 1 << 20); });
   int64_t size = sizeof(T);
   int64_t kc = std::clamp<int64_t>(l1 / 2 / (tile.nr * size), 64, 512);
   int64_t mc = std::max<int64_t>(l2 / 2 / (kc * size) / tile.mr, 1) * tile.mr;
@@ -67,22 +87,37 @@ Blocking blocking_for(const Tile& tile) {
   return {kc, mc, nc};
 }
 
-// A per-thread, 64-byte aligned scratch area that only grows.
+// A per-thread, 64-byte aligned scratch area that only grows; a thread's
+// area is freed when the thread ends (a pthread key's destructor).
+pthread_key_t workspace_key;
+pthread_once_t workspace_key_once = PTHREAD_ONCE_INIT;
+
 template <class T>
 T* workspace(int64_t elements) {
   struct Buffer {
-    std::unique_ptr<char[]> bytes;
-    int64_t capacity = 0;
+    void* bytes;
+    int64_t capacity;
   };
-  thread_local Buffer buffer;
-  int64_t bytes = elements * int64_t(sizeof(T)) + 64;
+  thread_local Buffer buffer{nullptr, 0};
+  int64_t bytes = (elements * int64_t(sizeof(T)) + 63) / 64 * 64;
   if (buffer.capacity < bytes) {
-    buffer.bytes.reset(new char[bytes]);
+    pthread_once(&workspace_key_once, [] { pthread_key_create(&workspace_key, std::free); });
+    std::free(buffer.bytes);
+    buffer.bytes = std::aligned_alloc(64, bytes);
+    if (!buffer.bytes) {
+      std::fprintf(stderr, "adjit: the GEMM kernels could not allocate %lld bytes of packing space\n",
+                   static_cast<long long>(bytes));
+      std::abort();
+    }
     buffer.capacity = bytes;
+    pthread_setspecific(workspace_key, buffer.bytes);
   }
-  auto address = reinterpret_cast<uintptr_t>(buffer.bytes.get());
-  return reinterpret_cast<T*>((address + 63) / 64 * 64);
+  return static_cast<T*>(buffer.bytes);
 }
+
+// Set by the JIT's runtime (OpenMP); none in ahead-of-time programs, whose
+// contractions run on the calling thread.
+std::atomic<const adjit_gemm_threading*> threading{nullptr};
 
 // Below this many multiply-adds a second thread costs more than it saves.
 constexpr int64_t kMinParallelWork = 1 << 18;
@@ -106,7 +141,8 @@ void gemm(int64_t batch, int64_t m, int64_t n, int64_t k, const T* a, int64_t a_
   // Work is split over the batch and over output columns (or rows, when
   // there are fewer column tiles than threads): never over k, so every
   // element is summed in the same order whatever the thread count.
-  int threads = batch * m * n * k >= kMinParallelWork ? threads::current() : 1;
+  const adjit_gemm_threading* team = threading.load(std::memory_order_acquire);
+  int threads = team && batch * m * n * k >= kMinParallelWork ? team->team_size() : 1;
   int64_t column_tiles = ceil_div(n, tile.nr), row_tiles = ceil_div(m, tile.mr);
   bool split_columns = column_tiles >= threads || column_tiles >= row_tiles;
   int64_t tiles = split_columns ? column_tiles : row_tiles;
@@ -136,8 +172,9 @@ void gemm(int64_t batch, int64_t m, int64_t n, int64_t k, const T* a, int64_t a_
     for (int64_t t = 0; t < tasks; ++t) task(t);
     return;
   }
-#pragma omp parallel for schedule(static) num_threads(threads)
-  for (int64_t t = 0; t < tasks; ++t) task(t);
+  team->parallel_for(
+      tasks, threads, [](void* context, int64_t t) { (*static_cast<decltype(task)*>(context))(t); },
+      &task);
 }
 
 }  // namespace
@@ -161,6 +198,10 @@ T* pointer(int64_t address) {
 }  // namespace
 
 extern "C" {
+void adjit_gemm_set_threading(const adjit_gemm_threading* threading) {
+  adjit::gemm::threading.store(threading, std::memory_order_release);
+}
+
 void adjit_gemm_f32(int64_t batch, int64_t m, int64_t n, int64_t k, int64_t a, int64_t a_batch,
                     int64_t a_row, int64_t a_col, int64_t b, int64_t b_batch, int64_t b_row,
                     int64_t b_col, int64_t c, int64_t c_batch, int64_t c_row, int64_t c_col,

@@ -29,7 +29,20 @@ struct CompileOptions {
   /// The on-disk compile cache's directory (see CompileCache); empty:
   /// ADJIT_CACHE_DIR if set, else no cache.
   std::string cache_dir;
+  /// cpu: the LLVM CPU name code is emitted for ("x86-64-v3",
+  /// "skylake-avx512", ...) and its features ("+avx2,-avx512f"); empty: this
+  /// machine's. Programs run in this process always use this machine's.
+  std::string target_cpu;
+  std::string target_features;
+  /// cpu: false runs parallel chunks one after another instead of on an
+  /// OpenMP team (ahead-of-time objects carry no thread runtime); the
+  /// results are the same.
+  bool threads = true;
 };
+
+namespace detail {
+struct ProgramInternals;
+}
 
 /// An `adjit`-dialect module on its way through the pipeline. Parsing and
 /// every stage report problems as adjit::CompileError with MLIR's diagnostic
@@ -74,6 +87,7 @@ class Program {
   explicit Program(std::unique_ptr<Impl> impl);
 
  private:
+  friend struct detail::ProgramInternals;
   std::unique_ptr<Impl> impl_;
 };
 

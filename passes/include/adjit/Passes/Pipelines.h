@@ -37,6 +37,10 @@ struct PipelineOptions {
   /// cuda: contractions that a GEMM library (cuBLAS) can run stay on the
   /// host for the launch plan to call it; otherwise they become kernels.
   bool gpuGemmLibrary = false;
+  /// cpu: parallel chunks run on the caller's OpenMP team; false runs them
+  /// one after another (ahead-of-time objects carry no thread runtime). The
+  /// chunks and their combination order are the same either way.
+  bool threads = true;
 };
 
 inline constexpr Stage kAllStages[] = {

@@ -20,6 +20,11 @@ int default_count();
 // The team size set for compiled code called from this thread.
 int current();
 
+// Lets the GEMM kernels (which know no thread runtime) use this OpenMP
+// team; done by every CallThreads and every call of compiled code
+// (run_compiled).
+void lend_team_to_gemm();
+
 class CallThreads {
  public:
   explicit CallThreads(int requested);

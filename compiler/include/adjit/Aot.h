@@ -1,0 +1,73 @@
+#ifndef ADJIT_AOT_H
+#define ADJIT_AOT_H
+
+// adjit::aot: compile traced functions ahead of time into an object file (or
+// static library) and a C header, for programs that carry no LLVM, MLIR or
+// JIT. The header's ABI is described in docs/guide/aot.md.
+
+#include "adjit/Jit.h"
+#include "adjit/compiler/Program.h"
+
+#include <string>
+#include <vector>
+
+namespace adjit::aot {
+
+struct AotOptions {
+  /// The C function's name (a C identifier) and the files' stem: NAME.o (or
+  /// libNAME.a) and NAME.h. From a module with several entries (the CLI),
+  /// the library's name; each function keeps its entry's name.
+  std::string name;
+  /// Where the files go (created if missing).
+  std::string output_dir = ".";
+  /// The LLVM CPU the code is for ("x86-64-v3", "skylake-avx512", ...) and
+  /// its features ("+avx2,+fma,-avx512f"); empty: this machine's CPU, or
+  /// the named CPU's own features.
+  std::string target_cpu;
+  std::string target_features;
+  /// libNAME.a (one archive member) instead of NAME.o.
+  bool static_library = false;
+  /// When set, every stage's IR of the exported code goes here (as `adjit
+  /// compile --dump-dir` writes it), plus the final LLVM IR as aot.ll.
+  std::string dump_dir;
+
+  /// The same options with another name: one generator compiles several
+  /// functions with one set of target options.
+  AotOptions named(std::string function_name) const;
+  /// For generator programs run by the CMake helper adjit_add_aot_library:
+  /// reads `-o DIR`, `--target-cpu=CPU`, `--mattr=FEATURES` and
+  /// `--static-library` from the command line; RuntimeError on anything else.
+  static AotOptions from_command_line(int argc, char** argv);
+};
+
+/// What was written.
+struct AotResult {
+  std::string object_path;  ///< NAME.o or libNAME.a
+  std::string header_path;  ///< NAME.h
+  std::vector<Signature> functions;
+};
+
+/// Writes the object and the header of `entries` (public functions of
+/// `program`; empty: all of them). Each becomes
+///   int NAME(const T* in0, ..., T* out0, ...);
+/// plus NAME_call(inputs, outputs) taking arrays of pointers. Throws
+/// CompileError for an unknown entry, a name that is not a C identifier, a
+/// GPU target or an unknown CPU or feature.
+AotResult write(const Program& program, const AotOptions& options,
+                const std::vector<std::string>& entries = {});
+
+/// Traces `f` (a callable on Tensors, or a transform of one: grad(f),
+/// value_and_grad(f), a training step with a GradientTape) at the signature
+/// of `example_args` (Arrays, structures of them, and static values, as for
+/// jit) and writes NAME.o and NAME.h for it.
+template <class F, class... Args>
+AotResult compile(F f, const AotOptions& options, const Args&... example_args) {
+  JitOptions jit_options;
+  jit_options.name = options.name;
+  Lowered lowered = jit(std::move(f), jit_options).lower(example_args...);
+  return write(lowered.program(), options, {options.name});
+}
+
+}  // namespace adjit::aot
+
+#endif

@@ -1,0 +1,418 @@
+// Ahead-of-time output: an object file (or static library) whose exported
+// functions take typed pointers and return a status, and the C header that
+// declares them (adjit/Aot.h, docs/guide/aot.md).
+
+#include "adjit/Aot.h"
+
+#include "LLVMBackend.h"
+#include "ProgramImpl.h"
+
+#include "adjit/runtime/AotRuntime.h"
+#include "adjit/runtime/Error.h"
+
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/Object/ArchiveWriter.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <set>
+#include <sstream>
+
+namespace adjit::aot {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+bool is_c_identifier(const std::string& name) {
+  static const std::set<std::string> keywords = {
+      "auto",     "break",    "case",     "char",   "const",    "continue", "default",
+      "do",       "double",   "else",     "enum",   "extern",   "float",    "for",
+      "goto",     "if",       "inline",   "int",    "long",     "register", "restrict",
+      "return",   "short",    "signed",   "sizeof", "static",   "struct",   "switch",
+      "typedef",  "union",    "unsigned", "void",   "volatile", "while",    "bool",
+      "true",     "false",    "class",    "new",    "delete",   "template", "this",
+      "operator", "namespace"};
+  if (name.empty() || std::isdigit(static_cast<unsigned char>(name[0]))) return false;
+  for (char c : name)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') return false;
+  return !keywords.count(name);
+}
+
+// The symbols compiled code calls for temporaries are the JIT runtime's
+// (KernelAllocation.h); ahead-of-time code calls the AOT runtime's.
+constexpr std::array<std::pair<const char*, const char*>, 3> kAllocationSymbols = {{
+    {"_mlir_memref_to_llvm_alloc", "adjit_aot_alloc"},
+    {"_mlir_memref_to_llvm_aligned_alloc", "adjit_aot_aligned_alloc"},
+    {"_mlir_memref_to_llvm_free", "adjit_aot_free"},
+}};
+
+const char* c_type(DType dtype) {
+  switch (dtype) {
+    case DType::f16:
+    case DType::bf16: return "uint16_t";  // the bit patterns
+    case DType::f32: return "float";
+    case DType::f64: return "double";
+    case DType::i1: return "bool";
+    case DType::i32: return "int32_t";
+    case DType::i64: return "int64_t";
+  }
+  throw_invalid_dtype(dtype);
+}
+
+std::string describe(const TensorType& type) {
+  std::string text = std::string(dtype_name(type.dtype)) + "[";
+  for (size_t i = 0; i < type.shape.size(); ++i)
+    text += (i ? "," : "") + std::to_string(type.shape[i]);
+  return text + "]";
+}
+
+int64_t element_count(const TensorType& type) {
+  int64_t count = 1;
+  for (int64_t extent : type.shape) count *= extent;
+  return count;
+}
+
+// The selected signatures, in the order asked for, checked.
+std::vector<Signature> select_entries(const Program& program, const AotOptions& options,
+                                      const std::vector<std::string>& entries) {
+  const std::vector<Signature>& all = program.signatures();
+  std::vector<Signature> selected;
+  if (entries.empty()) {
+    selected = all;
+  } else {
+    for (const std::string& name : entries) {
+      auto found = std::find_if(all.begin(), all.end(),
+                                [&](const Signature& s) { return s.name == name; });
+      if (found == all.end()) {
+        std::string known;
+        for (const Signature& s : all) known += (known.empty() ? "" : ", ") + s.name;
+        throw CompileError("unknown entry '" + name + "'; the module defines: " +
+                           (known.empty() ? "(no public functions)" : known));
+      }
+      if (std::any_of(selected.begin(), selected.end(),
+                      [&](const Signature& s) { return s.name == name; }))
+        throw CompileError("entry '" + name + "' is named twice");
+      selected.push_back(*found);
+    }
+  }
+  if (selected.empty()) throw CompileError("the module defines no public function to export");
+  std::set<std::string> symbols;
+  for (const Signature& s : selected) {
+    if (!is_c_identifier(s.name) || s.name.rfind("adjit_", 0) == 0)
+      throw CompileError("entry '" + s.name + "' cannot be a C function name: ahead-of-time "
+                         "functions are named by C identifiers (not keywords, not starting "
+                         "with adjit_)");
+    for (const std::string& symbol : {s.name, s.name + "_call"})
+      if (!symbols.insert(symbol).second)
+        throw CompileError("entries '" + s.name + "' and another both define the C symbol '" +
+                           symbol + "'");
+  }
+  return selected;
+}
+
+// Gives compiled code the AOT runtime's allocation functions, and hides
+// every function of the program behind the exported ones, so that two
+// ahead-of-time objects link into one program.
+void internalize(llvm::Module& module) {
+  for (auto [jit_name, aot_name] : kAllocationSymbols)
+    if (llvm::Function* function = module.getFunction(jit_name)) function->setName(aot_name);
+  for (llvm::Function& function : module) {
+    if (function.isDeclaration()) {
+      if (function.getName().starts_with("__kmpc_") || function.getName().starts_with("omp_"))
+        throw CompileError("internal error: ahead-of-time code calls the OpenMP runtime (" +
+                           function.getName().str() + ")");
+      continue;
+    }
+    function.setLinkage(llvm::GlobalValue::InternalLinkage);
+    function.setName("adjit_aot." + function.getName());
+  }
+  for (llvm::GlobalVariable& global : module.globals())
+    if (!global.isDeclaration()) global.setLinkage(llvm::GlobalValue::InternalLinkage);
+}
+
+// int NAME(const T* in0, ..., T* out0, ...): checks the pointers, builds one
+// memref descriptor per array (contiguous, row-major) and runs the entry
+// through adjit_aot_call, which turns a failed allocation into a status.
+llvm::Function* emit_typed_function(llvm::Module& module, const Signature& signature,
+                                    llvm::Function* entry) {
+  llvm::LLVMContext& context = module.getContext();
+  llvm::Type* i32 = llvm::Type::getInt32Ty(context);
+  llvm::Type* i64 = llvm::Type::getInt64Ty(context);
+  llvm::Type* ptr = llvm::PointerType::getUnqual(context);
+  size_t arrays = signature.inputs.size() + signature.outputs.size();
+  auto* type = llvm::FunctionType::get(i32, std::vector<llvm::Type*>(arrays, ptr), false);
+  auto* function =
+      llvm::Function::Create(type, llvm::GlobalValue::ExternalLinkage, signature.name, module);
+  function->addFnAttr(llvm::Attribute::NoUnwind);
+  for (const char* kind : {"target-cpu", "target-features", "prefer-vector-width"})
+    if (entry->hasFnAttribute(kind)) function->addFnAttr(entry->getFnAttribute(kind));
+
+  auto* body = llvm::BasicBlock::Create(context, "body", function);
+  auto* null_argument = llvm::BasicBlock::Create(context, "null_argument", function);
+  auto* check = llvm::BasicBlock::Create(context, "check", function, body);
+  llvm::IRBuilder<> b(check);
+  llvm::Value* any_null = b.getFalse();
+  for (llvm::Argument& argument : function->args())
+    any_null = b.CreateOr(any_null, b.CreateIsNull(&argument));
+  b.CreateCondBr(any_null, null_argument, body);
+  b.SetInsertPoint(null_argument);
+  b.CreateRet(b.getInt32(ADJIT_AOT_NULL_ARGUMENT));
+
+  b.SetInsertPoint(body);
+  llvm::Value* descriptors = b.CreateAlloca(llvm::ArrayType::get(ptr, arrays), nullptr, "arrays");
+  size_t index = 0;
+  auto describe_array = [&](const TensorType& type) {
+    const Shape& shape = type.shape;
+    size_t rank = shape.size();
+    llvm::Value* words = b.CreateAlloca(llvm::ArrayType::get(i64, 3 + 2 * rank));
+    auto word = [&](size_t i) { return b.CreateConstInBoundsGEP1_64(i64, words, i); };
+    llvm::Value* data = function->getArg(index);
+    b.CreateStore(data, word(0));  // allocated
+    b.CreateStore(data, word(1));  // aligned
+    b.CreateStore(b.getInt64(0), word(2));
+    int64_t stride = 1;
+    for (size_t d = rank; d-- > 0;) {
+      b.CreateStore(b.getInt64(shape[d]), word(3 + d));
+      b.CreateStore(b.getInt64(stride), word(3 + rank + d));
+      stride *= shape[d];
+    }
+    b.CreateStore(words, b.CreateConstInBoundsGEP1_64(ptr, descriptors, index));
+    ++index;
+  };
+  for (const TensorType& type : signature.inputs) describe_array(type);
+  for (const TensorType& type : signature.outputs) describe_array(type);
+  llvm::FunctionCallee call = module.getOrInsertFunction(
+      "adjit_aot_call", llvm::FunctionType::get(i32, {ptr, ptr}, false));
+  b.CreateRet(b.CreateCall(call, {entry, descriptors}));
+  return function;
+}
+
+// int NAME_call(const void* const* inputs, void* const* outputs): the same
+// function for callers that hold their arrays in lists.
+void emit_list_function(llvm::Module& module, const Signature& signature,
+                        llvm::Function* typed) {
+  llvm::LLVMContext& context = module.getContext();
+  llvm::Type* i32 = llvm::Type::getInt32Ty(context);
+  llvm::Type* ptr = llvm::PointerType::getUnqual(context);
+  auto* function = llvm::Function::Create(llvm::FunctionType::get(i32, {ptr, ptr}, false),
+                                          llvm::GlobalValue::ExternalLinkage,
+                                          signature.name + "_call", module);
+  function->addFnAttr(llvm::Attribute::NoUnwind);
+  auto* check = llvm::BasicBlock::Create(context, "check", function);
+  auto* body = llvm::BasicBlock::Create(context, "body", function);
+  auto* null_argument = llvm::BasicBlock::Create(context, "null_argument", function);
+  llvm::IRBuilder<> b(check);
+  llvm::Value* inputs = function->getArg(0);
+  llvm::Value* outputs = function->getArg(1);
+  llvm::Value* any_null = b.getFalse();
+  if (!signature.inputs.empty()) any_null = b.CreateIsNull(inputs);
+  if (!signature.outputs.empty()) any_null = b.CreateOr(any_null, b.CreateIsNull(outputs));
+  b.CreateCondBr(any_null, null_argument, body);
+  b.SetInsertPoint(null_argument);
+  b.CreateRet(b.getInt32(ADJIT_AOT_NULL_ARGUMENT));
+  b.SetInsertPoint(body);
+  std::vector<llvm::Value*> arrays;
+  for (size_t i = 0; i < signature.inputs.size(); ++i)
+    arrays.push_back(b.CreateLoad(ptr, b.CreateConstInBoundsGEP1_64(ptr, inputs, i)));
+  for (size_t i = 0; i < signature.outputs.size(); ++i)
+    arrays.push_back(b.CreateLoad(ptr, b.CreateConstInBoundsGEP1_64(ptr, outputs, i)));
+  b.CreateRet(b.CreateCall(typed, arrays));
+}
+
+std::string header_text(const std::string& library, const std::vector<Signature>& functions) {
+  std::string guard = "ADJIT_AOT_" + library + "_H_";
+  std::transform(guard.begin(), guard.end(), guard.begin(),
+                 [](unsigned char c) { return std::toupper(c); });
+  std::ostringstream h;
+  h << "/* " << library << ".h: generated by adjit " << ADJIT_VERSION
+    << " ahead of time; do not edit.\n"
+       " *\n"
+       " * Each function takes one pointer per input, then one per output, to\n"
+       " * dense row-major (C order) arrays of exactly the shapes given below, and\n"
+       " * returns ADJIT_AOT_OK (0) or an error status, after which the outputs\n"
+       " * are unspecified. Outputs must not overlap the inputs or each other.\n"
+       " * f16 and bf16 elements are passed as their uint16_t bit patterns.\n"
+       " * Temporaries are allocated (aligned_alloc) and freed within the call.\n"
+       " * Functions are thread-safe: calls may run at once on different\n"
+       " * outputs; each runs on the calling thread.\n"
+       " * NAME_call(inputs, outputs) is the same function with the pointers in\n"
+       " * two arrays.\n"
+       " *\n"
+       " * Link with " << library << ".o (or lib" << library
+    << ".a), libadjit_aot_runtime.a and -lm.\n"
+       " */\n"
+       "#ifndef " << guard << "\n#define " << guard << "\n\n"
+       "#include <stdbool.h>\n#include <stdint.h>\n\n"
+       "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n"
+       "#ifndef ADJIT_AOT_STATUS_DEFINED\n#define ADJIT_AOT_STATUS_DEFINED\n"
+       "enum adjit_aot_status {\n"
+       "  ADJIT_AOT_OK = " << ADJIT_AOT_OK << ",\n"
+       "  ADJIT_AOT_NULL_ARGUMENT = " << ADJIT_AOT_NULL_ARGUMENT
+    << ", /* an input or output pointer was NULL */\n"
+       "  ADJIT_AOT_OUT_OF_MEMORY = " << ADJIT_AOT_OUT_OF_MEMORY
+    << "  /* a temporary buffer could not be allocated */\n"
+       "};\n#endif\n";
+  for (const Signature& s : functions) {
+    h << "\n/* " << s.name << "\n";
+    auto list = [&](const char* kind, const std::vector<TensorType>& types) {
+      for (size_t i = 0; i < types.size(); ++i)
+        h << " *   " << kind << i << ": " << describe(types[i]) << "\n";
+    };
+    list("in", s.inputs);
+    list("out", s.outputs);
+    h << " */\n";
+    h << "#define " << s.name << "_NUM_INPUTS " << s.inputs.size() << "\n";
+    h << "#define " << s.name << "_NUM_OUTPUTS " << s.outputs.size() << "\n";
+    auto constants = [&](const char* kind, const std::vector<TensorType>& types) {
+      for (size_t i = 0; i < types.size(); ++i) {
+        std::string prefix = s.name + "_" + kind + std::to_string(i);
+        h << "#define " << prefix << "_RANK " << types[i].shape.size() << "\n";
+        if (!types[i].shape.empty()) {
+          h << "#define " << prefix << "_SHAPE {";
+          for (size_t d = 0; d < types[i].shape.size(); ++d)
+            h << (d ? ", " : "") << types[i].shape[d];
+          h << "}\n";
+        }
+        h << "#define " << prefix << "_ELEMENTS " << element_count(types[i]) << "\n";
+      }
+    };
+    constants("IN", s.inputs);
+    constants("OUT", s.outputs);
+    h << "int " << s.name << "(";
+    size_t position = 0;
+    auto parameters = [&](const char* qualifier, const char* kind,
+                          const std::vector<TensorType>& types) {
+      for (size_t i = 0; i < types.size(); ++i)
+        h << (position++ ? ", " : "") << qualifier << c_type(types[i].dtype) << "* " << kind << i;
+    };
+    parameters("const ", "in", s.inputs);
+    parameters("", "out", s.outputs);
+    if (position == 0) h << "void";
+    h << ");\n";
+    h << "int " << s.name << "_call(const void* const* inputs, void* const* outputs);\n";
+  }
+  h << "\n#ifdef __cplusplus\n}  /* extern \"C\" */\n#endif\n\n#endif /* " << guard << " */\n";
+  return h.str();
+}
+
+// Written next to its final name, then renamed: a reader never sees half a file.
+void write_file(const fs::path& path, const std::string& bytes) {
+  fs::path temporary = path;
+  temporary += ".tmp";
+  {
+    std::ofstream out(temporary, std::ios::binary);
+    out << bytes;
+    if (!out) throw Error("cannot write '" + temporary.string() + "'");
+  }
+  std::error_code error;
+  fs::rename(temporary, path, error);
+  if (error) throw Error("cannot write '" + path.string() + "': " + error.message());
+}
+
+std::string archive_of(const std::string& object, const std::string& member_name) {
+  std::vector<llvm::NewArchiveMember> members;
+  members.emplace_back(llvm::MemoryBufferRef(llvm::StringRef(object), member_name));
+  auto archive = llvm::writeArchiveToBuffer(members, llvm::SymtabWritingMode::NormalSymtab,
+                                            llvm::object::Archive::K_GNU,
+                                            /*Deterministic=*/true, /*Thin=*/false);
+  if (!archive)
+    throw CompileError("cannot write a static library: " + llvm::toString(archive.takeError()));
+  return std::string((*archive)->getBuffer());
+}
+
+}  // namespace
+
+AotOptions AotOptions::named(std::string function_name) const {
+  AotOptions copy = *this;
+  copy.name = std::move(function_name);
+  return copy;
+}
+
+AotOptions AotOptions::from_command_line(int argc, char** argv) {
+  AotOptions options;
+  for (int i = 1; i < argc; ++i) {
+    std::string word = argv[i];
+    auto value = [&](const std::string& flag) -> std::optional<std::string> {
+      if (word == flag) {
+        if (i + 1 >= argc) throw RuntimeError(flag + " needs a value");
+        return std::string(argv[++i]);
+      }
+      if (word.rfind(flag + "=", 0) == 0) return word.substr(flag.size() + 1);
+      return std::nullopt;
+    };
+    if (auto v = value("-o")) options.output_dir = *v;
+    else if (auto v = value("--target-cpu")) options.target_cpu = *v;
+    else if (auto v = value("--mattr")) options.target_features = *v;
+    else if (word == "--static-library") options.static_library = true;
+    else
+      throw RuntimeError("unknown generator argument '" + word +
+                         "'; a generator takes -o DIR, --target-cpu=CPU, --mattr=FEATURES and "
+                         "--static-library");
+  }
+  return options;
+}
+
+AotResult write(const Program& program, const AotOptions& options,
+                const std::vector<std::string>& entries) {
+  if (!is_c_identifier(options.name))
+    throw CompileError("ahead-of-time name '" + options.name +
+                       "' is not a C identifier; it names the function and the files");
+  if (program.options().target != Device::Kind::cpu)
+    throw CompileError("ahead-of-time compilation supports the cpu target only; GPU kernels "
+                       "are not exported yet (compile them with --target=cuda --emit=cubin)");
+  std::vector<Signature> functions = select_entries(program, options, entries);
+
+  CompileOptions compile_options = program.options();
+  compile_options.target_cpu = options.target_cpu;
+  compile_options.target_features = options.target_features;
+  compile_options.threads = false;
+  std::unique_ptr<llvm::TargetMachine> machine =
+      detail::create_target_machine(options.target_cpu, options.target_features);
+  mlir::OwningOpRef<mlir::ModuleOp> lowered =
+      detail::ProgramInternals::lower(program, compile_options, mlir::adjit::Stage::llvm);
+  llvm::LLVMContext context;
+  std::unique_ptr<llvm::Module> module = detail::translate(*lowered, context, *machine);
+
+  std::vector<llvm::Function*> entry_functions;
+  for (const Signature& s : functions) {
+    llvm::Function* entry = module->getFunction("adjit_entry_" + s.name);
+    if (!entry) throw CompileError("internal error: no entry point for '" + s.name + "'");
+    entry_functions.push_back(entry);
+  }
+  internalize(*module);
+  for (size_t i = 0; i < functions.size(); ++i)
+    emit_list_function(*module, functions[i],
+                       emit_typed_function(*module, functions[i], entry_functions[i]));
+  detail::optimize(*module, *machine);
+  std::string object = detail::emit_machine_code(*module, *machine, /*assembly=*/false);
+
+  fs::path dir(options.output_dir);
+  std::error_code error;
+  fs::create_directories(dir, error);
+  if (error) throw Error("cannot create output directory '" + dir.string() + "': " + error.message());
+  AotResult result;
+  result.functions = functions;
+  fs::path object_path = dir / (options.static_library ? "lib" + options.name + ".a" : options.name + ".o");
+  write_file(object_path, options.static_library ? archive_of(object, options.name + ".o") : object);
+  fs::path header_path = dir / (options.name + ".h");
+  write_file(header_path, header_text(options.name, functions));
+  result.object_path = object_path.string();
+  result.header_path = header_path.string();
+
+  if (!options.dump_dir.empty()) {
+    detail::ProgramInternals::dump(program, compile_options, options.dump_dir);
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    module->print(os, nullptr);
+    write_file(fs::path(options.dump_dir) / "aot.ll", text);
+  }
+  return result;
+}
+
+}  // namespace adjit::aot

@@ -1,0 +1,40 @@
+#ifndef ADJIT_RUNTIME_AOTRUNTIME_H
+#define ADJIT_RUNTIME_AOTRUNTIME_H
+
+/* What ahead-of-time objects (adjit::aot) call at run time, from
+   libadjit_aot_runtime.a: the allocation of temporary buffers and the call
+   of a compiled entry that turns a failed allocation into a status. The
+   library is C++ compiled without the C++ library: a C program links it
+   with `cc ... -ladjit_aot_runtime -lm`. The GEMM kernels (Gemm.h) are part
+   of it. */
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The status every generated function returns. */
+enum adjit_aot_status {
+  ADJIT_AOT_OK = 0,
+  ADJIT_AOT_NULL_ARGUMENT = 1, /* an input or output pointer was NULL */
+  ADJIT_AOT_OUT_OF_MEMORY = 2  /* a temporary buffer could not be allocated */
+};
+
+/* Temporary buffers of compiled code: aligned_alloc and free, with each live
+   buffer remembered by the call that made it. */
+void* adjit_aot_alloc(uint64_t size);
+void* adjit_aot_aligned_alloc(uint64_t alignment, uint64_t size);
+void adjit_aot_free(void* pointer);
+
+/* Runs `entry(descriptors)` (an `adjit_entry_<name>` function, see MemRef.h).
+   Returns ADJIT_AOT_OK, or ADJIT_AOT_OUT_OF_MEMORY after freeing the
+   temporaries the call held when an allocation failed. Thread-safe; calls on
+   different threads are independent. */
+int adjit_aot_call(void (*entry)(void**), void** descriptors);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

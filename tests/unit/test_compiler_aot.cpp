@@ -1,0 +1,425 @@
+// Ahead-of-time objects (adjit::aot, `adjit aot`): linked into C programs by
+// the system C compiler with the AOT runtime alone, their outputs equal the
+// JIT's bit for bit, they fail with statuses, and bad requests are errors.
+
+#include "adjit/adjit.h"
+#include "scratch_dir.h"
+#include "test_support.h"
+
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+namespace {
+
+using namespace adjit;
+using namespace adjit::test;
+using adjit::test::ad::mismatch;
+using adjit::aot::AotOptions;
+using adjit::aot::AotResult;
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+// Runs a shell command; its exit status and output (stdout and stderr).
+std::pair<int, std::string> shell(const std::string& command) {
+  std::string output;
+  FILE* pipe = popen((command + " 2>&1").c_str(), "r");
+  REQUIRE(pipe != nullptr);
+  char buffer[4096];
+  size_t n;
+  while ((n = fread(buffer, 1, sizeof buffer, pipe)) > 0) output.append(buffer, n);
+  int status = pclose(pipe);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, output};
+}
+
+// A C program that reads the inputs of function NAME from a file, calls it
+// through NAME_call on `threads` threads at once (each with its own
+// outputs), checks that every thread got the same bytes and status 0, and
+// writes the outputs. Built by the system C compiler with the AOT runtime.
+std::string driver_source(const AotResult& aot) {
+  const Signature& s = aot.functions.at(0);
+  auto byte_list = [](const std::vector<TensorType>& types) {
+    std::string list;
+    for (const TensorType& t : types) {
+      int64_t n = static_cast<int64_t>(dtype_size(t.dtype));
+      for (int64_t extent : t.shape) n *= extent;
+      list += std::to_string(n) + ", ";
+    }
+    return list + "0";
+  };
+  std::ostringstream c;
+  c << "#include \"" << s.name << ".h\"\n"
+    << R"(#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#define NI )" << s.inputs.size() << "\n#define NO " << s.outputs.size() << R"(
+static const size_t in_bytes[] = {)" << byte_list(s.inputs) << R"(};
+static const size_t out_bytes[] = {)" << byte_list(s.outputs) << R"(};
+static void* inputs[NI + 1];
+struct job { void* outputs[NO + 1]; int status; };
+static void* run(void* p) {
+  struct job* j = p;
+  j->status = )" << s.name << R"(_call((const void* const*)inputs, j->outputs);
+  return NULL;
+}
+int main(int argc, char** argv) {
+  if (argc != 4) return 10;
+  int threads = atoi(argv[3]);
+  FILE* in = fopen(argv[1], "rb");
+  if (!in) return 11;
+  for (int i = 0; i < NI; ++i) {
+    inputs[i] = malloc(in_bytes[i] + 1);
+    if (fread(inputs[i], 1, in_bytes[i], in) != in_bytes[i]) return 12;
+  }
+  fclose(in);
+  struct job jobs[8];
+  pthread_t ids[8];
+  for (int t = 0; t < threads; ++t)
+    for (int o = 0; o < NO; ++o) jobs[t].outputs[o] = calloc(1, out_bytes[o] + 1);
+  for (int t = 0; t < threads; ++t) pthread_create(&ids[t], NULL, run, &jobs[t]);
+  for (int t = 0; t < threads; ++t) pthread_join(ids[t], NULL);
+  for (int t = 0; t < threads; ++t) {
+    if (jobs[t].status != ADJIT_AOT_OK) { printf("status %d\n", jobs[t].status); return 13; }
+    for (int o = 0; o < NO; ++o)
+      if (memcmp(jobs[t].outputs[o], jobs[0].outputs[o], out_bytes[o])) return 14;
+  }
+  FILE* out = fopen(argv[2], "wb");
+  for (int o = 0; o < NO; ++o) fwrite(jobs[0].outputs[o], 1, out_bytes[o], out);
+  fclose(out);
+  return 0;
+}
+)";
+  return c.str();
+}
+
+// Links the driver of `aot` with the C compiler and runs it on `inputs`.
+std::vector<Array> run_aot(const ScratchDir& dir, const AotResult& aot,
+                           const std::vector<Array>& inputs, int threads = 1) {
+  const Signature& s = aot.functions.at(0);
+  std::string driver = dir.write(s.name + "_driver.c", driver_source(aot));
+  std::string program = dir.file(s.name + "_driver");
+  auto [status, output] =
+      shell(std::string(ADJIT_C_COMPILER) + " -std=c11 -Wall -Werror -O1 -I" + dir.path() + " " +
+            driver + " " + aot.object_path + " " + ADJIT_AOT_RUNTIME_LIBRARY +
+            " -lm -lpthread -o " + program);
+  INFO(output);
+  REQUIRE(status == 0);
+  std::string bytes;
+  for (const Array& input : inputs)
+    bytes.append(static_cast<const char*>(input.raw_data()), input.nbytes());
+  std::string in = dir.write(s.name + ".in", bytes), out = dir.file(s.name + ".out");
+  auto [ran, run_output] = shell(program + " " + in + " " + out + " " + std::to_string(threads));
+  INFO(run_output);
+  REQUIRE(ran == 0);
+  std::string results = read_file(out);
+  std::vector<Array> outputs;
+  size_t offset = 0;
+  for (const TensorType& type : s.outputs) {
+    Array a = Array::empty(type.shape, type.dtype);
+    REQUIRE(offset + a.nbytes() <= results.size());
+    std::memcpy(a.raw_data(), results.data() + offset, a.nbytes());
+    offset += a.nbytes();
+    outputs.push_back(std::move(a));
+  }
+  CHECK(offset == results.size());
+  return outputs;
+}
+
+bool same_bytes(const Array& a, const Array& b) {
+  return a.dtype() == b.dtype() && a.shape() == b.shape() &&
+         std::memcmp(a.raw_data(), b.raw_data(), a.nbytes()) == 0;
+}
+
+// The JIT's results as a flat list (a Tensor, a tuple, a vector of them).
+template <class R>
+void flatten(const R& result, std::vector<Array>& out) {
+  if constexpr (std::is_same_v<R, Array>) {
+    out.push_back(result);
+  } else if constexpr (requires { result.size(); result.begin(); }) {
+    for (const auto& item : result) flatten(item, out);
+  } else {
+    std::apply([&](const auto&... items) { (flatten(items, out), ...); }, result);
+  }
+}
+
+// Compiles `f` ahead of time and with the JIT at `args`; both results
+// agree bit for bit, also with 4 threads calling the AOT code at once.
+template <class F, class... Args>
+AotResult expect_aot_equals_jit(const ScratchDir& dir, const std::string& name, F f,
+                                const Args&... args) {
+  AotOptions options;
+  options.name = name;
+  options.output_dir = dir.path();
+  AotResult aot = aot::compile(f, options, args...);
+  std::vector<Array> want;
+  flatten(jit(f)(args...), want);
+  std::vector<Array> inputs;
+  (flatten(args, inputs), ...);
+  for (int threads : {1, 4}) {
+    std::vector<Array> got = run_aot(dir, aot, inputs, threads);
+    REQUIRE(got.size() == want.size());
+    for (size_t i = 0; i < got.size(); ++i) {
+      INFO(name << " output " << i << " with " << threads << " threads");
+      CHECK(same_bytes(got[i], want[i]));
+    }
+  }
+  return aot;
+}
+
+Tensor w1_loss(const Tensor& x) { return sum(tanh(x) * sigmoid(x) + 0.5 * x * x); }
+
+Tensor mlp_loss(const std::vector<Tensor>& p, const Tensor& x, const Tensor& labels) {
+  Tensor h = relu(matmul(x, p[0]) + p[1]);
+  Tensor logp = log_softmax(matmul(h, p[2]) + p[3], -1);
+  return -mean(sum(one_hot(labels, 10, logp.dtype()) * logp, {1}));
+}
+
+}  // namespace
+
+TEST_CASE("aot: outputs equal the JIT's bit for bit, from a C program", "[compiler][aot]") {
+  ScratchDir dir("adjit-aot");
+  SECTION("value_and_grad of a long elementwise sum (parallel chunks in the JIT)") {
+    Array x = Array::randn({300000}, 1);
+    AotResult aot = expect_aot_equals_jit(dir, "w1_value_and_grad", value_and_grad(w1_loss), x);
+    std::string header = read_file(aot.header_path);
+    CHECK(contains(header, "int w1_value_and_grad(const float* in0, float* out0, float* out1);"));
+    CHECK(contains(header, "#define w1_value_and_grad_OUT1_SHAPE {300000}"));
+  }
+  SECTION("an MLP training step with a GradientTape (GEMM kernels, integer labels)") {
+    std::vector<Array> p = {Array::randn({64, 128}, 2), Array::zeros({128}),
+                            Array::randn({128, 10}, 3), Array::zeros({10})};
+    Array x = Array::randn({96, 64}, 4);
+    std::vector<int32_t> labels(96);
+    for (int i = 0; i < 96; ++i) labels[i] = (i * 7) % 10;
+    Array y = Array::from<int32_t>(labels, {96});
+    auto step = [](const std::vector<Tensor>& p, Tensor x, Tensor labels) {
+      GradientTape tape;
+      tape.watch(p);
+      Tensor loss = mlp_loss(p, x, labels);
+      std::vector<Tensor> g = tape.gradient(loss, p);
+      std::vector<Tensor> next;
+      for (size_t i = 0; i < p.size(); ++i) next.push_back(p[i] - 0.01 * g[i]);
+      return std::make_tuple(loss, next);
+    };
+    AotResult aot = expect_aot_equals_jit(dir, "mlp_step", step, p, x, y);
+    CHECK(contains(read_file(aot.header_path), "const int32_t* in5"));
+  }
+  SECTION("LayerNorm + GELU gradients over row blocks") {
+    Array x = Array::randn({512, 256}, 5), gamma = Array::randn({256}, 6),
+          beta = Array::randn({256}, 7), c = Array::randn({512, 256}, 8);
+    auto loss = [](Tensor x, Tensor gamma, Tensor beta, Tensor c) {
+      Tensor centered = x - mean(x, {-1}, true);
+      Tensor normalized = centered * rsqrt(mean(centered * centered, {-1}, true) + 1e-5);
+      return sum(gelu(normalized * gamma + beta, true) * c);
+    };
+    expect_aot_equals_jit(dir, "w3_grad", grad<0, 1, 2>(loss), x, gamma, beta, c);
+  }
+  SECTION("a loop, a comparison (bool output) and f64") {
+    Array v = Array::randn({16}, 9, DType::f64);
+    auto f = [](Tensor v) {
+      Tensor y = fori_loop(0, 5, [](Tensor, Tensor c) { return sin(c) * 1.5 + 0.25; }, v);
+      return std::make_tuple(y, y > 0.0);
+    };
+    AotResult aot = expect_aot_equals_jit(dir, "loop_f64", f, v);
+    CHECK(contains(read_file(aot.header_path), "int loop_f64(const double* in0, double* out0, bool* out1);"));
+  }
+}
+
+TEST_CASE("aot: statuses for NULL pointers and failed allocations", "[compiler][aot]") {
+  ScratchDir dir("adjit-aot");
+  // A 256 GiB temporary: the call returns ADJIT_AOT_OUT_OF_MEMORY and frees
+  // what it held; the next call of another function works.
+  Program program = Program::parse(R"(
+    func.func @huge(%x: tensor<f32>, %v: tensor<262144x16xf32>) -> tensor<262144x16xf32> {
+      %b = adjit.broadcast_in_dim %x, dims = [] : (tensor<f32>) -> tensor<262144x262144xf32>
+      %e = adjit.exp %b : tensor<262144x262144xf32>
+      %m = adjit.dot_general %e, %v, batch = [] x [], contract = [1] x [0] : (tensor<262144x262144xf32>, tensor<262144x16xf32>) -> tensor<262144x16xf32>
+      return %m : tensor<262144x16xf32>
+    }
+    func.func @small(%x: tensor<4xf32>) -> tensor<4xf32> {
+      %y = adjit.exp %x : tensor<4xf32>
+      return %y : tensor<4xf32>
+    }
+  )");
+  AotOptions options;
+  options.name = "statuses";
+  options.output_dir = dir.path();
+  aot::write(program, options);
+  std::string driver = dir.write("main.c", R"(
+#include "statuses.h"
+#include <stdio.h>
+#include <stdlib.h>
+int main(void) {
+  static float x = 1, y[4], v[262144 * 16], m[262144 * 16];
+  float small_in[4] = {0, 1, 2, 3};
+  printf("huge %d\n", huge(&x, v, m));
+  printf("null %d\n", small(NULL, y));
+  int status = small(small_in, y);
+  printf("small %d %.6f\n", status, y[1]);
+  return 0;
+}
+)");
+  auto [built, build_output] =
+      shell(std::string(ADJIT_C_COMPILER) + " -std=c11 -I" + dir.path() + " " + driver + " " +
+            dir.file("statuses.o") + " " + ADJIT_AOT_RUNTIME_LIBRARY + " -lm -o " + dir.file("main"));
+  INFO(build_output);
+  REQUIRE(built == 0);
+  auto [ran, output] = shell(dir.file("main"));
+  INFO(output);
+  CHECK(ran == 0);
+  CHECK(contains(output, "huge 2\n"));
+  CHECK(contains(output, "null 1\n"));
+  CHECK(contains(output, "small 0 2.718282\n"));
+}
+
+TEST_CASE("aot: a static library, several entries, and no LLVM at run time", "[compiler][aot]") {
+  ScratchDir dir("adjit-aot");
+  Program program = Program::parse_file(std::string(ADJIT_SOURCE_DIR) + "/examples/mlp.mlir");
+  AotOptions options;
+  options.name = "mlp";
+  options.output_dir = dir.path();
+  options.static_library = true;
+  AotResult result = aot::write(program, options, {"mlp"});
+  CHECK(result.object_path == dir.file("libmlp.a"));
+  std::string driver = dir.write("main.c", R"(
+#include "mlp.h"
+#include <stdio.h>
+int main(void) {
+  float x[mlp_IN0_ELEMENTS] = {0}, w1[mlp_IN1_ELEMENTS] = {0}, b1[mlp_IN2_ELEMENTS] = {0},
+        w2[mlp_IN3_ELEMENTS] = {0}, b2[mlp_IN4_ELEMENTS] = {0}, y[mlp_OUT0_ELEMENTS];
+  int status = mlp(x, w1, b1, w2, b2, y);
+  printf("%d %.6f\n", status, y[0]);  /* softmax of zeros: 1/3 */
+  return 0;
+}
+)");
+  auto [built, build_output] =
+      shell(std::string(ADJIT_C_COMPILER) + " -std=c11 -I" + dir.path() + " " + driver + " -L" +
+            dir.path() + " -lmlp " + ADJIT_AOT_RUNTIME_LIBRARY + " -lm -o " + dir.file("main"));
+  INFO(build_output);
+  REQUIRE(built == 0);
+  auto [ran, output] = shell(dir.file("main"));
+  CHECK(output == "0 0.333333\n");
+  auto [listed, libraries] = shell("ldd " + dir.file("main"));
+  INFO(libraries);
+  CHECK(listed == 0);
+  CHECK(!contains(libraries, "LLVM"));
+  CHECK(!contains(libraries, "MLIR"));
+  CHECK(!contains(libraries, "libadjit"));
+  CHECK(!contains(libraries, "libstdc++"));
+  CHECK(!contains(libraries, "libomp"));
+}
+
+TEST_CASE("aot: forward-only export contains no gradient code", "[compiler][aot]") {
+  ScratchDir dir("adjit-aot");
+  // The forward function uses a custom gradient: its backward rule must
+  // not reach the exported code.
+  auto scaled_exp = custom_gradient(
+      [](Tensor x) { return exp(x); },
+      [](Tensor, Tensor y, Tensor cotangent) { return tanh(y) * cotangent; });
+  auto forward = [&](Tensor x) { return sum(scaled_exp(x) * 2.0); };
+  AotOptions options;
+  options.name = "forward_only";
+  options.output_dir = dir.path();
+  options.dump_dir = dir.file("stages");
+  aot::compile(forward, options, Array::randn({8}, 1));
+  std::string traced = read_file(dir.file("stages/01-traced.mlir"));
+  std::string llvm_ir = read_file(dir.file("stages/aot.ll"));
+  INFO(traced);
+  CHECK(contains(traced, "exp"));
+  // The backward rule is dropped with the forward function's call when it is
+  // inlined (the optimized stage); nothing of it reaches the object.
+  CHECK(contains(read_file(dir.file("stages/02-differentiated.mlir")), "custom_bwd"));
+  for (const std::string& text : {read_file(dir.file("stages/03-optimized.mlir")), llvm_ir}) {
+    CHECK(!contains(text, "custom_bwd"));
+    CHECK(!contains(text, "tanh"));
+    CHECK(!contains(text, "adjit.grad"));
+    CHECK(!contains(text, "adjit.vjp"));
+  }
+  // Only the two exported functions are visible.
+  auto [status, symbols] = shell("nm -g --defined-only " + dir.file("forward_only.o"));
+  INFO(symbols);
+  CHECK(contains(symbols, " T forward_only\n"));
+  CHECK(contains(symbols, " T forward_only_call\n"));
+  size_t lines = std::count(symbols.begin(), symbols.end(), '\n');
+  CHECK(lines == 2);
+}
+
+TEST_CASE("aot: target CPU and features", "[compiler][aot]") {
+  ScratchDir dir("adjit-aot");
+  Array x = Array::randn({1000}, 3);
+  AotOptions options;
+  options.name = "portable";
+  options.output_dir = dir.path();
+  options.target_cpu = "x86-64";  // SSE2 only
+  options.dump_dir = dir.file("stages");
+  AotResult aot = aot::compile(value_and_grad(w1_loss), options, x);
+  std::string assembly = read_file(dir.file("stages/aot.ll"));
+  CHECK(contains(assembly, "\"target-cpu\"=\"x86-64\""));
+  auto [v, g] = value_and_grad(w1_loss)(x);
+  std::vector<Array> got = run_aot(dir, aot, {x});
+  CHECK(mismatch(got[0], v, 1e-5) == "");
+  CHECK(mismatch(got[1], g, 1e-6) == "");
+
+  options.target_cpu = "not-a-cpu";
+  std::string unknown_cpu = what_of<CompileError>([&] { aot::compile(w1_loss, options, x); });
+  CHECK(contains(unknown_cpu, "unknown target CPU 'not-a-cpu'"));
+  CHECK(contains(unknown_cpu, "skylake-avx512"));
+  options.target_cpu = "";
+  options.target_features = "+avx9000";
+  CHECK(contains(what_of<CompileError>([&] { aot::compile(w1_loss, options, x); }),
+                 "unknown target feature '+avx9000'"));
+}
+
+TEST_CASE("aot: clear errors for bad requests", "[compiler][aot]") {
+  ScratchDir dir("adjit-aot");
+  Program program = Program::parse_file(std::string(ADJIT_SOURCE_DIR) + "/examples/mlp.mlir");
+  AotOptions options;
+  options.name = "lib";
+  options.output_dir = dir.path();
+  CHECK(contains(what_of<CompileError>([&] { aot::write(program, options, {"mpl"}); }),
+                 "unknown entry 'mpl'; the module defines: mlp"));
+  options.name = "2fast";
+  CHECK(contains(what_of<CompileError>([&] { aot::write(program, options); }),
+                 "'2fast' is not a C identifier"));
+  options.name = "lib";
+  Program renamed = Program::parse(R"(
+    func.func @"my.fn"(%x: tensor<4xf32>) -> tensor<4xf32> {
+      return %x : tensor<4xf32>
+    }
+  )");
+  CHECK(contains(what_of<CompileError>([&] { aot::write(renamed, options); }),
+                 "entry 'my.fn' cannot be a C function name"));
+  CompileOptions cuda;
+  cuda.target = Device::Kind::cuda;
+  program.set_options(cuda);
+  CHECK(contains(what_of<CompileError>([&] { aot::write(program, options); }),
+                 "supports the cpu target only"));
+  CHECK(dir.files().empty());  // nothing written by a failed request
+}
+
+TEST_CASE("aot: generator command lines", "[compiler][aot]") {
+  std::vector<std::string> words = {"gen", "-o", "out", "--target-cpu=znver4", "--mattr",
+                                    "+avx2", "--static-library"};
+  std::vector<char*> argv;
+  for (std::string& w : words) argv.push_back(w.data());
+  AotOptions options = AotOptions::from_command_line(static_cast<int>(argv.size()), argv.data());
+  CHECK(options.output_dir == "out");
+  CHECK(options.target_cpu == "znver4");
+  CHECK(options.target_features == "+avx2");
+  CHECK(options.static_library);
+  CHECK(options.named("f").name == "f");
+  std::vector<std::string> bad = {"gen", "--output", "x"};
+  std::vector<char*> bad_argv;
+  for (std::string& w : bad) bad_argv.push_back(w.data());
+  CHECK(contains(what_of<RuntimeError>([&] {
+                   AotOptions::from_command_line(static_cast<int>(bad_argv.size()), bad_argv.data());
+                 }),
+                 "unknown generator argument '--output'"));
+}
