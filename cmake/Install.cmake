@@ -8,6 +8,10 @@ include(CMakePackageConfigHelpers)
 set_target_properties(adjit adjit-cli adjit-opt PROPERTIES
   INSTALL_RPATH "${LLVM_LIBRARY_DIR};$ORIGIN/../${CMAKE_INSTALL_LIBDIR}")
 
+# Exported as adjit::adjit, adjit::runtime and adjit::aot_runtime, the
+# names the build tree's aliases have.
+set_target_properties(adjit_runtime PROPERTIES EXPORT_NAME runtime)
+set_target_properties(adjit_aot_runtime PROPERTIES EXPORT_NAME aot_runtime)
 install(TARGETS adjit adjit_runtime adjit_aot_runtime EXPORT adjitTargets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
@@ -22,6 +26,7 @@ configure_package_config_file(cmake/adjitConfig.cmake.in
   ${CMAKE_CURRENT_BINARY_DIR}/adjitConfig.cmake INSTALL_DESTINATION ${ADJIT_CMAKE_DIR})
 write_basic_package_version_file(${CMAKE_CURRENT_BINARY_DIR}/adjitConfigVersion.cmake
   COMPATIBILITY SameMinorVersion)
-install(FILES ${CMAKE_CURRENT_BINARY_DIR}/adjitConfig.cmake
+install(FILES cmake/AdjitAot.cmake
+              ${CMAKE_CURRENT_BINARY_DIR}/adjitConfig.cmake
               ${CMAKE_CURRENT_BINARY_DIR}/adjitConfigVersion.cmake
         DESTINATION ${ADJIT_CMAKE_DIR})

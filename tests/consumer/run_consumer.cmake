@@ -16,3 +16,11 @@ message(STATUS "consumer output:\n${output}")
 if(NOT output MATCHES "rows sum to 1.*jit works")
   message(FATAL_ERROR "unexpected consumer output")
 endif()
+
+# examples/aot on its own against the install tree: adjit_add_aot_library
+# runs the generator, and the C program's output equals the JIT's.
+run(${CMAKE_COMMAND} -G Ninja -S ${AOT_EXAMPLE_DIR} -B ${WORK_DIR}/aot
+    -DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix)
+run(${CMAKE_COMMAND} --build ${WORK_DIR}/aot)
+run(${CMAKE_CTEST_COMMAND} --test-dir ${WORK_DIR}/aot --output-on-failure)
+message(STATUS "aot example from the install tree:\n${output}")

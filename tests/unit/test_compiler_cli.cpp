@@ -522,3 +522,45 @@ TEST_CASE("cli: excessively nested IR is rejected, not a crash", "[cli]") {
   CliResult fine = run_cli({"compile", dir.write("fine.mlir", nested(200)), "--emit=llvm"});
   CHECK(fine.exit_code == 0);
 }
+
+TEST_CASE("cli: aot writes one library for several entries, with clear errors", "[cli][aot]") {
+  TempDirectory dir;
+  std::string path = dir.write("two.mlir", kTwoEntries);
+  CliResult both = run_cli({"aot", path, "--entry", "first", "--entry", "second", "-o",
+                            dir.file("out")});
+  INFO(both.output);
+  REQUIRE(both.exit_code == 0);
+  CHECK_THAT(both.output, Contains("exported first"));
+  CHECK_THAT(both.output, Contains("exported second"));
+  std::string header = read_file(dir.file("out/two.h"));
+  CHECK_THAT(header, Contains("int first("));
+  CHECK_THAT(header, Contains("int second("));
+  CHECK(std::filesystem::exists(dir.file("out/two.o")));
+
+  CliResult unknown = run_cli({"aot", path, "--entry", "third", "-o", dir.file("bad")});
+  require_clean_failure(unknown);
+  CHECK_THAT(unknown.output, Contains("unknown entry 'third'; the module defines: first, second"));
+
+  std::string dynamic = dir.write("dynamic.mlir", R"(
+    func.func @f(%x: tensor<?xf32>) -> tensor<?xf32> {
+      return %x : tensor<?xf32>
+    })");
+  CliResult shapes = run_cli({"aot", dynamic, "-o", dir.file("bad")});
+  require_clean_failure(shapes);
+  CHECK_THAT(shapes.output, Contains("tensor<?xf32>"));
+  CHECK_THAT(shapes.output, Contains("statically shaped"));
+
+  CliResult cuda = run_cli({"aot", path, "--target=cuda", "-o", dir.file("bad")});
+  require_clean_failure(cuda);
+  CHECK_THAT(cuda.output, Contains("aot compiles for the cpu target only"));
+
+  CliResult cpu = run_cli({"aot", path, "--target-cpu=pentium9", "-o", dir.file("bad")});
+  require_clean_failure(cpu);
+  CHECK_THAT(cpu.output, Contains("unknown target CPU 'pentium9'"));
+  CHECK_THAT(cpu.output, !Contains("not a recognized processor"));  // checked before LLVM warns
+
+  CliResult no_output = run_cli({"aot", path});
+  require_clean_failure(no_output);
+  CHECK_THAT(no_output.output, Contains("-o DIR"));
+  CHECK(!std::filesystem::exists(dir.file("bad")));
+}

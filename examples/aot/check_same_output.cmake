@@ -1,0 +1,16 @@
+# Runs PROGRAM and requires its output to equal the file REFERENCE, and its
+# shared libraries (ldd) to include no LLVM, MLIR, adjit or C++ library.
+execute_process(COMMAND ${PROGRAM} RESULT_VARIABLE status OUTPUT_VARIABLE output ERROR_VARIABLE error)
+if(NOT status EQUAL 0)
+  message(FATAL_ERROR "${PROGRAM} failed (${status}):\n${output}${error}")
+endif()
+file(READ ${REFERENCE} reference)
+if(NOT output STREQUAL reference)
+  message(FATAL_ERROR "ahead-of-time output differs from the JIT's\nAOT:\n${output}\nJIT:\n${reference}")
+endif()
+message(STATUS "equal to the JIT's:\n${output}")
+execute_process(COMMAND ldd ${PROGRAM} OUTPUT_VARIABLE libraries RESULT_VARIABLE status)
+if(NOT status EQUAL 0 OR libraries MATCHES "LLVM|MLIR|libadjit|libstdc\\+\\+|libomp")
+  message(FATAL_ERROR "${PROGRAM} needs more than the C library at run time:\n${libraries}")
+endif()
+message(STATUS "shared libraries:\n${libraries}")
