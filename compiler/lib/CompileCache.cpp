@@ -6,6 +6,9 @@
 #include "llvm/Config/llvm-config.h"
 #include "llvm/Support/SHA256.h"
 
+#include <dlfcn.h>
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -63,6 +66,26 @@ std::string CompileCache::directory_from_environment() {
   return dir ? dir : "";
 }
 
+namespace {
+
+// Which build of adjit this is: its version names a release, not the
+// compiler code of a development build, so the library file's size and
+// modification time are part of every key as well.
+const std::string& library_build() {
+  static const std::string build = [] {
+    Dl_info info;
+    struct stat status;
+    if (!dladdr(reinterpret_cast<void*>(&CompileCache::directory_from_environment), &info) ||
+        !info.dli_fname || stat(info.dli_fname, &status) != 0)
+      return std::string("unknown build");
+    return std::string(info.dli_fname) + " " + std::to_string(status.st_size) + " " +
+           std::to_string(status.st_mtim.tv_sec) + "." + std::to_string(status.st_mtim.tv_nsec);
+  }();
+  return build;
+}
+
+}  // namespace
+
 std::string CompileCache::key(std::initializer_list<std::string_view> parts) {
   llvm::SHA256 hash;
   auto add = [&](std::string_view part) {
@@ -72,6 +95,7 @@ std::string CompileCache::key(std::initializer_list<std::string_view> parts) {
     hash.update(llvm::StringRef(part.data(), part.size()));
   };
   add("adjit " ADJIT_VERSION " llvm " LLVM_VERSION_STRING);
+  add(library_build());
   for (std::string_view part : parts) add(part);
   return llvm::toHex(hash.final(), /*LowerCase=*/true);
 }

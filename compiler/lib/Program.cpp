@@ -404,9 +404,10 @@ Executable Program::compile(Device device) const {
   Lowering lowering(*impl_, for_device);
   if (device.is_cuda())
     return detail::load_onto_gpu(gpu_program_of(lowering, *impl_, false), device);
-  mlir::ModuleOp lowered = lowering.advance_to(Stage::llvm);
-  // With a compile cache, the machine code of this exact IR for this CPU
-  // may already be on disk.
+  // With a compile cache, the machine code of this program for this CPU may
+  // already be on disk. The key is the traced IR and everything that
+  // decides its lowering (the pipeline's options, the host CPU, adjit's
+  // build, LLVM's version), so that a hit skips the MLIR passes too.
   std::string cache_dir = impl_->options.cache_dir.empty()
                               ? CompileCache::directory_from_environment()
                               : impl_->options.cache_dir;
@@ -414,10 +415,12 @@ Executable Program::compile(Device device) const {
   std::string key;
   if (!cache_dir.empty()) {
     cache.emplace(cache_dir);
-    key = CompileCache::key({print(lowered), detail::host_target_description(), "O3"});
+    key = CompileCache::key({print(*impl_->module), detail::host_target_description(), "O3",
+                             for_device.threads ? "threads" : "serial"});
     if (std::optional<std::string> object = cache->load(key))
       return detail::load_into_jit(*object, impl_->signatures);
   }
+  mlir::ModuleOp lowered = lowering.advance_to(Stage::llvm);
   NativeModule native(lowered, impl_->options, /*for_this_process=*/true);
   std::string object = native.machine_code(false);
   if (cache) cache->store(key, object);

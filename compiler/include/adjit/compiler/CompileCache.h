@@ -9,8 +9,9 @@
 namespace adjit {
 
 /// The on-disk compile cache: machine code of compiled programs, one file
-/// per key (a SHA-256 of the optimized IR, the target CPU and features, the
-/// compiler options and adjit's version), so that a second process skips
+/// per key (a SHA-256 of the traced IR, the target CPU and features, the
+/// compiler options and adjit's version and build, which together decide
+/// the optimized IR), so that a second process skips the MLIR passes and
 /// LLVM entirely. Entries are checked before use (format, key, size and a
 /// SHA-256 of the contents): a corrupt, truncated or foreign file is deleted
 /// and recompiled, never loaded. Writers write a temporary file and rename
