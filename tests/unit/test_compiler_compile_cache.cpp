@@ -98,6 +98,34 @@ TEST_CASE("compile cache: concurrent compilations of one program leave one valid
   CHECK(compiled_value(dir.path) == Approx(kExpected));
 }
 
+TEST_CASE("compile cache: processes racing on one key leave one valid entry", "[cache][cli]") {
+  CacheDir dir;
+  fs::create_directories(dir.path);
+  std::string module = (dir.path / "racing.mlir").string();
+  std::ofstream(module) << R"(func.func @f(%x: tensor<3xf32>) -> tensor<3xf32> {
+  %0 = adjit.exp %x : tensor<3xf32>
+  %1 = adjit.mul %0, %x : tensor<3xf32>
+  return %1 : tensor<3xf32>
+})";
+  // Six processes compile the same program at once into one cache; each
+  // writes its own output file.
+  std::string cache = (dir.path / "cache").string();
+  std::string command = "cd '" + dir.path.string() + "' && for i in 1 2 3 4 5 6; do ADJIT_CACHE_DIR='" +
+                        cache + "' '" + ADJIT_CLI + "' run racing.mlir --arg 'f32[3]=0,1,2' > out$i.txt 2>&1 & done; wait";
+  REQUIRE(std::system(command.c_str()) == 0);
+  for (int i = 1; i <= 6; ++i) {
+    std::ifstream in(dir.path / ("out" + std::to_string(i) + ".txt"));
+    std::string output((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    INFO("process " << i << ": " << output);
+    CHECK(output.find("out0 = f32[3] [0, 2.71828, 14.7781]") != std::string::npos);
+  }
+  std::vector<fs::path> entries;
+  for (const auto& file : fs::directory_iterator(cache)) entries.push_back(file.path());
+  REQUIRE(entries.size() == 1);  // one entry, no temporary left behind
+  CHECK(entries[0].extension() == ".adjit-obj");
+  CHECK(CompileCache(cache).info().entries == 1);
+}
+
 TEST_CASE("compile cache: entries past the size bound are evicted", "[cache]") {
   CacheDir dir;
   ::setenv("ADJIT_CACHE_MAX_MB", "0", 1);
