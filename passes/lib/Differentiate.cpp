@@ -373,14 +373,23 @@ LogicalResult Differentiator::expandRequests(func::FuncOp f) {
 FailureOr<SmallVector<func::FuncOp>> calleesFirst(ModuleOp module, SymbolTable &symbols) {
   SmallVector<func::FuncOp> order;
   llvm::DenseMap<Operation *, int> state;  // 1: in progress, 2: done
+  SmallVector<func::FuncOp> path;          // the functions in progress
   std::function<LogicalResult(func::FuncOp)> visit = [&](func::FuncOp f) -> LogicalResult {
     int &s = state[f];
     if (s == 2)
       return success();
-    if (s == 1)
-      return f.emitError() << "cannot differentiate the recursive function '"
-                           << f.getSymName() << "'";
+    if (s == 1) {
+      // Recursion is not an AD limit: no adjit program may recurse.
+      std::string cycle;
+      for (func::FuncOp g : llvm::make_range(llvm::find(path, f), path.end()))
+        cycle += "'" + g.getSymName().str() + "' -> ";
+      return f.emitError() << "the function '" << f.getSymName()
+                           << "' is recursive (" << cycle << "'" << f.getSymName()
+                           << "'): adjit programs cannot recurse; repeat work with a loop "
+                              "(adjit.for / adjit.while: fori_loop, while_loop)";
+    }
     s = 1;
+    path.push_back(f);
     WalkResult walk = f.walk([&](Operation *op) {
       auto symbol = op->getAttrOfType<FlatSymbolRefAttr>("callee");
       if (!symbol)
@@ -392,6 +401,7 @@ FailureOr<SmallVector<func::FuncOp>> calleesFirst(ModuleOp module, SymbolTable &
     });
     if (walk.wasInterrupted())
       return failure();
+    path.pop_back();
     state[f] = 2;
     order.push_back(f);
     return success();

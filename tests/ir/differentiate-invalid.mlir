@@ -58,7 +58,7 @@ func.func @wrt_twice(%x: tensor<f32>) -> (tensor<f32>, tensor<f32>) {
 
 // -----
 
-// expected-error @+1 {{cannot differentiate the recursive function 'rec'}}
+// expected-error @+1 {{the function 'rec' is recursive ('rec' -> 'rec2' -> 'rec'): adjit programs cannot recurse}}
 func.func private @rec(%x: tensor<f32>) -> tensor<f32> {
   %g = adjit.grad @rec2(%x) wrt [0] : (tensor<f32>) -> tensor<f32>
   return %g : tensor<f32>
@@ -66,5 +66,14 @@ func.func private @rec(%x: tensor<f32>) -> tensor<f32> {
 func.func private @rec2(%x: tensor<f32>) -> tensor<f32> {
   %g = adjit.grad @rec(%x) wrt [0] : (tensor<f32>) -> tensor<f32>
   return %g : tensor<f32>
+}
+
+// -----
+
+// Plain recursion, with no derivative involved, is not called an AD failure.
+// expected-error @+1 {{the function 'plain' is recursive ('plain' -> 'plain'): adjit programs cannot recurse; repeat work with a loop}}
+func.func @plain(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = call @plain(%x) : (tensor<4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
 }
 

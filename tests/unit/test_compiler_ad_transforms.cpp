@@ -365,13 +365,27 @@ TEST_CASE("ad transforms: unconnected arguments get zeros, integer arguments are
   CHECK(mismatch(g, F64, {2, 3}, want) == "");
 }
 
-// grad<1> of an integer argument: not differentiated, its "gradient" is
-// zeros of its own shape and dtype.
-TEST_CASE("ad transforms: grad with respect to an integer argument gives zeros",
+// grad<1> of an integer argument is an error naming it, as in JAX; with
+// GradOptions{.allow_int = true} its "gradient" is zeros of its own shape
+// and dtype.
+TEST_CASE("ad transforms: grad with respect to an integer argument is an error unless allowed",
           "[ad][ad-transforms]") {
   auto f = [](Tensor x, Tensor idx) { return sum(take(x, idx, 0)); };
   Array x = make({1, 2, 3}, {3}, F32), idx = Array::from<int32_t>({0, 2}, {2});
-  auto [gx, gi] = grad<0, 1>(f)(x, idx);
+  std::string message = what_of<TraceError>([&] { grad<0, 1>(f)(x, idx); });
+  CHECK(contains(message, "adjit::grad: argument 1 is i32[2]"));
+  CHECK(contains(message, "floating-point Tensors only"));
+  CHECK(contains(message, "test_compiler_ad_transforms.cpp"));
+  CHECK(contains(what_of<TraceError>([&] { value_and_grad<1>(f)(x, idx); }),
+                 "adjit::value_and_grad: argument 1 is i32[2]"));
+  // In a structure, the Tensor is named by its position.
+  auto g = [](const std::vector<Tensor>& xs) { return sum(take(xs[0], xs[1], 0)); };
+  CHECK(contains(what_of<TraceError>([&] { grad(g)(std::vector<Array>{x, idx}); }),
+                 "argument 0 (Tensor 1 of its 2) is i32[2]"));
+  // Not differentiated, an integer argument is fine.
+  CHECK(mismatch(grad<0>(f)(x, idx), F32, {3}, {1, 0, 1}) == "");
+
+  auto [gx, gi] = grad<0, 1>(f, GradOptions{.allow_int = true})(x, idx);
   CHECK(mismatch(gx, F32, {3}, {1, 0, 1}) == "");
   CHECK(gi.dtype() == I32);
   CHECK(gi.shape() == idx.shape());

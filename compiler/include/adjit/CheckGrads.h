@@ -86,8 +86,8 @@ struct WeightedGradient {
   Tensor operator()(const std::vector<Tensor>& xs, const Tensor& w,
                     const std::vector<Tensor>& w2) const {
     std::vector<Tensor> g =
-        GradTransform<false, WeightedOutput<F>, 0>{WeightedOutput<F>{f}, SourceLocation::current()}(
-            xs, w);
+        GradTransform<false, WeightedOutput<F>, 0>{WeightedOutput<F>{f}, SourceLocation::current(),
+                                                   GradOptions{.allow_int = true}}(xs, w);
     Tensor total = sum(g[0] * cast(w2[0], g[0].dtype()));
     for (size_t i = 1; i < g.size(); ++i) total = total + sum(g[i] * cast(w2[i], g[i].dtype()));
     return total;
@@ -127,7 +127,8 @@ template <class S, class... Extra>
 GradCheckReport check_scalar(const S& s, const std::vector<Array>& xs, int order,
                              const GradCheckOptions& options, const Extra&... extra) {
   auto value = jit(s, {.name = "check_grads_value"});
-  auto gradient = grad<0>(s);
+  // Integer arguments (labels, indices) ride along with zero gradients.
+  auto gradient = grad<0>(s, GradOptions{.allow_int = true});
   auto tangent = jit(
       [s](const std::vector<Tensor>& at, const std::vector<Tensor>& direction,
           const auto&... e) {

@@ -17,6 +17,12 @@
 
 namespace adjit {
 
+struct GradOptions {
+  /// Integer (and bool) Tensors among the differentiated arguments get zero
+  /// gradients instead of an error (JAX's allow_int).
+  bool allow_int = false;
+};
+
 namespace detail {
 
 // Cotangent indices (into the flat Tensor leaves) of the arguments `argnums`.
@@ -81,6 +87,7 @@ template <bool WithValue, class F, int... Argnums>
 struct GradTransform {
   F f;
   SourceLocation loc;
+  GradOptions options;
 
   template <class... Args>
   auto operator()(const Args&... args) const {
@@ -91,6 +98,8 @@ struct GradTransform {
     static_assert(std::is_same_v<typename TracedCall<F, Args...>::Result, Tensor>,
                   "adjit::grad: the function must return one scalar Tensor");
     std::vector<int64_t> wrt = leaves_of(call.starts, {Argnums...});
+    if (!options.allow_int)
+      require_floating_wrt(WithValue ? "value_and_grad" : "grad", call.flat, call.starts, wrt, loc);
     if constexpr (WithValue) {
       require_scalar_result("value_and_grad", call.function, call.flat, loc);
       std::vector<Tensor> ones{full({}, 1.0, call.function.results[0].dtype, loc)};
@@ -136,21 +145,33 @@ inline constexpr bool is_tuple<std::tuple<Ts...>> = true;
 /// return one scalar float Tensor. One argnum gives that argument's
 /// structure of gradients; several give a std::tuple.
 template <int... Argnums, class F>
-auto grad(F f, SourceLocation loc = SourceLocation::current()) {
+auto grad(F f, GradOptions options, SourceLocation loc = SourceLocation::current()) {
   if constexpr (sizeof...(Argnums) == 0)
-    return jit(detail::GradTransform<false, F, 0>{std::move(f), loc}, {.name = "grad"});
+    return jit(detail::GradTransform<false, F, 0>{std::move(f), loc, options}, {.name = "grad"});
   else
-    return jit(detail::GradTransform<false, F, Argnums...>{std::move(f), loc}, {.name = "grad"});
+    return jit(detail::GradTransform<false, F, Argnums...>{std::move(f), loc, options},
+               {.name = "grad"});
+}
+
+template <int... Argnums, class F>
+auto grad(F f, SourceLocation loc = SourceLocation::current()) {
+  return grad<Argnums...>(std::move(f), GradOptions{}, loc);
 }
 
 /// (f(args...), ∇f): one forward pass for both.
 template <int... Argnums, class F>
-auto value_and_grad(F f, SourceLocation loc = SourceLocation::current()) {
+auto value_and_grad(F f, GradOptions options, SourceLocation loc = SourceLocation::current()) {
   if constexpr (sizeof...(Argnums) == 0)
-    return jit(detail::GradTransform<true, F, 0>{std::move(f), loc}, {.name = "value_and_grad"});
-  else
-    return jit(detail::GradTransform<true, F, Argnums...>{std::move(f), loc},
+    return jit(detail::GradTransform<true, F, 0>{std::move(f), loc, options},
                {.name = "value_and_grad"});
+  else
+    return jit(detail::GradTransform<true, F, Argnums...>{std::move(f), loc, options},
+               {.name = "value_and_grad"});
+}
+
+template <int... Argnums, class F>
+auto value_and_grad(F f, SourceLocation loc = SourceLocation::current()) {
+  return value_and_grad<Argnums...>(std::move(f), GradOptions{}, loc);
 }
 
 /// (f(primals...), pullback): pullback(cotangent) returns the cotangent of

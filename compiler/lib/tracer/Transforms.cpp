@@ -104,6 +104,27 @@ void require_scalar_result(const char* op, const TracedFunction& f,
          describe_all(f.results) + "; reduce it to a scalar (sum, mean) or use vjp");
 }
 
+void require_floating_wrt(const char* op, const std::vector<Tensor>& args,
+                          const std::vector<size_t>& starts, const std::vector<int64_t>& wrt,
+                          SourceLocation loc) {
+  for (int64_t leaf : wrt) {
+    if (is_floating(args[leaf].dtype())) continue;
+    size_t argument = 0;
+    while (argument + 1 < starts.size() && starts[argument + 1] <= static_cast<size_t>(leaf))
+      ++argument;
+    size_t leaves = starts[argument + 1] - starts[argument];
+    std::string which = "argument " + std::to_string(argument);
+    if (leaves > 1)
+      which += " (Tensor " + std::to_string(leaf - starts[argument]) + " of its " +
+               std::to_string(leaves) + ")";
+    Recorder r(op, loc, {&args[leaf]});
+    r.fail(which + " is " + describe(args[leaf]) +
+           ": gradients are taken with respect to floating-point Tensors only, as in JAX. "
+           "Leave it out of the differentiated arguments (grad<0, 1>(f) names them), or pass "
+           "GradOptions{.allow_int = true} for zero gradients");
+  }
+}
+
 std::vector<Tensor> grad_of(const char* op, const TracedFunction& f,
                             const std::vector<Tensor>& args, const std::vector<int64_t>& wrt,
                             SourceLocation loc) {

@@ -39,6 +39,11 @@ std::vector<Tensor> call_checkpointed(const TracedFunction& f, const std::vector
 /// not return one scalar float Tensor.
 void require_scalar_result(const char* op, const TracedFunction& f,
                            const std::vector<Tensor>& args, SourceLocation loc);
+/// Throws grad's TraceError when a differentiated leaf args[wrt[i]] is not
+/// floating-point (its argument is the one whose leaves start before it).
+void require_floating_wrt(const char* op, const std::vector<Tensor>& args,
+                          const std::vector<size_t>& starts, const std::vector<int64_t>& wrt,
+                          SourceLocation loc);
 /// Gradients of the function's single scalar result w.r.t. args[wrt[i]].
 std::vector<Tensor> grad_of(const char* op, const TracedFunction& f,
                             const std::vector<Tensor>& args, const std::vector<int64_t>& wrt,
