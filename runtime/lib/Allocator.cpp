@@ -1,6 +1,7 @@
 #include "adjit/runtime/Allocator.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -44,9 +45,22 @@ size_t cache_limit_from_environment() {
   return static_cast<size_t>(value) << 20;
 }
 
+// Allocations left before an injected failure; 0: none armed.
+std::atomic<size_t> allocations_before_failure{0};
+
+bool injected_failure_now() {
+  size_t left = allocations_before_failure.load(std::memory_order_relaxed);
+  while (left > 0)
+    if (allocations_before_failure.compare_exchange_weak(left, left - 1)) return left == 1;
+  return false;
+}
+
 class CachingAllocator {
  public:
   void* allocate(size_t bytes) {
+    if (injected_failure_now())
+      throw RuntimeError("out of memory allocating a host buffer of " + std::to_string(bytes) +
+                         " bytes (a failure injected by adjit::fail_nth_allocation)");
     if (bytes > PTRDIFF_MAX)  // also keeps the size-class arithmetic from wrapping
       throw RuntimeError("cannot allocate a host buffer of " + std::to_string(bytes) + " bytes");
     size_t block_size = size_class(bytes);
@@ -159,5 +173,6 @@ void release_buffer(void* buffer, size_t bytes) { allocator().release(buffer, by
 AllocatorStats allocator_stats() { return allocator().stats(); }
 void reset_allocator_peak() { allocator().reset_peak(); }
 void empty_cache() { allocator().empty(); }
+void fail_nth_allocation(size_t n) { allocations_before_failure.store(n); }
 
 }  // namespace adjit

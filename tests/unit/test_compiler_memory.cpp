@@ -5,6 +5,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <cstring>
+
 
 TEST_CASE("compiled code releases every temporary buffer", "[compiler][memory]") {
   // The example MLP keeps intermediate buffers (matmul results) after
@@ -59,4 +61,82 @@ TEST_CASE("compiled code that cannot allocate a temporary throws RuntimeError",
   CHECK(adjit::allocator_stats().live_bytes == live_before);
   adjit::Array y = exe.run("fine", {adjit::Array::zeros({4})}).at(0);
   CHECK(y.data<float>()[0] == 1.0f);
+}
+
+using namespace adjit;
+
+namespace {
+
+Tensor mlp_loss(const std::vector<Tensor>& p, const Tensor& x, const Tensor& labels) {
+  Tensor h = relu(matmul(x, p[0]) + p[1]);
+  Tensor logp = log_softmax(matmul(h, p[2]) + p[3], -1);
+  return -mean(sum(one_hot(labels, 10, logp.dtype()) * logp, {1}));
+}
+
+}  // namespace
+
+// Fault injection: every host buffer allocation of a jitted training step
+// (its outputs, its temporaries, the first call's constants) is made to
+// fail in turn. Each failure is a clean RuntimeError, leaves no buffer
+// behind, and the next call gives the right results.
+TEST_CASE("every failed allocation of a training step is a clean RuntimeError",
+          "[compiler][memory][fault-injection]") {
+  std::vector<Array> params = {Array::randn({64, 256}, 1), Array::zeros({256}),
+                               Array::randn({256, 10}, 2), Array::zeros({10})};
+  Array x = Array::randn({512, 64}, 3);
+  Array labels = Array::uniform({512}, 4, 0, 10, DType::i32);
+  auto make_step = [] {
+    return jit([](const std::vector<Tensor>& p, Tensor x, Tensor labels) {
+      auto [loss, g] = value_and_grad(mlp_loss)(p, x, labels);
+      std::vector<Tensor> next;
+      for (size_t i = 0; i < p.size(); ++i) next.push_back(p[i] - 0.1 * g[i]);
+      return std::make_tuple(loss, next);
+    });
+  };
+  auto reference_step = make_step();
+  auto [want_loss, want_params] = reference_step(params, x, labels);
+
+  auto same = [&](const auto& got) {
+    const auto& [loss, next] = got;
+    bool equal = loss.template item<float>() == want_loss.template item<float>();
+    for (size_t i = 0; i < next.size(); ++i)
+      equal = equal && std::memcmp(next[i].raw_data(), want_params[i].raw_data(),
+                                   next[i].nbytes()) == 0;
+    return equal;
+  };
+
+  // How many allocations one steady call makes (outputs and temporaries).
+  AllocatorStats before = allocator_stats();
+  reference_step(params, x, labels);
+  AllocatorStats after = allocator_stats();
+  size_t per_call = (after.hits + after.misses) - (before.hits + before.misses);
+  REQUIRE(per_call >= 5);  // at least the five outputs
+
+  size_t failures = 0;
+  for (size_t n = 1; n <= per_call; ++n) {
+    INFO("allocation " << n << " of " << per_call);
+    size_t live = allocator_stats().live_bytes;
+    fail_nth_allocation(n);
+    try {
+      reference_step(params, x, labels);
+      FAIL("the injected failure was not reported");
+    } catch (const RuntimeError& e) {
+      CHECK(std::string(e.what()).find("injected") != std::string::npos);
+      ++failures;
+    }
+    fail_nth_allocation(0);
+    CHECK(allocator_stats().live_bytes == live);
+    CHECK(same(reference_step(params, x, labels)));
+  }
+  CHECK(failures == per_call);
+
+  // The first call (trace, compile, run) fails at its first allocations
+  // too, and a retry compiles and runs.
+  for (size_t n = 1; n <= 3; ++n) {
+    auto step = make_step();
+    fail_nth_allocation(n);
+    CHECK_THROWS_AS(step(params, x, labels), RuntimeError);
+    fail_nth_allocation(0);
+    CHECK(same(step(params, x, labels)));
+  }
 }

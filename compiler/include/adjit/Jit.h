@@ -141,7 +141,8 @@ class Jitted {
       using Result = decltype(f_(std::declval<detail::traced_t<std::decay_t<Args>>>()...));
       // Reused per thread so a cached call allocates only its output arrays.
       thread_local std::vector<Array> inputs, outputs;
-      detail::ClearOnExit clear_inputs{inputs};
+      // Also on a failed call: outputs made before the failure are freed.
+      detail::ClearOnExit clear_inputs{inputs}, clear_outputs{outputs};
       (detail::StructureTraits<std::decay_t<Args>>::collect_arrays(args, inputs), ...);
       Device device = cache_->place(inputs);
       thread_local detail::KeyWords key;

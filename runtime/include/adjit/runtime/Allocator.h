@@ -37,4 +37,10 @@ void reset_allocator_peak();
 // Returns every cached block to the system.
 void empty_cache();
 
+// Fault injection, for tests: the n-th host buffer allocation from now on
+// (1: the next one; of any thread) fails as if the system were out of
+// memory, with RuntimeError naming the injection; 0 disarms. It covers
+// Arrays and the temporaries of compiled code.
+void fail_nth_allocation(size_t n);
+
 }  // namespace adjit
