@@ -22,7 +22,8 @@ fi
 # ccache keyed on paths relative to the checkout, so fresh clones hit it.
 export CCACHE_BASEDIR="$ADJIT_ROOT"
 export CCACHE_NOHASHDIR=1
+# ADJIT_CMAKE_ARGS adds configuration options (scripts/test.sh --sanitize).
 if [ ! -f "$ADJIT_BUILD/build.ninja" ]; then
   cmake -G Ninja -S "$ADJIT_ROOT" -B "$ADJIT_BUILD" -DCMAKE_BUILD_TYPE=Release \
-    -DMLIR_DIR="$(llvm-config-19 --cmakedir)/../mlir" >/dev/null
+    -DMLIR_DIR="$(llvm-config-19 --cmakedir)/../mlir" ${ADJIT_CMAKE_ARGS:-} >/dev/null
 fi

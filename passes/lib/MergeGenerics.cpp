@@ -144,7 +144,9 @@ struct MergeGenericsPass : adjit::impl::MergeGenericsBase<MergeGenericsPass> {
     getOperation()->walk([&](Block *block) { blocks.push_back(block); });
     for (Block *block : blocks) {
       linalg::GenericOp current;
-      for (Operation *op = &block->front(); op; op = op->getNextNode()) {
+      // An empty block (a module with no functions) has no front.
+      for (Operation *op = block->empty() ? nullptr : &block->front(); op;
+           op = op->getNextNode()) {
         auto generic = dyn_cast<linalg::GenericOp>(op);
         if (!generic || !mergeable(generic))
           continue;
