@@ -122,6 +122,7 @@ void addBufferization(OpPassManager &pm) {
   pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
   bufferization::BufferDeallocationPipelineOptions deallocation;
   bufferization::buildBufferDeallocationPipeline(pm, deallocation);
+  pm.addNestedPass<func::FuncOp>(createFreeChunkTemporaries());
   addCleanup(pm);
 }
 

@@ -130,7 +130,8 @@ BlockPlan planBlocks(ArrayRef<linalg::GenericOp> members, int64_t rows,
   int64_t bytesPerRow = 0, workPerRow = 0;
   for (linalg::GenericOp member : members) {
     int64_t iterations = 1;
-    for (int64_t extent : ArrayRef(member.getStaticLoopRanges()).drop_front())
+    SmallVector<int64_t> ranges = member.getStaticLoopRanges();  // outlives the loop
+    for (int64_t extent : ArrayRef(ranges).drop_front())
       iterations *= extent;
     workPerRow += iterations;
     for (OpOperand &operand : member->getOpOperands()) {

@@ -95,7 +95,7 @@ TEST_CASE("gpu runtime: gradients of every op in both modes equal the CPU's", "[
     if (!c.differentiable) continue;
     SECTION(c.name) {
       auto loss = [f = c.f](const std::vector<Tensor>& x) { return sum(f(x) * f(x)); };
-      auto reverse = jit(grad(loss));
+      auto reverse = jit(grad(loss, GradOptions{.allow_int = true}));  // indices ride along
       std::vector<Array> cpu = reverse(c.inputs), gpu = reverse(on(c.inputs, Device::cuda()));
       REQUIRE(cpu.size() == gpu.size());
       for (size_t i = 0; i < cpu.size(); ++i)
