@@ -7,7 +7,8 @@
 # whole pipeline down to LLVM IR (seeded with every lit test and example),
 # `programs` builds random valid programs and runs each twice. Corpora and
 # crash reproducers go to fuzz-out/; add a crasher, once fixed, to
-# tests/fuzz/regressions/ so that ctest replays it.
+# tests/fuzz/regressions/ so that ctest replays it. ADJIT_FUZZ_SECONDS=S
+# also stops each target after S seconds.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/.." && pwd)"
@@ -45,6 +46,7 @@ for target in "${targets[@]}"; do
   start=$(date +%s)
   "$ADJIT_BUILD/tests/fuzz/adjit-fuzz-$target" -runs="$runs" -max_len=8192 -timeout=60 \
     -rss_limit_mb=8192 -print_final_stats=1 -artifact_prefix="$out/$target-" \
+    -max_total_time="${ADJIT_FUZZ_SECONDS:-0}" \
     "$corpus" "${seeds[@]}" 2>&1 | tee "$out/$target.log" | grep -E "^#|stat::|ERROR|Done" | tail -20
   echo "== $target: $(( $(date +%s) - start )) s, corpus $(ls "$corpus" | wc -l) files" >&2
 done
