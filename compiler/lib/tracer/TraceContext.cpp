@@ -24,7 +24,7 @@ TraceContext::TraceContext(std::string function_name)
   auto function = builder_.create<mlir::func::FuncOp>(
       mlir::UnknownLoc::get(&ctx), function_name, builder_.getFunctionType({}, {}));
   builder_.setInsertionPointToStart(function.addEntryBlock());
-  frames_.push_back(Frame{function, {}, {}, {}});
+  frames_.push_back(Frame{function, {}});
   innermost_trace = this;
 }
 
@@ -99,7 +99,7 @@ void TraceContext::begin_subfunction(const std::string& kind) {
       frames_.back().function.getLoc(), name, builder_.getFunctionType({}, {}));
   function.setPrivate();
   builder_.setInsertionPointToStart(function.addEntryBlock());
-  frames_.push_back(Frame{function, resume, {}, {}});
+  frames_.push_back(Frame{function, resume});
 }
 
 TraceContext::SubFunction TraceContext::end_subfunction(const std::vector<Tensor>& results) {

@@ -68,8 +68,8 @@ class TraceContext {
   struct Frame {
     mlir::func::FuncOp function;
     mlir::OpBuilder::InsertPoint resume;  // where the enclosing frame continues
-    llvm::DenseMap<mlir::Value, mlir::Value> captured;  // outer value -> argument
-    std::vector<mlir::Value> captures;                  // outer values, in order
+    llvm::DenseMap<mlir::Value, mlir::Value> captured{};  // outer value -> argument
+    std::vector<mlir::Value> captures{};                  // outer values, in order
   };
   mlir::Value value_in(size_t frame, mlir::Value v);
   void end_function(mlir::func::FuncOp function, const std::vector<mlir::Value>& results);
