@@ -7,6 +7,7 @@
 #include "LLVMBackend.h"
 #include "ProgramImpl.h"
 
+#include "adjit/Passes/Passes.h"
 #include "adjit/runtime/AotRuntime.h"
 #include "adjit/runtime/Error.h"
 
@@ -398,7 +399,7 @@ AotResult write(const Program& program, const AotOptions& options,
   detail::optimize(*module, *machine);
   std::vector<llvm::Function*> entry_functions;
   for (const Signature& s : functions) {
-    llvm::Function* entry = module->getFunction("adjit_entry_" + s.name);
+    llvm::Function* entry = module->getFunction(mlir::adjit::entryPointName(s.name));
     if (!entry) throw CompileError("internal error: no entry point for '" + s.name + "'");
     entry_functions.push_back(entry);
   }

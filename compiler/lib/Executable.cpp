@@ -2,6 +2,7 @@
 
 #include "JitLoader.h"
 
+#include "adjit/Passes/Passes.h"
 #include "adjit/runtime/Error.h"
 #include "adjit/runtime/Gemm.h"
 #include "adjit/runtime/KernelAllocation.h"
@@ -119,7 +120,7 @@ Executable load_into_jit(const std::string& object, std::vector<Signature> signa
 
   auto impl = std::make_unique<Executable::Impl>();
   for (const Signature& signature : signatures) {
-    auto symbol = (*jit)->lookup("adjit_entry_" + signature.name);
+    auto symbol = (*jit)->lookup(mlir::adjit::entryPointName(signature.name));
     if (!symbol) throw fail("cannot link entry '" + signature.name + "'", symbol.takeError());
     impl->functions.push_back(symbol->toPtr<EntryFunction>());
   }

@@ -15,7 +15,6 @@ using namespace mlir;
 
 namespace {
 constexpr StringLiteral kCInterfacePrefix = "_mlir_ciface_";
-constexpr StringLiteral kEntryPrefix = "adjit_entry_";
 
 // Each result of an entry point gets its own caller buffer, so a result
 // that is an argument, or repeats another result, is returned as a fresh
@@ -73,8 +72,7 @@ struct EmitEntryPointsPass
         return signalPassFailure();
       }
       std::string name =
-          (kEntryPrefix + wrapper.getName().drop_front(kCInterfacePrefix.size()))
-              .str();
+          mlir::adjit::entryPointName(wrapper.getName().drop_front(kCInterfacePrefix.size()));
       Location loc = wrapper.getLoc();
       auto entry = builder.create<LLVM::LLVMFuncOp>(
           loc, name,

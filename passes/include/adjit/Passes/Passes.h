@@ -24,6 +24,13 @@ namespace mlir::adjit {
 #define GEN_PASS_REGISTRATION
 #include "adjit/Passes/Passes.h.inc"
 
+/// The packed entry point that `adjit-emit-entry-points` adds for the public
+/// function `function`: `adjit_entry_<function>(void **descriptors)`, what
+/// the JIT and ahead-of-time objects call.
+inline std::string entryPointName(StringRef function) {
+  return ("adjit_entry_" + function).str();
+}
+
 } // namespace mlir::adjit
 
 #endif
