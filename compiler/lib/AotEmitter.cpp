@@ -53,30 +53,9 @@ constexpr std::array<std::pair<const char*, const char*>, 3> kAllocationSymbols 
     {"_mlir_memref_to_llvm_free", "adjit_aot_free"},
 }};
 
-const char* c_type(DType dtype) {
-  switch (dtype) {
-    case DType::f16:
-    case DType::bf16: return "uint16_t";  // the bit patterns
-    case DType::f32: return "float";
-    case DType::f64: return "double";
-    case DType::i1: return "bool";
-    case DType::i32: return "int32_t";
-    case DType::i64: return "int64_t";
-  }
-  throw_invalid_dtype(dtype);
-}
-
-std::string describe(const TensorType& type) {
-  std::string text = std::string(dtype_name(type.dtype)) + "[";
-  for (size_t i = 0; i < type.shape.size(); ++i)
-    text += (i ? "," : "") + std::to_string(type.shape[i]);
-  return text + "]";
-}
-
-int64_t element_count(const TensorType& type) {
-  int64_t count = 1;
-  for (int64_t extent : type.shape) count *= extent;
-  return count;
+// f16 and bf16 elements cross the C ABI as their bit patterns.
+std::string_view c_type(DType dtype) {
+  return dtype == DType::f16 || dtype == DType::bf16 ? "uint16_t" : cpp_type_name(dtype);
 }
 
 // The selected signatures, in the order asked for, checked.
@@ -276,7 +255,7 @@ std::string header_text(const std::string& library, const std::vector<Signature>
     h << "\n/* " << s.name << "\n";
     auto list = [&](const char* kind, const std::vector<TensorType>& types) {
       for (size_t i = 0; i < types.size(); ++i)
-        h << " *   " << kind << i << ": " << describe(types[i]) << "\n";
+        h << " *   " << kind << i << ": " << types[i].str() << "\n";
     };
     list("in", s.inputs);
     list("out", s.outputs);
@@ -293,7 +272,7 @@ std::string header_text(const std::string& library, const std::vector<Signature>
             h << (d ? ", " : "") << types[i].shape[d];
           h << "}\n";
         }
-        h << "#define " << prefix << "_ELEMENTS " << element_count(types[i]) << "\n";
+        h << "#define " << prefix << "_ELEMENTS " << num_elements(types[i].shape) << "\n";
       }
     };
     constants("IN", s.inputs);

@@ -99,18 +99,33 @@ int main(int argc, char** argv) {
   return c.str();
 }
 
+// Options that write `name` into `dir`.
+AotOptions options_in(const ScratchDir& dir, const std::string& name) {
+  AotOptions options;
+  options.name = name;
+  options.output_dir = dir.path();
+  return options;
+}
+
+// Builds the C program `source` with the system C compiler, linked with
+// `objects` (AOT objects or -l flags) and the AOT runtime alone; its path.
+std::string link_c_program(const ScratchDir& dir, const std::string& name,
+                           const std::string& source, const std::string& objects) {
+  std::string program = dir.file(name);
+  auto [status, output] =
+      shell(std::string(ADJIT_C_COMPILER) + " -std=c11 -Wall -Werror -O1 -I" + dir.path() + " " +
+            dir.write(name + ".c", source) + " " + objects + " " + ADJIT_AOT_RUNTIME_LIBRARY +
+            " -lm -lpthread -o " + program);
+  INFO(output);
+  REQUIRE(status == 0);
+  return program;
+}
+
 // Links the driver of `aot` with the C compiler and runs it on `inputs`.
 std::vector<Array> run_aot(const ScratchDir& dir, const AotResult& aot,
                            const std::vector<Array>& inputs, int threads = 1) {
   const Signature& s = aot.functions.at(0);
-  std::string driver = dir.write(s.name + "_driver.c", driver_source(aot));
-  std::string program = dir.file(s.name + "_driver");
-  auto [status, output] =
-      shell(std::string(ADJIT_C_COMPILER) + " -std=c11 -Wall -Werror -O1 -I" + dir.path() + " " +
-            driver + " " + aot.object_path + " " + ADJIT_AOT_RUNTIME_LIBRARY +
-            " -lm -lpthread -o " + program);
-  INFO(output);
-  REQUIRE(status == 0);
+  std::string program = link_c_program(dir, s.name + "_driver", driver_source(aot), aot.object_path);
   std::string bytes;
   for (const Array& input : inputs)
     bytes.append(static_cast<const char*>(input.raw_data()), input.nbytes());
@@ -154,10 +169,7 @@ void flatten(const R& result, std::vector<Array>& out) {
 template <class F, class... Args>
 AotResult expect_aot_equals_jit(const ScratchDir& dir, const std::string& name, F f,
                                 const Args&... args) {
-  AotOptions options;
-  options.name = name;
-  options.output_dir = dir.path();
-  AotResult aot = aot::compile(f, options, args...);
+  AotResult aot = aot::compile(f, options_in(dir, name), args...);
   std::vector<Array> want;
   flatten(jit(f)(args...), want);
   std::vector<Array> inputs;
@@ -236,23 +248,17 @@ TEST_CASE("aot: statuses for NULL pointers and failed allocations", "[compiler][
   ScratchDir dir("adjit-aot");
   // A 256 GiB temporary: the call returns ADJIT_AOT_OUT_OF_MEMORY and frees
   // what it held; the next call of another function works.
-  Program program = Program::parse(R"(
-    func.func @huge(%x: tensor<f32>, %v: tensor<262144x16xf32>) -> tensor<262144x16xf32> {
-      %b = adjit.broadcast_in_dim %x, dims = [] : (tensor<f32>) -> tensor<262144x262144xf32>
-      %e = adjit.exp %b : tensor<262144x262144xf32>
-      %m = adjit.dot_general %e, %v, batch = [] x [], contract = [1] x [0] : (tensor<262144x262144xf32>, tensor<262144x16xf32>) -> tensor<262144x16xf32>
-      return %m : tensor<262144x16xf32>
-    }
+  Program program = Program::parse(
+      read_file(std::string(ADJIT_SOURCE_DIR) + "/tests/fuzz/regressions/huge-intermediate.mlir") +
+      R"(
     func.func @small(%x: tensor<4xf32>) -> tensor<4xf32> {
       %y = adjit.exp %x : tensor<4xf32>
       return %y : tensor<4xf32>
     }
   )");
-  AotOptions options;
-  options.name = "statuses";
-  options.output_dir = dir.path();
+  AotOptions options = options_in(dir, "statuses");
   aot::write(program, options);
-  std::string driver = dir.write("main.c", R"(
+  std::string main_program = link_c_program(dir, "main", R"(
 #include "statuses.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -265,13 +271,8 @@ int main(void) {
   printf("small %d %.6f\n", status, y[1]);
   return 0;
 }
-)");
-  auto [built, build_output] =
-      shell(std::string(ADJIT_C_COMPILER) + " -std=c11 -I" + dir.path() + " " + driver + " " +
-            dir.file("statuses.o") + " " + ADJIT_AOT_RUNTIME_LIBRARY + " -lm -o " + dir.file("main"));
-  INFO(build_output);
-  REQUIRE(built == 0);
-  auto [ran, output] = shell(dir.file("main"));
+)", dir.file("statuses.o"));
+  auto [ran, output] = shell(main_program);
   INFO(output);
   CHECK(ran == 0);
   CHECK(contains(output, "huge 2\n"));
@@ -282,13 +283,11 @@ int main(void) {
 TEST_CASE("aot: a static library, several entries, and no LLVM at run time", "[compiler][aot]") {
   ScratchDir dir("adjit-aot");
   Program program = Program::parse_file(std::string(ADJIT_SOURCE_DIR) + "/examples/mlp.mlir");
-  AotOptions options;
-  options.name = "mlp";
-  options.output_dir = dir.path();
+  AotOptions options = options_in(dir, "mlp");
   options.static_library = true;
   AotResult result = aot::write(program, options, {"mlp"});
   CHECK(result.object_path == dir.file("libmlp.a"));
-  std::string driver = dir.write("main.c", R"(
+  std::string main_program = link_c_program(dir, "main", R"(
 #include "mlp.h"
 #include <stdio.h>
 int main(void) {
@@ -298,15 +297,10 @@ int main(void) {
   printf("%d %.6f\n", status, y[0]);  /* softmax of zeros: 1/3 */
   return 0;
 }
-)");
-  auto [built, build_output] =
-      shell(std::string(ADJIT_C_COMPILER) + " -std=c11 -I" + dir.path() + " " + driver + " -L" +
-            dir.path() + " -lmlp " + ADJIT_AOT_RUNTIME_LIBRARY + " -lm -o " + dir.file("main"));
-  INFO(build_output);
-  REQUIRE(built == 0);
-  auto [ran, output] = shell(dir.file("main"));
+)", "-L" + dir.path() + " -lmlp");
+  auto [ran, output] = shell(main_program);
   CHECK(output == "0 0.333333\n");
-  auto [listed, libraries] = shell("ldd " + dir.file("main"));
+  auto [listed, libraries] = shell("ldd " + main_program);
   INFO(libraries);
   CHECK(listed == 0);
   CHECK(!contains(libraries, "LLVM"));
@@ -324,9 +318,7 @@ TEST_CASE("aot: forward-only export contains no gradient code", "[compiler][aot]
       [](Tensor x) { return exp(x); },
       [](Tensor, Tensor y, Tensor cotangent) { return tanh(y) * cotangent; });
   auto forward = [&](Tensor x) { return sum(scaled_exp(x) * 2.0); };
-  AotOptions options;
-  options.name = "forward_only";
-  options.output_dir = dir.path();
+  AotOptions options = options_in(dir, "forward_only");
   options.dump_dir = dir.file("stages");
   aot::compile(forward, options, Array::randn({8}, 1));
   std::string traced = read_file(dir.file("stages/01-traced.mlir"));
@@ -354,9 +346,7 @@ TEST_CASE("aot: forward-only export contains no gradient code", "[compiler][aot]
 TEST_CASE("aot: target CPU and features", "[compiler][aot]") {
   ScratchDir dir("adjit-aot");
   Array x = Array::randn({1000}, 3);
-  AotOptions options;
-  options.name = "portable";
-  options.output_dir = dir.path();
+  AotOptions options = options_in(dir, "portable");
   options.target_cpu = "x86-64";  // SSE2 only
   options.dump_dir = dir.file("stages");
   AotResult aot = aot::compile(value_and_grad(w1_loss), options, x);
@@ -380,9 +370,7 @@ TEST_CASE("aot: target CPU and features", "[compiler][aot]") {
 TEST_CASE("aot: clear errors for bad requests", "[compiler][aot]") {
   ScratchDir dir("adjit-aot");
   Program program = Program::parse_file(std::string(ADJIT_SOURCE_DIR) + "/examples/mlp.mlir");
-  AotOptions options;
-  options.name = "lib";
-  options.output_dir = dir.path();
+  AotOptions options = options_in(dir, "lib");
   CHECK(contains(what_of<CompileError>([&] { aot::write(program, options, {"mpl"}); }),
                  "unknown entry 'mpl'; the module defines: mlp"));
   options.name = "2fast";

@@ -2,6 +2,7 @@
 // the stored machine code; corrupt, truncated and foreign entries are
 // recompiled, never loaded; concurrent compilations of one key leave one
 // valid entry; the size bound evicts; `adjit cache` shows and clears it.
+#include "scratch_dir.h"
 #include "test_support.h"
 
 #include <adjit/compiler/CompileCache.h>
@@ -19,10 +20,8 @@ namespace fs = std::filesystem;
 namespace {
 
 struct CacheDir {
-  fs::path path = fs::temp_directory_path() /
-                  ("adjit-cache-test-" + std::to_string(::getpid()) + "-" +
-                   std::to_string(std::chrono::steady_clock::now().time_since_epoch().count()));
-  ~CacheDir() { fs::remove_all(path); }
+  ScratchDir scratch{"adjit-cache-test"};
+  fs::path path = scratch.path();
   std::vector<fs::path> entries() const {
     std::vector<fs::path> found;
     for (const auto& file : fs::directory_iterator(path)) found.push_back(file.path());

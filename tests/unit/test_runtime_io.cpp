@@ -12,27 +12,14 @@
 #include <cmath>
 #include "adjit/runtime/Error.h"
 #include "adjit/runtime/Npy.h"
+#include "scratch_dir.h"
 
 using namespace adjit;
 using Catch::Contains;
 
 namespace {
 
-// A fresh directory per test case, removed afterwards.
-class TempDirectory {
- public:
-  TempDirectory() {
-    static int counter = 0;
-    path_ = std::filesystem::temp_directory_path() /
-            ("adjit_runtime_test_" + std::to_string(getpid()) + "_" + std::to_string(counter++));
-    std::filesystem::create_directories(path_);
-  }
-  ~TempDirectory() { std::filesystem::remove_all(path_); }
-  std::string file(const std::string& name) const { return (path_ / name).string(); }
-
- private:
-  std::filesystem::path path_;
-};
+using TempDirectory = ScratchDir;
 
 std::string read_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
