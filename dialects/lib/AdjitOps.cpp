@@ -12,7 +12,7 @@ using namespace mlir;
 using namespace mlir::adjit;
 
 #include "adjit/Dialect/AdjitOpsEnums.cpp.inc"
-#include "adjit/Dialect/DifferentiableOpInterface.cpp.inc"
+#include "adjit/Dialect/AdjitInterfaces.cpp.inc"
 
 #define GET_OP_CLASSES
 #include "adjit/Dialect/AdjitOps.cpp.inc"

@@ -1,8 +1,10 @@
-// adjit -> linalg/tensor/arith/math/scf. One scalar rule per elementwise op
-// (emitScalar overloads); structural ops get one pattern each.
+// adjit -> linalg/tensor/arith/math/scf. Every elementwise op becomes a
+// linalg.generic around its own scalar rule (ElementwiseOpInterface), so
+// this file names none of them; structural ops get one pattern each.
 #include "ControlFlowToSCF.h"
 
 #include "adjit/Dialect/AdjitOps.h"
+#include "adjit/Dialect/ScalarRules.h"
 #include "adjit/Passes/Passes.h"
 
 #include "mlir/Dialect/SCF/Utils/Utils.h"
@@ -22,31 +24,6 @@ namespace {
 //===----------------------------------------------------------------------===//
 // Helpers
 //===----------------------------------------------------------------------===//
-
-bool isHalfPrecision(Type type) { return type.isF16() || type.isBF16(); }
-
-// Half-precision math is done in f32 and rounded once, as XLA does.
-Type computeTypeOf(Type element) {
-  return isHalfPrecision(element) ? Float32Type::get(element.getContext())
-                                  : element;
-}
-
-Value widen(OpBuilder &b, Location loc, Value v) {
-  return isHalfPrecision(v.getType())
-             ? b.create<arith::ExtFOp>(loc, b.getF32Type(), v).getResult()
-             : v;
-}
-
-Value narrowTo(OpBuilder &b, Location loc, Value v, Type to) {
-  return v.getType() == to ? v : b.create<arith::TruncFOp>(loc, to, v);
-}
-
-Value scalarConstant(OpBuilder &b, Location loc, Type type, double value) {
-  if (auto f = dyn_cast<FloatType>(type))
-    return b.create<arith::ConstantOp>(loc, b.getFloatAttr(f, value));
-  return b.create<arith::ConstantOp>(
-      loc, b.getIntegerAttr(type, static_cast<int64_t>(value)));
-}
 
 Value emptyTensor(OpBuilder &b, Location loc, RankedTensorType type) {
   return b.create<tensor::EmptyOp>(loc, type.getShape(),
@@ -128,339 +105,6 @@ Value transposeTensor(OpBuilder &b, Location loc, Value v,
                      });
 }
 
-Value convertTensorElements(OpBuilder &b, Location loc, Value v, Type to);
-
-//===----------------------------------------------------------------------===//
-// Scalar rules, one per elementwise op. Arguments arrive widened to the
-// compute type (f32 for f16/bf16).
-//===----------------------------------------------------------------------===//
-
-Value emitScalar(NegOp, OpBuilder &b, Location loc, ValueRange x) {
-  if (isa<FloatType>(x[0].getType()))
-    return b.create<arith::NegFOp>(loc, x[0]);
-  return b.create<arith::SubIOp>(loc, scalarConstant(b, loc, x[0].getType(), 0),
-                                 x[0]);
-}
-Value emitScalar(AbsOp, OpBuilder &b, Location loc, ValueRange x) {
-  if (isa<FloatType>(x[0].getType()))
-    return b.create<math::AbsFOp>(loc, x[0]);
-  // max(x, -x): math.absi has no lowering in the libm route.
-  return b.create<arith::MaxSIOp>(loc, x[0], emitScalar(NegOp(), b, loc, x));
-}
-Value emitScalar(SignOp, OpBuilder &b, Location loc, ValueRange x) {
-  Type t = x[0].getType();
-  Value zero = scalarConstant(b, loc, t, 0), one = scalarConstant(b, loc, t, 1),
-        minusOne = scalarConstant(b, loc, t, -1);
-  if (isa<FloatType>(t)) {
-    // Zeros and NaN fail both comparisons and pass through unchanged.
-    Value positive =
-        b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OGT, x[0], zero);
-    Value negative =
-        b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OLT, x[0], zero);
-    return b.create<arith::SelectOp>(
-        loc, positive, one,
-        b.create<arith::SelectOp>(loc, negative, minusOne, x[0]));
-  }
-  Value positive =
-      b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::sgt, x[0], zero);
-  Value negative =
-      b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, x[0], zero);
-  return b.create<arith::SelectOp>(
-      loc, positive, one, b.create<arith::SelectOp>(loc, negative, minusOne, zero));
-}
-Value emitScalar(ExpOp, OpBuilder &b, Location loc, ValueRange x) {
-  return b.create<math::ExpOp>(loc, x[0]);
-}
-Value emitScalar(Expm1Op, OpBuilder &b, Location loc, ValueRange x) {
-  return b.create<math::ExpM1Op>(loc, x[0]);
-}
-Value emitScalar(LogOp, OpBuilder &b, Location loc, ValueRange x) {
-  if (!x[0].getType().isF32())
-    return b.create<math::LogOp>(loc, x[0]);
-  // The f32 polynomial reads the exponent bits and so assumes normal
-  // inputs: scale subnormals up by 2^24 and subtract 24 ln 2 afterwards.
-  Type f32 = x[0].getType();
-  Value subnormal = b.create<arith::CmpFOp>(
-      loc, arith::CmpFPredicate::OLT, b.create<math::AbsFOp>(loc, x[0]),
-      scalarConstant(b, loc, f32, 1.17549435082228750797e-38));
-  Value scaled = b.create<arith::SelectOp>(
-      loc, subnormal, b.create<arith::MulFOp>(loc, x[0], scalarConstant(b, loc, f32, 16777216.0)),
-      x[0]);
-  Value log = b.create<math::LogOp>(loc, scaled);
-  Value shifted = b.create<arith::SubFOp>(
-      loc, log, scalarConstant(b, loc, f32, 24 * 0.69314718055994530942));
-  return b.create<arith::SelectOp>(loc, subnormal, shifted, log);
-}
-Value emitScalar(Log1pOp, OpBuilder &b, Location loc, ValueRange x) {
-  return b.create<math::Log1pOp>(loc, x[0]);
-}
-Value emitScalar(SqrtOp, OpBuilder &b, Location loc, ValueRange x) {
-  return b.create<math::SqrtOp>(loc, x[0]);
-}
-Value emitScalar(RsqrtOp, OpBuilder &b, Location loc, ValueRange x) {
-  return b.create<arith::DivFOp>(loc, scalarConstant(b, loc, x[0].getType(), 1),
-                                 b.create<math::SqrtOp>(loc, x[0]));
-}
-Value emitScalar(SinOp, OpBuilder &b, Location loc, ValueRange x) {
-  return b.create<math::SinOp>(loc, x[0]);
-}
-Value emitScalar(CosOp, OpBuilder &b, Location loc, ValueRange x) {
-  return b.create<math::CosOp>(loc, x[0]);
-}
-Value emitScalar(TanhOp, OpBuilder &b, Location loc, ValueRange x) {
-  return b.create<math::TanhOp>(loc, x[0]);
-}
-Value emitScalar(LogisticOp, OpBuilder &b, Location loc, ValueRange x) {
-  // 1 / (1 + e^-x): e^-x overflows to inf for very negative x, giving 0.
-  Value one = scalarConstant(b, loc, x[0].getType(), 1);
-  Value e = b.create<math::ExpOp>(loc, b.create<arith::NegFOp>(loc, x[0]));
-  return b.create<arith::DivFOp>(loc, one, b.create<arith::AddFOp>(loc, one, e));
-}
-Value emitScalar(ErfOp, OpBuilder &b, Location loc, ValueRange x) {
-  return b.create<math::ErfOp>(loc, x[0]);
-}
-Value emitScalar(FloorOp, OpBuilder &b, Location loc, ValueRange x) {
-  return b.create<math::FloorOp>(loc, x[0]);
-}
-
-template <class FloatOp, class IntOp>
-Value floatOrInt(OpBuilder &b, Location loc, ValueRange x) {
-  if (isa<FloatType>(x[0].getType()))
-    return b.create<FloatOp>(loc, x[0], x[1]);
-  return b.create<IntOp>(loc, x[0], x[1]);
-}
-Value emitScalar(AddOp, OpBuilder &b, Location loc, ValueRange x) {
-  return floatOrInt<arith::AddFOp, arith::AddIOp>(b, loc, x);
-}
-Value emitScalar(SubOp, OpBuilder &b, Location loc, ValueRange x) {
-  return floatOrInt<arith::SubFOp, arith::SubIOp>(b, loc, x);
-}
-Value emitScalar(MulOp, OpBuilder &b, Location loc, ValueRange x) {
-  return floatOrInt<arith::MulFOp, arith::MulIOp>(b, loc, x);
-}
-// Integer division is total, as in XLA: x / 0 = -1 and INT_MIN / -1 =
-// INT_MIN (the hardware traps on both). The divisor is made safe first.
-Value emitScalar(DivOp, OpBuilder &b, Location loc, ValueRange x) {
-  if (isa<FloatType>(x[0].getType()))
-    return b.create<arith::DivFOp>(loc, x[0], x[1]);
-  Type type = x[0].getType();
-  auto constant = [&](const APInt &v) {
-    return b.create<arith::ConstantOp>(loc, b.getIntegerAttr(type, v)).getResult();
-  };
-  unsigned bits = type.getIntOrFloatBitWidth();
-  Value zero = constant(APInt::getZero(bits)), one = constant(APInt(bits, 1));
-  Value minusOne = constant(APInt::getAllOnes(bits));
-  Value smallest = constant(APInt::getSignedMinValue(bits));
-  auto equal = [&](Value a, Value c) {
-    return b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, a, c).getResult();
-  };
-  Value byZero = equal(x[1], zero);
-  Value overflows = b.create<arith::AndIOp>(loc, equal(x[0], smallest), equal(x[1], minusOne));
-  Value unsafe = b.create<arith::OrIOp>(loc, byZero, overflows);
-  Value divisor = b.create<arith::SelectOp>(loc, unsafe, one, x[1]);
-  Value quotient = b.create<arith::DivSIOp>(loc, x[0], divisor);
-  Value overflowed = b.create<arith::SelectOp>(loc, overflows, smallest, quotient);
-  return b.create<arith::SelectOp>(loc, byZero, minusOne, overflowed);
-}
-// Integer powers with a negative exponent, as in XLA: 1 for a base of 1,
-// +-1 for -1 (by the exponent's parity), else 0 (0^-1 included).
-Value emitScalar(PowOp, OpBuilder &b, Location loc, ValueRange x) {
-  if (isa<FloatType>(x[0].getType()))
-    return b.create<math::PowFOp>(loc, x[0], x[1]);
-  Type type = x[0].getType();
-  Value zero = scalarConstant(b, loc, type, 0), one = scalarConstant(b, loc, type, 1);
-  Value minusOne = scalarConstant(b, loc, type, -1);
-  Value negative = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, x[1], zero);
-  // Raised to a non-negative exponent (ipowi of a negative one is left out).
-  Value exponent = b.create<arith::SelectOp>(loc, negative, zero, x[1]);
-  Value power = b.create<math::IPowIOp>(loc, x[0], exponent);
-  Value odd = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ne,
-                                      b.create<arith::AndIOp>(loc, x[1], one), zero);
-  Value baseOne = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, x[0], one);
-  Value baseMinusOne = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, x[0], minusOne);
-  Value signOfMinusOne = b.create<arith::SelectOp>(loc, odd, minusOne, one);
-  Value reciprocal = b.create<arith::SelectOp>(
-      loc, baseOne, one, b.create<arith::SelectOp>(loc, baseMinusOne, signOfMinusOne, zero));
-  return b.create<arith::SelectOp>(loc, negative, reciprocal, power);
-}
-Value emitScalar(MaxOp, OpBuilder &b, Location loc, ValueRange x) {
-  return floatOrInt<arith::MaximumFOp, arith::MaxSIOp>(b, loc, x);
-}
-Value emitScalar(MinOp, OpBuilder &b, Location loc, ValueRange x) {
-  return floatOrInt<arith::MinimumFOp, arith::MinSIOp>(b, loc, x);
-}
-Value emitScalar(AndOp, OpBuilder &b, Location loc, ValueRange x) {
-  return b.create<arith::AndIOp>(loc, x[0], x[1]);
-}
-Value emitScalar(OrOp, OpBuilder &b, Location loc, ValueRange x) {
-  return b.create<arith::OrIOp>(loc, x[0], x[1]);
-}
-Value emitScalar(NotOp, OpBuilder &b, Location loc, ValueRange x) {
-  return b.create<arith::XOrIOp>(loc, x[0],
-                                 b.create<arith::ConstantIntOp>(loc, 1, 1));
-}
-Value emitScalar(SelectOp, OpBuilder &b, Location loc, ValueRange x) {
-  return b.create<arith::SelectOp>(loc, x[0], x[1], x[2]);
-}
-
-Value emitCompare(ComparisonDirection direction, OpBuilder &b, Location loc,
-                  ValueRange x) {
-  if (isa<FloatType>(x[0].getType())) {
-    // Ordered comparisons, except ne, which is true for NaN as in C++.
-    static constexpr arith::CmpFPredicate predicates[] = {
-        arith::CmpFPredicate::OEQ, arith::CmpFPredicate::UNE,
-        arith::CmpFPredicate::OLT, arith::CmpFPredicate::OLE,
-        arith::CmpFPredicate::OGT, arith::CmpFPredicate::OGE};
-    return b.create<arith::CmpFOp>(
-        loc, predicates[static_cast<int>(direction)], x[0], x[1]);
-  }
-  static constexpr arith::CmpIPredicate predicates[] = {
-      arith::CmpIPredicate::eq,  arith::CmpIPredicate::ne,
-      arith::CmpIPredicate::slt, arith::CmpIPredicate::sle,
-      arith::CmpIPredicate::sgt, arith::CmpIPredicate::sge};
-  return b.create<arith::CmpIOp>(loc, predicates[static_cast<int>(direction)],
-                                 x[0], x[1]);
-}
-Value emitScalar(CompareOp op, OpBuilder &b, Location loc, ValueRange x) {
-  return emitCompare(op.getDirection(), b, loc, x);
-}
-
-// Round-to-odd: given `rounded` (round-to-nearest of some value, in any
-// float type), `roundedWide` (the same number in the type of `residual`) and
-// `residual` (the value minus it, exact), moves `rounded` one step towards
-// the value when it was inexact and its last bit is even. Narrowing first to
-// odd and last to nearest-even rounds exactly once (no double rounding)
-// when the intermediate format has two spare bits.
-Value forceOddIfInexact(OpBuilder &b, Location loc, Value rounded, Value roundedWide,
-                        Value residual) {
-  Type bitsType = b.getIntegerType(rounded.getType().getIntOrFloatBitWidth());
-  Value zero = scalarConstant(b, loc, residual.getType(), 0);
-  Value inexact = b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::ONE, residual, zero);
-  Value bits = b.create<arith::BitcastOp>(loc, bitsType, rounded);
-  Value one = scalarConstant(b, loc, bitsType, 1);
-  Value even = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq,
-                                       b.create<arith::AndIOp>(loc, bits, one),
-                                       scalarConstant(b, loc, bitsType, 0));
-  // Bits count magnitude: step up when the value lies beyond `rounded`
-  // (always from a zero, whose sign already is the value's).
-  Value beyond = b.create<arith::CmpFOp>(
-      loc, arith::CmpFPredicate::OGT, b.create<arith::MulFOp>(loc, residual, roundedWide), zero);
-  Value fromZero =
-      b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OEQ, roundedWide, zero);
-  Value up = b.create<arith::OrIOp>(loc, beyond, fromZero);
-  Value stepped = b.create<arith::SelectOp>(loc, up, b.create<arith::AddIOp>(loc, bits, one),
-                                            b.create<arith::SubIOp>(loc, bits, one));
-  Value adjust = b.create<arith::AndIOp>(loc, inexact, even);
-  return b.create<arith::BitcastOp>(loc, rounded.getType(),
-                                    b.create<arith::SelectOp>(loc, adjust, stepped, bits));
-}
-
-Value roundToOdd(OpBuilder &b, Location loc, Value x, FloatType narrow) {
-  Value r = b.create<arith::TruncFOp>(loc, narrow, x);
-  Value back = b.create<arith::ExtFOp>(loc, x.getType(), r);
-  return forceOddIfInexact(b, loc, r, back, b.create<arith::SubFOp>(loc, x, back));
-}
-
-// An i64 as f64 rounded to odd: x = hi * 2^32 + lo exactly, and the rounding
-// error of that sum is exact too (Fast2Sum).
-Value i64ToOddF64(OpBuilder &b, Location loc, Value x) {
-  Type f64 = b.getF64Type(), i32 = b.getI32Type();
-  Value shift = b.create<arith::ConstantOp>(loc, b.getI64IntegerAttr(32));
-  Value hi = b.create<arith::TruncIOp>(loc, i32, b.create<arith::ShRSIOp>(loc, x, shift));
-  Value lo = b.create<arith::AndIOp>(
-      loc, x, b.create<arith::ConstantOp>(loc, b.getI64IntegerAttr(0xffffffffll)));
-  Value hiPart = b.create<arith::MulFOp>(loc, b.create<arith::SIToFPOp>(loc, f64, hi),
-                                         scalarConstant(b, loc, f64, 4294967296.0));
-  Value loPart = b.create<arith::UIToFPOp>(loc, f64, lo);
-  Value sum = b.create<arith::AddFOp>(loc, hiPart, loPart);
-  Value error = b.create<arith::AddFOp>(
-      loc, b.create<arith::SubFOp>(loc, hiPart, sum), loPart);
-  return forceOddIfInexact(b, loc, sum, sum, error);
-}
-
-// A float narrowed to `to` with one rounding: f64 to a 16-bit format goes
-// through f32 rounded to odd.
-Value narrowFloat(OpBuilder &b, Location loc, Value x, FloatType to) {
-  if (isHalfPrecision(to) && x.getType().isF64())
-    x = roundToOdd(b, loc, x, b.getF32Type());
-  return b.create<arith::TruncFOp>(loc, to, x);
-}
-
-// adjit.convert on one element; see the op description for the semantics.
-Value convertScalar(OpBuilder &b, Location loc, Value x, Type to) {
-  Type from = x.getType();
-  if (from == to)
-    return x;
-  if (to.isInteger(1)) {
-    Value zero = scalarConstant(b, loc, from, 0);
-    if (isa<FloatType>(from))
-      return b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::UNE, x, zero);
-    return b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ne, x, zero);
-  }
-  if (from.isInteger(1)) {
-    Value asInt = b.create<arith::ExtUIOp>(
-        loc, isa<FloatType>(to) ? b.getI32Type() : to, x);
-    return convertScalar(b, loc, asInt, to);
-  }
-  auto fromFloat = dyn_cast<FloatType>(from);
-  auto toFloat = dyn_cast<FloatType>(to);
-  if (fromFloat && toFloat) {
-    // Half formats go through f32 both ways: arith only expands bf16
-    // conversions to and from f32.
-    x = widen(b, loc, x);
-    unsigned width = x.getType().getIntOrFloatBitWidth();
-    if (x.getType() == to)
-      return x;
-    if (width < toFloat.getWidth())
-      return b.create<arith::ExtFOp>(loc, to, x);
-    return narrowFloat(b, loc, x, toFloat);
-  }
-  if (!fromFloat && !toFloat) {
-    unsigned fromWidth = from.getIntOrFloatBitWidth(),
-             toWidth = to.getIntOrFloatBitWidth();
-    if (fromWidth < toWidth)
-      return b.create<arith::ExtSIOp>(loc, to, x);
-    return b.create<arith::TruncIOp>(loc, to, x);
-  }
-  if (toFloat) {
-    // Integer to float with one rounding. f16 holds at most 65504, below
-    // 2^24, so going through f32 is exact or overflows; bf16 needs the
-    // round-to-odd route through f64.
-    if (to.isBF16()) {
-      Value wide = from.isInteger(64) ? i64ToOddF64(b, loc, x)
-                                      : b.create<arith::SIToFPOp>(loc, b.getF64Type(), x);
-      return narrowFloat(b, loc, wide, toFloat);
-    }
-    Type via = computeTypeOf(to);
-    Value f = b.create<arith::SIToFPOp>(loc, via, x);
-    return narrowTo(b, loc, f, to);
-  }
-  // Float to integer, saturating, NaN to 0 (fptosi alone is poison there).
-  x = widen(b, loc, x);
-  auto intType = cast<IntegerType>(to);
-  APInt maxInt = APInt::getSignedMaxValue(intType.getWidth());
-  APInt minInt = APInt::getSignedMinValue(intType.getWidth());
-  // -2^(w-1) and 2^(w-1) are exact in every float format.
-  Value lowest = scalarConstant(b, loc, x.getType(),
-                                static_cast<double>(minInt.getSExtValue()));
-  Value pastMax = scalarConstant(b, loc, x.getType(), -static_cast<double>(
-                                                          minInt.getSExtValue()));
-  Value truncated = b.create<arith::FPToSIOp>(loc, to, x);
-  Value isNan = b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::UNO, x, x);
-  Value tooLow =
-      b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OLT, x, lowest);
-  Value tooHigh =
-      b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OGE, x, pastMax);
-  Value result = b.create<arith::SelectOp>(
-      loc, tooHigh, b.create<arith::ConstantOp>(loc, b.getIntegerAttr(to, maxInt)),
-      truncated);
-  result = b.create<arith::SelectOp>(
-      loc, tooLow, b.create<arith::ConstantOp>(loc, b.getIntegerAttr(to, minInt)),
-      result);
-  return b.create<arith::SelectOp>(loc, isNan, scalarConstant(b, loc, to, 0),
-                                   result);
-}
-
 Value convertTensorElements(OpBuilder &b, Location loc, Value v, Type to) {
   auto type = cast<RankedTensorType>(v.getType());
   if (type.getElementType() == to)
@@ -476,55 +120,35 @@ Value convertTensorElements(OpBuilder &b, Location loc, Value v, Type to) {
 // Patterns
 //===----------------------------------------------------------------------===//
 
-// Elementwise op -> linalg.generic with identity maps and the op's scalar rule.
-template <class OpTy>
-struct ElementwiseToGeneric : OpConversionPattern<OpTy> {
-  using OpConversionPattern<OpTy>::OpConversionPattern;
-  using OpAdaptor = typename OpConversionPattern<OpTy>::OpAdaptor;
+// Elementwise op -> linalg.generic with identity maps around the op's scalar
+// rule, half precision computed in f32 and rounded once.
+struct ElementwiseToGeneric
+    : OpInterfaceConversionPattern<ElementwiseOpInterface> {
+  using OpInterfaceConversionPattern::OpInterfaceConversionPattern;
 
   LogicalResult
-  matchAndRewrite(OpTy op, OpAdaptor adaptor,
+  matchAndRewrite(ElementwiseOpInterface op, ArrayRef<Value> operands,
                   ConversionPatternRewriter &rewriter) const override {
-    auto resultType = cast<RankedTensorType>(op.getType());
+    auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
     Type resultElement = resultType.getElementType();
+    bool widens = op.widensHalfPrecision();
     SmallVector<AffineMap> maps(
-        adaptor.getOperands().size(),
-        rewriter.getMultiDimIdentityMap(resultType.getRank()));
+        operands.size(), rewriter.getMultiDimIdentityMap(resultType.getRank()));
     Value result = mapElements(
-        rewriter, op.getLoc(), resultType, adaptor.getOperands(), maps,
+        rewriter, op.getLoc(), resultType, operands, maps,
         [&](OpBuilder &b, Location loc, ValueRange args) {
-          if constexpr (std::is_same_v<OpTy, SelectOp>) {
-            return emitScalar(op, b, loc, args);
-          } else {
-            SmallVector<Value> wide;
-            for (Value arg : args)
-              wide.push_back(widen(b, loc, arg));
-            Value r = emitScalar(op, b, loc, wide);
-            return r.getType() == resultElement
-                       ? r
-                       : narrowTo(b, loc, r, resultElement);
-          }
+          if (!widens)
+            return op.emitScalar(b, loc, args);
+          SmallVector<Value> wide;
+          for (Value arg : args)
+            wide.push_back(widenHalfPrecision(b, loc, arg));
+          return narrowTo(b, loc, op.emitScalar(b, loc, wide), resultElement);
         });
     rewriter.replaceOp(op, result);
     return success();
   }
 };
 
-struct ConvertToGeneric : OpConversionPattern<ConvertOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(ConvertOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    rewriter.replaceOp(op, convertTensorElements(rewriter, op.getLoc(),
-                                                 adaptor.getOperand(),
-                                                 op.getType().getElementType()));
-    return success();
-  }
-};
-
-// Splats become generics yielding a scalar, which fuse into their consumers
-// (and keep the sign of -0.0, which LLVM 19's translation of splat tensor
-// constants drops); other constants stay dense tensors.
 struct ConstantToArith : OpConversionPattern<ConstantOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -751,8 +375,8 @@ struct ScatterAddToLoops : OpConversionPattern<ScatterAddOp> {
           SmallVector<Value> at(ivs.take_front(axis));
           at.push_back(clampedIndex(b, l, index, axisSize));
           llvm::append_range(at, ivs.drop_front(axis + indexRank));
-          Value update = widen(b, l, b.create<tensor::ExtractOp>(l, updates, ivs));
-          Value current = widen(b, l, b.create<tensor::ExtractOp>(l, acc[0], at));
+          Value update = widenHalfPrecision(b, l, b.create<tensor::ExtractOp>(l, updates, ivs));
+          Value current = widenHalfPrecision(b, l, b.create<tensor::ExtractOp>(l, acc[0], at));
           Value sum = floatOrInt<arith::AddFOp, arith::AddIOp>(
               b, l, ValueRange{current, update});
           sum = isa<FloatType>(element) ? narrowTo(b, l, sum, element) : sum;
@@ -831,7 +455,7 @@ struct ReduceToGeneric : OpConversionPattern<ReduceOp> {
         reductionIterators(rank, op.getDims()),
         [&](OpBuilder &b, Location l, ValueRange args) {
           b.create<linalg::YieldOp>(
-              l, combine(b, l, op.getKind(), args[1], widen(b, l, args[0])));
+              l, combine(b, l, op.getKind(), args[1], widenHalfPrecision(b, l, args[0])));
         });
     rewriter.replaceOp(op, convertTensorElements(rewriter, loc,
                                                  generic.getResult(0),
@@ -864,7 +488,7 @@ struct ArgMaxToGeneric : OpConversionPattern<ArgMaxOp> {
         ValueRange{bestValue, bestIndex}, maps,
         reductionIterators(rank, {axis}),
         [&](OpBuilder &b, Location l, ValueRange args) {
-          Value x = widen(b, l, args[0]), best = args[1];
+          Value x = widenHalfPrecision(b, l, args[0]), best = args[1];
           Value better;
           if (isa<FloatType>(valueElement)) {
             // The first NaN wins, as in numpy; otherwise strictly greater,
@@ -981,22 +605,9 @@ struct LowerAdjitToLinalgPass
     // Kept until bufferization (adjit-erase-optimization-barriers).
     target.addLegalOp<OptimizationBarrierOp>();
     RewritePatternSet patterns(context);
+    patterns.add<ElementwiseToGeneric>(context);
     patterns.add<
-        ElementwiseToGeneric<NegOp>, ElementwiseToGeneric<AbsOp>,
-        ElementwiseToGeneric<SignOp>, ElementwiseToGeneric<ExpOp>,
-        ElementwiseToGeneric<Expm1Op>, ElementwiseToGeneric<LogOp>,
-        ElementwiseToGeneric<Log1pOp>, ElementwiseToGeneric<SqrtOp>,
-        ElementwiseToGeneric<RsqrtOp>, ElementwiseToGeneric<SinOp>,
-        ElementwiseToGeneric<CosOp>, ElementwiseToGeneric<TanhOp>,
-        ElementwiseToGeneric<LogisticOp>, ElementwiseToGeneric<ErfOp>,
-        ElementwiseToGeneric<FloorOp>, ElementwiseToGeneric<AddOp>,
-        ElementwiseToGeneric<SubOp>, ElementwiseToGeneric<MulOp>,
-        ElementwiseToGeneric<DivOp>, ElementwiseToGeneric<PowOp>,
-        ElementwiseToGeneric<MaxOp>, ElementwiseToGeneric<MinOp>,
-        ElementwiseToGeneric<AndOp>, ElementwiseToGeneric<OrOp>,
-        ElementwiseToGeneric<NotOp>, ElementwiseToGeneric<SelectOp>,
-        ElementwiseToGeneric<CompareOp>, ConvertToGeneric, ConstantToArith,
-        StopGradientToOperand,
+        ConstantToArith, StopGradientToOperand,
         IotaToGeneric, BroadcastToGeneric, ReshapeToTensor, TransposeToGeneric,
         SliceToTensor, ConcatenateToTensor, PadToTensor, GatherToGeneric,
         ScatterAddToLoops, ReduceToGeneric, ArgMaxToGeneric,

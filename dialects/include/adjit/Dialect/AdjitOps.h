@@ -13,7 +13,7 @@
 #include "mlir/IR/SymbolTable.h"
 
 #include "adjit/Dialect/AdjitOpsEnums.h.inc"
-#include "adjit/Dialect/DifferentiableOpInterface.h.inc"
+#include "adjit/Dialect/AdjitInterfaces.h.inc"
 
 namespace mlir::adjit {
 /// Whether `type` is a tensor of floats: the values that have derivatives.

@@ -2,7 +2,7 @@
 #define ADJIT_OPS_TD
 
 include "adjit/Dialect/AdjitDialect.td"
-include "adjit/Dialect/DifferentiableOpInterface.td"
+include "adjit/Dialect/AdjitInterfaces.td"
 include "mlir/IR/SymbolInterfaces.td"
 include "mlir/IR/EnumAttr.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
@@ -66,12 +66,24 @@ def Adjit_IotaOp : Adjit_Op<"iota", [Pure, NotDifferentiable]> {
 }
 
 //===----------------------------------------------------------------------===//
+// Elementwise ops state their scalar function (ElementwiseOpInterface,
+// dialects/lib/ScalarRules.cpp); the lowering to linalg reads it from there.
+//===----------------------------------------------------------------------===//
+
+// (No upstream Elementwise trait: each op's own verifier names both shapes.)
+defvar Adjit_Elementwise = [DeclareOpInterfaceMethods<ElementwiseOpInterface>];
+// Select and convert see half-precision operands as they are.
+defvar Adjit_ElementwiseExact = [
+    DeclareOpInterfaceMethods<ElementwiseOpInterface, ["widensHalfPrecision"]>];
+
+//===----------------------------------------------------------------------===//
 // Elementwise unary
 //===----------------------------------------------------------------------===//
 
 class Adjit_UnaryOp<string mnemonic, TypeConstraint tensorType,
                     string formula, string derivative>
-    : Adjit_Op<mnemonic, [Pure, SameOperandsAndResultType, DeclareOpInterfaceMethods<DifferentiableOpInterface>]> {
+    : Adjit_Op<mnemonic, !listconcat([Pure, SameOperandsAndResultType,
+        DeclareOpInterfaceMethods<DifferentiableOpInterface>], Adjit_Elementwise)> {
   let summary = "elementwise " # formula;
   let description = [{
     Elementwise `}] # formula # [{` on a tensor.
@@ -126,7 +138,8 @@ def Adjit_FloorOp : Adjit_UnaryOp<"floor", Adjit_FloatTensor, "floor(x)",
 //===----------------------------------------------------------------------===//
 
 class Adjit_BinaryOp<string mnemonic, string formula, string derivative>
-    : Adjit_Op<mnemonic, [Pure, SameOperandsAndResultType, DeclareOpInterfaceMethods<DifferentiableOpInterface>]> {
+    : Adjit_Op<mnemonic, !listconcat([Pure, SameOperandsAndResultType,
+        DeclareOpInterfaceMethods<DifferentiableOpInterface>], Adjit_Elementwise)> {
   let summary = "elementwise " # formula;
   let description = [{
     Elementwise `}] # formula # [{` of two tensors of one type (the front end
@@ -160,9 +173,9 @@ def Adjit_MaxOp : Adjit_BinaryOp<"max", "max(x, y) (NaN if either is NaN)",
 def Adjit_MinOp : Adjit_BinaryOp<"min", "min(x, y) (NaN if either is NaN)",
     "the smaller operand\'s derivative; ties split it 1/2 and 1/2">;
 
-def Adjit_CompareOp : Adjit_Op<"compare", [Pure, SameTypeOperands, NotDifferentiable,
+def Adjit_CompareOp : Adjit_Op<"compare", !listconcat([Pure, SameTypeOperands, NotDifferentiable,
     TypesMatchWith<"result is the i1 tensor of the operands' shape",
-                   "lhs", "result", "::mlir::adjit::boolTensorLike($_self)">]> {
+                   "lhs", "result", "::mlir::adjit::boolTensorLike($_self)">], Adjit_Elementwise)> {
   let summary = "elementwise comparison";
   let description = [{
     Compares two tensors of one type elementwise. Floating-point comparisons
@@ -182,8 +195,8 @@ def Adjit_CompareOp : Adjit_Op<"compare", [Pure, SameTypeOperands, NotDifferenti
   let hasVerifier = 1;
 }
 
-def Adjit_SelectOp : Adjit_Op<"select", [Pure, DeclareOpInterfaceMethods<DifferentiableOpInterface>,
-    AllTypesMatch<["on_true", "on_false", "result"]>]> {
+def Adjit_SelectOp : Adjit_Op<"select", !listconcat([Pure, DeclareOpInterfaceMethods<DifferentiableOpInterface>,
+    AllTypesMatch<["on_true", "on_false", "result"]>], Adjit_ElementwiseExact)> {
   let summary = "elementwise choice: pred ? on_true : on_false";
   let description = [{
     Derivative: the chosen operand gets the cotangent, the other zero; none for the predicate.
@@ -203,7 +216,8 @@ def Adjit_SelectOp : Adjit_Op<"select", [Pure, DeclareOpInterfaceMethods<Differe
 }
 
 class Adjit_LogicalBinaryOp<string mnemonic, string formula>
-    : Adjit_Op<mnemonic, [Pure, SameOperandsAndResultType, NotDifferentiable]> {
+    : Adjit_Op<mnemonic, !listconcat([Pure, SameOperandsAndResultType, NotDifferentiable],
+        Adjit_Elementwise)> {
   let summary = "elementwise logical " # formula;
   let description = [{
     Not differentiable (boolean result).
@@ -220,8 +234,8 @@ class Adjit_LogicalBinaryOp<string mnemonic, string formula>
 def Adjit_AndOp : Adjit_LogicalBinaryOp<"and", "a && b">;
 def Adjit_OrOp : Adjit_LogicalBinaryOp<"or", "a || b">;
 
-def Adjit_NotOp : Adjit_Op<"not", [Pure, SameOperandsAndResultType,
-    NotDifferentiable]> {
+def Adjit_NotOp : Adjit_Op<"not", !listconcat([Pure, SameOperandsAndResultType,
+    NotDifferentiable], Adjit_Elementwise)> {
   let summary = "elementwise logical !a";
   let description = [{
     Not differentiable (boolean result).
@@ -279,7 +293,8 @@ def Adjit_OptimizationBarrierOp : Adjit_Op<"optimization_barrier", [Pure,
   let assemblyFormat = "$operands attr-dict `:` type($operands)";
 }
 
-def Adjit_ConvertOp : Adjit_Op<"convert", [Pure, DeclareOpInterfaceMethods<DifferentiableOpInterface>]> {
+def Adjit_ConvertOp : Adjit_Op<"convert", !listconcat([Pure,
+    DeclareOpInterfaceMethods<DifferentiableOpInterface>], Adjit_ElementwiseExact)> {
   let summary = "elementwise dtype conversion";
   let description = [{
     Converts each element to the result's element type: floats round to

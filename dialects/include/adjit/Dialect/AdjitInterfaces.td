@@ -1,5 +1,8 @@
-#ifndef ADJIT_DIFFERENTIABLE_OP_INTERFACE_TD
-#define ADJIT_DIFFERENTIABLE_OP_INTERFACE_TD
+#ifndef ADJIT_INTERFACES_TD
+#define ADJIT_INTERFACES_TD
+
+// The dialect's op interfaces; docs/reference/AdjitInterfaces.md is
+// generated from this file.
 
 include "mlir/IR/OpBase.td"
 
@@ -42,6 +45,35 @@ def DifferentiableOpInterface : OpInterface<"DifferentiableOpInterface"> {
 // an error rather than a silent zero.
 def NotDifferentiable : NativeOpTrait<"NotDifferentiable"> {
   let cppNamespace = "::mlir::adjit";
+}
+
+def ElementwiseOpInterface : OpInterface<"ElementwiseOpInterface"> {
+  let cppNamespace = "::mlir::adjit";
+  let description = [{
+    An op that applies one scalar function to the elements at the same index
+    of its operands, which all have the result's shape. The op states that
+    function once, on scalars, with `arith` and `math` ops (`emitScalar`);
+    `adjit-lower-to-linalg` wraps it in a `linalg.generic` with identity
+    maps. The lowering names no op: a new elementwise op needs its ODS
+    entry (with this interface), its scalar rule, its derivative rule and
+    its tests, and no list kept by hand.
+  }];
+  let methods = [
+    InterfaceMethod<[{
+        The result element computed from one element of each operand, in
+        operand order. When `widensHalfPrecision()` is true, f16 and bf16
+        operands arrive widened to f32 and the caller rounds the result back
+        to the result's element type once.
+      }], "::mlir::Value", "emitScalar",
+      (ins "::mlir::OpBuilder &":$builder, "::mlir::Location":$loc,
+           "::mlir::ValueRange":$operands)>,
+    InterfaceMethod<[{
+        Whether half-precision math is done in f32 and rounded once, as XLA
+        does. False for ops that only choose or convert values (select,
+        convert), whose rules see the operands as they are.
+      }], "bool", "widensHalfPrecision", (ins), "",
+      [{ return true; }]>,
+  ];
 }
 
 #endif
