@@ -1,4 +1,6 @@
 #include <cstdint>
+#include <cstdlib>
+#include <string>
 #include <random>
 #include <vector>
 
@@ -73,6 +75,13 @@ TEST_CASE("gemm f32 matches a double-precision loop for every operand layout", "
 
 TEST_CASE("gemm f64 matches a double-precision loop for every operand layout", "[gemm]") {
   check_against_reference<double>(1e-12);
+}
+
+TEST_CASE("ADJIT_GEMM_ISA asks for narrower kernels, never wider", "[gemm]") {
+  const char* requested = std::getenv("ADJIT_GEMM_ISA");
+  std::string used = adjit::gemm::isa();
+  if (requested && std::string(requested) == "baseline") CHECK(used == "baseline");
+  if (requested && std::string(requested) == "avx2") CHECK(used != "avx512");
 }
 
 TEST_CASE("gemm with k = 0 writes zeros or leaves C", "[gemm]") {
