@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <utility>
 
 // This file is part of the ahead-of-time runtime, which links with a C
 // compiler alone: no C++ library calls (no new, no exceptions, no guarded
@@ -152,6 +153,17 @@ void gemm(int64_t batch, int64_t m, int64_t n, int64_t k, const T* a, int64_t a_
   Isa isa = host_isa();
   Tile tile = tile_of<T>(isa);
   Blocking blocking = blocking_for<T>(tile);
+  // A narrow C (a classifier's 10 columns) would leave most of each
+  // register tile's columns idle: compute C^T = B^T A^T instead, whose
+  // columns are C's rows.
+  if (n < tile.nr && m > n) {
+    std::swap(m, n);
+    std::swap(a, b);
+    std::swap(a_batch, b_batch);
+    std::swap(a_row, b_col);
+    std::swap(a_col, b_row);
+    std::swap(c_row, c_col);
+  }
 
   // Work is split over the batch and over output columns (or rows, when
   // there are fewer column tiles than threads): never over k, so every
