@@ -119,6 +119,7 @@ std::string print(llvm::Module& module) {
 mlir::adjit::PipelineOptions pipeline_options(const CompileOptions& options) {
   mlir::adjit::PipelineOptions pipeline;
   pipeline.threads = options.threads;
+  pipeline.planBuffers = options.plan_buffers;
   if (options.target == Device::Kind::cuda) {
     pipeline.target = mlir::adjit::Target::cuda;
     pipeline.gpuChip = options.gpu_arch;
@@ -416,7 +417,8 @@ Executable Program::compile(Device device) const {
   if (!cache_dir.empty()) {
     cache.emplace(cache_dir);
     key = CompileCache::key({print(*impl_->module), detail::host_target_description(), "O3",
-                             for_device.threads ? "threads" : "serial"});
+                             for_device.threads ? "threads" : "serial",
+                             for_device.plan_buffers ? "planned" : "unplanned"});
     if (std::optional<std::string> object = cache->load(key))
       return detail::load_into_jit(*object, impl_->signatures);
   }

@@ -1,13 +1,12 @@
 // adjit-free-chunk-temporaries: deallocates what a parallel chunk
 // (scf.forall body) allocated, which upstream's buffer deallocation leaves.
+#include "BufferUses.h"
+
 #include "adjit/Passes/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
-#include "mlir/Interfaces/CallInterfaces.h"
-#include "mlir/Interfaces/ControlFlowInterfaces.h"
-#include "mlir/Interfaces/ViewLikeInterface.h"
 
 namespace mlir::adjit {
 #define GEN_PASS_DEF_FREECHUNKTEMPORARIES
@@ -19,23 +18,17 @@ using namespace mlir;
 namespace {
 
 // The first use of `buffer`, or of a view of it, that could carry the
-// buffer out of the chunk (a return, a call, a loop or branch yielding it),
-// if any; `deallocated` tells whether something already frees it.
+// buffer out of the chunk, if any; `deallocated` tells whether something
+// already frees it.
 Operation *escapingUse(Value buffer, bool &deallocated) {
-  SmallVector<Value> worklist{buffer};
-  while (!worklist.empty()) {
-    Value value = worklist.pop_back_val();
-    for (Operation *user : value.getUsers()) {
-      if (isa<memref::DeallocOp>(user))
-        deallocated = true;
-      else if (isa<ViewLikeOpInterface>(user))
-        llvm::append_range(worklist, user->getResults());
-      else if (isa<CallOpInterface, RegionBranchTerminatorOpInterface>(user) ||
-               user->hasTrait<OpTrait::ReturnLike>())
-        return user;
-    }
-  }
-  return nullptr;
+  Operation *escaping = nullptr;
+  adjit::forEachBufferUser(buffer, [&](Operation *user) {
+    if (isa<memref::DeallocOp>(user))
+      deallocated = true;
+    else if (!escaping && adjit::carriesBufferOut(user))
+      escaping = user;
+  });
+  return escaping;
 }
 
 struct FreeChunkTemporariesPass

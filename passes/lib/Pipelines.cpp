@@ -97,17 +97,17 @@ LogicalResult copyWithLinalg(OpBuilder &b, Location loc, Value from,
   return success();
 }
 
-void addBufferization(OpPassManager &pm) {
+void addBufferization(OpPassManager &pm, const PipelineOptions &options) {
   pm.addPass(createEraseOptimizationBarriers());
   pm.addPass(createMarkEntryPoints());
-  bufferization::OneShotBufferizationOptions options;
-  options.memCpyFn = copyWithLinalg;
-  options.bufferizeFunctionBoundaries = true;
+  bufferization::OneShotBufferizationOptions bufferize;
+  bufferize.memCpyFn = copyWithLinalg;
+  bufferize.bufferizeFunctionBoundaries = true;
   // A loop body (adjit.for / adjit.while) may yield fresh tensors.
-  options.allowReturnAllocsFromLoops = true;
-  options.setFunctionBoundaryTypeConversion(
+  bufferize.allowReturnAllocsFromLoops = true;
+  bufferize.setFunctionBoundaryTypeConversion(
       bufferization::LayoutMapOption::IdentityLayoutMap);
-  pm.addPass(bufferization::createOneShotBufferizePass(options));
+  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
   // A block's temporaries are allocated once per loop (per chunk when the
   // loop runs in parallel chunks), not once per block.
   pm.addNestedPass<func::FuncOp>(bufferization::createBufferLoopHoistingPass());
@@ -123,6 +123,9 @@ void addBufferization(OpPassManager &pm) {
   bufferization::BufferDeallocationPipelineOptions deallocation;
   bufferization::buildBufferDeallocationPipeline(pm, deallocation);
   pm.addNestedPass<func::FuncOp>(createFreeChunkTemporaries());
+  // On a GPU, temporaries are device memory that the launch plan allocates.
+  if (options.target == Target::cpu && options.planBuffers)
+    pm.addNestedPass<func::FuncOp>(createPlanBuffers());
   addCleanup(pm);
 }
 
@@ -256,7 +259,7 @@ void addStagePasses(OpPassManager &pm, Stage stage,
     pm.addPass(createWriteIntoDeadInputs());
     return addCleanup(pm);
   case Stage::bufferized:
-    return addBufferization(pm);
+    return addBufferization(pm, options);
   case Stage::gpu:
     return addMappingToGpu(pm, options);
   case Stage::nvvm:

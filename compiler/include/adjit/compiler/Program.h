@@ -38,6 +38,10 @@ struct CompileOptions {
   /// OpenMP team (ahead-of-time objects carry no thread runtime); the
   /// results are the same.
   bool threads = true;
+  /// cpu: temporaries share one arena placed by their lifetimes (see
+  /// memory_plan); false gives each its own allocation. The results are
+  /// the same.
+  bool plan_buffers = true;
 };
 
 namespace detail {

@@ -41,6 +41,9 @@ struct PipelineOptions {
   /// one after another (ahead-of-time objects carry no thread runtime). The
   /// chunks and their combination order are the same either way.
   bool threads = true;
+  /// cpu: a function's temporaries share one arena placed by their
+  /// lifetimes (adjit-plan-buffers); false leaves each to the allocator.
+  bool planBuffers = true;
 };
 
 inline constexpr Stage kAllStages[] = {

@@ -1,0 +1,54 @@
+#ifndef ADJIT_PASSES_BUFFERPLAN_H
+#define ADJIT_PASSES_BUFFERPLAN_H
+
+// When the temporaries of a bufferized function live: computed by
+// planBuffers, applied by adjit-plan-buffers, reported by
+// Program::memory_plan and `adjit compile --emit=memory-plan`.
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+
+#include <string>
+
+namespace mlir::adjit {
+
+/// One temporary buffer (a memref.alloc) of a function.
+struct PlannedBuffer {
+  memref::AllocOp alloc;
+  /// Its size in bytes, when its shape is static (sizeKnown); else 0.
+  int64_t bytes = 0;
+  bool sizeKnown = false;
+  /// The top-level ops of the function's body that use it, numbered from
+  /// 0: the first and the last (an op using it inside a loop or parallel
+  /// chunk counts as the top-level op that contains it).
+  int64_t firstUse = -1, lastUse = -1;
+  /// The first op that uses it: the one that writes it.
+  Operation *maker = nullptr;
+  /// Why its lifetime is not planned (empty when it is): it is then live
+  /// for as long as the op that allocates it runs (the whole function for
+  /// a top-level temporary, one chunk or iteration for a nested one).
+  std::string reason;
+  bool planned() const { return reason.empty(); }
+};
+
+/// The temporaries of one function, in program order, with their
+/// lifetimes.
+struct BufferPlan {
+  SmallVector<PlannedBuffer> buffers;
+  /// The most bytes of temporaries live at once, with every planned buffer
+  /// live from its first to its last use and the others for as long as
+  /// the top-level op around them (a nested temporary counted once: per
+  /// running chunk).
+  int64_t peakBytes = 0;
+  /// The same if nothing were planned: what deallocation at block ends
+  /// (upstream's) keeps live.
+  int64_t unplannedPeakBytes = 0;
+  /// Top-level ops of the function's body.
+  int64_t opCount = 0;
+};
+
+BufferPlan planBuffers(func::FuncOp function);
+
+} // namespace mlir::adjit
+
+#endif

@@ -1,0 +1,38 @@
+#include "BufferUses.h"
+
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/Interfaces/CallInterfaces.h"
+#include "mlir/Interfaces/ControlFlowInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+
+namespace mlir::adjit {
+
+void forEachBufferUser(Value buffer, function_ref<void(Operation *)> visit,
+                       bool visitViews) {
+  SmallVector<Value> worklist{buffer};
+  while (!worklist.empty()) {
+    Value value = worklist.pop_back_val();
+    for (Operation *user : value.getUsers()) {
+      auto view = dyn_cast<ViewLikeOpInterface>(user);
+      if (view && view.getViewSource() == value) {
+        llvm::append_range(worklist, user->getResults());
+        if (visitViews)
+          visit(user);
+        continue;
+      }
+      visit(user);
+      // A loop or branch that takes the buffer may return it: its buffer
+      // results are followed as views of it.
+      for (Value result : user->getResults())
+        if (isa<BaseMemRefType>(result.getType()))
+          worklist.push_back(result);
+    }
+  }
+}
+
+bool carriesBufferOut(Operation *user) {
+  return isa<CallOpInterface, RegionBranchTerminatorOpInterface>(user) ||
+         user->hasTrait<OpTrait::ReturnLike>();
+}
+
+} // namespace mlir::adjit

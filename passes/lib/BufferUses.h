@@ -1,0 +1,26 @@
+#ifndef ADJIT_PASSES_BUFFERUSES_H
+#define ADJIT_PASSES_BUFFERUSES_H
+
+// How a buffer is used after bufferization, seen through its views: what
+// the passes that free or place temporaries (adjit-free-chunk-temporaries,
+// adjit-plan-buffers) need to know to be sound.
+
+#include "mlir/IR/Operation.h"
+#include "mlir/Support/LLVM.h"
+
+namespace mlir::adjit {
+
+/// Calls `visit` on every op that uses `buffer` or a view of it. Views
+/// (ViewLikeOpInterface) are followed, and visited too when `visitViews`;
+/// the buffer results of any other user (a loop carrying the buffer) are
+/// followed as views.
+void forEachBufferUser(Value buffer, function_ref<void(Operation *)> visit,
+                       bool visitViews = false);
+
+/// Whether `user` could carry a buffer it uses beyond the ops that use it
+/// in place: a return, a call, or a loop or branch yielding it.
+bool carriesBufferOut(Operation *user);
+
+} // namespace mlir::adjit
+
+#endif
