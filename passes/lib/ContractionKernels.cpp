@@ -7,8 +7,6 @@
 #include "adjit/Passes/ContractionKernels.h"
 #include "adjit/Passes/Passes.h"
 
-#include "mlir/Interfaces/ViewLikeInterface.h"
-
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -221,32 +219,17 @@ struct CallBuilder {
     return b.create<arith::IndexCastOp>(loc, b.getI64Type(), index);
   }
 
-  // The address that `memref`'s offset counts from. A memref.view (an
-  // arena's buffer) moves that address itself, with an offset of 0 in its
-  // type, and expand-strided-metadata folds extract_aligned_pointer_as_index
-  // through views to the allocation: so the address is taken from the
-  // allocation, plus the byte shifts of the memref.views on the way.
-  Value bufferStart(Value memref) {
-    Value shift = b.create<arith::ConstantIndexOp>(loc, 0);
-    while (auto view = memref.getDefiningOp<ViewLikeOpInterface>()) {
-      if (auto bytes = dyn_cast<memref::ViewOp>(view.getOperation()))
-        shift = b.create<arith::AddIOp>(loc, shift, bytes.getByteShift());
-      memref = view.getViewSource();
-    }
-    Value base = b.create<memref::ExtractAlignedPointerAsIndexOp>(loc, memref);
-    return b.create<arith::AddIOp>(loc, base, shift);
-  }
-
   // Appends where an operand's data starts and its stride along each of
   // `loops` (0 for an absent loop or one the operand does not vary along).
   void appendOperand(SmallVector<Value> &arguments, linalg::GenericOp op,
                      OpOperand &operand, ArrayRef<int64_t> loops) {
     Value memref = operand.get();
     auto metadata = b.create<memref::ExtractStridedMetadataOp>(loc, memref);
+    Value base = b.create<memref::ExtractAlignedPointerAsIndexOp>(loc, memref);
     int64_t bytes = cast<MemRefType>(memref.getType()).getElementTypeBitWidth() / 8;
     Value offsetBytes = b.create<arith::MulIOp>(
         loc, metadata.getOffset(), b.create<arith::ConstantIndexOp>(loc, bytes));
-    arguments.push_back(i64(b.create<arith::AddIOp>(loc, bufferStart(memref), offsetBytes)));
+    arguments.push_back(i64(b.create<arith::AddIOp>(loc, base, offsetBytes)));
     AffineMap map = op.getMatchingIndexingMap(&operand);
     for (int64_t loop : loops) {
       std::optional<unsigned> position =

@@ -217,40 +217,43 @@ def FreeChunkTemporaries : Pass<"adjit-free-chunk-temporaries", "func::FuncOp"> 
 }
 
 def PlanBuffers : Pass<"adjit-plan-buffers", "func::FuncOp"> {
-  let summary = "Place a function's temporaries in one arena by their lifetimes";
+  let summary = "Allocate each temporary at its first use and free it after its last";
   let description = [{
     Runs after buffer deallocation, which frees every temporary at the end
-    of its block, so that all of a function's temporaries are live until it
-    returns. Each `memref.alloc` directly in the function body with a static
-    shape, one `memref.dealloc` in the same block and no use that carries it
-    away (a return, a call, a yield) lives from its first to its last use,
-    counted in top-level ops (a use inside a loop or a parallel chunk counts
-    as the op that contains it). These buffers get offsets in one arena,
-    the largest first, each at the lowest offset where no buffer live at the
-    same time is (TFLite's greedy-by-size planner): they become
-    `memref.view`s of one `memref.alloc` made at the function's entry and
-    freed before it returns, and their deallocations go. The arena's size is
-    the planned buffers' peak. Other temporaries (a loop's or a parallel
-    chunk's, those of run-time size) stay with the allocator.
-    `adjit compile --emit=memory-plan` prints the plan.
+    of its block: all of a function's temporaries were live until it
+    returned, and its peak was their sum. A `memref.alloc` directly in the
+    function body with one `memref.dealloc` in the same block and no use
+    that carries it away (a return, a call, a yield) moves to just before
+    its first use and its deallocation to just after its last use; uses
+    are counted in top-level ops (a use inside a loop or a parallel chunk
+    counts as the op that contains it) and a view made of it counts as a
+    use. The caching allocator then gives the memory of a dead temporary to
+    the next one of its size. Temporaries of loops and parallel chunks are
+    allocated for each run of their body and stay where they are.
+    `adjit compile --emit=memory-plan` prints every temporary's lifetime and
+    the peak.
 
     ```mlir
-    %a = memref.alloc() {alignment = 64 : i64} : memref<1024xf32>
-    // ... last use of %a ...
-    %b = memref.alloc() {alignment = 64 : i64} : memref<1024xf32>
-    // ... uses of %b ...
+    %a = memref.alloc() : memref<1024xf32>
+    %b = memref.alloc() : memref<1024xf32>
+    linalg.fill ins(%zero : f32) outs(%a : memref<1024xf32>)
+    linalg.copy ins(%a : memref<1024xf32>) outs(%b : memref<1024xf32>)
+    // ... uses of %b only ...
     memref.dealloc %a : memref<1024xf32>
     memref.dealloc %b : memref<1024xf32>
     ```
     becomes
     ```mlir
-    %arena = memref.alloc() {alignment = 64 : i64} : memref<4096xi8>
-    %a = memref.view %arena[%c0][] : memref<4096xi8> to memref<1024xf32>
-    %b = memref.view %arena[%c0][] : memref<4096xi8> to memref<1024xf32>
-    memref.dealloc %arena : memref<4096xi8>
+    %a = memref.alloc() : memref<1024xf32>
+    linalg.fill ins(%zero : f32) outs(%a : memref<1024xf32>)
+    %b = memref.alloc() : memref<1024xf32>
+    linalg.copy ins(%a : memref<1024xf32>) outs(%b : memref<1024xf32>)
+    memref.dealloc %a : memref<1024xf32>
+    // ... uses of %b only ...
+    memref.dealloc %b : memref<1024xf32>
     ```
   }];
-  let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::memref::MemRefDialect"];
+  let dependentDialects = ["::mlir::memref::MemRefDialect"];
 }
 
 def MarkEntryPoints : Pass<"adjit-mark-entry-points", "ModuleOp"> {
