@@ -38,6 +38,8 @@ struct Settings {
   // W1-W3 run where their inputs live: --device cuda puts them on GPU 0
   // and checks the GPU's results against the CPU's.
   adjit::Device device = adjit::Device::cpu();
+  // --memory-plan: W2 and W3 also print their step's MemoryPlan report.
+  bool print_memory_plan = false;
 };
 
 // One JSON object on one line.
@@ -97,6 +99,18 @@ void report(const std::string& workload, const std::string& variant, const Timin
   line.field("reps", t.reps).field("peak_rss_mb", peak_rss_mb()).field("threads", s.threads);
   line.field("device", s.device.str());
   line.print();
+}
+
+// The compiled step's temporaries (adjit::MemoryPlan): the most bytes live
+// at once, beside JAX's memory_analysis().temp_size_in_bytes.
+void report_memory(const std::string& workload, const adjit::MemoryPlan& plan,
+                   const Settings& s) {
+  if (s.print_memory_plan) std::cerr << plan.to_string();
+  JsonLine()
+      .field("workload", workload).field("impl", "adjit").field("variant", "memory")
+      .field("peak_temp_bytes", plan.peak_bytes)
+      .field("peak_temp_bytes_unplanned", plan.peak_bytes_unplanned)
+      .field("residual_bytes", plan.residual_bytes()).print();
 }
 
 void save(const Settings& s, const std::string& workload, const std::string& name,
@@ -272,6 +286,7 @@ void run_w2(const Settings& s) {
   save(s, "W2", "labels", labels);
   save(s, "W2", "loss", loss);
   report("W2", "value_and_grad", measure([&] { step(params_d, x_d, labels_d); }, s), s);
+  report_memory("W2", step.lower(params, x, labels).memory_plan(), s);
   report("W2", "value", measure([&] { loss_only(params_d, x_d, labels_d); }, s), s);
 }
 
@@ -335,6 +350,7 @@ void run_w3(const Settings& s) {
                       1e-4);
   }
   report("W3", "value_and_grad", measure([&] { value_and_grad(x_d, gamma_d, beta_d, c_d); }, s), s);
+  report_memory("W3", value_and_grad.lower(x, gamma, beta, c).memory_plan(), s);
   report("W3", "value", measure([&] { value(x_d, gamma_d, beta_d, c_d); }, s), s);
 }
 
@@ -760,6 +776,7 @@ int main(int argc, char** argv) {
     else if (arg == "--reps") settings.reps = std::stoi(value());
     else if (arg == "--threads") settings.threads = std::stoi(value());
     else if (arg == "--check-dir") settings.check_dir = value();
+    else if (arg == "--memory-plan") settings.print_memory_plan = true;
     else if (arg == "--device") {
       std::string device = value();
       if (device != "cpu" && device != "cuda") throw adjit::Error("--device is cpu or cuda");
@@ -770,7 +787,7 @@ int main(int argc, char** argv) {
       return 0;
     } else {
       std::cerr << "usage: adjit-bench (--workload NAME)... | --all [--smoke] [--reps N] "
-                   "[--threads N] [--check-dir DIR] [--device cpu|cuda] | --list\n";
+                   "[--threads N] [--check-dir DIR] [--device cpu|cuda] [--memory-plan] | --list\n";
       return 2;
     }
   }

@@ -324,6 +324,10 @@ def render(res):
         r = res.timing(name, impl)
         return fmt(r.get("peak_rss_mb"), "MB") if r and r.get("peak_rss_mb") else "—"
 
+    def peak_temporaries(name, impl):
+        r = res.find(name, impl, lambda r: r.get("variant") == "memory")
+        return fmt(r["peak_temp_bytes"] / 2**20, "MiB") if r else "—"
+
     def check(name, impl):
         r = res.find(name, impl, lambda r: "check" in r)
         return r["check"] if r else "—"
@@ -331,6 +335,10 @@ def render(res):
     per_workload("peak RSS", peak_rss,
                  "Peak resident memory of the whole process (framework included); the peers' "
                  "excludes the check against adjit (reset after it).")
+    per_workload("peak temporaries", peak_temporaries,
+                 "The most bytes of a step's temporary buffers live at once: adjit's "
+                 "MemoryPlan::peak_bytes, JAX's compiled memory_analysis().temp_size_in_bytes "
+                 "(W2's step with its parameters donated, as timed).")
     per_workload("gradient check", check,
                  "adjit checks its own gradients (closed form, finite differences); each peer "
                  "compares its gradients/updated weights with adjit's on adjit's inputs.")

@@ -83,6 +83,14 @@ def w2_functions(jax, jnp):
     return loss_fn, step
 
 
+def report_memory(workload, jitted, *example_args):
+    """XLA's temporary buffers of the timed function (its buffer assignment's
+    temp allocation), beside adjit's MemoryPlan peak."""
+    analysis = jitted.lower(*example_args).compile().memory_analysis()
+    common.emit({"workload": workload, "impl": IMPL, "variant": "memory",
+                 "peak_temp_bytes": analysis.temp_size_in_bytes})
+
+
 def run_w2(args, jax, jnp, np):
     loss_fn, step_fn = w2_functions(jax, jnp)
     # The parameters are donated: a training loop feeds each step's output
@@ -111,6 +119,7 @@ def run_w2(args, jax, jnp, np):
     t = common.measure(train_step, args)
     common.report("W2", IMPL, "value_and_grad", t, args,
                   extra={"note": "jit(value_and_grad) + SGD, parameters donated"})
+    report_memory("W2", step, state["params"], x, labels)
     t = common.measure(lambda: jax.block_until_ready(loss_only(state["params"], x, labels)), args)
     common.report("W2", IMPL, "value", t, args)
 
@@ -176,6 +185,7 @@ def run_w3(args, jax, jnp, np):
     common.reset_peak_rss()
     t = common.measure(lambda: jax.block_until_ready(value_and_grad(*ins)), args)
     common.report("W3", IMPL, "value_and_grad", t, args)
+    report_memory("W3", value_and_grad, *ins)
     t = common.measure(lambda: jax.block_until_ready(value(*ins)), args)
     common.report("W3", IMPL, "value", t, args)
 

@@ -6,10 +6,7 @@
 
 namespace adjit::detail {
 
-namespace {
-// "file:line:col" from the first file location inside `loc` (fused, named
-// and call-site locations wrap them), as compilers print positions.
-std::string position(mlir::Location loc) {
+std::string source_position(mlir::Location loc) {
   std::string text;
   loc->walk([&](mlir::Location inner) {
     if (auto file = mlir::dyn_cast<mlir::FileLineColLoc>(inner)) {
@@ -19,6 +16,12 @@ std::string position(mlir::Location loc) {
     }
     return mlir::WalkResult::advance();
   });
+  return text;
+}
+
+namespace {
+std::string position(mlir::Location loc) {
+  std::string text = source_position(loc);
   return text.empty() ? "<unknown location>" : text;
 }
 }  // namespace

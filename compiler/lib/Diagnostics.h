@@ -8,6 +8,11 @@
 
 namespace adjit::detail {
 
+/// "file:line:col" from the first file location inside `loc` (fused, named
+/// and call-site locations wrap them), as compilers print positions; empty
+/// when there is none.
+std::string source_position(mlir::Location loc);
+
 /// Collects MLIR diagnostics as text while alive, so that errors can be
 /// thrown after control is back outside MLIR (never across its callbacks).
 class DiagnosticCapture {

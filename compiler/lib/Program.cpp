@@ -1,6 +1,7 @@
 #include "adjit/compiler/Program.h"
 
 #include "Diagnostics.h"
+#include "MemoryPlanning.h"
 #include "ProgramImpl.h"
 #include "GpuBackend.h"
 #include "adjit/compiler/CompileCache.h"
@@ -331,6 +332,11 @@ std::string Program::ir(std::string_view stage) const {
     if (!is_cuda(options)) throw wrong_target();
     return detail::gpu_image(lowering.advance_to(Stage::nvvm), stage == "cubin");
   }
+  if (stage == "memory-plan") {
+    std::string report;
+    for (const Signature& signature : impl_->signatures) report += memory_plan(signature.name).to_string();
+    return report;
+  }
   if (stage == "gpu-program") {
     if (!is_cuda(options)) throw wrong_target();
     return gpu_program_of(lowering, *impl_, false).serialize();
@@ -338,7 +344,31 @@ std::string Program::ir(std::string_view stage) const {
   std::string known;
   for (const std::string& name : stage_names(options.target)) known += " " + name;
   if (is_cuda(options)) known += " cubin";
-  throw Error("unknown stage '" + std::string(stage) + "'; stages:" + known);
+  throw Error("unknown stage '" + std::string(stage) + "'; stages:" + known + " (and memory-plan)");
+}
+
+MemoryPlan Program::memory_plan(std::string_view entry) const {
+  const std::vector<Signature>& signatures = impl_->signatures;
+  std::string names;
+  for (const Signature& signature : signatures) names += " " + signature.name;
+  if (entry.empty()) {
+    if (signatures.size() != 1)
+      throw Error("memory_plan: name one of the public functions:" + names);
+    entry = signatures.front().name;
+  } else if (llvm::none_of(signatures, [&](const Signature& s) { return s.name == entry; })) {
+    throw Error("memory_plan: no public function '" + std::string(entry) + "'; there are:" + names);
+  }
+  // Temporaries are the host's: plan the cpu target's stages.
+  CompileOptions cpu = impl_->options;
+  cpu.target = Device::Kind::cpu;
+  Lowering lowering(*impl_, cpu);
+  MemoryPlan plan;
+  plan.function = std::string(entry);
+  llvm::StringRef name(entry.data(), entry.size());
+  plan.residuals = detail::residuals_of(lowering.advance_to(Stage::differentiated), name);
+  auto function = lowering.advance_to(Stage::bufferized).lookupSymbol<mlir::func::FuncOp>(name);
+  detail::describe_buffers(function, plan);
+  return plan;
 }
 
 namespace {

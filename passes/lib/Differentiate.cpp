@@ -251,6 +251,8 @@ FailureOr<func::FuncOp> Differentiator::reverse(func::FuncOp f, ArrayRef<bool> w
   if (!fn || !isNew)
     return fn ? FailureOr<func::FuncOp>(fn) : FailureOr<func::FuncOp>(failure());
 
+  fn->setAttr(kCotangentsFromAttrName,
+              Builder(fn.getContext()).getI64IntegerAttr(type.getNumInputs()));
   Block &entry = fn.front();
   OpBuilder b = OpBuilder::atBlockEnd(&entry);
   SmallVector<Value> returned, cotangents;

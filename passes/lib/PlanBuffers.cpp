@@ -29,15 +29,17 @@ using namespace mlir::adjit;
 
 namespace {
 
-// The buffer's size in bytes, if its shape is static.
-std::optional<int64_t> sizeInBytes(MemRefType type) {
-  Type element = type.getElementType();
-  int64_t elementBytes = element.isIndex()        ? 8
-                         : element.isIntOrFloat() ? (element.getIntOrFloatBitWidth() + 7) / 8
-                                                  : 0;
-  if (!type.hasStaticShape() || elementBytes == 0)
-    return std::nullopt;
-  return type.getNumElements() * elementBytes;
+// The first user of `buffer` in program order among `users`, views aside,
+// looking in `scope`.
+Operation *firstUser(Operation *scope, const llvm::SmallPtrSetImpl<Operation *> &users) {
+  Operation *first = nullptr;
+  scope->walk<WalkOrder::PreOrder>([&](Operation *op) {
+    if (!users.contains(op) || isa<ViewLikeOpInterface>(op))
+      return WalkResult::advance();
+    first = op;
+    return WalkResult::interrupt();
+  });
+  return first;
 }
 
 // First and last top-level use, the maker and the one deallocation of a
@@ -74,17 +76,21 @@ LogicalResult findLifetime(PlannedBuffer &buffer, Block &body,
     buffer.reason = "nothing uses it";
     return failure();
   }
-  // The maker: the first user in program order that is not a view.
-  topLevel[buffer.firstUse]->walk<WalkOrder::PreOrder>([&](Operation *op) {
-    if (!users.contains(op) || isa<ViewLikeOpInterface>(op))
-      return WalkResult::advance();
-    buffer.maker = op;
-    return WalkResult::interrupt();
-  });
+  buffer.maker = firstUser(topLevel[buffer.firstUse], users);
   return success();
 }
 
 } // namespace
+
+std::optional<int64_t> mlir::adjit::sizeInBytes(ShapedType type) {
+  Type element = type.getElementType();
+  int64_t elementBytes = element.isIndex()        ? 8
+                         : element.isIntOrFloat() ? (element.getIntOrFloatBitWidth() + 7) / 8
+                                                  : 0;
+  if (!type.hasStaticShape() || elementBytes == 0)
+    return std::nullopt;
+  return type.getNumElements() * elementBytes;
+}
 
 BufferPlan mlir::adjit::planBuffers(func::FuncOp function) {
   BufferPlan plan;
@@ -108,9 +114,14 @@ BufferPlan mlir::adjit::planBuffers(func::FuncOp function) {
     if (!singleBlock)
       buffer.reason = "the function has several blocks";
     else if (alloc->getBlock() != &body)
-      buffer.reason = "it belongs to a loop or parallel chunk (allocated for each)";
+      buffer.reason = "a loop's or parallel chunk's own, allocated for each run";
     else
       (void)findLifetime(buffer, body, position, topLevel);
+    if (!buffer.maker) {
+      llvm::SmallPtrSet<Operation *, 8> users;
+      forEachBufferUser(alloc.getResult(), [&](Operation *user) { users.insert(user); });
+      buffer.maker = firstUser(alloc->getParentOp(), users);
+    }
     plan.buffers.push_back(std::move(buffer));
   });
 

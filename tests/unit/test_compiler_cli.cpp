@@ -325,6 +325,17 @@ TEST_CASE("cli: an unknown stage for --emit lists the stages", "[cli]") {
   CHECK_THAT(spaced.output, Contains("unknown stage 'LLVM'"));
 }
 
+TEST_CASE("cli: --emit=memory-plan prints each function's temporaries and peak", "[cli]") {
+  CliResult r = run_cli({"compile", kMlp, "--emit=memory-plan"});
+  INFO(r.output);
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.output, Contains("memory plan of @mlp:"));
+  CHECK_THAT(r.output, Contains("temporaries, peak"));
+  CHECK_THAT(r.output, Contains("linalg."));  // the op that makes each buffer
+  // The error for an unknown stage names it among the stages.
+  CHECK_THAT(run_cli({"compile", kMlp, "--emit=bogus"}).output, Contains("memory-plan"));
+}
+
 TEST_CASE("cli: unknown options, commands and missing values show the usage", "[cli]") {
   for (const char* command : {"run", "compile"}) {
     CliResult r = run_cli({command, kMlp, "--frobnicate"});

@@ -31,6 +31,8 @@ constexpr const char* kUsage = R"(usage:
 
 compile  prints one stage (default: llvm-ir, or ptx for --target=cuda) or
          writes it to -o FILE; --dump-dir writes every stage as numbered files.
+         --emit=memory-plan prints each function's temporaries (lifetimes,
+         sizes, peak) and a gradient's residuals instead.
          --target=cuda compiles kernels for an NVIDIA GPU of --gpu-arch.
 run      runs an entry (needed when the module has several public functions)
          on one --arg per input and prints the outputs; --out DIR also writes

@@ -59,6 +59,9 @@ class Lowered {
   std::string ir(std::string_view stage = "traced") const { return program_.ir(stage); }
   void save(const std::string& path) const;
   Executable compile() const { return program_.compile(); }
+  /// Its temporaries' lifetimes and peak, and for a gradient the residuals
+  /// of its reverse pass (see MemoryPlan).
+  MemoryPlan memory_plan() const { return program_.memory_plan(); }
   const Program& program() const { return program_; }
 
  private:

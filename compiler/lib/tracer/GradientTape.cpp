@@ -202,7 +202,7 @@ Tensor GradientTape::jacobian(const Tensor& target, const Tensor& source) {
     // d <e_k, target> / d source = row k of the Jacobian.
     Tensor weight = reshape(cast(equal(positions, static_cast<int>(k), s.loc), target.dtype(), s.loc),
                             target.shape(), s.loc);
-    Tensor picked = sum(target * weight, {}, false, s.loc);
+    Tensor picked = sum(Operand(target, s.loc) * Operand(weight, s.loc), {}, false, s.loc);
     rows.push_back(reshape(gradient(picked, std::vector<Tensor>{source})[0], {1, source.size()},
                            s.loc));
   }

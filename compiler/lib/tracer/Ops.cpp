@@ -239,6 +239,7 @@ Tensor relu(const Tensor& x, SourceLocation loc) {
 }
 Tensor gelu(const Tensor& x, bool tanh_approx, SourceLocation loc) {
   Recorder r("gelu", loc, {&x});
+  detail::AtUserLine at_user(loc);
   Tensor v = is_floating(x.dtype()) ? x : r.convert(x, DType::f32);
   if (tanh_approx) {
     // 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
@@ -329,6 +330,7 @@ Tensor min(const Tensor& x, Axes axes, bool keepdims, SourceLocation loc) {
 }
 Tensor mean(const Tensor& x, Axes axes, bool keepdims, SourceLocation loc) {
   Recorder r("mean", loc, {&x});
+  detail::AtUserLine at_user(loc);
   std::vector<int64_t> dims = reduction_axes(r, x, axes);
   int64_t count = 1;
   for (int64_t d : dims) count *= x.shape()[d];
@@ -345,6 +347,7 @@ Tensor argmax(const Tensor& x, int axis, SourceLocation loc) {
 }
 Tensor logsumexp(const Tensor& x, Axes axes, bool keepdims, SourceLocation loc) {
   Recorder r("logsumexp", loc, {&x});
+  detail::AtUserLine at_user(loc);
   std::vector<int64_t> dims = reduction_axes(r, x, axes);
   Tensor v = is_floating(x.dtype()) ? x : r.convert(x, DType::f32);
   // Shift by the max for stability; an infinite or NaN max shifts by 0 so
@@ -357,6 +360,7 @@ Tensor logsumexp(const Tensor& x, Axes axes, bool keepdims, SourceLocation loc) 
 }
 Tensor softmax(const Tensor& x, int axis, SourceLocation loc) {
   Recorder r("softmax", loc, {&x});
+  detail::AtUserLine at_user(loc);
   Axes a{r.axis(axis, x.rank())};
   Tensor v = is_floating(x.dtype()) ? x : r.convert(x, DType::f32);
   Tensor e = exp(v - stop_gradient(max(v, a, true, loc), loc), loc);
@@ -364,6 +368,7 @@ Tensor softmax(const Tensor& x, int axis, SourceLocation loc) {
 }
 Tensor log_softmax(const Tensor& x, int axis, SourceLocation loc) {
   Recorder r("log_softmax", loc, {&x});
+  detail::AtUserLine at_user(loc);
   Axes a{r.axis(axis, x.rank())};
   Tensor v = is_floating(x.dtype()) ? x : r.convert(x, DType::f32);
   Tensor shifted = v - stop_gradient(max(v, a, true, loc), loc);

@@ -33,10 +33,22 @@ TraceContext* trace_for(const char* op, SourceLocation where,
 }
 }  // namespace
 
+namespace {
+// The line of the composite op being recorded on this thread, if any.
+thread_local const SourceLocation* composite_line = nullptr;
+}  // namespace
+
+AtUserLine::AtUserLine(SourceLocation where) : where_(where), outermost_(!composite_line) {
+  if (outermost_) composite_line = &where_;
+}
+AtUserLine::~AtUserLine() {
+  if (outermost_) composite_line = nullptr;
+}
+
 Recorder::Recorder(const char* op, SourceLocation where,
                    std::initializer_list<const Tensor*> operands)
-    : op_(op), where_(where), trace_(trace_for(op, where, operands)),
-      location_(trace_->location(where)) {}
+    : op_(op), where_(composite_line ? *composite_line : where),
+      trace_(trace_for(op, where_, operands)), location_(trace_->location(where_)) {}
 
 void Recorder::fail(const std::string& message) const {
   throw TraceError(std::string("adjit::") + op_ + ": " + message + at(where_));

@@ -49,6 +49,22 @@ class Recorder {
   mlir::Location location_;
 };
 
+/// While alive, every op recorded on this thread is placed at `where`: the
+/// user's line of a composite op (gelu, softmax, ...) built from other ops
+/// and operators, which would otherwise record lines of adjit's own source.
+/// The outermost one wins. Never alive while user code runs.
+class AtUserLine {
+ public:
+  explicit AtUserLine(SourceLocation where);
+  ~AtUserLine();
+  AtUserLine(const AtUserLine&) = delete;
+  AtUserLine& operator=(const AtUserLine&) = delete;
+
+ private:
+  SourceLocation where_;
+  bool outermost_;
+};
+
 /// "f32[2,3]"
 std::string describe(const Tensor& t);
 

@@ -2,6 +2,7 @@
 #define ADJIT_COMPILER_PROGRAM_H
 
 #include "adjit/compiler/Executable.h"
+#include "adjit/compiler/MemoryPlan.h"
 
 #include <memory>
 #include <string>
@@ -75,6 +76,10 @@ class Program {
   std::string ir(std::string_view stage) const;
   /// The text (or, for "obj", bytes) of every stage, in order.
   std::vector<std::pair<std::string, std::string>> all_stages() const;
+  /// The temporaries of public function `entry` (empty: the only one) on
+  /// the cpu target, their lifetimes and peak, and for a gradient the
+  /// residuals of its reverse pass. Also ir("memory-plan") for every entry.
+  MemoryPlan memory_plan(std::string_view entry = "") const;
   /// Writes every stage to `dir` as numbered files (PREFIX01-traced.mlir, ...).
   void dump(const std::string& dir, const std::string& prefix = "") const;
   /// An object file for the host CPU.

@@ -17,6 +17,11 @@ inline constexpr llvm::StringLiteral kCustomVJPAttrName = "adjit.custom_vjp";
 /// ... and how many of the function's arguments are inputs (the rest are
 /// values the backward function captured).
 inline constexpr llvm::StringLiteral kCustomVJPInputsAttrName = "adjit.custom_vjp_inputs";
+/// On a function made by reverse mode (a VJP): the index of its first
+/// cotangent argument. What it computes from its other arguments alone is
+/// the forward pass; values of the forward pass that the rest reads are
+/// the residuals (Program::memory_plan reports them).
+inline constexpr llvm::StringLiteral kCotangentsFromAttrName = "adjit.cotangents_from";
 } // namespace mlir::adjit
 
 #endif

@@ -8,6 +8,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 
+#include <optional>
 #include <string>
 
 namespace mlir::adjit {
@@ -22,7 +23,8 @@ struct PlannedBuffer {
   /// 0: the first and the last (an op using it inside a loop or parallel
   /// chunk counts as the top-level op that contains it).
   int64_t firstUse = -1, lastUse = -1;
-  /// The first op that uses it: the one that writes it.
+  /// The first op in program order that uses it, views aside: the one
+  /// that writes it (null when nothing does).
   Operation *maker = nullptr;
   /// Why its lifetime is not planned (empty when it is): it is then live
   /// for as long as the op that allocates it runs (the whole function for
@@ -48,6 +50,9 @@ struct BufferPlan {
 };
 
 BufferPlan planBuffers(func::FuncOp function);
+
+/// The bytes of a tensor or memref of static shape and numeric elements.
+std::optional<int64_t> sizeInBytes(ShapedType type);
 
 } // namespace mlir::adjit
 

@@ -1,0 +1,173 @@
+// The memory plan of a compiled function: its temporaries' lifetimes (from
+// the bufferized stage, as adjit-plan-buffers sees them) and, for a
+// gradient, the residuals of its reverse pass (from the differentiated
+// stage).
+#include "MemoryPlanning.h"
+
+#include "Diagnostics.h"
+#include "ProgramImpl.h"
+
+#include "adjit/Dialect/AdjitDialect.h"
+#include "adjit/Passes/BufferPlan.h"
+#include "adjit/runtime/Shape.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/SymbolTable.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/SetVector.h"
+
+#include <cstdio>
+#include <sstream>
+
+namespace adjit {
+
+namespace {
+
+// "f32[256,1024]" ("f32[?,4]" for a size known at run time).
+std::string describe(mlir::ShapedType type) {
+  std::optional<DType> dtype = dtype_of(type.getElementType());
+  std::string dims;
+  for (auto [i, size] : llvm::enumerate(type.getShape()))
+    dims += (i ? "," : "") + (mlir::ShapedType::isDynamic(size) ? "?" : std::to_string(size));
+  std::string element;
+  llvm::raw_string_ostream os(element);
+  if (dtype) os << dtype_name(*dtype);
+  else os << type.getElementType();
+  return element + "[" + dims + "]";
+}
+
+std::string bytes_text(int64_t bytes) {
+  if (bytes < 0) return "run time";
+  char text[32];
+  if (bytes < 1024) std::snprintf(text, sizeof text, "%lld B", static_cast<long long>(bytes));
+  else if (bytes < (1 << 20)) std::snprintf(text, sizeof text, "%.1f KiB", bytes / 1024.0);
+  else std::snprintf(text, sizeof text, "%.1f MiB", bytes / 1048576.0);
+  return text;
+}
+
+std::string made_by_text(const std::string& op, const std::string& location) {
+  return location.empty() ? op : op + " at " + location;
+}
+
+// The functions `entry` calls, itself included, in the order first reached.
+llvm::SetVector<mlir::func::FuncOp> reachable_functions(mlir::ModuleOp module,
+                                                        mlir::func::FuncOp entry) {
+  llvm::SetVector<mlir::func::FuncOp> reached;
+  reached.insert(entry);
+  for (size_t next = 0; next < reached.size(); ++next) {
+    mlir::func::FuncOp function = reached[next];
+    function.walk([&](mlir::func::CallOp call) {
+      if (auto callee = module.lookupSymbol<mlir::func::FuncOp>(call.getCallee()))
+        reached.insert(callee);
+    });
+  }
+  return reached;
+}
+
+}  // namespace
+
+int64_t MemoryPlan::residual_bytes() const {
+  int64_t total = 0;
+  for (const Residual& residual : residuals) total += residual.bytes;
+  return total;
+}
+
+std::string MemoryPlan::to_string() const {
+  std::ostringstream os;
+  size_t planned = 0;
+  for (const TemporaryBuffer& buffer : buffers) planned += buffer.planned;
+  os << "memory plan of @" << function << ": " << buffers.size() << " temporaries, peak "
+     << bytes_text(peak_bytes) << " (" << bytes_text(peak_bytes_unplanned)
+     << " if each lived until the function returns)\n";
+  auto row = [&](const std::string& when, int64_t bytes, const std::string& type,
+                 const std::string& made_by) {
+    char text[64];
+    std::snprintf(text, sizeof text, "  %-12s %10s  %-16s ", when.c_str(), bytes_text(bytes).c_str(),
+                  type.c_str());
+    os << text << made_by << "\n";
+  };
+  if (planned) {
+    os << "  live in ops (of " << op_count << "), first..last:\n";
+    for (const TemporaryBuffer& buffer : buffers)
+      if (buffer.planned)
+        row(std::to_string(buffer.first_op) + ".." + std::to_string(buffer.last_op), buffer.bytes,
+            buffer.type, made_by_text(buffer.made_by, buffer.location));
+  }
+  if (planned < buffers.size()) {
+    os << "  live while the op that allocates them runs:\n";
+    for (const TemporaryBuffer& buffer : buffers)
+      if (!buffer.planned)
+        row("", buffer.bytes, buffer.type,
+            made_by_text(buffer.made_by, buffer.location) + " (" + buffer.note + ")");
+  }
+  if (!residuals.empty()) {
+    os << "residuals kept from the forward pass for the backward pass: " << residuals.size()
+       << " values, " << bytes_text(residual_bytes()) << "\n";
+    for (const Residual& residual : residuals)
+      row("", residual.bytes, residual.type, made_by_text(residual.made_by, residual.location));
+  }
+  return os.str();
+}
+
+namespace detail {
+
+std::vector<Residual> residuals_of(mlir::ModuleOp differentiated, llvm::StringRef entry) {
+  std::vector<Residual> residuals;
+  auto function = differentiated.lookupSymbol<mlir::func::FuncOp>(entry);
+  if (!function) return residuals;
+  for (mlir::func::FuncOp vjp : reachable_functions(differentiated, function)) {
+    auto from = vjp->getAttrOfType<mlir::IntegerAttr>(mlir::adjit::kCotangentsFromAttrName);
+    if (!from || vjp.isExternal()) continue;
+    // The backward pass: everything that depends on a cotangent. (Control
+    // flow ops take every value they use as an operand.)
+    llvm::DenseSet<mlir::Value> backward;
+    for (mlir::BlockArgument cotangent : vjp.getArguments().drop_front(from.getInt()))
+      backward.insert(cotangent);
+    llvm::SetVector<mlir::Value> kept;
+    for (mlir::Operation& op : vjp.getBody().front()) {
+      if (!llvm::any_of(op.getOperands(), [&](mlir::Value v) { return backward.contains(v); }))
+        continue;
+      for (mlir::Value result : op.getResults()) backward.insert(result);
+      if (op.hasTrait<mlir::OpTrait::IsTerminator>()) continue;
+      for (mlir::Value operand : op.getOperands()) {
+        mlir::Operation* producer = operand.getDefiningOp();
+        if (producer && !backward.contains(operand) && !mlir::matchPattern(operand, mlir::m_Constant()))
+          kept.insert(operand);
+      }
+    }
+    for (mlir::Value value : kept) {
+      auto type = mlir::dyn_cast<mlir::ShapedType>(value.getType());
+      if (!type) continue;
+      std::optional<int64_t> bytes = mlir::adjit::sizeInBytes(type);
+      residuals.push_back({bytes.value_or(-1), describe(type),
+                           value.getDefiningOp()->getName().getStringRef().str(),
+                           source_position(value.getLoc())});
+    }
+  }
+  return residuals;
+}
+
+void describe_buffers(mlir::func::FuncOp bufferized, MemoryPlan& plan) {
+  mlir::adjit::BufferPlan analysis = mlir::adjit::planBuffers(bufferized);
+  plan.peak_bytes = analysis.peakBytes;
+  plan.peak_bytes_unplanned = analysis.unplannedPeakBytes;
+  plan.op_count = static_cast<int>(analysis.opCount);
+  for (mlir::adjit::PlannedBuffer& buffer : analysis.buffers) {
+    TemporaryBuffer out;
+    out.bytes = buffer.sizeKnown ? buffer.bytes : -1;
+    out.type = describe(buffer.alloc.getType());
+    out.planned = buffer.planned();
+    out.note = buffer.reason;
+    out.first_op = static_cast<int>(buffer.firstUse);
+    out.last_op = static_cast<int>(buffer.lastUse);
+    mlir::Operation* maker = buffer.maker ? buffer.maker : buffer.alloc.getOperation();
+    out.made_by = maker->getName().getStringRef().str();
+    out.location = source_position(maker->getLoc());
+    plan.buffers.push_back(std::move(out));
+  }
+}
+
+}  // namespace detail
+}  // namespace adjit
