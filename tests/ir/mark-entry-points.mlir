@@ -1,0 +1,26 @@
+// adjit-mark-entry-points: public functions are what callers invoke with
+// their own buffers. Their arguments are not writable, they get C
+// interface wrappers, and a result that is an argument or repeats another
+// result is copied (each result has its own buffer). Private functions are
+// left alone.
+// RUN: adjit-opt %s --adjit-mark-entry-points | FileCheck %s
+
+// CHECK-LABEL: func.func @entry
+// CHECK-SAME:  %arg0: tensor<4xf32> {bufferization.writable = false}
+// CHECK-SAME:  %arg1: tensor<4xf32> {bufferization.writable = false}
+// CHECK-SAME:  attributes {llvm.emit_c_interface}
+// CHECK:       %[[SUM:.*]] = arith.addf %arg0, %arg1
+// CHECK-NEXT:  %[[ARG_COPY:.*]] = bufferization.alloc_tensor() copy(%arg0)
+// CHECK-NEXT:  %[[REPEAT_COPY:.*]] = bufferization.alloc_tensor() copy(%[[SUM]])
+// CHECK-NEXT:  return %[[ARG_COPY]], %[[SUM]], %[[REPEAT_COPY]]
+func.func @entry(%x: tensor<4xf32>, %y: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) {
+  %z = arith.addf %x, %y : tensor<4xf32>
+  return %x, %z, %z : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
+}
+
+// CHECK-LABEL: func.func private @helper
+// CHECK-SAME:  (%arg0: tensor<4xf32>) -> tensor<4xf32> {
+// CHECK-NEXT:  return %arg0
+func.func private @helper(%x: tensor<4xf32>) -> tensor<4xf32> {
+  return %x : tensor<4xf32>
+}
