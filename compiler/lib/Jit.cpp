@@ -108,6 +108,11 @@ JitCache::JitCache(JitOptions options)
   if (options_.threads < 0)
     throw Error("adjit::jit '" + options_.name + "': JitOptions::threads must be 0 (the default) "
                 "or a positive thread count, got " + std::to_string(options_.threads));
+  if (!options_.donate.empty())
+    throw Error("adjit::jit '" + options_.name + "': JitOptions::donate (argument " +
+                std::to_string(options_.donate.front()) +
+                ") is not supported yet: outputs are always written to new buffers; "
+                "remove it (see docs/guide/memory.md)");
 }
 
 JitCache::~JitCache() = default;

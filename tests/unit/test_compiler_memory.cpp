@@ -273,3 +273,9 @@ TEST_CASE("planned temporary lifetimes give identical results on random programs
       CHECK(std::memcmp(planned[i].raw_data(), unplanned[i].raw_data(), planned[i].nbytes()) == 0);
   }
 }
+
+TEST_CASE("JitOptions::donate is refused until donation is built", "[compiler][memory]") {
+  auto make = [] { return jit([](Tensor x) { return x * 2.0; }, JitOptions{.name = "scale", .donate = {0}}); };
+  CHECK_THROWS_WITH(make(), Catch::Matchers::Contains("'scale': JitOptions::donate (argument 0) is not supported yet"));
+  CHECK_NOTHROW(jit([](Tensor x) { return x * 2.0; }, JitOptions{.donate = {}}));
+}

@@ -42,6 +42,10 @@ struct JitOptions {
   /// Keep compiled machine code in this directory across processes (see
   /// adjit/compiler/CompileCache.h); empty: ADJIT_CACHE_DIR if set.
   std::string cache_dir;
+  /// Arguments whose buffers the call may reuse for its outputs (JAX's
+  /// donate_argnums). Not supported yet: a non-empty list is an Error when
+  /// the function is made, rather than a silent copy (docs/guide/memory.md).
+  std::vector<int> donate;
 };
 
 struct CacheInfo {
