@@ -200,6 +200,36 @@ def EraseOptimizationBarriers : Pass<"adjit-erase-optimization-barriers", "Modul
   }];
 }
 
+def SplitSharedFills : Pass<"adjit-split-shared-fills", "ModuleOp"> {
+  let summary = "Give each op that starts from a filled tensor a fill of its own";
+  let description = [{
+    CSE merges identical fills, so one zero tensor often starts several
+    reductions and contractions; bufferization then fills one buffer, keeps
+    it alive and copies it into each op's output. Run just before
+    bufferization (after the last CSE), this pass clones the fill (and its
+    `tensor.empty`) before every destination-style op that uses it as an
+    init, so that each output is filled in place and the shared buffer,
+    its copies and its memory go. Other uses keep the original fill, which
+    goes when there are none.
+
+    ```mlir
+    %z = linalg.fill ins(%zero : f32) outs(%e : tensor<256x1024xf32>) -> tensor<256x1024xf32>
+    %a = linalg.generic ... outs(%z : tensor<256x1024xf32>) ...
+    %b = linalg.generic ... outs(%z : tensor<256x1024xf32>) ...
+    ```
+    becomes
+    ```mlir
+    %e1 = tensor.empty() : tensor<256x1024xf32>
+    %z1 = linalg.fill ins(%zero : f32) outs(%e1 : tensor<256x1024xf32>) -> tensor<256x1024xf32>
+    %a = linalg.generic ... outs(%z1 : tensor<256x1024xf32>) ...
+    %e2 = tensor.empty() : tensor<256x1024xf32>
+    %z2 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<256x1024xf32>) -> tensor<256x1024xf32>
+    %b = linalg.generic ... outs(%z2 : tensor<256x1024xf32>) ...
+    ```
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect", "::mlir::tensor::TensorDialect"];
+}
+
 def FreeChunkTemporaries : Pass<"adjit-free-chunk-temporaries", "func::FuncOp"> {
   let summary = "Free the temporaries of each parallel chunk at its end";
   let description = [{
