@@ -20,7 +20,15 @@ if [[ "${1:-}" == --sanitize=* ]]; then
   export ASAN_OPTIONS="allocator_may_return_null=1:detect_leaks=1:abort_on_error=1"
   export LSAN_OPTIONS="suppressions=$supp/lsan.supp:print_suppressions=0"
   export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
-  export TSAN_OPTIONS="suppressions=$supp/tsan.supp:halt_on_error=1:second_deadlock_stack=1:report_signal_unsafe=0"
+  export TSAN_OPTIONS="suppressions=$supp/tsan.supp:halt_on_error=1:second_deadlock_stack=1:report_signal_unsafe=0:ignore_noninstrumented_modules=1:allocator_may_return_null=1"
+  # LLVM's OpenMP runtime is not built with TSan: its barriers are invisible,
+  # so a parallel region's workers reading the caller's stack look racy with
+  # the caller's next use of it. Archer (LLVM's OMPT tool, shipped beside
+  # libomp) tells TSan about those synchronizations.
+  archer="$(llvm-config-19 --libdir 2>/dev/null)/libarcher.so"
+  if [[ "$sanitize" == thread && -f "$archer" ]]; then
+    export OMP_TOOL_LIBRARIES="$archer"
+  fi
 fi
 source "$here/setup.sh"
 cmake --build "$ADJIT_BUILD"

@@ -29,8 +29,8 @@ using namespace mlir::adjit;
 
 namespace {
 
-// The first user of `buffer` in program order among `users`, views aside,
-// looking in `scope`.
+// The first op of `users` in program order within `scope` (itself
+// included), views aside.
 Operation *firstUser(Operation *scope, const llvm::SmallPtrSetImpl<Operation *> &users) {
   Operation *first = nullptr;
   scope->walk<WalkOrder::PreOrder>([&](Operation *op) {

@@ -7,10 +7,15 @@ function(run)
 endfunction()
 
 file(REMOVE_RECURSE ${WORK_DIR})
+# A sanitized adjit needs its C++ users sanitized too (sanitize.cmake).
+set(sanitize_options "")
+if(SANITIZE)
+  set(sanitize_options -DCMAKE_PROJECT_INCLUDE=${CMAKE_CURRENT_LIST_DIR}/sanitize.cmake
+                       "-DADJIT_CONSUMER_SANITIZE=${SANITIZE}")
+endif()
 run(${CMAKE_COMMAND} --install ${ADJIT_BUILD_DIR} --prefix ${WORK_DIR}/prefix)
-# A sanitized adjit needs sanitized C++ programs around it (C ones stay plain).
 run(${CMAKE_COMMAND} -G Ninja -S ${CONSUMER_SOURCE_DIR} -B ${WORK_DIR}/build
-    -DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix "-DCMAKE_CXX_FLAGS=${SANITIZE_FLAGS}")
+    -DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix ${sanitize_options})
 run(${CMAKE_COMMAND} --build ${WORK_DIR}/build)
 run(${WORK_DIR}/build/consumer ${EXAMPLE})
 message(STATUS "consumer output:\n${output}")
@@ -21,7 +26,7 @@ endif()
 # examples/aot on its own against the install tree: adjit_add_aot_library
 # runs the generator, and the C program's output equals the JIT's.
 run(${CMAKE_COMMAND} -G Ninja -S ${AOT_EXAMPLE_DIR} -B ${WORK_DIR}/aot
-    -DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix "-DCMAKE_CXX_FLAGS=${SANITIZE_FLAGS}")
+    -DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix ${sanitize_options})
 run(${CMAKE_COMMAND} --build ${WORK_DIR}/aot)
 run(${CMAKE_CTEST_COMMAND} --test-dir ${WORK_DIR}/aot --output-on-failure)
 message(STATUS "aot example from the install tree:\n${output}")
