@@ -156,7 +156,7 @@ void describe_buffers(mlir::func::FuncOp bufferized, MemoryPlan& plan) {
   plan.op_count = static_cast<int>(analysis.opCount);
   for (mlir::adjit::PlannedBuffer& buffer : analysis.buffers) {
     TemporaryBuffer out;
-    out.bytes = buffer.sizeKnown ? buffer.bytes : -1;
+    out.bytes = buffer.bytes.value_or(-1);
     out.type = describe(buffer.alloc.getType());
     out.planned = buffer.planned();
     out.note = buffer.reason;

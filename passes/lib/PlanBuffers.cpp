@@ -108,9 +108,7 @@ BufferPlan mlir::adjit::planBuffers(func::FuncOp function) {
   function.walk<WalkOrder::PreOrder>([&](memref::AllocOp alloc) {
     PlannedBuffer buffer;
     buffer.alloc = alloc;
-    std::optional<int64_t> bytes = sizeInBytes(alloc.getType());
-    buffer.bytes = bytes.value_or(0);
-    buffer.sizeKnown = bytes.has_value();
+    buffer.bytes = sizeInBytes(alloc.getType());
     if (!singleBlock)
       buffer.reason = "the function has several blocks";
     else if (alloc->getBlock() != &body)
@@ -129,15 +127,16 @@ BufferPlan mlir::adjit::planBuffers(func::FuncOp function) {
   // size over an interval (a difference array keeps this linear).
   SmallVector<int64_t> change(plan.opCount + 1, 0), changeUnplanned(plan.opCount + 1, 0);
   for (PlannedBuffer &buffer : plan.buffers) {
+    int64_t bytes = buffer.bytes.value_or(0);
     bool topLevel = buffer.alloc->getBlock() == &body;
     int64_t around = position.lookup(body.findAncestorOpInBlock(*buffer.alloc));
     int64_t from = topLevel ? 0 : around, to = topLevel ? plan.opCount - 1 : around;
-    changeUnplanned[from] += buffer.bytes;
-    changeUnplanned[to + 1] -= buffer.bytes;
+    changeUnplanned[from] += bytes;
+    changeUnplanned[to + 1] -= bytes;
     if (buffer.planned())
       from = buffer.firstUse, to = buffer.lastUse;
-    change[from] += buffer.bytes;
-    change[to + 1] -= buffer.bytes;
+    change[from] += bytes;
+    change[to + 1] -= bytes;
   }
   for (int64_t at = 0, live = 0, liveUnplanned = 0; at < plan.opCount; ++at) {
     live += change[at];
@@ -153,9 +152,9 @@ namespace {
 struct PlanBuffersPass : adjit::impl::PlanBuffersBase<PlanBuffersPass> {
   void runOnOperation() override {
     func::FuncOp function = getOperation();
-    BufferPlan plan = planBuffers(function);
     if (function.isExternal())
       return;
+    BufferPlan plan = planBuffers(function);
     Block &body = function.getBody().front();
     SmallVector<Operation *> topLevel;
     for (Operation &op : body)

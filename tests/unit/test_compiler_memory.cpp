@@ -93,6 +93,23 @@ Tensor mlp_loss(const std::vector<Tensor>& p, const Tensor& x, const Tensor& lab
   return -mean(sum(one_hot(labels, 10, logp.dtype()) * logp, {1}));
 }
 
+// One SGD step on mlp_loss, as a training loop jits it.
+std::tuple<Tensor, std::vector<Tensor>> sgd_step(const std::vector<Tensor>& p, const Tensor& x,
+                                                 const Tensor& labels) {
+  auto [loss, g] = value_and_grad(mlp_loss)(p, x, labels);
+  std::vector<Tensor> next;
+  for (size_t i = 0; i < p.size(); ++i) next.push_back(p[i] - 0.1 * g[i]);
+  return std::make_tuple(loss, next);
+}
+
+// The step's inputs: a 64-256-10 MLP's parameters, 512 rows, their labels.
+struct MlpBatch {
+  std::vector<Array> params = {Array::randn({64, 256}, 1), Array::zeros({256}),
+                               Array::randn({256, 10}, 2), Array::zeros({10})};
+  Array x = Array::randn({512, 64}, 3);
+  Array labels = Array::uniform({512}, 4, 0, 10, DType::i32);
+};
+
 }  // namespace
 
 // Fault injection: every host buffer allocation of a jitted training step
@@ -101,18 +118,8 @@ Tensor mlp_loss(const std::vector<Tensor>& p, const Tensor& x, const Tensor& lab
 // behind, and the next call gives the right results.
 TEST_CASE("every failed allocation of a training step is a clean RuntimeError",
           "[compiler][memory][fault-injection]") {
-  std::vector<Array> params = {Array::randn({64, 256}, 1), Array::zeros({256}),
-                               Array::randn({256, 10}, 2), Array::zeros({10})};
-  Array x = Array::randn({512, 64}, 3);
-  Array labels = Array::uniform({512}, 4, 0, 10, DType::i32);
-  auto make_step = [] {
-    return jit([](const std::vector<Tensor>& p, Tensor x, Tensor labels) {
-      auto [loss, g] = value_and_grad(mlp_loss)(p, x, labels);
-      std::vector<Tensor> next;
-      for (size_t i = 0; i < p.size(); ++i) next.push_back(p[i] - 0.1 * g[i]);
-      return std::make_tuple(loss, next);
-    });
-  };
+  auto [params, x, labels] = MlpBatch();
+  auto make_step = [] { return jit(sgd_step); };
   auto reference_step = make_step();
   auto [want_loss, want_params] = reference_step(params, x, labels);
 
@@ -163,10 +170,6 @@ TEST_CASE("every failed allocation of a training step is a clean RuntimeError",
 
 namespace {
 
-Tensor train_step_loss(const std::vector<Tensor>& p, const Tensor& x, const Tensor& labels) {
-  return mlp_loss(p, x, labels);
-}
-
 std::vector<Array> run_traced(const Lowered& lowered, bool plan_buffers,
                               const std::vector<Array>& inputs) {
   CompileOptions options;
@@ -179,18 +182,8 @@ std::vector<Array> run_traced(const Lowered& lowered, bool plan_buffers,
 
 TEST_CASE("the memory plan of a training step: lifetimes, peak and residuals",
           "[compiler][memory][memory-plan]") {
-  std::vector<Array> params = {Array::randn({64, 256}, 1), Array::zeros({256}),
-                               Array::randn({256, 10}, 2), Array::zeros({10})};
-  Array x = Array::randn({512, 64}, 3);
-  Array labels = Array::uniform({512}, 4, 0, 10, DType::i32);
-  auto step = jit(
-      [](const std::vector<Tensor>& p, Tensor x, Tensor labels) {
-        auto [loss, g] = value_and_grad(train_step_loss)(p, x, labels);
-        std::vector<Tensor> next;
-        for (size_t i = 0; i < p.size(); ++i) next.push_back(p[i] - 0.1 * g[i]);
-        return std::make_tuple(loss, next);
-      },
-      JitOptions{.name = "train_step"});
+  auto [params, x, labels] = MlpBatch();
+  auto step = jit(sgd_step, JitOptions{.name = "train_step"});
   MemoryPlan plan = step.lower(params, x, labels).memory_plan();
   INFO(plan.to_string());
   CHECK(plan.function == "train_step");
@@ -231,9 +224,7 @@ TEST_CASE("the memory plan of a training step: lifetimes, peak and residuals",
   CHECK(report.find("memory plan of @train_step") != std::string::npos);
   CHECK(report.find("residuals kept from the forward pass") != std::string::npos);
   // A function without a gradient has no residuals.
-  auto forward = jit([](const std::vector<Tensor>& p, Tensor x, Tensor labels) {
-    return train_step_loss(p, x, labels);
-  });
+  auto forward = jit(mlp_loss);
   CHECK(forward.lower(params, x, labels).memory_plan().residuals.empty());
 }
 

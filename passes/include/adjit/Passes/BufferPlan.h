@@ -16,9 +16,8 @@ namespace mlir::adjit {
 /// One temporary buffer (a memref.alloc) of a function.
 struct PlannedBuffer {
   memref::AllocOp alloc;
-  /// Its size in bytes, when its shape is static (sizeKnown); else 0.
-  int64_t bytes = 0;
-  bool sizeKnown = false;
+  /// Its size in bytes, when its shape is static.
+  std::optional<int64_t> bytes;
   /// The top-level ops of the function's body that use it, numbered from
   /// 0: the first and the last (an op using it inside a loop or parallel
   /// chunk counts as the top-level op that contains it).
