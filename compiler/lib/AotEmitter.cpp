@@ -4,7 +4,7 @@
 
 #include "adjit/Aot.h"
 
-#include "LLVMBackend.h"
+#include "CpuBackend.h"
 #include "ProgramImpl.h"
 
 #include "adjit/Passes/Passes.h"

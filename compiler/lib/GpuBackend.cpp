@@ -1,6 +1,7 @@
 #include "GpuBackend.h"
 
 #include "Diagnostics.h"
+#include "LoadedCode.h"
 #include "ProgramImpl.h"
 
 #include "adjit/Passes/ContractionKernels.h"
@@ -295,6 +296,33 @@ gpu::GpuProgram make_gpu_program(mlir::ModuleOp module, const std::vector<Signat
     program.entries.push_back(builder.build(fn, signature));
   }
   return program;
+}
+
+namespace {
+
+// A GPU program's kernels loaded through the CUDA driver.
+class DriverLoadedCode final : public LoadedCode {
+ public:
+  DriverLoadedCode(gpu::GpuProgram program, Device device)
+      : program_(std::make_shared<const gpu::GpuProgram>(std::move(program)), device) {}
+
+  void run(size_t entry, const std::vector<Array>& inputs,
+           const std::vector<Array>& outputs) const override {
+    program_.run(entry, inputs, outputs);
+  }
+
+ private:
+  gpu::LoadedGpuProgram program_;
+};
+
+}  // namespace
+
+Executable load_onto_gpu(gpu::GpuProgram program, Device device) {
+  std::vector<Signature> signatures;
+  signatures.reserve(program.entries.size());
+  for (const gpu::EntryPlan& plan : program.entries) signatures.push_back(plan.signature);
+  return Executable(std::move(signatures), device,
+                    std::make_unique<DriverLoadedCode>(std::move(program), device));
 }
 
 }  // namespace adjit::detail

@@ -1,6 +1,7 @@
 #ifndef ADJIT_COMPILER_GPUBACKEND_H
 #define ADJIT_COMPILER_GPUBACKEND_H
 
+#include "adjit/compiler/Executable.h"
 #include "adjit/runtime/GpuProgram.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -27,6 +28,10 @@ std::string gpu_image(mlir::ModuleOp nvvm_stage, bool cubin);
 /// plan cannot express.
 gpu::GpuProgram make_gpu_program(mlir::ModuleOp gpu_stage, const std::vector<Signature>& signatures,
                                  std::string image, const std::string& arch, bool cubin);
+
+/// Loads a GPU program's kernels on `device` (RuntimeError without a CUDA
+/// driver or device).
+Executable load_onto_gpu(gpu::GpuProgram program, Device device);
 
 }  // namespace adjit::detail
 

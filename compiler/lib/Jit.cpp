@@ -12,6 +12,7 @@
 #include <fstream>
 #include <iostream>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <sstream>
 
@@ -25,14 +26,12 @@ void Lowered::save(const std::string& path) const {
 
 namespace detail {
 
+// One signature's slot in a JitCache.
 struct CompiledEntry {
   std::vector<uint64_t> key;
   uint64_t hash = 0;
   std::vector<std::string> arguments;  // one description per argument
-  std::vector<size_t> layout;          // vector lengths of the result
-  std::unique_ptr<Executable> executable;
-  std::string entry_name;
-  int threads = 0;  // JitOptions::threads
+  std::optional<CompiledFunction> compiled;
   uint64_t last_used = 0;
   // Set once compilation ends; concurrent callers wait on it.
   bool ready = false;
@@ -84,7 +83,7 @@ std::string explain_retrace(const std::vector<std::shared_ptr<CompiledEntry>>& e
 
 }  // namespace
 
-Program trace_program(const std::string& name, TraceBody body, Device device) {
+TracedProgram trace_program(const std::string& name, TraceBody body, Device device) {
   TraceContext trace(name);
   std::vector<size_t> layout;
   auto add_parameter = [&](DType dtype, const Shape& shape) {
@@ -95,7 +94,41 @@ Program trace_program(const std::string& name, TraceBody body, Device device) {
   CompileOptions options = program.options();
   options.target = device.kind();
   program.set_options(options);
-  return program;
+  return {std::move(program), std::move(layout)};
+}
+
+CompiledFunction::CompiledFunction(Executable executable, std::string_view entry,
+                                   std::vector<size_t> result_layout, int threads)
+    : executable_(std::move(executable)),
+      entry_(executable_.entry_index(entry)),
+      result_layout_(std::move(result_layout)),
+      threads_(threads) {}
+
+void CompiledFunction::run(const std::vector<Array>& inputs, std::vector<Array>& outputs) const {
+  outputs.clear();
+  for (const TensorType& type : executable_.entries()[entry_].outputs)
+    outputs.push_back(Array::empty(type.shape, type.dtype, executable_.device()));
+  threads::CallThreads scope(threads_);
+  executable_.run_into(entry_, inputs, outputs);
+}
+
+void CompiledFunction::run_into(const std::vector<Array>& inputs,
+                                const std::vector<Array>& outputs) const {
+  for (size_t o = 0; o < outputs.size(); ++o)
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      auto* out = static_cast<const char*>(outputs[o].raw_data());
+      auto* in = static_cast<const char*>(inputs[i].raw_data());
+      bool overlap = outputs[o].device() == inputs[i].device() && outputs[o].nbytes() > 0 &&
+                     inputs[i].nbytes() > 0 &&
+                     out < in + inputs[i].nbytes() && in < out + outputs[o].nbytes();
+      if (overlap)
+        throw Error("adjit::jit '" + executable_.entries()[entry_].name + "': call_into output " +
+                    std::to_string(o) + " shares memory with input " + std::to_string(i) +
+                    "; compiled code may read an input after writing an output, so use "
+                    "separate buffers (e.g. alternate two sets)");
+    }
+  threads::CallThreads scope(threads_);
+  executable_.run_into(entry_, inputs, outputs);
 }
 
 JitCache::JitCache(JitOptions options)
@@ -142,7 +175,7 @@ Device JitCache::place(std::vector<Array>& inputs) const {
   return device;
 }
 
-std::shared_ptr<const CompiledEntry> JitCache::lookup(
+std::shared_ptr<const CompiledFunction> JitCache::lookup(
     const KeyWords& key, FunctionRef<std::vector<std::string>()> describe, TraceBody body,
     Device device) {
   uint64_t hash = key.hash();
@@ -163,7 +196,8 @@ std::shared_ptr<const CompiledEntry> JitCache::lookup(
       if (entry->error) std::rethrow_exception(entry->error);
       entry->last_used = ++state_->clock;
       ++state_->info.hits;
-      return entry;
+      // Shares the slot's ownership: an eviction leaves this call's code alive.
+      return std::shared_ptr<const CompiledFunction>(entry, &*entry->compiled);
     }
     // A miss: this caller traces and compiles; others with the same key wait.
     entry = std::make_shared<CompiledEntry>();
@@ -194,13 +228,7 @@ std::shared_ptr<const CompiledEntry> JitCache::lookup(
 
   auto start = std::chrono::steady_clock::now();
   try {
-    std::vector<size_t> layout;
-    auto recording = [&](ParameterFn parameter, std::vector<size_t>& l) {
-      std::vector<Tensor> flat = body(parameter, l);
-      layout = l;
-      return flat;
-    };
-    Program program = trace_program(options_.name, recording, device);
+    auto [program, result_layout] = trace_program(options_.name, body, device);
     if (!options_.cache_dir.empty()) {
       CompileOptions with_cache = program.options();
       with_cache.cache_dir = options_.cache_dir;
@@ -213,10 +241,8 @@ std::shared_ptr<const CompiledEntry> JitCache::lookup(
              << "-";
       program.dump(options_.dump_dir, prefix.str());
     }
-    entry->executable = std::make_unique<Executable>(program.compile(device));
-    entry->entry_name = options_.name;
-    entry->threads = options_.threads;
-    entry->layout = std::move(layout);
+    entry->compiled.emplace(program.compile(device), options_.name, std::move(result_layout),
+                            options_.threads);
   } catch (...) {
     entry->error = std::current_exception();
   }
@@ -239,40 +265,8 @@ std::shared_ptr<const CompiledEntry> JitCache::lookup(
   }
   state_->compiled.notify_all();
   if (entry->error) std::rethrow_exception(entry->error);
-  return entry;
+  return std::shared_ptr<const CompiledFunction>(entry, &*entry->compiled);
 }
-
-void run_entry(const CompiledEntry& entry, const std::vector<Array>& inputs,
-               std::vector<Array>& outputs) {
-  const Signature& signature = entry.executable->signature(entry.entry_name);
-  outputs.clear();
-  for (const TensorType& type : signature.outputs)
-    outputs.push_back(Array::empty(type.shape, type.dtype, entry.executable->device()));
-  threads::CallThreads scope(entry.threads);
-  entry.executable->run_into(entry.entry_name, inputs, outputs);
-}
-
-void run_entry_into(const CompiledEntry& entry, const std::vector<Array>& inputs,
-                    const std::vector<Array>& outputs) {
-  for (size_t o = 0; o < outputs.size(); ++o)
-    for (size_t i = 0; i < inputs.size(); ++i) {
-      auto* out = static_cast<const char*>(outputs[o].raw_data());
-      auto* in = static_cast<const char*>(inputs[i].raw_data());
-      bool overlap = outputs[o].device() == inputs[i].device() && outputs[o].nbytes() > 0 &&
-                     inputs[i].nbytes() > 0 &&
-                     out < in + inputs[i].nbytes() && in < out + outputs[o].nbytes();
-      if (overlap)
-        throw Error("adjit::jit '" + entry.entry_name + "': call_into output " +
-                    std::to_string(o) + " shares memory with input " + std::to_string(i) +
-                    "; compiled code may read an input after writing an output, so use "
-                    "separate buffers (e.g. alternate two sets)");
-    }
-  std::vector<Array> targets(outputs);
-  threads::CallThreads scope(entry.threads);
-  entry.executable->run_into(entry.entry_name, inputs, targets);
-}
-
-const std::vector<size_t>& result_layout(const CompiledEntry& entry) { return entry.layout; }
 
 }  // namespace detail
 }  // namespace adjit

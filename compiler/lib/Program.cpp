@@ -1,12 +1,12 @@
 #include "adjit/compiler/Program.h"
 
+#include "CpuBackend.h"
 #include "Diagnostics.h"
+#include "GpuBackend.h"
 #include "MemoryPlanning.h"
 #include "ProgramImpl.h"
-#include "GpuBackend.h"
+
 #include "adjit/compiler/CompileCache.h"
-#include "JitLoader.h"
-#include "LLVMBackend.h"
 
 #include "adjit/Passes/Pipelines.h"
 #include "adjit/runtime/Error.h"
@@ -31,18 +31,23 @@ using mlir::adjit::Stage;
 
 const std::vector<std::string>& stage_names() { return stage_names(Device::Kind::cpu); }
 
+namespace {
+
+mlir::adjit::Target pipeline_target(Device::Kind target) {
+  return target == Device::Kind::cuda ? mlir::adjit::Target::cuda : mlir::adjit::Target::cpu;
+}
+
+}  // namespace
+
 const std::vector<std::string>& stage_names(Device::Kind target) {
-  auto names_of = [](mlir::adjit::Target pipeline, std::initializer_list<const char*> emitted) {
-    std::vector<std::string> all;
+  auto names_of = [](mlir::adjit::Target pipeline) {
+    std::vector<std::string> names;
     for (Stage stage : mlir::adjit::stagesOf(pipeline))
-      all.push_back(mlir::adjit::stageName(stage).str());
-    all.insert(all.end(), emitted.begin(), emitted.end());
-    return all;
+      names.push_back(mlir::adjit::stageName(stage).str());
+    return names;
   };
-  static const std::vector<std::string> cpu =
-      names_of(mlir::adjit::Target::cpu, {"llvm-ir", "asm", "obj"});
-  static const std::vector<std::string> cuda =
-      names_of(mlir::adjit::Target::cuda, {"ptx", "gpu-program"});
+  static const std::vector<std::string> cpu = names_of(mlir::adjit::Target::cpu);
+  static const std::vector<std::string> cuda = names_of(mlir::adjit::Target::cuda);
   return target == Device::Kind::cuda ? cuda : cpu;
 }
 
@@ -121,8 +126,8 @@ mlir::adjit::PipelineOptions pipeline_options(const CompileOptions& options) {
   mlir::adjit::PipelineOptions pipeline;
   pipeline.threads = options.threads;
   pipeline.planBuffers = options.plan_buffers;
+  pipeline.target = pipeline_target(options.target);
   if (options.target == Device::Kind::cuda) {
-    pipeline.target = mlir::adjit::Target::cuda;
     pipeline.gpuChip = options.gpu_arch;
     pipeline.libdevice = detail::libdevice_path().value_or("");
     // ADJIT_GPU_GEMM=cublas|kernels overrides whether cuBLAS is found here
@@ -144,7 +149,7 @@ class Lowering {
 
   const std::string& gpu_arch() const { return options_.gpuChip; }
 
-  // The MLIR stages this target goes through, in order.
+  // The stages this target goes through, in order.
   llvm::ArrayRef<Stage> stages() const { return mlir::adjit::stagesOf(options_.target); }
 
   mlir::ModuleOp advance_to(Stage stage) {
@@ -173,7 +178,7 @@ class Lowering {
 
 bool is_cuda(const CompileOptions& options) { return options.target == Device::Kind::cuda; }
 
-std::string target_name(const CompileOptions& options) { return is_cuda(options) ? "cuda" : "cpu"; }
+const char* target_name(Device::Kind target) { return target == Device::Kind::cuda ? "cuda" : "cpu"; }
 
 gpu::GpuProgram gpu_program_of(Lowering& lowering, const Program::Impl& program, bool cubin) {
   mlir::ModuleOp nvvm = lowering.advance_to(Stage::nvvm);
@@ -221,16 +226,22 @@ struct NativeModule {
   }
 };
 
-std::string file_name_for(size_t index, const std::string& stage) {
-  std::string extension = stage == "llvm-ir"       ? ".ll"
-                          : stage == "asm"         ? ".s"
-                          : stage == "obj"         ? ".o"
-                          : stage == "ptx"         ? ".ptx"
-                          : stage == "gpu-program" ? ".gpu"
-                                                   : ".mlir";
+const char* file_extension(Stage stage) {
+  switch (stage) {
+    case Stage::llvmIR: return ".ll";
+    case Stage::assembly: return ".s";
+    case Stage::object: return ".o";
+    case Stage::ptx: return ".ptx";
+    case Stage::gpuProgram: return ".gpu";
+    case Stage::cubin: return ".cubin";
+    default: return ".mlir";
+  }
+}
+
+std::string file_name_for(size_t index, Stage stage) {
   std::string number = std::to_string(index + 1);
-  return std::string(2 - std::min<size_t>(2, number.size()), '0') + number + "-" + stage +
-         extension;
+  return std::string(2 - std::min<size_t>(2, number.size()), '0') + number + "-" +
+         mlir::adjit::stageName(stage).str() + file_extension(stage);
 }
 
 }  // namespace
@@ -310,41 +321,52 @@ const CompileOptions& Program::options() const { return impl_->options; }
 
 void Program::set_options(CompileOptions options) { impl_->options = std::move(options); }
 
-std::string Program::ir(std::string_view stage) const {
-  Lowering lowering(*impl_);
+std::string Program::ir(std::string_view stage_name) const {
   const CompileOptions& options = impl_->options;
-  auto wrong_target = [&] {
-    return Error("stage '" + std::string(stage) + "' is not one of the " + target_name(options) +
-                 " target's; " + (is_cuda(options) ? "cpu: llvm, llvm-ir, asm, obj"
-                                                   : "cuda: gpu, nvvm, ptx, cubin, gpu-program"));
-  };
-  if (auto mlir_stage = mlir::adjit::parseStage(llvm::StringRef(stage.data(), stage.size()))) {
-    if (!llvm::is_contained(lowering.stages(), *mlir_stage)) throw wrong_target();
-    return print(lowering.advance_to(*mlir_stage));
-  }
-  if (stage == "llvm-ir" || stage == "asm" || stage == "obj") {
-    if (is_cuda(options)) throw wrong_target();
-    if (stage == "obj") return object_code();
-    NativeModule native(lowering.advance_to(Stage::llvm), options);
-    return stage == "asm" ? native.machine_code(true) : print(*native.module);
-  }
-  if (stage == "ptx" || stage == "cubin") {
-    if (!is_cuda(options)) throw wrong_target();
-    return detail::gpu_image(lowering.advance_to(Stage::nvvm), stage == "cubin");
-  }
-  if (stage == "memory-plan") {
+  if (stage_name == "memory-plan") {
     std::string report;
     for (const Signature& signature : impl_->signatures) report += memory_plan(signature.name).to_string();
     return report;
   }
-  if (stage == "gpu-program") {
-    if (!is_cuda(options)) throw wrong_target();
-    return gpu_program_of(lowering, *impl_, false).serialize();
+  std::optional<Stage> stage =
+      mlir::adjit::parseStage(llvm::StringRef(stage_name.data(), stage_name.size()));
+  if (!stage) {
+    std::string known;
+    for (const std::string& name : stage_names(options.target)) known += " " + name;
+    if (is_cuda(options)) known += " cubin";
+    throw Error("unknown stage '" + std::string(stage_name) + "'; stages:" + known +
+                " (and memory-plan)");
   }
-  std::string known;
-  for (const std::string& name : stage_names(options.target)) known += " " + name;
-  if (is_cuda(options)) known += " cubin";
-  throw Error("unknown stage '" + std::string(stage) + "'; stages:" + known + " (and memory-plan)");
+  Lowering lowering(*impl_);
+  bool on_demand = *stage == Stage::cubin && is_cuda(options);
+  if (!on_demand && !llvm::is_contained(lowering.stages(), *stage)) {
+    auto other = is_cuda(options) ? Device::Kind::cpu : Device::Kind::cuda;
+    std::string theirs;
+    for (Stage s : mlir::adjit::stagesOf(pipeline_target(other)))
+      if (!llvm::is_contained(lowering.stages(), s))
+        theirs += (theirs.empty() ? "" : ", ") + mlir::adjit::stageName(s).str();
+    if (other == Device::Kind::cuda) theirs += ", cubin";
+    throw Error("stage '" + std::string(stage_name) + "' is not one of the " +
+                target_name(options.target) + " target's; " + target_name(other) + ": " +
+                theirs);
+  }
+  if (mlir::adjit::isMlirStage(*stage)) return print(lowering.advance_to(*stage));
+  switch (*stage) {
+    case Stage::llvmIR:
+    case Stage::assembly:
+    case Stage::object: {
+      NativeModule native(lowering.advance_to(Stage::llvm), options);
+      if (*stage == Stage::llvmIR) return print(*native.module);
+      return native.machine_code(*stage == Stage::assembly);
+    }
+    case Stage::ptx:
+    case Stage::cubin:
+      return detail::gpu_image(lowering.advance_to(Stage::nvvm), *stage == Stage::cubin);
+    case Stage::gpuProgram:
+      return gpu_program_of(lowering, *impl_, false).serialize();
+    default:
+      llvm_unreachable("every stage after llvm has an emitter above");
+  }
 }
 
 MemoryPlan Program::memory_plan(std::string_view entry) const {
@@ -373,22 +395,22 @@ MemoryPlan Program::memory_plan(std::string_view entry) const {
 
 namespace {
 
-std::vector<std::pair<std::string, std::string>> stages_with(Program::Impl& program,
-                                                             const CompileOptions& options) {
-  std::vector<std::pair<std::string, std::string>> stages;
+std::vector<std::pair<Stage, std::string>> stages_with(Program::Impl& program,
+                                                       const CompileOptions& options) {
+  std::vector<std::pair<Stage, std::string>> stages;
   Lowering lowering(program, options);
   for (Stage stage : lowering.stages())
-    stages.emplace_back(mlir::adjit::stageName(stage).str(), print(lowering.advance_to(stage)));
+    if (mlir::adjit::isMlirStage(stage)) stages.emplace_back(stage, print(lowering.advance_to(stage)));
   if (is_cuda(options)) {
     gpu::GpuProgram gpu_program = gpu_program_of(lowering, program, false);
-    stages.emplace_back("ptx", gpu_program.image);
-    stages.emplace_back("gpu-program", gpu_program.serialize());
+    stages.emplace_back(Stage::ptx, gpu_program.image);
+    stages.emplace_back(Stage::gpuProgram, gpu_program.serialize());
     return stages;
   }
   NativeModule native(lowering.advance_to(Stage::llvm), options);
-  stages.emplace_back("llvm-ir", print(*native.module));
-  stages.emplace_back("asm", native.machine_code(true));
-  stages.emplace_back("obj", native.machine_code(false));
+  stages.emplace_back(Stage::llvmIR, print(*native.module));
+  stages.emplace_back(Stage::assembly, native.machine_code(true));
+  stages.emplace_back(Stage::object, native.machine_code(false));
   return stages;
 }
 
@@ -409,7 +431,10 @@ void dump_with(Program::Impl& program, const CompileOptions& options, const std:
 }  // namespace
 
 std::vector<std::pair<std::string, std::string>> Program::all_stages() const {
-  return stages_with(*impl_, impl_->options);
+  std::vector<std::pair<std::string, std::string>> named;
+  for (auto& [stage, text] : stages_with(*impl_, impl_->options))
+    named.emplace_back(mlir::adjit::stageName(stage).str(), std::move(text));
+  return named;
 }
 
 void Program::dump(const std::string& dir, const std::string& prefix) const {
@@ -420,9 +445,7 @@ std::string Program::object_code() const {
   if (is_cuda(impl_->options))
     throw Error("an object file is for the cpu target; the cuda target emits ptx, cubin or "
                 "gpu-program");
-  Lowering lowering(*impl_);
-  NativeModule native(lowering.advance_to(Stage::llvm), impl_->options);
-  return native.machine_code(false);
+  return ir("obj");
 }
 
 Executable Program::compile() const {

@@ -72,6 +72,18 @@ StringRef stageName(Stage stage) {
     return "nvvm";
   case Stage::llvm:
     return "llvm";
+  case Stage::llvmIR:
+    return "llvm-ir";
+  case Stage::assembly:
+    return "asm";
+  case Stage::object:
+    return "obj";
+  case Stage::ptx:
+    return "ptx";
+  case Stage::gpuProgram:
+    return "gpu-program";
+  case Stage::cubin:
+    return "cubin";
   }
   llvm_unreachable("unknown stage");
 }
@@ -205,11 +217,13 @@ ArrayRef<Stage> stagesOf(Target target) {
   static constexpr Stage cpu[] = {Stage::traced, Stage::differentiated,
                                   Stage::optimized, Stage::linalg,
                                   Stage::fused, Stage::bufferized,
-                                  Stage::llvm};
+                                  Stage::llvm, Stage::llvmIR,
+                                  Stage::assembly, Stage::object};
   static constexpr Stage cuda[] = {Stage::traced, Stage::differentiated,
                                    Stage::optimized, Stage::linalg,
                                    Stage::fused, Stage::bufferized,
-                                   Stage::gpu, Stage::nvvm};
+                                   Stage::gpu, Stage::nvvm,
+                                   Stage::ptx, Stage::gpuProgram};
   return target == Target::cpu ? ArrayRef<Stage>(cpu) : ArrayRef<Stage>(cuda);
 }
 
@@ -267,13 +281,20 @@ void addStagePasses(OpPassManager &pm, Stage stage,
     return addLoweringToNVVM(pm, options);
   case Stage::llvm:
     return addLoweringToLLVM(pm, options);
+  case Stage::llvmIR:
+  case Stage::assembly:
+  case Stage::object:
+  case Stage::ptx:
+  case Stage::gpuProgram:
+  case Stage::cubin:
+    llvm_unreachable("a back end emits this stage; no passes make it");
   }
 }
 
 void addPipeline(OpPassManager &pm, Stage from, Stage to,
                  const PipelineOptions &options) {
   for (Stage stage : stagesOf(options.target))
-    if (stage > from && stage <= to)
+    if (isMlirStage(stage) && stage > from && stage <= to)
       addStagePasses(pm, stage, options);
 }
 
@@ -304,7 +325,7 @@ void registerPipelineDialects(DialectRegistry &registry) {
 void registerPipelines() {
   registerAdjitPasses();
   for (Stage stage : kAllStages) {
-    if (stage == Stage::traced)
+    if (stage == Stage::traced || !isMlirStage(stage))
       continue;
     std::string name = ("adjit-pipeline-" + stageName(stage)).str();
     std::string description =

@@ -111,16 +111,6 @@ class Reader {
 
 }  // namespace
 
-const EntryPlan& GpuProgram::entry(std::string_view name) const {
-  std::string known;
-  for (const EntryPlan& plan : entries) {
-    if (plan.signature.name == name) return plan;
-    known += (known.empty() ? "" : ", ") + plan.signature.name;
-  }
-  throw Error("unknown entry '" + std::string(name) + "'; the GPU program defines: " +
-              (known.empty() ? "(none)" : known));
-}
-
 std::string GpuProgram::serialize() const {
   std::ostringstream out;
   out << kMagic << ' ' << kVersion << "\narch " << arch << "\nformat " << format << "\n";

@@ -75,7 +75,6 @@ class Lowered {
 namespace detail {
 
 class JitCache;
-struct CompiledEntry;
 
 /// One compilation per device: the device is part of the cache key.
 inline void append_device_key(KeyWords& key, Device device) {
@@ -83,9 +82,37 @@ inline void append_device_key(KeyWords& key, Device device) {
 }
 
 
+/// A traced function: its Program, and how its flat results rebuild the
+/// structure it returned (StructureTraits::rebuild).
+struct TracedProgram {
+  Program program;
+  std::vector<size_t> result_layout;
+};
+
 /// Traces `body` into a Program named `name` (not cached) that targets
 /// `device`'s kind of processor.
-Program trace_program(const std::string& name, TraceBody body, Device device = Device::cpu());
+TracedProgram trace_program(const std::string& name, TraceBody body, Device device = Device::cpu());
+
+/// One signature of a jitted function, compiled: the executable, its entry
+/// (resolved once) and the layout of its results.
+class CompiledFunction {
+ public:
+  CompiledFunction(Executable executable, std::string_view entry, std::vector<size_t> result_layout,
+                   int threads);
+
+  /// Runs on flat inputs; `outputs` is refilled with fresh arrays.
+  void run(const std::vector<Array>& inputs, std::vector<Array>& outputs) const;
+  /// Runs writing into caller-provided outputs (checked against the
+  /// signature, and for sharing memory with an input).
+  void run_into(const std::vector<Array>& inputs, const std::vector<Array>& outputs) const;
+  const std::vector<size_t>& result_layout() const { return result_layout_; }
+
+ private:
+  Executable executable_;
+  size_t entry_;
+  std::vector<size_t> result_layout_;
+  int threads_;  // JitOptions::threads
+};
 
 /// The signature-keyed cache behind one jitted callable. Thread-safe: the
 /// first caller of a signature compiles it, concurrent ones wait for it.
@@ -94,9 +121,9 @@ class JitCache {
   explicit JitCache(JitOptions options);
   ~JitCache();
 
-  /// The compiled entry for `key`, tracing and compiling on a miss.
+  /// The compiled function for `key`, tracing and compiling on a miss.
   /// `describe` gives one text per argument (only called on a miss).
-  std::shared_ptr<const CompiledEntry> lookup(
+  std::shared_ptr<const CompiledFunction> lookup(
       const KeyWords& key, FunctionRef<std::vector<std::string>()> describe, TraceBody body,
       Device device);
 
@@ -114,15 +141,6 @@ class JitCache {
   uint64_t instance_;  // distinguishes dumps of functions with one name
   std::unique_ptr<State> state_;
 };
-
-/// Runs a compiled entry on flat inputs; `outputs` is refilled with fresh arrays.
-void run_entry(const CompiledEntry& entry, const std::vector<Array>& inputs,
-               std::vector<Array>& outputs);
-/// Runs a compiled entry writing into caller-provided outputs (checked
-/// against the signature, and for sharing memory with an input).
-void run_entry_into(const CompiledEntry& entry, const std::vector<Array>& inputs,
-                    const std::vector<Array>& outputs);
-const std::vector<size_t>& result_layout(const CompiledEntry& entry);
 
 /// Empties a reused per-thread argument list however the call ends, so that
 /// neither stale arrays nor their memory outlive it.
@@ -156,13 +174,13 @@ class Jitted {
       key.clear();
       (detail::StructureTraits<std::decay_t<Args>>::append_key(key, args), ...);
       detail::append_device_key(key, device);
-      auto entry = cache_->lookup(
+      auto compiled = cache_->lookup(
           key, [&] { return std::vector<std::string>{detail::describe_argument(args)...}; },
           trace_body<Result>(args...), device);
-      detail::run_entry(*entry, inputs, outputs);
+      compiled->run(inputs, outputs);
       size_t position = 0, vector_index = 0;
-      return detail::StructureTraits<Result>::rebuild(outputs, position,
-                                                      detail::result_layout(*entry), vector_index);
+      return detail::StructureTraits<Result>::rebuild(outputs, position, compiled->result_layout(),
+                                                      vector_index);
     }
   }
 
@@ -181,11 +199,11 @@ class Jitted {
     (detail::StructureTraits<Args>::append_key(key, args), ...);
     detail::append_device_key(key, device);
     using Result = decltype(f_(std::declval<detail::traced_t<Args>>()...));
-    auto entry = cache_->lookup(
+    auto compiled = cache_->lookup(
         key, [&] { return std::vector<std::string>{detail::describe_argument(args)...}; },
         trace_body<Result>(args...), device);
     detail::StructureTraits<Outputs>::collect_arrays(outputs, targets);
-    detail::run_entry_into(*entry, inputs, targets);
+    compiled->run_into(inputs, targets);
   }
 
   /// Traces for these arguments without compiling or caching.
@@ -193,7 +211,8 @@ class Jitted {
   Lowered lower(const Args&... args) const {
     using Result = decltype(f_(std::declval<detail::traced_t<Args>>()...));
     return Lowered(detail::trace_program(cache_->options().name, trace_body<Result>(args...),
-                                         cache_->options().device.value_or(Device::cpu())));
+                                         cache_->options().device.value_or(Device::cpu()))
+                       .program);
   }
 
   CacheInfo cache_info() const { return cache_->info(); }

@@ -80,9 +80,9 @@ LoadedGpuProgram::~LoadedGpuProgram() {
   }
 }
 
-void LoadedGpuProgram::run(std::string_view entry, const std::vector<Array>& inputs,
+void LoadedGpuProgram::run(size_t entry, const std::vector<Array>& inputs,
                            const std::vector<Array>& outputs) const {
-  const EntryPlan& plan = program_->entry(entry);
+  const EntryPlan& plan = program_->entries.at(entry);
   check_entry_arrays(plan.signature, inputs, plan.signature.inputs, "input", device_);
   check_entry_arrays(plan.signature, outputs, plan.signature.outputs, "output", device_);
   const cuda::Driver& driver = cuda::driver();

@@ -11,6 +11,10 @@
 
 namespace adjit {
 
+namespace detail {
+class LoadedCode;
+}
+
 /// Native code for every public function of a Program, loaded in this
 /// process. Thread-safe to call; keeps its code alive while it exists.
 class Executable {
@@ -19,24 +23,35 @@ class Executable {
   Executable& operator=(Executable&&) noexcept;
   ~Executable();
 
-  const std::vector<Signature>& entries() const;
+  const std::vector<Signature>& entries() const { return entries_; }
   /// Where the code runs; inputs and outputs must live there.
-  Device device() const;
-  /// Throws adjit::Error naming the known entries if `name` is not one.
-  const Signature& signature(std::string_view name) const;
+  Device device() const { return device_; }
+  /// The position of entry `name` in entries(), for calling it repeatedly
+  /// without looking it up; throws adjit::Error naming the known entries if
+  /// `name` is not one.
+  size_t entry_index(std::string_view name) const;
+  const Signature& signature(std::string_view name) const { return entries_[entry_index(name)]; }
 
   /// Checks the inputs against the signature, runs, and returns fresh outputs
   /// (on device()).
   std::vector<Array> run(std::string_view entry, const std::vector<Array>& inputs) const;
-  /// Runs into caller-provided outputs (checked against the signature).
+  /// Runs into caller-provided outputs (checked against the signature); the
+  /// Arrays are handles, so their storage is written through them.
   void run_into(std::string_view entry, const std::vector<Array>& inputs,
-                std::vector<Array>& outputs) const;
+                const std::vector<Array>& outputs) const {
+    run_into(entry_index(entry), inputs, outputs);
+  }
+  void run_into(size_t entry, const std::vector<Array>& inputs,
+                const std::vector<Array>& outputs) const;
 
-  struct Impl;
-  explicit Executable(std::unique_ptr<Impl> impl);
+  /// Made by the back ends: `code` runs `entries` on `device`.
+  Executable(std::vector<Signature> entries, Device device,
+             std::unique_ptr<detail::LoadedCode> code);
 
  private:
-  std::unique_ptr<Impl> impl_;
+  std::vector<Signature> entries_;
+  Device device_;
+  std::unique_ptr<detail::LoadedCode> code_;
 };
 
 }  // namespace adjit

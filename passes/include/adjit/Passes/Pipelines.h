@@ -9,9 +9,11 @@
 
 namespace mlir::adjit {
 
-/// The MLIR stages of the compilation pipeline (DESIGN.md §2). Each stage's
-/// IR is what the passes of all stages up to it produce; a target runs the
-/// stages that stagesOf() lists, in that order.
+/// The stages of the compilation pipeline (DESIGN.md §2), each one
+/// dumpable by name. Up to `llvm` they are MLIR, each what the passes of all
+/// stages up to it produce; the rest are what a back end emits from the last
+/// MLIR stage. A target goes through the stages that stagesOf() lists, in
+/// that order.
 enum class Stage {
   traced,
   differentiated,
@@ -21,8 +23,18 @@ enum class Stage {
   bufferized,
   gpu,  ///< cuda: kernels outlined into one gpu.module, launched by the host
   nvvm, ///< cuda: kernels in the LLVM and NVVM dialects, a target attached
-  llvm  ///< cpu: the whole program in the LLVM dialect
+  llvm, ///< cpu: the whole program in the LLVM dialect
+  llvmIR,     ///< cpu: optimized LLVM IR ("llvm-ir")
+  assembly,   ///< cpu: its assembly ("asm")
+  object,     ///< cpu: an object file ("obj", binary)
+  ptx,        ///< cuda: the kernels' PTX
+  gpuProgram, ///< cuda: launch plans and kernels ("gpu-program")
+  cubin, ///< cuda: the kernels assembled by the CUDA toolkit's ptxas; on
+         ///< request only (not in stagesOf), as it needs the toolkit
 };
+
+/// Whether passes produce `stage` (rather than a back end emitting it).
+constexpr bool isMlirStage(Stage stage) { return stage <= Stage::llvm; }
 
 /// What the pipeline compiles for.
 enum class Target { cpu, cuda };
@@ -47,22 +59,24 @@ struct PipelineOptions {
 };
 
 inline constexpr Stage kAllStages[] = {
-    Stage::traced, Stage::differentiated, Stage::optimized, Stage::linalg,
-    Stage::fused,  Stage::bufferized,     Stage::gpu,       Stage::nvvm,
-    Stage::llvm};
+    Stage::traced,     Stage::differentiated, Stage::optimized, Stage::linalg,
+    Stage::fused,      Stage::bufferized,     Stage::gpu,       Stage::nvvm,
+    Stage::llvm,       Stage::llvmIR,         Stage::assembly,  Stage::object,
+    Stage::ptx,        Stage::gpuProgram,     Stage::cubin};
 
-/// The stages a target runs, in order.
+/// The stages a target goes through, in order, MLIR ones first.
 ArrayRef<Stage> stagesOf(Target target);
 
 StringRef stageName(Stage stage);
 std::optional<Stage> parseStage(StringRef name);
 
-/// Appends the passes that take IR of the previous stage to `stage`.
+/// Appends the passes that take IR of the previous MLIR stage to `stage`
+/// (an MLIR stage).
 void addStagePasses(OpPassManager &pm, Stage stage,
                     const PipelineOptions &options = {});
 
-/// Appends the passes of every stage of the target after `from` up to and
-/// including `to`.
+/// Appends the passes of every MLIR stage of the target after `from` up to
+/// and including `to`.
 void addPipeline(OpPassManager &pm, Stage from, Stage to,
                  const PipelineOptions &options = {});
 

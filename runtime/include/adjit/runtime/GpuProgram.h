@@ -80,8 +80,6 @@ struct GpuProgram {
   std::vector<std::string> constants;  // bytes of each constant buffer
   std::vector<EntryPlan> entries;
 
-  // Throws adjit::Error naming the known entries if `name` is not one.
-  const EntryPlan& entry(std::string_view name) const;
   std::string serialize() const;
   // Throws adjit::Error naming what is malformed.
   static GpuProgram deserialize(std::string_view text);
@@ -104,8 +102,9 @@ class LoadedGpuProgram {
 
   const GpuProgram& program() const { return *program_; }
   Device device() const { return device_; }
-  // Inputs and outputs must have the entry's types and live on device().
-  void run(std::string_view entry, const std::vector<Array>& inputs,
+  // Runs entries[entry]; inputs and outputs must have its types and live on
+  // device().
+  void run(size_t entry, const std::vector<Array>& inputs,
            const std::vector<Array>& outputs) const;
 
  private:

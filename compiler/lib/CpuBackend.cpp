@@ -1,32 +1,47 @@
-#include "LLVMBackend.h"
+#include "CpuBackend.h"
 
+#include "LoadedCode.h"
+
+#include "adjit/Passes/Passes.h"
 #include "adjit/runtime/Error.h"
+#include "adjit/runtime/Gemm.h"
+#include "adjit/runtime/KernelAllocation.h"
+#include "adjit/runtime/MemRef.h"
 
 #include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/ExecutionEngine/Orc/LLJIT.h"
+#include "llvm/ExecutionEngine/Orc/Mangling.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/MC/MCSubtargetInfo.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/TargetParser/SubtargetFeature.h"
 
-#include <mutex>
-
 namespace adjit::detail {
 
 namespace {
-void initialize_native_target() {
-  static std::once_flag once;
-  std::call_once(once, [] {
+
+// The host's triple, CPU and features, detected once per process (LLVM
+// reads /proc/cpuinfo and CPUID each time it is asked).
+const llvm::orc::JITTargetMachineBuilder& host_machine_builder() {
+  static const llvm::orc::JITTargetMachineBuilder host = [] {
     llvm::InitializeNativeTarget();
     llvm::InitializeNativeTargetAsmPrinter();
     llvm::InitializeNativeTargetAsmParser();
-  });
+    auto builder = llvm::orc::JITTargetMachineBuilder::detectHost();
+    if (!builder)
+      throw CompileError("cannot describe the host CPU to LLVM: " +
+                         llvm::toString(builder.takeError()));
+    builder->setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
+    builder->setRelocationModel(llvm::Reloc::PIC_);
+    return std::move(*builder);
+  }();
+  return host;
 }
-}  // namespace
-
-namespace {
 
 // LLVM accepts unknown CPU and feature names with a warning on stderr and
 // then emits code for a generic CPU: ahead-of-time users get an error first.
@@ -58,23 +73,17 @@ void check_cpu_and_features(const llvm::Triple& target_triple, const std::string
 
 std::unique_ptr<llvm::TargetMachine> create_target_machine(const std::string& cpu,
                                                            const std::string& features) {
-  initialize_native_target();
-  auto builder = llvm::orc::JITTargetMachineBuilder::detectHost();
-  if (!builder)
-    throw CompileError("cannot describe the host CPU to LLVM: " +
-                       llvm::toString(builder.takeError()));
+  llvm::orc::JITTargetMachineBuilder builder = host_machine_builder();
   if (!cpu.empty() || !features.empty()) {
-    check_cpu_and_features(builder->getTargetTriple(), cpu, features);
+    check_cpu_and_features(builder.getTargetTriple(), cpu, features);
     if (!cpu.empty()) {
-      builder->setCPU(cpu);
-      builder->getFeatures() = llvm::SubtargetFeatures();  // the CPU's own
+      builder.setCPU(cpu);
+      builder.getFeatures() = llvm::SubtargetFeatures();  // the CPU's own
     }
-    if (!features.empty()) builder->getFeatures().addFeaturesVector(
+    if (!features.empty()) builder.getFeatures().addFeaturesVector(
         llvm::SubtargetFeatures(features).getFeatures());
   }
-  builder->setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
-  builder->setRelocationModel(llvm::Reloc::PIC_);
-  auto machine = builder->createTargetMachine();
+  auto machine = builder.createTargetMachine();
   if (!machine)
     throw CompileError("cannot create an LLVM target machine for " +
                        (cpu.empty() ? std::string("the host") : "CPU '" + cpu + "'") + ": " +
@@ -84,9 +93,9 @@ std::unique_ptr<llvm::TargetMachine> create_target_machine(const std::string& cp
 
 const std::string& host_target_description() {
   static const std::string description = [] {
-    std::unique_ptr<llvm::TargetMachine> host = create_target_machine();
-    return host->getTargetTriple().str() + " " + host->getTargetCPU().str() + " " +
-           host->getTargetFeatureString().str();
+    const llvm::orc::JITTargetMachineBuilder& host = host_machine_builder();
+    return host.getTargetTriple().str() + " " + host.getCPU() + " " +
+           host.getFeatures().getString();
   }();
   return description;
 }
@@ -149,6 +158,74 @@ std::string emit_machine_code(llvm::Module& module, llvm::TargetMachine& machine
     throw CompileError("the host target cannot emit this file type");
   passes.run(module);
   return std::string(buffer.begin(), buffer.end());
+}
+
+namespace {
+
+using EntryFunction = void (*)(void**);
+
+// An object file linked into this process by its own ORC JIT instance.
+class JitLinkedCode final : public LoadedCode {
+ public:
+  JitLinkedCode(std::unique_ptr<llvm::orc::LLJIT> jit, std::vector<EntryFunction> functions,
+                const std::vector<Signature>& signatures)
+      : jit_(std::move(jit)), functions_(std::move(functions)), signatures_(signatures) {}
+
+  void run(size_t entry, const std::vector<Array>& inputs,
+           const std::vector<Array>& outputs) const override {
+    const Signature& signature = signatures_[entry];
+    check_entry_arrays(signature, inputs, signature.inputs, "input", Device::cpu());
+    check_entry_arrays(signature, outputs, signature.outputs, "output", Device::cpu());
+    PackedArguments arguments(inputs, outputs);
+    run_compiled(functions_[entry], arguments.data());
+  }
+
+ private:
+  std::unique_ptr<llvm::orc::LLJIT> jit_;  // owns the code functions_ point into
+  std::vector<EntryFunction> functions_;   // one per signature
+  std::vector<Signature> signatures_;
+};
+
+}  // namespace
+
+Executable load_into_jit(const std::string& object, std::vector<Signature> signatures) {
+  auto fail = [](const std::string& what, llvm::Error error) -> CompileError {
+    return CompileError(what + ": " + llvm::toString(std::move(error)));
+  };
+  auto jit = llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(host_machine_builder()).create();
+  if (!jit) throw fail("cannot start LLVM's ORC JIT", jit.takeError());
+  // Generated code calls libm and malloc/free from this process.
+  auto process_symbols = llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(
+      (*jit)->getDataLayout().getGlobalPrefix());
+  if (!process_symbols) throw fail("cannot expose process symbols", process_symbols.takeError());
+  (*jit)->getMainJITDylib().addGenerator(std::move(*process_symbols));
+  // Temporary buffers of compiled code come from the runtime's allocator;
+  // contractions call the runtime's GEMM kernels.
+  llvm::orc::MangleAndInterner mangle((*jit)->getExecutionSession(), (*jit)->getDataLayout());
+  llvm::orc::SymbolMap runtime_functions;
+  auto define = [&](const char* name, auto* function) {
+    runtime_functions[mangle(name)] = {llvm::orc::ExecutorAddr::fromPtr(function),
+                                       llvm::JITSymbolFlags::Exported};
+  };
+  define("_mlir_memref_to_llvm_alloc", &_mlir_memref_to_llvm_alloc);
+  define("_mlir_memref_to_llvm_aligned_alloc", &_mlir_memref_to_llvm_aligned_alloc);
+  define("_mlir_memref_to_llvm_free", &_mlir_memref_to_llvm_free);
+  define("adjit_gemm_f32", &adjit_gemm_f32);
+  define("adjit_gemm_f64", &adjit_gemm_f64);
+  if (auto error = (*jit)->getMainJITDylib().define(
+          llvm::orc::absoluteSymbols(std::move(runtime_functions))))
+    throw fail("cannot define the runtime functions", std::move(error));
+  if (auto error = (*jit)->addObjectFile(llvm::MemoryBuffer::getMemBufferCopy(object, "adjit-program")))
+    throw fail("cannot add the compiled program to the JIT", std::move(error));
+
+  std::vector<EntryFunction> functions;
+  for (const Signature& signature : signatures) {
+    auto symbol = (*jit)->lookup(mlir::adjit::entryPointName(signature.name));
+    if (!symbol) throw fail("cannot link entry '" + signature.name + "'", symbol.takeError());
+    functions.push_back(symbol->toPtr<EntryFunction>());
+  }
+  auto code = std::make_unique<JitLinkedCode>(std::move(*jit), std::move(functions), signatures);
+  return Executable(std::move(signatures), Device::cpu(), std::move(code));
 }
 
 }  // namespace adjit::detail

@@ -1,5 +1,11 @@
-#ifndef ADJIT_COMPILER_LLVMBACKEND_H
-#define ADJIT_COMPILER_LLVMBACKEND_H
+#ifndef ADJIT_COMPILER_CPUBACKEND_H
+#define ADJIT_COMPILER_CPUBACKEND_H
+
+// The CPU back end: LLVM IR for the host (or another x86 CPU ahead of
+// time), optimized, emitted as machine code, and loaded into this process
+// through LLVM's ORC JIT.
+
+#include "adjit/compiler/Executable.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/IR/LLVMContext.h"
@@ -19,8 +25,7 @@ namespace adjit::detail {
 std::unique_ptr<llvm::TargetMachine> create_target_machine(const std::string& cpu = "",
                                                            const std::string& features = "");
 
-/// The host's triple, CPU and features (what its machine code depends on),
-/// read once per process.
+/// The host's triple, CPU and features (what its machine code depends on).
 const std::string& host_target_description();
 
 /// Translates a module in the LLVM dialect to LLVM IR for `machine`.
@@ -33,6 +38,10 @@ void optimize(llvm::Module& module, llvm::TargetMachine& machine);
 /// Assembly text or object-file bytes for an optimized module.
 std::string emit_machine_code(llvm::Module& module, llvm::TargetMachine& machine,
                               bool assembly);
+
+/// Loads an object file of the host with `adjit_entry_<name>` functions
+/// into a new ORC JIT instance and resolves one entry per signature.
+Executable load_into_jit(const std::string& object, std::vector<Signature> signatures);
 
 }  // namespace adjit::detail
 
