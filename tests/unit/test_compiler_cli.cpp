@@ -1,5 +1,6 @@
 // The `adjit` driver as a user runs it: every mistake on the command line or
-// in the input exits with status 1 and one clear message (never a crash), and
+// in the input exits with status 1 and one clear message (never a crash), the
+// command line is llvm::cl's (--help, --version, its option errors), and
 // `adjit run` computes what an independent double-precision implementation
 // computes.
 #include <sys/stat.h>
@@ -23,6 +24,7 @@
 #include "scratch_dir.h"
 
 using Catch::Contains;
+using Catch::Matches;
 using Catch::StartsWith;
 
 namespace {
@@ -73,13 +75,24 @@ std::vector<std::string> concat(std::vector<std::string> a, const std::vector<st
   return a;
 }
 
-// The common shape of every failure: status 1, no crash, "adjit: error:".
+// The common shape of every failure but a mistake in the options
+// (require_option_error): status 1, no crash, "adjit: error:".
 void require_clean_failure(const CliResult& r) {
   INFO(r.output);
   CHECK(r.signal == 0);
   REQUIRE(r.exit_code == 1);
   CHECK_THAT(r.output, Contains("adjit: error: "));
   // One message, not a stack dump.
+  CHECK_THAT(r.output, !Contains("Stack dump") && !Contains("PLEASE submit a bug report"));
+}
+
+// A mistake in the options, as llvm::cl reports it: status 1, no crash,
+// "adjit: " and llvm::cl's `message`.
+void require_option_error(const CliResult& r, const std::string& message) {
+  INFO(r.output);
+  CHECK(r.signal == 0);
+  REQUIRE(r.exit_code == 1);
+  CHECK_THAT(r.output, Contains("adjit: " + message));
   CHECK_THAT(r.output, !Contains("Stack dump") && !Contains("PLEASE submit a bug report"));
 }
 
@@ -300,8 +313,7 @@ TEST_CASE("cli: a malformed --arg spec is quoted and explained", "[cli]") {
   }
 
   CliResult missing_value = run_cli({"run", kMlp, "--arg"});
-  require_clean_failure(missing_value);
-  CHECK_THAT(missing_value.output, Contains("--arg needs a value"));
+  require_option_error(missing_value, "for the --arg option: requires a value!");
 
   CliResult missing_npy = run_cli({"run", kMlp, "--arg", "@/nonexistent/x.npy"});
   require_clean_failure(missing_npy);
@@ -336,37 +348,94 @@ TEST_CASE("cli: --emit=memory-plan prints each function's temporaries and peak",
   CHECK_THAT(run_cli({"compile", kMlp, "--emit=bogus"}).output, Contains("memory-plan"));
 }
 
-TEST_CASE("cli: unknown options, commands and missing values show the usage", "[cli]") {
+TEST_CASE("cli: unknown options and commands, missing values and files are reported", "[cli]") {
   for (const char* command : {"run", "compile"}) {
     CliResult r = run_cli({command, kMlp, "--frobnicate"});
-    require_clean_failure(r);
-    CHECK_THAT(r.output, Contains("unknown option '--frobnicate'"));
-    CHECK_THAT(r.output, Contains("usage:"));
+    require_option_error(r, "Unknown command line argument '--frobnicate'");
+    CHECK_THAT(r.output, Contains("--help"));
   }
-  CliResult command = run_cli({"frobnicate", kMlp});
-  require_clean_failure(command);
-  CHECK_THAT(command.output, Contains("unknown command 'frobnicate'"));
-  CHECK_THAT(command.output, Contains("usage:"));
+  require_option_error(run_cli({"frobnicate", kMlp}), "Unknown subcommand 'frobnicate'");
+  // Options belong to their command.
+  require_option_error(run_cli({"run", kMlp, "--emit=llvm"}),
+                       "Unknown command line argument '--emit=llvm'");
 
   CliResult no_file = run_cli({"compile"});
   require_clean_failure(no_file);
   CHECK_THAT(no_file.output, Contains("compile needs an input file"));
 
-  CliResult two_files = run_cli({"run", kMlp, kMlp});
-  require_clean_failure(two_files);
-  CHECK_THAT(two_files.output, Contains("one input file at a time"));
+  require_option_error(run_cli({"run", kMlp, kMlp}), "Too many positional arguments specified!");
+  require_option_error(run_cli({"compile", kMlp, "--emit"}),
+                       "for the --emit option: requires a value!");
+  require_option_error(run_cli({"compile", kMlp, "-o"}), "for the -o option: requires a value!");
+  require_option_error(run_cli({"compile", kMlp, "--target=tpu"}),
+                       "for the --target option: Cannot find option named 'tpu'!");
 
-  CliResult no_emit_value = run_cli({"compile", kMlp, "--emit"});
-  require_clean_failure(no_emit_value);
-  CHECK_THAT(no_emit_value.output, Contains("--emit needs a value"));
+  CliResult device = run_cli({"run", kMlp, "--device=tpu"});
+  require_clean_failure(device);
+  CHECK_THAT(device.output, Contains("unknown device 'tpu'; devices: cpu, cuda, cuda:N"));
 
+  // No command: the help, as a mistake.
   CliResult bare = run_cli({});
   CHECK(bare.exit_code == 1);
-  CHECK_THAT(bare.output, StartsWith("usage:"));
+  CHECK_THAT(bare.output, StartsWith("OVERVIEW:"));
+  CHECK_THAT(bare.output, Contains("SUBCOMMANDS:"));
+}
 
-  CliResult help = run_cli({"--help"});
-  CHECK(help.exit_code == 0);
-  CHECK_THAT(help.output, Contains("adjit run FILE.mlir"));
+TEST_CASE("cli: --help lists the commands, and each command's options", "[cli]") {
+  for (const char* flag : {"--help", "-h"}) {
+    CliResult help = run_cli({flag});
+    INFO(help.output);
+    CHECK(help.exit_code == 0);
+    CHECK_THAT(help.output, Contains("USAGE: adjit [subcommand] [options]"));
+    for (const char* command : {"compile", "run", "aot", "stages", "cache"})
+      CHECK_THAT(help.output, Contains("\n  " + std::string(command) + " "));
+    // LLVM's own options are hidden.
+    CHECK_THAT(help.output, !Contains("--x86-asm-syntax") && !Contains("--print-after-all"));
+  }
+
+  struct Command {
+    const char* name;
+    std::vector<std::string> options;
+  };
+  const std::vector<Command> commands = {
+      {"compile",
+       {"<FILE.mlir>", "--emit=<STAGE>", "-o <FILE>", "--dump-dir=<DIR>", "--target=<value>",
+        "=cuda", "--gpu-arch=<sm_NN>", "--print-ir-after-all", "--timing"}},
+      {"run", {"<FILE.mlir>", "--entry=<NAME>", "--arg=<SPEC>", "randn:7", "--out=<DIR>",
+               "--device=<cpu|cuda|cuda:N>"}},
+      {"aot",
+       {"<FILE.mlir>", "--entry=<NAME>", "-o <DIR>", "--name=<NAME>", "--target-cpu=<CPU>",
+        "--mattr=<FEATURES>", "--static-library", "--dump-dir=<DIR>", "--target=<value>"}},
+      {"stages", {"--target=<value>"}},
+      {"cache", {"<info|clear>", "--dir=<DIR>"}},
+  };
+  for (const Command& command : commands) {
+    CliResult help = run_cli({command.name, "--help"});
+    INFO(help.output);
+    CHECK(help.exit_code == 0);
+    CHECK_THAT(help.output, Contains("USAGE: adjit " + std::string(command.name) + " [options]"));
+    for (const std::string& option : command.options) CHECK_THAT(help.output, Contains(option));
+    CHECK_THAT(help.output, !Contains("--x86-asm-syntax") && !Contains("--print-after-all"));
+  }
+  // Only compile's.
+  CHECK_THAT(run_cli({"compile", "--help"}).output, !Contains("--arg=") && !Contains("--entry="));
+}
+
+TEST_CASE("cli: --version prints adjit's version", "[cli]") {
+  CliResult version = run_cli({"--version"});
+  CHECK(version.exit_code == 0);
+  CHECK_THAT(version.output, Matches("adjit \\d+\\.\\d+\\.\\d+\n"));
+}
+
+// llvm::cl reads the words of "@FILE", as LLVM's tools do; `--arg @x.npy` is
+// still an array spec (tested with `adjit run` below).
+TEST_CASE("cli: options can come from a response file", "[cli]") {
+  TempDirectory dir;
+  std::string options = dir.write("options.txt", "--emit=traced\n");
+  CliResult r = run_cli({"compile", kMlp, "@" + options});
+  INFO(r.output);
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.output, Contains("adjit.dot_general"));
 }
 
 TEST_CASE("cli: --emit=obj needs -o", "[cli]") {
@@ -448,7 +517,8 @@ TEST_CASE("cli: run prints the outputs and writes them as .npy", "[cli]") {
   REQUIRE(run_cli(concat(concat({"run", kMlp}, kMlpArgs), {"--out=" + again})).exit_code == 0);
   CHECK(read_file(again + "/out0.npy") == read_file(out_dir + "/out0.npy"));
 
-  // Inputs can come from .npy files too.
+  // Inputs can come from .npy files too; `--arg @x.npy` is a spec, not one of
+  // llvm::cl's response files.
   adjit::save_npy(adjit::parse_array_spec("f32[4,8]=randn:1"), dir.file("x.npy"));
   std::vector<std::string> from_npy = kMlpArgs;
   from_npy[1] = "@" + dir.file("x.npy");

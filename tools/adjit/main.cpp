@@ -1,5 +1,8 @@
 // The adjit driver: `adjit compile` prints or dumps pipeline stages, `adjit
-// run` executes an entry of a module on arrays given on the command line.
+// run` executes an entry of a module on arrays given on the command line,
+// `adjit aot` exports entries ahead of time, `adjit stages` and `adjit cache`
+// list the stages and manage the compile cache. The command line is
+// llvm::cl's, so --help, --version and option errors behave as in LLVM's tools.
 #include "adjit/Aot.h"
 #include "adjit/compiler/CompileCache.h"
 #include "adjit/compiler/Program.h"
@@ -7,79 +10,119 @@
 #include "adjit/runtime/Error.h"
 #include "adjit/runtime/Npy.h"
 
-#include <cstring>
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/raw_ostream.h"
+
 #include <filesystem>
 #include <fstream>
 #include <iostream>
-#include <optional>
 #include <string>
 #include <vector>
 
 namespace {
 
-constexpr const char* kUsage = R"(usage:
-  adjit compile FILE.mlir [--emit=STAGE] [-o FILE] [--dump-dir DIR]
-                          [--target=cpu|cuda] [--gpu-arch=sm_90]
-                          [--print-ir-after-all] [--timing]
-  adjit run FILE.mlir [--entry NAME] [--arg SPEC]... [--out DIR]
-                      [--device cpu|cuda|cuda:N]
-  adjit aot FILE.mlir [--entry NAME]... -o DIR [--name NAME]
-                      [--target-cpu=CPU] [--mattr=FEATURES] [--static-library]
-                      [--dump-dir DIR]
-  adjit stages [--target=cpu|cuda]
-  adjit cache info|clear [--dir DIR]
+namespace cl = llvm::cl;
 
-compile  prints one stage (default: llvm-ir, or ptx for --target=cuda) or
-         writes it to -o FILE; --dump-dir writes every stage as numbered files.
-         --emit=memory-plan prints each function's temporaries (lifetimes,
-         sizes, peak) and a gradient's residuals instead.
-         --target=cuda compiles kernels for an NVIDIA GPU of --gpu-arch.
-run      runs an entry (needed when the module has several public functions)
-         on one --arg per input and prints the outputs; --out DIR also writes
-         them as out0.npy, out1.npy, ...; --device runs it on a GPU.
-aot      compiles entries (default: every public function) ahead of time into
-         DIR/NAME.o (or libNAME.a) and the C header DIR/NAME.h; NAME defaults
-         to the entry's name, or the file's for several entries. The object
-         links with libadjit_aot_runtime.a and -lm, no LLVM (docs/guide/aot.md).
-         --target-cpu and --mattr take LLVM names (x86-64-v3, +avx2,+fma).
-cache    the on-disk compile cache (DIR, else $ADJIT_CACHE_DIR): its entries
-         and size, or delete them.
-SPEC     f32[2,2]=1,2,3,4   f32[1000]=randn:7   f32[8]=uniform:3   i32[]=3
-         f64[3,3]=zeros|ones   f32[4]=fill:2.5   i64[5]=iota   @x.npy | x.npy
-)";
+// --help lists this category (and --help, --version), not the hundreds of
+// options libLLVM and libMLIR register.
+cl::OptionCategory adjit_options("adjit options");
 
-struct UsageError : adjit::Error {
-  using adjit::Error::Error;
-};
+cl::SubCommand compile_command(
+    "compile", "print one pipeline stage of a module, write it to -o FILE, or dump every stage");
+cl::SubCommand run_command(
+    "run", "run an entry of a module on arrays given with --arg, print the outputs");
+cl::SubCommand aot_command(
+    "aot", "compile entries ahead of time into an object (or static library) and a C header");
+cl::SubCommand stages_command("stages", "list the pipeline's stages in order");
+cl::SubCommand cache_command(
+    "cache", "show (info) or delete (clear) the entries of the on-disk compile cache");
 
-// Command-line words after the subcommand, consumed left to right.
-class Arguments {
- public:
-  Arguments(int argc, char** argv, int first) : words_(argv + first, argv + argc) {}
+// Options of several commands.
+cl::opt<std::string> input_file(cl::Positional, cl::desc("<FILE.mlir>"), cl::sub(compile_command),
+                                cl::sub(run_command), cl::sub(aot_command), cl::cat(adjit_options));
+cl::opt<adjit::Device::Kind> target(
+    "target", cl::desc("what the module is compiled for"),
+    cl::values(clEnumValN(adjit::Device::Kind::cpu, "cpu", "this machine's CPU (default)"),
+               clEnumValN(adjit::Device::Kind::cuda, "cuda", "an NVIDIA GPU (not for aot)")),
+    cl::init(adjit::Device::Kind::cpu), cl::sub(compile_command), cl::sub(aot_command),
+    cl::sub(stages_command), cl::cat(adjit_options));
+cl::opt<std::string> dump_dir("dump-dir", cl::value_desc("DIR"),
+                              cl::desc("write every stage to DIR as numbered files"),
+                              cl::sub(compile_command), cl::sub(aot_command),
+                              cl::cat(adjit_options));
 
-  bool empty() const { return position_ >= words_.size(); }
-  std::string next() { return words_[position_++]; }
+// adjit compile
+cl::opt<std::string> emit(
+    "emit", cl::value_desc("STAGE"),
+    cl::desc("the stage to print (default: llvm-ir, or ptx for --target=cuda);\n"
+             "`adjit stages` lists them; obj and cubin need -o FILE;\n"
+             "memory-plan prints each function's temporaries (lifetimes,\n"
+             "sizes, peak) and a gradient's residuals"),
+    cl::sub(compile_command), cl::cat(adjit_options));
+cl::opt<std::string> compile_output("o", cl::value_desc("FILE"),
+                                    cl::desc("write the stage to FILE instead of printing it"),
+                                    cl::sub(compile_command), cl::cat(adjit_options));
+cl::opt<std::string> gpu_arch("gpu-arch", cl::value_desc("sm_NN"),
+                              cl::desc("the GPU architecture of --target=cuda kernels"),
+                              cl::init(adjit::CompileOptions{}.gpu_arch), cl::sub(compile_command),
+                              cl::cat(adjit_options));
+cl::opt<bool> print_ir_after_all("print-ir-after-all",
+                                 cl::desc("print the IR after every pass, to stderr"),
+                                 cl::sub(compile_command), cl::cat(adjit_options));
+cl::opt<bool> timing("timing", cl::desc("report the passes' times, then LLVM's share, to stderr"),
+                     cl::sub(compile_command), cl::cat(adjit_options));
 
-  // Accepts "--name value" and "--name=value".
-  std::optional<std::string> option_value(const std::string& word, const std::string& name) {
-    if (word == name) {
-      if (empty()) throw UsageError(name + " needs a value");
-      return next();
-    }
-    if (word.rfind(name + "=", 0) == 0) return word.substr(name.size() + 1);
-    return std::nullopt;
-  }
+// adjit run
+cl::opt<std::string> run_entry(
+    "entry", cl::value_desc("NAME"),
+    cl::desc("the public function to run (needed when the module has several)"),
+    cl::sub(run_command), cl::cat(adjit_options));
+cl::list<std::string> array_specs(
+    "arg", cl::value_desc("SPEC"),
+    cl::desc("an input, one per argument of the entry, in order:\n"
+             "f32[2,2]=1,2,3,4   f32[1000]=randn:7   f32[8]=uniform:3   i32[]=3\n"
+             "f64[3,3]=zeros|ones   f32[4]=fill:2.5   i64[5]=iota   @x.npy | x.npy"),
+    cl::sub(run_command), cl::cat(adjit_options));
+cl::opt<std::string> out_dir("out", cl::value_desc("DIR"),
+                             cl::desc("also write the outputs as DIR/out0.npy, out1.npy, ..."),
+                             cl::sub(run_command), cl::cat(adjit_options));
+cl::opt<std::string> device_name("device", cl::value_desc("cpu|cuda|cuda:N"),
+                                 cl::desc("where the entry runs (default: cpu)"), cl::init("cpu"),
+                                 cl::sub(run_command), cl::cat(adjit_options));
 
- private:
-  std::vector<std::string> words_;
-  size_t position_ = 0;
-};
+// adjit aot
+cl::list<std::string> aot_entries(
+    "entry", cl::value_desc("NAME"),
+    cl::desc("a public function to export (repeatable; default: all of them)"),
+    cl::sub(aot_command), cl::cat(adjit_options));
+cl::opt<std::string> aot_output(
+    "o", cl::value_desc("DIR"),
+    cl::desc("the directory of NAME.o (or libNAME.a) and NAME.h; the object\n"
+             "links with libadjit_aot_runtime.a and -lm, no LLVM\n"
+             "(docs/guide/aot.md)"),
+    cl::sub(aot_command), cl::cat(adjit_options));
+cl::opt<std::string> library_name(
+    "name", cl::value_desc("NAME"),
+    cl::desc("the files' stem (default: the entry's name, or the file's for several entries)"),
+    cl::sub(aot_command), cl::cat(adjit_options));
+cl::opt<std::string> target_cpu("target-cpu", cl::value_desc("CPU"),
+                                cl::desc("the LLVM CPU to compile for, such as x86-64-v3 "
+                                         "(default: this machine's)"),
+                                cl::sub(aot_command), cl::cat(adjit_options));
+cl::opt<std::string> target_features("mattr", cl::value_desc("FEATURES"),
+                                     cl::desc("LLVM target features, such as +avx2,+fma"),
+                                     cl::sub(aot_command), cl::cat(adjit_options));
+cl::opt<bool> static_library("static-library", cl::desc("write libNAME.a instead of NAME.o"),
+                             cl::sub(aot_command), cl::cat(adjit_options));
 
-adjit::Device::Kind parse_target(const std::string& name) {
-  if (name == "cpu") return adjit::Device::Kind::cpu;
-  if (name == "cuda") return adjit::Device::Kind::cuda;
-  throw UsageError("unknown target '" + name + "'; targets: cpu, cuda");
-}
+// adjit cache
+cl::opt<std::string> cache_action(cl::Positional, cl::desc("<info|clear>"), cl::sub(cache_command),
+                                  cl::cat(adjit_options));
+cl::opt<std::string> cache_dir("dir", cl::value_desc("DIR"),
+                               cl::desc("the cache's directory (default: $ADJIT_CACHE_DIR)"),
+                               cl::sub(cache_command), cl::cat(adjit_options));
+
+bool given(const cl::Option& option) { return option.getNumOccurrences() > 0; }
 
 // "cpu", "cuda" (GPU 0) or "cuda:N".
 adjit::Device parse_device(const std::string& name) {
@@ -91,7 +134,7 @@ adjit::Device parse_device(const std::string& name) {
         index.find_first_not_of("0123456789") == std::string::npos)
       return adjit::Device::cuda(std::stoi(index));
   }
-  throw UsageError("unknown device '" + name + "'; devices: cpu, cuda, cuda:N");
+  throw adjit::Error("unknown device '" + name + "'; devices: cpu, cuda, cuda:N");
 }
 
 void write_file(const std::string& path, const std::string& bytes) {
@@ -100,88 +143,103 @@ void write_file(const std::string& path, const std::string& bytes) {
   if (!out) throw adjit::Error("cannot write '" + path + "'");
 }
 
-int compile_command(Arguments args) {
-  std::optional<std::string> file, emit, output, dump_dir;
+void require_input_file(const cl::SubCommand& command) {
+  if (input_file.empty()) throw adjit::Error(command.getName().str() + " needs an input file");
+}
+
+int compile() {
+  require_input_file(compile_command);
   adjit::CompileOptions options;
-  while (!args.empty()) {
-    std::string word = args.next();
-    if (auto v = args.option_value(word, "--emit")) emit = v;
-    else if (auto v = args.option_value(word, "-o")) output = v;
-    else if (auto v = args.option_value(word, "--dump-dir")) dump_dir = v;
-    else if (auto v = args.option_value(word, "--target")) options.target = parse_target(*v);
-    else if (auto v = args.option_value(word, "--gpu-arch")) options.gpu_arch = *v;
-    else if (word == "--print-ir-after-all") options.print_ir_after_all = true;
-    else if (word == "--timing") options.timing = true;
-    else if (word.rfind("-", 0) == 0) throw UsageError("unknown option '" + word + "'");
-    else if (file) throw UsageError("one input file at a time, got '" + *file + "' and '" + word + "'");
-    else file = word;
+  options.target = target;
+  options.gpu_arch = gpu_arch;
+  options.print_ir_after_all = print_ir_after_all;
+  options.timing = timing;
+  adjit::Program program = adjit::Program::parse_file(input_file, options);
+  if (given(dump_dir)) {
+    program.dump(dump_dir);
+    if (!given(emit)) return 0;
   }
-  if (!file) throw UsageError("compile needs an input file");
-  adjit::Program program = adjit::Program::parse_file(*file, options);
-  if (dump_dir) {
-    program.dump(*dump_dir);
-    if (!emit) return 0;
-  }
-  bool cuda = options.target == adjit::Device::Kind::cuda;
-  std::string stage = emit.value_or(cuda ? "ptx" : "llvm-ir");
-  if ((stage == "obj" || stage == "cubin") && !output)
-    throw UsageError("--emit=" + stage + " writes binary: give -o FILE");
+  bool cuda = target == adjit::Device::Kind::cuda;
+  std::string stage = given(emit) ? emit.getValue() : cuda ? "ptx" : "llvm-ir";
+  if ((stage == "obj" || stage == "cubin") && !given(compile_output))
+    throw adjit::Error("--emit=" + stage + " writes binary: give -o FILE");
   std::string text = program.ir(stage);
-  if (output) write_file(*output, text);
+  if (given(compile_output)) write_file(compile_output, text);
   else std::cout << text;
   return 0;
 }
 
-int aot_command(Arguments args) {
-  std::optional<std::string> file, output, name;
-  std::vector<std::string> entries;
-  adjit::aot::AotOptions options;
-  while (!args.empty()) {
-    std::string word = args.next();
-    if (auto v = args.option_value(word, "--entry")) entries.push_back(*v);
-    else if (auto v = args.option_value(word, "-o")) output = v;
-    else if (auto v = args.option_value(word, "--name")) name = v;
-    else if (auto v = args.option_value(word, "--target-cpu")) options.target_cpu = *v;
-    else if (auto v = args.option_value(word, "--mattr")) options.target_features = *v;
-    else if (auto v = args.option_value(word, "--dump-dir")) options.dump_dir = *v;
-    else if (auto v = args.option_value(word, "--target")) {
-      if (parse_target(*v) != adjit::Device::Kind::cpu)
-        throw UsageError("aot compiles for the cpu target only; GPU kernels are not exported "
-                         "yet (adjit compile --target=cuda --emit=cubin writes them)");
-    } else if (word == "--static-library") options.static_library = true;
-    else if (word.rfind("-", 0) == 0) throw UsageError("unknown option '" + word + "'");
-    else if (file) throw UsageError("one input file at a time, got '" + *file + "' and '" + word + "'");
-    else file = word;
+int run() {
+  require_input_file(run_command);
+  adjit::Device device = parse_device(device_name);
+  std::vector<adjit::Array> inputs;
+  for (const std::string& spec : array_specs) inputs.push_back(adjit::parse_array_spec(spec));
+  adjit::CompileOptions options;
+  options.target = device.kind();
+  adjit::Executable executable = adjit::Program::parse_file(input_file, options).compile(device);
+  for (adjit::Array& input : inputs) input = input.to(device);
+  std::string entry = run_entry;
+  if (!given(run_entry)) {
+    const auto& entries = executable.entries();
+    if (entries.empty()) throw adjit::Error("the module defines no public function to run");
+    if (entries.size() > 1) {
+      std::string names;
+      for (const adjit::Signature& s : entries) names += " " + s.name;
+      throw adjit::Error("the module has several public functions; choose one with --entry:" +
+                         names);
+    }
+    entry = entries.front().name;
   }
-  if (!file) throw UsageError("aot needs an input file");
-  if (!output) throw UsageError("aot needs an output directory: -o DIR");
-  adjit::Program program = adjit::Program::parse_file(*file);
-  options.output_dir = *output;
-  options.name = name ? *name
-                      : entries.size() == 1 ? entries.front()
-                      : program.signatures().size() == 1 && entries.empty()
-                          ? program.signatures().front().name
-                          : std::filesystem::path(*file).stem().string();
+  std::vector<adjit::Array> outputs = executable.run(entry, inputs);
+  if (given(out_dir)) std::filesystem::create_directories(out_dir.getValue());
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    std::cout << "out" << i << " = " << outputs[i] << "\n";
+    if (given(out_dir))
+      adjit::save_npy(outputs[i], (std::filesystem::path(out_dir.getValue()) /
+                                   ("out" + std::to_string(i) + ".npy")).string());
+  }
+  return 0;
+}
+
+int aot() {
+  if (target != adjit::Device::Kind::cpu)
+    throw adjit::Error("aot compiles for the cpu target only; GPU kernels are not exported "
+                       "yet (adjit compile --target=cuda --emit=cubin writes them)");
+  require_input_file(aot_command);
+  if (!given(aot_output)) throw adjit::Error("aot needs an output directory: -o DIR");
+  adjit::Program program = adjit::Program::parse_file(input_file);
+  adjit::aot::AotOptions options;
+  options.output_dir = aot_output;
+  options.target_cpu = target_cpu;
+  options.target_features = target_features;
+  options.static_library = static_library;
+  options.dump_dir = dump_dir;
+  std::vector<std::string> entries(aot_entries.begin(), aot_entries.end());
+  options.name = given(library_name) ? library_name.getValue()
+                 : entries.size() == 1 ? entries.front()
+                 : program.signatures().size() == 1 && entries.empty()
+                     ? program.signatures().front().name
+                     : std::filesystem::path(input_file.getValue()).stem().string();
   adjit::aot::AotResult result = adjit::aot::write(program, options, entries);
   for (const adjit::Signature& s : result.functions) std::cout << "exported " << s.name << "\n";
   std::cout << "wrote " << result.object_path << "\nwrote " << result.header_path << "\n";
   return 0;
 }
 
-int cache_command(Arguments args) {
-  if (args.empty()) throw UsageError("cache needs 'info' or 'clear'");
-  std::string action = args.next();
-  if (action != "info" && action != "clear")
-    throw UsageError("unknown cache action '" + action + "'; actions: info, clear");
-  std::string dir = adjit::CompileCache::directory_from_environment();
-  while (!args.empty()) {
-    std::string word = args.next();
-    if (auto v = args.option_value(word, "--dir")) dir = *v;
-    else throw UsageError("unknown option '" + word + "'");
-  }
-  if (dir.empty()) throw UsageError("no cache directory: give --dir DIR or set ADJIT_CACHE_DIR");
+int stages() {
+  for (const std::string& stage : adjit::stage_names(target)) std::cout << stage << "\n";
+  return 0;
+}
+
+int cache() {
+  if (!given(cache_action)) throw adjit::Error("cache needs 'info' or 'clear'");
+  if (cache_action != "info" && cache_action != "clear")
+    throw adjit::Error("unknown cache action '" + cache_action + "'; actions: info, clear");
+  std::string dir =
+      given(cache_dir) ? cache_dir.getValue() : adjit::CompileCache::directory_from_environment();
+  if (dir.empty()) throw adjit::Error("no cache directory: give --dir DIR or set ADJIT_CACHE_DIR");
   adjit::CompileCache cache(dir);
-  if (action == "clear") {
+  if (cache_action == "clear") {
     cache.clear();
     std::cout << "cleared " << dir << "\n";
     return 0;
@@ -193,74 +251,57 @@ int cache_command(Arguments args) {
   return 0;
 }
 
-int run_command(Arguments args) {
-  std::optional<std::string> file, entry, out_dir;
-  std::vector<adjit::Array> inputs;
-  adjit::Device device = adjit::Device::cpu();
-  while (!args.empty()) {
-    std::string word = args.next();
-    if (auto v = args.option_value(word, "--entry")) entry = v;
-    else if (auto v = args.option_value(word, "--arg")) inputs.push_back(adjit::parse_array_spec(*v));
-    else if (auto v = args.option_value(word, "--out")) out_dir = v;
-    else if (auto v = args.option_value(word, "--device")) device = parse_device(*v);
-    else if (word.rfind("-", 0) == 0) throw UsageError("unknown option '" + word + "'");
-    else if (file) throw UsageError("one input file at a time, got '" + *file + "' and '" + word + "'");
-    else file = word;
+// llvm::cl reads a word "@FILE" as a response file, which would swallow the
+// spec of `--arg @x.npy`: a value in the word after its option is attached to
+// the option ("--arg=@x.npy"), which llvm::cl reads as the same value.
+std::vector<std::string> attach_at_sign_values(int argc, char** argv) {
+  std::vector<std::string> words(argv, argv + argc);
+  if (argc < 2) return words;
+  cl::SubCommand* command = &cl::SubCommand::getTopLevel();
+  for (cl::SubCommand* registered : cl::getRegisteredSubcommands())
+    if (registered->getName() == argv[1]) command = registered;
+  const llvm::StringMap<cl::Option*>& options = cl::getRegisteredOptions(*command);
+  for (size_t i = 1; i + 1 < words.size() && words[i] != "--"; ++i) {
+    llvm::StringRef option_name = llvm::StringRef(words[i]).ltrim('-');
+    bool option_without_value = words[i].starts_with('-') && !option_name.contains('=');
+    if (!option_without_value || !words[i + 1].starts_with('@')) continue;
+    auto option = options.find(option_name);
+    if (option == options.end() || option->second->getValueExpectedFlag() != cl::ValueRequired)
+      continue;
+    words[i] += "=" + words[i + 1];
+    words.erase(words.begin() + i + 1);
   }
-  if (!file) throw UsageError("run needs an input file");
-  adjit::CompileOptions options;
-  options.target = device.kind();
-  adjit::Executable executable = adjit::Program::parse_file(*file, options).compile(device);
-  for (adjit::Array& input : inputs) input = input.to(device);
-  if (!entry) {
-    const auto& entries = executable.entries();
-    if (entries.empty()) throw adjit::Error("the module defines no public function to run");
-    if (entries.size() > 1) {
-      std::string names;
-      for (const adjit::Signature& s : entries) names += " " + s.name;
-      throw UsageError("the module has several public functions; choose one with --entry:" +
-                       names);
-    }
-    entry = entries.front().name;
-  }
-  std::vector<adjit::Array> outputs = executable.run(*entry, inputs);
-  if (out_dir) std::filesystem::create_directories(*out_dir);
-  for (size_t i = 0; i < outputs.size(); ++i) {
-    std::cout << "out" << i << " = " << outputs[i] << "\n";
-    if (out_dir)
-      adjit::save_npy(outputs[i], (std::filesystem::path(*out_dir) /
-                                   ("out" + std::to_string(i) + ".npy")).string());
-  }
-  return 0;
+  return words;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h")) {
-    std::cout << kUsage;
-    return argc < 2 ? 1 : 0;
-  }
-  std::string command = argv[1];
+  // `adjit -h` printed the usage before llvm::cl, which has only --help.
+  cl::alias help_short("h", cl::desc("Alias for --help"),
+                       cl::aliasopt(*cl::getRegisteredOptions()["help"]));
+  // Hides libLLVM's options, and -h, from every command's help.
+  for (cl::SubCommand* command : cl::getRegisteredSubcommands())
+    cl::HideUnrelatedOptions(adjit_options, *command);
+  cl::SetVersionPrinter([](llvm::raw_ostream& out) { out << "adjit " << ADJIT_VERSION << "\n"; });
+
+  std::vector<std::string> words = attach_at_sign_values(argc, argv);
+  std::vector<const char*> word_pointers;
+  for (const std::string& word : words) word_pointers.push_back(word.c_str());
+  // Exits with status 1 after an option error, 0 after --help or --version.
+  cl::ParseCommandLineOptions(
+      int(word_pointers.size()), word_pointers.data(),
+      "adjit compiles modules of the adjit dialect (FILE.mlir) through its pipeline,\n"
+      "runs them, or exports them ahead of time (docs/guide/cli.md).\n");
+
   try {
-    if (command == "compile") return compile_command(Arguments(argc, argv, 2));
-    if (command == "run") return run_command(Arguments(argc, argv, 2));
-    if (command == "cache") return cache_command(Arguments(argc, argv, 2));
-    if (command == "aot") return aot_command(Arguments(argc, argv, 2));
-    if (command == "stages") {
-      Arguments args(argc, argv, 2);
-      adjit::Device::Kind target = adjit::Device::Kind::cpu;
-      while (!args.empty()) {
-        std::string word = args.next();
-        if (auto v = args.option_value(word, "--target")) target = parse_target(*v);
-        else throw UsageError("unknown option '" + word + "'");
-      }
-      for (const std::string& stage : adjit::stage_names(target)) std::cout << stage << "\n";
-      return 0;
-    }
-    throw UsageError("unknown command '" + command + "'");
-  } catch (const UsageError& e) {
-    std::cerr << "adjit: error: " << e.what() << "\n\n" << kUsage;
+    if (compile_command) return compile();
+    if (run_command) return run();
+    if (aot_command) return aot();
+    if (stages_command) return stages();
+    if (cache_command) return cache();
+    // No command, as before llvm::cl: the help, as a mistake.
+    cl::PrintHelpMessage(/*Hidden=*/false, /*Categorized=*/true);
     return 1;
   } catch (const std::exception& e) {
     std::cerr << "adjit: error: " << e.what() << "\n";
