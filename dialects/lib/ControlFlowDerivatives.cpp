@@ -16,10 +16,6 @@ namespace {
 
 bool isFloat(Value v) { return isFloatTensor(v.getType()); }
 
-Value orZeros(OpBuilder &b, Location loc, Value v, Type type) {
-  return v ? v : createSplat(b, loc, type, 0);
-}
-
 // An entry block of `region` taking `types`; the builder moves into it.
 Block *createEntry(OpBuilder &b, Region &region, TypeRange types, Location loc) {
   return b.createBlock(&region, {}, types, SmallVector<Location>(types.size(), loc));

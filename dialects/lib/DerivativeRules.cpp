@@ -11,6 +11,10 @@
 using namespace mlir;
 using namespace mlir::adjit;
 
+Value mlir::adjit::orZeros(OpBuilder &builder, Location loc, Value derivative, Type type) {
+  return derivative ? derivative : createSplat(builder, loc, type, 0);
+}
+
 namespace {
 
 // Emits adjit ops at one location; the vocabulary the rules are written in.

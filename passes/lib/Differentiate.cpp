@@ -65,11 +65,13 @@ public:
   LogicalResult expandRequests(func::FuncOp f);
 
 private:
-  /// The derived function of `f` named by `suffix`: cached (second =
-  /// false), or new with an empty entry block to fill (second = true), or
-  /// null after an error.
-  std::pair<func::FuncOp, bool> derive(func::FuncOp f, const std::string &suffix,
-                                       TypeRange inputs, TypeRange results);
+  /// The derived function of `f` named by `suffix`, `inputs -> results`:
+  /// cached, or new, its body built by `build` (which fills in the values
+  /// to return).
+  FailureOr<func::FuncOp>
+  derive(func::FuncOp f, const std::string &suffix, TypeRange inputs, TypeRange results,
+         function_ref<LogicalResult(OpBuilder &, Block &entry, SmallVectorImpl<Value> &returned)>
+             build);
 
   ModuleOp module;
   SymbolTable symbols;
@@ -80,49 +82,49 @@ private:
   llvm::DenseMap<Value, Value> replaced;
 };
 
-std::pair<func::FuncOp, bool> Differentiator::derive(func::FuncOp f, const std::string &suffix,
-                                                     TypeRange inputs, TypeRange results) {
+FailureOr<func::FuncOp> Differentiator::derive(
+    func::FuncOp f, const std::string &suffix, TypeRange inputs, TypeRange results,
+    function_ref<LogicalResult(OpBuilder &, Block &, SmallVectorImpl<Value> &)> build) {
   auto key = std::make_pair(f.getOperation(), suffix);
   if (auto it = derived.find(key); it != derived.end())
-    return {it->second, false};
-  if (f.isExternal() || !f.getBody().hasOneBlock()) {
-    f.emitError() << "cannot differentiate '" << f.getSymName()
-                  << "': it needs a body of one block";
-    return {func::FuncOp(), false};
-  }
+    return it->second;
+  if (f.isExternal() || !f.getBody().hasOneBlock())
+    return f.emitError() << "cannot differentiate '" << f.getSymName()
+                         << "': it needs a body of one block";
   OpBuilder b(module.getContext());
   auto fn = b.create<func::FuncOp>(f.getLoc(), (f.getSymName() + suffix).str(),
                                    b.getFunctionType(inputs, results));
   fn.setPrivate();
   symbols.insert(fn, module.getBody()->end());
-  fn.addEntryBlock();
   derived[key] = fn;
-  return {fn, true};
+  Block *entry = fn.addEntryBlock();
+  b.setInsertionPointToEnd(entry);
+  SmallVector<Value> returned;
+  if (failed(build(b, *entry, returned)))
+    return failure();
+  b.create<func::ReturnOp>(f.front().getTerminator()->getLoc(), returned);
+  return fn;
 }
 
-// Values that depend on `seeds` (forward) and reach `sinks` (backward) and
-// are floats: the only ones that get derivatives.
-llvm::DenseSet<Value> activeValues(ArrayRef<Operation *> ops, ArrayRef<Value> seeds,
-                                   ValueRange sinks) {
-  llvm::DenseSet<Value> varied(seeds.begin(), seeds.end());
-  for (Operation *op : ops) {
-    if (op->hasTrait<NotDifferentiable>())
-      continue;
-    if (llvm::any_of(op->getOperands(), [&](Value v) { return varied.contains(v); }))
-      for (Value r : op->getResults())
-        if (isFloatTensor(r.getType()))
-          varied.insert(r);
-  }
-  llvm::DenseSet<Value> useful(sinks.begin(), sinks.end());
-  for (Operation *op : llvm::reverse(ops))
-    if (llvm::any_of(op->getResults(), [&](Value r) { return useful.contains(r); }))
-      for (Value v : op->getOperands())
-        useful.insert(v);
-  llvm::DenseSet<Value> active;
-  for (Value v : varied)
-    if (useful.contains(v) && isFloatTensor(v.getType()))
-      active.insert(v);
-  return active;
+// The derivative rule of `op` for `mode` ("reverse-mode" or "forward-mode").
+FailureOr<DifferentiableOpInterface> ruleOf(Operation *op, StringRef mode) {
+  auto rule = dyn_cast<DifferentiableOpInterface>(op);
+  if (!rule)
+    return op->emitError() << "no " << mode << " derivative rule for '" << op->getName()
+                           << "' (implement DifferentiableOpInterface)";
+  return rule;
+}
+
+// Checks that a rule of `op` that succeeded (`built`) gave `count`
+// derivatives, one per `expected` of the op.
+LogicalResult checkRule(Operation *op, LogicalResult built, size_t count, StringRef what,
+                        size_t expected, StringRef per) {
+  if (failed(built))
+    return op->emitError() << "the derivative rule of '" << op->getName() << "' failed";
+  if (count != expected)
+    return op->emitError() << "the derivative rule of '" << op->getName() << "' returned "
+                           << count << " " << what << " for " << expected << " " << per;
+  return success();
 }
 
 LogicalResult Differentiator::reverseBlock(OpBuilder &b, Block &body, ValueRange arguments,
@@ -142,7 +144,7 @@ LogicalResult Differentiator::reverseBlock(OpBuilder &b, Block &body, ValueRange
 
   SmallVector<Value> seeds;
   for (auto [arg, on] : llvm::zip(arguments, needed))
-    if (on && isFloatTensor(arg.getType()))
+    if (on)
       seeds.push_back(arg);
   llvm::DenseSet<Value> active = activeValues(primalOps, seeds, results);
   const llvm::DenseSet<Value> *enclosingActive = activeNow;
@@ -170,18 +172,15 @@ LogicalResult Differentiator::reverseBlock(OpBuilder &b, Block &body, ValueRange
       continue;
     if (op->hasTrait<NotDifferentiable>())
       continue;
-    auto rule = dyn_cast<DifferentiableOpInterface>(op);
-    if (!rule)
-      return op->emitError() << "no reverse-mode derivative rule for '" << op->getName()
-                             << "' (implement DifferentiableOpInterface)";
+    FailureOr<DifferentiableOpInterface> rule = ruleOf(op, "reverse-mode");
+    if (failed(rule))
+      return failure();
     SmallVector<Value> contributions;
     b.restoreInsertionPoint(sweep);
-    if (failed(rule.buildVJP(b, cotangents, contributions, *this)))
-      return op->emitError() << "the derivative rule of '" << op->getName() << "' failed";
-    if (contributions.size() != op->getNumOperands())
-      return op->emitError() << "the derivative rule of '" << op->getName()
-                             << "' returned " << contributions.size()
-                             << " cotangents for " << op->getNumOperands() << " operands";
+    LogicalResult built = rule->buildVJP(b, cotangents, contributions, *this);
+    if (failed(checkRule(op, built, contributions.size(), "cotangents", op->getNumOperands(),
+                         "operands")))
+      return failure();
     for (auto [operand, contribution] : llvm::zip(op->getOperands(), contributions))
       if (contribution && active.contains(operand))
         accumulate(operand, contribution);
@@ -211,17 +210,14 @@ LogicalResult Differentiator::forwardBlock(OpBuilder &b, Block &body, ValueRange
     if (llvm::all_of(tangents, [](Value v) { return !v; }) ||
         clone->hasTrait<NotDifferentiable>())
       continue;
-    auto rule = dyn_cast<DifferentiableOpInterface>(clone);
-    if (!rule)
-      return op.emitError() << "no forward-mode derivative rule for '" << op.getName()
-                            << "' (implement DifferentiableOpInterface)";
+    FailureOr<DifferentiableOpInterface> rule = ruleOf(clone, "forward-mode");
+    if (failed(rule))
+      return failure();
     SmallVector<Value> resultTangents;
-    if (failed(rule.buildJVP(b, tangents, resultTangents, *this)))
-      return op.emitError() << "the derivative rule of '" << op.getName() << "' failed";
-    if (resultTangents.size() != clone->getNumResults())
-      return op.emitError() << "the derivative rule of '" << op.getName() << "' returned "
-                            << resultTangents.size() << " tangents for "
-                            << clone->getNumResults() << " results";
+    LogicalResult built = rule->buildJVP(b, tangents, resultTangents, *this);
+    if (failed(checkRule(clone, built, resultTangents.size(), "tangents", clone->getNumResults(),
+                         "results")))
+      return failure();
     for (auto [old, r, t] : llvm::zip(op.getResults(), clone->getResults(), resultTangents)) {
       // A rule that recomputed the primal results along with the tangents
       // (replacePrimal) makes later clones use the new ones.
@@ -242,61 +238,52 @@ LogicalResult Differentiator::forwardBlock(OpBuilder &b, Block &body, ValueRange
 
 FailureOr<func::FuncOp> Differentiator::reverse(func::FuncOp f, ArrayRef<bool> wrt) {
   FunctionType type = f.getFunctionType();
+  unsigned numInputs = type.getNumInputs();
   SmallVector<Type> inputs(type.getInputs()), results(type.getResults());
   llvm::append_range(inputs, type.getResults());
   for (auto [i, on] : llvm::enumerate(wrt))
     if (on)
       results.push_back(type.getInput(i));
-  auto [fn, isNew] = derive(f, "_vjp" + maskSuffix(wrt), inputs, results);
-  if (!fn || !isNew)
-    return fn ? FailureOr<func::FuncOp>(fn) : FailureOr<func::FuncOp>(failure());
-
-  fn->setAttr(kCotangentsFromAttrName,
-              Builder(fn.getContext()).getI64IntegerAttr(type.getNumInputs()));
-  Block &entry = fn.front();
-  OpBuilder b = OpBuilder::atBlockEnd(&entry);
-  SmallVector<Value> returned, cotangents;
-  if (failed(reverseBlock(b, f.front(), entry.getArguments().take_front(type.getNumInputs()),
-                          wrt, entry.getArguments().drop_front(type.getNumInputs()), returned,
-                          cotangents, nullptr)))
-    return failure();
-  for (auto [i, on] : llvm::enumerate(wrt)) {
-    if (!on)
-      continue;
+  auto build = [&](OpBuilder &b, Block &entry, SmallVectorImpl<Value> &returned) {
+    auto fn = cast<func::FuncOp>(entry.getParentOp());
+    fn->setAttr(kCotangentsFromAttrName, b.getI64IntegerAttr(numInputs));
+    SmallVector<Value> cotangents;
+    if (failed(reverseBlock(b, f.front(), entry.getArguments().take_front(numInputs), wrt,
+                            entry.getArguments().drop_front(numInputs), returned, cotangents,
+                            nullptr)))
+      return failure();
     // Unconnected (or integer) arguments get zeros, never nothing.
-    Value g = cotangents[i];
-    returned.push_back(g ? g : createSplat(b, fn.getLoc(), type.getInput(i), 0));
-  }
-  b.create<func::ReturnOp>(f.front().getTerminator()->getLoc(), returned);
-  return fn;
+    for (auto [i, on] : llvm::enumerate(wrt))
+      if (on)
+        returned.push_back(orZeros(b, fn.getLoc(), cotangents[i], type.getInput(i)));
+    return success();
+  };
+  return derive(f, "_vjp" + maskSuffix(wrt), inputs, results, build);
 }
 
 FailureOr<func::FuncOp> Differentiator::forward(func::FuncOp f, ArrayRef<bool> wrt) {
   FunctionType type = f.getFunctionType();
+  unsigned numInputs = type.getNumInputs();
   SmallVector<Type> inputs(type.getInputs()), results(type.getResults());
   for (auto [i, on] : llvm::enumerate(wrt))
     if (on)
       inputs.push_back(type.getInput(i));
   llvm::append_range(results, type.getResults());
-  auto [fn, isNew] = derive(f, "_jvp" + maskSuffix(wrt), inputs, results);
-  if (!fn || !isNew)
-    return fn ? FailureOr<func::FuncOp>(fn) : FailureOr<func::FuncOp>(failure());
-
-  Block &entry = fn.front();
-  OpBuilder b = OpBuilder::atBlockEnd(&entry);
-  SmallVector<Value> argumentTangents;
-  unsigned next = type.getNumInputs();
-  for (unsigned i = 0; i < type.getNumInputs(); ++i)
-    argumentTangents.push_back(wrt[i] ? entry.getArgument(next++) : Value());
-  SmallVector<Value> returned, tangents;
-  if (failed(forwardBlock(b, f.front(), entry.getArguments().take_front(type.getNumInputs()),
-                          argumentTangents, returned, tangents)))
-    return failure();
-  for (unsigned i = 0, n = tangents.size(); i < n; ++i)
-    returned.push_back(tangents[i] ? tangents[i]
-                                   : createSplat(b, fn.getLoc(), returned[i].getType(), 0));
-  b.create<func::ReturnOp>(f.front().getTerminator()->getLoc(), returned);
-  return fn;
+  auto build = [&](OpBuilder &b, Block &entry, SmallVectorImpl<Value> &returned) {
+    SmallVector<Value> argumentTangents;
+    unsigned next = numInputs;
+    for (unsigned i = 0; i < numInputs; ++i)
+      argumentTangents.push_back(wrt[i] ? entry.getArgument(next++) : Value());
+    SmallVector<Value> tangents;
+    if (failed(forwardBlock(b, f.front(), entry.getArguments().take_front(numInputs),
+                            argumentTangents, returned, tangents)))
+      return failure();
+    for (unsigned i = 0, n = tangents.size(); i < n; ++i)
+      returned.push_back(orZeros(b, entry.getParentOp()->getLoc(), tangents[i],
+                                 returned[i].getType()));
+    return success();
+  };
+  return derive(f, "_jvp" + maskSuffix(wrt), inputs, results, build);
 }
 
 SmallVector<bool> maskOf(ArrayRef<int64_t> wrt, unsigned numArgs) {

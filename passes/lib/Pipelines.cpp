@@ -1,7 +1,6 @@
 #include "adjit/Passes/Pipelines.h"
 
 #include "adjit/Dialect/AdjitOps.h"
-#include "adjit/Passes/CallDerivatives.h"
 #include "adjit/Passes/Passes.h"
 
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
@@ -312,7 +311,7 @@ void registerPipelineDialects(DialectRegistry &registry) {
   scf::registerBufferizableOpInterfaceExternalModels(registry);
   tensor::registerBufferizableOpInterfaceExternalModels(registry);
   func::registerInlinerExtension(registry);
-  registerCallDerivatives(registry);
+  registerDerivativeRules(registry);
   registerBuiltinDialectTranslation(registry);
   registerLLVMDialectTranslation(registry);
   registerOpenMPDialectTranslation(registry);

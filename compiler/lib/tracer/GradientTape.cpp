@@ -110,26 +110,16 @@ std::vector<Tensor> GradientTape::gradient(const Tensor& target,
     inputs.push_back(v);
   }
 
-  // The recorded ops on a path from a source to the target.
+  // The recorded ops a derivative flows through from a source to the target.
   std::vector<mlir::Operation*> recorded = s.recorded_ops();
-  llvm::DenseSet<mlir::Value> varied(inputs.begin(), inputs.end());
-  for (mlir::Operation* op : recorded)
-    if (llvm::any_of(op->getOperands(), [&](mlir::Value v) { return varied.contains(v); }))
-      for (mlir::Value r : op->getResults()) varied.insert(r);
-  llvm::DenseSet<mlir::Value> needed{goal};
+  llvm::DenseSet<mlir::Value> active = mlir::adjit::activeValues(recorded, inputs, {goal});
   std::vector<mlir::Operation*> slice;
-  for (mlir::Operation* op : llvm::reverse(recorded)) {
-    bool contributes = llvm::any_of(op->getResults(), [&](mlir::Value r) {
-      return needed.contains(r) && varied.contains(r);
-    });
-    if (!contributes) continue;
-    slice.push_back(op);
-    for (mlir::Value v : op->getOperands()) needed.insert(v);
-  }
-  std::reverse(slice.begin(), slice.end());
+  for (mlir::Operation* op : recorded)
+    if (llvm::any_of(op->getResults(), [&](mlir::Value r) { return active.contains(r); }))
+      slice.push_back(op);
   if (s.options.unconnected == UnconnectedGradients::error)
     for (size_t i = 0; i < inputs.size(); ++i)
-      if (!needed.contains(inputs[i]))
+      if (!active.contains(inputs[i]))
         s.fail("the target does not depend on source " + std::to_string(i) +
                " through recorded ops (UnconnectedGradients::error)");
 

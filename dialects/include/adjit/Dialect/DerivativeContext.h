@@ -1,9 +1,11 @@
 #ifndef ADJIT_DIALECT_DERIVATIVECONTEXT_H
 #define ADJIT_DIALECT_DERIVATIVECONTEXT_H
 
+#include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/OpDefinition.h"
 #include "mlir/Support/LogicalResult.h"
+#include "llvm/ADT/DenseSet.h"
 
 namespace mlir::func {
 class FuncOp;
@@ -60,6 +62,22 @@ class DerivativeContext {
 /// Marks ops whose results have no derivative (see NotDifferentiable in ODS).
 template <typename ConcreteType>
 class NotDifferentiable : public OpTrait::TraitBase<ConcreteType, NotDifferentiable> {};
+
+/// Activity analysis (Enzyme's term), shared by the AD pass and the
+/// GradientTape: among `ops` (in program order), the values a derivative
+/// flows through. Such a value is a float tensor that depends on a float
+/// `seed` through differentiable ops (varied) and on which a `sink` depends
+/// through ops that have a varied result (useful).
+llvm::DenseSet<Value> activeValues(ArrayRef<Operation *> ops, ArrayRef<Value> seeds,
+                                   ArrayRef<Value> sinks);
+
+/// `derivative`, or zeros of `type` where it is null (no derivative flows).
+Value orZeros(OpBuilder &builder, Location loc, Value derivative, Type type);
+
+/// Registers the derivative rules that ODS does not declare on adjit ops:
+/// today func.call's (an external model calling the callee's derivative).
+/// The one place to attach rules to other dialects' ops.
+void registerDerivativeRules(DialectRegistry &registry);
 
 }  // namespace mlir::adjit
 

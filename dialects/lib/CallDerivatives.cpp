@@ -1,7 +1,5 @@
 // Derivative rules of func.call, attached as an external model: a call is
 // differentiated by calling the derived function of its callee.
-#include "adjit/Passes/CallDerivatives.h"
-
 #include "adjit/Dialect/AdjitOps.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -10,8 +8,6 @@ using namespace mlir;
 using namespace mlir::adjit;
 
 namespace {
-
-
 
 struct CallOpDerivatives
     : DifferentiableOpInterface::ExternalModel<CallOpDerivatives, func::CallOp> {
@@ -35,7 +31,7 @@ struct CallOpDerivatives
     SmallVector<Value> operands(call.getOperands().take_front(n));
     llvm::append_range(operands, call.getResults());
     for (auto [ct, result] : llvm::zip(cotangents, call.getResults()))
-      operands.push_back(ct ? ct : createSplat(b, call.getLoc(), result.getType(), 0));
+      operands.push_back(orZeros(b, call.getLoc(), ct, result.getType()));
     llvm::append_range(operands, call.getOperands().take_back(captured));
     auto grads = b.create<func::CallOp>(call.getLoc(), backward, operands);
     llvm::append_range(operandCotangents, grads.getResults());
@@ -61,7 +57,7 @@ struct CallOpDerivatives
       operands.assign(barrier->result_begin(), barrier->result_end());
     }
     for (auto [ct, result] : llvm::zip(cotangents, call.getResults()))
-      operands.push_back(ct ? ct : createSplat(b, op->getLoc(), result.getType(), 0));
+      operands.push_back(orZeros(b, op->getLoc(), ct, result.getType()));
     auto derived = b.create<func::CallOp>(op->getLoc(), *reverse, operands);
     llvm::append_range(operandCotangents, derived.getResults().drop_front(call.getNumResults()));
     return success();
@@ -79,7 +75,7 @@ struct CallOpDerivatives
       return failure();
     SmallVector<Value> operands(call.getOperands());
     for (auto [t, operand] : llvm::zip(tangents, call.getOperands()))
-      operands.push_back(t ? t : createSplat(b, op->getLoc(), operand.getType(), 0));
+      operands.push_back(orZeros(b, op->getLoc(), t, operand.getType()));
     auto derived = b.create<func::CallOp>(op->getLoc(), *forward, operands);
     llvm::append_range(resultTangents, derived.getResults().drop_front(call.getNumResults()));
     return success();
@@ -88,7 +84,7 @@ struct CallOpDerivatives
 
 } // namespace
 
-void mlir::adjit::registerCallDerivatives(DialectRegistry &registry) {
+void mlir::adjit::registerDerivativeRules(DialectRegistry &registry) {
   registry.addExtension(+[](MLIRContext *context, func::FuncDialect *) {
     func::CallOp::attachInterface<CallOpDerivatives>(*context);
   });
