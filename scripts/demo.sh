@@ -3,7 +3,7 @@
 # the training example (an MLP trained with jit(value_and_grad) and SGD).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
-cmake --build "$ADJIT_BUILD" --target example-quickstart example-train_mlp
-"$ADJIT_BUILD/examples/example-quickstart"
+cmake --build "$ADJIT_BUILD" --target adjit-example-quickstart adjit-example-train_mlp
+"$ADJIT_BUILD/examples/adjit-example-quickstart"
 echo
-"$ADJIT_BUILD/examples/example-train_mlp"
+"$ADJIT_BUILD/examples/adjit-example-train_mlp"

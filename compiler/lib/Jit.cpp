@@ -176,7 +176,7 @@ Device JitCache::place(std::vector<Array>& inputs) const {
 }
 
 std::shared_ptr<const CompiledFunction> JitCache::lookup(
-    const KeyWords& key, FunctionRef<std::vector<std::string>()> describe, TraceBody body,
+    const CacheKey& key, FunctionRef<std::vector<std::string>()> describe, TraceBody body,
     Device device) {
   uint64_t hash = key.hash();
   std::shared_ptr<CompiledEntry> entry;

@@ -77,7 +77,7 @@ namespace detail {
 class JitCache;
 
 /// One compilation per device: the device is part of the cache key.
-inline void append_device_key(KeyWords& key, Device device) {
+inline void append_device_key(CacheKey& key, Device device) {
   key.push(static_cast<uint64_t>(device.kind()) << 32 | static_cast<uint32_t>(device.index()));
 }
 
@@ -124,7 +124,7 @@ class JitCache {
   /// The compiled function for `key`, tracing and compiling on a miss.
   /// `describe` gives one text per argument (only called on a miss).
   std::shared_ptr<const CompiledFunction> lookup(
-      const KeyWords& key, FunctionRef<std::vector<std::string>()> describe, TraceBody body,
+      const CacheKey& key, FunctionRef<std::vector<std::string>()> describe, TraceBody body,
       Device device);
 
   /// The device a call runs on (JitOptions::device, else the arguments'),
@@ -170,7 +170,7 @@ class Jitted {
       detail::ClearOnExit clear_inputs{inputs}, clear_outputs{outputs};
       (detail::StructureTraits<std::decay_t<Args>>::collect_arrays(args, inputs), ...);
       Device device = cache_->place(inputs);
-      thread_local detail::KeyWords key;
+      thread_local detail::CacheKey key;
       key.clear();
       (detail::StructureTraits<std::decay_t<Args>>::append_key(key, args), ...);
       detail::append_device_key(key, device);
@@ -194,7 +194,7 @@ class Jitted {
     detail::ClearOnExit clear_inputs{inputs}, clear_targets{targets};
     (detail::StructureTraits<Args>::collect_arrays(args, inputs), ...);
     Device device = cache_->place(inputs);
-    thread_local detail::KeyWords key;
+    thread_local detail::CacheKey key;
     key.clear();
     (detail::StructureTraits<Args>::append_key(key, args), ...);
     detail::append_device_key(key, device);

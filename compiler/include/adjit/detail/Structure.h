@@ -27,7 +27,7 @@ namespace adjit::detail {
 
 /// The cache key of one call: a flat list of words (no allocation once the
 /// thread-local buffer has grown).
-class KeyWords {
+class CacheKey {
  public:
   void clear() { words_.clear(); }
   void push(uint64_t word) { words_.push_back(word); }
@@ -67,7 +67,7 @@ template <>
 struct StructureTraits<Array> {
   using Traced = Tensor;
   using Rebuilt = Array;  // containers name it; Array arguments are never rebuilt
-  static void append_key(KeyWords& key, const Array& a) {
+  static void append_key(CacheKey& key, const Array& a) {
     key.push(kArrayLeaf);
     key.push(static_cast<uint64_t>(a.dtype()));
     key.push(a.shape().size());
@@ -106,7 +106,7 @@ template <class T>
 struct StructureTraits<T, std::enable_if_t<std::is_arithmetic_v<T> || std::is_enum_v<T>>> {
   using Traced = T;
   using Rebuilt = T;
-  static void append_key(KeyWords& key, const T& v) {
+  static void append_key(CacheKey& key, const T& v) {
     key.push(typeid(T).hash_code());  // 1 and true and an enum's 1 differ
     if constexpr (std::is_floating_point_v<T>) {
       key.push(kStaticFloat);
@@ -134,7 +134,7 @@ struct StructureTraits<std::string> {
   using Rebuilt = std::string;
   // The whole string, 8 bytes a word: a hash could collide and reuse the
   // code compiled for another value.
-  static void append_key(KeyWords& key, std::string_view s) {
+  static void append_key(CacheKey& key, std::string_view s) {
     key.push(kStaticString);
     key.push(s.size());
     for (size_t i = 0; i < s.size(); i += 8) {
@@ -153,7 +153,7 @@ template <>
 struct StructureTraits<const char*> {
   using Traced = const char*;
   using Rebuilt = const char*;
-  static void append_key(KeyWords& key, const char* s) {
+  static void append_key(CacheKey& key, const char* s) {
     StructureTraits<std::string>::append_key(key, s);
   }
   static void collect_arrays(const char*, std::vector<Array>&) {}
@@ -171,7 +171,7 @@ template <class T>
 struct StructureTraits<std::vector<T>> {
   using Element = StructureTraits<T>;
   using Traced = std::vector<traced_t<T>>;
-  static void append_key(KeyWords& key, const std::vector<T>& v) {
+  static void append_key(CacheKey& key, const std::vector<T>& v) {
     key.push(kVector);
     key.push(v.size());
     for (const T& x : v) Element::append_key(key, x);
@@ -218,13 +218,13 @@ struct StructureTraits<std::vector<T>> {
 template <class Tuple, class... Ts>
 struct TupleLikeTraits {
   template <size_t... I>
-  static void append_key(KeyWords& key, const Tuple& t, std::index_sequence<I...>) {
+  static void append_key(CacheKey& key, const Tuple& t, std::index_sequence<I...>) {
     key.push(kTuple);
     key.push(typeid(Tuple).hash_code());  // a pair is not a tuple
     key.push(sizeof...(Ts));
     (StructureTraits<Ts>::append_key(key, std::get<I>(t)), ...);
   }
-  static void append_key(KeyWords& key, const Tuple& t) {
+  static void append_key(CacheKey& key, const Tuple& t) {
     append_key(key, t, std::index_sequence_for<Ts...>{});
   }
   static void collect_arrays(const Tuple& t, std::vector<Array>& out) {
@@ -290,7 +290,7 @@ template <class T, size_t N>
 struct StructureTraits<std::array<T, N>> {
   using Element = StructureTraits<T>;
   using Traced = std::array<traced_t<T>, N>;
-  static void append_key(KeyWords& key, const std::array<T, N>& a) {
+  static void append_key(CacheKey& key, const std::array<T, N>& a) {
     key.push(kStdArray);
     key.push(N);
     for (const T& x : a) Element::append_key(key, x);
