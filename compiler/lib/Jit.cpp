@@ -18,12 +18,6 @@
 
 namespace adjit {
 
-void Lowered::save(const std::string& path) const {
-  std::ofstream out(path, std::ios::binary);
-  out << ir("traced");
-  if (!out) throw Error("cannot write '" + path + "'");
-}
-
 namespace detail {
 
 // One signature's slot in a JitCache.

@@ -140,10 +140,10 @@ mlir::adjit::PipelineOptions pipeline_options(const CompileOptions& options) {
 }
 
 // A clone of the program's module, lowered one stage at a time.
-class Lowering {
+class StagedModule {
  public:
-  explicit Lowering(Program::Impl& program) : Lowering(program, program.options) {}
-  Lowering(Program::Impl& program, const CompileOptions& options)
+  explicit StagedModule(Program::Impl& program) : StagedModule(program, program.options) {}
+  StagedModule(Program::Impl& program, const CompileOptions& options)
       : program_(program), module_(program.module->clone()),
         options_(pipeline_options(options)) {}
 
@@ -180,11 +180,11 @@ bool is_cuda(const CompileOptions& options) { return options.target == Device::K
 
 const char* target_name(Device::Kind target) { return target == Device::Kind::cuda ? "cuda" : "cpu"; }
 
-gpu::GpuProgram gpu_program_of(Lowering& lowering, const Program::Impl& program, bool cubin) {
-  mlir::ModuleOp nvvm = lowering.advance_to(Stage::nvvm);
+gpu::GpuProgram gpu_program_of(StagedModule& staged, const Program::Impl& program, bool cubin) {
+  mlir::ModuleOp nvvm = staged.advance_to(Stage::nvvm);
   std::string image = detail::gpu_image(nvvm, cubin);
   return detail::make_gpu_program(nvvm, program.signatures, std::move(image),
-                                  lowering.gpu_arch(), cubin);
+                                  staged.gpu_arch(), cubin);
 }
 
 // LLVM's share of a compilation for --timing, reported after MLIR's pass
@@ -337,33 +337,33 @@ std::string Program::ir(std::string_view stage_name) const {
     throw Error("unknown stage '" + std::string(stage_name) + "'; stages:" + known +
                 " (and memory-plan)");
   }
-  Lowering lowering(*impl_);
+  StagedModule staged(*impl_);
   bool on_demand = *stage == Stage::cubin && is_cuda(options);
-  if (!on_demand && !llvm::is_contained(lowering.stages(), *stage)) {
+  if (!on_demand && !llvm::is_contained(staged.stages(), *stage)) {
     auto other = is_cuda(options) ? Device::Kind::cpu : Device::Kind::cuda;
     std::string theirs;
     for (Stage s : mlir::adjit::stagesOf(pipeline_target(other)))
-      if (!llvm::is_contained(lowering.stages(), s))
+      if (!llvm::is_contained(staged.stages(), s))
         theirs += (theirs.empty() ? "" : ", ") + mlir::adjit::stageName(s).str();
     if (other == Device::Kind::cuda) theirs += ", cubin";
     throw Error("stage '" + std::string(stage_name) + "' is not one of the " +
                 target_name(options.target) + " target's; " + target_name(other) + ": " +
                 theirs);
   }
-  if (mlir::adjit::isMlirStage(*stage)) return print(lowering.advance_to(*stage));
+  if (mlir::adjit::isMlirStage(*stage)) return print(staged.advance_to(*stage));
   switch (*stage) {
     case Stage::llvmIR:
     case Stage::assembly:
     case Stage::object: {
-      NativeModule native(lowering.advance_to(Stage::llvm), options);
+      NativeModule native(staged.advance_to(Stage::llvm), options);
       if (*stage == Stage::llvmIR) return print(*native.module);
       return native.machine_code(*stage == Stage::assembly);
     }
     case Stage::ptx:
     case Stage::cubin:
-      return detail::gpu_image(lowering.advance_to(Stage::nvvm), *stage == Stage::cubin);
+      return detail::gpu_image(staged.advance_to(Stage::nvvm), *stage == Stage::cubin);
     case Stage::gpuProgram:
-      return gpu_program_of(lowering, *impl_, false).serialize();
+      return gpu_program_of(staged, *impl_, false).serialize();
     default:
       llvm_unreachable("every stage after llvm has an emitter above");
   }
@@ -383,12 +383,12 @@ MemoryPlan Program::memory_plan(std::string_view entry) const {
   // Temporaries are the host's: plan the cpu target's stages.
   CompileOptions cpu = impl_->options;
   cpu.target = Device::Kind::cpu;
-  Lowering lowering(*impl_, cpu);
+  StagedModule staged(*impl_, cpu);
   MemoryPlan plan;
   plan.function = std::string(entry);
   llvm::StringRef name(entry.data(), entry.size());
-  plan.residuals = detail::residuals_of(lowering.advance_to(Stage::differentiated), name);
-  auto function = lowering.advance_to(Stage::bufferized).lookupSymbol<mlir::func::FuncOp>(name);
+  plan.residuals = detail::residuals_of(staged.advance_to(Stage::differentiated), name);
+  auto function = staged.advance_to(Stage::bufferized).lookupSymbol<mlir::func::FuncOp>(name);
   detail::describe_buffers(function, plan);
   return plan;
 }
@@ -398,16 +398,16 @@ namespace {
 std::vector<std::pair<Stage, std::string>> stages_with(Program::Impl& program,
                                                        const CompileOptions& options) {
   std::vector<std::pair<Stage, std::string>> stages;
-  Lowering lowering(program, options);
-  for (Stage stage : lowering.stages())
-    if (mlir::adjit::isMlirStage(stage)) stages.emplace_back(stage, print(lowering.advance_to(stage)));
+  StagedModule staged(program, options);
+  for (Stage stage : staged.stages())
+    if (mlir::adjit::isMlirStage(stage)) stages.emplace_back(stage, print(staged.advance_to(stage)));
   if (is_cuda(options)) {
-    gpu::GpuProgram gpu_program = gpu_program_of(lowering, program, false);
+    gpu::GpuProgram gpu_program = gpu_program_of(staged, program, false);
     stages.emplace_back(Stage::ptx, gpu_program.image);
     stages.emplace_back(Stage::gpuProgram, gpu_program.serialize());
     return stages;
   }
-  NativeModule native(lowering.advance_to(Stage::llvm), options);
+  NativeModule native(staged.advance_to(Stage::llvm), options);
   stages.emplace_back(Stage::llvmIR, print(*native.module));
   stages.emplace_back(Stage::assembly, native.machine_code(true));
   stages.emplace_back(Stage::object, native.machine_code(false));
@@ -437,6 +437,12 @@ std::vector<std::pair<std::string, std::string>> Program::all_stages() const {
   return named;
 }
 
+void Program::save(const std::string& path) const {
+  std::ofstream out(path, std::ios::binary);
+  out << ir("traced");
+  if (!out) throw Error("cannot write '" + path + "'");
+}
+
 void Program::dump(const std::string& dir, const std::string& prefix) const {
   dump_with(*impl_, impl_->options, dir, prefix);
 }
@@ -455,12 +461,12 @@ Executable Program::compile() const {
 Executable Program::compile(Device device) const {
   CompileOptions for_device = impl_->options;
   for_device.target = device.kind();
-  Lowering lowering(*impl_, for_device);
+  StagedModule staged(*impl_, for_device);
   if (device.is_cuda())
-    return detail::load_onto_gpu(gpu_program_of(lowering, *impl_, false), device);
+    return detail::load_onto_gpu(gpu_program_of(staged, *impl_, false), device);
   // With a compile cache, the machine code of this program for this CPU may
   // already be on disk. The key is the traced IR and everything that
-  // decides its lowering (the pipeline's options, the host CPU, adjit's
+  // decides its staged (the pipeline's options, the host CPU, adjit's
   // build, LLVM's version), so that a hit skips the MLIR passes too.
   std::string cache_dir = impl_->options.cache_dir.empty()
                               ? CompileCache::directory_from_environment()
@@ -475,7 +481,7 @@ Executable Program::compile(Device device) const {
     if (std::optional<std::string> object = cache->load(key))
       return detail::load_into_jit(*object, impl_->signatures);
   }
-  mlir::ModuleOp lowered = lowering.advance_to(Stage::llvm);
+  mlir::ModuleOp lowered = staged.advance_to(Stage::llvm);
   NativeModule native(lowered, impl_->options, /*for_this_process=*/true);
   std::string object = native.machine_code(false);
   if (cache) cache->store(key, object);
@@ -488,9 +494,9 @@ namespace detail {
 mlir::OwningOpRef<mlir::ModuleOp> ProgramInternals::lower(const Program& program,
                                                           const CompileOptions& options,
                                                           mlir::adjit::Stage stage) {
-  Lowering lowering(*program.impl_, options);
-  lowering.advance_to(stage);
-  return lowering.release();
+  StagedModule staged(*program.impl_, options);
+  staged.advance_to(stage);
+  return staged.release();
 }
 
 void ProgramInternals::dump(const Program& program, const CompileOptions& options,

@@ -65,7 +65,7 @@ AotResult compile(F f, const AotOptions& options, const Args&... example_args) {
   JitOptions jit_options;
   jit_options.name = options.name;
   Lowered lowered = jit(std::move(f), jit_options).lower(example_args...);
-  return write(lowered.program(), options, {options.name});
+  return write(lowered, options, {options.name});
 }
 
 }  // namespace adjit::aot

@@ -55,22 +55,11 @@ struct CacheInfo {
   double compile_seconds = 0;
 };
 
-/// The traced function of one signature, before compilation: every stage's
-/// IR, a `.mlir` file that `adjit compile`/`adjit run` accept, or code.
-class Lowered {
- public:
-  explicit Lowered(Program program) : program_(std::move(program)) {}
-  std::string ir(std::string_view stage = "traced") const { return program_.ir(stage); }
-  void save(const std::string& path) const;
-  Executable compile() const { return program_.compile(); }
-  /// Its temporaries' lifetimes and peak, and for a gradient the residuals
-  /// of its reverse pass (see MemoryPlan).
-  MemoryPlan memory_plan() const { return program_.memory_plan(); }
-  const Program& program() const { return program_; }
-
- private:
-  Program program_;
-};
+/// What Jitted::lower returns (JAX's name for it): the traced function of
+/// one signature as a Program, before compilation: every stage's IR, a
+/// `.mlir` file that `adjit compile`/`adjit run` accept (save), its memory
+/// plan, or code.
+using Lowered = Program;
 
 namespace detail {
 
@@ -210,9 +199,9 @@ class Jitted {
   template <class... Args>
   Lowered lower(const Args&... args) const {
     using Result = decltype(f_(std::declval<detail::traced_t<Args>>()...));
-    return Lowered(detail::trace_program(cache_->options().name, trace_body<Result>(args...),
-                                         cache_->options().device.value_or(Device::cpu()))
-                       .program);
+    return detail::trace_program(cache_->options().name, trace_body<Result>(args...),
+                                 cache_->options().device.value_or(Device::cpu()))
+        .program;
   }
 
   CacheInfo cache_info() const { return cache_->info(); }

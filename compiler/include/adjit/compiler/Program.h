@@ -73,13 +73,16 @@ class Program {
   /// for the cuda target "gpu", "nvvm", "ptx", "cubin" and "gpu-program", the
   /// serialized gpu::GpuProgram). Throws adjit::Error for a stage the
   /// target does not have.
-  std::string ir(std::string_view stage) const;
+  std::string ir(std::string_view stage = "traced") const;
   /// The text (or, for "obj", bytes) of every stage, in order.
   std::vector<std::pair<std::string, std::string>> all_stages() const;
   /// The temporaries of public function `entry` (empty: the only one) on
   /// the cpu target, their lifetimes and peak, and for a gradient the
   /// residuals of its reverse pass. Also ir("memory-plan") for every entry.
   MemoryPlan memory_plan(std::string_view entry = "") const;
+  /// Writes the traced stage to `path`: a .mlir file that `adjit compile`,
+  /// `adjit run` and Program::parse_file accept.
+  void save(const std::string& path) const;
   /// Writes every stage to `dir` as numbered files (PREFIX01-traced.mlir, ...).
   void dump(const std::string& dir, const std::string& prefix = "") const;
   /// An object file for the host CPU.
