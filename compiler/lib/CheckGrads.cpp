@@ -1,7 +1,8 @@
 #include "adjit/CheckGrads.h"
 
 #include <cmath>
-#include <sstream>
+
+#include <fmt/format.h>
 
 namespace adjit {
 
@@ -66,7 +67,9 @@ std::vector<int64_t> sample(int64_t size, int64_t limit, uint64_t seed) {
 }  // namespace
 
 double scalar_value(const Array& a) {
-  if (a.size() != 1) throw Error("check_grads: expected a scalar, got " + type_string(a.dtype(), a.shape()));
+  if (a.size() != 1)
+    throw Error(
+        fmt::format("check_grads: expected a scalar, got {}", type_string(a.dtype(), a.shape())));
   return element(a.to(Device::cpu()), 0);
 }
 
@@ -76,8 +79,9 @@ void require_differentiable_argument(const std::vector<Array>& args) {
     if (is_floating(a.dtype())) return;
     types += (types.empty() ? "" : ", ") + type_string(a.dtype(), a.shape());
   }
-  throw Error("check_grads: no floating-point argument to differentiate (arguments: " +
-              (types.empty() ? std::string("none") : types) + ")");
+  throw Error(
+      fmt::format("check_grads: no floating-point argument to differentiate (arguments: {})",
+                  types.empty() ? "none" : types));
 }
 
 GradCheckReport combine(const GradCheckReport& a, const GradCheckReport& b) {
@@ -127,12 +131,11 @@ GradCheckReport compare_derivatives(
     double ratio = std::isnan(error) ? INFINITY : error / tolerance;
     ++report.checked;
     if (ratio > report.worst_ratio || report.worst.empty()) {
-      std::ostringstream os;
-      os << mode << " mode, order " << order << ", argument " << arg << " "
-         << type_string(xs[arg].dtype(), xs[arg].shape()) << ", element " << i << ": analytic "
-         << analytic << ", numeric " << numeric << ", error " << error << " (tolerance "
-         << tolerance << ")";
-      report.worst = os.str();
+      report.worst = fmt::format(
+          "{} mode, order {}, argument {} {}, element {}: analytic {:g}, numeric {:g}, error {:g} "
+          "(tolerance {:g})",
+          mode, order, arg, type_string(xs[arg].dtype(), xs[arg].shape()), i, analytic, numeric,
+          error, tolerance);
       report.worst_ratio = ratio;
     }
     if (!(ratio <= 1)) report.passed = false;
@@ -165,10 +168,9 @@ GradCheckReport compare_derivatives(
 }  // namespace detail
 
 std::string GradCheckReport::summary() const {
-  std::ostringstream os;
-  os << (passed ? "check_grads passed" : "check_grads FAILED") << " (" << checked
-     << " comparisons); worst: " << (worst.empty() ? "none" : worst);
-  return os.str();
+  return fmt::format("{} ({} comparisons); worst: {}",
+                     passed ? "check_grads passed" : "check_grads FAILED", checked,
+                     worst.empty() ? "none" : worst);
 }
 
 }  // namespace adjit

@@ -15,11 +15,13 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <string_view>
 #include <thread>
 #include <unistd.h>
 #include <vector>
+
+#include <fmt/format.h>
+#include <fmt/std.h>
 
 namespace adjit {
 namespace fs = std::filesystem;
@@ -41,8 +43,8 @@ uint64_t max_bytes_from_environment() {
   char* end = nullptr;
   unsigned long long value = std::strtoull(megabytes, &end, 10);
   if (end == megabytes || *end)
-    throw Error(std::string("ADJIT_CACHE_MAX_MB must be a number of megabytes, got '") +
-                megabytes + "'");
+    throw Error(fmt::format("ADJIT_CACHE_MAX_MB must be a number of megabytes, got '{}'",
+                            megabytes));
   return static_cast<uint64_t>(value) << 20;
 }
 
@@ -57,8 +59,8 @@ CompileCache::CompileCache(std::string dir) : dir_(std::move(dir)), max_bytes_(m
   std::error_code error;
   fs::create_directories(dir_, error);
   if (error || !fs::is_directory(dir_))
-    throw Error("cannot use '" + dir_ + "' as the compile cache directory: " +
-                (error ? error.message() : "not a directory"));
+    throw Error(fmt::format("cannot use '{}' as the compile cache directory: {}", dir_,
+                            error ? error.message() : "not a directory"));
 }
 
 std::string CompileCache::directory_from_environment() {
@@ -78,8 +80,8 @@ const std::string& library_build() {
     if (!dladdr(reinterpret_cast<void*>(&CompileCache::directory_from_environment), &info) ||
         !info.dli_fname || stat(info.dli_fname, &status) != 0)
       return std::string("unknown build");
-    return std::string(info.dli_fname) + " " + std::to_string(status.st_size) + " " +
-           std::to_string(status.st_mtim.tv_sec) + "." + std::to_string(status.st_mtim.tv_nsec);
+    return fmt::format("{} {} {}.{}", info.dli_fname, status.st_size, status.st_mtim.tv_sec,
+                       status.st_mtim.tv_nsec);
   }();
   return build;
 }
@@ -90,7 +92,7 @@ std::string CompileCache::key(std::initializer_list<std::string_view> parts) {
   llvm::SHA256 hash;
   auto add = [&](std::string_view part) {
     // Length-prefixed, so that no two part lists hash alike.
-    std::string length = std::to_string(part.size()) + ":";
+    std::string length = fmt::format("{}:", part.size());
     hash.update(llvm::StringRef(length));
     hash.update(llvm::StringRef(part.data(), part.size()));
   };
@@ -117,7 +119,7 @@ std::optional<std::string> CompileCache::load(const std::string& key) const {
   bool valid = rest.substr(0, kMagic.size()) == kMagic;
   rest.remove_prefix(valid ? kMagic.size() : rest.size());
   std::optional<std::string_view> stored_key = line(), size = line(), digest = line();
-  valid = valid && digest && *stored_key == key && *size == std::to_string(rest.size()) &&
+  valid = valid && digest && *stored_key == key && *size == fmt::to_string(rest.size()) &&
           sha256_hex(rest) == *digest;
   if (!valid) {
     fs::remove(path, error);  // corrupt, truncated or foreign: compile afresh
@@ -129,9 +131,8 @@ std::optional<std::string> CompileCache::load(const std::string& key) const {
 
 void CompileCache::store(const std::string& key, const std::string& bytes) const {
   static std::atomic<uint64_t> counter{0};
-  std::ostringstream temporary_name;
-  temporary_name << ".tmp-" << ::getpid() << "-" << std::this_thread::get_id() << "-" << ++counter;
-  fs::path temporary = fs::path(dir_) / temporary_name.str();
+  fs::path temporary = fs::path(dir_) / fmt::format(".tmp-{}-{}-{}", ::getpid(),
+                                                    std::this_thread::get_id(), ++counter);
   {
     std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
     out << kMagic << key << "\n" << bytes.size() << "\n" << sha256_hex(bytes) << "\n";

@@ -4,14 +4,15 @@
 #include "mlir/IR/Location.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <fmt/format.h>
+
 namespace adjit::detail {
 
 std::string source_position(mlir::Location loc) {
   std::string text;
   loc->walk([&](mlir::Location inner) {
     if (auto file = mlir::dyn_cast<mlir::FileLineColLoc>(inner)) {
-      text = (file.getFilename().str() + ":" + std::to_string(file.getLine()) + ":" +
-              std::to_string(file.getColumn()));
+      text = fmt::format("{}:{}:{}", file.getFilename().str(), file.getLine(), file.getColumn());
       return mlir::WalkResult::interrupt();
     }
     return mlir::WalkResult::advance();

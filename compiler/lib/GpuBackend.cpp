@@ -21,6 +21,8 @@
 #include <filesystem>
 #include <map>
 
+#include <fmt/format.h>
+
 namespace adjit::detail {
 namespace fs = std::filesystem;
 
@@ -39,9 +41,10 @@ std::string location_text(mlir::Location location) {
 }
 
 [[noreturn]] void unsupported(mlir::Operation* op, mlir::func::FuncOp fn, const std::string& why) {
-  throw CompileError("the GPU backend cannot run '" + op->getName().getStringRef().str() +
-                     "' in the host code of '" + fn.getSymName().str() + "' (" +
-                     location_text(op->getLoc()) + "): " + why);
+  throw CompileError(
+      fmt::format("the GPU backend cannot run '{}' in the host code of '{}' ({}): {}",
+                  op->getName().getStringRef().str(), fn.getSymName().str(),
+                  location_text(op->getLoc()), why));
 }
 
 size_t element_bytes(mlir::Type type) {
@@ -61,8 +64,10 @@ class PlanBuilder {
     plan_ = gpu::EntryPlan{signature, {}, {}};
     size_t inputs = signature.inputs.size();
     if (fn.getNumArguments() != inputs + signature.outputs.size())
-      throw CompileError("the GPU backend expects '" + signature.name +
-                         "' to take its outputs as trailing arguments after bufferization");
+      throw CompileError(fmt::format(
+          "the GPU backend expects '{}' to take its outputs as trailing arguments after "
+          "bufferization",
+          signature.name));
     for (auto [position, argument] : llvm::enumerate(fn.getArguments())) {
       bool input = position < inputs;
       add_buffer(argument, input ? gpu::Buffer::Kind::input : gpu::Buffer::Kind::output,
@@ -261,17 +266,18 @@ std::string gpu_image(mlir::ModuleOp nvvm_stage, bool cubin) {
   auto toolkit = cuda_toolkit();
   module->walk([&](mlir::LLVM::LLVMFuncOp fn) {
     if (fn.isExternal() && fn.getSymName().starts_with("__nv_") && !toolkit)
-      throw CompileError("kernels call libdevice's " + fn.getSymName().str() +
-                         " but no CUDA toolkit was found to link libdevice from: set CUDA_HOME "
-                         "to a toolkit that has nvvm/libdevice/libdevice.10.bc");
+      throw CompileError(fmt::format(
+          "kernels call libdevice's {} but no CUDA toolkit was found to link libdevice from: set "
+          "CUDA_HOME to a toolkit that has nvvm/libdevice/libdevice.10.bc",
+          fn.getSymName().str()));
   });
   mlir::MLIRContext& context = *module->getContext();
   mlir::PassManager pm(&context);
   mlir::adjit::addGpuBinaryPasses(pm, cubin, toolkit.value_or(""));
   DiagnosticCapture diagnostics(context);
   if (mlir::failed(pm.run(*module)))
-    throw CompileError(std::string("emitting the kernels' ") + (cubin ? "cubin" : "PTX") +
-                       " failed:\n" + diagnostics.text());
+    throw CompileError(fmt::format("emitting the kernels' {} failed:\n{}", cubin ? "cubin" : "PTX",
+                                   diagnostics.text()));
   std::string image;
   module->walk([&](mlir::gpu::BinaryOp binary) {
     for (mlir::Attribute object : binary.getObjects())
@@ -292,7 +298,8 @@ gpu::GpuProgram make_gpu_program(mlir::ModuleOp module, const std::vector<Signat
   PlanBuilder builder(module, program);
   for (const Signature& signature : signatures) {
     auto fn = module.lookupSymbol<mlir::func::FuncOp>(signature.name);
-    if (!fn) throw CompileError("the GPU program has no host function '" + signature.name + "'");
+    if (!fn)
+      throw CompileError(fmt::format("the GPU program has no host function '{}'", signature.name));
     program.entries.push_back(builder.build(fn, signature));
   }
   return program;

@@ -16,10 +16,13 @@
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SetVector.h"
 
-#include <cstdio>
-#include <sstream>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <iterator>
 
 namespace adjit {
 
@@ -28,27 +31,25 @@ namespace {
 // "f32[256,1024]" ("f32[?,4]" for a size known at run time).
 std::string describe(mlir::ShapedType type) {
   std::optional<DType> dtype = dtype_of(type.getElementType());
-  std::string dims;
-  for (auto [i, size] : llvm::enumerate(type.getShape()))
-    dims += (i ? "," : "") + (mlir::ShapedType::isDynamic(size) ? "?" : std::to_string(size));
+  auto dims = llvm::map_range(type.getShape(), [](int64_t size) {
+    return mlir::ShapedType::isDynamic(size) ? std::string("?") : fmt::format("{}", size);
+  });
   std::string element;
   llvm::raw_string_ostream os(element);
   if (dtype) os << dtype_name(*dtype);
   else os << type.getElementType();
-  return element + "[" + dims + "]";
+  return fmt::format("{}[{}]", element, fmt::join(dims, ","));
 }
 
 std::string bytes_text(int64_t bytes) {
   if (bytes < 0) return "run time";
-  char text[32];
-  if (bytes < 1024) std::snprintf(text, sizeof text, "%lld B", static_cast<long long>(bytes));
-  else if (bytes < (1 << 20)) std::snprintf(text, sizeof text, "%.1f KiB", bytes / 1024.0);
-  else std::snprintf(text, sizeof text, "%.1f MiB", bytes / 1048576.0);
-  return text;
+  if (bytes < 1024) return fmt::format("{} B", bytes);
+  if (bytes < (1 << 20)) return fmt::format("{:.1f} KiB", bytes / 1024.0);
+  return fmt::format("{:.1f} MiB", bytes / 1048576.0);
 }
 
 std::string made_by_text(const std::string& op, const std::string& location) {
-  return location.empty() ? op : op + " at " + location;
+  return location.empty() ? op : fmt::format("{} at {}", op, location);
 }
 
 // The functions `entry` calls, itself included, in the order first reached.
@@ -75,40 +76,41 @@ int64_t MemoryPlan::residual_bytes() const {
 }
 
 std::string MemoryPlan::to_string() const {
-  std::ostringstream os;
+  std::string text;
+  auto out = std::back_inserter(text);
   size_t planned = 0;
   for (const TemporaryBuffer& buffer : buffers) planned += buffer.planned;
-  os << "memory plan of @" << function << ": " << buffers.size() << " temporaries, peak "
-     << bytes_text(peak_bytes) << " (" << bytes_text(peak_bytes_unplanned)
-     << " if each lived until the function returns)\n";
+  fmt::format_to(out,
+                 "memory plan of @{}: {} temporaries, peak {} ({} if each lived until the "
+                 "function returns)\n",
+                 function, buffers.size(), bytes_text(peak_bytes),
+                 bytes_text(peak_bytes_unplanned));
   auto row = [&](const std::string& when, int64_t bytes, const std::string& type,
                  const std::string& made_by) {
-    char text[64];
-    std::snprintf(text, sizeof text, "  %-12s %10s  %-16s ", when.c_str(), bytes_text(bytes).c_str(),
-                  type.c_str());
-    os << text << made_by << "\n";
+    fmt::format_to(out, "  {:<12} {:>10}  {:<16} {}\n", when, bytes_text(bytes), type, made_by);
   };
   if (planned) {
-    os << "  live in ops (of " << op_count << "), first..last:\n";
+    fmt::format_to(out, "  live in ops (of {}), first..last:\n", op_count);
     for (const TemporaryBuffer& buffer : buffers)
       if (buffer.planned)
-        row(std::to_string(buffer.first_op) + ".." + std::to_string(buffer.last_op), buffer.bytes,
-            buffer.type, made_by_text(buffer.made_by, buffer.location));
+        row(fmt::format("{}..{}", buffer.first_op, buffer.last_op), buffer.bytes, buffer.type,
+            made_by_text(buffer.made_by, buffer.location));
   }
   if (planned < buffers.size()) {
-    os << "  live while the op that allocates them runs:\n";
+    text += "  live while the op that allocates them runs:\n";
     for (const TemporaryBuffer& buffer : buffers)
       if (!buffer.planned)
         row("", buffer.bytes, buffer.type,
-            made_by_text(buffer.made_by, buffer.location) + " (" + buffer.note + ")");
+            fmt::format("{} ({})", made_by_text(buffer.made_by, buffer.location), buffer.note));
   }
   if (!residuals.empty()) {
-    os << "residuals kept from the forward pass for the backward pass: " << residuals.size()
-       << " values, " << bytes_text(residual_bytes()) << "\n";
+    fmt::format_to(out,
+                   "residuals kept from the forward pass for the backward pass: {} values, {}\n",
+                   residuals.size(), bytes_text(residual_bytes()));
     for (const Residual& residual : residuals)
       row("", residual.bytes, residual.type, made_by_text(residual.made_by, residual.location));
   }
-  return os.str();
+  return text;
 }
 
 namespace detail {

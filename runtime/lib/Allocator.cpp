@@ -9,8 +9,9 @@
 #include <iterator>
 #include <list>
 #include <mutex>
-#include <string>
 #include <unordered_map>
+
+#include <fmt/format.h>
 
 #include "adjit/runtime/Error.h"
 
@@ -40,8 +41,8 @@ size_t cache_limit_from_environment() {
   char* end = nullptr;
   unsigned long long value = std::strtoull(megabytes, &end, 10);
   if (*end != '\0')
-    throw Error(std::string("ADJIT_ALLOCATOR_CACHE_MB='") + megabytes +
-                "' is not a whole number of megabytes");
+    throw Error(fmt::format("ADJIT_ALLOCATOR_CACHE_MB='{}' is not a whole number of megabytes",
+                            megabytes));
   return static_cast<size_t>(value) << 20;
 }
 
@@ -59,10 +60,12 @@ class CachingAllocator {
  public:
   void* allocate(size_t bytes) {
     if (injected_failure_now())
-      throw RuntimeError("out of memory allocating a host buffer of " + std::to_string(bytes) +
-                         " bytes (a failure injected by adjit::fail_nth_allocation)");
+      throw RuntimeError(fmt::format(
+          "out of memory allocating a host buffer of {} bytes (a failure injected by "
+          "adjit::fail_nth_allocation)",
+          bytes));
     if (bytes > PTRDIFF_MAX)  // also keeps the size-class arithmetic from wrapping
-      throw RuntimeError("cannot allocate a host buffer of " + std::to_string(bytes) + " bytes");
+      throw RuntimeError(fmt::format("cannot allocate a host buffer of {} bytes", bytes));
     size_t block_size = size_class(bytes);
     {
       std::lock_guard lock(mutex_);
@@ -89,8 +92,7 @@ class CachingAllocator {
     if (!block) {
       std::lock_guard lock(mutex_);
       live_bytes_ -= block_size;
-      throw RuntimeError("out of memory allocating a host buffer of " + std::to_string(bytes) +
-                         " bytes");
+      throw RuntimeError(fmt::format("out of memory allocating a host buffer of {} bytes", bytes));
     }
     return block;
   }

@@ -2,6 +2,8 @@
 
 #include <cstring>
 
+#include <fmt/format.h>
+
 #include "ElementConversion.h"
 #include "adjit/runtime/Allocator.h"
 #include "adjit/runtime/Error.h"
@@ -21,7 +23,8 @@ Array Array::empty(Shape shape, DType dtype, Device device) {
   int64_t size = num_elements(shape);
   size_t element_size = dtype_size(dtype);
   if (static_cast<uint64_t>(size) > PTRDIFF_MAX / element_size)
-    throw Error("Array::empty: " + type_string(dtype, shape) + " is too large to allocate");
+    throw Error(
+        fmt::format("Array::empty: {} is too large to allocate", type_string(dtype, shape)));
   size_t bytes = static_cast<size_t>(size) * element_size;
   if (device.is_cuda()) {
     int index = device.index();
@@ -47,8 +50,8 @@ Array Array::full(Shape shape, double value, DType dtype) {
   return visit_dtype(dtype, [&]<class T>(std::type_identity<T>) {
     if constexpr (detail::is_integer_v<T>) {
       if (!detail::holds_exactly<T>(value))
-        throw Error("Array::full: " + detail::format_general(value) + " is not representable as " +
-                    std::string(dtype_name(dtype)));
+        throw Error(fmt::format("Array::full: {:g} is not representable as {}", value,
+                                dtype_name(dtype)));
     }
     Array array = empty(std::move(shape), dtype);
     std::fill_n(static_cast<T*>(array.raw_data()), array.size(), detail::from_double<T>(value));
@@ -58,10 +61,11 @@ Array Array::full(Shape shape, double value, DType dtype) {
 
 Array Array::view(void* data, Shape shape, DType dtype) {
   int64_t size = num_elements(shape);
-  if (!data) throw Error("Array::view: data for " + type_string(dtype, shape) + " is null");
+  if (!data)
+    throw Error(fmt::format("Array::view: data for {} is null", type_string(dtype, shape)));
   if (reinterpret_cast<uintptr_t>(data) % dtype_size(dtype) != 0)
-    throw Error("Array::view: data for " + type_string(dtype, shape) + " is not aligned to its " +
-                std::to_string(dtype_size(dtype)) + "-byte elements");
+    throw Error(fmt::format("Array::view: data for {} is not aligned to its {}-byte elements",
+                            type_string(dtype, shape), dtype_size(dtype)));
   // Aliasing constructor with an empty owner: a pointer that owns nothing.
   return Array(std::shared_ptr<void>(std::shared_ptr<void>(), data), std::move(shape), dtype, size);
 }
@@ -88,28 +92,29 @@ Array Array::to(Device device) const {
 
 void Array::check_on_host(std::string_view accessor) const {
   if (!device_.is_cpu())
-    throw Error("Array::" + std::string(accessor) + ": array " + type_string(dtype_, shape_) +
-                " is on " + device_.str() + "; copy it to the host with .to(adjit::Device::cpu())");
+    throw Error(fmt::format(
+        "Array::{}: array {} is on {}; copy it to the host with .to(adjit::Device::cpu())",
+        accessor, type_string(dtype_, shape_), device_.str()));
 }
 
 void Array::throw_element_type_mismatch(std::string_view accessor, DType requested) const {
-  throw Error("Array::" + std::string(accessor) + "<" + std::string(cpp_type_name(requested)) +
-              ">: array is " + type_string(dtype_, shape_) + ", element type must be " +
-              std::string(cpp_type_name(dtype_)));
+  throw Error(fmt::format("Array::{}<{}>: array is {}, element type must be {}", accessor,
+                          cpp_type_name(requested), type_string(dtype_, shape_),
+                          cpp_type_name(dtype_)));
 }
 
 void Array::check_one_element() const {
   if (size_ != 1)
-    throw Error("Array::item<" + std::string(cpp_type_name(dtype_)) + ">: array is " +
-                type_string(dtype_, shape_) + " with " + std::to_string(size_) +
-                " elements, item() needs exactly one");
+    throw Error(
+        fmt::format("Array::item<{}>: array is {} with {} elements, item() needs exactly one",
+                    cpp_type_name(dtype_), type_string(dtype_, shape_), size_));
 }
 
 void Array::check_value_count(size_t value_count, const Shape& shape) {
   int64_t expected = num_elements(shape);
   if (value_count != static_cast<uint64_t>(expected))
-    throw Error("Array::from: " + std::to_string(value_count) + " values given for shape " +
-                shape_string(shape) + ", which has " + std::to_string(expected) + " elements");
+    throw Error(fmt::format("Array::from: {} values given for shape {}, which has {} elements",
+                            value_count, shape_string(shape), expected));
 }
 
 }  // namespace adjit

@@ -1,4 +1,7 @@
+#include <iterator>
 #include <ostream>
+
+#include <fmt/format.h>
 
 #include "ElementConversion.h"
 #include "adjit/runtime/Array.h"
@@ -9,14 +12,6 @@ namespace {
 // numpy's defaults: summarize past 1000 elements, keeping 3 at each edge.
 constexpr int64_t kSummarizeAbove = 1000;
 constexpr int64_t kEdgeItems = 3;
-
-template <class T>
-std::string format_element(T value) {
-  if constexpr (std::is_same_v<T, bool>) return value ? "true" : "false";
-  else if constexpr (detail::is_floating_v<T>)
-    return detail::format_general(detail::to_double(value));
-  else return std::to_string(value);
-}
 
 template <class T>
 class ArrayFormatter {
@@ -40,7 +35,7 @@ class ArrayFormatter {
   // Appends the sub-array at `axis` whose first element is at `offset`.
   void format_axis(size_t axis, int64_t offset) {
     if (axis == shape_.size()) {
-      out_ += format_element(elements_[offset]);
+      append_element(elements_[offset]);
       return;
     }
     int64_t length = shape_[axis];
@@ -55,6 +50,15 @@ class ArrayFormatter {
       format_axis(axis + 1, offset + index * strides_[axis]);
     }
     out_ += ']';
+  }
+
+  // Floating elements with six significant digits, like printf's %g: "1",
+  // "0.5", "1e+10", "nan", "-inf".
+  void append_element(T value) {
+    if constexpr (std::is_same_v<T, bool>) out_ += value ? "true" : "false";
+    else if constexpr (detail::is_floating_v<T>)
+      fmt::format_to(std::back_inserter(out_), "{:g}", detail::to_double(value));
+    else fmt::format_to(std::back_inserter(out_), "{}", value);
   }
 
   const T* elements_;

@@ -7,6 +7,8 @@
 #include <cmath>
 #include <numbers>
 
+#include <fmt/format.h>
+
 #include "ElementConversion.h"
 #include "adjit/runtime/Array.h"
 #include "adjit/runtime/Error.h"
@@ -75,15 +77,16 @@ T round_down(double value) {
 }
 
 std::string format_bounds(double lo, double hi) {
-  return "lo=" + detail::format_general(lo) + ", hi=" + detail::format_general(hi);
+  return fmt::format("lo={:g}, hi={:g}", lo, hi);
 }
 
 }  // namespace
 
 Array Array::randn(Shape shape, uint64_t seed, DType dtype) {
   if (!is_floating(dtype))
-    throw Error("Array::randn: dtype " + std::string(dtype_name(dtype)) +
-                " is not floating point (use f16, bf16, f32 or f64)");
+    throw Error(
+        fmt::format("Array::randn: dtype {} is not floating point (use f16, bf16, f32 or f64)",
+                    dtype_name(dtype)));
   Array array = empty(std::move(shape), dtype);
   const auto element_count = static_cast<uint64_t>(array.size());
   CounterRandom random(seed);
@@ -99,8 +102,8 @@ Array Array::randn(Shape shape, uint64_t seed, DType dtype) {
 
 Array Array::uniform(Shape shape, uint64_t seed, double lo, double hi, DType dtype) {
   if (!(std::isfinite(lo) && std::isfinite(hi) && lo < hi))
-    throw Error("Array::uniform: the bounds must be finite with lo < hi, got " +
-                format_bounds(lo, hi));
+    throw Error(fmt::format("Array::uniform: the bounds must be finite with lo < hi, got {}",
+                            format_bounds(lo, hi)));
   if (dtype == DType::i1)
     throw Error("Array::uniform: dtype i1 has no numeric range; compare a floating array instead");
   Array array = empty(std::move(shape), dtype);
@@ -110,8 +113,9 @@ Array Array::uniform(Shape shape, uint64_t seed, double lo, double hi, DType dty
     T* out = static_cast<T*>(array.raw_data());
     if constexpr (detail::is_integer_v<T>) {
       if (!detail::holds_exactly<T>(lo) || !detail::holds_exactly<T>(hi))
-        throw Error("Array::uniform: the bounds for " + std::string(dtype_name(dtype)) +
-                    " must be integers in range, got " + format_bounds(lo, hi));
+        throw Error(
+            fmt::format("Array::uniform: the bounds for {} must be integers in range, got {}",
+                        dtype_name(dtype), format_bounds(lo, hi)));
       // Integers lo..hi-1 by multiply-shift: exact, without floating point.
       auto low = static_cast<int64_t>(lo);
       uint64_t count = static_cast<uint64_t>(static_cast<int64_t>(hi)) - static_cast<uint64_t>(low);

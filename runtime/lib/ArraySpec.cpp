@@ -5,8 +5,12 @@
 #include <charconv>
 #include <cmath>
 #include <optional>
+#include <ranges>
 #include <string>
 #include <vector>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "ElementConversion.h"
 #include "adjit/runtime/Error.h"
@@ -72,16 +76,14 @@ std::string element_problem(std::string_view text, DType dtype) {
   std::optional<double> number = parse_number<double>(text);
   bool out_of_range = number && std::isfinite(*number) &&
                       (is_floating(dtype) || (dtype != DType::i1 && *number == std::trunc(*number)));
-  return out_of_range ? "is out of range for " + std::string(dtype_name(dtype))
-                      : "is not a valid " + std::string(dtype_name(dtype));
+  if (out_of_range) return fmt::format("is out of range for {}", dtype_name(dtype));
+  return fmt::format("is not a valid {}", dtype_name(dtype));
 }
 
 DType parse_dtype_or_fail(std::string_view name) {
   if (std::optional<DType> dtype = parse_dtype(name)) return *dtype;
-  std::string known;
-  for (DType dtype : all_dtypes)
-    known += (known.empty() ? "" : ", ") + std::string(dtype_name(dtype));
-  fail("unknown dtype '" + std::string(name) + "' (expected one of " + known + ")");
+  fail(fmt::format("unknown dtype '{}' (expected one of {})", name,
+                   fmt::join(all_dtypes | std::views::transform(dtype_name), ", ")));
 }
 
 // `text` is the bracketed shape, e.g. "[2,3]".
@@ -90,8 +92,9 @@ Shape parse_shape(std::string_view text, size_t offset) {
   for (const Token& token : split_commas(text.substr(1, text.size() - 2), offset + 1)) {
     std::optional<int64_t> dimension = parse_number<int64_t>(token.text);
     if (!dimension || *dimension < 0)
-      fail("malformed shape '" + std::string(text) + "': dimension '" + std::string(token.text) +
-           "' at character " + std::to_string(token.column) + " is not a non-negative integer");
+      fail(fmt::format(
+          "malformed shape '{}': dimension '{}' at character {} is not a non-negative integer",
+          text, token.text, token.column));
     shape.push_back(*dimension);
   }
   return shape;
@@ -99,7 +102,7 @@ Shape parse_shape(std::string_view text, size_t offset) {
 
 uint64_t parse_seed(std::string_view text) {
   std::optional<uint64_t> seed = parse_number<uint64_t>(text);
-  if (!seed) fail("seed '" + std::string(text) + "' is not a non-negative integer");
+  if (!seed) fail(fmt::format("seed '{}' is not a non-negative integer", text));
   return *seed;
 }
 
@@ -124,8 +127,8 @@ Array fill(Shape shape, DType dtype, const Token& value) {
   visit_dtype(dtype, [&]<class T>(std::type_identity<T>) {
     std::optional<T> element = parse_element<T>(value.text);
     if (!element)
-      fail("fill value '" + std::string(value.text) + "' at character " +
-           std::to_string(value.column) + " " + element_problem(value.text, dtype));
+      fail(fmt::format("fill value '{}' at character {} {}", value.text, value.column,
+                       element_problem(value.text, dtype)));
     std::fill_n(static_cast<T*>(array.raw_data()), array.size(), *element);
   });
   return array;
@@ -133,17 +136,16 @@ Array fill(Shape shape, DType dtype, const Token& value) {
 
 Array value_list(Shape shape, DType dtype, const std::vector<Token>& values) {
   if (static_cast<int64_t>(values.size()) != num_elements(shape))
-    fail("expected " + std::to_string(num_elements(shape)) + " values for " +
-         type_string(dtype, shape) + ", got " + std::to_string(values.size()));
+    fail(fmt::format("expected {} values for {}, got {}", num_elements(shape),
+                     type_string(dtype, shape), values.size()));
   Array array = Array::empty(std::move(shape), dtype);
   visit_dtype(dtype, [&]<class T>(std::type_identity<T>) {
     T* out = static_cast<T*>(array.raw_data());
     for (size_t i = 0; i < values.size(); ++i) {
       std::optional<T> element = parse_element<T>(values[i].text);
       if (!element)
-        fail("value " + std::to_string(i + 1) + " '" + std::string(values[i].text) +
-             "' at character " + std::to_string(values[i].column) + " " +
-             element_problem(values[i].text, dtype));
+        fail(fmt::format("value {} '{}' at character {} {}", i + 1, values[i].text,
+                         values[i].column, element_problem(values[i].text, dtype)));
       out[i] = *element;
     }
   });
@@ -173,11 +175,10 @@ Array parse_spec(std::string_view spec) {
   DType dtype = parse_dtype_or_fail(spec.substr(0, open));
   size_t close = spec.find(']', open);
   if (close == std::string_view::npos)
-    fail("malformed shape '" + std::string(spec.substr(open)) + "': missing ']'");
+    fail(fmt::format("malformed shape '{}': missing ']'", spec.substr(open)));
   Shape shape = parse_shape(spec.substr(open, close + 1 - open), open);
   if (close + 1 == spec.size() || spec[close + 1] != '=')
-    fail("expected '=' after " + type_string(dtype, shape) + ", e.g. " + type_string(dtype, shape) +
-         "=zeros");
+    fail(fmt::format("expected '=' after {0}, e.g. {0}=zeros", type_string(dtype, shape)));
   size_t values_offset = close + 2;
   return parse_values(spec.substr(values_offset), values_offset, dtype, std::move(shape));
 }
@@ -188,7 +189,7 @@ Array parse_array_spec(std::string_view spec) {
   try {
     return parse_spec(spec);
   } catch (const Error& error) {
-    throw Error("invalid array spec '" + std::string(spec) + "': " + error.what());
+    throw Error(fmt::format("invalid array spec '{}': {}", spec, error.what()));
   }
 }
 

@@ -1,13 +1,13 @@
 #include "adjit/runtime/DType.h"
 
-#include <string>
+#include <fmt/format.h>
 
 #include "adjit/runtime/Error.h"
 
 namespace adjit {
 
 void throw_invalid_dtype(DType dtype) {
-  throw Error("invalid DType value " + std::to_string(static_cast<int>(dtype)));
+  throw Error(fmt::format("invalid DType value {}", static_cast<int>(dtype)));
 }
 
 std::string_view dtype_name(DType dtype) {

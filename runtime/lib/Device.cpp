@@ -1,17 +1,20 @@
 #include "adjit/runtime/Device.h"
 
+#include <fmt/format.h>
+
 #include "adjit/runtime/Error.h"
 #include "cuda/CudaDriver.h"
 
 namespace adjit {
 
 Device Device::cuda(int index) {
-  if (index < 0) throw Error("Device::cuda: the device index must be >= 0, got " + std::to_string(index));
+  if (index < 0)
+    throw Error(fmt::format("Device::cuda: the device index must be >= 0, got {}", index));
   return Device(Kind::cuda, index);
 }
 
 std::string Device::str() const {
-  return is_cpu() ? "cpu" : "cuda:" + std::to_string(index_);
+  return is_cpu() ? "cpu" : fmt::format("cuda:{}", index_);
 }
 
 int Device::cuda_device_count() {

@@ -4,9 +4,7 @@
 // fills, generates, parses and prints arrays. Internal to the runtime.
 
 #include <cmath>
-#include <cstdio>
 #include <limits>
-#include <string>
 #include <type_traits>
 
 #include "adjit/runtime/DType.h"
@@ -44,13 +42,6 @@ bool holds_exactly(double value) {
   // -min() is 2^31 or 2^63: exact in double, one past max().
   constexpr double lowest = static_cast<double>(std::numeric_limits<T>::min());
   return value == std::trunc(value) && value >= lowest && value < -lowest;
-}
-
-// Six significant digits, like printf's %g: "1", "0.5", "1e+10", "nan", "-inf".
-inline std::string format_general(double value) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%g", value);
-  return text;
 }
 
 }  // namespace adjit::detail

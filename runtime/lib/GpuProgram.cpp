@@ -1,7 +1,10 @@
 #include "adjit/runtime/GpuProgram.h"
 
 #include <charconv>
-#include <sstream>
+#include <iterator>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "adjit/runtime/Error.h"
 
@@ -32,10 +35,16 @@ std::string hex(std::string_view bytes) {
   return text;
 }
 
-void write_type(std::ostringstream& out, const char* what, const TensorType& type) {
-  out << what << ' ' << dtype_name(type.dtype) << ' ' << type.shape.size();
-  for (int64_t d : type.shape) out << ' ' << d;
-  out << '\n';
+// Appends " n" for each number: nothing for none.
+template <class Numbers>
+void append_each_after_space(std::string& text, const Numbers& numbers) {
+  for (auto number : numbers) fmt::format_to(std::back_inserter(text), " {}", number);
+}
+
+void write_type(std::string& text, const TensorType& type) {
+  fmt::format_to(std::back_inserter(text), "type {} {}", dtype_name(type.dtype), type.shape.size());
+  append_each_after_space(text, type.shape);
+  text += '\n';
 }
 
 // Whitespace-separated tokens of the text, with the line of each for errors.
@@ -55,7 +64,7 @@ class Reader {
   }
   void expect(std::string_view word) {
     if (std::string_view got = token(); got != word)
-      fail("expected '" + std::string(word) + "', got '" + std::string(got) + "'");
+      fail(fmt::format("expected '{}', got '{}'", word, got));
   }
   template <class T>
   T number() {
@@ -63,12 +72,12 @@ class Reader {
     T value{};
     auto [end, error] = std::from_chars(t.data(), t.data() + t.size(), value);
     if (error != std::errc() || end != t.data() + t.size())
-      fail("expected a number, got '" + std::string(t) + "'");
+      fail(fmt::format("expected a number, got '{}'", t));
     return value;
   }
   size_t count(size_t limit) {
     auto n = number<size_t>();
-    if (n > limit) fail("count " + std::to_string(n) + " is larger than the program");
+    if (n > limit) fail(fmt::format("count {} is larger than the program", n));
     return n;
   }
   std::string bytes_from_hex() {
@@ -99,7 +108,7 @@ class Reader {
     return type;
   }
   [[noreturn]] void fail(const std::string& what) const {
-    throw Error("malformed GPU program (line " + std::to_string(line_) + "): " + what);
+    throw Error(fmt::format("malformed GPU program (line {}): {}", line_, what));
   }
   size_t remaining() const { return text_.size() - pos_; }
 
@@ -112,54 +121,54 @@ class Reader {
 }  // namespace
 
 std::string GpuProgram::serialize() const {
-  std::ostringstream out;
-  out << kMagic << ' ' << kVersion << "\narch " << arch << "\nformat " << format << "\n";
-  out << "constants " << constants.size() << '\n';
-  for (const std::string& bytes : constants) out << "constant " << (bytes.empty() ? "-" : hex(bytes)) << '\n';
-  out << "entries " << entries.size() << '\n';
+  std::string text;
+  auto out = std::back_inserter(text);
+  fmt::format_to(out, "{} {}\narch {}\nformat {}\n", kMagic, kVersion, arch, format);
+  fmt::format_to(out, "constants {}\n", constants.size());
+  for (const std::string& bytes : constants)
+    fmt::format_to(out, "constant {}\n", bytes.empty() ? "-" : hex(bytes));
+  fmt::format_to(out, "entries {}\n", entries.size());
   for (const EntryPlan& plan : entries) {
-    out << "entry " << plan.signature.name << '\n';
-    out << "inputs " << plan.signature.inputs.size() << '\n';
-    for (const TensorType& t : plan.signature.inputs) write_type(out, "type", t);
-    out << "outputs " << plan.signature.outputs.size() << '\n';
-    for (const TensorType& t : plan.signature.outputs) write_type(out, "type", t);
-    out << "buffers " << plan.buffers.size() << '\n';
+    fmt::format_to(out, "entry {}\n", plan.signature.name);
+    fmt::format_to(out, "inputs {}\n", plan.signature.inputs.size());
+    for (const TensorType& t : plan.signature.inputs) write_type(text, t);
+    fmt::format_to(out, "outputs {}\n", plan.signature.outputs.size());
+    for (const TensorType& t : plan.signature.outputs) write_type(text, t);
+    fmt::format_to(out, "buffers {}\n", plan.buffers.size());
     for (const Buffer& b : plan.buffers)
-      out << "buffer " << kind_name(b.kind) << ' ' << b.index << ' ' << b.bytes << '\n';
-    out << "steps " << plan.steps.size() << '\n';
+      fmt::format_to(out, "buffer {} {} {}\n", kind_name(b.kind), b.index, b.bytes);
+    fmt::format_to(out, "steps {}\n", plan.steps.size());
     for (const Step& step : plan.steps) {
       if (step.kind == Step::Kind::gemm) {
         const Gemm& g = step.gemm;
-        out << "gemm " << g.element_bits << ' ' << g.batch << ' ' << g.m << ' ' << g.n << ' '
-            << g.k << '\n';
+        fmt::format_to(out, "gemm {} {} {} {} {}\n", g.element_bits, g.batch, g.m, g.n, g.k);
         for (int o = 0; o < 3; ++o)
-          out << "  operand " << g.buffers[o] << ' ' << g.offsets[o] << ' ' << g.strides[o][0]
-              << ' ' << g.strides[o][1] << ' ' << g.strides[o][2] << '\n';
+          fmt::format_to(out, "  operand {} {} {}\n", g.buffers[o], g.offsets[o],
+                         fmt::join(g.strides[o], " "));
         continue;
       }
       if (step.kind != Step::Kind::launch) {
-        out << (step.kind == Step::Kind::allocate ? "allocate " : "release ") << step.buffer << '\n';
+        fmt::format_to(out, "{} {}\n", step.kind == Step::Kind::allocate ? "allocate" : "release",
+                       step.buffer);
         continue;
       }
-      out << "launch " << step.kernel;
-      for (unsigned g : step.grid) out << ' ' << g;
-      for (unsigned b : step.block) out << ' ' << b;
-      out << ' ' << step.shared_bytes << ' ' << step.arguments.size() << '\n';
+      fmt::format_to(out, "launch {} {} {} {} {}\n", step.kernel, fmt::join(step.grid, " "),
+                     fmt::join(step.block, " "), step.shared_bytes, step.arguments.size());
       for (const KernelArgument& a : step.arguments) {
         if (a.kind == KernelArgument::Kind::scalar) {
-          out << "  scalar " << a.bytes << ' ' << a.bits << '\n';
+          fmt::format_to(out, "  scalar {} {}\n", a.bytes, a.bits);
           continue;
         }
-        out << "  buffer " << a.buffer << ' ' << a.offset << ' ' << a.sizes.size();
-        for (int64_t s : a.sizes) out << ' ' << s;
-        for (int64_t s : a.strides) out << ' ' << s;
-        out << '\n';
+        fmt::format_to(out, "  buffer {} {} {}", a.buffer, a.offset, a.sizes.size());
+        append_each_after_space(text, a.sizes);
+        append_each_after_space(text, a.strides);
+        text += '\n';
       }
     }
   }
-  out << "image " << image.size() << '\n';
-  out.write(image.data(), static_cast<std::streamsize>(image.size()));
-  return out.str();
+  fmt::format_to(out, "image {}\n", image.size());
+  text += image;
+  return text;
 }
 
 GpuProgram GpuProgram::deserialize(std::string_view text) {
@@ -167,14 +176,14 @@ GpuProgram GpuProgram::deserialize(std::string_view text) {
   const size_t limit = text.size();
   if (in.token() != kMagic) in.fail("not an adjit GPU program");
   if (int version = in.number<int>(); version != kVersion)
-    in.fail("version " + std::to_string(version) + "; this adjit reads version " +
-            std::to_string(kVersion));
+    in.fail(fmt::format("version {}; this adjit reads version {}", version, kVersion));
   GpuProgram program;
   in.expect("arch");
   program.arch = in.token();
   in.expect("format");
   program.format = in.token();
-  if (program.format != "ptx" && program.format != "cubin") in.fail("unknown format " + program.format);
+  if (program.format != "ptx" && program.format != "cubin")
+    in.fail(fmt::format("unknown format {}", program.format));
   in.expect("constants");
   program.constants.resize(in.count(limit));
   for (std::string& bytes : program.constants) {
@@ -201,7 +210,7 @@ GpuProgram GpuProgram::deserialize(std::string_view text) {
       else if (kind == "output") b.kind = Buffer::Kind::output;
       else if (kind == "temporary") b.kind = Buffer::Kind::temporary;
       else if (kind == "constant") b.kind = Buffer::Kind::constant;
-      else in.fail("unknown buffer kind '" + std::string(kind) + "'");
+      else in.fail(fmt::format("unknown buffer kind '{}'", kind));
       b.index = in.number<int>();
       b.bytes = in.number<size_t>();
       size_t bound = b.kind == Buffer::Kind::input    ? plan.signature.inputs.size()
@@ -214,7 +223,8 @@ GpuProgram GpuProgram::deserialize(std::string_view text) {
     plan.steps.resize(in.count(limit));
     auto buffer_index = [&] {
       int b = in.number<int>();
-      if (b < 0 || static_cast<size_t>(b) >= plan.buffers.size()) in.fail("no buffer " + std::to_string(b));
+      if (b < 0 || static_cast<size_t>(b) >= plan.buffers.size())
+        in.fail(fmt::format("no buffer {}", b));
       return b;
     };
     for (Step& step : plan.steps) {
@@ -230,7 +240,8 @@ GpuProgram GpuProgram::deserialize(std::string_view text) {
         step.kind = Step::Kind::gemm;
         Gemm& g = step.gemm;
         g.element_bits = in.number<int>();
-        if (g.element_bits != 32 && g.element_bits != 64) in.fail("gemm of " + std::to_string(g.element_bits) + "-bit elements");
+        if (g.element_bits != 32 && g.element_bits != 64)
+          in.fail(fmt::format("gemm of {}-bit elements", g.element_bits));
         g.batch = in.number<int64_t>();
         g.m = in.number<int64_t>();
         g.n = in.number<int64_t>();
@@ -243,7 +254,7 @@ GpuProgram GpuProgram::deserialize(std::string_view text) {
         }
         continue;
       }
-      if (kind != "launch") in.fail("unknown step '" + std::string(kind) + "'");
+      if (kind != "launch") in.fail(fmt::format("unknown step '{}'", kind));
       step.kind = Step::Kind::launch;
       step.kernel = in.token();
       for (unsigned& g : step.grid) g = in.number<unsigned>();
@@ -267,7 +278,7 @@ GpuProgram GpuProgram::deserialize(std::string_view text) {
           for (int64_t& s : a.sizes) s = in.number<int64_t>();
           for (int64_t& s : a.strides) s = in.number<int64_t>();
         } else {
-          in.fail("unknown kernel argument '" + std::string(argument_kind) + "'");
+          in.fail(fmt::format("unknown kernel argument '{}'", argument_kind));
         }
       }
     }

@@ -5,6 +5,7 @@
 #include "adjit/runtime/Error.h"
 #include "adjit/runtime/Threads.h"
 
+#include <fmt/format.h>
 #include <omp.h>
 
 #include <csetjmp>
@@ -59,8 +60,9 @@ void* allocate_payload(uint64_t alignment, uint64_t size) {
                    current_call ? "inside a parallel region" : "not called through run_compiled");
       std::abort();
     }
-    current_call->failure = "compiled code could not allocate " + std::to_string(size) +
-                            " bytes for a temporary buffer: " + failure;
+    current_call->failure =
+        fmt::format("compiled code could not allocate {} bytes for a temporary buffer: {}", size,
+                    failure);
     std::string().swap(failure);  // longjmp skips its destructor
     std::longjmp(current_call->escape, 1);
   }

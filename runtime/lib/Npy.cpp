@@ -11,7 +11,11 @@
 #include <cstring>
 #include <fstream>
 #include <optional>
+#include <ranges>
 #include <string_view>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "adjit/runtime/Error.h"
 
@@ -31,13 +35,6 @@ struct NpyType {
 };
 constexpr NpyType kNpyTypes[] = {{DType::f16, "<f2"}, {DType::f32, "<f4"}, {DType::f64, "<f8"},
                                  {DType::i1, "|b1"},  {DType::i32, "<i4"}, {DType::i64, "<i8"}};
-
-std::string supported_descrs() {
-  std::string list;
-  for (const NpyType& type : kNpyTypes)
-    list += (list.empty() ? "" : ", ") + std::string(type.descr);
-  return list;
-}
 
 struct NpyHeader {
   std::string descr;
@@ -68,7 +65,7 @@ class HeaderParser {
         header.shape = parse_shape();
         has_shape = true;
       } else {
-        fail("unexpected key '" + key + "'");
+        fail(fmt::format("unexpected key '{}'", key));
       }
       if (!consume(',')) {
         expect('}');
@@ -83,7 +80,7 @@ class HeaderParser {
  private:
   [[noreturn]] void fail(const std::string& what) const {
     std::string_view unpadded = text_.substr(0, text_.find_last_not_of(" \n") + 1);
-    throw Error("malformed header " + std::string(unpadded) + ": " + what);
+    throw Error(fmt::format("malformed header {}: {}", unpadded, what));
   }
 
   void skip_spaces() {
@@ -101,7 +98,7 @@ class HeaderParser {
   }
 
   void expect(char expected) {
-    if (!consume(expected)) fail(std::string("expected '") + expected + "'");
+    if (!consume(expected)) fail(fmt::format("expected '{}'", expected));
   }
 
   bool consume_word(std::string_view word) {
@@ -163,7 +160,7 @@ NpyHeader read_header(std::istream& in) {
     throw Error("not a .npy file (no \\x93NUMPY magic)");
   int major_version = static_cast<unsigned char>(preamble[6]);
   if (major_version < 1 || major_version > 3)
-    throw Error("unsupported .npy format version " + std::to_string(major_version));
+    throw Error(fmt::format("unsupported .npy format version {}", major_version));
   int length_bytes = major_version == 1 ? 2 : 4;
   unsigned char length[4];
   if (!in.read(reinterpret_cast<char*>(length), length_bytes)) throw Error("truncated header");
@@ -176,25 +173,23 @@ NpyHeader read_header(std::istream& in) {
 DType dtype_for_descr(const std::string& descr) {
   for (const NpyType& type : kNpyTypes)
     if (type.descr == descr) return type.dtype;
-  throw Error("unsupported dtype descr '" + descr + "' (supported: " + supported_descrs() + ")");
+  throw Error(fmt::format("unsupported dtype descr '{}' (supported: {})", descr,
+                          fmt::join(kNpyTypes | std::views::transform(&NpyType::descr), ", ")));
 }
 
 std::string npy_error(std::string_view function, const std::string& path, std::string_view what) {
-  return std::string(function) + ": '" + path + "': " + std::string(what);
+  return fmt::format("{}: '{}': {}", function, path, what);
 }
 
 // Python's tuple syntax: (), (5,), (2, 3).
 std::string shape_tuple(const Shape& shape) {
-  if (shape.size() == 1) return "(" + std::to_string(shape[0]) + ",)";
-  std::string text = "(";
-  for (size_t axis = 0; axis < shape.size(); ++axis)
-    text += (axis ? ", " : "") + std::to_string(shape[axis]);
-  return text + ")";
+  if (shape.size() == 1) return fmt::format("({},)", shape[0]);
+  return fmt::format("({})", fmt::join(shape, ", "));
 }
 
 std::string header_text(std::string_view descr, const Shape& shape) {
-  std::string text = "{'descr': '" + std::string(descr) +
-                     "', 'fortran_order': False, 'shape': " + shape_tuple(shape) + ", }";
+  std::string text = fmt::format("{{'descr': '{}', 'fortran_order': False, 'shape': {}, }}", descr,
+                                 shape_tuple(shape));
   // Pad with spaces so the data starts aligned; the header ends with a newline.
   size_t preamble_size = kMagic.size() + 2 + 2;  // magic, version, header length
   size_t end = preamble_size + text.size() + 1;
@@ -212,15 +207,15 @@ Array load_npy(const std::string& path) {
     NpyHeader header = read_header(in);
     DType dtype = dtype_for_descr(header.descr);
     if (header.fortran_order)
-      throw Error("descr '" + header.descr +
-                  "' with fortran_order=True is not supported; save a C-order array");
+      throw Error(fmt::format(
+          "descr '{}' with fortran_order=True is not supported; save a C-order array",
+          header.descr));
     Array array = Array::empty(header.shape, dtype);
     auto* bytes = static_cast<char*>(array.raw_data());
     in.read(bytes, static_cast<std::streamsize>(array.nbytes()));
     if (static_cast<size_t>(in.gcount()) != array.nbytes())
-      throw Error("truncated data: " + type_string(dtype, header.shape) + " needs " +
-                  std::to_string(array.nbytes()) + " bytes, the file has " +
-                  std::to_string(in.gcount()));
+      throw Error(fmt::format("truncated data: {} needs {} bytes, the file has {}",
+                              type_string(dtype, header.shape), array.nbytes(), in.gcount()));
     if (dtype == DType::i1)  // a bool must hold 0 or 1, whatever byte the file has
       for (size_t i = 0; i < array.nbytes(); ++i) bytes[i] = bytes[i] != 0;
     return array;
@@ -236,11 +231,12 @@ void save_npy(const Array& array, const std::string& path) {
   if (!descr)
     throw Error(npy_error(
         "save_npy", path,
-        std::string(dtype_name(array.dtype())) + " has no NumPy dtype; cast to f32 first"));
+        fmt::format("{} has no NumPy dtype; cast to f32 first", dtype_name(array.dtype()))));
   std::string header = header_text(*descr, array.shape());
   if (header.size() > UINT16_MAX)
-    throw Error(npy_error("save_npy", path,
-                          "shape " + shape_string(array.shape()) + " has too many dimensions"));
+    throw Error(npy_error(
+        "save_npy", path,
+        fmt::format("shape {} has too many dimensions", shape_string(array.shape()))));
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   if (!out) throw Error(npy_error("save_npy", path, std::strerror(errno)));
   const char version_and_length[4] = {1, 0, static_cast<char>(header.size() & 0xff),
@@ -252,7 +248,7 @@ void save_npy(const Array& array, const std::string& path) {
   out.write(static_cast<const char*>(host.raw_data()),
             static_cast<std::streamsize>(array.nbytes()));
   if (!out.flush())
-    throw Error(npy_error("save_npy", path, "write failed: " + std::string(std::strerror(errno))));
+    throw Error(npy_error("save_npy", path, fmt::format("write failed: {}", std::strerror(errno))));
 }
 
 }  // namespace adjit

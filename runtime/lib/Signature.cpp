@@ -1,5 +1,7 @@
 #include "adjit/runtime/Signature.h"
 
+#include <fmt/format.h>
+
 #include "adjit/runtime/Error.h"
 
 namespace adjit {
@@ -7,20 +9,18 @@ namespace adjit {
 void check_entry_arrays(const Signature& signature, const std::vector<Array>& arrays,
                         const std::vector<TensorType>& expected, const char* what, Device device) {
   if (arrays.size() != expected.size())
-    throw RuntimeError("entry '" + signature.name + "' takes " + std::to_string(expected.size()) +
-                       " " + what + "s, got " + std::to_string(arrays.size()));
+    throw RuntimeError(fmt::format("entry '{}' takes {} {}s, got {}", signature.name,
+                                   expected.size(), what, arrays.size()));
   for (size_t i = 0; i < arrays.size(); ++i) {
     TensorType actual{arrays[i].dtype(), arrays[i].shape()};
     if (!(actual == expected[i]))
-      throw RuntimeError("entry '" + signature.name + "': " + what + " " + std::to_string(i) +
-                         " must be " + expected[i].str() + ", got " + actual.str());
+      throw RuntimeError(fmt::format("entry '{}': {} {} must be {}, got {}", signature.name, what,
+                                     i, expected[i].str(), actual.str()));
     if (arrays[i].device() != device)
-      throw RuntimeError("entry '" + signature.name + "' runs on " + device.str() + " but " + what +
-                         " " + std::to_string(i) + " (" + actual.str() + ") is on " +
-                         arrays[i].device().str() + "; move it with .to(adjit::Device::" +
-                         (device.is_cpu() ? std::string("cpu()")
-                                          : "cuda(" + std::to_string(device.index()) + ")") +
-                         ")");
+      throw RuntimeError(fmt::format(
+          "entry '{}' runs on {} but {} {} ({}) is on {}; move it with .to(adjit::Device::{})",
+          signature.name, device.str(), what, i, actual.str(), arrays[i].device().str(),
+          device.is_cpu() ? std::string("cpu()") : fmt::format("cuda({})", device.index())));
   }
 }
 

@@ -3,12 +3,12 @@
 #include "adjit/runtime/Error.h"
 #include "adjit/runtime/Gemm.h"
 
+#include <fmt/format.h>
 #include <omp.h>
 #include <sched.h>
 
 #include <atomic>
 #include <cstdlib>
-#include <string>
 #include <thread>
 
 namespace adjit::threads {
@@ -41,7 +41,7 @@ int default_count() {
     char* end = nullptr;
     long n = std::strtol(text, &end, 10);
     if (*end != '\0' || n < 1 || n > 4096)
-      throw Error("ADJIT_NUM_THREADS must be a positive integer, got '" + std::string(text) + "'");
+      throw Error(fmt::format("ADJIT_NUM_THREADS must be a positive integer, got '{}'", text));
     return static_cast<int>(n);
   }();
   return count;

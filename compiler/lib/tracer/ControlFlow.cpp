@@ -6,6 +6,8 @@
 
 #include <limits>
 
+#include <fmt/format.h>
+
 namespace adjit::detail {
 
 namespace {
@@ -62,16 +64,17 @@ std::vector<unsigned> concat(std::vector<unsigned> a, const std::vector<unsigned
 void check_carries(Recorder& r, const char* fn, const TracedFunction& body,
                    const std::vector<Tensor>& init, const std::vector<size_t>& init_layout) {
   if (body.results.size() < init.size())
-    r.fail(std::string(fn) + " returns " + std::to_string(body.results.size()) +
-           " Tensors for a carry of " + std::to_string(init.size()));
+    r.fail(fmt::format("{} returns {} Tensors for a carry of {}", fn, body.results.size(),
+                       init.size()));
   for (size_t k = 0; k < init.size(); ++k)
     if (!(body.results[k] == type_of(init[k])))
-      r.fail("carry " + std::to_string(k) + " enters the loop as " + describe(init[k]) +
-             " but " + fn + " returns " + body.results[k].str() +
-             "; a carry keeps its shape and dtype in every iteration");
+      r.fail(fmt::format(
+          "carry {} enters the loop as {} but {} returns {}; a carry keeps its shape and dtype "
+          "in every iteration",
+          k, describe(init[k]), fn, body.results[k].str()));
   if (body.layout.size() < init_layout.size() ||
       !std::equal(init_layout.begin(), init_layout.end(), body.layout.begin()))
-    r.fail(std::string(fn) + " returns std::vectors of other lengths than the carry's");
+    r.fail(fmt::format("{} returns std::vectors of other lengths than the carry's", fn));
 }
 
 // A 0-d i32 bound: a constant, or a traced integer scalar.
@@ -79,14 +82,13 @@ mlir::Value bound(Recorder& r, const LoopBound& b, const char* which) {
   if (b.constant) {
     if (*b.constant < std::numeric_limits<int32_t>::min() ||
         *b.constant > std::numeric_limits<int32_t>::max())
-      r.fail(std::string("the ") + which + " bound " + std::to_string(*b.constant) +
-             " does not fit in int32");
+      r.fail(fmt::format("the {} bound {} does not fit in int32", which, *b.constant));
     return r.value(r.constant(static_cast<double>(*b.constant), DType::i32, {}));
   }
   const Tensor& t = *b.tensor;
   if (t.rank() != 0 || (t.dtype() != DType::i32 && t.dtype() != DType::i64))
-    r.fail(std::string("the ") + which +
-           " bound must be a C++ integer or a 0-d i32/i64 Tensor, got " + describe(t));
+    r.fail(fmt::format("the {} bound must be a C++ integer or a 0-d i32/i64 Tensor, got {}", which,
+                       describe(t)));
   return r.value(r.convert(t, DType::i32));
 }
 }  // namespace
@@ -96,16 +98,18 @@ std::vector<Tensor> cond_of(const Tensor& pred, const TracedFunction& then_fn,
                             SourceLocation loc) {
   Recorder r("cond", loc, {&pred});
   if (pred.dtype() != DType::i1 || pred.rank() != 0)
-    r.fail("the predicate must be a 0-d bool Tensor, got " + describe(pred) +
-           "; reduce it first (e.g. adjit::sum(x) > 0)");
+    r.fail(fmt::format(
+        "the predicate must be a 0-d bool Tensor, got {}; reduce it first (e.g. adjit::sum(x) > 0)",
+        describe(pred)));
   if (then_fn.results.size() != else_fn.results.size())
-    r.fail("then_fn returns " + std::to_string(then_fn.results.size()) +
-           " Tensors but else_fn returns " + std::to_string(else_fn.results.size()));
+    r.fail(fmt::format("then_fn returns {} Tensors but else_fn returns {}",
+                       then_fn.results.size(), else_fn.results.size()));
   for (size_t k = 0; k < then_fn.results.size(); ++k)
     if (!(then_fn.results[k] == else_fn.results[k]))
-      r.fail("result " + std::to_string(k) + " is " + then_fn.results[k].str() +
-             " from then_fn but " + else_fn.results[k].str() +
-             " from else_fn; both branches must return the same shapes and dtypes");
+      r.fail(fmt::format(
+          "result {} is {} from then_fn but {} from else_fn; both branches must return the same "
+          "shapes and dtypes",
+          k, then_fn.results[k].str(), else_fn.results[k].str()));
   if (then_fn.layout != else_fn.layout)
     r.fail("then_fn and else_fn return std::vectors of different lengths");
 
@@ -133,8 +137,8 @@ std::vector<Tensor> for_of(const char* op_name, const LoopBound& lower, const Lo
   Recorder r(op_name, loc, {init.empty() ? nullptr : &init.front()});
   check_carries(r, "body_fn", body, init, init_layout);
   if (options.checkpoint_every < 0)
-    r.fail("checkpoint_every must be 0 (off) or positive, got " +
-           std::to_string(options.checkpoint_every));
+    r.fail(fmt::format("checkpoint_every must be 0 (off) or positive, got {}",
+                       options.checkpoint_every));
   bool stacks = !xs.empty() || body.results.size() > init.size();
   if (std::string(op_name) == "scan" && xs.empty())
     r.fail("needs at least one Tensor in xs to scan over");
@@ -146,10 +150,11 @@ std::vector<Tensor> for_of(const char* op_name, const LoopBound& lower, const Lo
   }
   for (size_t k = 0; k < xs.size(); ++k)
     if (xs[k].rank() == 0 || xs[k].shape()[0] != trips)
-      r.fail("xs leaf " + std::to_string(k) + " is " + describe(xs[k]) +
-             (k == 0 ? " and has no leading dimension to scan over"
-                     : " but xs leaf 0 has the leading dimension " + std::to_string(trips) +
-                           "; all must share it"));
+      r.fail(k == 0 ? fmt::format("xs leaf 0 is {} and has no leading dimension to scan over",
+                                  describe(xs[k]))
+                    : fmt::format("xs leaf {} is {} but xs leaf 0 has the leading dimension {}; "
+                                  "all must share it",
+                                  k, describe(xs[k]), trips));
   mlir::Value lo = bound(r, lower, "lower"), hi = bound(r, upper, "upper");
   std::vector<mlir::Type> result_types;
   for (size_t k = 0; k < body.results.size(); ++k) {
@@ -177,12 +182,14 @@ std::vector<Tensor> while_of(const TracedFunction& cond_fn, const TracedFunction
   Recorder r("while_loop", loc, {init.empty() ? nullptr : &init.front()});
   if (cond_fn.results.size() != 1 || cond_fn.results[0].dtype != DType::i1 ||
       !cond_fn.results[0].shape.empty())
-    r.fail("cond_fn must return one 0-d bool Tensor" +
-           (cond_fn.results.size() == 1 ? ", got " + cond_fn.results[0].str() : std::string()));
+    r.fail(cond_fn.results.size() == 1
+               ? fmt::format("cond_fn must return one 0-d bool Tensor, got {}",
+                             cond_fn.results[0].str())
+               : std::string("cond_fn must return one 0-d bool Tensor"));
   check_carries(r, "body_fn", body_fn, init, init_layout);
   if (body_fn.results.size() != init.size())
-    r.fail("body_fn returns " + std::to_string(body_fn.results.size()) +
-           " Tensors for a carry of " + std::to_string(init.size()));
+    r.fail(fmt::format("body_fn returns {} Tensors for a carry of {}", body_fn.results.size(),
+                       init.size()));
   std::vector<mlir::Value> invariants = values_of(r, cond_fn.captures);
   for (mlir::Value v : values_of(r, body_fn.captures)) invariants.push_back(v);
   std::vector<mlir::Value> inits = values_of(r, init);

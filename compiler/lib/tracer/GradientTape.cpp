@@ -10,6 +10,8 @@
 #include "mlir/IR/IRMapping.h"
 #include "llvm/ADT/DenseSet.h"
 
+#include <fmt/format.h>
+
 namespace adjit {
 
 namespace detail {
@@ -95,18 +97,18 @@ std::vector<Tensor> GradientTape::gradient(const Tensor& target,
     s.fail("gradient() was already called on this non-persistent tape; create it with "
            "GradientTape(/*persistent=*/true) to ask several times");
   if (!is_floating(target.dtype()))
-    s.fail("the target must be a float Tensor, got " + detail::describe(target));
+    s.fail(fmt::format("the target must be a float Tensor, got {}", detail::describe(target)));
   s.used = true;
 
   mlir::Value goal = trace.value(target);
   std::vector<mlir::Value> inputs;
   for (size_t i = 0; i < sources.size(); ++i) {
     if (detail::TraceContext::owner(sources[i]) != &trace)
-      s.fail("source " + std::to_string(i) + " belongs to another trace");
+      s.fail(fmt::format("source {} belongs to another trace", i));
     mlir::Value v = trace.value(sources[i]);
     if (std::find(s.watched.begin(), s.watched.end(), v) == s.watched.end())
-      s.fail("source " + std::to_string(i) + " (" + detail::describe(sources[i]) +
-             ") was not watched: call tape.watch() on it first");
+      s.fail(fmt::format("source {} ({}) was not watched: call tape.watch() on it first", i,
+                         detail::describe(sources[i])));
     inputs.push_back(v);
   }
 
@@ -120,8 +122,10 @@ std::vector<Tensor> GradientTape::gradient(const Tensor& target,
   if (s.options.unconnected == UnconnectedGradients::error)
     for (size_t i = 0; i < inputs.size(); ++i)
       if (!active.contains(inputs[i]))
-        s.fail("the target does not depend on source " + std::to_string(i) +
-               " through recorded ops (UnconnectedGradients::error)");
+        s.fail(fmt::format(
+            "the target does not depend on source {} through recorded ops "
+            "(UnconnectedGradients::error)",
+            i));
 
   // Outline the slice: f(sources..., captured values...) -> target.
   mlir::OpBuilder builder(&trace.context());

@@ -11,6 +11,9 @@
 #include <numbers>
 #include <numeric>
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 namespace adjit {
 
 using detail::describe;
@@ -24,8 +27,8 @@ Tensor::operator bool() const {
   if (detail::TraceContext* trace = detail::TraceContext::owner(*this))
     if (mlir::Operation* op = trace->value(*this).getDefiningOp())
       if (auto file = mlir::dyn_cast<mlir::FileLineColLoc>(op->getLoc()))
-        where = " (the condition " + describe(*this) + " was computed at " +
-                file.getFilename().str() + ":" + std::to_string(file.getLine()) + ")";
+        where = fmt::format(" (the condition {} was computed at {}:{})", describe(*this),
+                            file.getFilename().str(), file.getLine());
   throw TraceError(
       "a traced adjit::Tensor has no value while tracing, so it cannot be used as a C++ "
       "condition (if, ?:, &&, ||): use adjit::where(cond, a, b) to choose elementwise, "
@@ -52,8 +55,8 @@ Aligned align(Recorder& r, const Operand& a, const Operand& b) {
   if (a.tensor && b.tensor) {
     auto common = detail::broadcast_shapes(a.tensor->shape(), b.tensor->shape());
     if (!common)
-      r.fail("shapes " + describe(*a.tensor) + " and " + describe(*b.tensor) +
-             " cannot be broadcast together");
+      r.fail(fmt::format("shapes {} and {} cannot be broadcast together", describe(*a.tensor),
+                         describe(*b.tensor)));
     shape = *common;
   } else {
     shape = (a.tensor ? a.tensor : b.tensor)->shape();
@@ -102,11 +105,7 @@ Tensor numeric_unary(const char* name, const Tensor& x, SourceLocation loc) {
   return r.emit<OpTy>(r.value(x));
 }
 
-std::string axes_string(const Axes& axes) {
-  std::string s = "[";
-  for (size_t i = 0; i < axes.size(); ++i) s += (i ? "," : "") + std::to_string(axes[i]);
-  return s + "]";
-}
+std::string axes_string(const Axes& axes) { return fmt::format("[{}]", fmt::join(axes, ",")); }
 
 // Sorted, unique, non-negative axes; empty means all.
 std::vector<int64_t> reduction_axes(Recorder& r, const Tensor& x, const Axes& axes) {
@@ -118,7 +117,7 @@ std::vector<int64_t> reduction_axes(Recorder& r, const Tensor& x, const Axes& ax
   for (int a : axes) dims.push_back(r.axis(a, x.rank()));
   std::sort(dims.begin(), dims.end());
   if (std::adjacent_find(dims.begin(), dims.end()) != dims.end())
-    r.fail("axes " + axes_string(axes) + " repeat an axis of " + describe(x));
+    r.fail(fmt::format("axes {} repeat an axis of {}", axes_string(axes), describe(x)));
   return dims;
 }
 
@@ -141,8 +140,7 @@ Tensor reduce(const char* name, ir::ReduceKind kind, const Tensor& x, const Axes
   if (kind != ir::ReduceKind::sum) {
     for (int64_t d : dims)
       if (x.shape()[d] == 0)
-        r.fail("cannot take the " + std::string(name) + " of an empty axis " +
-               std::to_string(d) + " of " + describe(x));
+        r.fail(fmt::format("cannot take the {} of an empty axis {} of {}", name, d, describe(x)));
   }
   Tensor reduced = r.emit<ir::ReduceOp>(r.type(input.dtype(), reduced_shape(x, dims, false)), kind,
                                         r.value(input), dims);
@@ -255,7 +253,7 @@ Tensor stop_gradient(const Tensor& x, SourceLocation loc) {
 }
 Tensor logical_not(const Tensor& x, SourceLocation loc) {
   Recorder r("logical_not", loc, {&x});
-  if (x.dtype() != DType::i1) r.fail("needs a bool tensor, got " + describe(x));
+  if (x.dtype() != DType::i1) r.fail(fmt::format("needs a bool tensor, got {}", describe(x)));
   return r.emit<ir::NotOp>(r.value(x));
 }
 Tensor zeros_like(const Tensor& x, SourceLocation loc) {
@@ -304,14 +302,14 @@ Tensor logical_or(Operand a, Operand b, SourceLocation loc) {
 Tensor where(const Tensor& cond, Operand a, Operand b, SourceLocation loc) {
   Recorder r("where", loc, {&cond, tensor_of(a), tensor_of(b)});
   if (cond.dtype() != DType::i1)
-    r.fail("the condition must be a bool tensor, got " + describe(cond));
+    r.fail(fmt::format("the condition must be a bool tensor, got {}", describe(cond)));
   Aligned x = a.tensor || b.tensor ? align(r, a, b)
                                    : Aligned{r.constant(a.number, DType::f32, {}),
                                              r.constant(b.number, DType::f32, {})};
   auto shape = detail::broadcast_shapes(cond.shape(), x.a.shape());
   if (!shape)
-    r.fail("the condition " + describe(cond) + " and the values " + describe(x.a) +
-           " cannot be broadcast together");
+    r.fail(fmt::format("the condition {} and the values {} cannot be broadcast together",
+                       describe(cond), describe(x.a)));
   return r.emit<ir::SelectOp>(r.value(r.broadcast(cond, *shape)),
                               r.value(r.broadcast(x.a, *shape)),
                               r.value(r.broadcast(x.b, *shape)));
@@ -340,7 +338,7 @@ Tensor mean(const Tensor& x, Axes axes, bool keepdims, SourceLocation loc) {
 Tensor argmax(const Tensor& x, int axis, SourceLocation loc) {
   Recorder r("argmax", loc, {&x});
   int a = r.axis(axis, x.rank());
-  if (x.shape()[a] == 0) r.fail("argmax of the empty axis " + std::to_string(a) + " of " + describe(x));
+  if (x.shape()[a] == 0) r.fail(fmt::format("argmax of the empty axis {} of {}", a, describe(x)));
   Tensor input = x.dtype() == DType::i1 ? r.convert(x, DType::i32) : x;
   return r.emit<ir::ArgMaxOp>(r.type(DType::i32, reduced_shape(x, {a}, false)), r.value(input),
                               static_cast<int64_t>(a));
@@ -380,7 +378,7 @@ Tensor log_softmax(const Tensor& x, int axis, SourceLocation loc) {
 Tensor matmul(const Tensor& a, const Tensor& b, SourceLocation loc) {
   Recorder r("matmul", loc, {&a, &b});
   if (a.rank() == 0 || b.rank() == 0)
-    r.fail("needs operands of rank >= 1, got " + describe(a) + " and " + describe(b));
+    r.fail(fmt::format("needs operands of rank >= 1, got {} and {}", describe(a), describe(b)));
   DType dtype = detail::promote(a.dtype(), b.dtype());
   if (dtype == DType::i1) r.fail("is not defined for bool tensors");
   // numpy: a vector is a 1-row (lhs) or 1-column (rhs) matrix, dropped after.
@@ -389,14 +387,14 @@ Tensor matmul(const Tensor& a, const Tensor& b, SourceLocation loc) {
   int64_t m = lhs.shape()[lhs.rank() - 2], k = lhs.shape()[lhs.rank() - 1];
   int64_t k2 = rhs.shape()[rhs.rank() - 2], n = rhs.shape()[rhs.rank() - 1];
   if (k != k2)
-    r.fail("contracting dimensions differ: " + describe(a) + " @ " + describe(b) + " (" +
-           std::to_string(k) + " vs " + std::to_string(k2) + ")");
+    r.fail(fmt::format("contracting dimensions differ: {} @ {} ({} vs {})", describe(a),
+                       describe(b), k, k2));
   Shape lhs_batch(lhs.shape().begin(), lhs.shape().end() - 2);
   Shape rhs_batch(rhs.shape().begin(), rhs.shape().end() - 2);
   auto batch = detail::broadcast_shapes(lhs_batch, rhs_batch);
   if (!batch)
-    r.fail("batch dimensions of " + describe(a) + " and " + describe(b) +
-           " cannot be broadcast together");
+    r.fail(fmt::format("batch dimensions of {} and {} cannot be broadcast together", describe(a),
+                       describe(b)));
   auto with_batch = [&](int64_t rows, int64_t cols) {
     Shape s = *batch;
     s.push_back(rows);
@@ -422,14 +420,14 @@ Tensor transpose(const Tensor& x, std::vector<int> perm, SourceLocation loc) {
   if (perm.empty())
     for (int d = x.rank() - 1; d >= 0; --d) perm.push_back(d);
   if (static_cast<int>(perm.size()) != x.rank())
-    r.fail("perm " + axes_string(perm) + " has " + std::to_string(perm.size()) +
-           " entries but the operand " + describe(x) + " has rank " + std::to_string(x.rank()));
+    r.fail(fmt::format("perm {} has {} entries but the operand {} has rank {}", axes_string(perm),
+                       perm.size(), describe(x), x.rank()));
   std::vector<int64_t> p;
   std::vector<bool> seen(x.rank(), false);
   Shape shape;
   for (int axis : perm) {
     int a = r.axis(axis, x.rank(), "perm entry");
-    if (seen[a]) r.fail("perm " + axes_string(perm) + " is not a permutation");
+    if (seen[a]) r.fail(fmt::format("perm {} is not a permutation", axes_string(perm)));
     seen[a] = true;
     p.push_back(a);
     shape.push_back(x.shape()[a]);
@@ -443,22 +441,23 @@ Tensor reshape(const Tensor& x, Shape shape, SourceLocation loc) {
   int64_t known = 1;
   for (size_t i = 0; i < shape.size(); ++i) {
     if (shape[i] == -1) {
-      if (inferred >= 0) r.fail("only one dimension can be -1, got " + shape_string(shape));
+      if (inferred >= 0)
+        r.fail(fmt::format("only one dimension can be -1, got {}", shape_string(shape)));
       inferred = static_cast<int>(i);
     } else if (shape[i] < 0) {
-      r.fail("negative dimension in " + shape_string(shape));
+      r.fail(fmt::format("negative dimension in {}", shape_string(shape)));
     } else {
       known *= shape[i];
     }
   }
   if (inferred >= 0) {
     if (known == 0 || x.size() % known != 0)
-      r.fail("cannot reshape " + describe(x) + " to " + shape_string(shape));
+      r.fail(fmt::format("cannot reshape {} to {}", describe(x), shape_string(shape)));
     shape[inferred] = x.size() / known;
   }
   if (num_elements(shape) != x.size())
-    r.fail("cannot reshape " + describe(x) + " (" + std::to_string(x.size()) + " elements) to " +
-           shape_string(shape) + " (" + std::to_string(num_elements(shape)) + " elements)");
+    r.fail(fmt::format("cannot reshape {} ({} elements) to {} ({} elements)", describe(x),
+                       x.size(), shape_string(shape), num_elements(shape)));
   return r.reshape(x, shape);
 }
 
@@ -466,7 +465,7 @@ Tensor broadcast_to(const Tensor& x, Shape shape, SourceLocation loc) {
   Recorder r("broadcast_to", loc, {&x});
   auto common = detail::broadcast_shapes(x.shape(), shape);
   if (!common || *common != shape)
-    r.fail("cannot broadcast " + describe(x) + " to " + shape_string(shape));
+    r.fail(fmt::format("cannot broadcast {} to {}", describe(x), shape_string(shape)));
   return r.broadcast(x, shape);
 }
 
@@ -482,8 +481,7 @@ Tensor squeeze(const Tensor& x, int axis, SourceLocation loc) {
   Recorder r("squeeze", loc, {&x});
   int a = r.axis(axis, x.rank());
   if (x.shape()[a] != 1)
-    r.fail("axis " + std::to_string(a) + " of " + describe(x) + " has size " +
-           std::to_string(x.shape()[a]) + ", not 1");
+    r.fail(fmt::format("axis {} of {} has size {}, not 1", a, describe(x), x.shape()[a]));
   Shape shape = x.shape();
   shape.erase(shape.begin() + a);
   return r.reshape(x, shape);
@@ -494,15 +492,13 @@ Tensor slice(const Tensor& x, Shape starts, Shape limits, Shape strides, SourceL
   size_t rank = x.shape().size();
   if (strides.empty()) strides.assign(rank, 1);
   if (starts.size() != rank || limits.size() != rank || strides.size() != rank)
-    r.fail("starts, limits and strides need " + std::to_string(rank) + " entries for " +
-           describe(x));
+    r.fail(fmt::format("starts, limits and strides need {} entries for {}", rank, describe(x)));
   Shape shape;
   for (size_t d = 0; d < rank; ++d) {
-    if (strides[d] < 1) r.fail("stride " + std::to_string(strides[d]) + " must be >= 1");
+    if (strides[d] < 1) r.fail(fmt::format("stride {} must be >= 1", strides[d]));
     if (starts[d] < 0 || starts[d] > limits[d] || limits[d] > x.shape()[d])
-      r.fail("dimension " + std::to_string(d) + " of " + describe(x) + " needs 0 <= start <= " +
-             "limit <= " + std::to_string(x.shape()[d]) + ", got " + std::to_string(starts[d]) +
-             ":" + std::to_string(limits[d]));
+      r.fail(fmt::format("dimension {} of {} needs 0 <= start <= limit <= {}, got {}:{}", d,
+                         describe(x), x.shape()[d], starts[d], limits[d]));
     shape.push_back((limits[d] - starts[d] + strides[d] - 1) / strides[d]);
   }
   return r.emit<ir::SliceOp>(r.type(x.dtype(), shape), r.value(x), starts, limits, strides);
@@ -524,8 +520,8 @@ Tensor concat(const std::vector<Tensor>& xs, int axis, SourceLocation loc) {
     Shape expected = xs.front().shape();
     expected[a] = t.rank() == xs.front().rank() ? t.shape()[a] : -1;
     if (t.shape() != expected)
-      r.fail("all tensors must match except along axis " + std::to_string(a) + ": " +
-             describe(xs.front()) + " vs " + describe(t));
+      r.fail(fmt::format("all tensors must match except along axis {}: {} vs {}", a,
+                         describe(xs.front()), describe(t)));
     shape[a] += t.shape()[a];
     values.push_back(r.value(r.convert(t, dtype)));
   }
@@ -535,10 +531,10 @@ Tensor concat(const std::vector<Tensor>& xs, int axis, SourceLocation loc) {
 Tensor take(const Tensor& x, const Tensor& indices, int axis, SourceLocation loc) {
   Recorder r("take", loc, {&x, &indices});
   if (indices.dtype() != DType::i32 && indices.dtype() != DType::i64)
-    r.fail("indices must be i32 or i64, got " + describe(indices));
+    r.fail(fmt::format("indices must be i32 or i64, got {}", describe(indices)));
   int a = r.axis(axis, x.rank());
   if (x.shape()[a] == 0 && indices.size() > 0)
-    r.fail("cannot take from the empty axis " + std::to_string(a) + " of " + describe(x));
+    r.fail(fmt::format("cannot take from the empty axis {} of {}", a, describe(x)));
   Shape shape(x.shape().begin(), x.shape().begin() + a);
   shape.insert(shape.end(), indices.shape().begin(), indices.shape().end());
   shape.insert(shape.end(), x.shape().begin() + a + 1, x.shape().end());
@@ -549,8 +545,8 @@ Tensor take(const Tensor& x, const Tensor& indices, int axis, SourceLocation loc
 Tensor one_hot(const Tensor& indices, int64_t depth, DType dtype, SourceLocation loc) {
   Recorder r("one_hot", loc, {&indices});
   if (indices.dtype() != DType::i32 && indices.dtype() != DType::i64)
-    r.fail("indices must be i32 or i64, got " + describe(indices));
-  if (depth < 0) r.fail("depth must be non-negative, got " + std::to_string(depth));
+    r.fail(fmt::format("indices must be i32 or i64, got {}", describe(indices)));
+  if (depth < 0) r.fail(fmt::format("depth must be non-negative, got {}", depth));
   Shape shape = indices.shape();
   shape.push_back(depth);
   Tensor positions = r.emit<ir::IotaOp>(r.type(indices.dtype(), shape),
@@ -571,13 +567,13 @@ Tensor cast(const Tensor& x, DType dtype, SourceLocation loc) {
 Tensor full(Shape shape, double value, DType dtype, SourceLocation loc) {
   Recorder r("full", loc, {});
   for (int64_t d : shape)
-    if (d < 0) r.fail("negative dimension in " + shape_string(shape));
+    if (d < 0) r.fail(fmt::format("negative dimension in {}", shape_string(shape)));
   return r.constant(value, dtype, shape);
 }
 
 Tensor arange(int64_t n, DType dtype, SourceLocation loc) {
   Recorder r("arange", loc, {});
-  if (n < 0) r.fail("n must be non-negative, got " + std::to_string(n));
+  if (n < 0) r.fail(fmt::format("n must be non-negative, got {}", n));
   if (dtype == DType::i1) r.fail("cannot count in bool");
   return r.emit<ir::IotaOp>(r.type(dtype, {n}), int64_t{0});
 }

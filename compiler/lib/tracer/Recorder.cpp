@@ -2,6 +2,8 @@
 
 #include "mlir/IR/BuiltinAttributes.h"
 
+#include <fmt/format.h>
+
 namespace adjit::detail {
 
 namespace {
@@ -12,23 +14,25 @@ TraceContext* trace_for(const char* op, SourceLocation where,
     if (!t) continue;
     TraceContext* owner = TraceContext::owner(*t);
     if (!owner)
-      throw TraceError(std::string("adjit::") + op +
-                       (t->trace() ? ": an operand is a Tensor kept after its trace ended; a "
-                                     "Tensor is only valid inside the traced call that made it"
-                                   : ": an operand is a default-constructed Tensor that "
-                                     "belongs to no trace") +
-                       at(where));
+      throw TraceError(fmt::format(
+          "adjit::{}: {}{}", op,
+          t->trace() ? "an operand is a Tensor kept after its trace ended; a Tensor is only "
+                       "valid inside the traced call that made it"
+                     : "an operand is a default-constructed Tensor that belongs to no trace",
+          at(where)));
     if (trace && owner != trace)
-      throw TraceError(std::string("adjit::") + op +
-                       ": operands come from different traces; a Tensor is only valid inside"
-                       " the traced call that created it" + at(where));
+      throw TraceError(fmt::format(
+          "adjit::{}: operands come from different traces; a Tensor is only valid inside the "
+          "traced call that created it{}",
+          op, at(where)));
     trace = owner;
   }
   if (!trace) trace = TraceContext::current();
   if (!trace)
-    throw TraceError(std::string("adjit::") + op +
-                     " creates a Tensor, which only exists inside a traced function "
-                     "(adjit::jit, adjit::grad, ...)" + at(where));
+    throw TraceError(fmt::format(
+        "adjit::{} creates a Tensor, which only exists inside a traced function (adjit::jit, "
+        "adjit::grad, ...){}",
+        op, at(where)));
   return trace;
 }
 }  // namespace
@@ -51,7 +55,7 @@ Recorder::Recorder(const char* op, SourceLocation where,
       trace_(trace_for(op, where_, operands)), location_(trace_->location(where_)) {}
 
 void Recorder::fail(const std::string& message) const {
-  throw TraceError(std::string("adjit::") + op_ + ": " + message + at(where_));
+  throw TraceError(fmt::format("adjit::{}: {}{}", op_, message, at(where_)));
 }
 
 Tensor Recorder::constant(double value, DType dtype, const Shape& shape) {
@@ -87,15 +91,14 @@ Tensor Recorder::reshape(const Tensor& x, const Shape& shape) {
 
 int Recorder::axis(int axis, int rank, const char* what) const {
   if (axis < -rank || axis >= rank)
-    fail(std::string(what) + " " + std::to_string(axis) + " is out of range for rank " +
-         std::to_string(rank));
+    fail(fmt::format("{} {} is out of range for rank {}", what, axis, rank));
   return axis < 0 ? axis + rank : axis;
 }
 
 std::string describe(const Tensor& t) { return type_string(t.dtype(), t.shape()); }
 
 std::string at(SourceLocation where) {
-  return std::string(" (at ") + where.file_name() + ":" + std::to_string(where.line()) + ")";
+  return fmt::format(" (at {}:{})", where.file_name(), where.line());
 }
 
 }  // namespace adjit::detail

@@ -6,6 +6,8 @@
 
 #include <atomic>
 
+#include <fmt/format.h>
+
 namespace adjit::detail {
 
 namespace {
@@ -87,8 +89,8 @@ mlir::Value TraceContext::value_in(size_t frame, mlir::Value v) {
 }
 
 std::string TraceContext::next_function_name(const std::string& kind) {
-  return frames_.front().function.getSymName().str() + "_" + kind + "_" +
-         std::to_string(subfunction_count_++);
+  return fmt::format("{}_{}_{}", frames_.front().function.getSymName().str(), kind,
+                     subfunction_count_++);
 }
 
 void TraceContext::begin_subfunction(const std::string& kind) {
@@ -134,8 +136,8 @@ Program TraceContext::finish(const std::vector<Tensor>& results) {
   {
     DiagnosticCapture diagnostics(program_->context);
     if (mlir::failed(mlir::verify(*program_->module)))
-      throw CompileError("the traced function is invalid IR (a tracer bug):\n" +
-                         diagnostics.text());
+      throw CompileError(
+          fmt::format("the traced function is invalid IR (a tracer bug):\n{}", diagnostics.text()));
   }
   program_->signatures = signatures_of(*program_->module);
   return Program(std::move(program_));

@@ -2,6 +2,12 @@
 
 #include "Recorder.h"
 
+#include <iterator>
+#include <ranges>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 namespace adjit::detail {
 
 namespace {
@@ -44,9 +50,7 @@ std::vector<mlir::Type> types_of(TraceContext& trace, const std::vector<TensorTy
 }
 
 std::string describe_all(const std::vector<TensorType>& types) {
-  std::string s;
-  for (const TensorType& t : types) s += (s.empty() ? "" : ", ") + t.str();
-  return "(" + s + ")";
+  return fmt::format("({})", fmt::join(types | std::views::transform(&TensorType::str), ", "));
 }
 }  // namespace
 
@@ -100,8 +104,10 @@ void require_scalar_result(const char* op, const TracedFunction& f,
   if (f.results.size() == 1 && f.results[0].shape.empty() && is_floating(f.results[0].dtype))
     return;
   Recorder r(op, loc, {args.empty() ? nullptr : &args.front()});
-  r.fail("the function must return one scalar (0-d) float Tensor, got " +
-         describe_all(f.results) + "; reduce it to a scalar (sum, mean) or use vjp");
+  r.fail(fmt::format(
+      "the function must return one scalar (0-d) float Tensor, got {}; reduce it to a scalar "
+      "(sum, mean) or use vjp",
+      describe_all(f.results)));
 }
 
 void require_floating_wrt(const char* op, const std::vector<Tensor>& args,
@@ -113,15 +119,16 @@ void require_floating_wrt(const char* op, const std::vector<Tensor>& args,
     while (argument + 1 < starts.size() && starts[argument + 1] <= static_cast<size_t>(leaf))
       ++argument;
     size_t leaves = starts[argument + 1] - starts[argument];
-    std::string which = "argument " + std::to_string(argument);
+    std::string which = fmt::format("argument {}", argument);
     if (leaves > 1)
-      which += " (Tensor " + std::to_string(leaf - starts[argument]) + " of its " +
-               std::to_string(leaves) + ")";
+      fmt::format_to(std::back_inserter(which), " (Tensor {} of its {})", leaf - starts[argument],
+                     leaves);
     Recorder r(op, loc, {&args[leaf]});
-    r.fail(which + " is " + describe(args[leaf]) +
-           ": gradients are taken with respect to floating-point Tensors only, as in JAX. "
-           "Leave it out of the differentiated arguments (grad<0, 1>(f) names them), or pass "
-           "GradOptions{.allow_int = true} for zero gradients");
+    r.fail(fmt::format(
+        "{} is {}: gradients are taken with respect to floating-point Tensors only, as in JAX. "
+        "Leave it out of the differentiated arguments (grad<0, 1>(f) names them), or pass "
+        "GradOptions{{.allow_int = true}} for zero gradients",
+        which, describe(args[leaf])));
   }
 }
 
@@ -143,13 +150,13 @@ std::vector<Tensor> vjp_of(const TracedFunction& f, const std::vector<Tensor>& a
                            const std::vector<int64_t>& wrt, SourceLocation loc) {
   Recorder r("vjp", loc, {args.empty() ? nullptr : &args.front()});
   if (cotangents.size() != f.results.size())
-    r.fail("needs one cotangent per result: " + std::to_string(f.results.size()) +
-           " results, " + std::to_string(cotangents.size()) + " cotangents");
+    r.fail(fmt::format("needs one cotangent per result: {} results, {} cotangents",
+                       f.results.size(), cotangents.size()));
   std::vector<mlir::Value> cts;
   for (size_t i = 0; i < cotangents.size(); ++i) {
     if (!(TensorType{cotangents[i].dtype(), cotangents[i].shape()} == f.results[i]))
-      r.fail("cotangent " + std::to_string(i) + " is " + describe(cotangents[i]) +
-             " but the result is " + f.results[i].str());
+      r.fail(fmt::format("cotangent {} is {} but the result is {}", i, describe(cotangents[i]),
+                         f.results[i].str()));
     cts.push_back(r.value(cotangents[i]));
   }
   TraceContext& trace = r.trace();
@@ -168,8 +175,8 @@ std::vector<Tensor> jvp_of(const TracedFunction& f, const std::vector<Tensor>& a
   for (size_t i = 0; i < tangents.size(); ++i) {
     const Tensor& primal = args[wrt[i]];
     if (tangents[i].dtype() != primal.dtype() || tangents[i].shape() != primal.shape())
-      r.fail("tangent " + std::to_string(i) + " is " + describe(tangents[i]) +
-             " but its primal is " + describe(primal));
+      r.fail(fmt::format("tangent {} is {} but its primal is {}", i, describe(tangents[i]),
+                         describe(primal)));
     ts.push_back(r.value(tangents[i]));
   }
   TraceContext& trace = r.trace();
@@ -190,14 +197,13 @@ std::vector<Tensor> call_with_custom_vjp(const std::vector<Tensor>& args, TraceB
   Recorder r("custom_gradient", loc, {args.empty() ? nullptr : &args.front()});
   TraceContext& trace = r.trace();
   if (bwd.results.size() != args.size())
-    r.fail("the backward function must return one gradient per input: " +
-           std::to_string(args.size()) + " inputs, " + std::to_string(bwd.results.size()) +
-           " gradients");
+    r.fail(fmt::format(
+        "the backward function must return one gradient per input: {} inputs, {} gradients",
+        args.size(), bwd.results.size()));
   for (size_t i = 0; i < args.size(); ++i)
     if (!(bwd.results[i] == TensorType{args[i].dtype(), args[i].shape()}))
-      r.fail("gradient " + std::to_string(i) + " of the backward function is " +
-             bwd.results[i].str() + " but input " + std::to_string(i) + " is " +
-             describe(args[i]));
+      r.fail(fmt::format("gradient {0} of the backward function is {1} but input {0} is {2}", i,
+                         bwd.results[i].str(), describe(args[i])));
   // Values the backward body captured reach it through the forward call:
   // they become extra (unused) parameters of the forward function.
   auto fwd_function = trace.module().lookupSymbol<mlir::func::FuncOp>(fwd.symbol);
@@ -218,16 +224,16 @@ std::vector<Tensor> call_with_custom_vjp(const std::vector<Tensor>& args, TraceB
 void check_cotangents(const std::vector<Array>& outputs, const std::vector<Array>& cotangents,
                       SourceLocation loc) {
   auto fail = [&](const std::string& message) {
-    throw TraceError("adjit::vjp: " + message + at(loc));
+    throw TraceError(fmt::format("adjit::vjp: {}{}", message, at(loc)));
   };
   if (outputs.size() != cotangents.size())
-    fail("the pullback needs one cotangent per output: " + std::to_string(outputs.size()) +
-         " outputs, " + std::to_string(cotangents.size()) + " cotangents");
+    fail(fmt::format("the pullback needs one cotangent per output: {} outputs, {} cotangents",
+                     outputs.size(), cotangents.size()));
   for (size_t i = 0; i < outputs.size(); ++i)
     if (outputs[i].dtype() != cotangents[i].dtype() || outputs[i].shape() != cotangents[i].shape())
-      fail("cotangent " + std::to_string(i) + " is " +
-           type_string(cotangents[i].dtype(), cotangents[i].shape()) + " but the output is " +
-           type_string(outputs[i].dtype(), outputs[i].shape()));
+      fail(fmt::format("cotangent {} is {} but the output is {}", i,
+                       type_string(cotangents[i].dtype(), cotangents[i].shape()),
+                       type_string(outputs[i].dtype(), outputs[i].shape())));
 }
 
 }  // namespace adjit::detail

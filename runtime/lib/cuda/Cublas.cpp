@@ -8,6 +8,8 @@
 #include <string>
 #include <string_view>
 
+#include <fmt/format.h>
+
 #include "CudaDriver.h"
 #include "adjit/runtime/Error.h"
 
@@ -54,7 +56,7 @@ Library& library() {
     }
     auto resolve = [&](auto& slot, const char* name) {
       slot = reinterpret_cast<std::remove_reference_t<decltype(slot)>>(dlsym(handle, name));
-      if (!slot && l->failure.empty()) l->failure = std::string("libcublas lacks ") + name;
+      if (!slot && l->failure.empty()) l->failure = fmt::format("libcublas lacks {}", name);
     };
     resolve(l->create, "cublasCreate_v2");
     resolve(l->set_math_mode, "cublasSetMathMode");
@@ -72,7 +74,7 @@ Handle handle_for(int device) {
   Handle& handle = l.handles[device];
   if (!handle) {
     if (Status status = l.create(&handle); status != 0)
-      throw RuntimeError("cuBLAS: cublasCreate failed with status " + std::to_string(status));
+      throw RuntimeError(fmt::format("cuBLAS: cublasCreate failed with status {}", status));
     const char* precision = std::getenv("ADJIT_GPU_MATMUL");
     bool tf32 = precision && std::string_view(precision) == "tf32";
     l.set_math_mode(handle, tf32 ? kTf32TensorOpMath : kDefaultMath);
@@ -127,9 +129,9 @@ void run_gemm(int device, const gpu::Gemm& g, void* const* pointers) {
                      reinterpret_cast<double*>(address(2, 8)), ldc, c[0], batch);
   }
   if (status != 0)
-    throw RuntimeError("cuBLAS: a " + std::to_string(g.m) + "x" + std::to_string(g.k) + " by " +
-                       std::to_string(g.k) + "x" + std::to_string(g.n) + " product (batch " +
-                       std::to_string(g.batch) + ") failed with status " + std::to_string(status));
+    throw RuntimeError(
+        fmt::format("cuBLAS: a {}x{} by {}x{} product (batch {}) failed with status {}", g.m,
+                    g.k, g.k, g.n, g.batch, status));
 }
 
 }  // namespace adjit::cuda

@@ -5,6 +5,8 @@
 #include <mutex>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "adjit/runtime/Error.h"
 
 namespace adjit::cuda {
@@ -21,8 +23,15 @@ template <class Function>
 bool resolve(void* library, const char* name, Function& slot, std::string& failure) {
   slot = reinterpret_cast<Function>(dlsym(library, name));
   if (!slot && failure.empty())
-    failure = std::string("libcuda.so.1 lacks ") + name + " (the driver is too old)";
+    failure = fmt::format("libcuda.so.1 lacks {} (the driver is too old)", name);
   return slot != nullptr;
+}
+
+// The driver's name for `result` (e.g. CUDA_ERROR_OUT_OF_MEMORY), or its number.
+std::string error_name(const Driver& table, CUresult result) {
+  const char* name = nullptr;
+  table.cuGetErrorName(result, &name);
+  return name ? name : fmt::format("{}", result);
 }
 
 LoadedDriver& loaded() {
@@ -31,8 +40,8 @@ LoadedDriver& loaded() {
     void* library = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
     if (!library) {
       const char* reason = dlerror();
-      d->failure = std::string("no CUDA driver found (") +
-                   (reason ? reason : "libcuda.so.1: not found") + ")";
+      d->failure =
+          fmt::format("no CUDA driver found ({})", reason ? reason : "libcuda.so.1: not found");
       return d;
     }
     Driver& t = d->table;
@@ -64,12 +73,8 @@ LoadedDriver& loaded() {
     resolve(library, "cuEventElapsedTime", t.cuEventElapsedTime, f);
     resolve(library, "cuEventDestroy_v2", t.cuEventDestroy, f);
     if (!f.empty()) return d;
-    if (CUresult result = t.cuInit(0); result != CUDA_SUCCESS) {
-      const char* name = nullptr;
-      t.cuGetErrorName(result, &name);
-      f = std::string("no CUDA driver could be initialised (cuInit: ") +
-          (name ? name : std::to_string(result)) + ")";
-    }
+    if (CUresult result = t.cuInit(0); result != CUDA_SUCCESS)
+      f = fmt::format("no CUDA driver could be initialised (cuInit: {})", error_name(t, result));
     return d;
   }();
   return *instance;
@@ -88,12 +93,10 @@ const Driver& driver() {
 void check(CUresult result, const std::string& what) {
   if (result == CUDA_SUCCESS) return;
   const Driver& t = driver();
-  const char* name = nullptr;
   const char* text = nullptr;
-  t.cuGetErrorName(result, &name);
   t.cuGetErrorString(result, &text);
-  throw RuntimeError("CUDA: " + what + " failed: " + (name ? name : std::to_string(result)) +
-                     (text ? std::string(" (") + text + ")" : std::string()));
+  throw RuntimeError(fmt::format("CUDA: {} failed: {}{}", what, error_name(t, result),
+                                 text ? fmt::format(" ({})", text) : std::string()));
 }
 
 void make_current(int index) {
@@ -106,11 +109,10 @@ void make_current(int index) {
     d.contexts.assign(count, nullptr);
   }
   if (index < 0 || index >= static_cast<int>(d.contexts.size()))
-    throw RuntimeError(d.contexts.empty()
-                           ? "no CUDA device: the driver reports none for cuda:" +
-                                 std::to_string(index)
-                           : "no CUDA device cuda:" + std::to_string(index) + "; this machine has " +
-                                 std::to_string(d.contexts.size()));
+    throw RuntimeError(
+        d.contexts.empty()
+            ? fmt::format("no CUDA device: the driver reports none for cuda:{}", index)
+            : fmt::format("no CUDA device cuda:{}; this machine has {}", index, d.contexts.size()));
   if (!d.contexts[index]) {
     CUdevice device = 0;
     check(t.cuDeviceGet(&device, index), "cuDeviceGet");

@@ -4,6 +4,8 @@
 #include <mutex>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "CudaDriver.h"
 #include "adjit/runtime/Error.h"
 
@@ -51,7 +53,7 @@ void* allocate(int device, size_t bytes) {
     empty(cache);
     result = driver().cuMemAlloc(&block, size);
   }
-  check(result, "allocating " + std::to_string(bytes) + " bytes on cuda:" + std::to_string(device));
+  check(result, fmt::format("allocating {} bytes on cuda:{}", bytes, device));
   return reinterpret_cast<void*>(block);
 }
 
@@ -66,14 +68,14 @@ void copy_to_device(int device, void* to, const void* from, size_t bytes) {
   if (bytes == 0) return;
   make_current(device);
   check(driver().cuMemcpyHtoD(reinterpret_cast<CUdeviceptr>(to), from, bytes),
-        "copying " + std::to_string(bytes) + " bytes to cuda:" + std::to_string(device));
+        fmt::format("copying {} bytes to cuda:{}", bytes, device));
 }
 
 void copy_to_host(int device, void* to, const void* from, size_t bytes) {
   if (bytes == 0) return;
   make_current(device);
   check(driver().cuMemcpyDtoH(to, reinterpret_cast<CUdeviceptr>(from), bytes),
-        "copying " + std::to_string(bytes) + " bytes from cuda:" + std::to_string(device));
+        fmt::format("copying {} bytes from cuda:{}", bytes, device));
 }
 
 void copy_on_device(int device, void* to, const void* from, size_t bytes) {
@@ -81,7 +83,7 @@ void copy_on_device(int device, void* to, const void* from, size_t bytes) {
   make_current(device);
   check(driver().cuMemcpyDtoD(reinterpret_cast<CUdeviceptr>(to),
                               reinterpret_cast<CUdeviceptr>(from), bytes),
-        "copying " + std::to_string(bytes) + " bytes on cuda:" + std::to_string(device));
+        fmt::format("copying {} bytes on cuda:{}", bytes, device));
 }
 
 }  // namespace adjit::cuda

@@ -1,5 +1,7 @@
 #include <map>
 
+#include <fmt/format.h>
+
 #include "CudaDriver.h"
 #include "Cublas.h"
 #include "DeviceMemory.h"
@@ -33,7 +35,7 @@ struct Temporaries {
 LoadedGpuProgram::LoadedGpuProgram(std::shared_ptr<const GpuProgram> program, Device device)
     : program_(std::move(program)), device_(device), module_(std::make_unique<Module>()) {
   if (!device.is_cuda())
-    throw RuntimeError("a GPU program cannot run on " + device.str());
+    throw RuntimeError(fmt::format("a GPU program cannot run on {}", device.str()));
   const cuda::Driver& driver = cuda::driver();
   cuda::make_current(device.index());
   std::string image = program_->image;  // PTX must end in a NUL
@@ -48,8 +50,8 @@ LoadedGpuProgram::LoadedGpuProgram(std::shared_ptr<const GpuProgram> program, De
   if (loaded != cuda::CUDA_SUCCESS) {
     log.resize(log.find('\0'));
     try {
-      cuda::check(loaded, "loading the " + program_->format + " module for " + program_->arch +
-                              " on " + device.str());
+      cuda::check(loaded, fmt::format("loading the {} module for {} on {}", program_->format,
+                                      program_->arch, device.str()));
     } catch (RuntimeError& error) {
       throw RuntimeError(std::string(error.what()) + (log.empty() ? "" : ":\n" + log));
     }
@@ -59,7 +61,7 @@ LoadedGpuProgram::LoadedGpuProgram(std::shared_ptr<const GpuProgram> program, De
       if (step.kind == Step::Kind::launch && !module_->kernels.count(step.kernel)) {
         cuda::CUfunction function = nullptr;
         cuda::check(driver.cuModuleGetFunction(&function, module_->module, step.kernel.c_str()),
-                    "finding kernel '" + step.kernel + "'");
+                    fmt::format("finding kernel '{}'", step.kernel));
         module_->kernels.emplace(step.kernel, function);
       }
   for (const std::string& bytes : program_->constants) {
@@ -111,8 +113,10 @@ void LoadedGpuProgram::run(size_t entry, const std::vector<Array>& inputs,
       case Step::Kind::gemm:
         for (int b : step.gemm.buffers)
           if (!pointers[b])
-            throw RuntimeError("GPU program '" + plan.signature.name + "': a gemm uses buffer " +
-                               std::to_string(b) + " before it is allocated or after it is released");
+            throw RuntimeError(fmt::format(
+                "GPU program '{}': a gemm uses buffer {} before it is allocated or after it is "
+                "released",
+                plan.signature.name, b));
         cuda::run_gemm(index, step.gemm, pointers.data());
         break;
       case Step::Kind::release:
@@ -128,9 +132,10 @@ void LoadedGpuProgram::run(size_t entry, const std::vector<Array>& inputs,
           }
           auto base = reinterpret_cast<uint64_t>(pointers[a.buffer]);
           if (!base)
-            throw RuntimeError("GPU program '" + plan.signature.name + "': kernel '" + step.kernel +
-                               "' uses buffer " + std::to_string(a.buffer) +
-                               " before it is allocated or after it is released");
+            throw RuntimeError(fmt::format(
+                "GPU program '{}': kernel '{}' uses buffer {} before it is allocated or after it "
+                "is released",
+                plan.signature.name, step.kernel, a.buffer));
           values.push_back(base);  // allocated pointer
           values.push_back(base);  // aligned pointer
           values.push_back(static_cast<uint64_t>(a.offset));
@@ -145,13 +150,13 @@ void LoadedGpuProgram::run(size_t entry, const std::vector<Array>& inputs,
                                           step.grid[1], step.grid[2], step.block[0], step.block[1],
                                           step.block[2], step.shared_bytes, nullptr,
                                           parameters.data(), nullptr),
-                    "launching kernel '" + step.kernel + "' of '" + plan.signature.name + "'");
+                    fmt::format("launching kernel '{}' of '{}'", step.kernel, plan.signature.name));
         break;
       }
     }
   }
   cuda::check(driver.cuStreamSynchronize(nullptr),
-              "running '" + plan.signature.name + "' on " + device_.str());
+              fmt::format("running '{}' on {}", plan.signature.name, device_.str()));
 }
 
 }  // namespace adjit::gpu
