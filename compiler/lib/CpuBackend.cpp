@@ -8,6 +8,9 @@
 #include "adjit/runtime/KernelAllocation.h"
 #include "adjit/runtime/MemRef.h"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include "mlir/Target/LLVMIR/Export.h"
 #include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
@@ -53,10 +56,11 @@ void check_cpu_and_features(const llvm::Triple& target_triple, const std::string
   std::unique_ptr<llvm::MCSubtargetInfo> generic(target->createMCSubtargetInfo(triple, "", ""));
   const llvm::MCSubtargetInfo& info = *generic;
   if (!cpu.empty() && !info.isCPUStringValid(cpu)) {
-    std::string known;
+    std::vector<std::string_view> known;
     for (const llvm::SubtargetSubTypeKV& entry : info.getAllProcessorDescriptions())
-      known += std::string(known.empty() ? "" : ", ") + entry.Key;
-    throw CompileError("unknown target CPU '" + cpu + "' for " + triple + "; known CPUs: " + known);
+      known.push_back(entry.Key);
+    throw CompileError(fmt::format("unknown target CPU '{}' for {}; known CPUs: {}", cpu, triple,
+                                   fmt::join(known, ", ")));
   }
   llvm::SubtargetFeatures requested(features);
   for (const std::string& feature : requested.getFeatures()) {
@@ -85,17 +89,17 @@ std::unique_ptr<llvm::TargetMachine> create_target_machine(const std::string& cp
   }
   auto machine = builder.createTargetMachine();
   if (!machine)
-    throw CompileError("cannot create an LLVM target machine for " +
-                       (cpu.empty() ? std::string("the host") : "CPU '" + cpu + "'") + ": " +
-                       llvm::toString(machine.takeError()));
+    throw CompileError(fmt::format("cannot create an LLVM target machine for {}: {}",
+                                   cpu.empty() ? "the host" : fmt::format("CPU '{}'", cpu),
+                                   llvm::toString(machine.takeError())));
   return std::move(*machine);
 }
 
 const std::string& host_target_description() {
   static const std::string description = [] {
     const llvm::orc::JITTargetMachineBuilder& host = host_machine_builder();
-    return host.getTargetTriple().str() + " " + host.getCPU() + " " +
-           host.getFeatures().getString();
+    return fmt::format("{} {} {}", host.getTargetTriple().str(), host.getCPU(),
+                       host.getFeatures().getString());
   }();
   return description;
 }

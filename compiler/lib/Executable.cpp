@@ -4,6 +4,9 @@
 
 #include "adjit/runtime/Error.h"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 namespace adjit {
 
 Executable::Executable(std::vector<Signature> entries, Device device,
@@ -16,10 +19,11 @@ Executable::~Executable() = default;
 size_t Executable::entry_index(std::string_view name) const {
   for (size_t i = 0; i < entries_.size(); ++i)
     if (entries_[i].name == name) return i;
-  std::string known;
-  for (const Signature& s : entries_) known += (known.empty() ? "" : ", ") + s.name;
-  throw Error("unknown entry '" + std::string(name) + "'; the module defines: " +
-              (known.empty() ? "(no public functions)" : known));
+  std::vector<std::string_view> known;
+  for (const Signature& s : entries_) known.push_back(s.name);
+  throw Error(fmt::format("unknown entry '{}'; the module defines: {}", name,
+                          known.empty() ? "(no public functions)"
+                                        : fmt::format("{}", fmt::join(known, ", "))));
 }
 
 std::vector<Array> Executable::run(std::string_view entry,
@@ -36,8 +40,8 @@ std::vector<Array> Executable::run(std::string_view entry,
 void Executable::run_into(size_t entry, const std::vector<Array>& inputs,
                           const std::vector<Array>& outputs) const {
   if (entry >= entries_.size())
-    throw Error("entry index " + std::to_string(entry) + " is out of range: the module defines " +
-                std::to_string(entries_.size()) + " entries");
+    throw Error(fmt::format("entry index {} is out of range: the module defines {} entries", entry,
+                            entries_.size()));
   code_->run(entry, inputs, outputs);
 }
 

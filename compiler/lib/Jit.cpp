@@ -4,17 +4,18 @@
 
 #include "adjit/runtime/Threads.h"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdlib>
-#include <fstream>
 #include <iostream>
 #include <mutex>
 #include <optional>
 #include <thread>
-#include <sstream>
 
 namespace adjit {
 
@@ -50,9 +51,7 @@ bool environment_mentions(const char* variable, const char* word) {
 }
 
 std::string signature_text(const std::vector<std::string>& arguments) {
-  std::string s = "(";
-  for (size_t i = 0; i < arguments.size(); ++i) s += (i ? ", " : "") + arguments[i];
-  return s + ")";
+  return fmt::format("({})", fmt::join(arguments, ", "));
 }
 
 // "arg 1: f32[256,784] -> f32[128,784]" against the closest cached signature.
@@ -70,8 +69,8 @@ std::string explain_retrace(const std::vector<std::shared_ptr<CompiledEntry>>& e
   std::string s;
   for (size_t i = 0; i < arguments.size(); ++i)
     if (nearest->arguments[i] != arguments[i])
-      s += (s.empty() ? "" : "; ") + ("arg " + std::to_string(i) + ": ") + nearest->arguments[i] +
-           " -> " + arguments[i];
+      fmt::format_to(std::back_inserter(s), "{}arg {}: {} -> {}", s.empty() ? "" : "; ", i,
+                     nearest->arguments[i], arguments[i]);
   return s;
 }
 
@@ -116,10 +115,11 @@ void CompiledFunction::run_into(const std::vector<Array>& inputs,
                      inputs[i].nbytes() > 0 &&
                      out < in + inputs[i].nbytes() && in < out + outputs[o].nbytes();
       if (overlap)
-        throw Error("adjit::jit '" + executable_.entries()[entry_].name + "': call_into output " +
-                    std::to_string(o) + " shares memory with input " + std::to_string(i) +
-                    "; compiled code may read an input after writing an output, so use "
-                    "separate buffers (e.g. alternate two sets)");
+        throw Error(fmt::format(
+            "adjit::jit '{}': call_into output {} shares memory with input {}; compiled code may "
+            "read an input after writing an output, so use separate buffers (e.g. alternate two "
+            "sets)",
+            executable_.entries()[entry_].name, o, i));
     }
   threads::CallThreads scope(threads_);
   executable_.run_into(entry_, inputs, outputs);
@@ -133,13 +133,14 @@ JitCache::JitCache(JitOptions options)
     options_.dump_dir = dir;
   if (environment_mentions("ADJIT_LOG", "retrace")) options_.log_retrace = true;
   if (options_.threads < 0)
-    throw Error("adjit::jit '" + options_.name + "': JitOptions::threads must be 0 (the default) "
-                "or a positive thread count, got " + std::to_string(options_.threads));
+    throw Error(fmt::format("adjit::jit '{}': JitOptions::threads must be 0 (the default) or a "
+                            "positive thread count, got {}",
+                            options_.name, options_.threads));
   if (!options_.donate.empty())
-    throw Error("adjit::jit '" + options_.name + "': JitOptions::donate (argument " +
-                std::to_string(options_.donate.front()) +
-                ") is not supported yet: outputs are always written to new buffers; "
-                "remove it (see docs/guide/memory.md)");
+    throw Error(fmt::format("adjit::jit '{}': JitOptions::donate (argument {}) is not supported "
+                            "yet: outputs are always written to new buffers; remove it (see "
+                            "docs/guide/memory.md)",
+                            options_.name, options_.donate.front()));
 }
 
 JitCache::~JitCache() = default;
@@ -160,12 +161,11 @@ Device JitCache::place(std::vector<Array>& inputs) const {
   Device device = inputs.front().device();
   for (size_t i = 1; i < inputs.size(); ++i)
     if (inputs[i].device() != device)
-      throw RuntimeError("adjit::jit '" + options_.name + "': its array arguments live on "
-                         "different devices: array 0 (" + type_string(inputs[0].dtype(), inputs[0].shape()) +
-                         ") on " + device.str() + ", array " + std::to_string(i) + " (" +
-                         type_string(inputs[i].dtype(), inputs[i].shape()) + ") on " +
-                         inputs[i].device().str() +
-                         "; move them to one device with .to(), or set JitOptions::device");
+      throw RuntimeError(fmt::format(
+          "adjit::jit '{}': its array arguments live on different devices: array 0 ({}) on {}, "
+          "array {} ({}) on {}; move them to one device with .to(), or set JitOptions::device",
+          options_.name, type_string(inputs[0].dtype(), inputs[0].shape()), device.str(), i,
+          type_string(inputs[i].dtype(), inputs[i].shape()), inputs[i].device().str()));
   return device;
 }
 
@@ -205,16 +205,18 @@ std::shared_ptr<const CompiledFunction> JitCache::lookup(
       std::string seen;
       for (const auto& signature : state_->traced_signatures)
         seen += "\n  " + signature_text(signature);
-      throw TraceError("adjit::jit '" + options_.name + "': signature " +
-                       signature_text(entry->arguments) + " would be trace number " +
-                       std::to_string(state_->traced_signatures.size() + 1) +
-                       ", more than max_traces = " + std::to_string(options_.max_traces) +
-                       "; signatures traced so far:" + seen);
+      throw TraceError(fmt::format(
+          "adjit::jit '{}': signature {} would be trace number {}, more than max_traces = {}; "
+          "signatures traced so far:{}",
+          options_.name, signature_text(entry->arguments), state_->traced_signatures.size() + 1,
+          options_.max_traces, seen));
     }
     if (options_.log_retrace)
-      std::cerr << "adjit::jit '" << options_.name << "': tracing (miss "
-                << state_->info.misses + 1 << "): "
-                << explain_retrace(state_->entries, entry->arguments) << std::endl;
+      // Through std::cerr, which programs (and tests) may redirect.
+      std::cerr << fmt::format("adjit::jit '{}': tracing (miss {}): {}", options_.name,
+                               state_->info.misses + 1,
+                               explain_retrace(state_->entries, entry->arguments))
+                << std::endl;
     state_->traced_signatures.push_back(entry->arguments);
     ++state_->info.misses;
     state_->entries.push_back(entry);
@@ -229,11 +231,9 @@ std::shared_ptr<const CompiledFunction> JitCache::lookup(
       program.set_options(with_cache);
     }
     if (!options_.dump_dir.empty()) {
-      std::ostringstream prefix;
       // name, which jitted function (names may repeat), which signature
-      prefix << options_.name << "-" << instance_ << "-" << std::hex << (hash & 0xffffffffull)
-             << "-";
-      program.dump(options_.dump_dir, prefix.str());
+      program.dump(options_.dump_dir,
+                   fmt::format("{}-{}-{:x}-", options_.name, instance_, hash & 0xffffffffull));
     }
     entry->compiled.emplace(program.compile(device), options_.name, std::move(result_layout),
                             options_.threads);

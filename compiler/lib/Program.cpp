@@ -11,6 +11,9 @@
 #include "adjit/Passes/Pipelines.h"
 #include "adjit/runtime/Error.h"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Parser/Parser.h"
@@ -239,9 +242,8 @@ const char* file_extension(Stage stage) {
 }
 
 std::string file_name_for(size_t index, Stage stage) {
-  std::string number = std::to_string(index + 1);
-  return std::string(2 - std::min<size_t>(2, number.size()), '0') + number + "-" +
-         mlir::adjit::stageName(stage).str() + file_extension(stage);
+  return fmt::format("{:02}-{}{}", index + 1, mlir::adjit::stageName(stage).str(),
+                     file_extension(stage));
 }
 
 }  // namespace
@@ -272,12 +274,11 @@ void reject_deep_nesting(std::string_view source, std::string_view buffer_name) 
         if (source[i] == '\\') ++i;  // an escaped character in a string
     } else if (c == '(' || c == '[' || c == '{') {
       if (++depth > kMaxDepth)
-        throw CompileError("invalid IR in " + std::string(buffer_name) + ":\n" +
-                           std::string(buffer_name) + ":" + std::to_string(line) + ":" +
-                           std::to_string(i - line_start + 1) +
-                           ": error: brackets nested more than " + std::to_string(kMaxDepth) +
-                           " levels deep (regions, attributes or types): adjit rejects such "
-                           "IR instead of letting the parser overflow its stack");
+        throw CompileError(fmt::format(
+            "invalid IR in {0}:\n{0}:{1}:{2}: error: brackets nested more than {3} levels deep "
+            "(regions, attributes or types): adjit rejects such IR instead of letting the "
+            "parser overflow its stack",
+            buffer_name, line, i - line_start + 1, kMaxDepth));
     } else if (c == ')' || c == ']' || c == '}') {
       --depth;
     }
@@ -331,24 +332,21 @@ std::string Program::ir(std::string_view stage_name) const {
   std::optional<Stage> stage =
       mlir::adjit::parseStage(llvm::StringRef(stage_name.data(), stage_name.size()));
   if (!stage) {
-    std::string known;
-    for (const std::string& name : stage_names(options.target)) known += " " + name;
-    if (is_cuda(options)) known += " cubin";
-    throw Error("unknown stage '" + std::string(stage_name) + "'; stages:" + known +
-                " (and memory-plan)");
+    throw Error(fmt::format("unknown stage '{}'; stages: {}{} (and memory-plan)", stage_name,
+                            fmt::join(stage_names(options.target), " "),
+                            is_cuda(options) ? " cubin" : ""));
   }
   StagedModule staged(*impl_);
   bool on_demand = *stage == Stage::cubin && is_cuda(options);
   if (!on_demand && !llvm::is_contained(staged.stages(), *stage)) {
     auto other = is_cuda(options) ? Device::Kind::cpu : Device::Kind::cuda;
-    std::string theirs;
+    std::vector<std::string> theirs;
     for (Stage s : mlir::adjit::stagesOf(pipeline_target(other)))
-      if (!llvm::is_contained(staged.stages(), s))
-        theirs += (theirs.empty() ? "" : ", ") + mlir::adjit::stageName(s).str();
-    if (other == Device::Kind::cuda) theirs += ", cubin";
-    throw Error("stage '" + std::string(stage_name) + "' is not one of the " +
-                target_name(options.target) + " target's; " + target_name(other) + ": " +
-                theirs);
+      if (!llvm::is_contained(staged.stages(), s)) theirs.push_back(mlir::adjit::stageName(s).str());
+    if (other == Device::Kind::cuda) theirs.push_back("cubin");
+    throw Error(fmt::format("stage '{}' is not one of the {} target's; {}: {}", stage_name,
+                            target_name(options.target), target_name(other),
+                            fmt::join(theirs, ", ")));
   }
   if (mlir::adjit::isMlirStage(*stage)) return print(staged.advance_to(*stage));
   switch (*stage) {
@@ -371,14 +369,17 @@ std::string Program::ir(std::string_view stage_name) const {
 
 MemoryPlan Program::memory_plan(std::string_view entry) const {
   const std::vector<Signature>& signatures = impl_->signatures;
-  std::string names;
-  for (const Signature& signature : signatures) names += " " + signature.name;
+  auto names = [&] {
+    std::vector<std::string_view> names;
+    for (const Signature& signature : signatures) names.push_back(signature.name);
+    return fmt::format("{}", fmt::join(names, " "));
+  };
   if (entry.empty()) {
     if (signatures.size() != 1)
-      throw Error("memory_plan: name one of the public functions:" + names);
+      throw Error("memory_plan: name one of the public functions: " + names());
     entry = signatures.front().name;
   } else if (llvm::none_of(signatures, [&](const Signature& s) { return s.name == entry; })) {
-    throw Error("memory_plan: no public function '" + std::string(entry) + "'; there are:" + names);
+    throw Error(fmt::format("memory_plan: no public function '{}'; there are: {}", entry, names()));
   }
   // Temporaries are the host's: plan the cpu target's stages.
   CompileOptions cpu = impl_->options;

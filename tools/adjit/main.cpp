@@ -10,12 +10,14 @@
 #include "adjit/runtime/Error.h"
 #include "adjit/runtime/Npy.h"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <filesystem>
 #include <fstream>
-#include <iostream>
 #include <string>
 #include <vector>
 
@@ -165,7 +167,7 @@ int compile() {
     throw adjit::Error("--emit=" + stage + " writes binary: give -o FILE");
   std::string text = program.ir(stage);
   if (given(compile_output)) write_file(compile_output, text);
-  else std::cout << text;
+  else fmt::print("{}", text);
   return 0;
 }
 
@@ -183,20 +185,21 @@ int run() {
     const auto& entries = executable.entries();
     if (entries.empty()) throw adjit::Error("the module defines no public function to run");
     if (entries.size() > 1) {
-      std::string names;
-      for (const adjit::Signature& s : entries) names += " " + s.name;
-      throw adjit::Error("the module has several public functions; choose one with --entry:" +
-                         names);
+      std::vector<std::string_view> names;
+      for (const adjit::Signature& s : entries) names.push_back(s.name);
+      throw adjit::Error(fmt::format(
+          "the module has several public functions; choose one with --entry: {}",
+          fmt::join(names, " ")));
     }
     entry = entries.front().name;
   }
   std::vector<adjit::Array> outputs = executable.run(entry, inputs);
   if (given(out_dir)) std::filesystem::create_directories(out_dir.getValue());
   for (size_t i = 0; i < outputs.size(); ++i) {
-    std::cout << "out" << i << " = " << outputs[i] << "\n";
+    fmt::print("out{} = {}\n", i, adjit::to_string(outputs[i]));
     if (given(out_dir))
       adjit::save_npy(outputs[i], (std::filesystem::path(out_dir.getValue()) /
-                                   ("out" + std::to_string(i) + ".npy")).string());
+                                   fmt::format("out{}.npy", i)).string());
   }
   return 0;
 }
@@ -221,33 +224,33 @@ int aot() {
                      ? program.signatures().front().name
                      : std::filesystem::path(input_file.getValue()).stem().string();
   adjit::aot::AotResult result = adjit::aot::write(program, options, entries);
-  for (const adjit::Signature& s : result.functions) std::cout << "exported " << s.name << "\n";
-  std::cout << "wrote " << result.object_path << "\nwrote " << result.header_path << "\n";
+  for (const adjit::Signature& s : result.functions) fmt::print("exported {}\n", s.name);
+  fmt::print("wrote {}\nwrote {}\n", result.object_path, result.header_path);
   return 0;
 }
 
 int stages() {
-  for (const std::string& stage : adjit::stage_names(target)) std::cout << stage << "\n";
+  for (const std::string& stage : adjit::stage_names(target)) fmt::print("{}\n", stage);
   return 0;
 }
 
 int cache() {
   if (!given(cache_action)) throw adjit::Error("cache needs 'info' or 'clear'");
   if (cache_action != "info" && cache_action != "clear")
-    throw adjit::Error("unknown cache action '" + cache_action + "'; actions: info, clear");
+    throw adjit::Error(fmt::format("unknown cache action '{}'; actions: info, clear",
+                                   cache_action.getValue()));
   std::string dir =
       given(cache_dir) ? cache_dir.getValue() : adjit::CompileCache::directory_from_environment();
   if (dir.empty()) throw adjit::Error("no cache directory: give --dir DIR or set ADJIT_CACHE_DIR");
   adjit::CompileCache cache(dir);
   if (cache_action == "clear") {
     cache.clear();
-    std::cout << "cleared " << dir << "\n";
+    fmt::print("cleared {}\n", dir);
     return 0;
   }
   adjit::CompileCache::Info info = cache.info();
-  std::cout << "directory: " << info.dir << "\nentries: " << info.entries
-            << "\nbytes: " << info.bytes << "\nlimit: " << info.max_bytes
-            << " (ADJIT_CACHE_MAX_MB)\n";
+  fmt::print("directory: {}\nentries: {}\nbytes: {}\nlimit: {} (ADJIT_CACHE_MAX_MB)\n", info.dir,
+             info.entries, info.bytes, info.max_bytes);
   return 0;
 }
 
@@ -304,7 +307,7 @@ int main(int argc, char** argv) {
     cl::PrintHelpMessage(/*Hidden=*/false, /*Categorized=*/true);
     return 1;
   } catch (const std::exception& e) {
-    std::cerr << "adjit: error: " << e.what() << "\n";
+    fmt::print(stderr, "adjit: error: {}\n", e.what());
     return 1;
   }
 }

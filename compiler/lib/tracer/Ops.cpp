@@ -41,11 +41,11 @@ namespace {
 
 // Two operands (tensors or weak numbers) promoted to one dtype and
 // broadcast to one shape.
-struct Aligned {
+struct PromotedPair {
   Tensor a, b;
 };
 
-Aligned align(Recorder& r, const Operand& a, const Operand& b) {
+PromotedPair promote_and_broadcast(Recorder& r, const Operand& a, const Operand& b) {
   if (!a.tensor && !b.tensor) r.fail("needs at least one Tensor operand");
   DType dtype;
   if (a.tensor && b.tensor) dtype = detail::promote(a.tensor->dtype(), b.tensor->dtype());
@@ -73,7 +73,7 @@ const Tensor* tensor_of(const Operand& o) { return o.tensor; }
 template <class OpTy>
 Tensor arithmetic(const char* name, const Operand& a, const Operand& b, SourceLocation loc) {
   Recorder r(name, loc, {tensor_of(a), tensor_of(b)});
-  Aligned x = align(r, a, b);
+  PromotedPair x = promote_and_broadcast(r, a, b);
   if (x.a.dtype() == DType::i1)
     r.fail("arithmetic on bool tensors is not defined; cast them first (adjit::cast)");
   return r.emit<OpTy>(r.value(x.a), r.value(x.b));
@@ -82,7 +82,7 @@ Tensor arithmetic(const char* name, const Operand& a, const Operand& b, SourceLo
 Tensor compare(const char* name, ir::ComparisonDirection direction, const Operand& a,
                const Operand& b, SourceLocation loc) {
   Recorder r(name, loc, {tensor_of(a), tensor_of(b)});
-  Aligned x = align(r, a, b);
+  PromotedPair x = promote_and_broadcast(r, a, b);
   bool equality =
       direction == ir::ComparisonDirection::eq || direction == ir::ComparisonDirection::ne;
   if (x.a.dtype() == DType::i1 && !equality)
@@ -164,7 +164,7 @@ Tensor operator*(Operand a, Operand b) {
 Tensor operator/(Operand a, Operand b) {
   SourceLocation loc = a.tensor ? a.location : b.location;
   Recorder r("divide", loc, {tensor_of(a), tensor_of(b)});
-  Aligned x = align(r, a, b);
+  PromotedPair x = promote_and_broadcast(r, a, b);
   if (!is_floating(x.a.dtype())) {
     x.a = r.convert(x.a, DType::f32);
     x.b = r.convert(x.b, DType::f32);
@@ -287,7 +287,7 @@ Tensor logical(const char* name, const Operand& a, const Operand& b, SourceLocat
   Recorder r(name, loc, {tensor_of(a), tensor_of(b)});
   if (!a.tensor || !b.tensor || a.tensor->dtype() != DType::i1 || b.tensor->dtype() != DType::i1)
     r.fail("needs two bool tensors");
-  Aligned x = align(r, a, b);
+  PromotedPair x = promote_and_broadcast(r, a, b);
   return r.emit<OpTy>(r.value(x.a), r.value(x.b));
 }
 }  // namespace
@@ -303,8 +303,8 @@ Tensor where(const Tensor& cond, Operand a, Operand b, SourceLocation loc) {
   Recorder r("where", loc, {&cond, tensor_of(a), tensor_of(b)});
   if (cond.dtype() != DType::i1)
     r.fail(fmt::format("the condition must be a bool tensor, got {}", describe(cond)));
-  Aligned x = a.tensor || b.tensor ? align(r, a, b)
-                                   : Aligned{r.constant(a.number, DType::f32, {}),
+  PromotedPair x = a.tensor || b.tensor ? promote_and_broadcast(r, a, b)
+                                   : PromotedPair{r.constant(a.number, DType::f32, {}),
                                              r.constant(b.number, DType::f32, {})};
   auto shape = detail::broadcast_shapes(cond.shape(), x.a.shape());
   if (!shape)
