@@ -92,6 +92,13 @@ std::vector<Signature> select_entries(const Program& program, const AotOptions& 
           "entry '{}' cannot be a C function name: ahead-of-time functions are named by C "
           "identifiers (not keywords, not starting with adjit_)",
           s.name));
+    for (size_t o = 0; o < s.outputs.size(); ++o)
+      if (s.aliased_input(o) >= 0)
+        throw CompileError(fmt::format(
+            "entry '{}' writes output {} into its input {} (a donated argument, "
+            "adjit.aliasing_output): ahead-of-time functions take separate input and output "
+            "buffers; trace it without JitOptions::donate",
+            s.name, o, s.aliased_input(o)));
     for (const std::string& symbol : {s.name, s.name + "_call"})
       if (!symbols.insert(symbol).second)
         throw CompileError(fmt::format(

@@ -4,6 +4,8 @@
 
 #include "adjit/runtime/Error.h"
 
+#include <cstring>
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -42,7 +44,26 @@ void Executable::run_into(size_t entry, const std::vector<Array>& inputs,
   if (entry >= entries_.size())
     throw Error(fmt::format("entry index {} is out of range: the module defines {} entries", entry,
                             entries_.size()));
-  code_->run(entry, inputs, outputs);
+  const Signature& signature = entries_[entry];
+  if (signature.aliased_inputs.empty()) return code_->run(entry, inputs, outputs);
+  // An output written in place into an input's buffer: the code gets the
+  // output's buffer for both, holding the input's values (a donation passes
+  // one buffer already, and nothing is copied).
+  check_entry_arrays(signature, inputs, signature.inputs, "input", device_);
+  check_entry_arrays(signature, outputs, signature.outputs, "output", device_);
+  std::vector<Array> in_place(inputs);
+  for (size_t o = 0; o < outputs.size(); ++o) {
+    int i = signature.aliased_input(o);
+    if (i < 0 || outputs[o].raw_data() == inputs[i].raw_data()) continue;
+    if (!device_.is_cpu())
+      throw RuntimeError(fmt::format("entry '{}' writes output {} into input {}, which only "
+                                     "compiled code for the CPU does",
+                                     signature.name, o, i));
+    Array target = outputs[o];  // a handle: its bytes are the caller's output
+    std::memcpy(target.raw_data(), inputs[i].raw_data(), inputs[i].nbytes());
+    in_place[i] = outputs[o];
+  }
+  code_->run(entry, in_place, outputs);
 }
 
 }  // namespace adjit

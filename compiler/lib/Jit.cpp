@@ -76,7 +76,53 @@ std::string explain_retrace(const std::vector<std::shared_ptr<CompiledEntry>>& e
 
 }  // namespace
 
-TracedProgram trace_program(const std::string& name, TraceBody body, Device device) {
+namespace {
+
+// Each donated input gets the first output of its type not given to another
+// (as JAX pairs donated buffers with outputs); the pairs go on the traced
+// function's arguments as adjit.aliasing_output. An input with no such
+// output is only invalidated after the call.
+void alias_donated_outputs(Program& program, const std::vector<bool>& donated) {
+  Program::Impl& impl = ProgramInternals::impl(program);
+  if (impl.signatures.size() != 1) return;
+  const Signature& signature = impl.signatures.front();
+  auto function = impl.module->lookupSymbol<mlir::func::FuncOp>(signature.name);
+  std::vector<bool> given(signature.outputs.size(), false);
+  bool any = false;
+  for (size_t i = 0; i < donated.size() && i < signature.inputs.size(); ++i) {
+    if (!donated[i]) continue;
+    for (size_t o = 0; o < signature.outputs.size(); ++o)
+      if (!given[o] && signature.outputs[o] == signature.inputs[i]) {
+        function.setArgAttr(i, mlir::adjit::kAliasingOutputAttrName,
+                            mlir::IntegerAttr::get(mlir::IntegerType::get(&impl.context, 64), o));
+        given[o] = any = true;
+        break;
+      }
+  }
+  if (any) impl.signatures = signatures_of(*impl.module);
+}
+
+// Whether two arrays' bytes overlap.
+bool overlap(const Array& a, const Array& b) {
+  auto* a_bytes = static_cast<const char*>(a.raw_data());
+  auto* b_bytes = static_cast<const char*>(b.raw_data());
+  return a.device() == b.device() && a.nbytes() > 0 && b.nbytes() > 0 &&
+         a_bytes < b_bytes + b.nbytes() && b_bytes < a_bytes + a.nbytes();
+}
+
+// Whether donated input `i` can hand its bytes on to an output: they are the
+// allocator's and on the host, and no other input reads them.
+bool can_hand_on(const std::vector<Array>& inputs, size_t i) {
+  if (!detail::owns_memory(inputs[i]) || !inputs[i].device().is_cpu()) return false;
+  for (size_t j = 0; j < inputs.size(); ++j)
+    if (j != i && overlap(inputs[i], inputs[j])) return false;
+  return true;
+}
+
+}  // namespace
+
+TracedProgram trace_program(const std::string& name, TraceBody body, Device device,
+                            const std::vector<bool>& donated) {
   TraceContext trace(name);
   std::vector<size_t> layout;
   auto add_parameter = [&](DType dtype, const Shape& shape) {
@@ -87,6 +133,7 @@ TracedProgram trace_program(const std::string& name, TraceBody body, Device devi
   CompileOptions options = program.options();
   options.target = device.kind();
   program.set_options(options);
+  if (device.is_cpu() && llvm::is_contained(donated, true)) alias_donated_outputs(program, donated);
   return {std::move(program), std::move(layout)};
 }
 
@@ -97,32 +144,55 @@ CompiledFunction::CompiledFunction(Executable executable, std::string_view entry
       result_layout_(std::move(result_layout)),
       threads_(threads) {}
 
-void CompiledFunction::run(const std::vector<Array>& inputs, std::vector<Array>& outputs) const {
+void CompiledFunction::run(std::vector<Array>& inputs, std::vector<Array>& outputs,
+                           const std::vector<bool>& donated) const {
+  const Signature& signature = executable_.entries()[entry_];
   outputs.clear();
-  for (const TensorType& type : executable_.entries()[entry_].outputs)
+  std::vector<bool> handed_on(donated.empty() ? 0 : inputs.size(), false);
+  for (size_t o = 0; o < signature.outputs.size(); ++o) {
+    int i = signature.aliased_input(o);
+    if (i >= 0 && static_cast<size_t>(i) < donated.size() && donated[i] &&
+        can_hand_on(inputs, i)) {
+      // The output takes the donated bytes over; every handle of the
+      // argument is invalid from now on, also if the call fails.
+      inputs[i] = detail::take_donated(inputs[i], receiver());
+      outputs.push_back(inputs[i]);
+      handed_on[i] = true;
+      continue;
+    }
+    const TensorType& type = signature.outputs[o];
     outputs.push_back(Array::empty(type.shape, type.dtype, executable_.device()));
-  threads::CallThreads scope(threads_);
-  executable_.run_into(entry_, inputs, outputs);
+  }
+  {
+    threads::CallThreads scope(threads_);
+    executable_.run_into(entry_, inputs, outputs);
+  }
+  for (size_t i = 0; i < donated.size(); ++i)
+    if (donated[i] && !handed_on[i]) detail::invalidate_donated(inputs[i], receiver());
+}
+
+std::string CompiledFunction::receiver() const {
+  return fmt::format("adjit::jit '{}'", executable_.entries()[entry_].name);
 }
 
 void CompiledFunction::run_into(const std::vector<Array>& inputs,
-                                const std::vector<Array>& outputs) const {
+                                const std::vector<Array>& outputs,
+                                const std::vector<bool>& donated) const {
   for (size_t o = 0; o < outputs.size(); ++o)
     for (size_t i = 0; i < inputs.size(); ++i) {
-      auto* out = static_cast<const char*>(outputs[o].raw_data());
-      auto* in = static_cast<const char*>(inputs[i].raw_data());
-      bool overlap = outputs[o].device() == inputs[i].device() && outputs[o].nbytes() > 0 &&
-                     inputs[i].nbytes() > 0 &&
-                     out < in + inputs[i].nbytes() && in < out + outputs[o].nbytes();
-      if (overlap)
+      if (overlap(outputs[o], inputs[i]))
         throw Error(fmt::format(
             "adjit::jit '{}': call_into output {} shares memory with input {}; compiled code may "
             "read an input after writing an output, so use separate buffers (e.g. alternate two "
             "sets)",
             executable_.entries()[entry_].name, o, i));
     }
-  threads::CallThreads scope(threads_);
-  executable_.run_into(entry_, inputs, outputs);
+  {
+    threads::CallThreads scope(threads_);
+    executable_.run_into(entry_, inputs, outputs);
+  }
+  for (size_t i = 0; i < donated.size(); ++i)
+    if (donated[i]) detail::invalidate_donated(inputs[i], receiver());
 }
 
 JitCache::JitCache(JitOptions options)
@@ -136,11 +206,26 @@ JitCache::JitCache(JitOptions options)
     throw Error(fmt::format("adjit::jit '{}': JitOptions::threads must be 0 (the default) or a "
                             "positive thread count, got {}",
                             options_.name, options_.threads));
-  if (!options_.donate.empty())
-    throw Error(fmt::format("adjit::jit '{}': JitOptions::donate (argument {}) is not supported "
-                            "yet: outputs are always written to new buffers; remove it (see "
-                            "docs/guide/memory.md)",
-                            options_.name, options_.donate.front()));
+  for (int argument : options_.donate)
+    if (argument < 0)
+      throw Error(fmt::format("adjit::jit '{}': JitOptions::donate names argument {}; arguments "
+                              "are numbered from 0",
+                              options_.name, argument));
+}
+
+std::vector<bool> JitCache::donated_inputs(const std::vector<size_t>& argument_ends) const {
+  std::vector<bool> donated;
+  if (options_.donate.empty()) return donated;
+  donated.assign(argument_ends.empty() ? 0 : argument_ends.back(), false);
+  for (int argument : options_.donate) {
+    if (static_cast<size_t>(argument) >= argument_ends.size())
+      throw Error(fmt::format("adjit::jit '{}': JitOptions::donate names argument {}, but the "
+                              "call has {} arguments",
+                              options_.name, argument, argument_ends.size()));
+    size_t begin = argument == 0 ? 0 : argument_ends[argument - 1];
+    std::fill(donated.begin() + begin, donated.begin() + argument_ends[argument], true);
+  }
+  return donated;
 }
 
 JitCache::~JitCache() = default;
@@ -171,7 +256,7 @@ Device JitCache::place(std::vector<Array>& inputs) const {
 
 std::shared_ptr<const CompiledFunction> JitCache::lookup(
     const CacheKey& key, FunctionRef<std::vector<std::string>()> describe, TraceBody body,
-    Device device) {
+    Device device, const std::vector<bool>& donated) {
   uint64_t hash = key.hash();
   std::shared_ptr<CompiledEntry> entry;
   {
@@ -224,7 +309,7 @@ std::shared_ptr<const CompiledFunction> JitCache::lookup(
 
   auto start = std::chrono::steady_clock::now();
   try {
-    auto [program, result_layout] = trace_program(options_.name, body, device);
+    auto [program, result_layout] = trace_program(options_.name, body, device, donated);
     if (!options_.cache_dir.empty()) {
       CompileOptions with_cache = program.options();
       with_cache.cache_dir = options_.cache_dir;

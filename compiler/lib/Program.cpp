@@ -8,6 +8,7 @@
 
 #include "adjit/compiler/CompileCache.h"
 
+#include "adjit/Dialect/AdjitDialect.h"
 #include "adjit/Passes/Pipelines.h"
 #include "adjit/runtime/Error.h"
 
@@ -104,6 +105,13 @@ std::vector<Signature> signatures_of(mlir::ModuleOp module) {
     Signature signature{fn.getSymName().str(), {}, {}};
     for (mlir::Type t : fn.getArgumentTypes()) signature.inputs.push_back(tensor_type_of(t, fn));
     for (mlir::Type t : fn.getResultTypes()) signature.outputs.push_back(tensor_type_of(t, fn));
+    // Donated arguments (the dialect verified the indices and types).
+    for (unsigned i = 0; i < fn.getNumArguments(); ++i)
+      if (auto output = fn.getArgAttrOfType<mlir::IntegerAttr>(
+              i, mlir::adjit::kAliasingOutputAttrName)) {
+        signature.aliased_inputs.resize(signature.outputs.size(), -1);
+        signature.aliased_inputs[output.getInt()] = static_cast<int>(i);
+      }
     signatures.push_back(std::move(signature));
   }
   return signatures;

@@ -2,6 +2,7 @@
 
 #include "adjit/Dialect/AdjitOps.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Transforms/InliningUtils.h"
 
 using namespace mlir;
@@ -35,4 +36,49 @@ Operation *AdjitDialect::materializeConstant(OpBuilder &builder,
   if (!elements || elements.getType() != type)
     return nullptr;
   return builder.create<ConstantOp>(loc, type, elements);
+}
+
+namespace {
+
+// An index attribute of a donation, in [0, count).
+LogicalResult verifyIndex(Operation *op, NamedAttribute attribute, unsigned count,
+                          StringRef what) {
+  auto index = dyn_cast<IntegerAttr>(attribute.getValue());
+  if (!index || index.getInt() < 0 || index.getInt() >= count)
+    return op->emitOpError() << "'" << attribute.getName().getValue() << "' must be the index of one of its "
+                             << count << " " << what << ", got " << attribute.getValue();
+  return success();
+}
+
+} // namespace
+
+LogicalResult AdjitDialect::verifyRegionArgAttribute(Operation *op, unsigned, unsigned argIndex,
+                                                     NamedAttribute attribute) {
+  auto fn = dyn_cast<func::FuncOp>(op);
+  if (attribute.getName() != kAliasingOutputAttrName)
+    return op->emitOpError() << "unknown argument attribute '" << attribute.getName().getValue() << "'";
+  if (!fn)
+    return op->emitOpError() << "'" << attribute.getName().getValue() << "' is for func.func arguments";
+  if (failed(verifyIndex(op, attribute, fn.getNumResults(), "results")))
+    return failure();
+  int64_t result = cast<IntegerAttr>(attribute.getValue()).getInt();
+  if (fn.getResultTypes()[result] != fn.getArgumentTypes()[argIndex])
+    return op->emitOpError() << "argument " << argIndex << " (" << fn.getArgumentTypes()[argIndex]
+                             << ") cannot hold result " << result << " ("
+                             << fn.getResultTypes()[result] << "): their types differ";
+  for (unsigned other = 0; other < fn.getNumArguments(); ++other)
+    if (other != argIndex && fn.getArgAttr(other, kAliasingOutputAttrName) == attribute.getValue())
+      return op->emitOpError() << "arguments " << std::min(other, argIndex) << " and "
+                               << std::max(other, argIndex) << " both hold result " << result;
+  return success();
+}
+
+LogicalResult AdjitDialect::verifyRegionResultAttribute(Operation *op, unsigned, unsigned,
+                                                        NamedAttribute attribute) {
+  auto fn = dyn_cast<func::FuncOp>(op);
+  if (attribute.getName() != kAliasingInputAttrName)
+    return op->emitOpError() << "unknown result attribute '" << attribute.getName().getValue() << "'";
+  if (!fn)
+    return op->emitOpError() << "'" << attribute.getName().getValue() << "' is for func.func results";
+  return verifyIndex(op, attribute, fn.getNumArguments(), "arguments");
 }

@@ -1,12 +1,15 @@
 // The calling convention of compiled functions: one packed entry point per
 // public function, so callers need no per-signature glue.
+#include "adjit/Dialect/AdjitDialect.h"
 #include "adjit/Passes/Passes.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 
 namespace mlir::adjit {
 #define GEN_PASS_DEF_MARKENTRYPOINTS
+#define GEN_PASS_DEF_ELIDEDONATEDCOPIES
 #define GEN_PASS_DEF_EMITENTRYPOINTS
 #include "adjit/Passes/Passes.h.inc"
 } // namespace mlir::adjit
@@ -33,6 +36,24 @@ void copyAliasedResults(func::FuncOp fn) {
   });
 }
 
+// A donated argument (adjit.aliasing_output = R) is writable, so that the
+// ops computing result R, which adjit-write-into-dead-inputs made write
+// into it, are bufferized in place when nothing reads the argument later.
+// Result R is marked adjit.aliasing_input for adjit-elide-donated-copies.
+void makeDonatedArgumentsWritable(func::FuncOp fn) {
+  Builder b(fn.getContext());
+  for (BlockArgument argument : fn.getArguments()) {
+    auto result = fn.getArgAttrOfType<IntegerAttr>(argument.getArgNumber(),
+                                                   adjit::kAliasingOutputAttrName);
+    if (!result)
+      continue;
+    fn.removeArgAttr(argument.getArgNumber(), adjit::kAliasingOutputAttrName);
+    fn.setArgAttr(argument.getArgNumber(), "bufferization.writable", b.getBoolAttr(true));
+    fn.setResultAttr(result.getInt(), adjit::kAliasingInputAttrName,
+                     b.getI64IntegerAttr(argument.getArgNumber()));
+  }
+}
+
 struct MarkEntryPointsPass
     : adjit::impl::MarkEntryPointsBase<MarkEntryPointsPass> {
   void runOnOperation() override {
@@ -40,11 +61,55 @@ struct MarkEntryPointsPass
     for (auto fn : getOperation().getOps<func::FuncOp>()) {
       if (!fn.isPublic() || fn.isExternal())
         continue;
-      copyAliasedResults(fn);
-      fn->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),
-                  UnitAttr::get(&getContext()));
       for (unsigned i = 0; i < fn.getNumArguments(); ++i)
         fn.setArgAttr(i, "bufferization.writable", readOnly);
+      copyAliasedResults(fn);
+      makeDonatedArgumentsWritable(fn);
+      fn->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),
+                  UnitAttr::get(&getContext()));
+    }
+  }
+};
+
+// The memref a cast of `value` starts from.
+Value uncast(Value value) {
+  while (auto cast = value.getDefiningOp<memref::CastOp>())
+    value = cast.getSource();
+  return value;
+}
+
+struct ElideDonatedCopiesPass
+    : adjit::impl::ElideDonatedCopiesBase<ElideDonatedCopiesPass> {
+  void runOnOperation() override {
+    func::FuncOp fn = getOperation();
+    if (fn.isExternal())
+      return;
+    auto ret = cast<func::ReturnOp>(fn.getBody().back().getTerminator());
+    OpBuilder b(ret);
+    for (unsigned r = 0; r < fn.getNumResults(); ++r) {
+      auto input = fn.getResultAttrOfType<IntegerAttr>(r, adjit::kAliasingInputAttrName);
+      if (!input)
+        continue;
+      fn.removeResultAttr(r, StringAttr::get(&getContext(), adjit::kAliasingInputAttrName));
+      Value returned = ret.getOperand(r);
+      auto type = dyn_cast<MemRefType>(returned.getType());
+      if (!type || !type.hasStaticShape())
+        continue;
+      if (uncast(returned) == fn.getArgument(input.getInt())) {
+        // The caller passes the donated buffer as this result's
+        // out-parameter too: an allocation that nothing writes stands for
+        // it, and buffer-results-to-out-params replaces it by the
+        // out-parameter.
+        ret.setOperand(r, b.create<memref::AllocOp>(
+                              ret.getLoc(), MemRefType::get(type.getShape(), type.getElementType())));
+      } else {
+        // Computed in a buffer of its own: that must stay one until the
+        // end, where it is copied into the out-parameter. Hoisted (written
+        // in place of the out-parameter, which is the donated buffer), it
+        // would overwrite the argument while it may still be read. A cast
+        // keeps buffer-results-to-out-params from hoisting it.
+        ret.setOperand(r, b.create<memref::CastOp>(ret.getLoc(), type, returned));
+      }
     }
   }
 };

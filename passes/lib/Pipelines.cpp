@@ -131,6 +131,7 @@ void addBufferization(OpPassManager &pm, const PipelineOptions &options) {
   bufferization::BufferResultsToOutParamsOpts outParams;
   outParams.hoistStaticAllocs = true;
   outParams.memCpyFn = copyWithLinalg;
+  pm.addNestedPass<func::FuncOp>(createElideDonatedCopies());
   pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
   bufferization::BufferDeallocationPipelineOptions deallocation;
   bufferization::buildBufferDeallocationPipeline(pm, deallocation);

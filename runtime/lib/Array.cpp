@@ -13,9 +13,56 @@ namespace adjit {
 
 Array::Array() : Array(empty(Shape{0}, DType::f32)) {}
 
-Array::Array(std::shared_ptr<void> buffer, Shape shape, DType dtype, int64_t size, Device device)
-    : buffer_(std::move(buffer)), shape_(std::move(shape)), dtype_(dtype), size_(size),
-      device_(device) {}
+Array::Array(std::shared_ptr<detail::ArrayMemory> memory, Shape shape, DType dtype, int64_t size)
+    : memory_(std::move(memory)), shape_(std::move(shape)), dtype_(dtype), size_(size),
+      device_(memory_->device) {}
+
+namespace detail {
+
+namespace {
+// Returns the bytes to their allocator.
+void release(ArrayMemory& memory) {
+  if (!memory.data) return;
+  if (memory.owner == ArrayMemory::Owner::host_allocator)
+    release_buffer(memory.data, memory.bytes);
+  else if (memory.owner == ArrayMemory::Owner::device_allocator)
+    cuda::release(memory.device.index(), memory.data, memory.bytes);
+  memory.data = nullptr;
+}
+}  // namespace
+
+ArrayMemory::~ArrayMemory() { release(*this); }
+
+Array take_donated(const Array& array, const std::string& receiver) {
+  ArrayMemory& old = *array.memory_;
+  if (old.donated) array.throw_donated();
+  auto taken = std::make_shared<ArrayMemory>(old.data, old.bytes, old.device, old.owner);
+  old.data = nullptr;
+  old.donated = true;
+  old.donated_to = receiver;
+  return Array(std::move(taken), array.shape_, array.dtype_, array.size_);
+}
+
+void invalidate_donated(const Array& array, const std::string& receiver) {
+  ArrayMemory& memory = *array.memory_;
+  if (memory.donated) return;
+  release(memory);
+  memory.donated = true;
+  memory.donated_to = receiver;
+}
+
+bool owns_memory(const Array& array) {
+  return array.memory_->owner != ArrayMemory::Owner::caller;
+}
+
+}  // namespace detail
+
+void Array::throw_donated() const {
+  throw RuntimeError(fmt::format(
+      "this Array ({}) was donated to {} and is no longer valid: its memory was handed to "
+      "that call (JitOptions::donate); use the call's results instead",
+      type_string(dtype_, shape_), memory_->donated_to));
+}
 
 Array Array::empty(Shape shape, DType dtype) { return empty(std::move(shape), dtype, Device::cpu()); }
 
@@ -26,16 +73,12 @@ Array Array::empty(Shape shape, DType dtype, Device device) {
     throw Error(
         fmt::format("Array::empty: {} is too large to allocate", type_string(dtype, shape)));
   size_t bytes = static_cast<size_t>(size) * element_size;
-  if (device.is_cuda()) {
-    int index = device.index();
-    std::shared_ptr<void> buffer(cuda::allocate(index, bytes), [index, bytes](void* block) {
-      cuda::release(index, block, bytes);
-    });
-    return Array(std::move(buffer), std::move(shape), dtype, size, device);
-  }
-  std::shared_ptr<void> buffer(allocate_buffer(bytes),
-                               [bytes](void* block) { release_buffer(block, bytes); });
-  return Array(std::move(buffer), std::move(shape), dtype, size);
+  using Owner = detail::ArrayMemory::Owner;
+  // The bytes are allocated last, so that no failure can leak them.
+  auto memory = std::make_shared<detail::ArrayMemory>(
+      nullptr, bytes, device, device.is_cuda() ? Owner::device_allocator : Owner::host_allocator);
+  memory->data = device.is_cuda() ? cuda::allocate(device.index(), bytes) : allocate_buffer(bytes);
+  return Array(std::move(memory), std::move(shape), dtype, size);
 }
 
 Array Array::zeros(Shape shape, DType dtype) {
@@ -66,8 +109,10 @@ Array Array::view(void* data, Shape shape, DType dtype) {
   if (reinterpret_cast<uintptr_t>(data) % dtype_size(dtype) != 0)
     throw Error(fmt::format("Array::view: data for {} is not aligned to its {}-byte elements",
                             type_string(dtype, shape), dtype_size(dtype)));
-  // Aliasing constructor with an empty owner: a pointer that owns nothing.
-  return Array(std::shared_ptr<void>(std::shared_ptr<void>(), data), std::move(shape), dtype, size);
+  size_t bytes = static_cast<size_t>(size) * dtype_size(dtype);
+  return Array(std::make_shared<detail::ArrayMemory>(data, bytes, Device::cpu(),
+                                                     detail::ArrayMemory::Owner::caller),
+               std::move(shape), dtype, size);
 }
 
 Array Array::copy() const {

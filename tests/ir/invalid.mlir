@@ -840,3 +840,36 @@ func.func @dot_result_shape(%a: tensor<2x4x8xf32>, %b: tensor<2x8x5xf32>) -> ten
   %0 = adjit.dot_general %a, %b, batch = [0] x [0], contract = [2] x [1] : (tensor<2x4x8xf32>, tensor<2x8x5xf32>) -> tensor<4x2x5xf32>
   return %0 : tensor<4x2x5xf32>
 }
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// Donation attributes (AdjitDialect.cpp)
+//===----------------------------------------------------------------------===//
+
+// expected-error @+1 {{'func.func' op 'adjit.aliasing_output' must be the index of one of its 1 results, got 1 : i64}}
+func.func @aliasing_output_out_of_range(%w: tensor<4xf32> {adjit.aliasing_output = 1 : i64}) -> tensor<4xf32> {
+  return %w : tensor<4xf32>
+}
+
+// -----
+
+// expected-error @+1 {{'func.func' op argument 0 ('tensor<4xf32>') cannot hold result 0 ('tensor<8xf32>'): their types differ}}
+func.func @aliasing_output_other_type(%w: tensor<4xf32> {adjit.aliasing_output = 0 : i64}) -> tensor<8xf32> {
+  %0 = adjit.constant dense<0.0> : tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+
+// -----
+
+// expected-error @+1 {{'func.func' op arguments 0 and 1 both hold result 0}}
+func.func @aliasing_output_twice(%a: tensor<4xf32> {adjit.aliasing_output = 0 : i64}, %b: tensor<4xf32> {adjit.aliasing_output = 0 : i64}) -> tensor<4xf32> {
+  return %a : tensor<4xf32>
+}
+
+// -----
+
+// expected-error @+1 {{'func.func' op unknown argument attribute 'adjit.donated'}}
+func.func @unknown_argument_attribute(%a: tensor<4xf32> {adjit.donated}) -> tensor<4xf32> {
+  return %a : tensor<4xf32>
+}

@@ -42,9 +42,13 @@ struct JitOptions {
   /// Keep compiled machine code in this directory across processes (see
   /// adjit/compiler/CompileCache.h); empty: ADJIT_CACHE_DIR if set.
   std::string cache_dir;
-  /// Arguments whose buffers the call may reuse for its outputs (JAX's
-  /// donate_argnums). Not supported yet: a non-empty list is an Error when
-  /// the function is made, rather than a silent copy (docs/guide/memory.md).
+  /// Arguments (their positions, as JAX's donate_argnums) whose buffers a
+  /// call may reuse for its outputs: an output of the same dtype and shape
+  /// is then computed in place in the donated buffer (an SGD update writes
+  /// the new weights over the old). Every Array of a donated argument is
+  /// invalid after the call, with every copy of its handle: reading it is a
+  /// RuntimeError (docs/guide/memory.md). On the CPU; elsewhere donated
+  /// arrays are only invalidated.
   std::vector<int> donate;
 };
 
@@ -79,8 +83,11 @@ struct TracedProgram {
 };
 
 /// Traces `body` into a Program named `name` (not cached) that targets
-/// `device`'s kind of processor.
-TracedProgram trace_program(const std::string& name, TraceBody body, Device device = Device::cpu());
+/// `device`'s kind of processor. `donated` (one flag per flat input, or
+/// empty) gives each donated input, on the CPU, the first output of its type
+/// not yet given one, to be computed in its buffer.
+TracedProgram trace_program(const std::string& name, TraceBody body, Device device = Device::cpu(),
+                            const std::vector<bool>& donated = {});
 
 /// One signature of a jitted function, compiled: the executable, its entry
 /// (resolved once) and the layout of its results.
@@ -89,14 +96,22 @@ class CompiledFunction {
   CompiledFunction(Executable executable, std::string_view entry, std::vector<size_t> result_layout,
                    int threads);
 
-  /// Runs on flat inputs; `outputs` is refilled with fresh arrays.
-  void run(const std::vector<Array>& inputs, std::vector<Array>& outputs) const;
+  /// Runs on flat inputs; `outputs` is refilled with fresh arrays, except
+  /// an output computed in a donated input's buffer, which takes it over.
+  /// The `donated` inputs (one flag per input, or empty) are invalid after.
+  void run(std::vector<Array>& inputs, std::vector<Array>& outputs,
+           const std::vector<bool>& donated) const;
   /// Runs writing into caller-provided outputs (checked against the
-  /// signature, and for sharing memory with an input).
-  void run_into(const std::vector<Array>& inputs, const std::vector<Array>& outputs) const;
+  /// signature, and for sharing memory with an input); then invalidates the
+  /// `donated` inputs.
+  void run_into(const std::vector<Array>& inputs, const std::vector<Array>& outputs,
+                const std::vector<bool>& donated) const;
   const std::vector<size_t>& result_layout() const { return result_layout_; }
 
  private:
+  // Who a donated array was given to, for the error on its later use.
+  std::string receiver() const;
+
   Executable executable_;
   size_t entry_;
   std::vector<size_t> result_layout_;
@@ -114,7 +129,13 @@ class JitCache {
   /// `describe` gives one text per argument (only called on a miss).
   std::shared_ptr<const CompiledFunction> lookup(
       const CacheKey& key, FunctionRef<std::vector<std::string>()> describe, TraceBody body,
-      Device device);
+      Device device, const std::vector<bool>& donated);
+
+  /// One flag per flat input of a call whose arguments end at
+  /// `argument_ends` (flat positions): whether JitOptions::donate names its
+  /// argument. Empty when nothing is donated. Throws for a donated position
+  /// past the call's arguments.
+  std::vector<bool> donated_inputs(const std::vector<size_t>& argument_ends) const;
 
   /// The device a call runs on (JitOptions::device, else the arguments'),
   /// with `inputs` moved there; throws RuntimeError when unset and the
@@ -155,9 +176,14 @@ class Jitted {
       using Result = decltype(f_(std::declval<detail::traced_t<std::decay_t<Args>>>()...));
       // Reused per thread so a cached call allocates only its output arrays.
       thread_local std::vector<Array> inputs, outputs;
+      thread_local std::vector<size_t> argument_ends;
       // Also on a failed call: outputs made before the failure are freed.
       detail::ClearOnExit clear_inputs{inputs}, clear_outputs{outputs};
-      (detail::StructureTraits<std::decay_t<Args>>::collect_arrays(args, inputs), ...);
+      argument_ends.clear();
+      ((detail::StructureTraits<std::decay_t<Args>>::collect_arrays(args, inputs),
+        argument_ends.push_back(inputs.size())),
+       ...);
+      std::vector<bool> donated = cache_->donated_inputs(argument_ends);
       Device device = cache_->place(inputs);
       thread_local detail::CacheKey key;
       key.clear();
@@ -165,8 +191,8 @@ class Jitted {
       detail::append_device_key(key, device);
       auto compiled = cache_->lookup(
           key, [&] { return std::vector<std::string>{detail::describe_argument(args)...}; },
-          trace_body<Result>(args...), device);
-      compiled->run(inputs, outputs);
+          trace_body<Result>(args...), device, donated);
+      compiled->run(inputs, outputs, donated);
       size_t position = 0, vector_index = 0;
       return detail::StructureTraits<Result>::rebuild(outputs, position, compiled->result_layout(),
                                                       vector_index);
@@ -180,8 +206,13 @@ class Jitted {
   template <class Outputs, class... Args>
   void call_into(Outputs& outputs, const Args&... args) const {
     thread_local std::vector<Array> inputs, targets;
+    thread_local std::vector<size_t> argument_ends;
     detail::ClearOnExit clear_inputs{inputs}, clear_targets{targets};
-    (detail::StructureTraits<Args>::collect_arrays(args, inputs), ...);
+    argument_ends.clear();
+    ((detail::StructureTraits<Args>::collect_arrays(args, inputs),
+      argument_ends.push_back(inputs.size())),
+     ...);
+    std::vector<bool> donated = cache_->donated_inputs(argument_ends);
     Device device = cache_->place(inputs);
     thread_local detail::CacheKey key;
     key.clear();
@@ -190,9 +221,9 @@ class Jitted {
     using Result = decltype(f_(std::declval<detail::traced_t<Args>>()...));
     auto compiled = cache_->lookup(
         key, [&] { return std::vector<std::string>{detail::describe_argument(args)...}; },
-        trace_body<Result>(args...), device);
+        trace_body<Result>(args...), device, donated);
     detail::StructureTraits<Outputs>::collect_arrays(outputs, targets);
-    compiled->run_into(inputs, targets);
+    compiled->run_into(inputs, targets, donated);
   }
 
   /// Traces for these arguments without compiling or caching.

@@ -22,6 +22,13 @@ inline constexpr llvm::StringLiteral kCustomVJPInputsAttrName = "adjit.custom_vj
 /// the forward pass; values of the forward pass that the rest reads are
 /// the residuals (Program::memory_plan reports them).
 inline constexpr llvm::StringLiteral kCotangentsFromAttrName = "adjit.cotangents_from";
+/// On an argument of a public function: the index of the result written in
+/// place into its buffer (the argument was donated, JitOptions::donate). The
+/// caller passes that buffer as the result's too.
+inline constexpr llvm::StringLiteral kAliasingOutputAttrName = "adjit.aliasing_output";
+/// The other end, on that result from adjit-mark-entry-points to
+/// adjit-elide-donated-copies: the index of the argument whose buffer it is.
+inline constexpr llvm::StringLiteral kAliasingInputAttrName = "adjit.aliasing_input";
 } // namespace mlir::adjit
 
 #endif

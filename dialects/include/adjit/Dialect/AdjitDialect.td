@@ -17,6 +17,10 @@ def Adjit_Dialect : Dialect {
     local and simple.
   }];
   let hasConstantMaterializer = 1;
+  // Donation attributes on function arguments and results
+  // (kAliasingOutputAttrName, kAliasingInputAttrName).
+  let hasRegionArgAttrVerify = 1;
+  let hasRegionResultAttrVerify = 1;
 }
 
 // Tensor kinds. Shapes are static: the tracer specializes per signature.

@@ -91,8 +91,11 @@ def WriteIntoDeadInputs : Pass<"adjit-write-into-dead-inputs", "ModuleOp"> {
     made. Bufferization then updates that buffer in place instead
     of allocating one per result, and a loop yields its carry's own buffer
     instead of a fresh one it must copy (the in-place reuse of XLA's buffer
-    assignment). Function arguments, constants and slices of other tensors
-    are never written.
+    assignment). Constants and slices of other tensors are never written,
+    nor are function arguments, except a donated one (`adjit.aliasing_output
+    = R`) by the op that computes result R: a generic, or a row loop
+    (`adjit-tile-and-fuse-rows`) that then carries the argument and reads
+    each of its rows from the carry just before writing it.
   }];
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
@@ -296,8 +299,36 @@ def MarkEntryPoints : Pass<"adjit-mark-entry-points", "ModuleOp"> {
     wrappers taking memref descriptors by pointer, which
     `adjit-emit-entry-points` builds on. A result that is an argument or
     repeats another result is copied, as each result has its own buffer.
+
+    A donated argument (`adjit.aliasing_output = R`, JitOptions::donate) is
+    writable instead, so that the ops computing result R, which
+    `adjit-write-into-dead-inputs` made write into it, bufferize in place
+    when nothing reads the argument afterwards. The caller passes its buffer
+    as result R's too: a result computed elsewhere is copied into it at the
+    end, like any result. Result R gets `adjit.aliasing_input` for
+    `adjit-elide-donated-copies`.
   }];
   let dependentDialects = ["::mlir::bufferization::BufferizationDialect"];
+}
+
+def ElideDonatedCopies : Pass<"adjit-elide-donated-copies", "func::FuncOp"> {
+  let summary = "Return a donated argument's result without copying it";
+  let description = [{
+    A result computed in place in a donated argument's buffer (see
+    `adjit-mark-entry-points`) is returned as that argument, and
+    `buffer-results-to-out-params` would copy it into its out-parameter. The
+    caller passes the donated buffer as that out-parameter too (the
+    runtime's Executable does), so the copy would be of a buffer onto
+    itself: the result is returned as an allocation that nothing writes
+    instead, which `buffer-results-to-out-params` (hoisting static
+    allocations) replaces by the out-parameter. A result that bufferization
+    computed in a buffer of its own keeps it until the end, where it is
+    copied into the out-parameter: hoisting that buffer into the
+    out-parameter would overwrite the donated argument while it may still be
+    read. Runs between the two; consumes the results'
+    `adjit.aliasing_input`.
+  }];
+  let dependentDialects = ["::mlir::memref::MemRefDialect"];
 }
 
 def MathToLibm : Pass<"adjit-math-to-libm", "ModuleOp"> {

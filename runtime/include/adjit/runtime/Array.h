@@ -15,11 +15,48 @@
 
 namespace adjit {
 
+class Array;
+
+namespace detail {
+
+// The bytes behind an Array's handles. Donating them to a jitted call
+// (JitOptions::donate) moves them to a new ArrayMemory, the call's output:
+// every handle of this one is then invalid, never stale.
+struct ArrayMemory {
+  enum class Owner { host_allocator, device_allocator, caller };
+  ArrayMemory(void* data, size_t bytes, Device device, Owner owner)
+      : data(data), bytes(bytes), device(device), owner(owner) {}
+  ~ArrayMemory();  // returns the bytes to their allocator
+  ArrayMemory(const ArrayMemory&) = delete;
+  ArrayMemory& operator=(const ArrayMemory&) = delete;
+
+  void* data;
+  size_t bytes;
+  Device device;
+  Owner owner;
+  bool donated = false;
+  std::string donated_to;  // the call that took them, for the error
+};
+
+// JitOptions::donate. A new handle owning `array`'s bytes; `array` and every
+// other handle of them become invalid (a RuntimeError naming `receiver`).
+Array take_donated(const Array& array, const std::string& receiver);
+// Invalidates `array`'s handles without reusing its bytes, which are freed
+// (unless caller-owned).
+void invalidate_donated(const Array& array, const std::string& receiver);
+// Whether the bytes are the allocator's (not a view of caller memory), so a
+// donation can hand them on.
+bool owns_memory(const Array& array);
+
+}  // namespace detail
+
 // Concrete data: a row-major, contiguous buffer with a shape and a dtype, in
 // host memory (64-byte aligned unless it is a view of caller memory) or in a
 // GPU's memory (see device() and to()). Array is a handle: copies share the
 // buffer (use copy() for a deep copy), and the buffer lives as long as its
-// last handle.
+// last handle. An Array donated to a jitted call (JitOptions::donate) is
+// invalid afterwards, with every copy of its handle: reading its data throws
+// adjit::RuntimeError.
 class Array {
  public:
   // An f32[0] array, so that Array can sit in default-constructed containers.
@@ -65,9 +102,12 @@ class Array {
   int rank() const { return static_cast<int>(shape_.size()); }
   size_t nbytes() const { return static_cast<size_t>(size_) * dtype_size(dtype_); }
 
-  // The buffer's address: a device address for a GPU array.
-  void* raw_data() { return buffer_.get(); }
-  const void* raw_data() const { return buffer_.get(); }
+  // The buffer's address: a device address for a GPU array. Throws
+  // RuntimeError for a donated array.
+  void* raw_data() { return live_memory().data; }
+  const void* raw_data() const { return live_memory().data; }
+  // Whether this array was donated to a jitted call (and is now invalid).
+  bool is_donated() const { return memory_->donated; }
 
   // The typed accessors require T to be exactly the element type of dtype().
   // data() requires host memory; to_vector() and item() copy from a GPU.
@@ -100,8 +140,16 @@ class Array {
   }
 
  private:
-  Array(std::shared_ptr<void> buffer, Shape shape, DType dtype, int64_t size,
-        Device device = Device::cpu());
+  Array(std::shared_ptr<detail::ArrayMemory> memory, Shape shape, DType dtype, int64_t size);
+  friend Array detail::take_donated(const Array&, const std::string&);
+  friend void detail::invalidate_donated(const Array&, const std::string&);
+  friend bool detail::owns_memory(const Array&);
+
+  const detail::ArrayMemory& live_memory() const {
+    if (memory_->donated) [[unlikely]] throw_donated();
+    return *memory_;
+  }
+  [[noreturn]] void throw_donated() const;
 
   template <class T>
   void check_element_type(std::string_view accessor) const {
@@ -112,7 +160,7 @@ class Array {
   void check_on_host(std::string_view accessor) const;
   static void check_value_count(size_t value_count, const Shape& shape);
 
-  std::shared_ptr<void> buffer_;
+  std::shared_ptr<detail::ArrayMemory> memory_;
   Shape shape_;
   DType dtype_;
   int64_t size_;

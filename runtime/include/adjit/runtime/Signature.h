@@ -21,6 +21,16 @@ struct Signature {
   std::string name;
   std::vector<TensorType> inputs;
   std::vector<TensorType> outputs;
+  /// Outputs written in place into an input's buffer (a donated argument,
+  /// JitOptions::donate): one input index per output, -1 for none; empty
+  /// when no output is. The code then expects that input's buffer as the
+  /// output's; Executable passes it so (copying the input into the output
+  /// buffer when the caller gave another one).
+  std::vector<int> aliased_inputs;
+
+  int aliased_input(size_t output) const {
+    return output < aliased_inputs.size() ? aliased_inputs[output] : -1;
+  }
 };
 
 // Throws adjit::RuntimeError unless `arrays` (an entry's inputs or outputs,
