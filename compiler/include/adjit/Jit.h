@@ -226,12 +226,19 @@ class Jitted {
     compiled->run_into(inputs, targets, donated);
   }
 
-  /// Traces for these arguments without compiling or caching.
+  /// Traces for these arguments without compiling or caching (with the
+  /// donated arguments' outputs computed in their buffers, as a call would).
   template <class... Args>
   Lowered lower(const Args&... args) const {
     using Result = decltype(f_(std::declval<detail::traced_t<Args>>()...));
+    std::vector<Array> inputs;
+    std::vector<size_t> argument_ends;
+    ((detail::StructureTraits<Args>::collect_arrays(args, inputs),
+      argument_ends.push_back(inputs.size())),
+     ...);
     return detail::trace_program(cache_->options().name, trace_body<Result>(args...),
-                                 cache_->options().device.value_or(Device::cpu()))
+                                 cache_->options().device.value_or(Device::cpu()),
+                                 cache_->donated_inputs(argument_ends))
         .program;
   }
 
