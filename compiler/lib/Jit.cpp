@@ -238,6 +238,9 @@ CacheInfo JitCache::info() const {
 }
 
 Device JitCache::place(std::vector<Array>& inputs) const {
+  // A donated array is refused here, before a call donates anything.
+  for (const Array& input : inputs)
+    if (input.is_donated()) input.raw_data();  // throws the RuntimeError naming the call
   if (options_.device) {
     for (Array& input : inputs) input = input.to(*options_.device);
     return *options_.device;

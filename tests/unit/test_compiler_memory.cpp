@@ -323,6 +323,13 @@ TEST_CASE("using a donated array is a RuntimeError naming the call", "[compiler]
     CHECK_THROWS_AS(scale(*a), RuntimeError);
   }
   CHECK_FALSE(y.is_donated());
+  // A call given a donated array fails before it donates anything else.
+  auto both = jit([](Tensor a, Tensor b) { return std::make_tuple(a * 2.0, b * 2.0); },
+                  JitOptions{.donate = {0, 1}});
+  Array fresh = Array::ones({3});
+  CHECK_THROWS_AS(both(fresh, kept), RuntimeError);
+  CHECK_FALSE(fresh.is_donated());
+  CHECK(fresh.to_vector<float>() == std::vector<float>{1, 1, 1});
 }
 
 TEST_CASE("donated arrays that cannot be reused are copied, then invalidated",
