@@ -123,34 +123,90 @@ bool isZeroFill(Value v) {
   return fill && matchPattern(fill.getInputs()[0], m_AnyZeroFloat());
 }
 
-// An elementwise `x + y` over one shape (identity maps, one addf).
-bool isElementwiseSum(linalg::GenericOp op) {
+// How an elementwise generic over one shape (identity maps) combines its
+// input `product` with its other input, the accumulator: `acc + s * product`
+// for a constant s (`acc + p`, `acc - p`, `acc + c * p`, `acc - c * p`, as
+// an SGD update `w - lr * dW` is). Returns s, or nothing for another body.
+std::optional<double> productScale(linalg::GenericOp op, Value product) {
   Block &body = op.getRegion().front();
   if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
       op.getNumReductionLoops() != 0 ||
       !llvm::all_of(op.getIndexingMapsArray(), [](AffineMap m) { return m.isIdentity(); }) ||
-      body.getOperations().size() != 2)
-    return false;
-  auto add = dyn_cast<arith::AddFOp>(body.front());
-  return add && body.back().getOperand(0) == add.getResult() &&
-         ((isBlockArgument(add.getLhs(), body, 0) && isBlockArgument(add.getRhs(), body, 1)) ||
-          (isBlockArgument(add.getLhs(), body, 1) && isBlockArgument(add.getRhs(), body, 0)));
+      body.getOperations().size() > 3)
+    return std::nullopt;
+  unsigned p = op.getDpsInputs()[0] == product ? 0 : 1;
+  unsigned a = 1 - p;
+  Value combined = body.back().getOperand(0);
+  // `term` is the product's block argument, or it times a constant.
+  auto scaleOf = [&](Value term) -> std::optional<double> {
+    if (isBlockArgument(term, body, p))
+      return 1.0;
+    auto mul = term.getDefiningOp<arith::MulFOp>();
+    FloatAttr constant;
+    if (!mul || mul->getBlock() != &body)
+      return std::nullopt;
+    for (auto [x, c] : {std::pair(mul.getLhs(), mul.getRhs()), std::pair(mul.getRhs(), mul.getLhs())})
+      if (isBlockArgument(x, body, p) && c.getParentBlock() != &body &&
+          matchPattern(c, m_Constant(&constant)))
+        return constant.getValueAsDouble();
+    return std::nullopt;
+  };
+  if (auto add = combined.getDefiningOp<arith::AddFOp>(); add && add->getBlock() == &body) {
+    if (isBlockArgument(add.getLhs(), body, a))
+      return scaleOf(add.getRhs());
+    if (isBlockArgument(add.getRhs(), body, a))
+      return scaleOf(add.getLhs());
+  }
+  if (auto sub = combined.getDefiningOp<arith::SubFOp>();
+      sub && sub->getBlock() == &body && isBlockArgument(sub.getLhs(), body, a))
+    if (std::optional<double> s = scaleOf(sub.getRhs()))
+      return -*s;
+  return std::nullopt;
 }
 
-// `acc + A B` where the product starts from zeros becomes the product
-// accumulated onto acc: the kernel adds as it stores, with no pass over
-// the sum. (A loop's weight-gradient sums: acc is the loop's carry, which
-// then updates in place.)
+// `operand * scale`, elementwise, computed before `before`.
+Value scaled(OpBuilder &b, Operation *before, Value operand, double scale) {
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(before);
+  auto type = cast<RankedTensorType>(operand.getType());
+  Location loc = before->getLoc();
+  Value factor = b.create<arith::ConstantOp>(loc, b.getFloatAttr(type.getElementType(), scale));
+  Value empty = b.create<tensor::EmptyOp>(loc, type.getShape(), type.getElementType());
+  AffineMap identity = b.getMultiDimIdentityMap(type.getRank());
+  SmallVector<utils::IteratorType> parallel(type.getRank(), utils::IteratorType::parallel);
+  return b
+      .create<linalg::GenericOp>(loc, type, operand, empty, ArrayRef{identity, identity}, parallel,
+                                 [&](OpBuilder &nested, Location loc, ValueRange arguments) {
+                                   nested.create<linalg::YieldOp>(
+                                       loc, nested.create<arith::MulFOp>(loc, arguments[0], factor)
+                                                .getResult());
+                                 })
+      .getResult(0);
+}
+
+// `acc + s * (A B)` where the product starts from zeros becomes the product
+// accumulated onto acc, the smaller operand scaled by s first: the kernel
+// adds as it stores, with no pass over the sum and no buffer for the
+// product. (A loop's weight-gradient sums: acc is the loop's carry, which
+// then updates in place; an SGD update: acc is the weight, updated in place
+// when it is donated.)
 void accumulateInPlace(linalg::GenericOp gemm) {
   Value product = gemm->getResult(0);
   if (!product.hasOneUse() || !isZeroFill(gemm.getDpsInits()[0]))
     return;
   auto sum = dyn_cast<linalg::GenericOp>(*product.getUsers().begin());
-  if (!sum || !isElementwiseSum(sum))
+  std::optional<double> scale = sum ? productScale(sum, product) : std::nullopt;
+  if (!scale)
     return;
   Value acc = sum.getDpsInputs()[0] == product ? sum.getDpsInputs()[1] : sum.getDpsInputs()[0];
   if (acc.getType() != product.getType() || acc == product)
     return;
+  if (*scale != 1.0) {
+    auto elements = [](Value v) { return cast<ShapedType>(v.getType()).getNumElements(); };
+    unsigned smaller = elements(gemm.getDpsInputs()[0]) <= elements(gemm.getDpsInputs()[1]) ? 0 : 1;
+    OpBuilder b(gemm);
+    gemm->setOperand(smaller, scaled(b, gemm, gemm.getDpsInputs()[smaller], *scale));
+  }
   gemm.getDpsInitsMutable()[0].set(acc);
   sum->getResult(0).replaceAllUsesWith(product);
   sum->erase();

@@ -60,3 +60,27 @@ func.func @not_served(%a: tensor<4x8xi32>, %b: tensor<8x5xi32>, %c: tensor<4x2x3
   %3 = adjit.dot_general %s, %s, batch = [] x [], contract = [1] x [0] : (tensor<8x8xf32>, tensor<8x8xf32>) -> tensor<8x8xf32>
   return %0, %1, %2, %3 : tensor<4x5xi32>, tensor<4x5xf32>, tensor<64xf32>, tensor<8x8xf32>
 }
+
+// -----
+
+// An SGD update `w - lr * x^T dy`: the product accumulates onto w, its
+// smaller operand (x, 256x64) scaled by -lr first, so there is no buffer for
+// the gradient and no pass over the update. w is donated here, so the call
+// accumulates into w's own buffer (last argument 1: accumulate).
+// FUSED-LABEL: func.func @sgd_update
+// FUSED:       %[[LR:.*]] = arith.constant -1.000000e-01 : f32
+// FUSED:       %[[SCALED:.*]] = linalg.generic {{.*}} ins(%arg1 : tensor<256x64xf32>)
+// FUSED:       arith.mulf %{{.*}}, %[[LR]] : f32
+// FUSED:       linalg.generic {{.*}} library_call = "adjit_gemm_f32"} ins(%[[SCALED]], %arg2 : tensor<256x64xf32>, tensor<256x128xf32>) outs(%arg0 : tensor<64x128xf32>)
+// FUSED-NOT:   linalg.generic
+// CALL-LABEL:  func.func @sgd_update
+// CALL-SAME:   (%[[W:.*]]: memref<64x128xf32>, %{{.*}}: memref<256x64xf32>, %{{.*}}: memref<256x128xf32>, %{{.*}}: memref<64x128xf32>)
+// CALL:        %[[ACCUMULATE:.*]] = arith.constant 1 : i64
+// CALL:        call @adjit_gemm_f32({{.*}}, %[[ACCUMULATE]])
+func.func @sgd_update(%w: tensor<64x128xf32> {adjit.aliasing_output = 0 : i64}, %x: tensor<256x64xf32>, %dy: tensor<256x128xf32>) -> tensor<64x128xf32> {
+  %g = adjit.dot_general %x, %dy, batch = [] x [], contract = [0] x [0] : (tensor<256x64xf32>, tensor<256x128xf32>) -> tensor<64x128xf32>
+  %lr = adjit.constant dense<0.1> : tensor<64x128xf32>
+  %s = adjit.mul %lr, %g : tensor<64x128xf32>
+  %n = adjit.sub %w, %s : tensor<64x128xf32>
+  return %n : tensor<64x128xf32>
+}

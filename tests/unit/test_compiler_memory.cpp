@@ -395,6 +395,30 @@ TEST_CASE("donation gives the results of the undonated function", "[compiler][me
   CHECK(bytes_equal(jit(rows, JitOptions{.donate = {0}})(w_copy, g), want));
 }
 
+// `w - lr * x^T dy` runs as one GEMM accumulating onto w (its smaller
+// operand scaled by -lr): the same numbers as the update written out.
+TEST_CASE("an SGD update folded into its GEMM matches the plain computation",
+          "[compiler][memory][donate]") {
+  Array w = Array::randn({64, 128}, 1), x = Array::randn({256, 64}, 2),
+        dy = Array::randn({256, 128}, 3);
+  auto update = [](Tensor w, Tensor x, Tensor dy) {
+    return w - 0.1 * matmul(transpose(x, {1, 0}), dy);
+  };
+  std::vector<float> want(64 * 128);
+  const float *wv = w.data<float>(), *xv = x.data<float>(), *dyv = dy.data<float>();
+  for (int i = 0; i < 64; ++i)
+    for (int j = 0; j < 128; ++j) {
+      double g = 0;
+      for (int r = 0; r < 256; ++r) g += double(xv[r * 64 + i]) * dyv[r * 128 + j];
+      want[i * 128 + j] = static_cast<float>(wv[i * 128 + j] - 0.1 * g);
+    }
+  for (std::vector<int> donate : {std::vector<int>{}, std::vector<int>{0}}) {
+    Array w_copy = w.copy();
+    std::vector<float> got = jit(update, JitOptions{.donate = donate})(w_copy, x, dy).to_vector<float>();
+    for (size_t k = 0; k < got.size(); ++k) REQUIRE(got[k] == Approx(want[k]).epsilon(1e-4).margin(1e-4));
+  }
+}
+
 TEST_CASE("JitOptions::donate names arguments that exist", "[compiler][memory][donate]") {
   CHECK_THROWS_WITH(jit([](Tensor x) { return x; }, JitOptions{.name = "f", .donate = {-1}}),
                     Catch::Matchers::Contains("'f': JitOptions::donate names argument -1"));
