@@ -171,13 +171,11 @@ using EntryFunction = void (*)(void**);
 // An object file linked into this process by its own ORC JIT instance.
 class JitLinkedCode final : public LoadedCode {
  public:
-  JitLinkedCode(std::unique_ptr<llvm::orc::LLJIT> jit, std::vector<EntryFunction> functions,
-                const std::vector<Signature>& signatures)
-      : jit_(std::move(jit)), functions_(std::move(functions)), signatures_(signatures) {}
+  JitLinkedCode(std::unique_ptr<llvm::orc::LLJIT> jit, std::vector<EntryFunction> functions)
+      : jit_(std::move(jit)), functions_(std::move(functions)) {}
 
-  void run(size_t entry, const std::vector<Array>& inputs,
+  void run(const Signature& signature, size_t entry, const std::vector<Array>& inputs,
            const std::vector<Array>& outputs) const override {
-    const Signature& signature = signatures_[entry];
     check_entry_arrays(signature, inputs, signature.inputs, "input", Device::cpu());
     check_entry_arrays(signature, outputs, signature.outputs, "output", Device::cpu());
     PackedArguments arguments(inputs, outputs);
@@ -187,7 +185,6 @@ class JitLinkedCode final : public LoadedCode {
  private:
   std::unique_ptr<llvm::orc::LLJIT> jit_;  // owns the code functions_ point into
   std::vector<EntryFunction> functions_;   // one per signature
-  std::vector<Signature> signatures_;
 };
 
 }  // namespace
@@ -228,7 +225,7 @@ Executable load_into_jit(const std::string& object, std::vector<Signature> signa
     if (!symbol) throw fail("cannot link entry '" + signature.name + "'", symbol.takeError());
     functions.push_back(symbol->toPtr<EntryFunction>());
   }
-  auto code = std::make_unique<JitLinkedCode>(std::move(*jit), std::move(functions), signatures);
+  auto code = std::make_unique<JitLinkedCode>(std::move(*jit), std::move(functions));
   return Executable(std::move(signatures), Device::cpu(), std::move(code));
 }
 

@@ -45,7 +45,7 @@ void Executable::run_into(size_t entry, const std::vector<Array>& inputs,
     throw Error(fmt::format("entry index {} is out of range: the module defines {} entries", entry,
                             entries_.size()));
   const Signature& signature = entries_[entry];
-  if (signature.aliased_inputs.empty()) return code_->run(entry, inputs, outputs);
+  if (signature.aliased_inputs.empty()) return code_->run(signature, entry, inputs, outputs);
   // An output written in place into an input's buffer: the code gets the
   // output's buffer for both, holding the input's values (a donation passes
   // one buffer already, and nothing is copied).
@@ -63,7 +63,7 @@ void Executable::run_into(size_t entry, const std::vector<Array>& inputs,
     std::memcpy(target.raw_data(), inputs[i].raw_data(), inputs[i].nbytes());
     in_place[i] = outputs[o];
   }
-  code_->run(entry, in_place, outputs);
+  code_->run(signature, entry, in_place, outputs);
 }
 
 }  // namespace adjit

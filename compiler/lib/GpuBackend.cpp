@@ -313,7 +313,7 @@ class DriverLoadedCode final : public LoadedCode {
   DriverLoadedCode(gpu::GpuProgram program, Device device)
       : program_(std::make_shared<const gpu::GpuProgram>(std::move(program)), device) {}
 
-  void run(size_t entry, const std::vector<Array>& inputs,
+  void run(const Signature&, size_t entry, const std::vector<Array>& inputs,
            const std::vector<Array>& outputs) const override {
     program_.run(entry, inputs, outputs);
   }

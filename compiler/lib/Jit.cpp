@@ -214,9 +214,7 @@ JitCache::JitCache(JitOptions options)
 }
 
 std::vector<bool> JitCache::donated_inputs(const std::vector<size_t>& argument_ends) const {
-  std::vector<bool> donated;
-  if (options_.donate.empty()) return donated;
-  donated.assign(argument_ends.empty() ? 0 : argument_ends.back(), false);
+  std::vector<bool> donated(argument_ends.empty() ? 0 : argument_ends.back(), false);
   for (int argument : options_.donate) {
     if (static_cast<size_t>(argument) >= argument_ends.size())
       throw Error(fmt::format("adjit::jit '{}': JitOptions::donate names argument {}, but the "

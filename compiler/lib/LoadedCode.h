@@ -2,6 +2,7 @@
 #define ADJIT_COMPILER_LOADEDCODE_H
 
 #include "adjit/runtime/Array.h"
+#include "adjit/runtime/Signature.h"
 
 #include <cstddef>
 #include <vector>
@@ -14,9 +15,9 @@ namespace adjit::detail {
 class LoadedCode {
  public:
   virtual ~LoadedCode() = default;
-  /// Checks the arrays against entry `entry`'s signature and runs it,
+  /// Checks the arrays against entry `entry`'s `signature` and runs it,
   /// writing into `outputs` (whose handles stay as they are).
-  virtual void run(size_t entry, const std::vector<Array>& inputs,
+  virtual void run(const Signature& signature, size_t entry, const std::vector<Array>& inputs,
                    const std::vector<Array>& outputs) const = 0;
 };
 

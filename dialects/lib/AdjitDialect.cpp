@@ -40,13 +40,27 @@ Operation *AdjitDialect::materializeConstant(OpBuilder &builder,
 
 namespace {
 
+// The function a donation attribute sits on, if `attribute` is `expected`,
+// the one donation attribute of a function's `place` (argument or result).
+FailureOr<func::FuncOp> donationFunction(Operation *op, NamedAttribute attribute,
+                                         StringRef expected, StringRef place) {
+  StringRef name = attribute.getName().getValue();
+  if (name != expected)
+    return op->emitOpError() << "unknown " << place << " attribute '" << name << "'";
+  auto fn = dyn_cast<func::FuncOp>(op);
+  if (!fn)
+    return op->emitOpError() << "'" << name << "' is for func.func " << place << "s";
+  return fn;
+}
+
 // An index attribute of a donation, in [0, count).
 LogicalResult verifyIndex(Operation *op, NamedAttribute attribute, unsigned count,
                           StringRef what) {
   auto index = dyn_cast<IntegerAttr>(attribute.getValue());
   if (!index || index.getInt() < 0 || index.getInt() >= count)
-    return op->emitOpError() << "'" << attribute.getName().getValue() << "' must be the index of one of its "
-                             << count << " " << what << ", got " << attribute.getValue();
+    return op->emitOpError() << "'" << attribute.getName().getValue()
+                             << "' must be the index of one of its " << count << " " << what
+                             << ", got " << attribute.getValue();
   return success();
 }
 
@@ -54,20 +68,17 @@ LogicalResult verifyIndex(Operation *op, NamedAttribute attribute, unsigned coun
 
 LogicalResult AdjitDialect::verifyRegionArgAttribute(Operation *op, unsigned, unsigned argIndex,
                                                      NamedAttribute attribute) {
-  auto fn = dyn_cast<func::FuncOp>(op);
-  if (attribute.getName() != kAliasingOutputAttrName)
-    return op->emitOpError() << "unknown argument attribute '" << attribute.getName().getValue() << "'";
-  if (!fn)
-    return op->emitOpError() << "'" << attribute.getName().getValue() << "' is for func.func arguments";
-  if (failed(verifyIndex(op, attribute, fn.getNumResults(), "results")))
+  FailureOr<func::FuncOp> fn = donationFunction(op, attribute, kAliasingOutputAttrName, "argument");
+  if (failed(fn) || failed(verifyIndex(op, attribute, fn->getNumResults(), "results")))
     return failure();
   int64_t result = cast<IntegerAttr>(attribute.getValue()).getInt();
-  if (fn.getResultTypes()[result] != fn.getArgumentTypes()[argIndex])
-    return op->emitOpError() << "argument " << argIndex << " (" << fn.getArgumentTypes()[argIndex]
-                             << ") cannot hold result " << result << " ("
-                             << fn.getResultTypes()[result] << "): their types differ";
-  for (unsigned other = 0; other < fn.getNumArguments(); ++other)
-    if (other != argIndex && fn.getArgAttr(other, kAliasingOutputAttrName) == attribute.getValue())
+  Type argument = fn->getArgumentTypes()[argIndex], output = fn->getResultTypes()[result];
+  if (output != argument)
+    return op->emitOpError() << "argument " << argIndex << " (" << argument
+                             << ") cannot hold result " << result << " (" << output
+                             << "): their types differ";
+  for (unsigned other = 0; other < fn->getNumArguments(); ++other)
+    if (other != argIndex && fn->getArgAttr(other, kAliasingOutputAttrName) == attribute.getValue())
       return op->emitOpError() << "arguments " << std::min(other, argIndex) << " and "
                                << std::max(other, argIndex) << " both hold result " << result;
   return success();
@@ -75,10 +86,8 @@ LogicalResult AdjitDialect::verifyRegionArgAttribute(Operation *op, unsigned, un
 
 LogicalResult AdjitDialect::verifyRegionResultAttribute(Operation *op, unsigned, unsigned,
                                                         NamedAttribute attribute) {
-  auto fn = dyn_cast<func::FuncOp>(op);
-  if (attribute.getName() != kAliasingInputAttrName)
-    return op->emitOpError() << "unknown result attribute '" << attribute.getName().getValue() << "'";
-  if (!fn)
-    return op->emitOpError() << "'" << attribute.getName().getValue() << "' is for func.func results";
-  return verifyIndex(op, attribute, fn.getNumArguments(), "arguments");
+  FailureOr<func::FuncOp> fn = donationFunction(op, attribute, kAliasingInputAttrName, "result");
+  if (failed(fn))
+    return failure();
+  return verifyIndex(op, attribute, fn->getNumArguments(), "arguments");
 }

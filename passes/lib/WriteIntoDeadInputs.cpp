@@ -144,22 +144,16 @@ void carryDonatedArguments(scf::ForOp loop) {
         getAsOpFoldResult(loop.getInductionVar()) != insert.getMixedOffsets()[0])
       continue;
     // Inside the loop the argument is only read through slices of these
-    // rows, before they are written.
-    SmallVector<tensor::ExtractSliceOp> reads;
-    bool readsOnlyItsRows = true;
-    for (OpOperand &use : donated.getUses()) {
-      if (!loop->isProperAncestor(use.getOwner()))
-        continue;
-      if (!readsItsRows(use.getOwner()))
-        readsOnlyItsRows = false;
-      else
-        reads.push_back(cast<tensor::ExtractSliceOp>(use.getOwner()));
-    }
-    if (!readsOnlyItsRows ||
-        !diesAt(donated, loop, [&](OpOperand &use) { return loop->isProperAncestor(use.getOwner()); }))
+    // rows, before they are written; outside it, only before the loop.
+    auto insideLoop = [&](OpOperand &use) { return loop->isProperAncestor(use.getOwner()); };
+    SmallVector<Operation *> reads;
+    for (OpOperand &use : donated.getUses())
+      if (insideLoop(use))
+        reads.push_back(use.getOwner());
+    if (!llvm::all_of(reads, readsItsRows) || !diesAt(donated, loop, insideLoop))
       continue;
-    for (tensor::ExtractSliceOp read : reads)
-      read.getSourceMutable().set(carry);
+    for (Operation *read : reads)
+      cast<tensor::ExtractSliceOp>(read).getSourceMutable().set(carry);
     init.set(donated);
   }
 }

@@ -14,8 +14,7 @@ namespace adjit {
 Array::Array() : Array(empty(Shape{0}, DType::f32)) {}
 
 Array::Array(std::shared_ptr<detail::ArrayMemory> memory, Shape shape, DType dtype, int64_t size)
-    : memory_(std::move(memory)), shape_(std::move(shape)), dtype_(dtype), size_(size),
-      device_(memory_->device) {}
+    : memory_(std::move(memory)), shape_(std::move(shape)), dtype_(dtype), size_(size) {}
 
 namespace detail {
 
@@ -116,30 +115,30 @@ Array Array::view(void* data, Shape shape, DType dtype) {
 }
 
 Array Array::copy() const {
-  Array duplicate = empty(shape_, dtype_, device_);
-  if (device_.is_cuda())
-    cuda::copy_on_device(device_.index(), duplicate.raw_data(), raw_data(), nbytes());
+  Array duplicate = empty(shape_, dtype_, device());
+  if (device().is_cuda())
+    cuda::copy_on_device(device().index(), duplicate.raw_data(), raw_data(), nbytes());
   else
     std::memcpy(duplicate.raw_data(), raw_data(), nbytes());
   return duplicate;
 }
 
-Array Array::to(Device device) const {
-  if (device == device_) return *this;
-  if (device.is_cuda() && device_.is_cuda()) return to(Device::cpu()).to(device);
-  Array moved = empty(shape_, dtype_, device);
-  if (device.is_cuda())
-    cuda::copy_to_device(device.index(), moved.raw_data(), raw_data(), nbytes());
+Array Array::to(Device target) const {
+  if (target == device()) return *this;
+  if (target.is_cuda() && device().is_cuda()) return to(Device::cpu()).to(target);
+  Array moved = empty(shape_, dtype_, target);
+  if (target.is_cuda())
+    cuda::copy_to_device(target.index(), moved.raw_data(), raw_data(), nbytes());
   else
-    cuda::copy_to_host(device_.index(), moved.raw_data(), raw_data(), nbytes());
+    cuda::copy_to_host(device().index(), moved.raw_data(), raw_data(), nbytes());
   return moved;
 }
 
 void Array::check_on_host(std::string_view accessor) const {
-  if (!device_.is_cpu())
+  if (!device().is_cpu())
     throw Error(fmt::format(
         "Array::{}: array {} is on {}; copy it to the host with .to(adjit::Device::cpu())",
-        accessor, type_string(dtype_, shape_), device_.str()));
+        accessor, type_string(dtype_, shape_), device().str()));
 }
 
 void Array::throw_element_type_mismatch(std::string_view accessor, DType requested) const {

@@ -133,8 +133,7 @@ class JitCache {
 
   /// One flag per flat input of a call whose arguments end at
   /// `argument_ends` (flat positions): whether JitOptions::donate names its
-  /// argument. Empty when nothing is donated. Throws for a donated position
-  /// past the call's arguments.
+  /// argument. Throws for a donated position past the call's arguments.
   std::vector<bool> donated_inputs(const std::vector<size_t>& argument_ends) const;
 
   /// The device a call runs on (JitOptions::device, else the arguments'),
@@ -176,22 +175,10 @@ class Jitted {
       using Result = decltype(f_(std::declval<detail::traced_t<std::decay_t<Args>>>()...));
       // Reused per thread so a cached call allocates only its output arrays.
       thread_local std::vector<Array> inputs, outputs;
-      thread_local std::vector<size_t> argument_ends;
       // Also on a failed call: outputs made before the failure are freed.
       detail::ClearOnExit clear_inputs{inputs}, clear_outputs{outputs};
-      argument_ends.clear();
-      ((detail::StructureTraits<std::decay_t<Args>>::collect_arrays(args, inputs),
-        argument_ends.push_back(inputs.size())),
-       ...);
-      std::vector<bool> donated = cache_->donated_inputs(argument_ends);
-      Device device = cache_->place(inputs);
-      thread_local detail::CacheKey key;
-      key.clear();
-      (detail::StructureTraits<std::decay_t<Args>>::append_key(key, args), ...);
-      detail::append_device_key(key, device);
-      auto compiled = cache_->lookup(
-          key, [&] { return std::vector<std::string>{detail::describe_argument(args)...}; },
-          trace_body<Result>(args...), device, donated);
+      std::vector<bool> donated;
+      auto compiled = compiled_for<std::decay_t<Args>...>(inputs, donated, args...);
       compiled->run(inputs, outputs, donated);
       size_t position = 0, vector_index = 0;
       return detail::StructureTraits<Result>::rebuild(outputs, position, compiled->result_layout(),
@@ -206,22 +193,9 @@ class Jitted {
   template <class Outputs, class... Args>
   void call_into(Outputs& outputs, const Args&... args) const {
     thread_local std::vector<Array> inputs, targets;
-    thread_local std::vector<size_t> argument_ends;
     detail::ClearOnExit clear_inputs{inputs}, clear_targets{targets};
-    argument_ends.clear();
-    ((detail::StructureTraits<Args>::collect_arrays(args, inputs),
-      argument_ends.push_back(inputs.size())),
-     ...);
-    std::vector<bool> donated = cache_->donated_inputs(argument_ends);
-    Device device = cache_->place(inputs);
-    thread_local detail::CacheKey key;
-    key.clear();
-    (detail::StructureTraits<Args>::append_key(key, args), ...);
-    detail::append_device_key(key, device);
-    using Result = decltype(f_(std::declval<detail::traced_t<Args>>()...));
-    auto compiled = cache_->lookup(
-        key, [&] { return std::vector<std::string>{detail::describe_argument(args)...}; },
-        trace_body<Result>(args...), device, donated);
+    std::vector<bool> donated;
+    auto compiled = compiled_for(inputs, donated, args...);
     detail::StructureTraits<Outputs>::collect_arrays(outputs, targets);
     compiled->run_into(inputs, targets, donated);
   }
@@ -232,19 +206,48 @@ class Jitted {
   Lowered lower(const Args&... args) const {
     using Result = decltype(f_(std::declval<detail::traced_t<Args>>()...));
     std::vector<Array> inputs;
-    std::vector<size_t> argument_ends;
-    ((detail::StructureTraits<Args>::collect_arrays(args, inputs),
-      argument_ends.push_back(inputs.size())),
-     ...);
     return detail::trace_program(cache_->options().name, trace_body<Result>(args...),
                                  cache_->options().device.value_or(Device::cpu()),
-                                 cache_->donated_inputs(argument_ends))
+                                 donated_inputs(inputs, args...))
         .program;
   }
 
   CacheInfo cache_info() const { return cache_->info(); }
 
  private:
+  // Appends the Arrays of `args` to `inputs` (leaves in order) and returns
+  // which of them JitOptions::donate names (empty when it names none).
+  template <class... Args>
+  std::vector<bool> donated_inputs(std::vector<Array>& inputs, const Args&... args) const {
+    if (cache_->options().donate.empty()) {
+      (detail::StructureTraits<Args>::collect_arrays(args, inputs), ...);
+      return {};
+    }
+    std::vector<size_t> argument_ends;
+    ((detail::StructureTraits<Args>::collect_arrays(args, inputs),
+      argument_ends.push_back(inputs.size())),
+     ...);
+    return cache_->donated_inputs(argument_ends);
+  }
+
+  // The compiled function for `args` (traced and compiled on a miss), with
+  // their Arrays in `inputs`, moved to the call's device, and `donated` set.
+  template <class... Args>
+  std::shared_ptr<const detail::CompiledFunction> compiled_for(std::vector<Array>& inputs,
+                                                               std::vector<bool>& donated,
+                                                               const Args&... args) const {
+    donated = donated_inputs(inputs, args...);
+    Device device = cache_->place(inputs);
+    thread_local detail::CacheKey key;
+    key.clear();
+    (detail::StructureTraits<Args>::append_key(key, args), ...);
+    detail::append_device_key(key, device);
+    using Result = decltype(f_(std::declval<detail::traced_t<Args>>()...));
+    return cache_->lookup(
+        key, [&] { return std::vector<std::string>{detail::describe_argument(args)...}; },
+        trace_body<Result>(args...), device, donated);
+  }
+
   // The returned lambda refers to `args`: use it within the caller's call.
   template <class Result, class... Args>
   auto trace_body(const Args&... args) const {

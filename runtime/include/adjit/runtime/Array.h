@@ -91,7 +91,7 @@ class Array {
   Array copy() const;
 
   // Where the buffer lives.
-  Device device() const { return device_; }
+  Device device() const { return memory_->device; }
   // This array on `device`: the same handle when it is already there, else a
   // copy (host <-> GPU through the CUDA driver).
   Array to(Device device) const;
@@ -126,7 +126,7 @@ class Array {
   template <class T>
   std::vector<T> to_vector() const {
     check_element_type<T>("to_vector");
-    if (!device_.is_cpu()) return to(Device::cpu()).to_vector<T>();
+    if (!device().is_cpu()) return to(Device::cpu()).to_vector<T>();
     const T* first = static_cast<const T*>(raw_data());
     return std::vector<T>(first, first + size_);
   }
@@ -135,7 +135,7 @@ class Array {
   T item() const {
     check_element_type<T>("item");
     check_one_element();
-    if (!device_.is_cpu()) return to(Device::cpu()).item<T>();
+    if (!device().is_cpu()) return to(Device::cpu()).item<T>();
     return *static_cast<const T*>(raw_data());
   }
 
@@ -164,7 +164,6 @@ class Array {
   Shape shape_;
   DType dtype_;
   int64_t size_;
-  Device device_;
 };
 
 template <class T>
