@@ -95,6 +95,12 @@ std::unique_ptr<llvm::TargetMachine> create_target_machine(const std::string& cp
   return std::move(*machine);
 }
 
+int64_t vector_register_bits(const llvm::TargetMachine& machine) {
+  const llvm::MCSubtargetInfo& subtarget = *machine.getMCSubtargetInfo();
+  if (subtarget.checkFeatures("+avx512f")) return 512;
+  return subtarget.checkFeatures("+avx") ? 256 : 128;
+}
+
 const std::string& host_target_description() {
   static const std::string description = [] {
     const llvm::orc::JITTargetMachineBuilder& host = host_machine_builder();

@@ -25,6 +25,10 @@ namespace adjit::detail {
 std::unique_ptr<llvm::TargetMachine> create_target_machine(const std::string& cpu = "",
                                                            const std::string& features = "");
 
+/// The width in bits of `machine`'s widest vector registers (512 with
+/// AVX-512, 256 with AVX, else 128): what adjit-vectorize fills.
+int64_t vector_register_bits(const llvm::TargetMachine& machine);
+
 /// The host's triple, CPU and features (what its machine code depends on).
 const std::string& host_target_description();
 

@@ -138,6 +138,11 @@ mlir::adjit::PipelineOptions pipeline_options(const CompileOptions& options) {
   pipeline.threads = options.threads;
   pipeline.planBuffers = options.plan_buffers;
   pipeline.target = pipeline_target(options.target);
+  // Ahead-of-time code for another CPU gets vectors of that CPU's width.
+  if (options.target == Device::Kind::cpu &&
+      (!options.target_cpu.empty() || !options.target_features.empty()))
+    pipeline.vectorBits = detail::vector_register_bits(
+        *detail::create_target_machine(options.target_cpu, options.target_features));
   if (options.target == Device::Kind::cuda) {
     pipeline.gpuChip = options.gpu_arch;
     pipeline.libdevice = detail::libdevice_path().value_or("");

@@ -15,6 +15,8 @@
 #include "mlir/Conversion/OpenMPToLLVM/ConvertOpenMPToLLVM.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
 #include "mlir/Conversion/SCFToOpenMP/SCFToOpenMP.h"
+#include "mlir/Conversion/VectorToLLVM/ConvertVectorToLLVMPass.h"
+#include "mlir/Conversion/VectorToSCF/VectorToSCF.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
@@ -38,6 +40,7 @@
 #include "mlir/Dialect/SCF/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/SCF/Transforms/Passes.h"
 #include "mlir/Dialect/Tensor/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/Vector/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Target/LLVM/NVVM/Target.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
@@ -189,6 +192,10 @@ void addLoweringToLLVM(OpPassManager &pm, const PipelineOptions &options) {
   // Inlines the alloca scopes around loop bodies that allocate nothing
   // (control flow inside one would not lower).
   pm.addPass(createCanonicalizerPass());
+  // Vector transfers of buffers whose innermost stride is not 1 (a strided
+  // slice) become loops of scalar loads and stores; the others, vector
+  // loads and stores (convert-vector-to-llvm).
+  pm.addPass(createConvertVectorToSCFPass());
   pm.addPass(createApproximateMath());
   pm.addPass(createConvertMathToFuncs());
   pm.addPass(createMathToLibm());
@@ -197,6 +204,11 @@ void addLoweringToLLVM(OpPassManager &pm, const PipelineOptions &options) {
   pm.addPass(createExpandBFloat16());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
+  // adjit-vectorize reduces floats across lanes only where the program
+  // allowed reassociation.
+  ConvertVectorToLLVMPassOptions vectorToLLVM;
+  vectorToLLVM.reassociateFPReductions = true;
+  pm.addPass(createConvertVectorToLLVMPass(vectorToLLVM));
   // Temporaries come from the runtime's caching allocator
   // (runtime/include/adjit/runtime/KernelAllocation.h), not malloc.
   FinalizeMemRefToLLVMConversionPassOptions memrefToLLVM;
@@ -272,6 +284,11 @@ void addStagePasses(OpPassManager &pm, Stage stage,
       pm.addPass(createMergeGenerics());
     }
     pm.addPass(createWriteIntoDeadInputs());
+    if (options.target == Target::cpu) {
+      VectorizeOptions vectorize;
+      vectorize.vectorBits = options.vectorBits;
+      pm.addPass(createVectorize(vectorize));
+    }
     return addCleanup(pm);
   case Stage::bufferized:
     return addBufferization(pm, options);
@@ -311,6 +328,7 @@ void registerPipelineDialects(DialectRegistry &registry) {
   memref::registerAllocationOpInterfaceExternalModels(registry);
   scf::registerBufferizableOpInterfaceExternalModels(registry);
   tensor::registerBufferizableOpInterfaceExternalModels(registry);
+  vector::registerBufferizableOpInterfaceExternalModels(registry);
   func::registerInlinerExtension(registry);
   registerDerivativeRules(registry);
   registerBuiltinDialectTranslation(registry);
@@ -321,6 +339,17 @@ void registerPipelineDialects(DialectRegistry &registry) {
   registerGPUDialectTranslation(registry);
   registerNVVMDialectTranslation(registry);
 }
+
+namespace {
+// What adjit-opt's pipelines take on the command line
+// (`--adjit-pipeline-fused="vector-bits=256"`): lit tests fix the vector
+// width instead of taking the host's.
+struct PipelineFlags : PassPipelineOptions<PipelineFlags> {
+  Option<int64_t> vectorBits{*this, "vector-bits",
+                             llvm::cl::desc("cpu: vector register width in bits (0: the host's)"),
+                             llvm::cl::init(0)};
+};
+} // namespace
 
 void registerPipelines() {
   registerAdjitPasses();
@@ -335,10 +364,13 @@ void registerPipelines() {
     PipelineOptions options;
     if (stage == Stage::gpu || stage == Stage::nvvm)
       options.target = Target::cuda;
-    PassPipelineRegistration<>(name, description,
-                               [stage, options](OpPassManager &pm) {
-                                 addPipeline(pm, Stage::traced, stage, options);
-                               });
+    PassPipelineRegistration<PipelineFlags>(
+        name, description,
+        [stage, options](OpPassManager &pm, const PipelineFlags &flags) {
+          PipelineOptions withFlags = options;
+          withFlags.vectorBits = flags.vectorBits;
+          addPipeline(pm, Stage::traced, stage, withFlags);
+        });
   }
 }
 

@@ -1,7 +1,7 @@
 // Contractions served by the runtime's GEMM kernels: adjit-select-kernels
 // marks them (visible in the fused stage), adjit-contractions-to-calls turns
 // the marked buffer contractions into calls with per-operand strides.
-// RUN: adjit-opt %s -split-input-file --adjit-pipeline-fused --mlir-print-local-scope | FileCheck %s --check-prefix=FUSED
+// RUN: adjit-opt %s -split-input-file --adjit-pipeline-fused="vector-bits=512" --mlir-print-local-scope | FileCheck %s --check-prefix=FUSED
 // RUN: adjit-opt %s -split-input-file --adjit-pipeline-bufferized --adjit-contractions-to-calls --canonicalize --mlir-print-local-scope | FileCheck %s --check-prefix=CALL
 
 // A matmul whose lhs is stored transposed (x^T dy, as in a weight gradient):
@@ -68,9 +68,10 @@ func.func @not_served(%a: tensor<4x8xi32>, %b: tensor<8x5xi32>, %c: tensor<4x2x3
 // the gradient and no pass over the update. w is donated here, so the call
 // accumulates into w's own buffer (last argument 1: accumulate).
 // FUSED-LABEL: func.func @sgd_update
-// FUSED:       %[[LR:.*]] = arith.constant -1.000000e-01 : f32
-// FUSED:       %[[SCALED:.*]] = linalg.generic {{.*}} ins(%arg1 : tensor<256x64xf32>)
-// FUSED:       arith.mulf %{{.*}}, %[[LR]] : f32
+// FUSED:       %[[LR:.*]] = arith.constant dense<-1.000000e-01> : vector<32xf32>
+// FUSED:       %[[SCALED:.*]] = scf.for
+// FUSED:       vector.transfer_read %arg1
+// FUSED:       arith.mulf %{{.*}}, %[[LR]] : vector<32xf32>
 // FUSED:       linalg.generic {{.*}} library_call = "adjit_gemm_f32"} ins(%[[SCALED]], %arg2 : tensor<256x64xf32>, tensor<256x128xf32>) outs(%arg0 : tensor<64x128xf32>)
 // FUSED-NOT:   linalg.generic
 // CALL-LABEL:  func.func @sgd_update

@@ -7,14 +7,19 @@
 // RUN: adjit-opt %s -split-input-file --adjit-pipeline-bufferized | FileCheck %s --check-prefix=BUF
 
 // An SGD update: w - 0.5 * g, computed in w's buffer.
+// The loops carry the argument, and each vector of w is read from the
+// carried value just before the same vector is written there.
 // FUSED-LABEL: func.func @sgd
-// FUSED:       linalg.generic
-// FUSED-SAME:  ins(%arg0, %arg1 : tensor<64x32xf32>, tensor<64x32xf32>) outs(%arg0 : tensor<64x32xf32>)
+// FUSED:       scf.for {{.*}} iter_args(%{{.*}} = %arg0)
+// FUSED-NOT:   vector.transfer_read %arg0
+// FUSED:       %[[OLD:.*]] = vector.transfer_read %[[W:.*]][%[[I:.*]], %[[J:.*]]],
+// FUSED-NEXT:  %[[G:.*]] = vector.transfer_read %arg1[%[[I]], %[[J]]],
+// FUSED:       vector.transfer_write %{{.*}}, %[[W]][%[[I]], %[[J]]]
 // BUF-LABEL:   func.func @sgd
 // BUF-SAME:    (%arg0: memref<64x32xf32>, %arg1: memref<64x32xf32>, %arg2: memref<64x32xf32>)
 // BUF-NOT:     memref.alloc
-// BUF:         linalg.generic
-// BUF-SAME:    outs(%arg0 : memref<64x32xf32>)
+// BUF:         vector.transfer_read %arg0
+// BUF:         vector.transfer_write %{{.*}}, %arg0
 // BUF-NOT:     copy
 // BUF:         return
 func.func @sgd(%w: tensor<64x32xf32> {adjit.aliasing_output = 0 : i64}, %g: tensor<64x32xf32>) -> tensor<64x32xf32> {
@@ -30,11 +35,11 @@ func.func @sgd(%w: tensor<64x32xf32> {adjit.aliasing_output = 0 : i64}, %g: tens
 // read-only to compiled code.
 // FUSED-LABEL: func.func @not_donated
 // FUSED:       %[[EMPTY:.*]] = tensor.empty() : tensor<64x32xf32>
-// FUSED:       linalg.generic
-// FUSED-SAME:  outs(%[[EMPTY]] : tensor<64x32xf32>)
+// FUSED:       scf.for {{.*}} iter_args(%{{.*}} = %[[EMPTY]])
+// FUSED:       vector.transfer_read %arg0
 // BUF-LABEL:   func.func @not_donated
-// BUF:         linalg.generic
-// BUF-SAME:    outs(%arg2 : memref<64x32xf32>)
+// BUF-NOT:     vector.transfer_write {{.*}} %arg0
+// BUF:         vector.transfer_write %{{.*}}, %arg2
 func.func @not_donated(%w: tensor<64x32xf32>, %g: tensor<64x32xf32>) -> tensor<64x32xf32> {
   %c = adjit.constant dense<0.5> : tensor<64x32xf32>
   %s = adjit.mul %c, %g : tensor<64x32xf32>

@@ -1,15 +1,14 @@
 // The example module through the driver: the fused stage merges the bias add
-// and tanh into one loop nest, and the LLVM IR has the packed entry point.
+// and tanh into one loop nest over vectors, and the LLVM IR has the packed
+// entry point.
 // RUN: adjit compile %examples/mlp.mlir --emit=fused | FileCheck %s --check-prefix=FUSED
 // RUN: adjit compile %examples/mlp.mlir --emit=llvm-ir | FileCheck %s --check-prefix=LLVMIR
 // RUN: rm -rf %t && adjit compile %examples/mlp.mlir --dump-dir %t && ls %t | FileCheck %s --check-prefix=DUMP
 
-// FUSED: iterator_types = ["parallel", "reduction", "parallel"]
-// FUSED: linalg.generic
-// FUSED-NEXT: ^bb0
-// FUSED-NEXT: arith.addf
-// FUSED-NEXT: math.tanh
-// FUSED-NEXT: linalg.yield
+// FUSED: vector.transfer_read %arg2
+// FUSED-NEXT: arith.addf %{{.*}}, %{{.*}} : vector<[[LANES:[0-9]+]]xf32>
+// FUSED-NEXT: math.tanh %{{.*}} : vector<[[LANES]]xf32>
+// FUSED-NEXT: vector.transfer_write
 
 // LLVMIR: define void @adjit_entry_mlp(ptr
 

@@ -1,13 +1,14 @@
 // The named pipeline stages of DESIGN.md §2 through adjit-opt.
 // RUN: adjit-opt %s -split-input-file --adjit-pipeline-optimized | FileCheck %s --check-prefix=OPT
 // RUN: adjit-opt %s -split-input-file --adjit-pipeline-linalg | FileCheck %s --check-prefix=LINALG
-// RUN: adjit-opt %s -split-input-file --adjit-pipeline-fused | FileCheck %s --check-prefix=FUSED
-// RUN: adjit-opt %s -split-input-file --adjit-pipeline-bufferized | FileCheck %s --check-prefix=BUF
-// RUN: adjit-opt %s -split-input-file --adjit-pipeline-llvm | FileCheck %s --check-prefix=LLVM
+// RUN: adjit-opt %s -split-input-file --adjit-pipeline-fused="vector-bits=512" | FileCheck %s --check-prefix=FUSED
+// RUN: adjit-opt %s -split-input-file --adjit-pipeline-bufferized="vector-bits=512" | FileCheck %s --check-prefix=BUF
+// RUN: adjit-opt %s -split-input-file --adjit-pipeline-llvm="vector-bits=512" | FileCheck %s --check-prefix=LLVM
 
 // An elementwise chain with a bias broadcast: the optimized stage folds the
 // multiplication by one and CSEs the duplicate tanh; fusion then leaves one
-// linalg.generic that reads x and the bias directly.
+// linalg.generic that reads x and the bias directly, which adjit-vectorize
+// makes one loop over the rows, each row one vector of 8 lanes.
 
 // OPT-LABEL: func.func @chain
 // OPT-SAME: (%[[X:.*]]: tensor<4x8xf32>, %[[B:.*]]: tensor<8xf32>)
@@ -27,14 +28,16 @@
 // FUSED-LABEL: func.func @chain
 // FUSED-SAME: (%[[X:.*]]: tensor<4x8xf32>, %[[B:.*]]: tensor<8xf32>)
 // FUSED: %[[E:.*]] = tensor.empty() : tensor<4x8xf32>
-// FUSED-NEXT: %[[R:.*]] = linalg.generic {indexing_maps = [#{{.*}}, #{{.*}}, #{{.*}}], iterator_types = ["parallel", "parallel"]} ins(%[[X]], %[[B]] : tensor<4x8xf32>, tensor<8xf32>) outs(%[[E]] : tensor<4x8xf32>)
-// FUSED-NEXT: ^bb0(%[[IX:.*]]: f32, %[[IB:.*]]: f32, %{{.*}}: f32):
-// FUSED-NEXT: %[[S:.*]] = arith.addf %[[IX]], %[[IB]] : f32
-// FUSED-NEXT: %[[T:.*]] = math.tanh %[[S]] : f32
-// FUSED-NEXT: %[[M:.*]] = arith.mulf %[[T]], %[[T]] : f32
-// FUSED-NEXT: %[[EX:.*]] = math.exp %[[M]] : f32
-// FUSED-NEXT: linalg.yield %[[EX]] : f32
-// FUSED-NEXT: } -> tensor<4x8xf32>
+// FUSED-NEXT: %[[R:.*]] = scf.for %[[I:.*]] = %c0 to %c4 step %c1 iter_args(%[[OUT:.*]] = %[[E]]) -> (tensor<4x8xf32>)
+// FUSED-NEXT: %[[IX:.*]] = vector.transfer_read %[[X]][%[[I]], %c0], %{{.*}} {in_bounds = [true]} : tensor<4x8xf32>, vector<8xf32>
+// FUSED-NEXT: %[[IB:.*]] = vector.transfer_read %[[B]][%c0], %{{.*}} {in_bounds = [true]} : tensor<8xf32>, vector<8xf32>
+// FUSED-NEXT: %[[S:.*]] = arith.addf %[[IX]], %[[IB]] : vector<8xf32>
+// FUSED-NEXT: %[[T:.*]] = math.tanh %[[S]] : vector<8xf32>
+// FUSED-NEXT: %[[M:.*]] = arith.mulf %[[T]], %[[T]] : vector<8xf32>
+// FUSED-NEXT: %[[EX:.*]] = math.exp %[[M]] : vector<8xf32>
+// FUSED-NEXT: %[[W:.*]] = vector.transfer_write %[[EX]], %[[OUT]][%[[I]], %c0] {in_bounds = [true]} : vector<8xf32>, tensor<4x8xf32>
+// FUSED-NEXT: scf.yield %[[W]]
+// FUSED-NEXT: }
 // FUSED-NEXT: return %[[R]]
 // FUSED-NEXT: }
 
@@ -44,7 +47,9 @@
 // BUF-SAME: (%[[X:.*]]: memref<4x8xf32>, %[[B:.*]]: memref<8xf32>, %[[OUT:.*]]: memref<4x8xf32>) attributes {llvm.emit_c_interface}
 // BUF-NOT: tensor
 // BUF-NOT: memref.alloc
-// BUF: linalg.generic {{.*}} ins(%[[X]], %[[B]] : memref<4x8xf32>, memref<8xf32>) outs(%[[OUT]] : memref<4x8xf32>)
+// BUF: vector.transfer_read %[[X]]
+// BUF: vector.transfer_read %[[B]]
+// BUF: vector.transfer_write %{{.*}}, %[[OUT]]
 // BUF-NOT: tensor
 // BUF: return
 // BUF-NEXT: }

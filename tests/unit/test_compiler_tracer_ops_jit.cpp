@@ -478,6 +478,53 @@ TEST_CASE("tracer ops: sum mean max min argmax over axes (negative, keepdims)",
   }
 }
 
+// Rows of 53 elements: full vectors (16, 8 or 4 lanes, by dtype and the
+// host's registers) and a shorter remainder, for reductions along the row
+// (accumulated lane-wise, then across lanes), across rows, and elementwise
+// work that mixes per-row scalars into the vectors.
+TEST_CASE("tracer ops: rows longer than a vector register (full vectors and a remainder)",
+          "[tracer][ops]") {
+  auto f = adjit::jit(
+      [](Tensor x, Tensor xi) {
+        Tensor shifted = x - max(x, {-1}, true);
+        return std::vector<Tensor>{sum(x, {-1}),  max(x, {-1}),      min(x, {-1}),
+                                   sum(x, {0}),   exp(shifted),      tanh(x) * 2.0 + x,
+                                   sum(xi, {-1}), max(xi, {-1}),     min(xi * 3, {-1}),
+                                   sum(x)};
+      },
+      {.name = "long_rows"});
+  const Shape shape{3, 53};
+  Array xi = Array::uniform(shape, 412, -1000, 1000, I32);
+  Vec XI = values(xi);
+  for (DType dt : {F32, F64}) {
+    INFO("dtype " << dtype_name(dt));
+    // Positive terms: the sums' rounding stays within accumulate_tol.
+    Array x = Array::uniform(shape, 411, 0.5, 1.5, dt);
+    Vec X = values(x);
+    std::vector<Array> r = f(x, xi);
+    REQUIRE(r.size() == 10);
+    Tol ac = accumulate_tol(dt);
+    CHECK_ARRAY("sum(x, {-1})", r[0], dt, (Shape{3}), reduce_ref(X, shape, {-1}, '+'), ac);
+    CHECK_ARRAY("max(x, {-1})", r[1], dt, (Shape{3}), reduce_ref(X, shape, {-1}, '>'), kExact);
+    CHECK_ARRAY("min(x, {-1})", r[2], dt, (Shape{3}), reduce_ref(X, shape, {-1}, '<'), kExact);
+    CHECK_ARRAY("sum(x, {0})", r[3], dt, (Shape{53}), reduce_ref(X, shape, {0}, '+'), ac);
+    Vec row_max = reduce_ref(X, shape, {-1}, '>');
+    Vec softmax_numerator(X.size());
+    for (size_t i = 0; i < X.size(); ++i) softmax_numerator[i] = std::exp(X[i] - row_max[i / 53]);
+    CHECK_ARRAY("exp(x - max(x, {-1}, keepdims))", r[4], dt, shape, softmax_numerator,
+                transcendental_tol(dt));
+    CHECK_ARRAY("tanh(x) * 2 + x", r[5], dt, shape,
+                map(X, [](double v) { return std::tanh(v) * 2.0 + v; }), composite_tol(dt));
+    CHECK_ARRAY("sum(xi, {-1}) (i32)", r[6], I32, (Shape{3}), reduce_ref(XI, shape, {-1}, '+'),
+                kExact);
+    CHECK_ARRAY("max(xi, {-1}) (i32)", r[7], I32, (Shape{3}), reduce_ref(XI, shape, {-1}, '>'),
+                kExact);
+    CHECK_ARRAY("min(xi * 3, {-1}) (i32)", r[8], I32, (Shape{3}),
+                reduce_ref(map(XI, [](double v) { return 3 * v; }), shape, {-1}, '<'), kExact);
+    CHECK_ARRAY("sum(x)", r[9], dt, (Shape{}), reduce_ref(X, shape, {}, '+'), ac);
+  }
+}
+
 TEST_CASE("tracer ops: argmax returns the first of tied maxima", "[tracer][ops]") {
   auto f = adjit::jit([](Tensor x) { return argmax(x, 1); }, {.name = "argmax_ties"});
   Array x = make({1, 3, 3, 0, 5, 5, 5, 5, -1, -1, -2, -1}, {3, 4}, F32);

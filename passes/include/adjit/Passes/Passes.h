@@ -24,6 +24,10 @@ namespace mlir::adjit {
 #define GEN_PASS_REGISTRATION
 #include "adjit/Passes/Passes.h.inc"
 
+/// The width in bits of the host's widest vector registers: 512 with
+/// AVX-512, 256 with AVX, else 128 (what adjit-vectorize fills by default).
+int64_t hostVectorBits();
+
 /// The packed entry point that `adjit-emit-entry-points` adds for the public
 /// function `function`: `adjit_entry_<function>(void **descriptors)`, what
 /// the JIT and ahead-of-time objects call.

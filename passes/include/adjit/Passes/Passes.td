@@ -100,6 +100,38 @@ def WriteIntoDeadInputs : Pass<"adjit-write-into-dead-inputs", "ModuleOp"> {
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
+def Vectorize : Pass<"adjit-vectorize", "ModuleOp"> {
+  let summary = "Vector code for the innermost loop of generics, at the target's vector width";
+  let description = [{
+    A `linalg.generic` with static shapes becomes loops whose innermost
+    one steps through vectors of two registers of the target's width (32
+    f32 lanes with AVX-512, 16 with AVX2: two independent halves for the
+    CPU to overlap), with `vector.transfer_read`/`write` of its
+    contiguous operands, the body's `arith`/`math` ops on vectors, and the
+    values that do not depend on the innermost index (a row's mean, a
+    broadcast operand) computed once per row, as scalars. A reduction over
+    the innermost dimension (a row sum, a maximum) accumulates lane-wise in
+    a vector and is reduced across lanes once per row; a float sum must
+    allow reassociation (`fastmath<reassoc>`, as adjit's reductions do).
+    A remainder shorter than a vector runs as one shorter vector.
+
+    Left as they are (and to LLVM's loop vectorizer): generics with dynamic
+    shapes, generics that read their indices, gather, or read an operand
+    transposed along the innermost dimension, contractions marked for the
+    GEMM kernels, element types other than f32, f64 and integers, and math
+    functions that would not lower to vector code (f64 tanh, erf, expm1,
+    log1p go to libm one element at a time).
+  }];
+  let options = [
+    Option<"vectorBits", "vector-bits", "int64_t", /*default=*/"0",
+           "Width of the target's vector registers in bits (0: the host's "
+           "widest: 512 with AVX-512, 256 with AVX, else 128)">,
+  ];
+  let dependentDialects = ["::mlir::scf::SCFDialect",
+                           "::mlir::tensor::TensorDialect",
+                           "::mlir::vector::VectorDialect"];
+}
+
 def SelectKernels : Pass<"adjit-select-kernels", "ModuleOp"> {
   let summary = "Mark the contractions that the runtime's GEMM kernels serve";
   let description = [{

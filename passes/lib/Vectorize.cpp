@@ -1,0 +1,406 @@
+// Vector code from MLIR for the innermost loop of generics (CPU). The policy
+// is one rule: the innermost loop runs in vectors of two registers of the
+// target's width, everything that does not depend on its index runs once
+// per outer iteration as scalars, and a reduction over it accumulates
+// lane-wise and is reduced across lanes once. The outer loops stay scalar `scf.for`
+// loops: adjit-tile-and-fuse-rows has already sized them for the caches.
+
+#include "adjit/Passes/Passes.h"
+
+#include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/TypeSwitch.h"
+#include "llvm/TargetParser/Host.h"
+
+namespace mlir::adjit {
+#define GEN_PASS_DEF_VECTORIZE
+#include "adjit/Passes/Passes.h.inc"
+
+int64_t hostVectorBits() {
+  static const int64_t bits = [] {
+    llvm::StringMap<bool> features = llvm::sys::getHostCPUFeatures();
+    if (features.lookup("avx512f"))
+      return 512;
+    return features.lookup("avx") ? 256 : 128;
+  }();
+  return bits;
+}
+} // namespace mlir::adjit
+
+using namespace mlir;
+
+namespace {
+
+bool isVectorElementType(Type type) {
+  if (auto integer = dyn_cast<IntegerType>(type))
+    return integer.getWidth() <= 64;
+  return type.isF32() || type.isF64();
+}
+
+// Math ops that become vector code below: f32 ones that adjit-approximate-math
+// turns into polynomials, and ones with an LLVM intrinsic that is exact on
+// vectors (LLVM calls libm per lane where the CPU has no instruction). f64
+// tanh, erf, expm1 and log1p have neither: libm, one element at a time.
+bool lowersToVectorCode(Operation *op) {
+  bool f32 = getElementTypeOrSelf(op->getResult(0).getType()).isF32();
+  bool approximated = isa<math::TanhOp, math::ErfOp, math::ExpM1Op, math::Log1pOp,
+                          math::AtanOp, math::Atan2Op, math::CbrtOp>(op);
+  bool intrinsic =
+      isa<math::AbsFOp, math::AbsIOp, math::CeilOp, math::CopySignOp, math::CosOp,
+          math::SinOp, math::ExpOp, math::Exp2Op, math::FloorOp, math::FmaOp, math::LogOp,
+          math::Log2Op, math::Log10Op, math::PowFOp, math::RoundEvenOp, math::RoundOp,
+          math::RsqrtOp, math::SqrtOp, math::TruncOp, math::CtPopOp,
+          math::CountLeadingZerosOp, math::CountTrailingZerosOp>(op);
+  return intrinsic || (f32 && approximated);
+}
+
+std::optional<vector::CombiningKind> combiningKind(Operation *op) {
+  using Kind = vector::CombiningKind;
+  // A float sum or product is only reordered where the program allows it.
+  auto reassociable = [](auto op) {
+    return bitEnumContainsAll(op.getFastmath(), arith::FastMathFlags::reassoc);
+  };
+  return TypeSwitch<Operation *, std::optional<Kind>>(op)
+      .Case([&](arith::AddFOp add) -> std::optional<Kind> {
+        if (reassociable(add))
+          return Kind::ADD;
+        return std::nullopt;
+      })
+      .Case([&](arith::MulFOp mul) -> std::optional<Kind> {
+        if (reassociable(mul))
+          return Kind::MUL;
+        return std::nullopt;
+      })
+      .Case([](arith::AddIOp) { return Kind::ADD; })
+      .Case([](arith::MulIOp) { return Kind::MUL; })
+      .Case([](arith::MaximumFOp) { return Kind::MAXIMUMF; })
+      .Case([](arith::MinimumFOp) { return Kind::MINIMUMF; })
+      .Case([](arith::MaxNumFOp) { return Kind::MAXNUMF; })
+      .Case([](arith::MinNumFOp) { return Kind::MINNUMF; })
+      .Case([](arith::MaxSIOp) { return Kind::MAXSI; })
+      .Case([](arith::MinSIOp) { return Kind::MINSI; })
+      .Case([](arith::MaxUIOp) { return Kind::MAXUI; })
+      .Case([](arith::MinUIOp) { return Kind::MINUI; })
+      .Case([](arith::AndIOp) { return Kind::AND; })
+      .Case([](arith::OrIOp) { return Kind::OR; })
+      .Case([](arith::XOrIOp) { return Kind::XOR; })
+      .Default([](Operation *) { return std::nullopt; });
+}
+
+// An output that the innermost loop reduces into: its combiner (`out + x`)
+// and the op's neutral element, which starts the lanes.
+struct InnerReduction {
+  Operation *combiner;
+  vector::CombiningKind kind;
+  TypedAttr neutral;
+};
+
+// Each step of the innermost loop works on two registers' worth of lanes:
+// independent work for the other while one waits on a long dependency
+// chain (a tanh polynomial), without spilling the polynomials' constants.
+// Measured on W1 and W3 (AVX-512): two beat one by up to 1.3x, four spill.
+constexpr int64_t kRegistersPerStep = 2;
+
+// One generic, analysed: which operands and body values vary along the
+// innermost loop, and how each output is produced.
+class InnerLoopVectorizer {
+public:
+  InnerLoopVectorizer(linalg::GenericOp op, int64_t vectorBits) : op_(op) {
+    ranges_ = op.getStaticLoopRanges();
+    inner_ = ranges_.empty() ? 0 : ranges_.size() - 1;
+    if (succeeded(analyse()))
+      lanes_ = vectorBits / widestElementBits_ * kRegistersPerStep;
+  }
+
+  bool applies() const { return lanes_ >= 2 && ranges_[inner_] >= 2; }
+
+  void rewrite(RewriterBase &rewriter) {
+    rewriter.setInsertionPoint(op_);
+    SmallVector<Value> ivs;
+    SmallVector<Value> results = outerLoops(rewriter, op_.getLoc(), 0, ivs, op_.getDpsInits());
+    rewriter.replaceOp(op_, results);
+  }
+
+private:
+  // Whether `map` reads contiguous elements along the innermost loop: it
+  // names that loop last and nowhere else.
+  bool readsAlongInner(AffineMap map) const {
+    return map.getNumResults() > 0 && map.getResults().back() == getAffineDimExpr(inner_, map.getContext());
+  }
+
+  LogicalResult analyse() {
+    if (!op_.hasPureTensorSemantics() || op_.getLibraryCallAttr() || op_.hasIndexSemantics() ||
+        ranges_.empty() || llvm::any_of(ranges_, ShapedType::isDynamic))
+      return failure();
+    Block &body = *op_.getBlock();
+    for (OpOperand &operand : op_->getOpOperands()) {
+      AffineMap map = op_.getMatchingIndexingMap(&operand);
+      if (!map.isProjectedPermutation())
+        return failure();
+      bool usesInner = map.isFunctionOfDim(inner_);
+      if (usesInner && !readsAlongInner(map))
+        return failure();  // transposed along the vector: a gather
+      BlockArgument argument = op_.getMatchingBlockArgument(&operand);
+      // LLVM packs a vector of i1 into bits in memory, where adjit's
+      // tensors of i1 take a byte per element.
+      if (!isVectorElementType(argument.getType()) || argument.getType().isInteger(1))
+        return failure();
+      widestElementBits_ = std::max<int64_t>(widestElementBits_, argument.getType().getIntOrFloatBitWidth());
+      if (op_.isDpsInput(&operand)) {
+        if (usesInner)
+          varying_.insert(argument);
+        continue;
+      }
+      if (usesInner) {
+        if (!argument.use_empty())
+          varying_.insert(argument);
+        continue;
+      }
+      // An output without the innermost loop accumulates over it.
+      if (failed(analyseReduction(operand, argument)))
+        return failure();
+      varying_.insert(argument);
+    }
+    for (Operation &inner : body.without_terminator()) {
+      bool mappable = isa<arith::ArithDialect>(inner.getDialect()) ||
+                      (isa<math::MathDialect>(inner.getDialect()) && lowersToVectorCode(&inner));
+      if (!mappable || !OpTrait::hasElementwiseMappableTraits(&inner) ||
+          inner.getNumRegions() != 0)
+        return failure();
+      for (Type type : inner.getResultTypes()) {
+        if (!isVectorElementType(type))
+          return failure();
+        widestElementBits_ = std::max<int64_t>(widestElementBits_, type.getIntOrFloatBitWidth());
+      }
+      if (llvm::any_of(inner.getOperands(), [&](Value v) { return varying_.contains(v); }))
+        for (Value result : inner.getResults())
+          varying_.insert(result);
+    }
+    return success();
+  }
+
+  LogicalResult analyseReduction(OpOperand &output, BlockArgument argument) {
+    auto yield = cast<linalg::YieldOp>(op_.getBlock()->getTerminator());
+    Value yielded = yield.getOperand(output.getOperandNumber() - op_.getNumDpsInputs());
+    Operation *combiner = yielded.getDefiningOp();
+    if (!combiner || combiner->getNumOperands() != 2 || !argument.hasOneUse() ||
+        *argument.getUsers().begin() != combiner ||
+        combiner->getOperand(0) == combiner->getOperand(1))
+      return failure();
+    std::optional<vector::CombiningKind> kind = combiningKind(combiner);
+    std::optional<TypedAttr> neutral = arith::getNeutralElement(combiner);
+    if (!kind || !neutral)
+      return failure();
+    reductions_[argument] = InnerReduction{combiner, *kind, *neutral};
+    return success();
+  }
+
+  // The loops over the outer dimensions, each carrying the outputs.
+  SmallVector<Value> outerLoops(OpBuilder &b, Location loc, unsigned dim, SmallVectorImpl<Value> &ivs,
+                                ValueRange outputs) {
+    if (dim == inner_)
+      return innerLoop(b, loc, ivs, outputs);
+    Value zero = b.create<arith::ConstantIndexOp>(loc, 0);
+    Value end = b.create<arith::ConstantIndexOp>(loc, ranges_[dim]);
+    Value one = b.create<arith::ConstantIndexOp>(loc, 1);
+    auto loop = b.create<scf::ForOp>(
+        loc, zero, end, one, outputs, [&](OpBuilder &nested, Location loc, Value iv, ValueRange carried) {
+          ivs.push_back(iv);
+          SmallVector<Value> results = outerLoops(nested, loc, dim + 1, ivs, carried);
+          ivs.pop_back();
+          nested.create<scf::YieldOp>(loc, results);
+        });
+    return loop.getResults();
+  }
+
+  // The operand's indices at the outer loops' ivs, `innerIndex` for the
+  // innermost loop where the operand has it.
+  SmallVector<Value> indicesOf(AffineMap map, ValueRange outerIvs, Value innerIndex) const {
+    SmallVector<Value> indices;
+    for (AffineExpr result : map.getResults()) {
+      unsigned dim = cast<AffineDimExpr>(result).getPosition();
+      indices.push_back(dim == inner_ ? innerIndex : outerIvs[dim]);
+    }
+    return indices;
+  }
+
+  // Where the loop reads `operand`: an output from the loop's carried
+  // value, and so is an input that is also an output's initial value at
+  // the same indices, each written once (adjit-write-into-dead-inputs
+  // makes those): the output has not overwritten it there yet. Reading the
+  // original would keep it alive beside the overwritten buffer, which
+  // bufferization can only do with a copy.
+  Value sourceOf(OpOperand &operand, ValueRange outputs) {
+    if (!op_.isDpsInput(&operand))
+      return outputs[operand.getOperandNumber() - op_.getNumDpsInputs()];
+    for (OpOperand &init : op_.getDpsInitsMutable())
+      if (init.get() == operand.get() && op_.getMatchingIndexingMap(&init).isPermutation() &&
+          op_.getMatchingIndexingMap(&init) == op_.getMatchingIndexingMap(&operand))
+        return outputs[init.getOperandNumber() - op_.getNumDpsInputs()];
+    return operand.get();
+  }
+
+  // The innermost loop for one point of the outer loops: uniform values
+  // once, then full vectors, then one shorter vector for the remainder.
+  SmallVector<Value> innerLoop(OpBuilder &b, Location loc, ValueRange outerIvs, ValueRange outputs) {
+    IRMapping uniform;
+    for (OpOperand &operand : op_->getOpOperands()) {
+      BlockArgument argument = op_.getMatchingBlockArgument(&operand);
+      if (varying_.contains(argument) || argument.use_empty())
+        continue;
+      Value source = sourceOf(operand, outputs);
+      if (!isa<RankedTensorType>(source.getType())) {
+        uniform.map(argument, source);
+        continue;
+      }
+      AffineMap map = op_.getMatchingIndexingMap(&operand);
+      uniform.map(argument, b.create<tensor::ExtractOp>(loc, source, indicesOf(map, outerIvs, Value())));
+    }
+    for (Operation &inner : op_.getBlock()->without_terminator())
+      if (!varying_.contains(inner.getResult(0)))
+        b.clone(inner, uniform);
+
+    int64_t extent = ranges_[inner_];
+    int64_t fullVectors = extent / lanes_ * lanes_;
+    SmallVector<Value> carried(outputs);
+    SmallVector<BlockArgument> reduced;
+    for (BlockArgument argument : op_.getRegionOutputArgs())
+      if (reductions_.contains(argument))
+        reduced.push_back(argument);
+    auto neutralLanes = [&](int64_t lanes) {
+      SmallVector<Value> accumulators;
+      for (BlockArgument argument : reduced) {
+        auto type = VectorType::get({lanes}, argument.getType());
+        accumulators.push_back(b.create<arith::ConstantOp>(
+            loc, type, DenseElementsAttr::get(type, reductions_.lookup(argument).neutral)));
+      }
+      return accumulators;
+    };
+    SmallVector<Value> accumulators = neutralLanes(lanes_);
+    if (fullVectors > 0) {
+      SmallVector<Value> initial(carried);
+      initial.append(accumulators);
+      Value zero = b.create<arith::ConstantIndexOp>(loc, 0);
+      Value end = b.create<arith::ConstantIndexOp>(loc, fullVectors);
+      Value step = b.create<arith::ConstantIndexOp>(loc, lanes_);
+      auto loop = b.create<scf::ForOp>(
+          loc, zero, end, step, initial, [&](OpBuilder &nested, Location loc, Value j, ValueRange state) {
+            SmallVector<Value> next = vectorStep(nested, loc, lanes_, j, outerIvs, uniform,
+                                                 state.take_front(outputs.size()),
+                                                 state.drop_front(outputs.size()));
+            nested.create<scf::YieldOp>(loc, next);
+          });
+      carried.assign(loop.getResults().begin(), loop.getResults().begin() + outputs.size());
+      accumulators.assign(loop.getResults().begin() + outputs.size(), loop.getResults().end());
+    }
+    SmallVector<Value> remainder;
+    if (int64_t rest = extent - fullVectors) {
+      Value start = b.create<arith::ConstantIndexOp>(loc, fullVectors);
+      SmallVector<Value> next = vectorStep(b, loc, rest, start, outerIvs, uniform, carried, neutralLanes(rest));
+      carried.assign(next.begin(), next.begin() + outputs.size());
+      remainder.assign(next.begin() + outputs.size(), next.end());
+    }
+    // Lanes reduced into the output's value: the full vectors' lanes first,
+    // then the remainder's.
+    for (auto [index, argument] : llvm::enumerate(reduced)) {
+      unsigned output = argument.getArgNumber() - op_.getNumDpsInputs();
+      const InnerReduction &reduction = reductions_.lookup(argument);
+      AffineMap map = op_.getIndexingMapsArray()[argument.getArgNumber()];
+      SmallVector<Value> indices = indicesOf(map, outerIvs, Value());
+      Value value = b.create<tensor::ExtractOp>(loc, carried[output], indices);
+      arith::FastMathFlags flags = fastmathOf(reduction.combiner);
+      if (fullVectors > 0)
+        value = b.create<vector::ReductionOp>(loc, reduction.kind, accumulators[index], value, flags);
+      if (!remainder.empty())
+        value = b.create<vector::ReductionOp>(loc, reduction.kind, remainder[index], value, flags);
+      carried[output] = b.create<tensor::InsertOp>(loc, value, carried[output], indices);
+    }
+    return carried;
+  }
+
+  static arith::FastMathFlags fastmathOf(Operation *op) {
+    if (auto fastmath = dyn_cast<arith::ArithFastMathInterface>(op))
+      return fastmath.getFastMathFlagsAttr().getValue();
+    return arith::FastMathFlags::none;
+  }
+
+  // `lanes` iterations of the innermost loop from `j`: returns the outputs
+  // and the reductions' accumulators after them.
+  SmallVector<Value> vectorStep(OpBuilder &b, Location loc, int64_t lanes, Value j, ValueRange outerIvs,
+                                const IRMapping &uniform, ValueRange outputs, ValueRange accumulators) {
+    IRMapping values = uniform;
+    auto vectorOf = [&](Value scalar) -> Value {
+      Value mapped = values.lookupOrDefault(scalar);
+      if (isa<VectorType>(mapped.getType()))
+        return mapped;
+      return b.create<vector::BroadcastOp>(loc, VectorType::get({lanes}, mapped.getType()), mapped)
+          .getResult();
+    };
+    SmallVector<bool> inBounds = {true};
+    unsigned reductionIndex = 0;
+    for (OpOperand &operand : op_->getOpOperands()) {
+      BlockArgument argument = op_.getMatchingBlockArgument(&operand);
+      if (!varying_.contains(argument))
+        continue;
+      if (reductions_.contains(argument)) {
+        values.map(argument, accumulators[reductionIndex++]);
+        continue;
+      }
+      Value source = sourceOf(operand, outputs);
+      AffineMap map = op_.getMatchingIndexingMap(&operand);
+      values.map(argument, b.create<vector::TransferReadOp>(
+                               loc, VectorType::get({lanes}, argument.getType()), source,
+                               indicesOf(map, outerIvs, j), ArrayRef<bool>(inBounds)));
+    }
+    for (Operation &inner : op_.getBlock()->without_terminator()) {
+      if (!varying_.contains(inner.getResult(0)))
+        continue;
+      SmallVector<Value> operands = llvm::map_to_vector(inner.getOperands(), vectorOf);
+      SmallVector<Type> types = llvm::map_to_vector(
+          inner.getResultTypes(), [&](Type type) -> Type { return VectorType::get({lanes}, type); });
+      Operation *vectorized = b.create(loc, inner.getName().getIdentifier(), operands, types, inner.getAttrs());
+      values.map(inner.getResults(), vectorized->getResults());
+    }
+    SmallVector<Value> next(outputs);
+    SmallVector<Value> nextAccumulators;
+    auto yield = cast<linalg::YieldOp>(op_.getBlock()->getTerminator());
+    for (auto [index, argument] : llvm::enumerate(op_.getRegionOutputArgs())) {
+      Value yielded = vectorOf(yield.getOperand(index));
+      if (reductions_.contains(argument)) {
+        nextAccumulators.push_back(yielded);
+        continue;
+      }
+      AffineMap map = op_.getIndexingMapsArray()[argument.getArgNumber()];
+      next[index] = b.create<vector::TransferWriteOp>(loc, yielded, next[index], indicesOf(map, outerIvs, j),
+                                                      ArrayRef<bool>(inBounds))
+                        .getResult();
+    }
+    next.append(nextAccumulators);
+    return next;
+  }
+
+  linalg::GenericOp op_;
+  SmallVector<int64_t> ranges_;
+  unsigned inner_ = 0;
+  int64_t widestElementBits_ = 8;
+  int64_t lanes_ = 0;
+  DenseSet<Value> varying_;
+  DenseMap<BlockArgument, InnerReduction> reductions_;
+};
+
+struct VectorizePass : adjit::impl::VectorizeBase<VectorizePass> {
+  using VectorizeBase::VectorizeBase;
+
+  void runOnOperation() override {
+    int64_t bits = vectorBits > 0 ? int64_t(vectorBits) : adjit::hostVectorBits();
+    SmallVector<linalg::GenericOp> generics;
+    getOperation()->walk([&](linalg::GenericOp op) { generics.push_back(op); });
+    IRRewriter rewriter(&getContext());
+    for (linalg::GenericOp op : generics) {
+      InnerLoopVectorizer vectorizer(op, bits);
+      if (vectorizer.applies())
+        vectorizer.rewrite(rewriter);
+    }
+  }
+};
+
+} // namespace

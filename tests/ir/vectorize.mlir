@@ -1,0 +1,184 @@
+// adjit-vectorize: the innermost loop of a generic in vectors of the target's
+// width, per-row scalars computed once per row, reductions along the row
+// accumulated lane-wise and reduced across lanes once, a shorter vector for
+// the remainder; and what is left to LLVM.
+// RUN: adjit-opt %s -split-input-file --adjit-vectorize="vector-bits=512" --canonicalize --mlir-print-local-scope | FileCheck %s
+// RUN: adjit-opt %s -split-input-file --adjit-vectorize="vector-bits=256" --canonicalize --mlir-print-local-scope | FileCheck %s --check-prefix=AVX2
+
+// 72 elements per row: two steps of 32 lanes (two 512-bit registers) and a
+// remainder of 8, or four steps of 16 (two AVX2 registers) and 8. The
+// row's scalar (s / n) is computed once per row.
+// CHECK-LABEL: func.func @rows
+// CHECK-SAME: (%[[X:.*]]: tensor<4x72xf32>, %[[S:.*]]: tensor<4xf32>)
+// CHECK: scf.for %[[ROW:.*]] = %c0 to %c4 step %c1 iter_args(%[[OUT:.*]] = %{{.*}}) -> (tensor<4x72xf32>)
+// CHECK-NEXT: %[[SUM:.*]] = tensor.extract %[[S]][%[[ROW]]] : tensor<4xf32>
+// CHECK-NEXT: %[[MEAN:.*]] = arith.divf %[[SUM]], %{{.*}} : f32
+// CHECK-NEXT: %[[FULL:.*]] = scf.for %[[J:.*]] = %c0 to %c64 step %c32 iter_args(%[[ACC:.*]] = %[[OUT]]) -> (tensor<4x72xf32>)
+// CHECK-NEXT: %[[V:.*]] = vector.transfer_read %[[X]][%[[ROW]], %[[J]]], %{{.*}} {in_bounds = [true]} : tensor<4x72xf32>, vector<32xf32>
+// CHECK-NEXT: %[[B:.*]] = vector.broadcast %[[MEAN]] : f32 to vector<32xf32>
+// CHECK-NEXT: %[[D:.*]] = arith.subf %[[V]], %[[B]] : vector<32xf32>
+// CHECK-NEXT: %[[T:.*]] = math.tanh %[[D]] : vector<32xf32>
+// CHECK-NEXT: %[[W:.*]] = vector.transfer_write %[[T]], %[[ACC]][%[[ROW]], %[[J]]] {in_bounds = [true]} : vector<32xf32>, tensor<4x72xf32>
+// CHECK-NEXT: scf.yield %[[W]]
+// CHECK: %[[TAIL:.*]] = vector.transfer_read %[[X]][%[[ROW]], %c64], %{{.*}} {in_bounds = [true]} : tensor<4x72xf32>, vector<8xf32>
+// CHECK: math.tanh %{{.*}} : vector<8xf32>
+// CHECK: vector.transfer_write %{{.*}}, %[[FULL]][%[[ROW]], %c64] {in_bounds = [true]} : vector<8xf32>, tensor<4x72xf32>
+// CHECK-NOT: linalg.generic
+// AVX2-LABEL: func.func @rows
+// AVX2: scf.for %{{.*}} = %c0 to %c64 step %c16
+// AVX2: math.tanh %{{.*}} : vector<16xf32>
+// AVX2: math.tanh %{{.*}} : vector<8xf32>
+// AVX2-NOT: vector<32xf32>
+func.func @rows(%x: tensor<4x72xf32>, %s: tensor<4xf32>) -> tensor<4x72xf32> {
+  %n = arith.constant 72.0 : f32
+  %empty = tensor.empty() : tensor<4x72xf32>
+  %y = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x, %s : tensor<4x72xf32>, tensor<4xf32>) outs(%empty : tensor<4x72xf32>) {
+  ^bb0(%in: f32, %sum: f32, %out: f32):
+    %mean = arith.divf %sum, %n : f32
+    %d = arith.subf %in, %mean : f32
+    %t = math.tanh %d : f32
+    linalg.yield %t : f32
+  } -> tensor<4x72xf32>
+  return %y : tensor<4x72xf32>
+}
+
+// -----
+
+// A row sum accumulates in 32 lanes and is reduced across them once per
+// row, onto the output's initial value, then the remainder's 6 lanes.
+// CHECK-LABEL: func.func @row_sums
+// CHECK-SAME: (%[[X:.*]]: tensor<8x70xf32>, %[[INIT:.*]]: tensor<8xf32>)
+// CHECK: scf.for %[[ROW:.*]] = %c0 to %c8 step %c1 iter_args(%[[OUT:.*]] = %[[INIT]]) -> (tensor<8xf32>)
+// CHECK-NEXT: %[[LANES:.*]] = scf.for %[[J:.*]] = %c0 to %c64 step %c32 iter_args(%[[ACC:.*]] = %{{.*}}) -> (vector<32xf32>)
+// CHECK-NEXT: %[[V:.*]] = vector.transfer_read %[[X]][%[[ROW]], %[[J]]]
+// CHECK-NEXT: %[[SQ:.*]] = arith.mulf %[[V]], %[[V]] : vector<32xf32>
+// CHECK-NEXT: %[[NEXT:.*]] = arith.addf %[[ACC]], %[[SQ]] fastmath<reassoc> : vector<32xf32>
+// CHECK-NEXT: scf.yield %[[NEXT]] : vector<32xf32>
+// CHECK: %[[TAIL:.*]] = vector.transfer_read %[[X]][%[[ROW]], %c64], %{{.*}} {in_bounds = [true]} : tensor<8x70xf32>, vector<6xf32>
+// CHECK: %[[START:.*]] = tensor.extract %[[OUT]][%[[ROW]]] : tensor<8xf32>
+// CHECK-NEXT: %[[R1:.*]] = vector.reduction <add>, %[[LANES]], %[[START]] fastmath<reassoc> : vector<32xf32> into f32
+// CHECK-NEXT: %[[R2:.*]] = vector.reduction <add>, %{{.*}}, %[[R1]] fastmath<reassoc> : vector<6xf32> into f32
+// CHECK-NEXT: tensor.insert %[[R2]] into %[[OUT]][%[[ROW]]] : tensor<8xf32>
+func.func @row_sums(%x: tensor<8x70xf32>, %init: tensor<8xf32>) -> tensor<8xf32> {
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%x : tensor<8x70xf32>) outs(%init : tensor<8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %sq = arith.mulf %in, %in : f32
+    %r = arith.addf %out, %sq fastmath<reassoc> : f32
+    linalg.yield %r : f32
+  } -> tensor<8xf32>
+  return %r : tensor<8xf32>
+}
+
+// -----
+
+// A maximum needs no permission to reorder; its lanes start at -inf.
+// CHECK-LABEL: func.func @row_max
+// CHECK: %[[NEG_INF:.*]] = arith.constant dense<0xFF800000> : vector<32xf32>
+// CHECK: scf.for {{.*}} iter_args(%{{.*}} = %[[NEG_INF]]) -> (vector<32xf32>)
+// CHECK: arith.maximumf %{{.*}}, %{{.*}} : vector<32xf32>
+// CHECK: vector.reduction <maximumf>
+func.func @row_max(%x: tensor<2x64xf32>, %init: tensor<2xf32>) -> tensor<2xf32> {
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%x : tensor<2x64xf32>) outs(%init : tensor<2xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %r = arith.maximumf %out, %in : f32
+    linalg.yield %r : f32
+  } -> tensor<2xf32>
+  return %r : tensor<2xf32>
+}
+
+// -----
+
+// A sum over the rows (a bias gradient) runs along each row in vectors and
+// adds it to the output's vector: the order of the additions is unchanged.
+// CHECK-LABEL: func.func @column_sums
+// CHECK: scf.for %[[ROW:.*]] = %c0 to %c16 step %c1 iter_args(%[[OUT:.*]] = %{{.*}}) -> (tensor<64xf32>)
+// CHECK-NEXT: scf.for %[[J:.*]] = %c0 to %c64 step %c32 iter_args(%[[ACC:.*]] = %[[OUT]]) -> (tensor<64xf32>)
+// CHECK-NEXT: %[[V:.*]] = vector.transfer_read %{{.*}}[%[[ROW]], %[[J]]]
+// CHECK-NEXT: %[[O:.*]] = vector.transfer_read %[[ACC]][%[[J]]]
+// CHECK-NEXT: %[[S:.*]] = arith.addf %[[O]], %[[V]] : vector<32xf32>
+// CHECK-NEXT: vector.transfer_write %[[S]], %[[ACC]][%[[J]]]
+// CHECK-NOT: vector.reduction
+func.func @column_sums(%x: tensor<16x64xf32>, %init: tensor<64xf32>) -> tensor<64xf32> {
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>], iterator_types = ["reduction", "parallel"]} ins(%x : tensor<16x64xf32>) outs(%init : tensor<64xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %r = arith.addf %out, %in : f32
+    linalg.yield %r : f32
+  } -> tensor<64xf32>
+  return %r : tensor<64xf32>
+}
+
+// -----
+
+// f64 gets half the lanes: 16 in two 512-bit registers, then 8.
+// CHECK-LABEL: func.func @f64
+// CHECK: vector.transfer_read {{.*}} : tensor<40xf64>, vector<16xf64>
+// CHECK: math.exp %{{.*}} : vector<16xf64>
+// CHECK: math.exp %{{.*}} : vector<8xf64>
+func.func @f64(%x: tensor<40xf64>) -> tensor<40xf64> {
+  %empty = tensor.empty() : tensor<40xf64>
+  %y = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%x : tensor<40xf64>) outs(%empty : tensor<40xf64>) {
+  ^bb0(%in: f64, %out: f64):
+    %e = math.exp %in : f64
+    linalg.yield %e : f64
+  } -> tensor<40xf64>
+  return %y : tensor<40xf64>
+}
+
+// -----
+
+// Left to LLVM: a float sum that may not be reordered, an operand read
+// transposed along the vector, a loop index, f64 tanh (a libm call per
+// element), bf16, a contraction served by the GEMM kernels, and bool
+// tensors (a byte per element in memory, a bit per lane in LLVM's vectors).
+// CHECK-LABEL: func.func @left_alone
+// CHECK-NOT: vector.
+// CHECK-COUNT-7: linalg.generic
+// CHECK-NOT: vector.
+func.func @left_alone(%x: tensor<8x32xf32>, %t: tensor<32x8xf32>, %init: tensor<8xf32>, %d: tensor<32xf64>, %h: tensor<32xbf16>, %m: tensor<8x8xf32>) -> (tensor<8xf32>, tensor<8x32xf32>, tensor<8x32xf32>, tensor<32xf64>, tensor<32xbf16>, tensor<8x8xf32>, tensor<8x32xi1>) {
+  %strict = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%x : tensor<8x32xf32>) outs(%init : tensor<8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %r = arith.addf %out, %in : f32
+    linalg.yield %r : f32
+  } -> tensor<8xf32>
+  %empty = tensor.empty() : tensor<8x32xf32>
+  %transposed = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%t : tensor<32x8xf32>) outs(%empty : tensor<8x32xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %r = arith.negf %in : f32
+    linalg.yield %r : f32
+  } -> tensor<8x32xf32>
+  %indices = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} outs(%empty : tensor<8x32xf32>) {
+  ^bb0(%out: f32):
+    %i = linalg.index 1 : index
+    %c = arith.index_cast %i : index to i32
+    %f = arith.sitofp %c : i32 to f32
+    linalg.yield %f : f32
+  } -> tensor<8x32xf32>
+  %empty_d = tensor.empty() : tensor<32xf64>
+  %tanh = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%d : tensor<32xf64>) outs(%empty_d : tensor<32xf64>) {
+  ^bb0(%in: f64, %out: f64):
+    %r = math.tanh %in : f64
+    linalg.yield %r : f64
+  } -> tensor<32xf64>
+  %empty_h = tensor.empty() : tensor<32xbf16>
+  %half = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%h : tensor<32xbf16>) outs(%empty_h : tensor<32xbf16>) {
+  ^bb0(%in: bf16, %out: bf16):
+    %r = arith.negf %in : bf16
+    linalg.yield %r : bf16
+  } -> tensor<32xbf16>
+  %zero = arith.constant 0.0 : f32
+  %empty_m = tensor.empty() : tensor<8x8xf32>
+  %fill = linalg.fill ins(%zero : f32) outs(%empty_m : tensor<8x8xf32>) -> tensor<8x8xf32>
+  %gemm = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"], library_call = "adjit_gemm_f32"} ins(%m, %m : tensor<8x8xf32>, tensor<8x8xf32>) outs(%fill : tensor<8x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %out: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %out, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<8x8xf32>
+  %empty_b = tensor.empty() : tensor<8x32xi1>
+  %positive = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<8x32xf32>) outs(%empty_b : tensor<8x32xi1>) {
+  ^bb0(%in: f32, %out: i1):
+    %r = arith.cmpf ogt, %in, %zero : f32
+    linalg.yield %r : i1
+  } -> tensor<8x32xi1>
+  return %strict, %transposed, %indices, %tanh, %half, %gemm, %positive : tensor<8xf32>, tensor<8x32xf32>, tensor<8x32xf32>, tensor<32xf64>, tensor<32xbf16>, tensor<8x8xf32>, tensor<8x32xi1>
+}
