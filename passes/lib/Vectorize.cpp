@@ -56,20 +56,14 @@ bool lowersToVectorCode(Operation *op) {
 std::optional<vector::CombiningKind> combiningKind(Operation *op) {
   using Kind = vector::CombiningKind;
   // A float sum or product is only reordered where the program allows it.
-  auto reassociable = [](auto op) {
-    return bitEnumContainsAll(op.getFastmath(), arith::FastMathFlags::reassoc);
+  auto ifReassociable = [](auto op, Kind kind) -> std::optional<Kind> {
+    if (bitEnumContainsAll(op.getFastmath(), arith::FastMathFlags::reassoc))
+      return kind;
+    return std::nullopt;
   };
   return TypeSwitch<Operation *, std::optional<Kind>>(op)
-      .Case([&](arith::AddFOp add) -> std::optional<Kind> {
-        if (reassociable(add))
-          return Kind::ADD;
-        return std::nullopt;
-      })
-      .Case([&](arith::MulFOp mul) -> std::optional<Kind> {
-        if (reassociable(mul))
-          return Kind::MUL;
-        return std::nullopt;
-      })
+      .Case([&](arith::AddFOp add) { return ifReassociable(add, Kind::ADD); })
+      .Case([&](arith::MulFOp mul) { return ifReassociable(mul, Kind::MUL); })
       .Case([](arith::AddIOp) { return Kind::ADD; })
       .Case([](arith::MulIOp) { return Kind::MUL; })
       .Case([](arith::MaximumFOp) { return Kind::MAXIMUMF; })
@@ -121,6 +115,11 @@ public:
   }
 
 private:
+  // The position of an output operand among the outputs.
+  unsigned outputIndex(OpOperand &output) {
+    return output.getOperandNumber() - op_.getNumDpsInputs();
+  }
+
   // Whether `map` reads contiguous elements along the innermost loop: it
   // names that loop last and nowhere else.
   bool readsAlongInner(AffineMap map) const {
@@ -180,7 +179,7 @@ private:
 
   LogicalResult analyseReduction(OpOperand &output, BlockArgument argument) {
     auto yield = cast<linalg::YieldOp>(op_.getBlock()->getTerminator());
-    Value yielded = yield.getOperand(output.getOperandNumber() - op_.getNumDpsInputs());
+    Value yielded = yield.getOperand(outputIndex(output));
     Operation *combiner = yielded.getDefiningOp();
     if (!combiner || combiner->getNumOperands() != 2 || !argument.hasOneUse() ||
         *argument.getUsers().begin() != combiner ||
@@ -231,11 +230,11 @@ private:
   // bufferization can only do with a copy.
   Value sourceOf(OpOperand &operand, ValueRange outputs) {
     if (!op_.isDpsInput(&operand))
-      return outputs[operand.getOperandNumber() - op_.getNumDpsInputs()];
+      return outputs[outputIndex(operand)];
     for (OpOperand &init : op_.getDpsInitsMutable())
       if (init.get() == operand.get() && op_.getMatchingIndexingMap(&init).isPermutation() &&
           op_.getMatchingIndexingMap(&init) == op_.getMatchingIndexingMap(&operand))
-        return outputs[init.getOperandNumber() - op_.getNumDpsInputs()];
+        return outputs[outputIndex(init)];
     return operand.get();
   }
 
