@@ -295,11 +295,12 @@ def render(res):
 
     # W7 detail, peak memory, checks.
     rows = []
-    for impl, variant, label in [("adjit", None, "adjit"),
-                                 ("adjit", "first_call_warm_cache",
-                                  "adjit, second process, warm on-disk cache")] + \
-            [(p, None, p) for p in peers]:
-        r = res.timing("W7", impl, variant)
+    for workload, impl, variant, label in [
+            ("W7", "adjit", None, "adjit"),
+            ("W7", "adjit", "first_call_warm_cache", "adjit, second process, warm on-disk cache")] + \
+            [("W7", p, None, p) for p in peers] + \
+            [("W6", "adjit", "compile", "adjit, W6's sin(x)*2+1 on f32[16]")]:
+        r = res.timing(workload, impl, variant)
         if r:
             steady = (r.get("extra") or {}).get("steady_ms")
             rows.append([label, fmt(r["median_ms"], "ms"), fmt(r.get("compile_ms"), "ms"),

@@ -318,6 +318,42 @@ TEST_CASE("f32 log of subnormal inputs", "[jit-ops][ops][unary][special]") {
   CHECK(compare(r, rounded(want, F32), {1e-6, 0}, to_long_doubles(x)) == "");
 }
 
+// logistic's tails, where e^-x overflows or 1 + e^-x rounds to 1, must be
+// exact: 0 at -inf, 1 at +inf and from x = 50, tiny (at most the smallest
+// normal number off) far below 0, NaN for NaN; in full vectors (64
+// elements) as well as a remainder.
+TEST_CASE("logistic at the ends of its range, f32 and f64", "[jit-ops][ops][unary][special]") {
+  std::vector<double> ends{-kInf, -1e4, -745, -700, -150, -104, -100, -90, -88, -87, -50,
+                           -17, 17, 50, 88, 90, 1e4, kInf};
+  for (DType dtype : {F32, F64}) {
+    std::vector<double> values;
+    while (values.size() < 64) values.insert(values.end(), ends.begin(), ends.end());
+    values.resize(64);
+    values.push_back(kNaN);
+    Shape shape{static_cast<int64_t>(values.size())};
+    Array x = from_doubles(values, shape, dtype);
+    Array r = run1(unary_module("logistic", dtype, shape), {x});
+    std::vector<long double> in = to_long_doubles(x), got = to_long_doubles(r);
+    double smallest_normal = dtype == F32 ? double(std::numeric_limits<float>::min())
+                                          : std::numeric_limits<double>::min();
+    for (size_t i = 0; i < in.size(); ++i) {
+      INFO(dtype_name(dtype) << " logistic(" << number(static_cast<double>(in[i])) << ") = "
+                             << number(static_cast<double>(got[i])));
+      if (std::isnan(in[i])) {
+        CHECK(std::isnan(got[i]));
+      } else if (in[i] == -kInf) {
+        CHECK(got[i] == 0);
+      } else if (in[i] == kInf || in[i] >= 50) {
+        CHECK(got[i] == 1);
+      } else {
+        long double want = logistic_ref(static_cast<double>(in[i]));
+        CHECK(std::fabs(got[i] - want) <= std::max(4e-7L * want, (long double)smallest_normal));
+        CHECK(got[i] >= 0);
+      }
+    }
+  }
+}
+
 // Regression: the upstream f32 sin polynomial (now replaced by libm) got
 // small negative arguments wrong, e.g. sin(-1e-30f) = +6.23e-8.
 TEST_CASE("f32 sin of small negative arguments", "[jit-ops][ops][unary][special]") {
