@@ -299,6 +299,20 @@ void run_w2(const Settings& s) {
   report("W2", "value", measure([&] { loss_only(params_d, x_d, labels_d); }, s), s);
 }
 
+// One timed first call (from `start`: trace, compile and one run) and the
+// compile part of it.
+void report_first_call(const char* workload, const char* variant,
+                       std::chrono::steady_clock::time_point start, const adjit::CacheInfo& info,
+                       const Settings& s) {
+  double first_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  JsonLine()
+      .field("workload", workload).field("impl", "adjit").field("variant", variant)
+      .field("median_ms", first_ms).field("min_ms", first_ms).field("max_ms", first_ms)
+      .field("reps", 1).field("compile_ms", info.compile_seconds * 1e3)
+      .field("peak_rss_mb", peak_rss_mb()).field("threads", s.threads).print();
+}
+
 void run_w7(const Settings& s) {
   // The first call of W2's step in a fresh process: trace, AD, optimize,
   // codegen (and one run).
@@ -309,13 +323,7 @@ void run_w7(const Settings& s) {
   auto start = std::chrono::steady_clock::now();
   auto step = w2_step();
   step(params, x, labels);
-  double first_ms =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  JsonLine()
-      .field("workload", "W7").field("impl", "adjit").field("variant", "first_call")
-      .field("median_ms", first_ms).field("min_ms", first_ms).field("max_ms", first_ms)
-      .field("reps", 1).field("compile_ms", step.cache_info().compile_seconds * 1e3)
-      .field("peak_rss_mb", peak_rss_mb()).field("threads", s.threads).print();
+  report_first_call("W7", "first_call", start, step.cache_info(), s);
 }
 
 // ---------------------------------------------------------------- W3 ----
@@ -536,13 +544,7 @@ void run_w6(const Settings& s) {
   // process: a small function must compile fast (issue 8: <= 30 ms).
   auto start = std::chrono::steady_clock::now();
   Array y = f(x);
-  double first_ms =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  JsonLine()
-      .field("workload", "W6").field("impl", "adjit").field("variant", "compile")
-      .field("median_ms", first_ms).field("min_ms", first_ms).field("max_ms", first_ms)
-      .field("reps", 1).field("compile_ms", f.cache_info().compile_seconds * 1e3)
-      .field("threads", s.threads).print();
+  report_first_call("W6", "compile", start, f.cache_info(), s);
   for (int i = 0; i < 16; ++i)
     if (std::abs(y.data<float>()[i] - (std::sin(x.data<float>()[i]) * 2 + 1)) > 1e-6)
       check_failed("W6", "wrong value at " + std::to_string(i));

@@ -122,7 +122,7 @@ bool can_hand_on(const std::vector<Array>& inputs, size_t i) {
 }  // namespace
 
 TracedProgram trace_program(const std::string& name, TraceBody body, Device device,
-                            const std::vector<bool>& donated) {
+                            const std::vector<bool>& donated, bool rematerialize) {
   TraceContext trace(name);
   std::vector<size_t> layout;
   auto add_parameter = [&](DType dtype, const Shape& shape) {
@@ -132,6 +132,7 @@ TracedProgram trace_program(const std::string& name, TraceBody body, Device devi
   Program program = trace.finish(results);
   CompileOptions options = program.options();
   options.target = device.kind();
+  options.rematerialize = rematerialize;
   program.set_options(options);
   if (device.is_cpu() && llvm::is_contained(donated, true)) alias_donated_outputs(program, donated);
   return {std::move(program), std::move(layout)};
@@ -310,7 +311,8 @@ std::shared_ptr<const CompiledFunction> JitCache::lookup(
 
   auto start = std::chrono::steady_clock::now();
   try {
-    auto [program, result_layout] = trace_program(options_.name, body, device, donated);
+    auto [program, result_layout] = trace_program(options_.name, body, device, donated,
+                                                        options_.rematerialize);
     if (!options_.cache_dir.empty()) {
       CompileOptions with_cache = program.options();
       with_cache.cache_dir = options_.cache_dir;

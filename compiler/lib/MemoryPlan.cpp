@@ -9,13 +9,12 @@
 
 #include "adjit/Dialect/AdjitDialect.h"
 #include "adjit/Passes/BufferPlan.h"
+#include "adjit/Passes/Residuals.h"
 #include "adjit/runtime/Shape.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinTypes.h"
-#include "mlir/IR/Matchers.h"
 #include "mlir/IR/SymbolTable.h"
-#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SetVector.h"
 
@@ -120,26 +119,9 @@ std::vector<Residual> residuals_of(mlir::ModuleOp differentiated, llvm::StringRe
   auto function = differentiated.lookupSymbol<mlir::func::FuncOp>(entry);
   if (!function) return residuals;
   for (mlir::func::FuncOp vjp : reachable_functions(differentiated, function)) {
-    auto from = vjp->getAttrOfType<mlir::IntegerAttr>(mlir::adjit::kCotangentsFromAttrName);
-    if (!from || vjp.isExternal()) continue;
-    // The backward pass: everything that depends on a cotangent. (Control
-    // flow ops take every value they use as an operand.)
-    llvm::DenseSet<mlir::Value> backward;
-    for (mlir::BlockArgument cotangent : vjp.getArguments().drop_front(from.getInt()))
-      backward.insert(cotangent);
-    llvm::SetVector<mlir::Value> kept;
-    for (mlir::Operation& op : vjp.getBody().front()) {
-      if (!llvm::any_of(op.getOperands(), [&](mlir::Value v) { return backward.contains(v); }))
-        continue;
-      for (mlir::Value result : op.getResults()) backward.insert(result);
-      if (op.hasTrait<mlir::OpTrait::IsTerminator>()) continue;
-      for (mlir::Value operand : op.getOperands()) {
-        mlir::Operation* producer = operand.getDefiningOp();
-        if (producer && !backward.contains(operand) && !mlir::matchPattern(operand, mlir::m_Constant()))
-          kept.insert(operand);
-      }
-    }
-    for (mlir::Value value : kept) {
+    std::optional<mlir::adjit::ReverseSplit> split = mlir::adjit::splitReverseFunction(vjp);
+    if (!split) continue;
+    for (mlir::Value value : split->residuals) {
       auto type = mlir::dyn_cast<mlir::ShapedType>(value.getType());
       if (!type) continue;
       std::optional<int64_t> bytes = mlir::adjit::sizeInBytes(type);

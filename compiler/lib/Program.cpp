@@ -137,6 +137,7 @@ mlir::adjit::PipelineOptions pipeline_options(const CompileOptions& options) {
   mlir::adjit::PipelineOptions pipeline;
   pipeline.threads = options.threads;
   pipeline.planBuffers = options.plan_buffers;
+  pipeline.rematerialize = options.rematerialize;
   pipeline.target = pipeline_target(options.target);
   // Ahead-of-time code for another CPU gets vectors of that CPU's width.
   if (options.target == Device::Kind::cpu &&
@@ -491,7 +492,8 @@ Executable Program::compile(Device device) const {
     cache.emplace(cache_dir);
     key = CompileCache::key({print(*impl_->module), detail::host_target_description(), "O3",
                              for_device.threads ? "threads" : "serial",
-                             for_device.plan_buffers ? "planned" : "unplanned"});
+                             for_device.plan_buffers ? "planned" : "unplanned",
+                             for_device.rematerialize ? "remat" : "no-remat"});
     if (std::optional<std::string> object = cache->load(key))
       return detail::load_into_jit(*object, impl_->signatures);
   }

@@ -13,6 +13,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Dominance.h"
 #include "mlir/IR/Matchers.h"
 
 namespace mlir::adjit {
@@ -201,6 +202,13 @@ void accumulateInPlace(linalg::GenericOp gemm) {
   Value acc = sum.getDpsInputs()[0] == product ? sum.getDpsInputs()[1] : sum.getDpsInputs()[0];
   if (acc.getType() != product.getType() || acc == product)
     return;
+  // acc may be computed after the product (a backward pass that recomputes
+  // a value between them): the GEMM then moves down to its only user.
+  if (!DominanceInfo().properlyDominates(acc, gemm)) {
+    if (sum->getBlock() != gemm->getBlock())
+      return;
+    gemm->moveBefore(sum);
+  }
   if (*scale != 1.0) {
     auto elements = [](Value v) { return cast<ShapedType>(v.getType()).getNumElements(); };
     unsigned smaller = elements(gemm.getDpsInputs()[0]) <= elements(gemm.getDpsInputs()[1]) ? 0 : 1;

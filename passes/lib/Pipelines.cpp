@@ -254,6 +254,8 @@ void addStagePasses(OpPassManager &pm, Stage stage,
     return;
   case Stage::differentiated:
     pm.addPass(createDifferentiate());
+    if (options.rematerialize)
+      pm.addPass(createRematerialize());
     return;
   case Stage::optimized:
     // Derived functions are inlined so that forward and backward code

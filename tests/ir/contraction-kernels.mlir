@@ -85,3 +85,20 @@ func.func @sgd_update(%w: tensor<64x128xf32> {adjit.aliasing_output = 0 : i64}, 
   %n = adjit.sub %w, %s : tensor<64x128xf32>
   return %n : tensor<64x128xf32>
 }
+
+// -----
+
+// The accumulator is computed after the product (a backward pass
+// recomputes a value between them): the GEMM moves down to the sum, its
+// only user, where the accumulator exists, and accumulates onto it.
+// FUSED-LABEL: func.func @accumulator_after_product
+// FUSED:       %[[ACC:.*]] = scf.for
+// FUSED:       math.tanh
+// FUSED:       linalg.generic {{.*}} library_call = "adjit_gemm_f32"} ins(%arg0, %arg1 : tensor<64x64xf32>, tensor<64x64xf32>) outs(%[[ACC]] : tensor<64x64xf32>)
+// FUSED:       return
+func.func @accumulator_after_product(%a: tensor<64x64xf32>, %b: tensor<64x64xf32>, %c: tensor<64x64xf32>) -> (tensor<64x64xf32>, tensor<64x64xf32>) {
+  %p = adjit.dot_general %a, %b, batch = [] x [], contract = [1] x [0] : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+  %acc = adjit.tanh %c : tensor<64x64xf32>
+  %s = adjit.add %acc, %p : tensor<64x64xf32>
+  return %s, %acc : tensor<64x64xf32>, tensor<64x64xf32>
+}

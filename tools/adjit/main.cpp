@@ -73,6 +73,11 @@ cl::opt<bool> print_ir_after_all("print-ir-after-all",
                                  cl::sub(compile_command), cl::cat(adjit_options));
 cl::opt<bool> timing("timing", cl::desc("report the passes' times, then LLVM's share, to stderr"),
                      cl::sub(compile_command), cl::cat(adjit_options));
+cl::opt<bool> no_remat("no-remat",
+                       cl::desc("gradients keep every residual instead of recomputing cheap\n"
+                                "elementwise ones in the backward pass"),
+                       cl::sub(compile_command), cl::sub(run_command), cl::sub(aot_command),
+                       cl::cat(adjit_options));
 
 // adjit run
 cl::opt<std::string> run_entry(
@@ -156,6 +161,7 @@ int compile() {
   options.gpu_arch = gpu_arch;
   options.print_ir_after_all = print_ir_after_all;
   options.timing = timing;
+  options.rematerialize = !no_remat;
   adjit::Program program = adjit::Program::parse_file(input_file, options);
   if (given(dump_dir)) {
     program.dump(dump_dir);
@@ -178,6 +184,7 @@ int run() {
   for (const std::string& spec : array_specs) inputs.push_back(adjit::parse_array_spec(spec));
   adjit::CompileOptions options;
   options.target = device.kind();
+  options.rematerialize = !no_remat;
   adjit::Executable executable = adjit::Program::parse_file(input_file, options).compile(device);
   for (adjit::Array& input : inputs) input = input.to(device);
   std::string entry = run_entry;
@@ -210,7 +217,9 @@ int aot() {
                        "yet (adjit compile --target=cuda --emit=cubin writes them)");
   require_input_file(aot_command);
   if (!given(aot_output)) throw adjit::Error("aot needs an output directory: -o DIR");
-  adjit::Program program = adjit::Program::parse_file(input_file);
+  adjit::CompileOptions compile_options;
+  compile_options.rematerialize = !no_remat;
+  adjit::Program program = adjit::Program::parse_file(input_file, compile_options);
   adjit::aot::AotOptions options;
   options.output_dir = aot_output;
   options.target_cpu = target_cpu;

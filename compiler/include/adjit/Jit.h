@@ -50,6 +50,11 @@ struct JitOptions {
   /// RuntimeError (docs/guide/memory.md). On the CPU; elsewhere donated
   /// arrays are only invalidated.
   std::vector<int> donate;
+  /// Gradients recompute cheap elementwise values in their backward pass
+  /// instead of keeping them from the forward pass where that keeps fewer
+  /// bytes (CompileOptions::rematerialize; docs/guide/memory.md). The
+  /// results are the same either way.
+  bool rematerialize = true;
 };
 
 struct CacheInfo {
@@ -85,9 +90,10 @@ struct TracedProgram {
 /// Traces `body` into a Program named `name` (not cached) that targets
 /// `device`'s kind of processor. `donated` (one flag per flat input, or
 /// empty) gives each donated input, on the CPU, the first output of its type
-/// not yet given one, to be computed in its buffer.
+/// not yet given one, to be computed in its buffer. `rematerialize` is
+/// CompileOptions::rematerialize.
 TracedProgram trace_program(const std::string& name, TraceBody body, Device device = Device::cpu(),
-                            const std::vector<bool>& donated = {});
+                            const std::vector<bool>& donated = {}, bool rematerialize = true);
 
 /// One signature of a jitted function, compiled: the executable, its entry
 /// (resolved once) and the layout of its results.
@@ -208,7 +214,7 @@ class Jitted {
     std::vector<Array> inputs;
     return detail::trace_program(cache_->options().name, trace_body<Result>(args...),
                                  cache_->options().device.value_or(Device::cpu()),
-                                 donated_inputs(inputs, args...))
+                                 donated_inputs(inputs, args...), cache_->options().rematerialize)
         .program;
   }
 

@@ -43,6 +43,11 @@ struct CompileOptions {
   /// memory_plan); false gives each its own allocation. The results are
   /// the same.
   bool plan_buffers = true;
+  /// Gradients recompute cheap elementwise values in their backward pass
+  /// instead of keeping them from the forward pass, where that keeps fewer
+  /// bytes without adding memory traffic (docs/guide/memory.md). The
+  /// results are the same.
+  bool rematerialize = true;
 };
 
 namespace detail {

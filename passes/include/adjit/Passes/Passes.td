@@ -36,6 +36,39 @@ def Differentiate : Pass<"adjit-differentiate", "ModuleOp"> {
   let dependentDialects = ["::mlir::func::FuncDialect"];
 }
 
+def Rematerialize : Pass<"adjit-rematerialize", "ModuleOp"> {
+  let summary = "Recompute cheap residuals in the backward pass instead of keeping them";
+  let description = [{
+    In each reverse-mode function (`adjit.cotangents_from`), chooses the
+    forward values to keep for the backward pass by a minimum cut, as
+    PyTorch's AOTAutograd partitioner does: keeping a value costs its
+    bytes; a value made by an elementwise op (or a broadcast, reshape,
+    transpose) can instead be recomputed from its operands; arguments and
+    constants are free. The backward pass then recomputes the others from
+    the kept values, behind an `adjit.optimization_barrier` so that CSE and
+    fusion keep the recomputation apart. Nothing changes unless fewer bytes
+    are kept.
+
+    Only recomputation that adds no memory traffic is chosen: a residual
+    that the backward pass reads in a contraction, a control-flow op or any
+    op that does not fuse with elementwise producers is kept, and a
+    recomputation reaches at most 8 ops back. `CompileOptions::rematerialize`
+    (and `JitOptions::rematerialize`, `adjit compile --no-remat`) turns the
+    pass off; the results are the same either way.
+
+    ```mlir
+    // gelu-like: the backward pass needs t = tanh(a) and a.
+    %t = adjit.tanh %a : tensor<4xf32>        // forward
+    ...
+    %d = adjit.mul %ct, %t : tensor<4xf32>    // backward
+    // becomes, in the backward pass, with only %a kept:
+    %k = adjit.optimization_barrier %a : tensor<4xf32>
+    %t2 = adjit.tanh %k : tensor<4xf32>
+    %d = adjit.mul %ct, %t2 : tensor<4xf32>
+    ```
+  }];
+}
+
 def FuseElementwise : Pass<"adjit-fuse-elementwise", "ModuleOp"> {
   let summary = "Fuse elementwise producers into their consumers, without recomputation";
   let description = [{

@@ -56,6 +56,9 @@ struct PipelineOptions {
   /// cpu: a function's temporaries share one arena placed by their
   /// lifetimes (adjit-plan-buffers); false leaves each to the allocator.
   bool planBuffers = true;
+  /// Reverse-mode functions recompute cheap residuals in their backward
+  /// pass where that keeps fewer bytes (adjit-rematerialize).
+  bool rematerialize = true;
   /// cpu: the width of the target's vector registers in bits, which
   /// adjit-vectorize fills (0: the host's, hostVectorBits()).
   int64_t vectorBits = 0;
