@@ -37,20 +37,23 @@ bool isVectorElementType(Type type) {
 }
 
 // Math ops that become vector code below: f32 ones that adjit-approximate-math
-// turns into polynomials, and ones with an LLVM intrinsic that is exact on
-// vectors (LLVM calls libm per lane where the CPU has no instruction). f64
-// tanh, erf, expm1 and log1p have neither: libm, one element at a time.
+// turns into polynomials, and ones that are one vector instruction (or a few)
+// on every target. The others (f32 sin, cos and pow, every f64
+// transcendental) are libm calls one element at a time: in vector form LLVM
+// would unroll a call per lane, spilling the other lanes around each, which
+// is no faster than a loop of calls and makes long programs' code (and its
+// compile time) grow far faster than the program.
 bool lowersToVectorCode(Operation *op) {
   bool f32 = getElementTypeOrSelf(op->getResult(0).getType()).isF32();
   bool approximated = isa<math::TanhOp, math::ErfOp, math::ExpM1Op, math::Log1pOp,
-                          math::AtanOp, math::Atan2Op, math::CbrtOp>(op);
-  bool intrinsic =
-      isa<math::AbsFOp, math::AbsIOp, math::CeilOp, math::CopySignOp, math::CosOp,
-          math::SinOp, math::ExpOp, math::Exp2Op, math::FloorOp, math::FmaOp, math::LogOp,
-          math::Log2Op, math::Log10Op, math::PowFOp, math::RoundEvenOp, math::RoundOp,
-          math::RsqrtOp, math::SqrtOp, math::TruncOp, math::CtPopOp,
-          math::CountLeadingZerosOp, math::CountTrailingZerosOp>(op);
-  return intrinsic || (f32 && approximated);
+                          math::AtanOp, math::Atan2Op, math::CbrtOp, math::ExpOp,
+                          math::LogOp, math::Log2Op>(op);
+  bool instruction =
+      isa<math::AbsFOp, math::AbsIOp, math::CeilOp, math::CopySignOp, math::FloorOp,
+          math::FmaOp, math::RoundEvenOp, math::RoundOp, math::RsqrtOp, math::SqrtOp,
+          math::TruncOp, math::CtPopOp, math::CountLeadingZerosOp,
+          math::CountTrailingZerosOp>(op);
+  return instruction || (f32 && approximated);
 }
 
 std::optional<vector::CombiningKind> combiningKind(Operation *op) {

@@ -112,13 +112,13 @@ func.func @column_sums(%x: tensor<16x64xf32>, %init: tensor<64xf32>) -> tensor<6
 // f64 gets half the lanes: 16 in two 512-bit registers, then 8.
 // CHECK-LABEL: func.func @f64
 // CHECK: vector.transfer_read {{.*}} : tensor<40xf64>, vector<16xf64>
-// CHECK: math.exp %{{.*}} : vector<16xf64>
-// CHECK: math.exp %{{.*}} : vector<8xf64>
+// CHECK: math.sqrt %{{.*}} : vector<16xf64>
+// CHECK: math.sqrt %{{.*}} : vector<8xf64>
 func.func @f64(%x: tensor<40xf64>) -> tensor<40xf64> {
   %empty = tensor.empty() : tensor<40xf64>
   %y = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%x : tensor<40xf64>) outs(%empty : tensor<40xf64>) {
   ^bb0(%in: f64, %out: f64):
-    %e = math.exp %in : f64
+    %e = math.sqrt %in : f64
     linalg.yield %e : f64
   } -> tensor<40xf64>
   return %y : tensor<40xf64>
@@ -127,14 +127,15 @@ func.func @f64(%x: tensor<40xf64>) -> tensor<40xf64> {
 // -----
 
 // Left to LLVM: a float sum that may not be reordered, an operand read
-// transposed along the vector, a loop index, f64 tanh (a libm call per
-// element), bf16, a contraction served by the GEMM kernels, and bool
-// tensors (a byte per element in memory, a bit per lane in LLVM's vectors).
+// transposed along the vector, a loop index, f64 tanh and f32 sin (libm
+// calls, one element at a time: as vectors, a call per lane), bf16, a
+// contraction served by the GEMM kernels, and bool tensors (a byte per
+// element in memory, a bit per lane in LLVM's vectors).
 // CHECK-LABEL: func.func @left_alone
 // CHECK-NOT: vector.
-// CHECK-COUNT-7: linalg.generic
+// CHECK-COUNT-8: linalg.generic
 // CHECK-NOT: vector.
-func.func @left_alone(%x: tensor<8x32xf32>, %t: tensor<32x8xf32>, %init: tensor<8xf32>, %d: tensor<32xf64>, %h: tensor<32xbf16>, %m: tensor<8x8xf32>) -> (tensor<8xf32>, tensor<8x32xf32>, tensor<8x32xf32>, tensor<32xf64>, tensor<32xbf16>, tensor<8x8xf32>, tensor<8x32xi1>) {
+func.func @left_alone(%x: tensor<8x32xf32>, %t: tensor<32x8xf32>, %init: tensor<8xf32>, %d: tensor<32xf64>, %h: tensor<32xbf16>, %m: tensor<8x8xf32>) -> (tensor<8xf32>, tensor<8x32xf32>, tensor<8x32xf32>, tensor<32xf64>, tensor<32xbf16>, tensor<8x8xf32>, tensor<8x32xi1>, tensor<8x32xf32>) {
   %strict = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%x : tensor<8x32xf32>) outs(%init : tensor<8xf32>) {
   ^bb0(%in: f32, %out: f32):
     %r = arith.addf %out, %in : f32
@@ -180,5 +181,10 @@ func.func @left_alone(%x: tensor<8x32xf32>, %t: tensor<32x8xf32>, %init: tensor<
     %r = arith.cmpf ogt, %in, %zero : f32
     linalg.yield %r : i1
   } -> tensor<8x32xi1>
-  return %strict, %transposed, %indices, %tanh, %half, %gemm, %positive : tensor<8xf32>, tensor<8x32xf32>, tensor<8x32xf32>, tensor<32xf64>, tensor<32xbf16>, tensor<8x8xf32>, tensor<8x32xi1>
+  %sin = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<8x32xf32>) outs(%empty : tensor<8x32xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %r = math.sin %in : f32
+    linalg.yield %r : f32
+  } -> tensor<8x32xf32>
+  return %strict, %transposed, %indices, %tanh, %half, %gemm, %positive, %sin : tensor<8xf32>, tensor<8x32xf32>, tensor<8x32xf32>, tensor<32xf64>, tensor<32xbf16>, tensor<8x8xf32>, tensor<8x32xi1>, tensor<8x32xf32>
 }
