@@ -45,11 +45,17 @@ bool computesTranscendental(linalg::GenericOp generic) {
 // element, while materializing it costs a write and a read per consumer
 // (of a block of rows that stays in the cache, when adjit-tile-and-fuse-rows
 // runs the consumers block by block; of a full-size buffer otherwise).
+// Whether `block` holds at most `limit` ops, without counting past that (a
+// block's size is linear to find, and the fusion control asks it often).
+bool hasAtMostOps(Block *block, size_t limit) {
+  return llvm::hasNItemsOrLess(block->getOperations(), limit);
+}
+
 bool isCheapElementwise(Operation *op) {
   constexpr size_t kMaxDuplicatedOps = 24;
   auto generic = dyn_cast<linalg::GenericOp>(op);
-  return generic && generic.getNumResults() == 1 && !computesTranscendental(generic) &&
-         generic.getBody()->getOperations().size() <= kMaxDuplicatedOps &&
+  return generic && generic.getNumResults() == 1 &&
+         hasAtMostOps(generic.getBody(), kMaxDuplicatedOps) && !computesTranscendental(generic) &&
          llvm::all_of(generic.getIteratorTypesArray(),
                       [](utils::IteratorType t) { return t == utils::IteratorType::parallel; }) &&
          llvm::all_of(generic.getIndexingMapsArray(),
@@ -67,16 +73,41 @@ bool isCheapElementwise(Operation *op) {
 // block by block).
 constexpr size_t kMaxFusedBodyOps = 256;
 
+// The number of ops in each generic's body, counted once: a block's size is
+// linear to find, and the fusion control asks for it again and again (most
+// of the pass's time on long programs). Kept current as the rewrite
+// inserts and erases ops.
+class BodySizes : public RewriterBase::Listener {
+public:
+  size_t of(linalg::GenericOp generic) {
+    auto [it, inserted] = sizes_.try_emplace(generic.getOperation(), 0);
+    if (inserted)
+      it->second = generic.getBody()->getOperations().size();
+    return it->second;
+  }
+
+private:
+  void forget(Operation *op) {
+    sizes_.erase(op);
+    if (Operation *parent = op->getParentOp())
+      sizes_.erase(parent);
+  }
+  void notifyOperationInserted(Operation *op, OpBuilder::InsertPoint) override { forget(op); }
+  void notifyOperationErased(Operation *op) override { forget(op); }
+  void notifyOperationModified(Operation *op) override { forget(op); }
+
+  llvm::DenseMap<Operation *, size_t> sizes_;
+};
+
 // Whether `fused` may be fused; `recompute`: any elementwise producer may be
 // recomputed in each consumer (the GPU policy).
-bool shouldFuse(OpOperand *fused, bool recompute) {
+bool shouldFuse(OpOperand *fused, bool recompute, BodySizes &sizes) {
   Operation *producer = fused->get().getDefiningOp();
   auto consumer = dyn_cast<linalg::GenericOp>(fused->getOwner());
   if (!producer || !consumer || !consumer.getMatchingIndexingMap(fused).isPermutation())
     return false;
   if (auto generic = dyn_cast<linalg::GenericOp>(producer))
-    if (generic.getBody()->getOperations().size() + consumer.getBody()->getOperations().size() >
-        kMaxFusedBodyOps)
+    if (sizes.of(generic) + sizes.of(consumer) > kMaxFusedBodyOps)
       return false;
   if (producer->hasOneUse() || isReplication(producer))
     return true;
@@ -98,10 +129,14 @@ struct FuseElementwisePass : adjit::impl::FuseElementwiseBase<FuseElementwisePas
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     bool recomputeAll = recompute;
-    linalg::populateElementwiseOpsFusionPatterns(
-        patterns, [recomputeAll](OpOperand *fused) { return shouldFuse(fused, recomputeAll); });
+    BodySizes sizes;
+    linalg::populateElementwiseOpsFusionPatterns(patterns, [&](OpOperand *fused) {
+      return shouldFuse(fused, recomputeAll, sizes);
+    });
     linalg::populateEraseUnusedOperandsAndResultsPatterns(patterns);
-    if (failed(applyPatternsAndFoldGreedily(getOperation(), std::move(patterns))))
+    GreedyRewriteConfig config;
+    config.listener = &sizes;
+    if (failed(applyPatternsAndFoldGreedily(getOperation(), std::move(patterns), config)))
       signalPassFailure();
   }
 };
