@@ -120,7 +120,8 @@ private:
       int64_t after = kernelsBefore.lookup(producer->getNextNode());
       if (llvm::any_of(residual.getUsers(), [&](Operation *user) {
             Operation *top = body.findAncestorOpInBlock(*user);
-            return top && !split_.forward.contains(top) && kernelsBefore.lookup(top) > after;
+            return top && !split_.forward.contains(top) &&
+                   !top->hasTrait<OpTrait::IsTerminator>() && kernelsBefore.lookup(top) > after;
           }))
         acrossKernels.insert(residual);
     }
@@ -196,9 +197,12 @@ private:
     for (Operation &op : body)
       if (split_.forward.contains(&op))
         lastForward = &op;
+    // (A primal result that is also a residual is still returned as
+    // computed by the forward pass.)
     auto readsAgain = [&](Operation *user) {
       Operation *top = body.findAncestorOpInBlock(*user);
-      return top && lastForward->isBeforeInBlock(top) && !top->hasAttr(kRecomputedAttr);
+      return top && lastForward->isBeforeInBlock(top) && !top->hasAttr(kRecomputedAttr) &&
+             !top->hasTrait<OpTrait::IsTerminator>();
     };
     // What the recomputation starts from: the kept values and arguments,
     // behind one barrier (so that CSE does not merge the recomputation
