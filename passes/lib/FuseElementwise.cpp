@@ -45,17 +45,13 @@ bool computesTranscendental(linalg::GenericOp generic) {
 // element, while materializing it costs a write and a read per consumer
 // (of a block of rows that stays in the cache, when adjit-tile-and-fuse-rows
 // runs the consumers block by block; of a full-size buffer otherwise).
-// Whether `block` holds at most `limit` ops, without counting past that (a
-// block's size is linear to find, and the fusion control asks it often).
-bool hasAtMostOps(Block *block, size_t limit) {
-  return llvm::hasNItemsOrLess(block->getOperations(), limit);
-}
-
 bool isCheapElementwise(Operation *op) {
   constexpr size_t kMaxDuplicatedOps = 24;
   auto generic = dyn_cast<linalg::GenericOp>(op);
   return generic && generic.getNumResults() == 1 &&
-         hasAtMostOps(generic.getBody(), kMaxDuplicatedOps) && !computesTranscendental(generic) &&
+         // (a block's size is linear to find: count no further than needed)
+         llvm::hasNItemsOrLess(generic.getBody()->getOperations(), kMaxDuplicatedOps) &&
+         !computesTranscendental(generic) &&
          llvm::all_of(generic.getIteratorTypesArray(),
                       [](utils::IteratorType t) { return t == utils::IteratorType::parallel; }) &&
          llvm::all_of(generic.getIndexingMapsArray(),

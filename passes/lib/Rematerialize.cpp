@@ -26,7 +26,6 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
-#include "mlir/Transforms/RegionUtils.h"
 
 namespace mlir::adjit {
 #define GEN_PASS_DEF_REMATERIALIZE
@@ -38,8 +37,6 @@ using namespace mlir::adjit;
 
 namespace {
 
-// Marks the ops this pass adds while it runs.
-constexpr llvm::StringLiteral kRecomputedAttr = "adjit.recomputed";
 // How many elementwise ops deep a recomputation may reach.
 constexpr int kMaxRecomputeDepth = 8;
 // What keeping a value of unknown size costs: more than any known one, so
@@ -140,21 +137,21 @@ private:
     return it->second;
   }
 
-  int depthOf(Value v) {
-    if (isFree(v))
-      return 0;
-    auto [it, inserted] = depth_.try_emplace(v, 0);
-    if (!inserted)
-      return it->second;
-    Operation *producer = v.getDefiningOp();
-    int depth = 0;
-    if (isRecomputable(producer))
-      for (Value operand : producer->getOperands())
-        depth = std::max(depth, depthOf(operand) + 1);
-    return depth_[v] = depth;
+  // How many recomputable ops deep each forward value is (0 for what cannot
+  // be recomputed), counted in program order and capped past the limit.
+  void computeDepths() {
+    for (Operation &op : function_.getBody().front()) {
+      if (!split_.forward.contains(&op) || op.getNumResults() != 1 || !isRecomputable(&op))
+        continue;
+      int depth = 1;
+      for (Value operand : op.getOperands())
+        depth = std::max(depth, depth_.lookup(operand) + 1);
+      depth_[op.getResult(0)] = std::min(depth, kMaxRecomputeDepth + 1);
+    }
   }
 
   void buildGraph() {
+    computeDepths();
     source_ = graph_.addNode();
     sink_ = graph_.addNode();
     SmallVector<Value> worklist;
@@ -178,7 +175,7 @@ private:
       Value v = worklist.pop_back_val();
       Operation *producer = v.getDefiningOp();
       int node = nodes_.lookup(v);
-      if (!isRecomputable(producer) || depthOf(v) > kMaxRecomputeDepth) {
+      if (!isRecomputable(producer) || depth_.lookup(v) > kMaxRecomputeDepth) {
         graph_.addEdge(source_, node, FlowGraph::kInfinite);
         continue;
       }
@@ -199,9 +196,10 @@ private:
         lastForward = &op;
     // (A primal result that is also a residual is still returned as
     // computed by the forward pass.)
+    llvm::DenseSet<Operation *> added;  // the barrier and the clones
     auto readsAgain = [&](Operation *user) {
       Operation *top = body.findAncestorOpInBlock(*user);
-      return top && lastForward->isBeforeInBlock(top) && !top->hasAttr(kRecomputedAttr) &&
+      return top && lastForward->isBeforeInBlock(top) && !added.contains(top) &&
              !top->hasTrait<OpTrait::IsTerminator>();
     };
     // What the recomputation starts from: the kept values and arguments,
@@ -241,14 +239,14 @@ private:
     IRMapping mapping;
     if (!inputs.empty()) {
       auto barrier = b.create<OptimizationBarrierOp>(first->getLoc(), inputs.getArrayRef());
-      barrier->setAttr(kRecomputedAttr, b.getUnitAttr());
+      added.insert(barrier);
       mapping.map(inputs.getArrayRef(), barrier.getResults());
     }
     // Clones in program order, so that operands come first.
     SmallVector<Operation *> ordered(toClone.begin(), toClone.end());
     llvm::sort(ordered, [](Operation *x, Operation *y) { return x->isBeforeInBlock(y); });
     for (Operation *op : ordered)
-      b.clone(*op, mapping)->setAttr(kRecomputedAttr, b.getUnitAttr());
+      added.insert(b.clone(*op, mapping));
     for (Value residual : split_.residuals)
       if (recomputed_.lookup(residual))
         residual.replaceUsesWithIf(mapping.lookup(residual),
@@ -257,7 +255,6 @@ private:
     for (Operation *op : llvm::reverse(ordered))
       if (op->use_empty() && isMemoryEffectFree(op))
         op->erase();
-    function_.walk([](Operation *op) { op->removeAttr(kRecomputedAttr); });
   }
 
   func::FuncOp function_;
