@@ -3,6 +3,7 @@
 #include "LoadedCode.h"
 
 #include "adjit/Passes/Passes.h"
+#include "adjit/runtime/ArenaBuffers.h"
 #include "adjit/runtime/Error.h"
 #include "adjit/runtime/Gemm.h"
 #include "adjit/runtime/KernelAllocation.h"
@@ -206,8 +207,8 @@ Executable load_into_jit(const std::string& object, std::vector<Signature> signa
       (*jit)->getDataLayout().getGlobalPrefix());
   if (!process_symbols) throw fail("cannot expose process symbols", process_symbols.takeError());
   (*jit)->getMainJITDylib().addGenerator(std::move(*process_symbols));
-  // Temporary buffers of compiled code come from the runtime's allocator;
-  // contractions call the runtime's GEMM kernels.
+  // Temporary buffers of compiled code come from the runtime's allocator
+  // and arenas; contractions call the runtime's GEMM kernels.
   llvm::orc::MangleAndInterner mangle((*jit)->getExecutionSession(), (*jit)->getDataLayout());
   llvm::orc::SymbolMap runtime_functions;
   auto define = [&](const char* name, auto* function) {
@@ -217,6 +218,8 @@ Executable load_into_jit(const std::string& object, std::vector<Signature> signa
   define("_mlir_memref_to_llvm_alloc", &_mlir_memref_to_llvm_alloc);
   define("_mlir_memref_to_llvm_aligned_alloc", &_mlir_memref_to_llvm_aligned_alloc);
   define("_mlir_memref_to_llvm_free", &_mlir_memref_to_llvm_free);
+  define("adjit_arena_buffer", &adjit_arena_buffer);
+  define("adjit_arena_release", &adjit_arena_release);
   define("adjit_gemm_f32", &adjit_gemm_f32);
   define("adjit_gemm_f64", &adjit_gemm_f64);
   if (auto error = (*jit)->getMainJITDylib().define(

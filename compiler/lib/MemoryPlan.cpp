@@ -21,6 +21,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <iterator>
 
 namespace adjit {
@@ -84,22 +85,25 @@ std::string MemoryPlan::to_string() const {
                  "function returns)\n",
                  function, buffers.size(), bytes_text(peak_bytes),
                  bytes_text(peak_bytes_unplanned));
-  auto row = [&](const std::string& when, int64_t bytes, const std::string& type,
-                 const std::string& made_by) {
-    fmt::format_to(out, "  {:<12} {:>10}  {:<16} {}\n", when, bytes_text(bytes), type, made_by);
+  auto row = [&](const std::string& when, const std::string& where, int64_t bytes,
+                 const std::string& type, const std::string& made_by) {
+    fmt::format_to(out, "  {:<12} {:>10} {:>10}  {:<16} {}\n", when, where, bytes_text(bytes),
+                   type, made_by);
   };
   if (planned) {
-    fmt::format_to(out, "  live in ops (of {}), first..last:\n", op_count);
+    fmt::format_to(out, "  live in ops (of {}), first..last, at an offset of the arena ({}):\n",
+                   op_count, bytes_text(arena_bytes));
     for (const TemporaryBuffer& buffer : buffers)
       if (buffer.planned)
-        row(fmt::format("{}..{}", buffer.first_op, buffer.last_op), buffer.bytes, buffer.type,
-            made_by_text(buffer.made_by, buffer.location));
+        row(fmt::format("{}..{}", buffer.first_op, buffer.last_op),
+            buffer.offset < 0 ? "own" : fmt::format("@{}", buffer.offset), buffer.bytes,
+            buffer.type, made_by_text(buffer.made_by, buffer.location));
   }
   if (planned < buffers.size()) {
     text += "  live while the op that allocates them runs:\n";
     for (const TemporaryBuffer& buffer : buffers)
       if (!buffer.planned)
-        row("", buffer.bytes, buffer.type,
+        row("", "", buffer.bytes, buffer.type,
             fmt::format("{} ({})", made_by_text(buffer.made_by, buffer.location), buffer.note));
   }
   if (!residuals.empty()) {
@@ -107,7 +111,8 @@ std::string MemoryPlan::to_string() const {
                    "residuals kept from the forward pass for the backward pass: {} values, {}\n",
                    residuals.size(), bytes_text(residual_bytes()));
     for (const Residual& residual : residuals)
-      row("", residual.bytes, residual.type, made_by_text(residual.made_by, residual.location));
+      row("", "", residual.bytes, residual.type,
+          made_by_text(residual.made_by, residual.location));
   }
   return text;
 }
@@ -133,17 +138,19 @@ std::vector<Residual> residuals_of(mlir::ModuleOp differentiated, llvm::StringRe
   return residuals;
 }
 
-void describe_buffers(mlir::func::FuncOp bufferized, MemoryPlan& plan) {
+void describe_buffers(mlir::func::FuncOp bufferized, bool planning, MemoryPlan& plan) {
   mlir::adjit::BufferPlan analysis = mlir::adjit::planBuffers(bufferized);
-  plan.peak_bytes = analysis.peakBytes;
+  plan.arena_bytes = planning ? analysis.arenaBytes : 0;
+  plan.peak_bytes = planning ? analysis.peakBytes : analysis.unplannedPeakBytes;
   plan.peak_bytes_unplanned = analysis.unplannedPeakBytes;
   plan.op_count = static_cast<int>(analysis.opCount);
   for (mlir::adjit::PlannedBuffer& buffer : analysis.buffers) {
     TemporaryBuffer out;
     out.bytes = buffer.bytes.value_or(-1);
     out.type = describe(buffer.alloc.getType());
-    out.planned = buffer.planned();
-    out.note = buffer.reason;
+    out.planned = planning && buffer.planned();
+    out.note = planning ? buffer.reason : "memory planning is off (CompileOptions::plan_buffers)";
+    out.offset = planning ? buffer.offset.value_or(-1) : -1;
     out.first_op = static_cast<int>(buffer.firstUse);
     out.last_op = static_cast<int>(buffer.lastUse);
     mlir::Operation* maker = buffer.maker ? buffer.maker : buffer.alloc.getOperation();
@@ -151,6 +158,14 @@ void describe_buffers(mlir::func::FuncOp bufferized, MemoryPlan& plan) {
     out.location = source_position(maker->getLoc());
     plan.buffers.push_back(std::move(out));
   }
+  // In the order the call makes them: planned buffers at their first use.
+  std::stable_sort(plan.buffers.begin(), plan.buffers.end(),
+                   [&](const TemporaryBuffer& a, const TemporaryBuffer& b) {
+                     auto made_at = [&](const TemporaryBuffer& t) {
+                       return t.planned ? t.first_op : plan.op_count;
+                     };
+                     return made_at(a) < made_at(b);
+                   });
 }
 
 }  // namespace detail

@@ -15,8 +15,10 @@ namespace adjit::detail {
 /// the differentiated stage.
 std::vector<Residual> residuals_of(mlir::ModuleOp differentiated, llvm::StringRef entry);
 
-/// Fills `plan`'s buffers and peaks from the bufferized stage of a function.
-void describe_buffers(mlir::func::FuncOp bufferized, MemoryPlan& plan);
+/// Fills `plan`'s buffers, arena and peaks from the bufferized stage of a
+/// function before adjit-plan-buffers, as that pass would place them when
+/// `planning` (CompileOptions::plan_buffers).
+void describe_buffers(mlir::func::FuncOp bufferized, bool planning, MemoryPlan& plan);
 
 }  // namespace adjit::detail
 

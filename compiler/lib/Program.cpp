@@ -395,16 +395,18 @@ MemoryPlan Program::memory_plan(std::string_view entry) const {
   } else if (llvm::none_of(signatures, [&](const Signature& s) { return s.name == entry; })) {
     throw Error(fmt::format("memory_plan: no public function '{}'; there are: {}", entry, names()));
   }
-  // Temporaries are the host's: plan the cpu target's stages.
+  // Temporaries are the host's: plan the cpu target's stages. The plan is
+  // read off the bufferized stage before adjit-plan-buffers applies it.
   CompileOptions cpu = impl_->options;
   cpu.target = Device::Kind::cpu;
+  cpu.plan_buffers = false;
   StagedModule staged(*impl_, cpu);
   MemoryPlan plan;
   plan.function = std::string(entry);
   llvm::StringRef name(entry.data(), entry.size());
   plan.residuals = detail::residuals_of(staged.advance_to(Stage::differentiated), name);
   auto function = staged.advance_to(Stage::bufferized).lookupSymbol<mlir::func::FuncOp>(name);
-  detail::describe_buffers(function, plan);
+  detail::describe_buffers(function, impl_->options.plan_buffers, plan);
   return plan;
 }
 

@@ -467,3 +467,30 @@ LogicalResult OptimizationBarrierOp::inferReturnTypes(
   llvm::append_range(types, operands.getTypes());
   return success();
 }
+
+LogicalResult ArenaBufferOp::verify() {
+  MemRefType arena = getArena().getType(), buffer = getBuffer().getType();
+  if (!arena.hasStaticShape() || !arena.getLayout().isIdentity())
+    return emitOpError() << "needs a contiguous arena of static size, got " << arena;
+  if (!buffer.getLayout().isIdentity())
+    return emitOpError() << "makes contiguous buffers (identity layout), got " << buffer;
+  Type element = buffer.getElementType();
+  if (!element.isIntOrFloat())
+    return emitOpError() << "needs integer or float elements, got " << element;
+  int64_t elementBytes = (element.getIntOrFloatBitWidth() + 7) / 8;
+  int64_t offset = getOffset(), bytes = buffer.getNumElements() * elementBytes;
+  if (offset % elementBytes != 0)
+    return emitOpError() << "offset " << offset << " is not a multiple of the " << elementBytes
+                         << "-byte element of " << buffer;
+  if (offset + bytes > arena.getNumElements())
+    return emitOpError() << "places " << bytes << " bytes (" << buffer << ") at offset "
+                         << offset << ", past the end of the " << arena.getNumElements()
+                         << "-byte arena";
+  return success();
+}
+
+LogicalResult ArenaReleaseOp::verify() {
+  if (!getBuffer().getDefiningOp<ArenaBufferOp>())
+    return emitOpError() << "releases a buffer that no adjit.arena_buffer made";
+  return success();
+}

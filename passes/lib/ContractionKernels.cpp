@@ -328,11 +328,12 @@ func::FuncOp declareKernel(ModuleOp module, StringRef name) {
   return function;
 }
 
-// Whether `buffer` only ever holds zeros: an allocation whose only writers
-// are zero fills (bufferization copies such a shared zero tensor into each
-// contraction's output).
+// Whether `buffer` only ever holds zeros: an allocation (or arena buffer)
+// whose only writers are zero fills (bufferization copies such a shared
+// zero tensor into each contraction's output).
 bool holdsOnlyZeros(Value buffer) {
-  if (!buffer.getDefiningOp<memref::AllocOp>())
+  Operation *allocation = buffer.getDefiningOp();
+  if (!allocation || !hasSingleEffect<MemoryEffects::Allocate>(allocation, buffer))
     return false;
   bool filled = false;
   for (Operation *user : buffer.getUsers()) {
@@ -343,7 +344,7 @@ bool holdsOnlyZeros(Value buffer) {
     } else if (auto copy = dyn_cast<linalg::CopyOp>(user)) {
       if (copy.getOutputs()[0] == buffer)
         return false;
-    } else if (!isa<memref::DeallocOp>(user)) {
+    } else if (!hasSingleEffect<MemoryEffects::Free>(user, buffer)) {
       return false;
     }
   }

@@ -209,6 +209,7 @@ void addLoweringToLLVM(OpPassManager &pm, const PipelineOptions &options) {
   ConvertVectorToLLVMPassOptions vectorToLLVM;
   vectorToLLVM.reassociateFPReductions = true;
   pm.addPass(createConvertVectorToLLVMPass(vectorToLLVM));
+  pm.addPass(createConvertArenaToLLVM());
   // Temporaries come from the runtime's caching allocator
   // (runtime/include/adjit/runtime/KernelAllocation.h), not malloc.
   FinalizeMemRefToLLVMConversionPassOptions memrefToLLVM;

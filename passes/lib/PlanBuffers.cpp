@@ -1,19 +1,21 @@
-// adjit-plan-buffers: each temporary lives from its first to its last use.
+// adjit-plan-buffers: each temporary lives from its first to its last use,
+// at a fixed offset of one arena per call.
 //
 // After bufferization, ownership-based deallocation frees each temporary at
 // the end of its block, so every temporary of a function body is live until
 // the function returns and the peak is their sum. Here each top-level
-// temporary is allocated just before its first use and freed just after its
-// last, so that the caching allocator hands the memory of dead buffers to
-// the ones made after them.
-//
-// (One arena with a buffer at a fixed offset each, as XLA and TFLite do,
-// was tried first: the buffers then share one LLVM object, the loop
-// vectorizer could no longer tell apart a chunk's writes to one buffer from
-// its reads of another, and W3's gradient ran 7x slower. Separate
-// allocations keep them apart.)
+// temporary of static size gets an offset in one arena, allocated once per
+// call, chosen so that temporaries live at the same time never overlap (as
+// XLA's buffer assignment and TFLite's arena planner do); one of run-time
+// size is allocated just before its first use and freed just after its
+// last. The arena's buffers are `adjit.arena_buffer` ops, which LLVM sees as
+// separate allocations (a call returning a noalias pointer), so sharing one
+// arena costs no alias information: as views of one allocation, the loop
+// vectorizer could not tell a chunk's writes to one buffer from its reads
+// of another, and W3's gradient ran 7x slower (measured, session 7).
 #include "BufferUses.h"
 
+#include "adjit/Dialect/AdjitOps.h"
 #include "adjit/Passes/BufferPlan.h"
 #include "adjit/Passes/Passes.h"
 
@@ -80,7 +82,52 @@ LogicalResult findLifetime(PlannedBuffer &buffer, Block &body,
   return success();
 }
 
+// Every arena buffer starts on a cache line, as the runtime's allocations do.
+constexpr int64_t kArenaAlignment = 64;
+
+int64_t alignUp(int64_t value, int64_t alignment) {
+  return (value + alignment - 1) / alignment * alignment;
+}
+
 } // namespace
+
+int64_t mlir::adjit::placeInArena(MutableArrayRef<ArenaSlot> slots) {
+  // Greedy by size, as TFLite's arena planner: the largest slot first, each
+  // into the smallest gap that fits it between the slots already placed
+  // that are live at the same time, else above them all.
+  SmallVector<size_t> order(slots.size());
+  for (size_t i = 0; i < order.size(); ++i)
+    order[i] = i;
+  llvm::stable_sort(order, [&](size_t a, size_t b) {
+    return slots[a].bytes != slots[b].bytes ? slots[a].bytes > slots[b].bytes
+                                            : slots[a].firstUse < slots[b].firstUse;
+  });
+  SmallVector<size_t> placed;
+  SmallVector<std::pair<int64_t, int64_t>> taken; // [offset, end) of live neighbours
+  int64_t arenaBytes = 0;
+  for (size_t i : order) {
+    ArenaSlot &slot = slots[i];
+    taken.clear();
+    for (size_t j : placed)
+      if (slots[j].firstUse <= slot.lastUse && slot.firstUse <= slots[j].lastUse)
+        taken.emplace_back(slots[j].offset, slots[j].offset + slots[j].bytes);
+    llvm::sort(taken);
+    std::optional<int64_t> best;
+    int64_t bestWaste = 0, top = 0;
+    for (auto [start, end] : taken) {
+      int64_t at = alignUp(top, slot.alignment);
+      if (at + slot.bytes <= start && (!best || start - at - slot.bytes < bestWaste)) {
+        best = at;
+        bestWaste = start - at - slot.bytes;
+      }
+      top = std::max(top, end);
+    }
+    slot.offset = best ? *best : alignUp(top, slot.alignment);
+    arenaBytes = std::max(arenaBytes, slot.offset + slot.bytes);
+    placed.push_back(i);
+  }
+  return arenaBytes;
+}
 
 std::optional<int64_t> mlir::adjit::sizeInBytes(ShapedType type) {
   Type element = type.getElementType();
@@ -123,8 +170,24 @@ BufferPlan mlir::adjit::planBuffers(func::FuncOp function) {
     plan.buffers.push_back(std::move(buffer));
   });
 
-  // Live bytes at each top-level op, planned and not: each buffer adds its
-  // size over an interval (a difference array keeps this linear).
+  // Planned buffers of static size share the arena.
+  SmallVector<ArenaSlot> slots;
+  SmallVector<PlannedBuffer *> inArena;
+  for (PlannedBuffer &buffer : plan.buffers) {
+    if (!buffer.planned() || !buffer.bytes || *buffer.bytes == 0)
+      continue;
+    int64_t alignment = std::max<int64_t>(kArenaAlignment,
+                                          buffer.alloc.getAlignment().value_or(1));
+    slots.push_back({buffer.firstUse, buffer.lastUse, *buffer.bytes, alignment});
+    inArena.push_back(&buffer);
+  }
+  plan.arenaBytes = alignUp(placeInArena(slots), kArenaAlignment);
+  for (auto [slot, buffer] : llvm::zip_equal(slots, inArena))
+    buffer->offset = slot.offset;
+
+  // Bytes held at each top-level op, planned and not: each buffer outside
+  // the arena adds its size over an interval (a difference array keeps
+  // this linear).
   SmallVector<int64_t> change(plan.opCount + 1, 0), changeUnplanned(plan.opCount + 1, 0);
   for (PlannedBuffer &buffer : plan.buffers) {
     int64_t bytes = buffer.bytes.value_or(0);
@@ -133,12 +196,15 @@ BufferPlan mlir::adjit::planBuffers(func::FuncOp function) {
     int64_t from = topLevel ? 0 : around, to = topLevel ? plan.opCount - 1 : around;
     changeUnplanned[from] += bytes;
     changeUnplanned[to + 1] -= bytes;
+    if (buffer.offset)
+      continue;
     if (buffer.planned())
       from = buffer.firstUse, to = buffer.lastUse;
     change[from] += bytes;
     change[to + 1] -= bytes;
   }
-  for (int64_t at = 0, live = 0, liveUnplanned = 0; at < plan.opCount; ++at) {
+  plan.peakBytes = plan.arenaBytes;
+  for (int64_t at = 0, live = plan.arenaBytes, liveUnplanned = 0; at < plan.opCount; ++at) {
     live += change[at];
     liveUnplanned += changeUnplanned[at];
     plan.peakBytes = std::max(plan.peakBytes, live);
@@ -159,16 +225,37 @@ struct PlanBuffersPass : adjit::impl::PlanBuffersBase<PlanBuffersPass> {
     SmallVector<Operation *> topLevel;
     for (Operation &op : body)
       topLevel.push_back(&op);
+    OpBuilder b(function.getContext());
+    Value arena;
+    if (plan.arenaBytes > 0) {
+      b.setInsertionPointToStart(&body);
+      arena = b.create<memref::AllocOp>(
+          function.getLoc(), MemRefType::get({plan.arenaBytes}, b.getI8Type()),
+          b.getI64IntegerAttr(kArenaAlignment));
+      b.setInsertionPoint(body.getTerminator());
+      b.create<memref::DeallocOp>(function.getLoc(), arena);
+    }
     for (PlannedBuffer &buffer : plan.buffers) {
       if (!buffer.planned())
         continue;
       memref::AllocOp alloc = buffer.alloc;
-      alloc->moveBefore(topLevel[buffer.firstUse]);
+      memref::DeallocOp dealloc;
       for (Operation *user : alloc->getUsers())
-        if (isa<memref::DeallocOp>(user)) {
-          user->moveAfter(topLevel[buffer.lastUse]);
+        if ((dealloc = dyn_cast<memref::DeallocOp>(user)))
           break;
-        }
+      if (!buffer.offset) {
+        alloc->moveBefore(topLevel[buffer.firstUse]);
+        dealloc->moveAfter(topLevel[buffer.lastUse]);
+        continue;
+      }
+      b.setInsertionPoint(topLevel[buffer.firstUse]);
+      auto placed = b.create<ArenaBufferOp>(alloc.getLoc(), alloc.getType(), arena,
+                                            *buffer.offset);
+      b.setInsertionPointAfter(topLevel[buffer.lastUse]);
+      b.create<ArenaReleaseOp>(dealloc.getLoc(), placed);
+      dealloc.erase();
+      alloc.replaceAllUsesWith(placed.getResult());
+      alloc.erase();
     }
   }
 };

@@ -9,6 +9,7 @@
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 namespace mlir::adjit {
 #define GEN_PASS_DEF_PROMOTEACCUMULATORS
@@ -20,9 +21,11 @@ using namespace mlir;
 namespace {
 
 // The allocation a buffer is a view of, or null (a function argument).
+// Buffers of one arena count as allocations of their own: those live at
+// the same time never overlap.
 Operation *allocationOf(Value buffer) {
   while (Operation *op = buffer.getDefiningOp()) {
-    if (isa<memref::AllocOp, memref::AllocaOp>(op))
+    if (hasSingleEffect<MemoryEffects::Allocate>(op, buffer))
       return op;
     auto view = dyn_cast<ViewLikeOpInterface>(op);
     if (!view)

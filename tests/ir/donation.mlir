@@ -59,12 +59,14 @@ func.func @not_donated(%w: tensor<64x32xf32>, %g: tensor<64x32xf32>) -> tensor<6
 // FUSED:       scf.for {{.*}} iter_args(%{{.*}} = %[[EMPTY]], %{{.*}} = %[[EMPTY]])
 // BUF-LABEL:   func.func @read_later
 // BUF-SAME:    (%arg0: memref<64x32xf32>, %arg1: memref<64x32xf32>, %arg2: memref<64x32xf32>, %arg3: memref<64x32xf32>)
-// BUF:         %[[OWN:.*]] = memref.alloc() {{.*}} : memref<64x32xf32>
+// BUF:         %[[ARENA:.*]] = memref.alloc() {{.*}} : memref<8192xi8>
+// BUF:         %[[OWN:.*]] = adjit.arena_buffer %[[ARENA]][0] : memref<8192xi8> to memref<64x32xf32>
 // BUF:         scf.for
 // BUF:         memref.subview %[[OWN]]
 // BUF:         memref.subview %arg3
 // BUF:         linalg.copy ins(%[[OWN]] : memref<64x32xf32>) outs(%arg2 : memref<64x32xf32>)
-// BUF-NEXT:    memref.dealloc %[[OWN]]
+// BUF-NEXT:    adjit.arena_release %[[OWN]]
+// BUF-NEXT:    memref.dealloc %[[ARENA]]
 // BUF-NEXT:    return
 func.func @read_later(%w: tensor<64x32xf32> {adjit.aliasing_output = 0 : i64}, %g: tensor<64x32xf32>) -> (tensor<64x32xf32>, tensor<64x32xf32>) {
   %n = adjit.sub %w, %g : tensor<64x32xf32>

@@ -873,3 +873,60 @@ func.func @aliasing_output_twice(%a: tensor<4xf32> {adjit.aliasing_output = 0 : 
 func.func @unknown_argument_attribute(%a: tensor<4xf32> {adjit.donated}) -> tensor<4xf32> {
   return %a : tensor<4xf32>
 }
+
+// -----
+
+func.func @arena_buffer_past_the_end(%arena: memref<4096xi8>) {
+  // expected-error @+1 {{'adjit.arena_buffer' op places 4096 bytes ('memref<1024xf32>') at offset 64, past the end of the 4096-byte arena}}
+  %a = adjit.arena_buffer %arena[64] : memref<4096xi8> to memref<1024xf32>
+  return
+}
+
+// -----
+
+func.func @arena_buffer_misaligned(%arena: memref<4096xi8>) {
+  // expected-error @+1 {{'adjit.arena_buffer' op offset 6 is not a multiple of the 4-byte element of 'memref<16xf32>'}}
+  %a = adjit.arena_buffer %arena[6] : memref<4096xi8> to memref<16xf32>
+  return
+}
+
+// -----
+
+func.func @arena_buffer_strided(%arena: memref<4096xi8>) {
+  // expected-error @+1 {{'adjit.arena_buffer' op makes contiguous buffers (identity layout), got 'memref<16xf32, strided<[2]>>'}}
+  %a = adjit.arena_buffer %arena[0] : memref<4096xi8> to memref<16xf32, strided<[2]>>
+  return
+}
+
+// -----
+
+func.func @arena_buffer_strided_arena(%arena: memref<4096xi8, strided<[1], offset: 8>>) {
+  // expected-error @+1 {{'adjit.arena_buffer' op needs a contiguous arena of static size, got 'memref<4096xi8, strided<[1], offset: 8>>'}}
+  %a = adjit.arena_buffer %arena[0] : memref<4096xi8, strided<[1], offset: 8>> to memref<16xf32>
+  return
+}
+
+// -----
+
+func.func @arena_buffer_of_floats(%arena: memref<1024xf32>) {
+  // expected-error @+1 {{'adjit.arena_buffer' op operand #0 must be 1D memref of 8-bit signless integer values}}
+  %a = adjit.arena_buffer %arena[0] : memref<1024xf32> to memref<16xf32>
+  return
+}
+
+// -----
+
+func.func @arena_buffer_negative_offset(%arena: memref<4096xi8>) {
+  // expected-error @+1 {{'adjit.arena_buffer' op attribute 'offset' failed to satisfy constraint: 64-bit signless integer attribute whose value is non-negative}}
+  %a = adjit.arena_buffer %arena[-64] : memref<4096xi8> to memref<16xf32>
+  return
+}
+
+// -----
+
+func.func @arena_release_of_an_allocation() {
+  %a = memref.alloc() : memref<16xf32>
+  // expected-error @+1 {{'adjit.arena_release' op releases a buffer that no adjit.arena_buffer made}}
+  adjit.arena_release %a : memref<16xf32>
+  return
+}

@@ -478,3 +478,25 @@ func.func @dot_general(%a: tensor<4x8xf32>, %b: tensor<8x5xf32>, %x: tensor<2x4x
 // GENERIC-LABEL: sym_name = "dot_general"
 // GENERIC: "adjit.dot_general"(%arg0, %arg1) <{lhs_batch = array<i64>, lhs_contract = array<i64: 1>, rhs_batch = array<i64>, rhs_contract = array<i64: 0>}> : (tensor<4x8xf32>, tensor<8x5xf32>) -> tensor<4x5xf32>
 // GENERIC: "adjit.dot_general"(%arg2, %arg3) <{lhs_batch = array<i64: 0>, lhs_contract = array<i64: 2>, rhs_batch = array<i64: 0>, rhs_contract = array<i64: 1>}> : (tensor<2x4x8xf16>, tensor<2x8x5xf16>) -> tensor<2x4x5xf16>
+
+// -----
+
+// Buffers of an arena (what adjit-plan-buffers makes after bufferization).
+// CHECK-LABEL: func.func @arena_buffers
+// CHECK: %[[ARENA:.*]] = memref.alloc() {alignment = 64 : i64} : memref<8192xi8>
+// CHECK: %[[A:.*]] = adjit.arena_buffer %[[ARENA]][0] : memref<8192xi8> to memref<32x32xf32>
+// CHECK: %[[B:.*]] = adjit.arena_buffer %[[ARENA]][4096] : memref<8192xi8> to memref<512xf64>
+// CHECK: adjit.arena_release %[[A]] : memref<32x32xf32>
+// CHECK: adjit.arena_release %[[B]] : memref<512xf64>
+func.func @arena_buffers() {
+  %arena = memref.alloc() {alignment = 64 : i64} : memref<8192xi8>
+  %a = adjit.arena_buffer %arena[0] : memref<8192xi8> to memref<32x32xf32>
+  %b = adjit.arena_buffer %arena[4096] : memref<8192xi8> to memref<512xf64>
+  adjit.arena_release %a : memref<32x32xf32>
+  adjit.arena_release %b : memref<512xf64>
+  memref.dealloc %arena : memref<8192xi8>
+  return
+}
+// GENERIC-LABEL: sym_name = "arena_buffers"
+// GENERIC: "adjit.arena_buffer"(%0) <{offset = 0 : i64}> : (memref<8192xi8>) -> memref<32x32xf32>
+// GENERIC: "adjit.arena_release"(%1) : (memref<32x32xf32>) -> ()

@@ -26,6 +26,10 @@ struct TemporaryBuffer {
   /// otherwise: it then lives for as long as the op that allocates it, the
   /// whole call or one chunk of a parallel loop).
   bool planned = false;
+  /// Where it lies in the call's arena, in bytes from the arena's start; -1
+  /// when it is not in the arena (unplanned, or of run-time size: then it
+  /// is allocated on its own). Buffers live at the same time never overlap.
+  int64_t offset = -1;
   std::string note;
 };
 
@@ -44,15 +48,19 @@ struct Residual {
 /// `adjit compile FILE.mlir --emit=memory-plan`.
 struct MemoryPlan {
   std::string function;
-  /// The most bytes of temporaries live at once (a parallel chunk's own
-  /// temporaries counted once, for one running chunk).
+  /// The size of the arena, one allocation per call that holds every
+  /// planned temporary of static size at its offset.
+  int64_t arena_bytes = 0;
+  /// The most bytes of temporaries held at once: the arena and the
+  /// temporaries outside it that are live at the same time (a parallel
+  /// chunk's own temporaries counted once, for one running chunk).
   int64_t peak_bytes = 0;
   /// The same had every temporary lived until the function returned, as
   /// upstream MLIR's buffer deallocation leaves them.
   int64_t peak_bytes_unplanned = 0;
   /// Ops in the function's body (what first_op and last_op count).
   int op_count = 0;
-  /// Every temporary, in program order.
+  /// Every temporary: the planned ones by their first use, then the others.
   std::vector<TemporaryBuffer> buffers;
   /// For a gradient: the forward values its backward pass reads.
   std::vector<Residual> residuals;

@@ -818,4 +818,57 @@ def Adjit_JvpOp : Adjit_Op<"jvp", [AttrSizedOperandSegments,
   }];
 }
 
+//===----------------------------------------------------------------------===//
+// Buffers (after bufferization: what memory planning makes)
+//===----------------------------------------------------------------------===//
+
+def Adjit_ArenaBufferOp : Adjit_Op<"arena_buffer", [NotDifferentiable]> {
+  let summary = "a temporary buffer at a fixed offset of its function's arena";
+  let description = [{
+    Memory planning (`adjit-plan-buffers`) gives the temporaries of a
+    bufferized function one arena, allocated once per call, and places each
+    temporary at an offset chosen at compile time so that temporaries that
+    are live at the same time never share a byte. This op is such a
+    temporary: `offset` bytes into `arena`, with the result's static shape
+    and identity layout, live until its `adjit.arena_release`. Lowered to
+    LLVM it is a call that returns `arena + offset` as a fresh object
+    (`noalias`), as an allocation function would: code using two buffers of
+    one arena is optimized as if they were separate allocations.
+
+    Not differentiable: it exists only after bufferization.
+
+    ```mlir
+    %arena = memref.alloc() {alignment = 64 : i64} : memref<8192xi8>
+    %a = adjit.arena_buffer %arena[4096] : memref<8192xi8> to memref<32x32xf32>
+    ```
+  }];
+  let arguments = (ins MemRefRankOf<[I8], [1]>:$arena,
+                       ConfinedAttr<I64Attr, [IntNonNegative]>:$offset);
+  let results = (outs Res<AnyStaticShapeMemRef, "",
+                          [MemAlloc<DefaultResource, 0, FullEffect>]>:$buffer);
+  let assemblyFormat = [{
+    $arena `[` $offset `]` attr-dict `:` type($arena) `to` type($buffer)
+  }];
+  let hasVerifier = 1;
+}
+
+def Adjit_ArenaReleaseOp : Adjit_Op<"arena_release", [NotDifferentiable]> {
+  let summary = "the end of an arena buffer's life";
+  let description = [{
+    Marks the point after which `buffer` (an `adjit.arena_buffer`) is dead
+    and its bytes may belong to a buffer taken from the arena later. It
+    frees nothing; lowered to LLVM it is a call that may read and write the
+    buffer, so no access to it moves past this point, and no access to a
+    later buffer at the same offset moves before it.
+
+    ```mlir
+    adjit.arena_release %a : memref<32x32xf32>
+    ```
+  }];
+  let arguments = (ins Arg<AnyStaticShapeMemRef, "",
+                           [MemFreeAt<0, FullEffect>]>:$buffer);
+  let assemblyFormat = "$buffer attr-dict `:` type($buffer)";
+  let hasVerifier = 1;
+}
+
 #endif // ADJIT_OPS_TD

@@ -1,6 +1,8 @@
 #ifndef ADJIT_PASSES_PASSES_H
 #define ADJIT_PASSES_PASSES_H
 
+#include "adjit/Dialect/AdjitDialect.h"
+
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"

@@ -227,6 +227,34 @@ def ContractionsToCalls : Pass<"adjit-contractions-to-calls", "ModuleOp"> {
   ];
 }
 
+def ConvertArenaToLLVM : Pass<"adjit-convert-arena-to-llvm", "ModuleOp"> {
+  let summary = "Lower arena buffers to calls that LLVM sees as allocations";
+  let description = [{
+    `adjit.arena_buffer %arena[offset]` becomes a call of
+    `adjit_arena_buffer(arena, offset)`, declared to return a `noalias`
+    pointer and to touch only memory it owns (as malloc is): LLVM then keeps
+    the buffers of one arena apart as it would separate allocations.
+    `adjit.arena_release %buffer` becomes a call of
+    `adjit_arena_release(buffer)`, declared to read and write its argument's
+    memory and the same owned memory: no access to the released buffer
+    moves after it, and the next buffer at the same offset is only made
+    after it. Both functions are the runtime's (runtime/include/adjit/
+    runtime/ArenaBuffers.h): the JIT's and the one ahead-of-time objects link.
+    Runs before `finalize-memref-to-llvm`; the casts it leaves between
+    memrefs and descriptors are reconciled with the others.
+
+    ```mlir
+    %a = adjit.arena_buffer %arena[4096] : memref<8192xi8> to memref<32x32xf32>
+    ```
+    becomes
+    ```mlir
+    %p = llvm.call @adjit_arena_buffer(%base, %c4096) : (!llvm.ptr, i64) -> !llvm.ptr
+    // ... a memref descriptor of %p with static sizes and strides ...
+    ```
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
 def PromoteAccumulators : Pass<"adjit-promote-accumulators", "func::FuncOp"> {
   let summary = "Carry reduction accumulators of temporaries in loops instead of memory";
   let description = [{
@@ -315,43 +343,61 @@ def FreeChunkTemporaries : Pass<"adjit-free-chunk-temporaries", "func::FuncOp"> 
 }
 
 def PlanBuffers : Pass<"adjit-plan-buffers", "func::FuncOp"> {
-  let summary = "Allocate each temporary at its first use and free it after its last";
+  let summary = "Place temporaries in one arena per call, each live from its first to its last use";
   let description = [{
     Runs after buffer deallocation, which frees every temporary at the end
     of its block: all of a function's temporaries were live until it
     returned, and its peak was their sum. A `memref.alloc` directly in the
     function body with one `memref.dealloc` in the same block and no use
-    that carries it away (a return, a call, a yield) moves to just before
-    its first use and its deallocation to just after its last use; uses
-    are counted in top-level ops (a use inside a loop or a parallel chunk
-    counts as the op that contains it) and a view made of it counts as a
-    use. The caching allocator then gives the memory of a dead temporary to
-    the next one of its size. Temporaries of loops and parallel chunks are
-    allocated for each run of their body and stay where they are.
-    `adjit compile --emit=memory-plan` prints every temporary's lifetime and
-    the peak.
+    that carries it away (a return, a call, a yield) is planned: it lives
+    from its first to its last use, counted in top-level ops (a use inside
+    a loop or a parallel chunk counts as the op that contains it; a view
+    made of it counts as a use).
+
+    Planned temporaries of static size share one arena, a `memref.alloc`
+    of bytes made when the function starts and freed when it returns. Each
+    becomes an `adjit.arena_buffer` at an offset chosen at compile time
+    (greedy by size, as TFLite's arena planner: the largest first, each in
+    the smallest gap left by the buffers live at the same time), made just
+    before its first use, and its deallocation an `adjit.arena_release`
+    just after its last use. Buffers whose lifetimes intersect never
+    overlap; a dead buffer's bytes serve the buffers made after it. A
+    planned temporary of run-time size is allocated just before its first
+    use and freed just after its last. Temporaries of loops and parallel
+    chunks are allocated for each run of their body and stay where they
+    are. `adjit compile --emit=memory-plan` prints every temporary's
+    lifetime and offset, the arena and the peak.
 
     ```mlir
     %a = memref.alloc() : memref<1024xf32>
     %b = memref.alloc() : memref<1024xf32>
+    %c = memref.alloc() : memref<1024xf32>
     linalg.fill ins(%zero : f32) outs(%a : memref<1024xf32>)
     linalg.copy ins(%a : memref<1024xf32>) outs(%b : memref<1024xf32>)
-    // ... uses of %b only ...
+    linalg.copy ins(%b : memref<1024xf32>) outs(%c : memref<1024xf32>)
+    // ... uses of %c only ...
     memref.dealloc %a : memref<1024xf32>
     memref.dealloc %b : memref<1024xf32>
+    memref.dealloc %c : memref<1024xf32>
     ```
-    becomes
+    becomes (`%c` takes the bytes of `%a`, dead by then)
     ```mlir
-    %a = memref.alloc() : memref<1024xf32>
+    %arena = memref.alloc() {alignment = 64 : i64} : memref<8192xi8>
+    %a = adjit.arena_buffer %arena[0] : memref<8192xi8> to memref<1024xf32>
     linalg.fill ins(%zero : f32) outs(%a : memref<1024xf32>)
-    %b = memref.alloc() : memref<1024xf32>
+    %b = adjit.arena_buffer %arena[4096] : memref<8192xi8> to memref<1024xf32>
     linalg.copy ins(%a : memref<1024xf32>) outs(%b : memref<1024xf32>)
-    memref.dealloc %a : memref<1024xf32>
-    // ... uses of %b only ...
-    memref.dealloc %b : memref<1024xf32>
+    adjit.arena_release %a : memref<1024xf32>
+    %c = adjit.arena_buffer %arena[0] : memref<8192xi8> to memref<1024xf32>
+    linalg.copy ins(%b : memref<1024xf32>) outs(%c : memref<1024xf32>)
+    adjit.arena_release %b : memref<1024xf32>
+    // ... uses of %c only ...
+    adjit.arena_release %c : memref<1024xf32>
+    memref.dealloc %arena : memref<8192xi8>
     ```
   }];
-  let dependentDialects = ["::mlir::memref::MemRefDialect"];
+  let dependentDialects = ["::mlir::adjit::AdjitDialect",
+                           "::mlir::memref::MemRefDialect"];
 }
 
 def MarkEntryPoints : Pass<"adjit-mark-entry-points", "ModuleOp"> {
