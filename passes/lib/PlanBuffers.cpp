@@ -31,16 +31,17 @@ using namespace mlir::adjit;
 
 namespace {
 
-// The first op of `users` in program order within `scope` (itself
-// included), views aside.
-Operation *firstUser(Operation *scope, const llvm::SmallPtrSetImpl<Operation *> &users) {
+// Every op of a function numbered in program order (pre-order), once: the
+// first of a buffer's users is then found without walking the loops around
+// them again for every buffer.
+using ProgramOrder = DenseMap<Operation *, int64_t>;
+
+// The first op of `users` in program order, views aside (null if none).
+Operation *firstUser(const llvm::SmallPtrSetImpl<Operation *> &users, const ProgramOrder &order) {
   Operation *first = nullptr;
-  scope->walk<WalkOrder::PreOrder>([&](Operation *op) {
-    if (!users.contains(op) || isa<ViewLikeOpInterface>(op))
-      return WalkResult::advance();
-    first = op;
-    return WalkResult::interrupt();
-  });
+  for (Operation *user : users)
+    if (!isa<ViewLikeOpInterface>(user) && (!first || order.lookup(user) < order.lookup(first)))
+      first = user;
   return first;
 }
 
@@ -48,7 +49,7 @@ Operation *firstUser(Operation *scope, const llvm::SmallPtrSetImpl<Operation *> 
 // top-level temporary of `body`, or the reason it cannot be placed.
 LogicalResult findLifetime(PlannedBuffer &buffer, Block &body,
                            const DenseMap<Operation *, int64_t> &position,
-                           ArrayRef<Operation *> topLevel) {
+                           const ProgramOrder &order) {
   int deallocs = 0;
   bool escapes = false, nestedDealloc = false;
   llvm::SmallPtrSet<Operation *, 8> users;
@@ -78,11 +79,12 @@ LogicalResult findLifetime(PlannedBuffer &buffer, Block &body,
     buffer.reason = "nothing uses it";
     return failure();
   }
-  buffer.maker = firstUser(topLevel[buffer.firstUse], users);
+  buffer.maker = firstUser(users, order);
   return success();
 }
 
-// Every arena buffer starts on a cache line, as the runtime's allocations do.
+// Arena buffers of a cache line or more start on one, as the runtime's
+// allocations do.
 constexpr int64_t kArenaAlignment = 64;
 
 int64_t alignUp(int64_t value, int64_t alignment) {
@@ -102,29 +104,30 @@ int64_t mlir::adjit::placeInArena(MutableArrayRef<ArenaSlot> slots) {
     return slots[a].bytes != slots[b].bytes ? slots[a].bytes > slots[b].bytes
                                             : slots[a].firstUse < slots[b].firstUse;
   });
-  SmallVector<size_t> placed;
-  SmallVector<std::pair<int64_t, int64_t>> taken; // [offset, end) of live neighbours
+  // Placed slots by offset: one scan finds the gaps, with no sorting per
+  // slot (programs with thousands of temporaries live at once exist).
+  SmallVector<size_t> byOffset;
   int64_t arenaBytes = 0;
   for (size_t i : order) {
     ArenaSlot &slot = slots[i];
-    taken.clear();
-    for (size_t j : placed)
-      if (slots[j].firstUse <= slot.lastUse && slot.firstUse <= slots[j].lastUse)
-        taken.emplace_back(slots[j].offset, slots[j].offset + slots[j].bytes);
-    llvm::sort(taken);
     std::optional<int64_t> best;
     int64_t bestWaste = 0, top = 0;
-    for (auto [start, end] : taken) {
+    for (size_t j : byOffset) {
+      const ArenaSlot &other = slots[j];
+      if (other.firstUse > slot.lastUse || slot.firstUse > other.lastUse)
+        continue;
       int64_t at = alignUp(top, slot.alignment);
-      if (at + slot.bytes <= start && (!best || start - at - slot.bytes < bestWaste)) {
+      if (at + slot.bytes <= other.offset && (!best || other.offset - at - slot.bytes < bestWaste)) {
         best = at;
-        bestWaste = start - at - slot.bytes;
+        bestWaste = other.offset - at - slot.bytes;
       }
-      top = std::max(top, end);
+      top = std::max(top, other.offset + other.bytes);
     }
     slot.offset = best ? *best : alignUp(top, slot.alignment);
     arenaBytes = std::max(arenaBytes, slot.offset + slot.bytes);
-    placed.push_back(i);
+    byOffset.insert(llvm::upper_bound(byOffset, slot.offset,
+                                      [&](int64_t offset, size_t j) { return offset < slots[j].offset; }),
+                    i);
   }
   return arenaBytes;
 }
@@ -145,11 +148,10 @@ BufferPlan mlir::adjit::planBuffers(func::FuncOp function) {
     return plan;
   Block &body = function.getBody().front();
   DenseMap<Operation *, int64_t> position;
-  SmallVector<Operation *> topLevel;
-  for (Operation &op : body) {
+  for (Operation &op : body)
     position[&op] = plan.opCount++;
-    topLevel.push_back(&op);
-  }
+  ProgramOrder order;
+  function.walk<WalkOrder::PreOrder>([&](Operation *op) { order[op] = order.size(); });
   bool singleBlock = function.getBody().hasOneBlock();
 
   function.walk<WalkOrder::PreOrder>([&](memref::AllocOp alloc) {
@@ -161,11 +163,11 @@ BufferPlan mlir::adjit::planBuffers(func::FuncOp function) {
     else if (alloc->getBlock() != &body)
       buffer.reason = "a loop's or parallel chunk's own, allocated for each run";
     else
-      (void)findLifetime(buffer, body, position, topLevel);
+      (void)findLifetime(buffer, body, position, order);
     if (!buffer.maker) {
       llvm::SmallPtrSet<Operation *, 8> users;
       forEachBufferUser(alloc.getResult(), [&](Operation *user) { users.insert(user); });
-      buffer.maker = firstUser(alloc->getParentOp(), users);
+      buffer.maker = firstUser(users, order);
     }
     plan.buffers.push_back(std::move(buffer));
   });
@@ -176,8 +178,14 @@ BufferPlan mlir::adjit::planBuffers(func::FuncOp function) {
   for (PlannedBuffer &buffer : plan.buffers) {
     if (!buffer.planned() || !buffer.bytes || *buffer.bytes == 0)
       continue;
-    int64_t alignment = std::max<int64_t>(kArenaAlignment,
-                                          buffer.alloc.getAlignment().value_or(1));
+    // A buffer of a cache line or more starts on one (or at a larger
+    // alignment its allocation asks for); a smaller one at its size rounded
+    // up to a power of two, so that a row loop's thousands of scalars do
+    // not take a line each.
+    int64_t alignment = std::max<int64_t>(
+        std::min<int64_t>(kArenaAlignment, llvm::PowerOf2Ceil(*buffer.bytes)),
+        buffer.alloc.getAlignment().value_or(1) > kArenaAlignment ? *buffer.alloc.getAlignment()
+                                                                   : 1);
     slots.push_back({buffer.firstUse, buffer.lastUse, *buffer.bytes, alignment});
     inArena.push_back(&buffer);
   }

@@ -295,8 +295,8 @@ std::vector<Tensor> random_program(uint64_t seed, Tensor a, Tensor b, Tensor c) 
 }
 
 // The arena's buffers of `plan` never overlap while both are live, lie
-// inside the arena on cache lines, and the arena is at least the most
-// bytes of them live at once; returns the sum of their sizes.
+// inside the arena, aligned, and the arena is at least the most bytes of
+// them live at once; returns the sum of their sizes.
 int64_t check_arena(const MemoryPlan& plan) {
   INFO(plan.to_string());
   std::vector<const TemporaryBuffer*> placed;
@@ -307,7 +307,11 @@ int64_t check_arena(const MemoryPlan& plan) {
   for (const TemporaryBuffer* buffer : placed) {
     CHECK(buffer->planned);
     CHECK(buffer->bytes > 0);
-    CHECK(buffer->offset % 64 == 0);
+    // On a cache line, or for a smaller buffer at its size rounded up to a
+    // power of two.
+    int64_t alignment = 1;
+    while (alignment < 64 && alignment < buffer->bytes) alignment *= 2;
+    CHECK(buffer->offset % alignment == 0);
     CHECK(buffer->offset + buffer->bytes <= plan.arena_bytes);
     for (int op = buffer->first_op; op <= buffer->last_op; ++op) live[op] += buffer->bytes;
     total += buffer->bytes;
