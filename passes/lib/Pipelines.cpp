@@ -113,7 +113,7 @@ LogicalResult copyWithLinalg(OpBuilder &b, Location loc, Value from,
 
 void addBufferization(OpPassManager &pm, const PipelineOptions &options) {
   pm.addPass(createEraseOptimizationBarriers());
-  pm.addPass(createSplitSharedFills());
+  pm.addPass(createSplitSharedInits());
   pm.addPass(createMarkEntryPoints());
   bufferization::OneShotBufferizationOptions bufferize;
   bufferize.memCpyFn = copyWithLinalg;

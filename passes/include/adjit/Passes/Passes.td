@@ -296,8 +296,8 @@ def EraseOptimizationBarriers : Pass<"adjit-erase-optimization-barriers", "Modul
   }];
 }
 
-def SplitSharedFills : Pass<"adjit-split-shared-fills", "ModuleOp"> {
-  let summary = "Give each op that starts from a filled tensor a fill of its own";
+def SplitSharedInits : Pass<"adjit-split-shared-inits", "ModuleOp"> {
+  let summary = "Give each op output that starts from a shared initial value one of its own";
   let description = [{
     CSE merges identical fills, so one zero tensor often starts several
     reductions and contractions; bufferization then fills one buffer, keeps
@@ -307,6 +307,14 @@ def SplitSharedFills : Pass<"adjit-split-shared-fills", "ModuleOp"> {
     init, so that each output is filled in place and the shared buffer,
     its copies and its memory go. Other uses keep the original fill, which
     goes when there are none.
+
+    Likewise, a linalg op whose outputs start from one empty tensor (or one
+    slice of it) several times, unread by its body, gets a `tensor.empty`
+    of its own for each repeat. At most one of them could be written in
+    place anyway, and one-shot bufferization compares every pair of writes
+    into a value's aliases: row loops merged by `adjit-merge-generics` with
+    hundreds of outputs made its time grow with the square of the program
+    (a 8000-op chain under grad: 4.1 s in it, 0.36 s with this).
 
     ```mlir
     %z = linalg.fill ins(%zero : f32) outs(%e : tensor<256x1024xf32>) -> tensor<256x1024xf32>
