@@ -21,7 +21,6 @@
 #include "mlir/Dialect/Arith/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
-#include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/FuncBufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/Bufferization/Transforms/OneShotAnalysis.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
@@ -136,8 +135,18 @@ void addBufferization(OpPassManager &pm, const PipelineOptions &options) {
   outParams.memCpyFn = copyWithLinalg;
   pm.addNestedPass<func::FuncOp>(createElideDonatedCopies());
   pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
-  bufferization::BufferDeallocationPipelineOptions deallocation;
-  bufferization::buildBufferDeallocationPipeline(pm, deallocation);
+  // Upstream's deallocation pipeline (buildBufferDeallocationPipeline),
+  // with temporaries that are distinct allocations freed one by one before
+  // its simplification compares every pair of them.
+  pm.addPass(memref::createExpandReallocPass(/*emitDeallocs=*/false));
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(bufferization::createOwnershipBasedBufferDeallocationPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addNestedPass<func::FuncOp>(createSplitDeallocations());
+  pm.addPass(bufferization::createBufferDeallocationSimplificationPass());
+  pm.addPass(bufferization::createLowerDeallocationsPass());
+  pm.addPass(createCSEPass());
+  pm.addPass(createCanonicalizerPass());
   pm.addNestedPass<func::FuncOp>(createFreeChunkTemporaries());
   // On a GPU, temporaries are device memory that the launch plan allocates.
   if (options.target == Target::cpu && options.planBuffers)

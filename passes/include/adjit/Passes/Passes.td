@@ -334,6 +334,32 @@ def SplitSharedInits : Pass<"adjit-split-shared-inits", "ModuleOp"> {
   let dependentDialects = ["::mlir::linalg::LinalgDialect", "::mlir::tensor::TensorDialect"];
 }
 
+def SplitDeallocations : Pass<"adjit-split-deallocations", "func::FuncOp"> {
+  let summary = "Free distinct allocations one by one instead of through one bufferization.dealloc";
+  let description = [{
+    Ownership-based buffer deallocation ends a function with one
+    `bufferization.dealloc` of every temporary it allocated. Upstream's
+    simplification then asks, for each pair of them, whether they may
+    alias: quadratic in the number of temporaries (a 16000-op chain under
+    grad had thousands, 10 s in that pass). A dealloc that retains nothing,
+    whose memrefs are each the result of a different `memref.alloc`, and
+    whose conditions are constants needs none of that: distinct allocations
+    never alias, so each one whose condition is true gets its own
+    `memref.dealloc` at the same place, and the op goes. Any other dealloc
+    is left to upstream. Runs between the ownership-based deallocation (and
+    its canonicalization) and the simplification.
+
+    ```mlir
+    bufferization.dealloc (%a, %b : memref<4xf32>, memref<8xf32>) if (%true, %false)
+    ```
+    becomes
+    ```mlir
+    memref.dealloc %a : memref<4xf32>
+    ```
+  }];
+  let dependentDialects = ["::mlir::memref::MemRefDialect"];
+}
+
 def FreeChunkTemporaries : Pass<"adjit-free-chunk-temporaries", "func::FuncOp"> {
   let summary = "Free the temporaries of each parallel chunk at its end";
   let description = [{
