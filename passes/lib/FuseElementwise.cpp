@@ -129,7 +129,6 @@ struct FuseElementwisePass : adjit::impl::FuseElementwiseBase<FuseElementwisePas
     linalg::populateElementwiseOpsFusionPatterns(patterns, [&](OpOperand *fused) {
       return shouldFuse(fused, recomputeAll, sizes);
     });
-    linalg::populateEraseUnusedOperandsAndResultsPatterns(patterns);
     GreedyRewriteConfig config;
     config.listener = &sizes;
     if (failed(applyPatternsAndFoldGreedily(getOperation(), std::move(patterns), config)))
