@@ -12,7 +12,7 @@
 // separate allocations (a call returning a noalias pointer), so sharing one
 // arena costs no alias information: as views of one allocation, the loop
 // vectorizer could not tell a chunk's writes to one buffer from its reads
-// of another, and W3's gradient ran 7x slower (measured, session 7).
+// of another, and W3's gradient ran 7x slower (measured).
 #include "BufferUses.h"
 
 #include "adjit/Dialect/AdjitOps.h"
