@@ -173,6 +173,7 @@ BufferPlan mlir::adjit::planBuffers(func::FuncOp function) {
   });
 
   // Planned buffers of static size share the arena.
+  plan.arenaAlignment = kArenaAlignment;
   SmallVector<ArenaSlot> slots;
   SmallVector<PlannedBuffer *> inArena;
   for (PlannedBuffer &buffer : plan.buffers) {
@@ -182,10 +183,11 @@ BufferPlan mlir::adjit::planBuffers(func::FuncOp function) {
     // alignment its allocation asks for); a smaller one at its size rounded
     // up to a power of two, so that a row loop's thousands of scalars do
     // not take a line each.
-    int64_t alignment = std::max<int64_t>(
-        std::min<int64_t>(kArenaAlignment, llvm::PowerOf2Ceil(*buffer.bytes)),
-        buffer.alloc.getAlignment().value_or(1) > kArenaAlignment ? *buffer.alloc.getAlignment()
-                                                                   : 1);
+    int64_t alignment = std::min<int64_t>(kArenaAlignment, llvm::PowerOf2Ceil(*buffer.bytes));
+    int64_t asked = buffer.alloc.getAlignment().value_or(1);
+    if (asked > kArenaAlignment)
+      alignment = asked;
+    plan.arenaAlignment = std::max(plan.arenaAlignment, alignment);
     slots.push_back({buffer.firstUse, buffer.lastUse, *buffer.bytes, alignment});
     inArena.push_back(&buffer);
   }
@@ -239,7 +241,7 @@ struct PlanBuffersPass : adjit::impl::PlanBuffersBase<PlanBuffersPass> {
       b.setInsertionPointToStart(&body);
       arena = b.create<memref::AllocOp>(
           function.getLoc(), MemRefType::get({plan.arenaBytes}, b.getI8Type()),
-          b.getI64IntegerAttr(kArenaAlignment));
+          b.getI64IntegerAttr(plan.arenaAlignment));
       b.setInsertionPoint(body.getTerminator());
       b.create<memref::DeallocOp>(function.getLoc(), arena);
     }

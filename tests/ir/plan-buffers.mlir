@@ -115,6 +115,31 @@ func.func @sizes(%out: memref<f32>) {
 
 // -----
 
+// An alignment above a cache line that an allocation asks for is kept, and
+// the arena itself gets it; the 4-byte buffer, needing only 4, goes just
+// above the other.
+// CHECK-LABEL: func.func @aligned
+// CHECK-NEXT:  %[[ARENA:.*]] = memref.alloc() {alignment = 128 : i64} : memref<128xi8>
+// CHECK:       adjit.arena_buffer %[[ARENA]][64] : memref<128xi8> to memref<1xf32>
+// CHECK:       adjit.arena_buffer %[[ARENA]][0] : memref<128xi8> to memref<16xf32>
+func.func @aligned(%out: memref<f32>) {
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %a = memref.alloc() : memref<1xf32>
+  %b = memref.alloc() {alignment = 128 : i64} : memref<16xf32>
+  linalg.fill ins(%zero : f32) outs(%a : memref<1xf32>)
+  linalg.fill ins(%zero : f32) outs(%b : memref<16xf32>)
+  %va = memref.load %a[%c0] : memref<1xf32>
+  %vb = memref.load %b[%c0] : memref<16xf32>
+  %sum = arith.addf %va, %vb : f32
+  memref.store %sum, %out[] : memref<f32>
+  memref.dealloc %a : memref<1xf32>
+  memref.dealloc %b : memref<16xf32>
+  return
+}
+
+// -----
+
 // Left in place: a buffer passed to a call (the callee might keep it), one
 // a loop carries out as its result, one freed inside a branch, and a
 // parallel chunk's own temporary.

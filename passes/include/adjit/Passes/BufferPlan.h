@@ -43,6 +43,9 @@ struct BufferPlan {
   /// The size of the arena that holds the buffers with an offset: one
   /// allocation for the whole call.
   int64_t arenaBytes = 0;
+  /// The arena's alignment: a cache line, or the largest alignment one of
+  /// its buffers needs.
+  int64_t arenaAlignment = 1;
   /// The most bytes of temporaries held at once: the arena, plus the other
   /// planned buffers live from their first to their last use and the
   /// unplanned ones for as long as the top-level op around them (a nested
