@@ -22,6 +22,7 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Passes/PassBuilder.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/TargetParser/SubtargetFeature.h"
 
@@ -158,8 +159,22 @@ void optimize(llvm::Module& module, llvm::TargetMachine& machine) {
   builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3).run(module, modules);
 }
 
+size_t longest_block(const llvm::Module& module) {
+  size_t longest = 0;
+  for (const llvm::Function& function : module)
+    for (const llvm::BasicBlock& block : function) longest = std::max(longest, block.size());
+  return longest;
+}
+
+bool needs_fast_codegen(const llvm::Module& module) {
+  return longest_block(module) > kFastCodegenBlockInstructions;
+}
+
 std::string emit_machine_code(llvm::Module& module, llvm::TargetMachine& machine,
                               bool assembly) {
+  llvm::CodeGenOptLevel optimizing = machine.getOptLevel();
+  if (needs_fast_codegen(module)) machine.setOptLevel(llvm::CodeGenOptLevel::None);
+  auto restore = llvm::make_scope_exit([&] { machine.setOptLevel(optimizing); });
   llvm::SmallVector<char, 0> buffer;
   llvm::raw_svector_ostream os(buffer);
   llvm::legacy::PassManager passes;

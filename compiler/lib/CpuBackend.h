@@ -39,6 +39,23 @@ std::unique_ptr<llvm::Module> translate(mlir::ModuleOp module, llvm::LLVMContext
 /// Runs LLVM's -O3 pipeline (without loop unrolling) for `machine`.
 void optimize(llvm::Module& module, llvm::TargetMachine& machine);
 
+/// The number of instructions in the longest basic block of `module`.
+size_t longest_block(const llvm::Module& module);
+
+/// LLVM's greedy register allocator takes time quadratic in the length of a
+/// basic block that keeps many values live across it: the loop body of a
+/// long gradient keeps every forward value its backward part reads (a chain
+/// of 16,000 ops under grad: 9.6 s of register allocation for a block of
+/// 53,000 instructions). A module with a longer block than this gets its
+/// machine code from LLVM's fast instruction selector and register
+/// allocator (-O0 code generation, linear time); its IR is optimized at -O3
+/// as always. No workload comes near: their longest functions have fewer
+/// than 1,000 instructions.
+inline constexpr size_t kFastCodegenBlockInstructions = 8000;
+
+/// Whether `module` gets -O0 code generation (see above).
+bool needs_fast_codegen(const llvm::Module& module);
+
 /// Assembly text or object-file bytes for an optimized module.
 std::string emit_machine_code(llvm::Module& module, llvm::TargetMachine& machine,
                               bool assembly);

@@ -238,7 +238,11 @@ struct NativeModule {
   }
 
   std::string machine_code(bool assembly) {
-    mlir::TimingScope scope = timing.phase(assembly ? "LLVM: assembly" : "LLVM: machine code");
+    std::string phase = assembly ? "LLVM: assembly" : "LLVM: machine code";
+    if (detail::needs_fast_codegen(*module))
+      phase += fmt::format(" (-O0 code generation: a block of {} instructions)",
+                           detail::longest_block(*module));
+    mlir::TimingScope scope = timing.phase(phase);
     return detail::emit_machine_code(*module, *machine, assembly);
   }
 };

@@ -582,6 +582,33 @@ TEST_CASE("cli: --timing reports MLIR's passes and LLVM's share", "[cli]") {
   CHECK_THAT(r.output, Contains("adjit-tile-and-fuse-rows") || Contains("TileAndFuseRows"));
   CHECK_THAT(r.output, Contains("LLVM: translation to LLVM IR and -O3"));
   CHECK_THAT(r.output, Contains("LLVM: machine code"));
+  CHECK_THAT(r.output, !Contains("-O0 code generation"));
+}
+
+// A gradient whose loop body is past the optimizing code generator's block
+// limit (CpuBackend.h) says so in its timing (its numbers are checked in
+// test_compiler_long_programs.cpp).
+TEST_CASE("cli: --timing names -O0 code generation for a very long block", "[cli]") {
+  std::string text = "func.func private @chain(%x: tensor<16xf32>) -> tensor<f32> {\n"
+                     "  %c = adjit.constant dense<0.01> : tensor<16xf32>\n";
+  std::string y = "%x";
+  for (int i = 0; i < 1500; ++i) {
+    std::string n = std::to_string(i);
+    text += "  %s" + n + " = adjit.sin " + y + " : tensor<16xf32>\n";
+    text += "  %m" + n + " = adjit.mul %s" + n + ", %c : tensor<16xf32>\n";
+    text += "  %y" + n + " = adjit.add " + y + ", %m" + n + " : tensor<16xf32>\n";
+    y = "%y" + n;
+  }
+  text += "  %r = adjit.reduce sum " + y + ", dims = [0] : (tensor<16xf32>) -> tensor<f32>\n"
+          "  return %r : tensor<f32>\n}\n"
+          "func.func @chain_grad(%x: tensor<16xf32>) -> tensor<16xf32> {\n"
+          "  %g = adjit.grad @chain(%x) wrt [0] : (tensor<16xf32>) -> tensor<16xf32>\n"
+          "  return %g : tensor<16xf32>\n}\n";
+  TempDirectory dir;
+  CliResult r = run_cli({"compile", dir.write("long.mlir", text), "--emit=obj", "-o", "/dev/null",
+                         "--timing"});
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.output, Contains("LLVM: machine code (-O0 code generation: a block of "));
 }
 
 // IR nested thousands of levels deep used to overflow the parser's stack
