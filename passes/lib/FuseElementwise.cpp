@@ -1,6 +1,7 @@
 #include "adjit/Passes/Passes.h"
 
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace mlir::adjit {
@@ -119,6 +120,110 @@ bool shouldFuse(OpOperand *fused, bool recompute, BodySizes &sizes) {
          });
 }
 
+// The map from the consumer's loops to an input of the producer, as the
+// fused generic indexes it (upstream's fusion composes the same maps).
+AffineMap producerInputMapInConsumer(linalg::GenericOp producer, OpOperand *producerInput,
+                                     AffineMap producerResultMap, AffineMap consumerMap) {
+  return producer.getMatchingIndexingMap(producerInput)
+      .compose(inversePermutation(producerResultMap))
+      .compose(consumerMap);
+}
+
+// Upstream's fusion clones both bodies into a new generic, so a chain
+// fused into one growing consumer copies the consumer again at each step:
+// quadratic in the fused body (kMaxFusedBodyOps keeps it from growing with
+// the program, but long programs still spent most of their compile time
+// copying). When the producer has one result and its body does not read
+// its output, this pattern rewrites the consumer in place instead, with the
+// producer's body moved in (its only use was the fused operand) or copied
+// (others still read it): the generic upstream's fusion would make, with
+// operands, maps and body in the same order, in time of the producer's
+// size. (Upstream's also gives a multi-use producer's result as an extra
+// output, which no one reads and its cleanup patterns erase.) It takes the
+// operand upstream's pattern would take first, so fusions keep their order.
+struct FuseProducerInPlace : OpRewritePattern<linalg::GenericOp> {
+  FuseProducerInPlace(MLIRContext *context, linalg::ControlFusionFn control)
+      : OpRewritePattern(context, /*benefit=*/2), control(std::move(control)) {}
+
+  LogicalResult matchAndRewrite(linalg::GenericOp consumer,
+                                PatternRewriter &rewriter) const override {
+    OpOperand *fused = nullptr;
+    for (OpOperand &operand : consumer->getOpOperands())
+      if (linalg::areElementwiseOpsFusable(&operand) && control(&operand)) {
+        fused = &operand;
+        break;
+      }
+    if (!fused)
+      return failure();
+    auto producer = fused->get().getDefiningOp<linalg::GenericOp>();
+    if (producer->getNumResults() != 1 || producer.hasIndexSemantics() ||
+        producer.payloadUsesValueFromOperand(producer.getDpsInitOperand(0)))
+      return failure();
+
+    unsigned position = fused->getOperandNumber();
+    AffineMap producerResultMap = producer.getIndexingMapMatchingResult(cast<OpResult>(fused->get()));
+    AffineMap consumerMap = consumer.getMatchingIndexingMap(fused);
+    SmallVector<Value> inputs;
+    SmallVector<AffineMap> maps;
+    for (OpOperand *input : consumer.getDpsInputOperands()) {
+      if (input != fused) {
+        inputs.push_back(input->get());
+        maps.push_back(consumer.getMatchingIndexingMap(input));
+        continue;
+      }
+      for (OpOperand *producerInput : producer.getDpsInputOperands()) {
+        inputs.push_back(producerInput->get());
+        maps.push_back(producerInputMapInConsumer(producer, producerInput, producerResultMap,
+                                                  consumerMap));
+      }
+    }
+    for (OpOperand &output : consumer.getDpsInitsMutable())
+      maps.push_back(consumer.getMatchingIndexingMap(&output));
+    // The fused generic's loop bounds must follow from its operands.
+    if (!inversePermutation(concatAffineMaps(maps)))
+      return failure();
+
+    Block &body = consumer.getRegion().front();
+    Block &producerBody = producer.getRegion().front();
+    bool moveBody = fused->get().hasOneUse();
+    rewriter.startOpModification(consumer);
+    // The producer's inputs take the fused input's place among the block's
+    // arguments, and its body goes first.
+    SmallVector<Value> producerArguments;
+    for (unsigned i = 0, e = producer.getNumDpsInputs(); i < e; ++i)
+      producerArguments.push_back(body.insertArgument(position + 1 + i,
+                                                      producerBody.getArgument(i).getType(),
+                                                      producerBody.getArgument(i).getLoc()));
+    Value fusedValue;
+    if (moveBody) {
+      producerBody.eraseArguments(producer.getNumDpsInputs(), producer.getNumDpsInits());
+      Operation *yield = producerBody.getTerminator();
+      rewriter.inlineBlockBefore(&producerBody, &body, body.begin(), producerArguments);
+      fusedValue = yield->getOperand(0);
+      rewriter.eraseOp(yield);
+    } else {
+      IRMapping producerValues;
+      producerValues.map(producerBody.getArguments().take_front(producerArguments.size()),
+                         producerArguments);
+      OpBuilder::InsertionGuard guard(rewriter);
+      rewriter.setInsertionPointToStart(&body);
+      for (Operation &op : producerBody.without_terminator())
+        rewriter.clone(op, producerValues);
+      fusedValue = producerValues.lookupOrDefault(producerBody.getTerminator()->getOperand(0));
+    }
+    body.getArgument(position).replaceAllUsesWith(fusedValue);
+    body.eraseArgument(position);
+    consumer.getInputsMutable().assign(inputs);
+    consumer.setIndexingMapsAttr(rewriter.getAffineMapArrayAttr(maps));
+    rewriter.finalizeOpModification(consumer);
+    if (moveBody)
+      rewriter.eraseOp(producer);
+    return success();
+  }
+
+  linalg::ControlFusionFn control;
+};
+
 struct FuseElementwisePass : adjit::impl::FuseElementwiseBase<FuseElementwisePass> {
   using FuseElementwiseBase::FuseElementwiseBase;
 
@@ -126,9 +231,11 @@ struct FuseElementwisePass : adjit::impl::FuseElementwiseBase<FuseElementwisePas
     RewritePatternSet patterns(&getContext());
     bool recomputeAll = recompute;
     BodySizes sizes;
-    linalg::populateElementwiseOpsFusionPatterns(patterns, [&](OpOperand *fused) {
+    linalg::ControlFusionFn control = [&](OpOperand *fused) {
       return shouldFuse(fused, recomputeAll, sizes);
-    });
+    };
+    patterns.add<FuseProducerInPlace>(&getContext(), control);
+    linalg::populateElementwiseOpsFusionPatterns(patterns, control);
     GreedyRewriteConfig config;
     config.listener = &sizes;
     if (failed(applyPatternsAndFoldGreedily(getOperation(), std::move(patterns), config)))

@@ -208,6 +208,7 @@ void addLoweringToLLVM(OpPassManager &pm, const PipelineOptions &options) {
   pm.addPass(createApproximateMath());
   pm.addPass(createConvertMathToFuncs());
   pm.addPass(createMathToLibm());
+  pm.addNestedPass<func::FuncOp>(createPromoteSingleIterationLoops());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createConvertSCFToCFPass());
   pm.addPass(createExpandBFloat16());
