@@ -64,10 +64,11 @@ bool isCheapElementwise(Operation *op) {
 // read materialized values (arguments, buffers), not other generics: a chain
 // of shared values (forward values read by the backward pass) would
 // otherwise be copied into every consumer level after level.
-// Each fusion copies both bodies into a new generic: without a bound, a
-// chain of n ops would copy O(n^2) ops. Bodies stop growing here (a chain
-// becomes several generics, which adjit-tile-and-fuse-rows still runs
-// block by block).
+// Upstream's fusion copies both bodies into a new generic: without a
+// bound, a chain of n ops it fuses would copy O(n^2) ops (the in-place
+// fusion below copies only the producer). Bodies stop growing here (a
+// chain becomes several generics, which adjit-tile-and-fuse-rows still
+// runs block by block).
 constexpr size_t kMaxFusedBodyOps = 256;
 
 // The number of ops in each generic's body, counted once: a block's size is
