@@ -239,9 +239,9 @@ struct NativeModule {
 
   std::string machine_code(bool assembly) {
     std::string phase = assembly ? "LLVM: assembly" : "LLVM: machine code";
-    if (detail::needs_fast_codegen(*module))
-      phase += fmt::format(" (-O0 code generation: a block of {} instructions)",
-                           detail::longest_block(*module));
+    if (size_t longest = detail::longest_block(*module);
+        longest > detail::kFastCodegenBlockInstructions)
+      phase += fmt::format(" (-O0 code generation: a block of {} instructions)", longest);
     mlir::TimingScope scope = timing.phase(phase);
     return detail::emit_machine_code(*module, *machine, assembly);
   }

@@ -208,6 +208,8 @@ void addLoweringToLLVM(OpPassManager &pm, const PipelineOptions &options) {
   pm.addPass(createApproximateMath());
   pm.addPass(createConvertMathToFuncs());
   pm.addPass(createMathToLibm());
+  // After the last canonicalizer: a flat row loop of thousands of ops made
+  // its dead-op checks, which walk the loop on every change, quadratic.
   pm.addNestedPass<func::FuncOp>(createPromoteSingleIterationLoops());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createConvertSCFToCFPass());
