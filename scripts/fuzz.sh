@@ -8,7 +8,8 @@
 # `programs` builds random valid programs and runs each twice. Corpora and
 # crash reproducers go to fuzz-out/; add a crasher, once fixed, to
 # tests/fuzz/regressions/ so that ctest replays it. ADJIT_FUZZ_SECONDS=S
-# also stops each target after S seconds.
+# also stops each target after S seconds; ADJIT_FUZZ_JOBS=J runs J fuzzing
+# processes at once (libFuzzer's -fork=J; N counts all of their executions).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/.." && pwd)"
@@ -44,9 +45,11 @@ for target in "${targets[@]}"; do
   fi
   echo "== $target: $runs executions, corpus $corpus" >&2
   start=$(date +%s)
+  parallel=()
+  [ "${ADJIT_FUZZ_JOBS:-1}" -gt 1 ] && parallel=(-fork="$ADJIT_FUZZ_JOBS")
   "$ADJIT_BUILD/tests/fuzz/adjit-fuzz-$target" -runs="$runs" -max_len=8192 -timeout=60 \
     -rss_limit_mb=8192 -print_final_stats=1 -artifact_prefix="$out/$target-" \
-    -max_total_time="${ADJIT_FUZZ_SECONDS:-0}" \
-    "$corpus" "${seeds[@]}" 2>&1 | tee "$out/$target.log" | grep -E "^#|stat::|ERROR|Done" | tail -20
+    -max_total_time="${ADJIT_FUZZ_SECONDS:-0}" "${parallel[@]}" \
+    "$corpus" "${seeds[@]}" 2>&1 | tee "$out/$target.log" | grep -E "^#|stat::|ERROR|Done|INFO: fuzzed" | tail -20
   echo "== $target: $(( $(date +%s) - start )) s, corpus $(ls "$corpus" | wc -l) files" >&2
 done

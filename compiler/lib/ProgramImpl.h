@@ -3,7 +3,11 @@
 
 #include "adjit/compiler/Program.h"
 
+#include "adjit/Dialect/AdjitDialect.h"
 #include "adjit/Passes/Pipelines.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
@@ -21,7 +25,10 @@ struct Program::Impl {
   std::vector<Signature> signatures;
 
   Impl() : context(registry(), mlir::MLIRContext::Threading::DISABLED) {
-    context.loadAllAvailableDialects();
+    // Only what the parser and the tracer build directly; each pass loads the
+    // dialects it creates, so a program pays for the dialects its stages use.
+    context.loadDialect<mlir::adjit::AdjitDialect, mlir::func::FuncDialect,
+                        mlir::arith::ArithDialect>();
   }
 
   static const mlir::DialectRegistry& registry() {
