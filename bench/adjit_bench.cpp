@@ -7,6 +7,7 @@
 
 #include <adjit/adjit.h>
 #include <adjit/runtime/Allocator.h>
+#include <adjit/runtime/Gemm.h>
 
 #include <sys/resource.h>
 
@@ -591,6 +592,69 @@ void run_sgemm(const Settings& s) {
       .field("threads", s.threads).print();
 }
 
+// adjit's own contraction kernels (runtime/lib/gemm) on the five matmuls
+// of W2's step, in the layouts its compiled code passes them: how much of
+// W2's time is GEMM and how close each layout comes to the FMA peak. One
+// thread (the kernels run on the caller's thread without the JIT's team).
+void run_gemm_w2(const Settings& s) {
+  const int64_t batch = s.smoke ? 16 : 256, in = s.smoke ? 32 : 784, hidden = s.smoke ? 24 : 1024;
+  struct Contraction {
+    std::string name;
+    int64_t m, n, k;
+    bool a_transposed, b_transposed;  // A read as the transpose of a k x m array, B of n x k
+    bool accumulate;                  // the weight gradients are added onto the weights
+  };
+  const std::vector<Contraction> contractions = {
+      {"x@w1", batch, hidden, in, false, false, false},
+      {"h1@w2", batch, hidden, hidden, false, false, false},
+      {"dy2@w2^T", batch, hidden, hidden, false, true, false},
+      {"h1^T@dy2", hidden, hidden, batch, true, false, true},
+      {"x^T@dh1", in, hidden, batch, true, false, true},
+  };
+  double total_flops = 0, total_ms = 0;
+  for (const Contraction& g : contractions) {
+    Array a = Array::randn({g.a_transposed ? g.k : g.m, g.a_transposed ? g.m : g.k}, 1);
+    Array b = Array::randn({g.b_transposed ? g.n : g.k, g.b_transposed ? g.k : g.n}, 2);
+    Array c = Array::zeros({g.m, g.n});
+    const float* pa = a.data<float>();
+    const float* pb = b.data<float>();
+    float* pc = c.data<float>();
+    auto address = [](const float* p) { return static_cast<int64_t>(reinterpret_cast<uintptr_t>(p)); };
+    int64_t a_row = g.a_transposed ? 1 : g.k, a_col = g.a_transposed ? g.m : 1;
+    int64_t b_row = g.b_transposed ? 1 : g.n, b_col = g.b_transposed ? g.k : 1;
+    auto call = [&](bool accumulate) {
+      adjit_gemm_f32(1, g.m, g.n, g.k, address(pa), 0, a_row, a_col, address(pb), 0, b_row, b_col,
+                     address(pc), 0, g.n, 1, accumulate);
+    };
+    call(false);
+    for (int64_t probe = 0; probe < 16; ++probe) {  // spot checks against a double sum
+      int64_t i = probe * 7919 % g.m, j = probe * 104729 % g.n;
+      double sum = 0, magnitude = 0;
+      for (int64_t p = 0; p < g.k; ++p) {
+        double term = double(pa[i * a_row + p * a_col]) * pb[p * b_row + j * b_col];
+        sum += term;
+        magnitude += std::abs(term);
+      }
+      if (std::abs(pc[i * g.n + j] - sum) > 1e-5 * magnitude + 1e-6)
+        check_failed("gemm_w2", g.name + ": wrong element (" + std::to_string(i) + ", " +
+                                    std::to_string(j) + ")");
+    }
+    Timing t = measure([&] { call(g.accumulate); }, s);
+    double flops = 2.0 * g.m * g.n * g.k;
+    total_flops += flops;
+    total_ms += t.median_ms;
+    JsonLine()
+        .field("workload", "gemm_w2").field("impl", "adjit").field("variant", g.name)
+        .field("median_ms", t.median_ms).field("min_ms", t.min_ms).field("max_ms", t.max_ms)
+        .field("reps", t.reps).field("gflop_per_s", flops / (t.median_ms * 1e-3) / 1e9)
+        .field("isa", adjit::gemm::isa()).field("threads", 1).print();
+  }
+  JsonLine()
+      .field("workload", "gemm_w2").field("impl", "adjit").field("variant", "all")
+      .field("median_ms", total_ms).field("gflop_per_s", total_flops / (total_ms * 1e-3) / 1e9)
+      .field("isa", adjit::gemm::isa()).field("threads", 1).print();
+}
+
 // The f32 FMA peak, W2's limit: each kernel of fma_peak_variants() on
 // s.threads threads at once. The threads start together and each times its
 // own kernel, so one descheduled or stalled counts its lost time; a run's
@@ -771,6 +835,7 @@ const std::map<std::string, std::function<void(const Settings&)>>& workloads() {
       {"triad", [](const Settings& s) { run_bandwidth(s, true); }},
       {"read", [](const Settings& s) { run_bandwidth(s, false); }},
       {"sgemm", run_sgemm},
+      {"gemm_w2", run_gemm_w2},
       {"fma_peak", run_fma_peak},
       {"w1_handfused", run_w1_handfused},
       {"gpu_bandwidth", run_gpu_bandwidth},
