@@ -12,6 +12,7 @@
 // cond, and through fori_loop and scan with C++ integer bounds (each
 // iteration's carries are kept, the body is recomputed backwards).
 
+#include "adjit/Grad.h"  // detail::TracedCall
 #include "adjit/detail/ControlFlow.h"
 
 #include <type_traits>
