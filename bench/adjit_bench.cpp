@@ -644,13 +644,13 @@ void run_gemm_w2(const Settings& s) {
     total_flops += flops;
     total_ms += t.median_ms;
     JsonLine()
-        .field("workload", "gemm_w2").field("impl", "adjit").field("variant", g.name)
+        .field("workload", "gemm_w2").field("impl", "reference").field("variant", g.name)
         .field("median_ms", t.median_ms).field("min_ms", t.min_ms).field("max_ms", t.max_ms)
         .field("reps", t.reps).field("gflop_per_s", flops / (t.median_ms * 1e-3) / 1e9)
         .field("isa", adjit::gemm::isa()).field("threads", 1).print();
   }
   JsonLine()
-      .field("workload", "gemm_w2").field("impl", "adjit").field("variant", "all")
+      .field("workload", "gemm_w2").field("impl", "reference").field("variant", "all")
       .field("median_ms", total_ms).field("gflop_per_s", total_flops / (total_ms * 1e-3) / 1e9)
       .field("isa", adjit::gemm::isa()).field("threads", 1).print();
 }

@@ -374,6 +374,13 @@ def render(res):
                    and ("skipped" in x or "error" in x)), None)
         if sk:
             rows.append(["OpenBLAS sgemm", sk.get("skipped") or "error"])
+    g = next((x for x in res.records if x.get("workload") == "gemm_w2"
+              and x.get("variant") == "all" and "gflop_per_s" in x), None)
+    if g:
+        share = " (%.0f%% of FMA peak)" % (100 * g["gflop_per_s"] / f["gflop_per_s"]) \
+            if f and f.get("gflop_per_s") and f.get("threads") == 1 else ""
+        rows.append(["adjit's GEMM kernels on W2's 5 matmuls, 1 thread" + share,
+                     "%.0f GFLOP/s" % g["gflop_per_s"]])
     if res.handfused:
         a = res.timing("W1", "adjit")
         rows.append(["hand-fused C++ W1 (adjit/hand-fused: %s)" % ratio(value_of(a, "ms"), res.handfused["median_ms"]),
