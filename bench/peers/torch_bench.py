@@ -4,7 +4,9 @@
 compiled, its backward runs through AOTAutograd's compiled graph, the SGD
 update stays torch.optim.SGD). Same command line and JSON lines as
 adjit-bench; --impl picks one variant (bench/run runs each in its own
-process). See bench/peers/common.py and docs/performance.md."""
+process). `--workload gemm_w2` times PyTorch's matmul on W2's five matmuls,
+a reference beside adjit-bench's gemm_w2 (run_gemm_w2). See
+bench/peers/common.py and docs/performance.md."""
 
 import os
 import shutil
@@ -30,6 +32,8 @@ def main():
         # reused (W7 would otherwise measure a cache hit).
         cache_dir = tempfile.mkdtemp(prefix="adjit-bench-inductor-")
         extra_env["TORCHINDUCTOR_CACHE_DIR"] = cache_dir
+    if args.workload == "gemm_w2":
+        return run_gemm_w2(args)
     setting = common.setup(args, extra_env)
     try:
         try:
@@ -327,6 +331,56 @@ def run_w6(args, torch, np, impl):
     x_host = common.w6_input(np)
     x = torch.from_numpy(x_host)
     common.time_w6(impl, lambda: f(x), x_host, f(x).numpy(), args, np)
+
+
+def run_gemm_w2(args):
+    """A reference, not a peer: PyTorch's matmul (MKL's sgemm in PyTorch's
+    wheels) on the five matmuls of W2's step, in the layouts adjit's
+    compiled step gives its own GEMM kernels (adjit-bench --workload
+    gemm_w2), on one thread as those are: a vendor GEMM that knows this CPU,
+    beside adjit's, on the same shapes."""
+    args.threads = 1
+    common.setup(args)
+    try:
+        import torch
+    except Exception as exc:  # ImportError, or a broken install
+        common.emit({"workload": "gemm_w2", "impl": "reference", "library": "pytorch",
+                     "skipped": "not installed", "detail": "%s: %s" % (type(exc).__name__, exc)})
+        return 0
+    torch.set_num_threads(1)
+    library = "PyTorch's matmul (MKL)" if torch.backends.mkl.is_available() else "PyTorch's matmul"
+    s = common.sizes("W2", args.smoke)
+    batch, inputs, hidden = s["batch"], s["in"], s["hidden"]
+    # name, m, n, k, A read transposed, B read transposed, C accumulated
+    # (the weight gradients are added onto the weights by the SGD update)
+    contractions = [("x@w1", batch, hidden, inputs, False, False, False),
+                    ("h1@w2", batch, hidden, hidden, False, False, False),
+                    ("dy2@w2^T", batch, hidden, hidden, False, True, False),
+                    ("h1^T@dy2", hidden, hidden, batch, True, False, True),
+                    ("x^T@dh1", inputs, hidden, batch, True, False, True)]
+    generator = torch.Generator().manual_seed(1)
+    total_flops = total_ms = 0.0
+    for name, m, n, k, a_transposed, b_transposed, accumulate in contractions:
+        a = torch.randn(k, m, generator=generator).t() if a_transposed else torch.randn(m, k, generator=generator)
+        b = torch.randn(n, k, generator=generator).t() if b_transposed else torch.randn(k, n, generator=generator)
+        c = torch.zeros(m, n)
+        expected = (a.double() @ b.double()).float()
+        torch.matmul(a, b, out=c)
+        if not torch.allclose(c, expected, rtol=1e-4, atol=1e-4 * k ** 0.5):
+            common.emit({"workload": "gemm_w2", "impl": "reference", "library": library,
+                         "variant": name, "error": "wrong product"})
+            return 1
+        step = (lambda: c.addmm_(a, b)) if accumulate else (lambda: torch.matmul(a, b, out=c))
+        timing = common.measure(step, args)
+        flops = 2.0 * m * n * k
+        total_flops += flops
+        total_ms += timing["median_ms"]
+        common.report("gemm_w2", "reference", name, timing, args, library=library,
+                      gflop_per_s=flops / (timing["median_ms"] * 1e-3) / 1e9)
+    common.emit({"workload": "gemm_w2", "impl": "reference", "library": library, "variant": "all",
+                 "median_ms": total_ms, "gflop_per_s": total_flops / (total_ms * 1e-3) / 1e9,
+                 "threads": 1})
+    return 0
 
 
 if __name__ == "__main__":
