@@ -39,13 +39,15 @@ void gemm(int64_t batch, int64_t m, int64_t n, int64_t k, const Stored<T>& a, co
 }
 
 // Every transposition, accumulate or overwrite, edges of every tile size,
-// against a double-precision loop.
+// several blocks of A (m = 530 and 1100: with a 2 MiB L2, blocks of 252
+// rows and a last one of 278 or 92), against a double-precision loop.
 template <class T>
 void check_against_reference(double tolerance) {
   std::mt19937 rng(7);
   for (auto [batch, m, n, k] : {std::tuple<int64_t, int64_t, int64_t, int64_t>{1, 1, 1, 1},
                                 {2, 13, 35, 7}, {1, 37, 71, 300}, {3, 50, 9, 513}, {1, 5, 1, 1000},
-                                {1, 32, 256, 256}, {1, 48, 100, 600}})
+                                {1, 32, 256, 256}, {1, 48, 100, 600}, {1, 530, 33, 300},
+                                {1, 1100, 40, 300}})
     for (bool ta : {false, true})
       for (bool tb : {false, true})
         for (bool accumulate : {false, true}) {

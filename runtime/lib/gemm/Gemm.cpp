@@ -100,7 +100,8 @@ Blocking blocking_for(const Tile& tile) {
   int64_t kc = std::clamp<int64_t>(l1 * 2 / 3 / (tile.nr * size), 64, 512);
   int64_t mc = std::max<int64_t>(l2 / 8 / (kc * size) / tile.mr, 1) * tile.mr;
   int64_t nc = 4096 / tile.nr * tile.nr;
-  return {kc, mc, nc};
+  int64_t mc_last = mc + mc / 4 / tile.mr * tile.mr;
+  return {kc, mc, nc, mc_last};
 }
 
 // A per-thread, 64-byte aligned scratch area that only grows; a thread's
@@ -193,7 +194,7 @@ void gemm(int64_t batch, int64_t m, int64_t n, int64_t k, const T* a, int64_t a_
       problem.a.data += first * a_row;
       problem.c += first * c_row;
     }
-    run_kernel(isa, problem, blocking, workspace<T>((blocking.mc + blocking.nc) * blocking.kc));
+    run_kernel(isa, problem, blocking, workspace<T>((blocking.mc_last + blocking.nc) * blocking.kc));
   };
   if (threads <= 1 || tasks <= 1) {
     for (int64_t t = 0; t < tasks; ++t) task(t);

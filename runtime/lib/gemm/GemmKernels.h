@@ -30,9 +30,13 @@ struct Problem {
 // kc x nr, stays in L1), m into blocks of mc (the packed mc x kc block of A
 // stays in L2), n into panels of nc (bounds the packed panel of B). mc is a
 // multiple of mr and nc of nr. The driver derives them from the host's
-// cache sizes.
+// cache sizes. The rows left for the last block join the one before it when
+// they are at most mc_last in all (a multiple of mr, a little above mc):
+// a block of a few rows would stream the whole panel of B through L2 for
+// little work (m = 256 and mc = 252 left 4).
 struct Blocking {
   int64_t kc, mc, nc;
+  int64_t mc_last;
 };
 
 // The register tile of a kernel: mr rows of A (broadcast) times nr columns
@@ -41,8 +45,8 @@ struct Tile {
   int64_t mr, nr;
 };
 
-// `workspace` holds the packed block and panel: (mc + nc) * kc elements,
-// 64-byte aligned.
+// `workspace` holds the packed block and panel: (mc_last + nc) * kc
+// elements, 64-byte aligned.
 #define ADJIT_GEMM_DECLARE_ISA(isa)                                                     \
   namespace isa {                                                                       \
   Tile tile_f32();                                                                      \
