@@ -344,7 +344,7 @@ def run_gemm_w2(args):
     try:
         import torch
     except Exception as exc:  # ImportError, or a broken install
-        common.emit({"workload": "gemm_w2", "impl": "reference", "library": "pytorch",
+        common.emit({"workload": "gemm_w2", "impl": "reference", "library": "PyTorch's matmul",
                      "skipped": "not installed", "detail": "%s: %s" % (type(exc).__name__, exc)})
         return 0
     torch.set_num_threads(1)
