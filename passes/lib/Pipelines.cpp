@@ -190,6 +190,7 @@ void addLoweringToLLVM(OpPassManager &pm, const PipelineOptions &options) {
   pm.addPass(createContractionsToCalls());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToAffineLoopsPass());
   pm.addNestedPass<func::FuncOp>(createPromoteAccumulators());
+  pm.addNestedPass<func::FuncOp>(createPrefetchNextRows());
   // Parallel chunks run on the calling thread's OpenMP team
   // (runtime/include/adjit/runtime/Threads.h), or in order.
   if (options.threads) {

@@ -284,6 +284,62 @@ def PromoteAccumulators : Pass<"adjit-promote-accumulators", "func::FuncOp"> {
   let dependentDialects = ["::mlir::affine::AffineDialect"];
 }
 
+def PrefetchNextRows : Pass<"adjit-prefetch-next-rows", "func::FuncOp"> {
+  let summary = "Prefetch the next row's inputs during a row's heaviest pass";
+  let description = [{
+    A row loop (adjit-tile-and-fuse-rows) makes several passes over each
+    row: W3's gradient sums x, centers it, runs GELU and its derivative,
+    then combines. The rows of the caller's buffers that it reads arrive
+    only when a pass first touches them, and the hardware prefetchers stop
+    at each 4 KiB page, so every row starts with misses that no arithmetic
+    overlaps. This pass prefetches the next iteration's rows during the
+    current row's heaviest pass (the inner loop with the most operations),
+    spread evenly over its iterations, one prefetch per cache line.
+
+    It applies to an `scf.for` with two or more inner loops and constant
+    bounds on the heaviest one, and to each `memref.subview` in its body
+    that takes, per iteration, a contiguous row of at least
+    `min-row-bytes` bytes from a function argument, and that something
+    reads. The next row's view is the same subview with the induction
+    variable advanced by one step (past the last row it points beyond the
+    loop's rows; prefetches never fault). Loops with a single pass are left
+    to the hardware prefetchers, which follow one sequential stream.
+
+    ```mlir
+    scf.for %r = %c0 to %c512 step %c1 {
+      %row = memref.subview %x[%r, 0] [1, 1024] [1, 1] : ...
+      scf.for ... { ... vector.transfer_read %row ... }  // a light pass
+      scf.for %j = %c0 to %c1024 step %c32 { ... }       // the heaviest pass
+    }
+    // becomes
+    scf.for %r = %c0 to %c512 step %c1 {
+      %row = memref.subview %x[%r, 0] [1, 1024] [1, 1] : ...
+      scf.for ... { ... vector.transfer_read %row ... }
+      %r1 = arith.addi %r, %c1 : index
+      %next = memref.subview %x[%r1, 0] [1, 1024] [1, 1] : ...
+      scf.for %j = %c0 to %c1024 step %c32 {
+        // 64 lines of 16 floats over 32 iterations: 2 per iteration
+        %i0 = affine.apply affine_map<(d0) -> ((d0 floordiv 32) * 32)>(%j)
+        memref.prefetch %next[%c0, %i0], read, locality<3>, data : ...
+        %i1 = affine.apply affine_map<(d0) -> (((d0 floordiv 32) * 2 + 1) * 16)>(%j)
+        memref.prefetch %next[%c0, %i1], read, locality<3>, data : ...
+        ...
+      }
+    }
+    ```
+  }];
+  let options = [
+    Option<"lineBytes", "line-bytes", "int64_t", /*default=*/"64",
+           "the target's cache line size in bytes">,
+    Option<"minRowBytes", "min-row-bytes", "int64_t", /*default=*/"1024",
+           "the shortest row worth prefetching, in bytes">,
+  ];
+  let dependentDialects = [
+    "::mlir::affine::AffineDialect", "::mlir::arith::ArithDialect",
+    "::mlir::memref::MemRefDialect"
+  ];
+}
+
 def ApproximateMath : Pass<"adjit-approximate-math", "ModuleOp"> {
   let summary = "Replace f32 transcendentals by vectorizable polynomials";
   let description = [{
