@@ -1,6 +1,7 @@
 #include "CpuBackend.h"
 
 #include "LoadedCode.h"
+#include "StreamingStores.h"
 
 #include "adjit/Passes/Passes.h"
 #include "adjit/runtime/ArenaBuffers.h"
@@ -161,6 +162,7 @@ void optimize(llvm::Module& module, llvm::TargetMachine& machine) {
   builder.registerLoopAnalyses(loops);
   builder.crossRegisterProxies(loops, functions, cgscc, modules);
   builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3).run(module, modules);
+  guard_streaming_stores(module, vector_register_bits(machine) / 8);
 }
 
 size_t longest_block(const llvm::Module& module) {

@@ -3,6 +3,8 @@
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/Interfaces/CallInterfaces.h"
 #include "mlir/Interfaces/ControlFlowInterfaces.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 
 namespace mlir::adjit {
@@ -33,6 +35,29 @@ void forEachBufferUser(Value buffer, function_ref<void(Operation *)> visit,
 bool carriesBufferOut(Operation *user) {
   return isa<CallOpInterface, RegionBranchTerminatorOpInterface>(user) ||
          user->hasTrait<OpTrait::ReturnLike>();
+}
+
+BlockArgument functionArgumentOf(Value buffer) {
+  while (Operation *op = buffer.getDefiningOp()) {
+    auto view = dyn_cast<ViewLikeOpInterface>(op);
+    if (!view)
+      return nullptr;
+    buffer = view.getViewSource();
+  }
+  auto argument = cast<BlockArgument>(buffer);
+  Block *owner = argument.getOwner();
+  return owner->isEntryBlock() && isa<FunctionOpInterface>(owner->getParentOp()) ? argument
+                                                                                 : nullptr;
+}
+
+bool isReadThroughViews(Value buffer) {
+  for (Operation *user : buffer.getUsers()) {
+    auto view = dyn_cast<ViewLikeOpInterface>(user);
+    if (view && view.getViewSource() == buffer ? isReadThroughViews(user->getResult(0))
+                                               : hasEffect<MemoryEffects::Read>(user, buffer))
+      return true;
+  }
+  return false;
 }
 
 } // namespace mlir::adjit

@@ -21,6 +21,13 @@ void forEachBufferUser(Value buffer, function_ref<void(Operation *)> visit,
 /// in place: a return, a call, or a loop or branch yielding it.
 bool carriesBufferOut(Operation *user);
 
+/// The function argument that `buffer` is, or is a view of (memory that
+/// the caller passed in); null for any other buffer.
+BlockArgument functionArgumentOf(Value buffer);
+
+/// Whether some op reads `buffer` or a view of it.
+bool isReadThroughViews(Value buffer);
+
 } // namespace mlir::adjit
 
 #endif

@@ -191,6 +191,7 @@ void addLoweringToLLVM(OpPassManager &pm, const PipelineOptions &options) {
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToAffineLoopsPass());
   pm.addNestedPass<func::FuncOp>(createPromoteAccumulators());
   pm.addNestedPass<func::FuncOp>(createPrefetchNextRows());
+  pm.addNestedPass<func::FuncOp>(createStreamStores());
   // Parallel chunks run on the calling thread's OpenMP team
   // (runtime/include/adjit/runtime/Threads.h), or in order.
   if (options.threads) {

@@ -2,11 +2,12 @@
 // of the caller's buffers that the next iteration reads (see the pass
 // description in Passes.td).
 
+#include "BufferUses.h"
+
 #include "adjit/Passes/Passes.h"
 
 #include "mlir/Analysis/SliceAnalysis.h"
 #include "mlir/IR/IRMapping.h"
-#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 namespace mlir::adjit {
@@ -17,30 +18,6 @@ namespace mlir::adjit {
 using namespace mlir;
 
 namespace {
-
-// Whether `buffer` is a function argument or a view of one: memory the
-// caller passed in, which a call reads from main memory.
-bool isCallerMemory(Value buffer) {
-  while (Operation *op = buffer.getDefiningOp()) {
-    auto view = dyn_cast<ViewLikeOpInterface>(op);
-    if (!view)
-      return false;
-    buffer = view.getViewSource();
-  }
-  Block *owner = cast<BlockArgument>(buffer).getOwner();
-  return owner->isEntryBlock() && isa<FunctionOpInterface>(owner->getParentOp());
-}
-
-// Whether some op reads `buffer` or a view of it.
-bool isRead(Value buffer) {
-  for (Operation *user : buffer.getUsers()) {
-    auto view = dyn_cast<ViewLikeOpInterface>(user);
-    if (view && view.getViewSource() == buffer ? isRead(user->getResult(0))
-                                               : hasEffect<MemoryEffects::Read>(user, buffer))
-      return true;
-  }
-  return false;
-}
 
 // The bytes of the contiguous row that `view` takes (static sizes, all of
 // them 1 but the innermost, which has stride 1), or 0 when it takes none.
@@ -113,8 +90,8 @@ struct PrefetchNextRowsPass : adjit::impl::PrefetchNextRowsBase<PrefetchNextRows
       int64_t bytes = rowBytes(view);
       int64_t elementBits = bytes ? view.getType().getElementTypeBitWidth() : 0;
       if (bytes < minRowBytes || elementBits % 8 || (lineBytes * 8) % elementBits ||
-          !loop.isDefinedOutsideOfLoop(view.getSource()) || !isCallerMemory(view) ||
-          !isRead(view) || llvm::all_of(view->getOperands(), [&](Value operand) {
+          !loop.isDefinedOutsideOfLoop(view.getSource()) || !adjit::functionArgumentOf(view) ||
+          !adjit::isReadThroughViews(view) || llvm::all_of(view->getOperands(), [&](Value operand) {
             return loop.isDefinedOutsideOfLoop(operand); // the same row every time
           }))
         continue;

@@ -1,6 +1,11 @@
 // call_into: results written into caller buffers, for loops that reuse them.
 #include <adjit/adjit.h>
 
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
 #include <catch2/catch.hpp>
 
 using adjit::Array;
@@ -42,4 +47,30 @@ TEST_CASE("a training loop alternates two buffer sets with call_into", "[jit][ou
     std::swap(a, b);
   }
   CHECK(a.to_vector<float>() == std::vector<float>(4, 1.0f / 16));
+}
+
+// A result larger than any L2 cache that the function only writes is
+// streamed with nontemporal stores (adjit-stream-stores), which x86 allows
+// only at aligned addresses; a caller's buffer need only be aligned to its
+// element, so each store checks its address and falls back to a plain one.
+TEST_CASE("call_into a large result at any alignment: streamed stores check their address",
+          "[jit][outputs]") {
+  constexpr int64_t n = 4 << 20;  // 16 MiB of f32
+  auto f = adjit::jit([](Tensor x) { return adjit::tanh(x) * 2.0 + x; });
+  Array x = Array::randn({n}, 11);
+#if defined(__x86_64__)
+  std::string assembly = f.lower(x).ir("asm");
+  CHECK((assembly.find("vmovntps") != std::string::npos ||
+         assembly.find("movntps") != std::string::npos));
+#endif
+  Array want = f(x);
+  std::vector<float> storage(n + 64);
+  for (size_t misalignment : {size_t{0}, size_t{1}, size_t{4}, size_t{15}}) {
+    INFO("output misaligned by " << misalignment << " floats from a 64-byte boundary");
+    auto address = reinterpret_cast<uintptr_t>(storage.data());
+    size_t first = ((64 - address % 64) % 64) / sizeof(float) + misalignment;
+    Array out = Array::view(storage.data() + first, {n}, adjit::DType::f32);
+    f.call_into(out, x);
+    CHECK(std::memcmp(out.raw_data(), want.raw_data(), want.nbytes()) == 0);
+  }
 }

@@ -340,6 +340,37 @@ def PrefetchNextRows : Pass<"adjit-prefetch-next-rows", "func::FuncOp"> {
   ];
 }
 
+def StreamStores : Pass<"adjit-stream-stores", "func::FuncOp"> {
+  let summary = "Write large results that the function never reads with nontemporal stores";
+  let description = [{
+    A store to a cache line that is not in the cache first reads the line
+    from memory (a read for ownership): writing W3's 32 MiB input gradient
+    read 32 MiB more than the minimal traffic. A nontemporal store writes
+    whole lines without reading them, but leaves them out of the cache, so
+    it pays only for data that is not read again soon.
+
+    A vector store (or a contiguous, in-bounds, unmasked 1-D
+    `vector.transfer_write`, which becomes one) into a function argument,
+    or a view of one, becomes `vector.store {nontemporal = true}` when the
+    argument has a static size over `min-bytes` (0: the host's L2 cache per
+    core) and nothing in the function reads it: a result computed and
+    written once. The code generator checks each such store's address at
+    run time and uses a plain store where it is not aligned to the vector
+    register, as x86's nontemporal stores require (compiler/lib/StreamingStores.cpp).
+
+    ```mlir
+    vector.transfer_write %v, %row[%c0, %j] {in_bounds = [true]} : vector<32xf32>, memref<1x1024xf32, strided<[1024, 1], offset: ?>>
+    // becomes
+    vector.store %v, %row[%c0, %j] {nontemporal = true} : memref<1x1024xf32, strided<[1024, 1], offset: ?>>, vector<32xf32>
+    ```
+  }];
+  let options = [
+    Option<"minBytes", "min-bytes", "int64_t", /*default=*/"0",
+           "the smallest result streamed, in bytes (0: the host's L2 cache)">,
+  ];
+  let dependentDialects = ["::mlir::vector::VectorDialect"];
+}
+
 def ApproximateMath : Pass<"adjit-approximate-math", "ModuleOp"> {
   let summary = "Replace f32 transcendentals by vectorizable polynomials";
   let description = [{

@@ -1,0 +1,77 @@
+// adjit-stream-stores: vector stores into large results that the function
+// never reads become nontemporal (see the pass description in Passes.td).
+
+#include "BufferUses.h"
+
+#include "adjit/Passes/Passes.h"
+
+#include <unistd.h>
+
+namespace mlir::adjit {
+#define GEN_PASS_DEF_STREAMSTORES
+#include "adjit/Passes/Passes.h.inc"
+} // namespace mlir::adjit
+
+using namespace mlir;
+
+namespace {
+
+// The host's L2 cache: a result larger than it leaves the core's caches
+// while it is written anyway.
+int64_t hostL2Bytes() {
+  long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+  return l2 > 0 ? l2 : 1 << 20;
+}
+
+// The bytes of a function argument that is a buffer of static shape, or 0.
+int64_t staticBytes(BlockArgument argument) {
+  auto type = dyn_cast<MemRefType>(argument.getType());
+  if (!type || !type.hasStaticShape() || !type.getElementType().isIntOrFloat())
+    return 0;
+  return type.getNumElements() * type.getElementTypeBitWidth() / 8;
+}
+
+// A write of a whole vector to consecutive elements, which one vector store
+// does: in bounds, unmasked, along the innermost dimension of a buffer whose
+// innermost stride is 1.
+bool isContiguousVectorWrite(vector::TransferWriteOp write) {
+  auto type = dyn_cast<MemRefType>(write.getSource().getType());
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  return type && write.getVectorType().getRank() == 1 && !write.getMask() &&
+         write.getPermutationMap().isMinorIdentity() && write.getInBoundsValues()[0] &&
+         succeeded(getStridesAndOffset(type, strides, offset)) && strides.back() == 1;
+}
+
+struct StreamStoresPass : adjit::impl::StreamStoresBase<StreamStoresPass> {
+  using StreamStoresBase::StreamStoresBase;
+
+  void runOnOperation() override {
+    int64_t threshold = minBytes > 0 ? minBytes : hostL2Bytes();
+    func::FuncOp function = getOperation();
+    llvm::SmallDenseMap<BlockArgument, bool> streamed;
+    auto isStreamed = [&](Value buffer) {
+      BlockArgument argument = adjit::functionArgumentOf(buffer);
+      if (!argument)
+        return false;
+      auto [entry, inserted] = streamed.try_emplace(argument, false);
+      if (inserted)
+        entry->second = staticBytes(argument) > threshold && !adjit::isReadThroughViews(argument);
+      return entry->second;
+    };
+    function.walk([&](vector::TransferWriteOp write) {
+      if (!isContiguousVectorWrite(write) || !isStreamed(write.getSource()))
+        return;
+      OpBuilder builder(write);
+      builder.create<vector::StoreOp>(write.getLoc(), write.getVector(), write.getSource(),
+                                      write.getIndices(), /*nontemporal=*/true);
+      write.erase();
+    });
+    function.walk([&](vector::StoreOp store) {
+      if (isStreamed(store.getBase()))
+        store.setNontemporal(true);
+    });
+  }
+};
+
+} // namespace
