@@ -2,14 +2,24 @@
 // (which vectorizes); f64 ops and f32 sin/cos are left for libm.
 // RUN: adjit-opt %s -split-input-file --adjit-approximate-math | FileCheck %s
 
-// tanh: clamped to about +-8, a rational polynomial with fma, and x itself
-// near 0.
+// tanh: x clamped to about +-8 (NaN passes), times the ratio of two
+// polynomials in x^2 (fma), which is near 1 for tiny x, so no select of x
+// itself there.
 // CHECK-LABEL: func.func @tanh_f32
+// CHECK-SAME:  (%[[X:.*]]: f32)
 // CHECK-NOT:   math.tanh
-// CHECK:       arith.constant 7.99881172 : f32
-// CHECK:       math.fma
-// CHECK:       arith.divf
-// CHECK:       return
+// CHECK:       %[[HI:.*]] = arith.constant 7.99881172 : f32
+// CHECK:       %[[BELOW:.*]] = arith.cmpf ule, %[[X]], %[[HI]] : f32
+// CHECK:       %[[UPPER:.*]] = arith.select %[[BELOW]], %[[X]], %[[HI]] : f32
+// CHECK:       %[[LO:.*]] = arith.constant -7.99881172 : f32
+// CHECK:       %[[ABOVE:.*]] = arith.cmpf uge, %[[UPPER]], %[[LO]] : f32
+// CHECK:       %[[CLAMPED:.*]] = arith.select %[[ABOVE]], %[[UPPER]], %[[LO]] : f32
+// CHECK:       %[[X2:.*]] = arith.mulf %[[CLAMPED]], %[[CLAMPED]] : f32
+// CHECK-COUNT-9: math.fma %[[X2]]
+// CHECK:       %[[RATIO:.*]] = arith.divf %{{.*}}, %{{.*}} : f32
+// CHECK:       %[[T:.*]] = arith.mulf %[[CLAMPED]], %[[RATIO]] : f32
+// CHECK-NOT:   arith.select
+// CHECK:       return %[[T]]
 func.func @tanh_f32(%x: f32) -> f32 {
   %y = math.tanh %x : f32
   return %y : f32

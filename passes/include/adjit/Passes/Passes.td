@@ -376,9 +376,13 @@ def ApproximateMath : Pass<"adjit-approximate-math", "ModuleOp"> {
   let description = [{
     f32 (and, through f32, f16/bf16) `math` ops such as tanh, erf, exp, log,
     log1p, expm1 are rewritten into MLIR's polynomial approximations, which
-    are plain arithmetic and vectorize. f64 ops are left alone: they become
-    libm calls later, because the polynomials target single precision. So
-    are f32 sin and cos, whose upstream argument reduction is inaccurate.
+    are plain arithmetic and vectorize. tanh has a pattern of its own:
+    upstream's rational approximation divided before multiplying by x, so
+    that tiny inputs need no select of x itself (three vector operations
+    fewer; see passes/lib/ApproximateMath.cpp). f64 ops are left alone: they
+    become libm calls later, because the polynomials target single
+    precision. So are f32 sin and cos, whose upstream argument reduction is
+    inaccurate.
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::math::MathDialect",
