@@ -40,6 +40,8 @@
 #include "mlir/Dialect/SCF/Transforms/Passes.h"
 #include "mlir/Dialect/Tensor/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/Vector/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/X86Vector/X86VectorDialect.h"
+#include "mlir/Target/LLVMIR/Dialect/X86Vector/X86VectorToLLVMIRTranslation.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Target/LLVM/NVVM/Target.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
@@ -207,7 +209,10 @@ void addLoweringToLLVM(OpPassManager &pm, const PipelineOptions &options) {
   // slice) become loops of scalar loads and stores; the others, vector
   // loads and stores (convert-vector-to-llvm).
   pm.addPass(createConvertVectorToSCFPass());
-  pm.addPass(createApproximateMath());
+  ApproximateMathOptions approximations;
+  approximations.avx512 =
+      (options.vectorBits > 0 ? options.vectorBits : hostVectorBits()) >= 512;
+  pm.addPass(createApproximateMath(approximations));
   pm.addPass(createConvertMathToFuncs());
   pm.addPass(createMathToLibm());
   // After the last canonicalizer: a flat row loop of thousands of ops made
@@ -222,6 +227,7 @@ void addLoweringToLLVM(OpPassManager &pm, const PipelineOptions &options) {
   // allowed reassociation.
   ConvertVectorToLLVMPassOptions vectorToLLVM;
   vectorToLLVM.reassociateFPReductions = true;
+  vectorToLLVM.x86Vector = true; // adjit-approximate-math's scalef
   pm.addPass(createConvertVectorToLLVMPass(vectorToLLVM));
   pm.addPass(createConvertArenaToLLVM());
   // Temporaries come from the runtime's caching allocator
@@ -351,6 +357,8 @@ void registerPipelineDialects(DialectRegistry &registry) {
   registerBuiltinDialectTranslation(registry);
   registerLLVMDialectTranslation(registry);
   registerOpenMPDialectTranslation(registry);
+  registry.insert<x86vector::X86VectorDialect>();
+  registerX86VectorDialectTranslation(registry);
   registry.insert<gpu::GPUDialect, NVVM::NVVMDialect>();
   NVVM::registerNVVMTargetInterfaceExternalModels(registry);
   registerGPUDialectTranslation(registry);

@@ -9,9 +9,9 @@
 // CHECK-SAME:  (%[[X:.*]]: f32)
 // CHECK-NOT:   math.tanh
 // CHECK:       %[[HI:.*]] = arith.constant 7.99881172 : f32
+// CHECK:       %[[LO:.*]] = arith.constant -7.99881172 : f32
 // CHECK:       %[[BELOW:.*]] = arith.cmpf ule, %[[X]], %[[HI]] : f32
 // CHECK:       %[[UPPER:.*]] = arith.select %[[BELOW]], %[[X]], %[[HI]] : f32
-// CHECK:       %[[LO:.*]] = arith.constant -7.99881172 : f32
 // CHECK:       %[[ABOVE:.*]] = arith.cmpf uge, %[[UPPER]], %[[LO]] : f32
 // CHECK:       %[[CLAMPED:.*]] = arith.select %[[ABOVE]], %[[UPPER]], %[[LO]] : f32
 // CHECK:       %[[X2:.*]] = arith.mulf %[[CLAMPED]], %[[CLAMPED]] : f32

@@ -354,6 +354,42 @@ TEST_CASE("logistic at the ends of its range, f32 and f64", "[jit-ops][ops][unar
   }
 }
 
+// exp's ends in full vectors (64 elements) as well as a remainder: NaN for
+// NaN, 0 at -inf and below the smallest subnormal, inf at +inf and from
+// ln(FLT_MAX) on, the largest finite results just below it, and subnormal
+// results within the smallest normal number (flushing them is allowed).
+TEST_CASE("exp at the ends of its range, f32 and f64", "[jit-ops][ops][unary][special]") {
+  std::vector<double> ends{-kInf, -1e4, -745, -104, -103.9, -100, -90, -87.5, -87.3, -50, -1,
+                           0,     1,    50,   88,   88.7,   88.72, 88.73, 89, 100, 710, kInf};
+  for (DType dtype : {F32, F64}) {
+    std::vector<double> values;
+    while (values.size() < 64) values.insert(values.end(), ends.begin(), ends.end());
+    values.resize(64);
+    values.insert(values.end(), {kNaN, 88.72, -100});
+    Shape shape{static_cast<int64_t>(values.size())};
+    Array x = from_doubles(values, shape, dtype);
+    Array r = run1(unary_module("exp", dtype, shape), {x});
+    std::vector<long double> in = to_long_doubles(x), got = to_long_doubles(r);
+    long double largest = dtype == F32 ? std::numeric_limits<float>::max()
+                                       : std::numeric_limits<double>::max();
+    long double smallest_normal = dtype == F32 ? std::numeric_limits<float>::min()
+                                               : std::numeric_limits<double>::min();
+    for (size_t i = 0; i < in.size(); ++i) {
+      INFO(dtype_name(dtype) << " exp(" << number(static_cast<double>(in[i])) << ") = "
+                             << number(static_cast<double>(got[i])));
+      long double want = std::exp(in[i]);
+      if (std::isnan(in[i]))
+        CHECK(std::isnan(got[i]));
+      else if (want > largest)
+        CHECK(got[i] == std::numeric_limits<long double>::infinity());
+      else if (want < smallest_normal)
+        CHECK(std::fabs(got[i] - want) <= smallest_normal);
+      else
+        CHECK(std::fabs(got[i] - want) <= (dtype == F32 ? 5e-7L : 1e-15L) * want);
+    }
+  }
+}
+
 // Regression: the upstream f32 sin polynomial (now replaced by libm) got
 // small negative arguments wrong, e.g. sin(-1e-30f) = +6.23e-8.
 TEST_CASE("f32 sin of small negative arguments", "[jit-ops][ops][unary][special]") {

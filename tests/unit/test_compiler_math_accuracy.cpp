@@ -251,6 +251,12 @@ ADJIT_ACCURACY_CASE("cos", "")
 ADJIT_ACCURACY_CASE("tanh", "")
 ADJIT_ACCURACY_CASE("logistic", "")
 ADJIT_ACCURACY_CASE("erf", "")
+ADJIT_ACCURACY_CASE("exp", "")
+ADJIT_ACCURACY_CASE("expm1", "")
+ADJIT_ACCURACY_CASE("log", "")
+ADJIT_ACCURACY_CASE("log1p", "")
+ADJIT_ACCURACY_CASE("sqrt", "")
+ADJIT_ACCURACY_CASE("rsqrt", "")
 
 // log on subnormal inputs (1.4e-45 .. 1.2e-38), measured on its own so that
 // the main log case keeps measuring the normal range.
