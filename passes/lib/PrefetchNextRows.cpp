@@ -84,7 +84,8 @@ struct PrefetchNextRowsPass : adjit::impl::PrefetchNextRowsBase<PrefetchNextRows
     OpBuilder builder(heaviest);
     OpBuilder inPass = OpBuilder::atBlockBegin(heaviest.getBody());
     Location loc = heaviest.getLoc();
-    Value nextIteration, zero;
+    Value zero;
+    IRMapping advanced; // the next iteration's values, shared by its rows
     llvm::DenseMap<AffineMap, Value> lineStarts; // shared by rows of one size
     for (auto view : llvm::to_vector(loop.getBody()->getOps<memref::SubViewOp>())) {
       int64_t bytes = rowBytes(view);
@@ -100,13 +101,12 @@ struct PrefetchNextRowsPass : adjit::impl::PrefetchNextRowsBase<PrefetchNextRows
         continue;
       // The same row one iteration later.
       builder.setInsertionPoint(heaviest);
-      if (!nextIteration)
-        nextIteration =
-            builder.create<arith::AddIOp>(loc, loop.getInductionVar(), loop.getStep());
-      IRMapping advanced;
-      advanced.map(loop.getInductionVar(), nextIteration);
+      if (!advanced.contains(loop.getInductionVar()))
+        advanced.map(loop.getInductionVar(), builder.create<arith::AddIOp>(
+                                                 loc, loop.getInductionVar(), loop.getStep()));
       for (Operation *op : *operands)
-        builder.clone(*op, advanced);
+        if (op->getNumResults() == 0 || !advanced.contains(op->getResult(0)))
+          builder.clone(*op, advanced);
       Value next = builder.clone(*view, advanced)->getResult(0);
 
       // Its lines, spread evenly over the heaviest pass's iterations.
