@@ -65,6 +65,11 @@ struct PrefetchNextRowsPass : adjit::impl::PrefetchNextRowsBase<PrefetchNextRows
   using PrefetchNextRowsBase::PrefetchNextRowsBase;
 
   void runOnOperation() override {
+    if (lineBytes <= 0) {
+      getOperation().emitError("adjit-prefetch-next-rows: line-bytes must be positive, got ")
+          << static_cast<int64_t>(lineBytes);
+      return signalPassFailure();
+    }
     getOperation().walk([&](scf::ForOp loop) { prefetchInHeaviestPass(loop); });
   }
 
@@ -72,8 +77,10 @@ struct PrefetchNextRowsPass : adjit::impl::PrefetchNextRowsBase<PrefetchNextRows
     auto passes = llvm::to_vector(loop.getBody()->getOps<scf::ForOp>());
     if (passes.size() < 2)
       return;
-    scf::ForOp heaviest = *llvm::max_element(
-        passes, [](scf::ForOp a, scf::ForOp b) { return countOps(a) < countOps(b); });
+    scf::ForOp heaviest;
+    for (int64_t most = -1; scf::ForOp pass : passes)
+      if (int64_t ops = countOps(pass); ops > most)
+        most = ops, heaviest = pass;
     std::optional<int64_t> lower = getConstantIntValue(heaviest.getLowerBound());
     std::optional<int64_t> upper = getConstantIntValue(heaviest.getUpperBound());
     std::optional<int64_t> step = getConstantIntValue(heaviest.getStep());
@@ -89,8 +96,10 @@ struct PrefetchNextRowsPass : adjit::impl::PrefetchNextRowsBase<PrefetchNextRows
     llvm::DenseMap<AffineMap, Value> lineStarts; // shared by rows of one size
     for (auto view : llvm::to_vector(loop.getBody()->getOps<memref::SubViewOp>())) {
       int64_t bytes = rowBytes(view);
-      int64_t elementBits = bytes ? view.getType().getElementTypeBitWidth() : 0;
-      if (bytes < minRowBytes || elementBits % 8 || (lineBytes * 8) % elementBits ||
+      if (bytes == 0 || bytes < minRowBytes)
+        continue;
+      int64_t elementBits = view.getType().getElementTypeBitWidth();
+      if (elementBits % 8 || (lineBytes * 8) % elementBits ||
           !loop.isDefinedOutsideOfLoop(view.getSource()) || !adjit::functionArgumentOf(view) ||
           !adjit::isReadThroughViews(view) || llvm::all_of(view->getOperands(), [&](Value operand) {
             return loop.isDefinedOutsideOfLoop(operand); // the same row every time

@@ -4,6 +4,10 @@
 // temporaries, the same row every iteration, short rows, strided views and
 // single-pass loops get none.
 // RUN: adjit-opt %s -split-input-file --pass-pipeline="builtin.module(func.func(adjit-prefetch-next-rows))" | FileCheck %s
+// With no minimum, the short row is prefetched too; the column is still no row.
+// RUN: adjit-opt %s -split-input-file --pass-pipeline="builtin.module(func.func(adjit-prefetch-next-rows{min-row-bytes=0}))" | FileCheck %s --check-prefix=ANY-ROW
+// RUN: not adjit-opt %s -split-input-file --pass-pipeline="builtin.module(func.func(adjit-prefetch-next-rows{line-bytes=0}))" 2>&1 | FileCheck %s --check-prefix=BAD-LINE
+// BAD-LINE: line-bytes must be positive, got 0
 
 // CHECK-DAG: #[[LINE0:.*]] = affine_map<(d0) -> ((d0 floordiv 32) * 32)>
 // CHECK-DAG: #[[LINE1:.*]] = affine_map<(d0) -> (((d0 floordiv 32) * 2 + 1) * 16)>
@@ -87,6 +91,9 @@ func.func @one_pass(%x: memref<64x1024xf32>, %out: memref<64x1024xf32>) {
 // stride of 1024) are left alone.
 // CHECK-LABEL: func.func @not_rows_of_the_caller
 // CHECK-NOT: memref.prefetch
+// ANY-ROW-LABEL: func.func @not_rows_of_the_caller
+// ANY-ROW: memref.prefetch %{{.*}} : memref<1x128xf32
+// ANY-ROW-NOT: memref.prefetch
 func.func @not_rows_of_the_caller(%short: memref<64x128xf32>, %x: memref<1024x64xf32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
