@@ -1,22 +1,24 @@
 // The CPU's `fused` stage end to end: tiled for the caches
 // (adjit-tile-and-fuse-rows), fused and merged into few loops, contractions
 // marked for the GEMM kernels, and the innermost loops in vectors of the
-// target's width (adjit-vectorize, here two 512-bit registers: 32 f32 lanes).
+// target's width (adjit-vectorize, here two 512-bit registers: 32 f32 lanes,
+// four for a long row's light reduction).
 // RUN: adjit-opt %s -split-input-file --adjit-pipeline-fused="vector-bits=512" --mlir-print-local-scope | FileCheck %s
 
 // LayerNorm of 512 rows of 256: chunks of rows in parallel (scf.forall),
 // blocks of rows within a chunk (scf.for), each row's sums accumulated in
 // vectors and reduced across lanes once, the normalization in vectors with
-// the row's mean and scale as broadcast scalars.
+// the row's mean and scale as broadcast scalars. The two sums are light
+// reductions over a long row: four registers (64 lanes) per step.
 // CHECK-LABEL: func.func @layernorm
 // CHECK: scf.forall
 // CHECK: scf.for
-// CHECK: vector.transfer_read {{.*}} : tensor<{{.*}}x256xf32>, vector<32xf32>
-// CHECK: arith.addf {{.*}} fastmath<reassoc> : vector<32xf32>
-// CHECK: vector.reduction <add>, {{.*}} : vector<32xf32> into f32
-// CHECK: arith.subf {{.*}} : vector<32xf32>
-// CHECK: arith.mulf {{.*}} : vector<32xf32>
-// CHECK: vector.reduction <add>, {{.*}} : vector<32xf32> into f32
+// CHECK: vector.transfer_read {{.*}} : tensor<{{.*}}x256xf32>, vector<64xf32>
+// CHECK: arith.addf {{.*}} fastmath<reassoc> : vector<64xf32>
+// CHECK: vector.reduction <add>, {{.*}} : vector<64xf32> into f32
+// CHECK: arith.subf {{.*}} : vector<64xf32>
+// CHECK: arith.mulf {{.*}} : vector<64xf32>
+// CHECK: vector.reduction <add>, {{.*}} : vector<64xf32> into f32
 // CHECK: math.sqrt
 // CHECK: vector.broadcast {{.*}} : f32 to vector<32xf32>
 // CHECK: arith.mulf {{.*}} : vector<32xf32>

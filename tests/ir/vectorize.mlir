@@ -59,6 +59,11 @@ func.func @rows(%x: tensor<4x72xf32>, %s: tensor<4xf32>) -> tensor<4x72xf32> {
 // CHECK-NEXT: %[[R1:.*]] = vector.reduction <add>, %[[LANES]], %[[START]] fastmath<reassoc> : vector<32xf32> into f32
 // CHECK-NEXT: %[[R2:.*]] = vector.reduction <add>, %{{.*}}, %[[R1]] fastmath<reassoc> : vector<6xf32> into f32
 // CHECK-NEXT: tensor.insert %[[R2]] into %[[OUT]][%[[ROW]]] : tensor<8xf32>
+// With AVX2 the row holds two steps of four registers (32 lanes), so this
+// light reduction takes four.
+// AVX2-LABEL: func.func @row_sums
+// AVX2: scf.for %{{.*}} = %c0 to %c64 step %c32 iter_args(%{{.*}} = %{{.*}}) -> (vector<32xf32>)
+// AVX2: vector<6xf32>
 func.func @row_sums(%x: tensor<8x70xf32>, %init: tensor<8xf32>) -> tensor<8xf32> {
   %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%x : tensor<8x70xf32>) outs(%init : tensor<8xf32>) {
   ^bb0(%in: f32, %out: f32):
@@ -67,6 +72,45 @@ func.func @row_sums(%x: tensor<8x70xf32>, %init: tensor<8xf32>) -> tensor<8xf32>
     linalg.yield %r : f32
   } -> tensor<8xf32>
   return %r : tensor<8xf32>
+}
+
+// -----
+
+// A light reduction over a long row (a sum of squares: 3 operations per
+// element, 256 elements, at least two steps of four registers) steps
+// through four registers: four chains of adds instead of two. A heavy one
+// (tanh's polynomial) and one over a short row (@row_sums) keep two.
+// CHECK-LABEL: func.func @long_row_sums
+// CHECK: scf.for %{{.*}} = %c0 to %c256 step %c64 iter_args(%[[ACC:.*]] = %{{.*}}) -> (vector<64xf32>)
+// CHECK: %[[D:.*]] = arith.subf %{{.*}}, %{{.*}} : vector<64xf32>
+// CHECK-NEXT: %[[SQ:.*]] = arith.mulf %[[D]], %[[D]] : vector<64xf32>
+// CHECK-NEXT: arith.addf %[[ACC]], %[[SQ]] fastmath<reassoc> : vector<64xf32>
+// CHECK: vector.reduction <add>, %{{.*}}, %{{.*}} fastmath<reassoc> : vector<64xf32> into f32
+// CHECK: scf.for %{{.*}} = %c0 to %c256 step %c32 iter_args(%{{.*}} = %{{.*}}) -> (vector<32xf32>)
+// CHECK: math.tanh %{{.*}} : vector<32xf32>
+// AVX2-LABEL: func.func @long_row_sums
+// AVX2: scf.for %{{.*}} = %c0 to %c256 step %c32 iter_args(%{{.*}} = %{{.*}}) -> (vector<32xf32>)
+// AVX2: scf.for %{{.*}} = %c0 to %c256 step %c16 iter_args(%{{.*}} = %{{.*}}) -> (vector<16xf32>)
+func.func @long_row_sums(%x: tensor<8x256xf32>, %mean: tensor<8xf32>, %init: tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>) {
+  %squares = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%x, %mean : tensor<8x256xf32>, tensor<8xf32>) outs(%init : tensor<8xf32>) {
+  ^bb0(%in: f32, %m: f32, %out: f32):
+    %d = arith.subf %in, %m : f32
+    %sq = arith.mulf %d, %d : f32
+    %r = arith.addf %out, %sq fastmath<reassoc> : f32
+    linalg.yield %r : f32
+  } -> tensor<8xf32>
+  %tanhs = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%x : tensor<8x256xf32>) outs(%init : tensor<8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %a = arith.mulf %in, %in : f32
+    %b = arith.addf %a, %in : f32
+    %c = arith.mulf %b, %in : f32
+    %d = arith.subf %c, %a : f32
+    %e = arith.mulf %d, %b : f32
+    %t = math.tanh %e : f32
+    %r = arith.addf %out, %t fastmath<reassoc> : f32
+    linalg.yield %r : f32
+  } -> tensor<8xf32>
+  return %squares, %tanhs : tensor<8xf32>, tensor<8xf32>
 }
 
 // -----

@@ -146,6 +146,10 @@ def Vectorize : Pass<"adjit-vectorize", "ModuleOp"> {
     the innermost dimension (a row sum, a maximum) accumulates lane-wise in
     a vector and is reduced across lanes once per row; a float sum must
     allow reassociation (`fastmath<reassoc>`, as adjit's reductions do).
+    Where such a reduction does at most 6 operations per element and its
+    row holds at least two steps of four registers, it steps through four
+    registers instead: four accumulator chains, so that the adds' latency
+    no longer bounds the loop.
     A remainder shorter than a vector runs as one shorter vector.
 
     Left as they are (and to LLVM's loop vectorizer): generics with dynamic
