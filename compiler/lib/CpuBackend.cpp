@@ -1,6 +1,7 @@
 #include "CpuBackend.h"
 
 #include "LoadedCode.h"
+#include "PerfMap.h"
 #include "StreamingStores.h"
 
 #include "adjit/Passes/Passes.h"
@@ -223,6 +224,11 @@ Executable load_into_jit(const std::string& object, std::vector<Signature> signa
   };
   auto jit = llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(host_machine_builder()).create();
   if (!jit) throw fail("cannot start LLVM's ORC JIT", jit.takeError());
+  if (auto plugin = perf_map_plugin_from_environment()) {
+    auto* linker = llvm::dyn_cast<llvm::orc::ObjectLinkingLayer>(&(*jit)->getObjLinkingLayer());
+    if (!linker) throw CompileError("ADJIT_PERF_MAP: LLVM's JIT does not link with JITLink on this host");
+    linker->addPlugin(std::move(plugin));
+  }
   // Generated code calls libm and malloc/free from this process.
   auto process_symbols = llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(
       (*jit)->getDataLayout().getGlobalPrefix());
