@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cmath>
+#include <cstdio>
 #include <cstdint>
 #include <fstream>
 #include <sstream>
@@ -19,13 +20,15 @@ using Catch::Matchers::Contains;
 
 namespace {
 
+std::string perf_map_path() { return "/tmp/perf-" + std::to_string(::getpid()) + ".map"; }
+
 struct MapLine {
   uint64_t start, size;
   std::string name;
 };
 
 std::vector<MapLine> read_perf_map() {
-  std::ifstream in("/tmp/perf-" + std::to_string(::getpid()) + ".map");
+  std::ifstream in(perf_map_path());
   std::vector<MapLine> lines;
   std::string text;
   while (std::getline(in, text)) {
@@ -49,9 +52,13 @@ bool in_executable_mapping(uint64_t start, uint64_t size) {
   return false;
 }
 
+// Sets ADJIT_PERF_MAP for a scope; the map this process wrote goes with it.
 struct PerfMapSetting {
   explicit PerfMapSetting(const char* value) { ::setenv("ADJIT_PERF_MAP", value, 1); }
-  ~PerfMapSetting() { ::unsetenv("ADJIT_PERF_MAP"); }
+  ~PerfMapSetting() {
+    ::unsetenv("ADJIT_PERF_MAP");
+    std::remove(perf_map_path().c_str());
+  }
 };
 
 }  // namespace
@@ -79,15 +86,15 @@ TEST_CASE("ADJIT_PERF_MAP lists compiled functions, parallel bodies included, fo
   CHECK(parallel_body);
 }
 
-TEST_CASE("ADJIT_PERF_MAP takes 0 or 1", "[jit][perf]") {
+TEST_CASE("ADJIT_PERF_MAP takes 0 or 1; a bad value fails the compilation, not the function",
+          "[jit][perf]") {
+  auto f = adjit::jit([](Tensor x) { return x * 3.0; });
   {
     PerfMapSetting setting("yes");
-    auto f = adjit::jit([](Tensor x) { return x * 3.0; });
     CHECK_THROWS_WITH(f(Array::full({4}, 1.0)), Contains("ADJIT_PERF_MAP must be 0 or 1, not 'yes'"));
   }
   PerfMapSetting off("0");
   size_t before = read_perf_map().size();
-  auto g = adjit::jit([](Tensor x) { return x * 4.0; });
-  CHECK(g(Array::full({4}, 1.0)).to_vector<float>() == std::vector<float>(4, 4.0f));
+  CHECK(f(Array::full({4}, 1.0)).to_vector<float>() == std::vector<float>(4, 3.0f));
   CHECK(read_perf_map().size() == before);
 }
