@@ -1,10 +1,10 @@
 // Vector code from MLIR for the innermost loop of generics (CPU). The policy
 // is one rule: the innermost loop runs in vectors of two registers of the
-// target's width (four for a long row's light reduction, below),
-// everything that does not depend on its index runs once
-// per outer iteration as scalars, and a reduction over it accumulates
-// lane-wise and is reduced across lanes once. The outer loops stay scalar `scf.for`
-// loops: adjit-tile-and-fuse-rows has already sized them for the caches.
+// target's width (four for a long row's light reduction, below), everything
+// that does not depend on its index runs once per outer iteration as
+// scalars, and a reduction over it accumulates lane-wise and is reduced
+// across lanes once. The outer loops stay scalar `scf.for` loops:
+// adjit-tile-and-fuse-rows has already sized them for the caches.
 
 #include "adjit/Passes/Passes.h"
 
@@ -112,8 +112,10 @@ public:
   InnerLoopVectorizer(linalg::GenericOp op, int64_t vectorBits) : op_(op) {
     ranges_ = op.getStaticLoopRanges();
     inner_ = ranges_.empty() ? 0 : ranges_.size() - 1;
-    if (succeeded(analyse()))
-      lanes_ = vectorBits / widestElementBits_ * registersPerStep(vectorBits);
+    if (succeeded(analyse())) {
+      int64_t registerLanes = vectorBits / widestElementBits_;
+      lanes_ = registerLanes * registersPerStep(registerLanes);
+    }
   }
 
   bool applies() const { return lanes_ >= 2 && ranges_[inner_] >= 2; }
@@ -126,9 +128,8 @@ public:
   }
 
 private:
-  int64_t registersPerStep(int64_t vectorBits) {
-    int64_t wideLanes = vectorBits / widestElementBits_ * kRegistersPerLightReductionStep;
-    if (reductions_.empty() || ranges_[inner_] < 2 * wideLanes)
+  int64_t registersPerStep(int64_t registerLanes) {
+    if (reductions_.empty() || ranges_[inner_] < 2 * registerLanes * kRegistersPerLightReductionStep)
       return kRegistersPerStep;
     int64_t varyingOps = llvm::count_if(op_.getBlock()->without_terminator(),
                                         [&](Operation &inner) { return varying_.contains(inner.getResult(0)); });
