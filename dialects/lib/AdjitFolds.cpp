@@ -185,6 +185,15 @@ OpFoldResult SignOp::fold(FoldAdaptor adaptor) {
       });
 }
 
+OpFoldResult ReluOp::fold(FoldAdaptor adaptor) {
+  return foldUnaryExact(
+      *this, adaptor.getOperands(),
+      [](APFloat x) {
+        return x.isNaN() || (!x.isNegative() && !x.isZero()) ? x : APFloat::getZero(x.getSemantics());
+      },
+      [](APInt x) { return x.isNegative() ? APInt::getZero(x.getBitWidth()) : x; });
+}
+
 #define ADJIT_FOLD_IN_DOUBLE(OP, FN)                                           \
   OpFoldResult OP::fold(FoldAdaptor adaptor) {                                 \
     return foldUnaryInDouble(*this, adaptor.getOperands(), FN);                \

@@ -147,6 +147,27 @@ ADJIT_UNARY_RULE(ErfOp, e.mulScalar(e.exp(e.neg(e.mul(x, x))),
                                     2.0 / std::sqrt(std::numbers::pi)))
 #undef ADJIT_UNARY_RULE
 
+// relu passes the cotangent (tangent) where its result is positive: a
+// select, not a product with a 0/1 mask, so an infinite cotangent where
+// relu is off gives 0, not NaN.
+static Value whereReluIsOn(ReluOp op, Value passed, Emit &e) {
+  Value y = op.getResult();
+  return e.select(e.compare(ComparisonDirection::gt, y, e.zerosLike(y)), passed,
+                  e.zerosLike(passed));
+}
+LogicalResult ReluOp::buildVJP(OpBuilder &b, ValueRange cotangents, SmallVectorImpl<Value> &out,
+                               DerivativeContext &) {
+  Emit e(b, getLoc());
+  out.push_back(whereReluIsOn(*this, cotangents[0], e));
+  return success();
+}
+LogicalResult ReluOp::buildJVP(OpBuilder &b, ValueRange tangents, SmallVectorImpl<Value> &out,
+                               DerivativeContext &) {
+  Emit e(b, getLoc());
+  out.push_back(tangents[0] ? whereReluIsOn(*this, tangents[0], e) : Value());
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // Binary elementwise ops
 //===----------------------------------------------------------------------===//

@@ -227,6 +227,15 @@ Value AbsOp::emitScalar(OpBuilder &b, Location loc, ValueRange x) {
   // max(x, -x): math.absi has no lowering in the libm route.
   return b.create<arith::MaxSIOp>(loc, x[0], negate(b, loc, x[0]));
 }
+Value ReluOp::emitScalar(OpBuilder &b, Location loc, ValueRange x) {
+  Type t = x[0].getType();
+  Value zero = scalarConstant(b, loc, t, 0);
+  if (!isa<FloatType>(t))
+    return b.create<arith::MaxSIOp>(loc, x[0], zero);
+  // Ordered: NaN is not <= 0 and passes; -0 is, and gives +0.
+  Value nonPositive = b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OLE, x[0], zero);
+  return b.create<arith::SelectOp>(loc, nonPositive, zero, x[0]);
+}
 Value SignOp::emitScalar(OpBuilder &b, Location loc, ValueRange x) {
   Type t = x[0].getType();
   Value zero = scalarConstant(b, loc, t, 0), one = scalarConstant(b, loc, t, 1),

@@ -228,6 +228,7 @@ void addLoweringToLLVM(OpPassManager &pm, const PipelineOptions &options) {
   ConvertVectorToLLVMPassOptions vectorToLLVM;
   vectorToLLVM.reassociateFPReductions = true;
   vectorToLLVM.x86Vector = true; // adjit-approximate-math's scalef
+  pm.addPass(createConvertBoolVectorMemoryToLLVM());
   pm.addPass(createConvertVectorToLLVMPass(vectorToLLVM));
   pm.addPass(createConvertArenaToLLVM());
   // Temporaries come from the runtime's caching allocator

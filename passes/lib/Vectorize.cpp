@@ -37,6 +37,11 @@ bool isVectorElementType(Type type) {
   return type.isF32() || type.isF64();
 }
 
+// The bits an element takes in memory: a bool takes a byte, as adjit's
+// tensors of i1 do (adjit-convert-bool-vector-memory-to-llvm loads and
+// stores vectors of i1 that way).
+int64_t storedBits(Type type) { return std::max<int64_t>(type.getIntOrFloatBitWidth(), 8); }
+
 // Math ops that become vector code below: f32 ones that adjit-approximate-math
 // turns into polynomials, and ones that are one vector instruction (or a few)
 // on every target. The others (f32 sin, cos and pow, every f64
@@ -160,11 +165,9 @@ private:
       if (usesInner && !readsAlongInner(map))
         return failure();  // transposed along the vector: a gather
       BlockArgument argument = op_.getMatchingBlockArgument(&operand);
-      // LLVM packs a vector of i1 into bits in memory, where adjit's
-      // tensors of i1 take a byte per element.
-      if (!isVectorElementType(argument.getType()) || argument.getType().isInteger(1))
+      if (!isVectorElementType(argument.getType()))
         return failure();
-      widestElementBits_ = std::max<int64_t>(widestElementBits_, argument.getType().getIntOrFloatBitWidth());
+      widestElementBits_ = std::max(widestElementBits_, storedBits(argument.getType()));
       if (op_.isDpsInput(&operand)) {
         if (usesInner)
           varying_.insert(argument);
@@ -189,7 +192,7 @@ private:
       for (Type type : inner.getResultTypes()) {
         if (!isVectorElementType(type))
           return failure();
-        widestElementBits_ = std::max<int64_t>(widestElementBits_, type.getIntOrFloatBitWidth());
+        widestElementBits_ = std::max(widestElementBits_, storedBits(type));
       }
       if (llvm::any_of(inner.getOperands(), [&](Value v) { return varying_.contains(v); }))
         for (Value result : inner.getResults())

@@ -120,6 +120,22 @@ func.func @fold_transcendentals() -> (tensor<2xf32>, tensor<3xf16>, tensor<f64>,
 
 // -----
 
+// relu of constants: NaN passes, -0 and negatives give +0.
+// CHECK-LABEL: func.func @fold_relu
+// CHECK-DAG: %[[F:.*]] = adjit.constant dense<[0.000000e+00, 0.000000e+00, 0.000000e+00, 2.500000e+00, 0x7FC00000]> : tensor<5xf32>
+// CHECK-DAG: %[[I:.*]] = adjit.constant dense<[0, 0, 4]> : tensor<3xi32>
+// CHECK-NOT: adjit.relu
+// CHECK: return %[[F]], %[[I]]
+func.func @fold_relu() -> (tensor<5xf32>, tensor<3xi32>) {
+  %f = adjit.constant dense<[-1.5, -0.0, 0.0, 2.5, 0x7FC00000]> : tensor<5xf32>
+  %0 = adjit.relu %f : tensor<5xf32>
+  %i = adjit.constant dense<[-3, 0, 4]> : tensor<3xi32>
+  %1 = adjit.relu %i : tensor<3xi32>
+  return %0, %1 : tensor<5xf32>, tensor<3xi32>
+}
+
+// -----
+
 // CHECK-LABEL: func.func @fold_not
 // CHECK-DAG: %[[A:.*]] = adjit.constant dense<[false, true, false]> : tensor<3xi1>
 // CHECK-DAG: %[[B:.*]] = adjit.constant dense<true> : tensor<i1>

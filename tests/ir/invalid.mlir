@@ -22,6 +22,14 @@ func.func @floor_on_bool(%x: tensor<4xi1>) -> tensor<4xi1> {
 
 // -----
 
+func.func @relu_on_bool(%x: tensor<4xi1>) -> tensor<4xi1> {
+  // expected-error @+1 {{'adjit.relu' op operand #0 must be statically shaped tensor of 16-bit float or bfloat16 type or 32-bit float or 64-bit float or 32-bit signless integer or 64-bit signless integer values}}
+  %0 = adjit.relu %x : tensor<4xi1>
+  return %0 : tensor<4xi1>
+}
+
+// -----
+
 func.func @add_on_bool(%x: tensor<4xi1>) -> tensor<4xi1> {
   // expected-error @+1 {{'adjit.add' op operand #0 must be statically shaped tensor of 16-bit float or bfloat16 type or 32-bit float or 64-bit float or 32-bit signless integer or 64-bit signless integer values}}
   %0 = adjit.add %x, %x : tensor<4xi1>

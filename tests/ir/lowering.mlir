@@ -114,6 +114,26 @@ func.func @unary_f32(%x: tensor<2x3xf32>) -> (tensor<2x3xf32>, tensor<2x3xf32>, 
 
 // -----
 
+// relu selects 0 where x <= 0 (ordered: NaN passes, -0 gives +0); on
+// integers it is max(x, 0).
+// CHECK-LABEL: func.func @relu
+// CHECK: ^bb0(%[[IN:.*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT: %[[OFF:.*]] = arith.cmpf ole, %[[IN]], %[[ZERO]] : f32
+// CHECK-NEXT: %[[R:.*]] = arith.select %[[OFF]], %[[ZERO]], %[[IN]] : f32
+// CHECK-NEXT: linalg.yield %[[R]] : f32
+// CHECK: ^bb0(%[[IN:.*]]: i32, %{{.*}}: i32):
+// CHECK-NEXT: %[[ZERO:.*]] = arith.constant 0 : i32
+// CHECK-NEXT: %[[R:.*]] = arith.maxsi %[[IN]], %[[ZERO]] : i32
+// CHECK-NEXT: linalg.yield %[[R]] : i32
+func.func @relu(%x: tensor<2x3xf32>, %i: tensor<4xi32>) -> (tensor<2x3xf32>, tensor<4xi32>) {
+  %0 = adjit.relu %x : tensor<2x3xf32>
+  %1 = adjit.relu %i : tensor<4xi32>
+  return %0, %1 : tensor<2x3xf32>, tensor<4xi32>
+}
+
+// -----
+
 // Integer neg is 0 - x, abs is max(x, 0 - x), sign selects -1/0/1.
 // CHECK-LABEL: func.func @unary_int
 // CHECK: ^bb0(%[[IN:.*]]: i64, %{{.*}}: i64):

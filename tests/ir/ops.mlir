@@ -70,6 +70,10 @@ func.func @unary_numeric(%f: tensor<4xf32>, %i: tensor<2x3xi32>, %l: tensor<i64>
   %4 = adjit.sign %f : tensor<4xf32>
   // CHECK: adjit.sign %[[I]] : tensor<2x3xi32>
   %5 = adjit.sign %i : tensor<2x3xi32>
+  // CHECK: adjit.relu %[[F]] : tensor<4xf32>
+  %6 = adjit.relu %f : tensor<4xf32>
+  // CHECK: adjit.relu %[[I]] : tensor<2x3xi32>
+  %7 = adjit.relu %i : tensor<2x3xi32>
   return
 }
 // GENERIC-LABEL: sym_name = "unary_numeric"
@@ -79,6 +83,8 @@ func.func @unary_numeric(%f: tensor<4xf32>, %i: tensor<2x3xi32>, %l: tensor<i64>
 // GENERIC: "adjit.abs"(%arg3) : (tensor<f16>) -> tensor<f16>
 // GENERIC: "adjit.sign"(%arg0) : (tensor<4xf32>) -> tensor<4xf32>
 // GENERIC: "adjit.sign"(%arg1) : (tensor<2x3xi32>) -> tensor<2x3xi32>
+// GENERIC: "adjit.relu"(%arg0) : (tensor<4xf32>) -> tensor<4xf32>
+// GENERIC: "adjit.relu"(%arg1) : (tensor<2x3xi32>) -> tensor<2x3xi32>
 
 // -----
 

@@ -19,6 +19,7 @@
 // RUN: adjit run %s --entry empty_reduce --arg 'f32[2,0]=zeros' --arg 'i32[0]=zeros' | FileCheck %s --check-prefix=EMPTY
 // RUN: adjit run %s --entry half --arg 'f16[3]=1,2,65504' --arg 'bf16[2]=1,256' | FileCheck %s --check-prefix=HALF
 // RUN: adjit run %s --entry constants | FileCheck %s --check-prefix=CONST
+// RUN: adjit run %s --entry relu --arg 'f32[70]=-1.5,-0.0,0,2.5,nan,-inf,inf,-1.5,-0.0,0,2.5,nan,-inf,inf,-1.5,-0.0,0,2.5,nan,-inf,inf,-1.5,-0.0,0,2.5,nan,-inf,inf,-1.5,-0.0,0,2.5,nan,-inf,inf,-1.5,-0.0,0,2.5,nan,-inf,inf,-1.5,-0.0,0,2.5,nan,-inf,inf,-1.5,-0.0,0,2.5,nan,-inf,inf,-1.5,-0.0,0,2.5,nan,-inf,inf,-1.5,-0.0,0,2.5,nan,-inf,inf' --arg 'i64[3]=-3,0,4' | FileCheck %s --check-prefix=RELU
 
 // ADD: out0 = f32[3] [11, 22, 33.5]
 func.func @add(%x: tensor<3xf32>, %y: tensor<3xf32>) -> tensor<3xf32> {
@@ -217,4 +218,14 @@ func.func @constants() -> (tensor<2x2xi64>, tensor<f32>) {
   %b = adjit.constant dense<3.0> : tensor<f32>
   %1 = adjit.mul %a, %b : tensor<f32>
   return %0, %1 : tensor<2x2xi64>, tensor<f32>
+}
+
+// relu: NaN passes, -0 and -inf give +0, integers too; 70 elements run as
+// whole vectors and a remainder.
+// RELU: out0 = f32[70] {{\[}}0, 0, 0, 2.5, nan, 0, inf, 0, 0, 0, 2.5, nan, 0, inf, 0, 0, 0, 2.5, nan, 0, inf, 0, 0, 0, 2.5, nan, 0, inf, 0, 0, 0, 2.5, nan, 0, inf, 0, 0, 0, 2.5, nan, 0, inf, 0, 0, 0, 2.5, nan, 0, inf, 0, 0, 0, 2.5, nan, 0, inf, 0, 0, 0, 2.5, nan, 0, inf, 0, 0, 0, 2.5, nan, 0, inf]
+// RELU-NEXT: out1 = i64[3] [0, 0, 4]
+func.func @relu(%x: tensor<70xf32>, %i: tensor<3xi64>) -> (tensor<70xf32>, tensor<3xi64>) {
+  %0 = adjit.relu %x : tensor<70xf32>
+  %1 = adjit.relu %i : tensor<3xi64>
+  return %0, %1 : tensor<70xf32>, tensor<3xi64>
 }

@@ -172,14 +172,13 @@ func.func @f64(%x: tensor<40xf64>) -> tensor<40xf64> {
 
 // Left to LLVM: a float sum that may not be reordered, an operand read
 // transposed along the vector, a loop index, f64 tanh and f32 sin (libm
-// calls, one element at a time: as vectors, a call per lane), bf16, a
-// contraction served by the GEMM kernels, and bool tensors (a byte per
-// element in memory, a bit per lane in LLVM's vectors).
+// calls, one element at a time: as vectors, a call per lane), bf16, and a
+// contraction served by the GEMM kernels.
 // CHECK-LABEL: func.func @left_alone
 // CHECK-NOT: vector.
-// CHECK-COUNT-8: linalg.generic
+// CHECK-COUNT-7: linalg.generic
 // CHECK-NOT: vector.
-func.func @left_alone(%x: tensor<8x32xf32>, %t: tensor<32x8xf32>, %init: tensor<8xf32>, %d: tensor<32xf64>, %h: tensor<32xbf16>, %m: tensor<8x8xf32>) -> (tensor<8xf32>, tensor<8x32xf32>, tensor<8x32xf32>, tensor<32xf64>, tensor<32xbf16>, tensor<8x8xf32>, tensor<8x32xi1>, tensor<8x32xf32>) {
+func.func @left_alone(%x: tensor<8x32xf32>, %t: tensor<32x8xf32>, %init: tensor<8xf32>, %d: tensor<32xf64>, %h: tensor<32xbf16>, %m: tensor<8x8xf32>) -> (tensor<8xf32>, tensor<8x32xf32>, tensor<8x32xf32>, tensor<32xf64>, tensor<32xbf16>, tensor<8x8xf32>, tensor<8x32xf32>) {
   %strict = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%x : tensor<8x32xf32>) outs(%init : tensor<8xf32>) {
   ^bb0(%in: f32, %out: f32):
     %r = arith.addf %out, %in : f32
@@ -219,16 +218,44 @@ func.func @left_alone(%x: tensor<8x32xf32>, %t: tensor<32x8xf32>, %init: tensor<
     %s = arith.addf %out, %p : f32
     linalg.yield %s : f32
   } -> tensor<8x8xf32>
-  %empty_b = tensor.empty() : tensor<8x32xi1>
-  %positive = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<8x32xf32>) outs(%empty_b : tensor<8x32xi1>) {
-  ^bb0(%in: f32, %out: i1):
-    %r = arith.cmpf ogt, %in, %zero : f32
-    linalg.yield %r : i1
-  } -> tensor<8x32xi1>
   %sin = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<8x32xf32>) outs(%empty : tensor<8x32xf32>) {
   ^bb0(%in: f32, %out: f32):
     %r = math.sin %in : f32
     linalg.yield %r : f32
   } -> tensor<8x32xf32>
-  return %strict, %transposed, %indices, %tanh, %half, %gemm, %positive, %sin : tensor<8xf32>, tensor<8x32xf32>, tensor<8x32xf32>, tensor<32xf64>, tensor<32xbf16>, tensor<8x8xf32>, tensor<8x32xi1>, tensor<8x32xf32>
+  return %strict, %transposed, %indices, %tanh, %half, %gemm, %sin : tensor<8xf32>, tensor<8x32xf32>, tensor<8x32xf32>, tensor<32xf64>, tensor<32xbf16>, tensor<8x8xf32>, tensor<8x32xf32>
+}
+
+// -----
+
+// Bools (i1, a byte per element in memory) are read and written as
+// vectors of i1 (adjit-convert-bool-vector-memory-to-llvm lowers them a
+// byte per lane); they count as 8 bits, so a generic of bools alone steps
+// by 128 lanes (two 512-bit registers of bytes), one with f32 by 32.
+// CHECK-LABEL: func.func @bools
+// CHECK: vector.transfer_read %{{.*}} : tensor<8x32xf32>, vector<32xf32>
+// CHECK: %[[ON:.*]] = arith.cmpf ogt, %{{.*}} : vector<32xf32>
+// CHECK: vector.transfer_write %[[ON]], %{{.*}} : vector<32xi1>, tensor<8x32xi1>
+// CHECK: vector.transfer_read %{{.*}} : tensor<2x256xi1>, vector<128xi1>
+// CHECK: arith.xori %{{.*}} : vector<128xi1>
+// CHECK: vector.transfer_write %{{.*}} : vector<128xi1>, tensor<2x256xi1>
+// AVX2-LABEL: func.func @bools
+// AVX2: vector<16xi1>
+// AVX2: vector<64xi1>
+func.func @bools(%x: tensor<8x32xf32>, %b: tensor<2x256xi1>) -> (tensor<8x32xi1>, tensor<2x256xi1>) {
+  %zero = arith.constant 0.0 : f32
+  %true = arith.constant true
+  %empty = tensor.empty() : tensor<8x32xi1>
+  %positive = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<8x32xf32>) outs(%empty : tensor<8x32xi1>) {
+  ^bb0(%in: f32, %out: i1):
+    %r = arith.cmpf ogt, %in, %zero : f32
+    linalg.yield %r : i1
+  } -> tensor<8x32xi1>
+  %empty_n = tensor.empty() : tensor<2x256xi1>
+  %negated = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%b : tensor<2x256xi1>) outs(%empty_n : tensor<2x256xi1>) {
+  ^bb0(%in: i1, %out: i1):
+    %r = arith.xori %in, %true : i1
+    linalg.yield %r : i1
+  } -> tensor<2x256xi1>
+  return %positive, %negated : tensor<8x32xi1>, tensor<2x256xi1>
 }

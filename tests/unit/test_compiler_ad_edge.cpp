@@ -15,7 +15,7 @@ using namespace adjit;
 using namespace adjit::test;
 using namespace adjit::test::ad;
 
-TEST_CASE("ad edge: pow at a zero base or exponent, abs at zero", "[ad][ad-edge]") {
+TEST_CASE("ad edge: pow at a zero base or exponent, abs and relu at zero", "[ad][ad-edge]") {
   // d/dx x^2 at 0 is 0; d/dx x^0 is 0 everywhere (also at 0, no 0 * inf).
   auto square_grad = grad([](Tensor x) { return sum(pow(x, 2.0)); });
   CHECK(mismatch(square_grad(make({0, 1.5}, {2}, F64)), F64, {2}, {0, 3}) == "");
@@ -27,6 +27,20 @@ TEST_CASE("ad edge: pow at a zero base or exponent, abs at zero", "[ad][ad-edge]
   // abs' = sign: 0 at 0.
   auto abs_grad = grad([](Tensor x) { return sum(abs(x)); });
   CHECK(mismatch(abs_grad(make({0, -2, 3}, {3}, F32)), F32, {3}, {0, -1, 1}) == "");
+  // relu' is 0 at 0 in both modes, as in JAX, TensorFlow and PyTorch (not
+  // maximum's equal split of a tie); relu passes NaN and maps -inf to 0.
+  Array at_kink = make({0, -2, 3}, {3}, F32);
+  auto relu_grad = grad([](Tensor x) { return sum(relu(x)); });
+  CHECK(mismatch(relu_grad(at_kink), F32, {3}, {0, 0, 1}) == "");
+  auto [relu_value, relu_tangent] =
+      jvp([](Tensor x) { return relu(x); }, at_kink, make({1, 1, 1}, {3}, F32));
+  CHECK(mismatch(relu_value, F32, {3}, {0, 0, 3}) == "");
+  CHECK(mismatch(relu_tangent, F32, {3}, {0, 0, 1}) == "");
+  auto relu_of = jit([](Tensor x) { return relu(x); });
+  std::vector<float> specials = relu_of(make({NAN, -INFINITY, INFINITY}, {3}, F32)).to_vector<float>();
+  CHECK(std::isnan(specials[0]));
+  CHECK(specials[1] == 0);
+  CHECK(specials[2] == INFINITY);
   // sign and floor: zero derivative.
   auto flat = grad([](Tensor x) { return sum(sign(x) * 2.0 + floor(x)); });
   CHECK(mismatch(flat(make({0.5, -2.5}, {2}, F64)), F64, {2}, {0, 0}) == "");

@@ -201,6 +201,8 @@ TEST_CASE("adjit.iota: index along one dimension, every numeric dtype", "[jit-op
 
 double sign_ref(double x) { return std::isnan(x) || x == 0 ? x : (x > 0 ? 1.0 : -1.0); }
 double logistic_ref(double x) { return 1.0 / (1.0 + std::exp(-x)); }
+// NaN passes; -0 (like every x <= 0) gives +0.
+double relu_ref(double x) { return std::isnan(x) || x > 0 ? x : 0.0; }
 
 struct UnaryOp {
   std::string name;
@@ -217,6 +219,7 @@ const std::vector<UnaryOp>& float_unary_ops() {
       {"abs", [](double x) { return std::fabs(x); }, -100, 100, true, 0, 0,
        {-1.5, 2, -1e-40, -3e38}},
       {"sign", sign_ref, -100, 100, true, 0, 0, {-1.5, 2, -1e-40, 1e-40, 3e38}},
+      {"relu", relu_ref, -100, 100, true, 0, 0, {-1.5, 2, -1e-40, 1e-40, 3e38, -3e38}},
       {"floor", [](double x) { return std::floor(x); }, -100, 100, true, 0, 0,
        {-0.5, 0.5, 2.5, -2.5, 1e30, -1e-40, 8388607.5, -8388607.5}},
       {"sqrt", [](double x) { return std::sqrt(x); }, 0, 1000, true, 0, 0,
@@ -462,7 +465,7 @@ TEST_CASE("unary ops on 0-d and empty tensors", "[jit-ops][ops][unary][edge]") {
 
 // abs on integers failed to compile before 0fac374 ("failed to legalize
 // operation 'math.absi'").
-TEST_CASE("neg, abs and sign on i32 and i64", "[jit-ops][ops][unary][int]") {
+TEST_CASE("neg, abs, sign and relu on i32 and i64", "[jit-ops][ops][unary][int]") {
   for (DType dtype : {I32, I64}) {
     double big = dtype == I32 ? 2e9 : 4e18;
     std::vector<double> values = integer_values(60, -1000000, 1000000, 5);
@@ -474,7 +477,8 @@ TEST_CASE("neg, abs and sign on i32 and i64", "[jit-ops][ops][unary][int]") {
     for (auto [name, fn] : std::vector<std::pair<std::string, long double (*)(long double)>>{
              {"neg", [](long double v) { return -v; }},
              {"abs", [](long double v) { return std::fabs(v); }},
-             {"sign", [](long double v) { return v == 0 ? 0.0L : (v > 0 ? 1.0L : -1.0L); }}}) {
+             {"sign", [](long double v) { return v == 0 ? 0.0L : (v > 0 ? 1.0L : -1.0L); }},
+             {"relu", [](long double v) { return v > 0 ? v : 0.0L; }}}) {
       INFO("adjit." << name << " on " << name_of(dtype));
       std::vector<long double> want;
       for (long double v : in) want.push_back(fn(v));

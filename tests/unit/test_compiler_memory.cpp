@@ -212,11 +212,11 @@ TEST_CASE("the memory plan of a training step: lifetimes, peak and residuals",
   }
   CHECK(plan.peak_bytes >= largest);
   // Reverse mode keeps the hidden layer's activations (f32[512,256], made
-  // by relu's max on this file's mlp_loss line) for the backward pass.
+  // by adjit.relu on this file's mlp_loss line) for the backward pass.
   bool activation_kept = false;
   for (const Residual& residual : plan.residuals)
     activation_kept |= residual.type == "f32[512,256]" && residual.bytes == 512 * 256 * 4 &&
-                       residual.made_by == "adjit.max" &&
+                       residual.made_by == "adjit.relu" &&
                        residual.location.find("test_compiler_memory.cpp") != std::string::npos;
   CHECK(activation_kept);
   // Composite ops (log_softmax, mean) record the user's line for the ops

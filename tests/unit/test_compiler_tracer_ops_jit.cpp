@@ -399,6 +399,53 @@ TEST_CASE("tracer ops: comparisons and logical ops give bool tensors", "[tracer]
   }
 }
 
+// Bool tensors are a byte per element; in vector code a mask is a vector
+// of i1 that must be read and written that way (as a byte 0 or 1 per lane,
+// never bit-packed). Rows of 133: whole vectors of 32 or 128 lanes and a
+// remainder. The mask of `where` in a gradient is kept for the backward
+// pass, and read there, in both modes.
+TEST_CASE("tracer ops: bool masks longer than a vector and kept between loops", "[tracer][ops]") {
+  auto f = adjit::jit(
+      [](Tensor a, Tensor b) {
+        Tensor m = a < b;
+        Tensor n = logical_not(m);
+        return std::vector<Tensor>{m, logical_and(n, a > 0.0),
+                                   where(m, a, b) + where(n, 1.0, 2.0),
+                                   sum(where(a > 0.0, a, 0.0), {-1})};
+      },
+      {.name = "masks"});
+  auto slope = [](Tensor a) { return where(a > 0.0, a * a, -a); };
+  auto reverse = adjit::grad([&](Tensor a) { return sum(slope(a)); });
+  const Shape shape{3, 133};
+  for (DType dt : {F32, F64}) {
+    INFO("dtype " << dtype_name(dt));
+    Array a = Array::uniform(shape, 431, -3, 3, dt), b = Array::uniform(shape, 432, -3, 3, dt);
+    Vec A = values(a), B = values(b);
+    std::vector<Array> r = f(a, b);
+    REQUIRE(r.size() == 4);
+    for (int i : {0, 1}) {
+      const auto* bytes = static_cast<const uint8_t*>(r[i].raw_data());
+      CHECK(std::all_of(bytes, bytes + r[i].nbytes(), [](uint8_t v) { return v <= 1; }));
+    }
+    Vec less, neither_positive, picked, row_sums(3, 0.0);
+    for (size_t k = 0; k < A.size(); ++k) {
+      less.push_back(A[k] < B[k]);
+      neither_positive.push_back(!(A[k] < B[k]) && A[k] > 0);
+      picked.push_back((A[k] < B[k] ? A[k] : B[k]) + (A[k] < B[k] ? 2.0 : 1.0));
+      row_sums[k / 133] += A[k] > 0 ? A[k] : 0.0;
+    }
+    CHECK_ARRAY("a < b", r[0], I1, shape, less, kExact);
+    CHECK_ARRAY("!(a < b) && a > 0", r[1], I1, shape, neither_positive, kExact);
+    CHECK_ARRAY("where(m, a, b) + where(!m, 1, 2)", r[2], dt, shape, picked, exact_tol(dt));
+    CHECK_ARRAY("sum(where(a > 0, a, 0), {-1})", r[3], dt, (Shape{3}), row_sums,
+                accumulate_tol(dt));
+    Vec slope_grad = map(A, [](double v) { return v > 0 ? 2 * v : -1.0; });
+    CHECK_ARRAY("grad of where(a > 0, a^2, -a)", reverse(a), dt, shape, slope_grad, exact_tol(dt));
+    auto [value, tangent] = adjit::jvp(slope, a, Array::ones(shape, dt));
+    CHECK_ARRAY("jvp of where(a > 0, a^2, -a)", tangent, dt, shape, slope_grad, exact_tol(dt));
+  }
+}
+
 //===----------------------------------------------------------------------===//
 // Reductions
 //===----------------------------------------------------------------------===//

@@ -233,7 +233,7 @@ Tensor square(const Tensor& x, SourceLocation loc) {
 Tensor relu(const Tensor& x, SourceLocation loc) {
   Recorder r("relu", loc, {&x});
   if (x.dtype() == DType::i1) r.fail("is not defined for bool tensors");
-  return r.emit<ir::MaxOp>(r.value(x), r.value(r.constant(0, x.dtype(), x.shape())));
+  return r.emit<ir::ReluOp>(r.value(x));
 }
 Tensor gelu(const Tensor& x, bool tanh_approx, SourceLocation loc) {
   Recorder r("gelu", loc, {&x});

@@ -107,6 +107,12 @@ def Adjit_AbsOp : Adjit_UnaryOp<"abs", Adjit_NumericTensor, "|x|",
 def Adjit_SignOp : Adjit_UnaryOp<"sign", Adjit_NumericTensor,
     "sign(x) in {-1, 0, 1} (NaN stays NaN, zeros keep their sign)",
     "0 (almost everywhere)">;
+def Adjit_ReluOp : Adjit_UnaryOp<"relu", Adjit_NumericTensor,
+    "max(x, 0) (NaN stays NaN, -0 gives +0)",
+    "1 where the result y > 0, else 0: 0 at x = 0, as JAX, TensorFlow and "
+    "PyTorch have it (`adjit.max` would split the tie). Reading y rather "
+    "than x, the backward pass keeps only the activation a following layer "
+    "keeps anyway">;
 def Adjit_ExpOp : Adjit_UnaryOp<"exp", Adjit_FloatTensor, "e^x",
     "e^x (the result)">;
 def Adjit_Expm1Op : Adjit_UnaryOp<"expm1", Adjit_FloatTensor, "e^x - 1",

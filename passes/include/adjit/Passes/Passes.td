@@ -151,6 +151,10 @@ def Vectorize : Pass<"adjit-vectorize", "ModuleOp"> {
     registers instead: four accumulator chains, so that the adds' latency
     no longer bounds the loop.
     A remainder shorter than a vector runs as one shorter vector.
+    Bools are vectors of i1 that count as a byte per lane (their size in
+    memory, which `adjit-convert-bool-vector-memory-to-llvm` keeps), so a
+    mask that the backward pass reads (a comparison's result) is read and
+    written in vectors like any other operand.
 
     Left as they are (and to LLVM's loop vectorizer): generics with dynamic
     shapes, generics that read their indices, gather, or read an operand
@@ -229,6 +233,33 @@ def ContractionsToCalls : Pass<"adjit-contractions-to-calls", "ModuleOp"> {
     "::mlir::arith::ArithDialect", "::mlir::func::FuncDialect",
     "::mlir::memref::MemRefDialect"
   ];
+}
+
+def ConvertBoolVectorMemoryToLLVM
+    : Pass<"adjit-convert-bool-vector-memory-to-llvm", "ModuleOp"> {
+  let summary = "Load and store vectors of i1 a byte per element";
+  let description = [{
+    adjit's tensors of i1 take a byte per element, as a scalar i1 does in
+    LLVM's memory, but LLVM stores a vector `<N x i1>` packed into bits, so
+    upstream's lowering of `vector.load` and `vector.store` would read and
+    write the wrong bytes. This pass lowers the 1-D in-bounds loads and
+    stores of memrefs of i1 that `adjit-vectorize` makes: a load reads
+    `<N x i8>` and truncates it (a stored bool is 0 or 1), a store extends
+    to `<N x i8>` first. Runs before `convert-vector-to-llvm`; in-bounds 1-D
+    transfers are first lowered to loads and stores as that pass would. Any
+    other vector access of memory of i1 (masked, gathered, out of bounds) is
+    an error rather than bit-packed.
+
+    ```mlir
+    %m = vector.load %bools[%i] : memref<64xi1>, vector<32xi1>
+    ```
+    becomes
+    ```mlir
+    %bytes = llvm.load %address {alignment = 1 : i64} : !llvm.ptr -> vector<32xi8>
+    %m = llvm.trunc %bytes : vector<32xi8> to vector<32xi1>
+    ```
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
 def ConvertArenaToLLVM : Pass<"adjit-convert-arena-to-llvm", "ModuleOp"> {

@@ -1,0 +1,122 @@
+// adjit-convert-bool-vector-memory-to-llvm: vectors of i1 read and written
+// a byte per element, as adjit lays out tensors of i1 (and as LLVM itself
+// stores a scalar i1). Upstream's lowering of vector.load and vector.store
+// would load and store LLVM's <N x i1>, which memory packs into bits.
+#include "adjit/Passes/Passes.h"
+
+#include "mlir/Conversion/LLVMCommon/ConversionTarget.h"
+#include "mlir/Conversion/LLVMCommon/Pattern.h"
+#include "mlir/Conversion/LLVMCommon/TypeConverter.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
+#include "mlir/Transforms/DialectConversion.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace mlir::adjit {
+#define GEN_PASS_DEF_CONVERTBOOLVECTORMEMORYTOLLVM
+#include "adjit/Passes/Passes.h.inc"
+} // namespace mlir::adjit
+
+using namespace mlir;
+
+namespace {
+
+bool isBool(Type type) { return type.isInteger(1); }
+
+bool accessesBoolMemory(Operation *op) {
+  return llvm::any_of(op->getOperandTypes(), [](Type type) {
+    auto memref = dyn_cast<MemRefType>(type);
+    return memref && isBool(memref.getElementType());
+  });
+}
+
+// The same vector with a byte per element.
+VectorType asBytes(VectorType type) {
+  return type.clone(IntegerType::get(type.getContext(), 8));
+}
+
+struct BoolVectorLoad : ConvertOpToLLVMPattern<vector::LoadOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+
+  LogicalResult matchAndRewrite(vector::LoadOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    VectorType type = op.getVectorType();
+    if (!isBool(type.getElementType()) || type.getRank() != 1)
+      return rewriter.notifyMatchFailure(op, "not a 1-D vector of i1");
+    Value address = getStridedElementPtr(op.getLoc(), op.getMemRefType(), adaptor.getBase(),
+                                         adaptor.getIndices(), rewriter);
+    Value bytes = rewriter.create<LLVM::LoadOp>(op.getLoc(), asBytes(type), address,
+                                                /*alignment=*/1, /*isVolatile=*/false,
+                                                op.getNontemporal());
+    // A stored bool is 0 or 1, so its low bit is its value.
+    rewriter.replaceOpWithNewOp<LLVM::TruncOp>(op, type, bytes);
+    return success();
+  }
+};
+
+struct BoolVectorStore : ConvertOpToLLVMPattern<vector::StoreOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+
+  LogicalResult matchAndRewrite(vector::StoreOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    VectorType type = op.getVectorType();
+    if (!isBool(type.getElementType()) || type.getRank() != 1)
+      return rewriter.notifyMatchFailure(op, "not a 1-D vector of i1");
+    Value address = getStridedElementPtr(op.getLoc(), op.getMemRefType(), adaptor.getBase(),
+                                         adaptor.getIndices(), rewriter);
+    Value bytes = rewriter.create<LLVM::ZExtOp>(op.getLoc(), asBytes(type), op.getValueToStore());
+    rewriter.replaceOpWithNewOp<LLVM::StoreOp>(op, bytes, address, /*alignment=*/1,
+                                               /*isVolatile=*/false, op.getNontemporal());
+    return success();
+  }
+};
+
+struct ConvertBoolVectorMemoryToLLVMPass
+    : adjit::impl::ConvertBoolVectorMemoryToLLVMBase<ConvertBoolVectorMemoryToLLVMPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    MLIRContext *context = &getContext();
+    // Every vector op with a memref operand accesses memory.
+    auto isBoolVectorAccess = [](Operation *op) {
+      return isa<vector::VectorDialect>(op->getDialect()) && accessesBoolMemory(op);
+    };
+    if (!module.walk([&](Operation *op) {
+                 return isBoolVectorAccess(op) ? WalkResult::interrupt() : WalkResult::advance();
+               }).wasInterrupted())
+      return;
+
+    // In-bounds 1-D transfers become plain loads and stores first, as
+    // convert-vector-to-llvm would make them.
+    {
+      RewritePatternSet patterns(context);
+      vector::populateVectorTransferLoweringPatterns(patterns, /*maxTransferRank=*/1);
+      if (failed(applyPatternsAndFoldGreedily(module, std::move(patterns))))
+        return signalPassFailure();
+    }
+
+    LLVMTypeConverter converter(context);
+    RewritePatternSet patterns(context);
+    patterns.add<BoolVectorLoad, BoolVectorStore>(converter);
+    ConversionTarget target(*context);
+    target.addLegalDialect<LLVM::LLVMDialect>();
+    target.addDynamicallyLegalOp<vector::LoadOp, vector::StoreOp>(
+        [](Operation *op) { return !accessesBoolMemory(op); });
+    target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
+    if (failed(applyPartialConversion(module, target, std::move(patterns))))
+      return signalPassFailure();
+
+    // Any other vector access of bool memory (masked, gathered, a transfer
+    // out of bounds) would be lowered bit-packed: refuse it.
+    WalkResult unsupported = module.walk([&](Operation *op) {
+      if (!isBoolVectorAccess(op))
+        return WalkResult::advance();
+      op->emitOpError("accesses memory of i1 (a byte per element) in a form that only "
+                      "a 1-D in-bounds vector.load or vector.store can lower");
+      return WalkResult::interrupt();
+    });
+    if (unsupported.wasInterrupted())
+      signalPassFailure();
+  }
+};
+
+} // namespace
