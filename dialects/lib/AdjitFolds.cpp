@@ -186,6 +186,8 @@ OpFoldResult SignOp::fold(FoldAdaptor adaptor) {
 }
 
 OpFoldResult ReluOp::fold(FoldAdaptor adaptor) {
+  if (auto inner = getOperand().getDefiningOp<ReluOp>())
+    return inner.getResult();  // relu(relu(x)) = relu(x)
   return foldUnaryExact(
       *this, adaptor.getOperands(),
       [](APFloat x) {

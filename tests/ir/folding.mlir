@@ -136,6 +136,18 @@ func.func @fold_relu() -> (tensor<5xf32>, tensor<3xi32>) {
 
 // -----
 
+// relu is idempotent.
+// CHECK-LABEL: func.func @fold_relu_of_relu
+// CHECK-NEXT: %[[R:.*]] = adjit.relu %arg0 : tensor<4xf32>
+// CHECK-NEXT: return %[[R]], %[[R]]
+func.func @fold_relu_of_relu(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
+  %0 = adjit.relu %x : tensor<4xf32>
+  %1 = adjit.relu %0 : tensor<4xf32>
+  return %0, %1 : tensor<4xf32>, tensor<4xf32>
+}
+
+// -----
+
 // CHECK-LABEL: func.func @fold_not
 // CHECK-DAG: %[[A:.*]] = adjit.constant dense<[false, true, false]> : tensor<3xi1>
 // CHECK-DAG: %[[B:.*]] = adjit.constant dense<true> : tensor<i1>
