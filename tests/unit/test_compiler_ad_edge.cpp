@@ -46,14 +46,15 @@ TEST_CASE("ad edge: pow at a zero base or exponent, abs and relu at zero", "[ad]
   CHECK(mismatch(flat(make({0.5, -2.5}, {2}, F64)), F64, {2}, {0, 0}) == "");
 }
 
-TEST_CASE("ad edge: take gradients with clamped out-of-range indices", "[ad][ad-edge]") {
-  // take clamps out-of-range indices; the gradient lands where the value came from.
+TEST_CASE("ad edge: take gradients with negative and out-of-range indices", "[ad][ad-edge]") {
+  // take counts a negative index from the end and clamps what is still out
+  // of range (-6 + 4 = -2 -> 0); the gradient lands where the value came from.
   auto values_of = jit([](Tensor x, Tensor idx) { return take(x, idx, 0); });
   Array x = make({1, 2, 3, 4}, {4}, F32);
-  Array idx = Array::from<int32_t>({5, -1, 1}, {3});
-  CHECK(mismatch(values_of(x, idx), F32, {3}, {4, 1, 2}) == "");
+  Array idx = Array::from<int32_t>({5, -1, 1, -6}, {4});
+  CHECK(mismatch(values_of(x, idx), F32, {4}, {4, 4, 2, 1}) == "");
   auto g = grad<0>([](Tensor x, Tensor idx) { return sum(take(x, idx, 0) * take(x, idx, 0)); });
-  CHECK(mismatch(g(x, idx), F32, {4}, {2, 4, 0, 8}) == "");
+  CHECK(mismatch(g(x, idx), F32, {4}, {2, 4, 0, 16}) == "");
 }
 
 TEST_CASE("ad edge: closures over outer traced values, nested grads", "[ad][ad-edge]") {

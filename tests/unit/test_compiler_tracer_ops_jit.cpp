@@ -185,6 +185,7 @@ Vec take_ref(const Vec& v, const Shape& shape, const Vec& indices, const Shape& 
     auto o = unravel(i, out_shape);
     std::vector<int64_t> idx(o.begin() + axis, o.begin() + axis + ir);
     int64_t k = static_cast<int64_t>(indices[ravel(idx, index_shape)]);
+    if (k < 0) k += shape[axis];  // from the end
     k = std::clamp<int64_t>(k, 0, shape[axis] - 1);
     std::vector<int64_t> in(o.begin(), o.begin() + axis);
     in.push_back(k);
@@ -759,7 +760,7 @@ TEST_CASE("tracer ops: transpose reshape broadcast_to expand_dims squeeze slice 
   }
 }
 
-TEST_CASE("tracer ops: take (clamped indices), one_hot", "[tracer][ops]") {
+TEST_CASE("tracer ops: take (negative indices from the end, clamped), one_hot", "[tracer][ops]") {
   auto f = adjit::jit(
       [](Tensor x, Tensor idx, Tensor idx2, Tensor labels) {
         return std::vector<Tensor>{take(x, idx, 0),        take(x, idx, 1),
@@ -769,8 +770,9 @@ TEST_CASE("tracer ops: take (clamped indices), one_hot", "[tracer][ops]") {
       },
       {.name = "take"});
   const Shape xs{4, 3};
-  // 99 and -1 are out of range: clamped to the last / first entry.
-  const Vec I{2, 0, 3, 99, -1}, I2{1, 0, 2, 2, -5, 7};
+  // -1 is the last entry; 99 and -5 (-5 + 4 on axis 0, -5 + 3 on axis 1)
+  // are out of range: clamped to the last / first entry.
+  const Vec I{2, 0, 3, 99, -1}, I2{1, 0, 2, -3, -5, 7};
   const Shape is{5}, i2s{2, 3};
   const Vec L{0, 4, 2, 7, -1};
   for (DType dt : {F32, F64}) {

@@ -538,7 +538,16 @@ Tensor take(const Tensor& x, const Tensor& indices, int axis, SourceLocation loc
   Shape shape(x.shape().begin(), x.shape().begin() + a);
   shape.insert(shape.end(), indices.shape().begin(), indices.shape().end());
   shape.insert(shape.end(), x.shape().begin() + a + 1, x.shape().end());
-  return r.emit<ir::GatherOp>(r.type(x.dtype(), shape), r.value(x), r.value(indices),
+  // A negative index counts from the end, as in numpy.take and jnp.take
+  // (-1 is the last); what is still out of range is clamped by the gather
+  // (jnp.take's mode="clip").
+  Tensor zeros = r.constant(0, indices.dtype(), indices.shape());
+  Tensor negative = r.emit<ir::CompareOp>(ir::ComparisonDirection::lt, r.value(indices),
+                                          r.value(zeros));
+  Tensor from_end = r.emit<ir::AddOp>(
+      r.value(indices), r.value(r.constant(x.shape()[a], indices.dtype(), indices.shape())));
+  Tensor wrapped = r.emit<ir::SelectOp>(r.value(negative), r.value(from_end), r.value(indices));
+  return r.emit<ir::GatherOp>(r.type(x.dtype(), shape), r.value(x), r.value(wrapped),
                               static_cast<int64_t>(a));
 }
 
