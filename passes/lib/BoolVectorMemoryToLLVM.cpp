@@ -12,6 +12,8 @@
 #include "mlir/Transforms/DialectConversion.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
+#include <type_traits>
+
 namespace mlir::adjit {
 #define GEN_PASS_DEF_CONVERTBOOLVECTORMEMORYTOLLVM
 #include "adjit/Passes/Passes.h.inc"
@@ -30,43 +32,47 @@ bool accessesBoolMemory(Operation *op) {
   });
 }
 
+// What the patterns below lower: a 1-D vector.load or vector.store of i1
+// memory (the vector's elements are the memref's).
+bool isBoolLoadOrStore(Operation *op) {
+  VectorType type;
+  if (auto load = dyn_cast<vector::LoadOp>(op))
+    type = load.getVectorType();
+  else if (auto store = dyn_cast<vector::StoreOp>(op))
+    type = store.getVectorType();
+  return type && type.getRank() == 1 && isBool(type.getElementType());
+}
+
 // The same vector with a byte per element.
 VectorType asBytes(VectorType type) {
   return type.clone(IntegerType::get(type.getContext(), 8));
 }
 
-struct BoolVectorLoad : ConvertOpToLLVMPattern<vector::LoadOp> {
-  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+// A 1-D vector.load or vector.store of i1 memory: the element's address as
+// upstream computes it, then bytes. A load truncates what it reads (a
+// stored bool is 0 or 1, so its low bit is its value); a store extends
+// first.
+template <class AccessOp>
+struct BoolVectorAccess : ConvertOpToLLVMPattern<AccessOp> {
+  using ConvertOpToLLVMPattern<AccessOp>::ConvertOpToLLVMPattern;
 
-  LogicalResult matchAndRewrite(vector::LoadOp op, OpAdaptor adaptor,
+  LogicalResult matchAndRewrite(AccessOp op, typename AccessOp::Adaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
-    VectorType type = op.getVectorType();
-    if (!isBool(type.getElementType()) || type.getRank() != 1)
+    if (!isBoolLoadOrStore(op))
       return rewriter.notifyMatchFailure(op, "not a 1-D vector of i1");
-    Value address = getStridedElementPtr(op.getLoc(), op.getMemRefType(), adaptor.getBase(),
-                                         adaptor.getIndices(), rewriter);
-    Value bytes = rewriter.create<LLVM::LoadOp>(op.getLoc(), asBytes(type), address,
-                                                /*alignment=*/1, /*isVolatile=*/false,
-                                                op.getNontemporal());
-    // A stored bool is 0 or 1, so its low bit is its value.
-    rewriter.replaceOpWithNewOp<LLVM::TruncOp>(op, type, bytes);
-    return success();
-  }
-};
-
-struct BoolVectorStore : ConvertOpToLLVMPattern<vector::StoreOp> {
-  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
-
-  LogicalResult matchAndRewrite(vector::StoreOp op, OpAdaptor adaptor,
-                                ConversionPatternRewriter &rewriter) const override {
     VectorType type = op.getVectorType();
-    if (!isBool(type.getElementType()) || type.getRank() != 1)
-      return rewriter.notifyMatchFailure(op, "not a 1-D vector of i1");
-    Value address = getStridedElementPtr(op.getLoc(), op.getMemRefType(), adaptor.getBase(),
-                                         adaptor.getIndices(), rewriter);
-    Value bytes = rewriter.create<LLVM::ZExtOp>(op.getLoc(), asBytes(type), op.getValueToStore());
-    rewriter.replaceOpWithNewOp<LLVM::StoreOp>(op, bytes, address, /*alignment=*/1,
-                                               /*isVolatile=*/false, op.getNontemporal());
+    Location loc = op.getLoc();
+    Value address = this->getStridedElementPtr(loc, op.getMemRefType(), adaptor.getBase(),
+                                               adaptor.getIndices(), rewriter);
+    if constexpr (std::is_same_v<AccessOp, vector::LoadOp>) {
+      Value bytes = rewriter.create<LLVM::LoadOp>(loc, asBytes(type), address, /*alignment=*/1,
+                                                  /*isVolatile=*/false, op.getNontemporal());
+      rewriter.replaceOpWithNewOp<LLVM::TruncOp>(op, type, bytes);
+    } else {
+      Value bytes = rewriter.create<LLVM::ZExtOp>(loc, asBytes(type), op.getValueToStore());
+      rewriter.replaceOpWithNewOp<LLVM::StoreOp>(op, bytes, address, /*alignment=*/1,
+                                                 /*isVolatile=*/false, op.getNontemporal());
+    }
     return success();
   }
 };
@@ -96,17 +102,18 @@ struct ConvertBoolVectorMemoryToLLVMPass
 
     LLVMTypeConverter converter(context);
     RewritePatternSet patterns(context);
-    patterns.add<BoolVectorLoad, BoolVectorStore>(converter);
+    patterns.add<BoolVectorAccess<vector::LoadOp>, BoolVectorAccess<vector::StoreOp>>(converter);
     ConversionTarget target(*context);
     target.addLegalDialect<LLVM::LLVMDialect>();
     target.addDynamicallyLegalOp<vector::LoadOp, vector::StoreOp>(
-        [](Operation *op) { return !accessesBoolMemory(op); });
+        [](Operation *op) { return !isBoolLoadOrStore(op); });
     target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
     if (failed(applyPartialConversion(module, target, std::move(patterns))))
       return signalPassFailure();
 
     // Any other vector access of bool memory (masked, gathered, a transfer
-    // out of bounds) would be lowered bit-packed: refuse it.
+    // out of bounds, more than one dimension) would be lowered bit-packed:
+    // refuse it.
     WalkResult unsupported = module.walk([&](Operation *op) {
       if (!isBoolVectorAccess(op))
         return WalkResult::advance();

@@ -18,3 +18,12 @@ func.func @out_of_bounds(%in: memref<20xi1>, %j: index) -> vector<16xi1> {
   %v = vector.transfer_read %in[%j], %false : memref<20xi1>, vector<16xi1>
   return %v : vector<16xi1>
 }
+
+// -----
+
+func.func @two_dimensional(%in: memref<4x32xi1>) -> vector<2x16xi1> {
+  %c0 = arith.constant 0 : index
+  // expected-error @+1 {{'vector.load' op accesses memory of i1 (a byte per element) in a form that only a 1-D in-bounds vector.load or vector.store can lower}}
+  %v = vector.load %in[%c0, %c0] : memref<4x32xi1>, vector<2x16xi1>
+  return %v : vector<2x16xi1>
+}
