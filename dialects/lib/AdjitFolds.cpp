@@ -191,7 +191,8 @@ OpFoldResult ReluOp::fold(FoldAdaptor adaptor) {
   return foldUnaryExact(
       *this, adaptor.getOperands(),
       [](APFloat x) {
-        return x.isNaN() || (!x.isNegative() && !x.isZero()) ? x : APFloat::getZero(x.getSemantics());
+        bool passes = x.isNaN() || (!x.isNegative() && !x.isZero());
+        return passes ? x : APFloat::getZero(x.getSemantics());
       },
       [](APInt x) { return x.isNegative() ? APInt::getZero(x.getBitWidth()) : x; });
 }

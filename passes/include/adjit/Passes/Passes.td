@@ -247,8 +247,8 @@ def ConvertBoolVectorMemoryToLLVM
     `<N x i8>` and truncates it (a stored bool is 0 or 1), a store extends
     to `<N x i8>` first. Runs before `convert-vector-to-llvm`; in-bounds 1-D
     transfers are first lowered to loads and stores as that pass would. Any
-    other vector access of memory of i1 (masked, gathered, out of bounds) is
-    an error rather than bit-packed.
+    other vector access of memory of i1 (masked, gathered, out of bounds, of
+    more than one dimension) is an error rather than bit-packed.
 
     ```mlir
     %m = vector.load %bools[%i] : memref<64xi1>, vector<32xi1>
