@@ -151,9 +151,8 @@ ADJIT_UNARY_RULE(ErfOp, e.mulScalar(e.exp(e.neg(e.mul(x, x))),
 // select, not a product with a 0/1 mask, so an infinite cotangent where
 // relu is off gives 0, not NaN.
 static Value whereReluIsOn(ReluOp op, Value passed, Emit &e) {
-  Value y = op.getResult();
-  return e.select(e.compare(ComparisonDirection::gt, y, e.zerosLike(y)), passed,
-                  e.zerosLike(passed));
+  Value y = op.getResult(), zeros = e.zerosLike(y);
+  return e.select(e.compare(ComparisonDirection::gt, y, zeros), passed, zeros);
 }
 LogicalResult ReluOp::buildVJP(OpBuilder &b, ValueRange cotangents, SmallVectorImpl<Value> &out,
                                DerivativeContext &) {
