@@ -2,6 +2,7 @@
 // IEEE arithmetic: a fold never changes a result bit, including the sign of
 // zero and NaN propagation, so `optimized` IR computes what `traced` IR does.
 #include "adjit/Dialect/AdjitOps.h"
+#include "adjit/Dialect/ScalarRules.h"
 
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
@@ -195,6 +196,47 @@ OpFoldResult ReluOp::fold(FoldAdaptor adaptor) {
         return passes ? x : APFloat::getZero(x.getSemantics());
       },
       [](APInt x) { return x.isNegative() ? APInt::getZero(x.getBitWidth()) : x; });
+}
+
+// The products of the scalar rule, in its order, in the type it computes
+// in (f32 for f16/bf16, rounded once at the end).
+OpFoldResult IntegerPowOp::fold(FoldAdaptor adaptor) {
+  int64_t exponent = static_cast<int64_t>(getExponent());
+  if (exponent == 1)
+    return getOperand();
+  if (exponent == 0) {  // 1 for every x, NaN included
+    auto type = cast<ShapedType>(getType());
+    Type element = type.getElementType();
+    if (auto f = dyn_cast<FloatType>(element))
+      return DenseElementsAttr::get(type, FloatAttr::get(f, 1.0));
+    return DenseElementsAttr::get(type, IntegerAttr::get(element, 1));
+  }
+  return foldUnaryExact(
+      *this, adaptor.getOperands(),
+      [&](const APFloat &x) {
+        const llvm::fltSemantics &own = x.getSemantics();
+        bool half = &own == &APFloat::IEEEhalf() || &own == &APFloat::BFloat();
+        const llvm::fltSemantics &compute = half ? APFloat::IEEEsingle() : own;
+        bool losesInfo;
+        APFloat wide = x;
+        wide.convert(compute, APFloat::rmNearestTiesToEven, &losesInfo);
+        APFloat one(compute, 1);
+        APFloat power = powerBySquaring(wide, exponent, one, [](APFloat a, const APFloat &b) {
+          a.multiply(b, APFloat::rmNearestTiesToEven);
+          return a;
+        });
+        if (exponent < 0) {
+          APFloat reciprocal = one;
+          reciprocal.divide(power, APFloat::rmNearestTiesToEven);
+          power = reciprocal;
+        }
+        power.convert(own, APFloat::rmNearestTiesToEven, &losesInfo);
+        return power;
+      },
+      [&](const APInt &x) {
+        return powerBySquaring(x, exponent, APInt(x.getBitWidth(), 1),
+                               [](const APInt &a, const APInt &b) { return a * b; });
+      });
 }
 
 #define ADJIT_FOLD_IN_DOUBLE(OP, FN)                                           \

@@ -70,6 +70,15 @@ LogicalResult IotaOp::verify() {
   return success();
 }
 
+LogicalResult IntegerPowOp::verify() {
+  // I64Attr getters return uint64_t: read it as signed.
+  int64_t exponent = static_cast<int64_t>(getExponent());
+  if (exponent < 0 && !isFloatTensor(getType()))
+    return emitOpError() << "cannot raise integers of " << getType()
+                         << " to the negative power " << exponent;
+  return success();
+}
+
 LogicalResult CompareOp::verify() {
   bool isEquality = getDirection() == ComparisonDirection::eq ||
                     getDirection() == ComparisonDirection::ne;

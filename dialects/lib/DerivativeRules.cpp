@@ -37,6 +37,9 @@ public:
   Value cos(Value x) { return b.create<CosOp>(loc, x); }
   Value sign(Value x) { return b.create<SignOp>(loc, x); }
   Value pow(Value x, Value y) { return b.create<PowOp>(loc, x, y); }
+  Value integerPow(Value x, int64_t n) {
+    return b.create<IntegerPowOp>(loc, x, b.getI64IntegerAttr(n));
+  }
   Value select(Value p, Value x, Value y) { return b.create<SelectOp>(loc, x.getType(), p, x, y); }
   Value compare(ComparisonDirection d, Value x, Value y) {
     return b.create<CompareOp>(loc, d, x, y);
@@ -143,6 +146,14 @@ ADJIT_UNARY_RULE(SinOp, e.cos(x))
 ADJIT_UNARY_RULE(CosOp, e.neg(e.sin(x)))
 ADJIT_UNARY_RULE(TanhOp, e.sub(e.splatLike(y, 1), e.mul(y, y)))
 ADJIT_UNARY_RULE(LogisticOp, e.mul(y, e.sub(e.splatLike(y, 1), y)))
+// n x^(n-1), as JAX's integer_pow; x^0 is constant.
+static Value integerPowDerivative(IntegerPowOp op, Emit &e) {
+  int64_t n = static_cast<int64_t>(op.getExponent());
+  if (n == 0)
+    return Value();
+  return e.mulScalar(e.integerPow(op.getOperand(), n - 1), static_cast<double>(n));
+}
+ADJIT_UNARY_RULE(IntegerPowOp, integerPowDerivative(op, e))
 ADJIT_UNARY_RULE(ErfOp, e.mulScalar(e.exp(e.neg(e.mul(x, x))),
                                     2.0 / std::sqrt(std::numbers::pi)))
 #undef ADJIT_UNARY_RULE

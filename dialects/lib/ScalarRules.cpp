@@ -312,6 +312,18 @@ Value FloorOp::emitScalar(OpBuilder &b, Location loc, ValueRange x) {
   return b.create<math::FloorOp>(loc, x[0]);
 }
 
+Value IntegerPowOp::emitScalar(OpBuilder &b, Location loc, ValueRange x) {
+  Type t = x[0].getType();
+  bool isFloat = isa<FloatType>(t);
+  int64_t exponent = static_cast<int64_t>(getExponent());
+  Value one = scalarConstant(b, loc, t, 1);
+  Value power = powerBySquaring(x[0], exponent, one, [&](Value a, Value c) {
+    return isFloat ? b.create<arith::MulFOp>(loc, a, c).getResult()
+                   : b.create<arith::MulIOp>(loc, a, c).getResult();
+  });
+  // Negative exponents are floats only (verified): the reciprocal, as JAX.
+  return exponent < 0 ? b.create<arith::DivFOp>(loc, one, power).getResult() : power;
+}
 
 //===----------------------------------------------------------------------===//
 // Binary, logical, select, compare, convert

@@ -120,6 +120,49 @@ func.func @fold_transcendentals() -> (tensor<2xf32>, tensor<3xf16>, tensor<f64>,
 
 // -----
 
+// integer_pow of constants: the products of the lowering in its order
+// (3^3 = 27, (-2)^3 = -8, 0.5^-2 = 4, 0^-1 = inf, NaN^0 = 1), integers wrap
+// (3^41 mod 2^32), f16 computes in f32 and rounds once, as the lowering does
+// (1.001 is 1.0009766 in f16; its fifth power 1.0048923 in f32 rounds to
+// 1.0048828).
+// CHECK-LABEL: func.func @fold_integer_pow
+// CHECK-DAG: %[[F:.*]] = adjit.constant dense<[2.700000e+01, -8.000000e+00]> : tensor<2xf32>
+// CHECK-DAG: %[[R:.*]] = adjit.constant dense<[4.000000e+00, 0x7FF0000000000000]> : tensor<2xf64>
+// CHECK-DAG: %[[ONE:.*]] = adjit.constant dense<1.000000e+00> : tensor<f32>
+// CHECK-DAG: %[[I:.*]] = adjit.constant dense<2069870691> : tensor<i32>
+// CHECK-DAG: %[[H:.*]] = adjit.constant dense<1.004880e+00> : tensor<f16>
+// CHECK-NOT: adjit.integer_pow
+// CHECK: return %[[F]], %[[R]], %[[ONE]], %[[I]], %[[H]]
+func.func @fold_integer_pow() -> (tensor<2xf32>, tensor<2xf64>, tensor<f32>, tensor<i32>, tensor<f16>) {
+  %f = adjit.constant dense<[3.0, -2.0]> : tensor<2xf32>
+  %0 = adjit.integer_pow %f, 3 : tensor<2xf32>
+  %d = adjit.constant dense<[0.5, 0.0]> : tensor<2xf64>
+  %1 = adjit.integer_pow %d, -2 : tensor<2xf64>
+  %nan = adjit.constant dense<0x7FC00000> : tensor<f32>
+  %2 = adjit.integer_pow %nan, 0 : tensor<f32>
+  %i = adjit.constant dense<3> : tensor<i32>
+  %3 = adjit.integer_pow %i, 41 : tensor<i32>
+  %h = adjit.constant dense<1.001> : tensor<f16>
+  %4 = adjit.integer_pow %h, 5 : tensor<f16>
+  return %0, %1, %2, %3, %4 : tensor<2xf32>, tensor<2xf64>, tensor<f32>, tensor<i32>, tensor<f16>
+}
+
+// -----
+
+// x^1 is x; x^0 is 1 whatever x is.
+// CHECK-LABEL: func.func @fold_integer_pow_identities
+// CHECK-SAME: (%[[X:.*]]: tensor<3xf32>, %[[I:.*]]: tensor<2xi64>)
+// CHECK-DAG: %[[ONES:.*]] = adjit.constant dense<1> : tensor<2xi64>
+// CHECK-NOT: adjit.integer_pow
+// CHECK: return %[[X]], %[[ONES]]
+func.func @fold_integer_pow_identities(%x: tensor<3xf32>, %i: tensor<2xi64>) -> (tensor<3xf32>, tensor<2xi64>) {
+  %0 = adjit.integer_pow %x, 1 : tensor<3xf32>
+  %1 = adjit.integer_pow %i, 0 : tensor<2xi64>
+  return %0, %1 : tensor<3xf32>, tensor<2xi64>
+}
+
+// -----
+
 // relu of constants: NaN passes, -0 and negatives give +0.
 // CHECK-LABEL: func.func @fold_relu
 // CHECK-DAG: %[[F:.*]] = adjit.constant dense<[0.000000e+00, 0.000000e+00, 0.000000e+00, 2.500000e+00, 0x7FC00000]> : tensor<5xf32>

@@ -22,6 +22,30 @@ func.func @floor_on_bool(%x: tensor<4xi1>) -> tensor<4xi1> {
 
 // -----
 
+func.func @integer_pow_on_bool(%x: tensor<4xi1>) -> tensor<4xi1> {
+  // expected-error @+1 {{'adjit.integer_pow' op operand #0 must be statically shaped tensor of 16-bit float or bfloat16 type or 32-bit float or 64-bit float or 32-bit signless integer or 64-bit signless integer values}}
+  %0 = adjit.integer_pow %x, 2 : tensor<4xi1>
+  return %0 : tensor<4xi1>
+}
+
+// -----
+
+func.func @integer_pow_negative_on_integers(%x: tensor<4xi32>) -> tensor<4xi32> {
+  // expected-error @+1 {{'adjit.integer_pow' op cannot raise integers of 'tensor<4xi32>' to the negative power -1}}
+  %0 = adjit.integer_pow %x, -1 : tensor<4xi32>
+  return %0 : tensor<4xi32>
+}
+
+// -----
+
+func.func @integer_pow_changes_type(%x: tensor<4xf32>) -> tensor<4xf64> {
+  // expected-error @+1 {{'adjit.integer_pow' op requires the same type for all operands and results}}
+  %0 = "adjit.integer_pow"(%x) <{exponent = 2 : i64}> : (tensor<4xf32>) -> tensor<4xf64>
+  return %0 : tensor<4xf64>
+}
+
+// -----
+
 func.func @relu_on_bool(%x: tensor<4xi1>) -> tensor<4xi1> {
   // expected-error @+1 {{'adjit.relu' op operand #0 must be statically shaped tensor of 16-bit float or bfloat16 type or 32-bit float or 64-bit float or 32-bit signless integer or 64-bit signless integer values}}
   %0 = adjit.relu %x : tensor<4xi1>

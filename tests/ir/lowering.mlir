@@ -114,6 +114,39 @@ func.func @unary_f32(%x: tensor<2x3xf32>) -> (tensor<2x3xf32>, tensor<2x3xf32>, 
 
 // -----
 
+// integer_pow multiplies by repeated squaring: x^3 = x * x^2, x^-2 = 1 / x^2
+// (floats only), x^6 = x^2 * x^4, and x^0 is 1, reading nothing.
+// CHECK-LABEL: func.func @integer_pow
+// CHECK: ^bb0(%[[IN:.*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT: %[[ONE:.*]] = arith.constant 1.000000e+00 : f32
+// CHECK-NEXT: %[[SQ:.*]] = arith.mulf %[[IN]], %[[IN]] : f32
+// CHECK-NEXT: %[[CUBE:.*]] = arith.mulf %[[IN]], %[[SQ]] : f32
+// CHECK-NEXT: linalg.yield %[[CUBE]] : f32
+// CHECK: ^bb0(%[[IN:.*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT: %[[ONE:.*]] = arith.constant 1.000000e+00 : f32
+// CHECK-NEXT: %[[SQ:.*]] = arith.mulf %[[IN]], %[[IN]] : f32
+// CHECK-NEXT: %[[R:.*]] = arith.divf %[[ONE]], %[[SQ]] : f32
+// CHECK-NEXT: linalg.yield %[[R]] : f32
+// CHECK: ^bb0(%[[IN:.*]]: i32, %{{.*}}: i32):
+// CHECK-NEXT: %[[ONE:.*]] = arith.constant 1 : i32
+// CHECK-NEXT: %[[SQ:.*]] = arith.muli %[[IN]], %[[IN]] : i32
+// CHECK-NEXT: %[[FOURTH:.*]] = arith.muli %[[SQ]], %[[SQ]] : i32
+// CHECK-NEXT: %[[R:.*]] = arith.muli %[[SQ]], %[[FOURTH]] : i32
+// CHECK-NEXT: linalg.yield %[[R]] : i32
+// CHECK: outs(%{{.*}} : tensor<4xi64>)
+// CHECK-NEXT: ^bb0(%{{.*}}: i64):
+// CHECK-NEXT: %[[ONE:.*]] = arith.constant 1 : i64
+// CHECK-NEXT: linalg.yield %[[ONE]] : i64
+func.func @integer_pow(%x: tensor<2x3xf32>, %i: tensor<4xi32>, %l: tensor<4xi64>) -> (tensor<2x3xf32>, tensor<2x3xf32>, tensor<4xi32>, tensor<4xi64>) {
+  %0 = adjit.integer_pow %x, 3 : tensor<2x3xf32>
+  %1 = adjit.integer_pow %x, -2 : tensor<2x3xf32>
+  %2 = adjit.integer_pow %i, 6 : tensor<4xi32>
+  %3 = adjit.integer_pow %l, 0 : tensor<4xi64>
+  return %0, %1, %2, %3 : tensor<2x3xf32>, tensor<2x3xf32>, tensor<4xi32>, tensor<4xi64>
+}
+
+// -----
+
 // relu selects 0 where x <= 0 (ordered: NaN passes, -0 gives +0); on
 // integers it is max(x, 0).
 // CHECK-LABEL: func.func @relu

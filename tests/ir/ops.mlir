@@ -88,6 +88,27 @@ func.func @unary_numeric(%f: tensor<4xf32>, %i: tensor<2x3xi32>, %l: tensor<i64>
 
 // -----
 
+// CHECK-LABEL: func.func @integer_pow
+// CHECK-SAME: (%[[F:.*]]: tensor<4xf32>, %[[I:.*]]: tensor<2x3xi64>, %[[H:.*]]: tensor<bf16>)
+func.func @integer_pow(%f: tensor<4xf32>, %i: tensor<2x3xi64>, %h: tensor<bf16>) {
+  // CHECK: adjit.integer_pow %[[F]], 3 : tensor<4xf32>
+  %0 = adjit.integer_pow %f, 3 : tensor<4xf32>
+  // CHECK: adjit.integer_pow %[[F]], -2 : tensor<4xf32>
+  %1 = adjit.integer_pow %f, -2 : tensor<4xf32>
+  // CHECK: adjit.integer_pow %[[I]], 0 : tensor<2x3xi64>
+  %2 = adjit.integer_pow %i, 0 : tensor<2x3xi64>
+  // CHECK: adjit.integer_pow %[[H]], 7 : tensor<bf16>
+  %3 = adjit.integer_pow %h, 7 : tensor<bf16>
+  return
+}
+// GENERIC-LABEL: sym_name = "integer_pow"
+// GENERIC: "adjit.integer_pow"(%arg0) <{exponent = 3 : i64}> : (tensor<4xf32>) -> tensor<4xf32>
+// GENERIC: "adjit.integer_pow"(%arg0) <{exponent = -2 : i64}> : (tensor<4xf32>) -> tensor<4xf32>
+// GENERIC: "adjit.integer_pow"(%arg1) <{exponent = 0 : i64}> : (tensor<2x3xi64>) -> tensor<2x3xi64>
+// GENERIC: "adjit.integer_pow"(%arg2) <{exponent = 7 : i64}> : (tensor<bf16>) -> tensor<bf16>
+
+// -----
+
 // CHECK-LABEL: func.func @unary_float
 // CHECK-SAME: (%[[X:.*]]: tensor<4xf32>, %[[D:.*]]: tensor<f64>, %[[H:.*]]: tensor<2x2xf16>, %[[B:.*]]: tensor<3xbf16>)
 func.func @unary_float(%x: tensor<4xf32>, %d: tensor<f64>, %h: tensor<2x2xf16>, %b: tensor<3xbf16>) {

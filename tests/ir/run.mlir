@@ -20,6 +20,7 @@
 // RUN: adjit run %s --entry half --arg 'f16[3]=1,2,65504' --arg 'bf16[2]=1,256' | FileCheck %s --check-prefix=HALF
 // RUN: adjit run %s --entry constants | FileCheck %s --check-prefix=CONST
 // RUN: adjit run %s --entry relu --arg 'f32[70]=-1.5,-0.0,0,2.5,nan,-inf,inf,-1.5,-0.0,0,2.5,nan,-inf,inf,-1.5,-0.0,0,2.5,nan,-inf,inf,-1.5,-0.0,0,2.5,nan,-inf,inf,-1.5,-0.0,0,2.5,nan,-inf,inf,-1.5,-0.0,0,2.5,nan,-inf,inf,-1.5,-0.0,0,2.5,nan,-inf,inf,-1.5,-0.0,0,2.5,nan,-inf,inf,-1.5,-0.0,0,2.5,nan,-inf,inf,-1.5,-0.0,0,2.5,nan,-inf,inf' --arg 'i64[3]=-3,0,4' | FileCheck %s --check-prefix=RELU
+// RUN: adjit run %s --entry integer_pow --arg 'f32[6]=-1.5,0,-0.0,2,inf,nan' --arg 'i32[3]=3,-2,7' --arg 'f16[2]=2,300' | FileCheck %s --check-prefix=IPOW
 
 // ADD: out0 = f32[3] [11, 22, 33.5]
 func.func @add(%x: tensor<3xf32>, %y: tensor<3xf32>) -> tensor<3xf32> {
@@ -228,4 +229,21 @@ func.func @relu(%x: tensor<70xf32>, %i: tensor<3xi64>) -> (tensor<70xf32>, tenso
   %0 = adjit.relu %x : tensor<70xf32>
   %1 = adjit.relu %i : tensor<3xi64>
   return %0, %1 : tensor<70xf32>, tensor<3xi64>
+}
+
+// integer_pow: x^3 keeps the sign (-0 too), x^-2 of 0 is inf, NaN^0 is 1;
+// integers wrap (7^12 mod 2^32); f16 computes in f32 and rounds once
+// (300^2 = 90000 overflows f16 to inf).
+// IPOW: out0 = f32[6] [-3.375, 0, -0, 8, inf, nan]
+// IPOW-NEXT: out1 = f32[6] [0.444444, inf, inf, 0.25, 0, nan]
+// IPOW-NEXT: out2 = f32[6] [1, 1, 1, 1, 1, 1]
+// IPOW-NEXT: out3 = i32[3] [531441, 4096, 956385313]
+// IPOW-NEXT: out4 = f16[2] [4, inf]
+func.func @integer_pow(%x: tensor<6xf32>, %i: tensor<3xi32>, %h: tensor<2xf16>) -> (tensor<6xf32>, tensor<6xf32>, tensor<6xf32>, tensor<3xi32>, tensor<2xf16>) {
+  %0 = adjit.integer_pow %x, 3 : tensor<6xf32>
+  %1 = adjit.integer_pow %x, -2 : tensor<6xf32>
+  %2 = adjit.integer_pow %x, 0 : tensor<6xf32>
+  %3 = adjit.integer_pow %i, 12 : tensor<3xi32>
+  %4 = adjit.integer_pow %h, 2 : tensor<2xf16>
+  return %0, %1, %2, %3, %4 : tensor<6xf32>, tensor<6xf32>, tensor<6xf32>, tensor<3xi32>, tensor<2xf16>
 }

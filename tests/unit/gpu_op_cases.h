@@ -49,6 +49,7 @@ inline std::vector<OpCase> op_cases() {
       {"erf", FN(erf(x[0])), {a}},
       {"floor", FN(floor(x[0]) + x[0]), {a}},
       {"relu", FN(relu(x[0]) * x[0]), {a}},
+      {"integer_pow", FN(integer_pow(x[0], 3) + integer_pow(x[0], -2)), {p}},
       {"log1p_expm1", FN(log1p(x[0]) + expm1(x[0])), {p}},
       {"add", FN(x[0] + x[1]), {a, b}},
       {"sub", FN(x[0] - x[1]), {a, b}},

@@ -15,7 +15,7 @@ using namespace adjit;
 using namespace adjit::test;
 using namespace adjit::test::ad;
 
-TEST_CASE("ad edge: pow at a zero base or exponent, abs and relu at zero", "[ad][ad-edge]") {
+TEST_CASE("ad edge: pow and integer_pow at a zero base or exponent, abs and relu at zero", "[ad][ad-edge]") {
   // d/dx x^2 at 0 is 0; d/dx x^0 is 0 everywhere (also at 0, no 0 * inf).
   auto square_grad = grad([](Tensor x) { return sum(pow(x, 2.0)); });
   CHECK(mismatch(square_grad(make({0, 1.5}, {2}, F64)), F64, {2}, {0, 3}) == "");
@@ -24,6 +24,16 @@ TEST_CASE("ad edge: pow at a zero base or exponent, abs and relu at zero", "[ad]
   // d/db 0^b = 0 for b > 0 (the limit), not nan from log(0).
   auto exponent = grad([](Tensor b) { return sum(pow(0.0, b)); });
   CHECK(mismatch(exponent(make({1, 2.5}, {2}, F64)), F64, {2}, {0, 0}) == "");
+  // integer_pow: n x^(n-1), so 0 at 0 for n = 2, 1 for n = 1, and x^0 has
+  // a zero derivative everywhere (no 0 * inf at 0); the same in jvp.
+  auto ipow_grad = grad([](Tensor x) {
+    return sum(integer_pow(x, 2) + integer_pow(x, 1) * 3.0 + integer_pow(x, 0));
+  });
+  CHECK(mismatch(ipow_grad(make({0, 1.5}, {2}, F32)), F32, {2}, {3, 6}) == "");
+  auto [ipow_value, ipow_tangent] = jvp([](Tensor x) { return integer_pow(x, 3) + integer_pow(x, 0); },
+                                        make({0, -2}, {2}, F64), make({1, 0.5}, {2}, F64));
+  CHECK(mismatch(ipow_value, F64, {2}, {1, -7}) == "");
+  CHECK(mismatch(ipow_tangent, F64, {2}, {0, 6}) == "");
   // abs' = sign: 0 at 0.
   auto abs_grad = grad([](Tensor x) { return sum(abs(x)); });
   CHECK(mismatch(abs_grad(make({0, -2, 3}, {3}, F32)), F32, {3}, {0, -1, 1}) == "");

@@ -279,6 +279,77 @@ TEST_CASE("tracer ops: elementwise unary ops match a double reference (f32, f64)
   CHECK(f.cache_info().misses == 2);
 }
 
+TEST_CASE("tracer ops: integer_pow against exact powers (f16, f32, f64, i32, i64), its errors",
+          "[tracer][ops]") {
+  const std::vector<int64_t> float_exponents = {-3, -2, -1, 0, 1, 2, 3, 4, 5, 7, 12};
+  auto float_powers = adjit::jit(
+      [&](Tensor x) {
+        std::vector<Tensor> out;
+        for (int64_t n : float_exponents) out.push_back(integer_pow(x, n));
+        return out;
+      },
+      {.name = "float_powers"});
+  const Shape shape{3, 5};
+  for (DType dt : {F16, F32, F64}) {
+    INFO("dtype " << dtype_name(dt));
+    // Magnitudes 0.3 .. 2.4, every other one negative: odd powers keep the sign.
+    Vec bases;
+    for (int i = 0; i < 15; ++i) bases.push_back((i % 2 ? -1 : 1) * (0.3 + 0.15 * i));
+    Array x = make(bases, shape, dt);
+    std::vector<Array> r = float_powers(x);
+    REQUIRE(r.size() == float_exponents.size());
+    Vec X = values(x);
+    // At most 6 roundings of the compute type (f32 for f16) in x^12 and
+    // x^-3, plus the one into f16 (0.3^12 is subnormal there).
+    double eps = dt == F64 ? 0x1p-53 : 0x1p-24;
+    Tol tol{8 * eps + (dt == F16 ? 0x1p-11 : 0), dt == F16 ? 0x1p-24 : 0};  // f16's subnormal spacing
+    for (size_t i = 0; i < float_exponents.size(); ++i) {
+      int64_t n = float_exponents[i];
+      CHECK_ARRAY("x^" + std::to_string(n), r[i], dt, shape,
+                  map(X, [n](double v) { return static_cast<double>(std::pow(static_cast<long double>(v), n)); }),
+                  n == 0 || n == 1 ? kExact : tol);
+    }
+  }
+
+  // Integers wrap around as C++'s unsigned arithmetic does.
+  const std::vector<int64_t> int_exponents = {0, 1, 2, 3, 9, 12, 21};
+  auto int_powers = adjit::jit(
+      [&](Tensor x) {
+        std::vector<Tensor> out;
+        for (int64_t n : int_exponents) out.push_back(integer_pow(x, n));
+        return out;
+      },
+      {.name = "int_powers"});
+  for (DType dt : {I32, I64}) {
+    INFO("dtype " << dtype_name(dt));
+    Array x = Array::uniform(shape, 302, -9, 10, dt);
+    std::vector<Array> r = int_powers(x);
+    Vec X = values(x);
+    for (size_t i = 0; i < int_exponents.size(); ++i) {
+      int64_t n = int_exponents[i];
+      Vec want = map(X, [n, dt](double v) {
+        uint64_t power = 1, base = static_cast<uint64_t>(static_cast<int64_t>(v));
+        for (int64_t k = 0; k < n; ++k) power *= base;
+        return dt == I32 ? static_cast<double>(static_cast<int32_t>(static_cast<uint32_t>(power)))
+                         : static_cast<double>(static_cast<int64_t>(power));
+      });
+      CHECK_EXACT("x^" + std::to_string(n), r[i], dt, shape, want);
+    }
+  }
+
+  std::string e = what_of<TraceError>(
+      [] { jit([](Tensor i) { return integer_pow(i, -1); })(Array::uniform({3}, 1, 1, 4, I32)); });
+  INFO(e);
+  for (const char* part : {"adjit::integer_pow", "i32[3]", "negative power -1",
+                           "test_compiler_tracer_ops_jit.cpp:"})
+    CHECK(contains(e, part));
+  e = what_of<TraceError>(
+      [] { jit([](Tensor v) { return integer_pow(v > 0.0, 2); })(Array::uniform({2}, 1)); });
+  INFO(e);
+  CHECK(contains(e, "adjit::integer_pow"));
+  CHECK(contains(e, "bool"));
+}
+
 //===----------------------------------------------------------------------===//
 // Elementwise binary, comparisons, logical ops, where
 //===----------------------------------------------------------------------===//

@@ -110,6 +110,12 @@ ADJIT_UNARY(zeros_like)
 ADJIT_UNARY(ones_like)
 #undef ADJIT_UNARY
 
+/// x^n for an integer n known at trace time (JAX's `lax.integer_pow`):
+/// repeated multiplication, derivative n x^(n-1). A negative n gives
+/// 1 / x^-n and needs a floating-point x.
+Tensor integer_pow(const Tensor& x, int64_t exponent,
+                   SourceLocation loc = SourceLocation::current());
+
 Tensor gelu(const Tensor& x, bool tanh_approx = true, SourceLocation loc = SourceLocation::current());
 
 #define ADJIT_BINARY(name) \

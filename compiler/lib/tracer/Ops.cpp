@@ -235,6 +235,14 @@ Tensor relu(const Tensor& x, SourceLocation loc) {
   if (x.dtype() == DType::i1) r.fail("is not defined for bool tensors");
   return r.emit<ir::ReluOp>(r.value(x));
 }
+Tensor integer_pow(const Tensor& x, int64_t exponent, SourceLocation loc) {
+  Recorder r("integer_pow", loc, {&x});
+  if (x.dtype() == DType::i1) r.fail("is not defined for bool tensors");
+  if (exponent < 0 && !is_floating(x.dtype()))
+    r.fail(fmt::format("cannot raise the integer tensor {} to the negative power {}", describe(x),
+                       exponent));
+  return r.emit<ir::IntegerPowOp>(r.value(x), r.builder().getI64IntegerAttr(exponent));
+}
 Tensor gelu(const Tensor& x, bool tanh_approx, SourceLocation loc) {
   Recorder r("gelu", loc, {&x});
   detail::AtUserLine at_user(loc);
@@ -242,7 +250,7 @@ Tensor gelu(const Tensor& x, bool tanh_approx, SourceLocation loc) {
   if (tanh_approx) {
     // 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
     const double k = std::sqrt(2.0 / std::numbers::pi);
-    Tensor inner = k * (v + 0.044715 * v * v * v);
+    Tensor inner = k * (v + 0.044715 * integer_pow(v, 3, loc));
     return 0.5 * v * (1.0 + tanh(inner, loc));
   }
   return 0.5 * v * (1.0 + erf(v * (1.0 / std::numbers::sqrt2), loc));

@@ -139,6 +139,31 @@ def Adjit_ErfOp : Adjit_UnaryOp<"erf", Adjit_FloatTensor, "erf(x)",
 def Adjit_FloorOp : Adjit_UnaryOp<"floor", Adjit_FloatTensor, "floor(x)",
     "0 (almost everywhere)">;
 
+def Adjit_IntegerPowOp : Adjit_Op<"integer_pow", !listconcat([Pure, SameOperandsAndResultType,
+    DeclareOpInterfaceMethods<DifferentiableOpInterface>], Adjit_Elementwise)> {
+  let summary = "elementwise x^n for a constant integer n";
+  let description = [{
+    Raises each element to the power `exponent`, an integer known when the
+    program is traced (JAX's `lax.integer_pow`), by repeated squaring: the
+    multiplications `x * x * x` would do for `x^3`, about log2(n) of them
+    for larger n, never a call of `pow`. A negative exponent gives
+    `1 / x^-n` (floating point only: the verifier rejects it on integers).
+    `x^0` is 1 for every x, NaN included. Integers wrap.
+
+    Derivative: `n x^(n-1)` (an `integer_pow` itself), 0 for n = 0.
+
+    ```mlir
+    %y = adjit.integer_pow %x, 3 : tensor<4xf32>
+    %r = adjit.integer_pow %x, -2 : tensor<4xf32>
+    ```
+  }];
+  let arguments = (ins Adjit_NumericTensor:$operand, I64Attr:$exponent);
+  let results = (outs Adjit_NumericTensor:$result);
+  let assemblyFormat = "$operand `,` $exponent attr-dict `:` type($result)";
+  let hasFolder = 1;
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Elementwise binary
 //===----------------------------------------------------------------------===//

@@ -7,6 +7,8 @@
 
 #include "mlir/IR/Builders.h"
 
+#include <optional>
+
 namespace mlir::adjit {
 
 /// f16 and bf16: their math is done in f32 and rounded once, as XLA does.
@@ -30,6 +32,25 @@ Value floatOrInt(OpBuilder &b, Location loc, ValueRange x) {
   if (isa<FloatType>(x[0].getType()))
     return b.create<FloatOp>(loc, x[0], x[1]);
   return b.create<IntOp>(loc, x[0], x[1]);
+}
+
+/// x^|exponent| by repeated squaring, in the order JAX's integer_pow uses
+/// (x^3 = x * x^2, x^5 = x * x^4): `multiply` is called on T values, `one`
+/// serves exponent 0. Shared by adjit.integer_pow's scalar rule (T = Value)
+/// and its folder (T = APFloat, APInt), so that folding computes the same
+/// products in the same order.
+template <class T, class Multiply>
+T powerBySquaring(T x, int64_t exponent, T one, Multiply multiply) {
+  uint64_t n = exponent < 0 ? 0 - static_cast<uint64_t>(exponent) : exponent;
+  std::optional<T> result;
+  for (T base = x; n > 0;) {
+    if (n & 1)
+      result = result ? multiply(*result, base) : base;
+    n >>= 1;
+    if (n > 0)
+      base = multiply(base, base);
+  }
+  return result ? *result : one;
 }
 
 /// One element converted to `to` with adjit.convert's semantics (see its
