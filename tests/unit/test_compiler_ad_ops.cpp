@@ -417,6 +417,8 @@ TEST_CASE("ad ops: second-order check_grads through several rules", "[ad][ad-ops
                {x, uniform({3, 2}, -1, 1, F64, 100)}, 2);
   expect_grads("pow/sqrt/log, order 2", FN(pow(x[0], 3.0) + sqrt(x[0] + 2.0) * log(x[0] + 3.0)),
                {x}, 2);
+  expect_grads("integer_pow and gelu(tanh), order 2",
+               FN(integer_pow(x[0], 4) + integer_pow(x[0] + 2.0, -3) + gelu(x[0], true)), {x}, 2);
   expect_grads("gelu exact and erf, order 2", FN(gelu(x[0], false) + erf(x[0]) * sigmoid(x[0])),
                {x}, 2);
   expect_grads("maximum/abs/relu, order 2", FN(maximum(x[0], 0.05) * abs(x[0]) + relu(x[0]) * x[0]),
