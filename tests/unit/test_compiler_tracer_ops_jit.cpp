@@ -281,14 +281,16 @@ TEST_CASE("tracer ops: elementwise unary ops match a double reference (f32, f64)
 
 TEST_CASE("tracer ops: integer_pow against exact powers (f16, f32, f64, i32, i64), its errors",
           "[tracer][ops]") {
+  // x^n for each of `exponents`, as one jitted function.
+  auto powers = [](std::vector<int64_t> exponents) {
+    return adjit::jit([exponents](Tensor x) {
+      std::vector<Tensor> out;
+      for (int64_t n : exponents) out.push_back(integer_pow(x, n));
+      return out;
+    });
+  };
   const std::vector<int64_t> float_exponents = {-3, -2, -1, 0, 1, 2, 3, 4, 5, 7, 12};
-  auto float_powers = adjit::jit(
-      [&](Tensor x) {
-        std::vector<Tensor> out;
-        for (int64_t n : float_exponents) out.push_back(integer_pow(x, n));
-        return out;
-      },
-      {.name = "float_powers"});
+  auto float_powers = powers(float_exponents);
   const Shape shape{3, 5};
   for (DType dt : {F16, F32, F64}) {
     INFO("dtype " << dtype_name(dt));
@@ -305,21 +307,16 @@ TEST_CASE("tracer ops: integer_pow against exact powers (f16, f32, f64, i32, i64
     Tol tol{8 * eps + (dt == F16 ? 0x1p-11 : 0), dt == F16 ? 0x1p-24 : 0};  // f16's subnormal spacing
     for (size_t i = 0; i < float_exponents.size(); ++i) {
       int64_t n = float_exponents[i];
-      CHECK_ARRAY("x^" + std::to_string(n), r[i], dt, shape,
-                  map(X, [n](double v) { return static_cast<double>(std::pow(static_cast<long double>(v), n)); }),
-                  n == 0 || n == 1 ? kExact : tol);
+      Vec want = map(X, [n](double v) {
+        return static_cast<double>(std::pow(static_cast<long double>(v), n));
+      });
+      CHECK_ARRAY("x^" + std::to_string(n), r[i], dt, shape, want, n == 0 || n == 1 ? kExact : tol);
     }
   }
 
   // Integers wrap around as C++'s unsigned arithmetic does.
   const std::vector<int64_t> int_exponents = {0, 1, 2, 3, 9, 12, 21};
-  auto int_powers = adjit::jit(
-      [&](Tensor x) {
-        std::vector<Tensor> out;
-        for (int64_t n : int_exponents) out.push_back(integer_pow(x, n));
-        return out;
-      },
-      {.name = "int_powers"});
+  auto int_powers = powers(int_exponents);
   for (DType dt : {I32, I64}) {
     INFO("dtype " << dtype_name(dt));
     Array x = Array::uniform(shape, 302, -9, 10, dt);
