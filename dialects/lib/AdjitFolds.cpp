@@ -391,6 +391,40 @@ OpFoldResult MinOp::fold(FoldAdaptor adaptor) {
       });
 }
 
+// Constants compared as the scalar rule compares them: floats ordered
+// (false with a NaN) except ne, integers signed.
+OpFoldResult CompareOp::fold(FoldAdaptor adaptor) {
+  ComparisonDirection direction = getDirection();
+  Type boolean = getType().getElementType();
+  return foldElementwise(
+      adaptor.getOperands(), getType(), [&](ArrayRef<Attribute> x) -> Attribute {
+        bool less, equal, greater;
+        if (auto lhsFloat = dyn_cast<FloatAttr>(x[0])) {
+          APFloat::cmpResult order =
+              lhsFloat.getValue().compare(cast<FloatAttr>(x[1]).getValue());
+          less = order == APFloat::cmpLessThan;
+          equal = order == APFloat::cmpEqual;
+          greater = order == APFloat::cmpGreaterThan;
+        } else {
+          const APInt &lhs = cast<IntegerAttr>(x[0]).getValue();
+          const APInt &rhs = cast<IntegerAttr>(x[1]).getValue();
+          less = lhs.slt(rhs);
+          equal = lhs == rhs;
+          greater = lhs.sgt(rhs);
+        }
+        bool result = false;
+        switch (direction) {
+        case ComparisonDirection::eq: result = equal; break;
+        case ComparisonDirection::ne: result = !equal; break; // NaN too
+        case ComparisonDirection::lt: result = less; break;
+        case ComparisonDirection::le: result = less || equal; break;
+        case ComparisonDirection::gt: result = greater; break;
+        case ComparisonDirection::ge: result = greater || equal; break;
+        }
+        return IntegerAttr::get(boolean, result);
+      });
+}
+
 OpFoldResult SelectOp::fold(FoldAdaptor adaptor) {
   if (getOnTrue() == getOnFalse())
     return getOnTrue();

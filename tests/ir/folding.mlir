@@ -163,6 +163,35 @@ func.func @fold_integer_pow_identities(%x: tensor<3xf32>, %i: tensor<2xi64>) -> 
 
 // -----
 
+// Comparisons of constants: floats ordered (false with a NaN) except ne,
+// -0 equal to +0; integers signed; booleans.
+// CHECK-LABEL: func.func @fold_compare
+// CHECK-DAG: %[[EQ:.*]] = adjit.constant dense<[true, false, false, true, false]> : tensor<5xi1>
+// CHECK-DAG: %[[NE:.*]] = adjit.constant dense<[false, true, true, false, true]> : tensor<5xi1>
+// CHECK-DAG: %[[LT:.*]] = adjit.constant dense<[false, true, false, false, false]> : tensor<5xi1>
+// CHECK-DAG: %[[GE:.*]] = adjit.constant dense<[true, false, false, true, true]> : tensor<5xi1>
+// CHECK-DAG: %[[SLT:.*]] = adjit.constant dense<[true, false, false]> : tensor<3xi1>
+// CHECK-DAG: %[[BEQ:.*]] = adjit.constant dense<[true, false]> : tensor<2xi1>
+// CHECK-NOT: adjit.compare
+// CHECK: return %[[EQ]], %[[NE]], %[[LT]], %[[GE]], %[[SLT]], %[[BEQ]]
+func.func @fold_compare() -> (tensor<5xi1>, tensor<5xi1>, tensor<5xi1>, tensor<5xi1>, tensor<3xi1>, tensor<2xi1>) {
+  %a = adjit.constant dense<[1.0, 1.0, 0x7FC00000, -0.0, 3.0]> : tensor<5xf32>
+  %b = adjit.constant dense<[1.0, 2.0, 0x7FC00000, 0.0, 2.0]> : tensor<5xf32>
+  %0 = adjit.compare eq, %a, %b : tensor<5xf32>
+  %1 = adjit.compare ne, %a, %b : tensor<5xf32>
+  %2 = adjit.compare lt, %a, %b : tensor<5xf32>
+  %3 = adjit.compare ge, %a, %b : tensor<5xf32>
+  %i = adjit.constant dense<[-5, 3, 0]> : tensor<3xi64>
+  %j = adjit.constant dense<[2, 3, -1]> : tensor<3xi64>
+  %4 = adjit.compare lt, %i, %j : tensor<3xi64>
+  %p = adjit.constant dense<[true, false]> : tensor<2xi1>
+  %q = adjit.constant dense<[true, true]> : tensor<2xi1>
+  %5 = adjit.compare eq, %p, %q : tensor<2xi1>
+  return %0, %1, %2, %3, %4, %5 : tensor<5xi1>, tensor<5xi1>, tensor<5xi1>, tensor<5xi1>, tensor<3xi1>, tensor<2xi1>
+}
+
+// -----
+
 // relu of constants: NaN passes, -0 and negatives give +0.
 // CHECK-LABEL: func.func @fold_relu
 // CHECK-DAG: %[[F:.*]] = adjit.constant dense<[0.000000e+00, 0.000000e+00, 0.000000e+00, 2.500000e+00, 0x7FC00000]> : tensor<5xf32>

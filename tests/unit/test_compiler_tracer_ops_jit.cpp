@@ -23,6 +23,7 @@
 #include "test_support.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <functional>
 #include <limits>
@@ -345,6 +346,29 @@ TEST_CASE("tracer ops: integer_pow against exact powers (f16, f32, f64, i32, i64
   INFO(e);
   CHECK(contains(e, "adjit::integer_pow"));
   CHECK(contains(e, "bool"));
+}
+
+TEST_CASE("tracer ops: pow by 2, -1 and 0 at C pow's special values",
+          "[tracer][ops]") {
+  auto f = adjit::jit([](Tensor x) {
+    return std::vector<Tensor>{pow(x, 2.0), pow(x, -1.0), pow(x, 0.0)};
+  });
+  const Vec specials{-0.0, 0.0, INFINITY, -INFINITY, NAN, -1.5, 3.0, 1e-30};
+  for (DType dt : {F32, F64}) {
+    INFO("dtype " << dtype_name(dt));
+    Array x = make(specials, {8}, dt);
+    std::vector<Array> r = f(x);
+    Vec X = values(x);
+    for (int i = 0; i < 3; ++i) {
+      double n = std::array{2.0, -1.0, 0.0}[i];
+      // C's pow: (-0)^-1 = -inf, (-inf)^2 = inf, NaN^0 = 1; 1e-30^2
+      // underflows in f32. (LLVM computes x^2 as x * x and x^-1 as 1 / x.)
+      Vec want = map(X, [n, dt](double v) {
+        return static_cast<double>(round_to_format(std::pow(v, n), dt));
+      });
+      CHECK_ARRAY("pow(x, " + std::to_string(n) + ")", r[i], dt, Shape{8}, want, kExact);
+    }
+  }
 }
 
 //===----------------------------------------------------------------------===//

@@ -223,6 +223,7 @@ def Adjit_CompareOp : Adjit_Op<"compare", !listconcat([Pure, SameTypeOperands, N
                        Adjit_AnyTensor:$lhs, Adjit_AnyTensor:$rhs);
   let results = (outs Adjit_BoolTensor:$result);
   let assemblyFormat = "$direction `,` $lhs `,` $rhs attr-dict `:` type($lhs)";
+  let hasFolder = 1;
   let hasVerifier = 1;
 }
 
