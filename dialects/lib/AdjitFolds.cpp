@@ -211,12 +211,12 @@ OpFoldResult IntegerPowOp::fold(FoldAdaptor adaptor) {
       return DenseElementsAttr::get(type, FloatAttr::get(f, 1.0));
     return DenseElementsAttr::get(type, IntegerAttr::get(element, 1));
   }
+  Type computeType = computeTypeOf(getType().getElementType());
   return foldUnaryExact(
       *this, adaptor.getOperands(),
       [&](const APFloat &x) {
         const llvm::fltSemantics &own = x.getSemantics();
-        bool half = &own == &APFloat::IEEEhalf() || &own == &APFloat::BFloat();
-        const llvm::fltSemantics &compute = half ? APFloat::IEEEsingle() : own;
+        const llvm::fltSemantics &compute = cast<FloatType>(computeType).getFloatSemantics();
         bool losesInfo;
         APFloat wide = x;
         wide.convert(compute, APFloat::rmNearestTiesToEven, &losesInfo);
