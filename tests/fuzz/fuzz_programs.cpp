@@ -1,9 +1,10 @@
 // Structure-aware fuzz target: the bytes choose a random valid program
-// (elementwise math, comparisons and selects, reductions, broadcasts,
-// contractions, casts, and gradients of the result), which is traced, saved
-// as a module, compiled through the module path `adjit run` takes, and run
-// twice on random arguments. Both runs, and the direct jit call, must give
-// the same bytes; any crash or unexpected error is a bug.
+// (elementwise math, comparisons and selects, integer powers, relu,
+// reductions, broadcasts, contractions, casts, and gradients of the
+// result), which is traced, saved as a module, compiled through the module
+// path `adjit run` takes, and run twice on random arguments. Both runs,
+// and the direct jit call, must give the same bytes; any crash or
+// unexpected error is a bug.
 #include "adjit/adjit.h"
 
 #include <cstddef>
@@ -54,7 +55,7 @@ Recipe make_recipe(Choices& choose) {
   if (choose.flag()) r.inputs.push_back(DType::i32);
   int steps = 1 + static_cast<int>(choose.pick(12));
   for (int s = 0; s < steps; ++s)
-    r.steps.push_back({choose.pick(14), choose.pick(64), choose.pick(64), choose.pick(64)});
+    r.steps.push_back({choose.pick(16), choose.pick(64), choose.pick(64), choose.pick(64)});
   return r;
 }
 
@@ -95,6 +96,11 @@ Tensor replay(const Recipe& r, const std::vector<Tensor>& args) {
         values.push_back(adjit::cast(adjit::cast(adjit::tanh(x) * 3.0, DType::i32), x.dtype()));
         break;
       case 13: values.push_back(adjit::max(x, {}, false) + y); break;
+      case 14: values.push_back(adjit::integer_pow(x, s.c % 5)); break;
+      case 15:
+        values.push_back(adjit::integer_pow(adjit::abs(y) + 1.0, -1 - static_cast<int64_t>(s.c % 2)) +
+                         adjit::relu(x));
+        break;
     }
   }
   return values.back();
