@@ -313,13 +313,10 @@ Value FloorOp::emitScalar(OpBuilder &b, Location loc, ValueRange x) {
 }
 
 Value IntegerPowOp::emitScalar(OpBuilder &b, Location loc, ValueRange x) {
-  Type t = x[0].getType();
-  bool isFloat = isa<FloatType>(t);
   int64_t exponent = static_cast<int64_t>(getExponent());
-  Value one = scalarConstant(b, loc, t, 1);
+  Value one = scalarConstant(b, loc, x[0].getType(), 1);
   Value power = powerBySquaring(x[0], exponent, one, [&](Value a, Value c) {
-    return isFloat ? b.create<arith::MulFOp>(loc, a, c).getResult()
-                   : b.create<arith::MulIOp>(loc, a, c).getResult();
+    return floatOrInt<arith::MulFOp, arith::MulIOp>(b, loc, ValueRange{a, c});
   });
   // Negative exponents are floats only (verified): the reciprocal, as JAX.
   return exponent < 0 ? b.create<arith::DivFOp>(loc, one, power).getResult() : power;
