@@ -1,5 +1,6 @@
 #include "references.h"
 
+#include <cstdint>
 #include <stdexcept>
 
 #ifdef ADJIT_HAVE_OPENBLAS
@@ -13,6 +14,31 @@
 
 void triad(float* a, const float* b, const float* c, float s, size_t n) {
   for (size_t i = 0; i < n; ++i) a[i] = b[i] + s * c[i];
+}
+
+void triad_nontemporal(float* a, const float* b, const float* c, float s, size_t n) {
+  size_t i = 0;
+  // Up to the first 64-byte boundary of `a` with plain stores.
+  for (; i < n && reinterpret_cast<uintptr_t>(a + i) % 64 != 0; ++i) a[i] = b[i] + s * c[i];
+#if defined(__AVX512F__)
+  const __m512 vs = _mm512_set1_ps(s);
+  for (; i + 16 <= n; i += 16)
+    _mm512_stream_ps(a + i, _mm512_add_ps(_mm512_loadu_ps(b + i),
+                                          _mm512_mul_ps(vs, _mm512_loadu_ps(c + i))));
+#elif defined(__AVX__)
+  const __m256 vs = _mm256_set1_ps(s);
+  for (; i + 8 <= n; i += 8)
+    _mm256_stream_ps(a + i, _mm256_add_ps(_mm256_loadu_ps(b + i),
+                                          _mm256_mul_ps(vs, _mm256_loadu_ps(c + i))));
+#elif defined(__SSE2__)
+  const __m128 vs = _mm_set1_ps(s);
+  for (; i + 4 <= n; i += 4)
+    _mm_stream_ps(a + i, _mm_add_ps(_mm_loadu_ps(b + i), _mm_mul_ps(vs, _mm_loadu_ps(c + i))));
+#endif
+  for (; i < n; ++i) a[i] = b[i] + s * c[i];
+#if defined(__SSE2__)
+  _mm_sfence();  // the streamed lines are in memory before the timer stops
+#endif
 }
 
 float read_sum(const float* a, size_t n) {

@@ -37,12 +37,14 @@ def w2_flops(batch, n_in, hidden, classes):
 
 
 def _triad_gbps(refs):
+    """The faster of the triad's plain and nontemporal stores, best run."""
     r = refs.get("triad")
     return r.get("gb_per_s") if r else None
 
 
 def limit_w1(refs, smoke):
-    """Minimal traffic (read x, write dx: 2 x 16 MiB) over triad bandwidth."""
+    """Minimal traffic (read x, write dx: 2 x 16 MiB) over triad bandwidth
+    (writes count once: nontemporal stores do not read a line first)."""
     bw = _triad_gbps(refs)
     if not bw:
         return None, "needs the triad reference"
@@ -346,12 +348,17 @@ def render(res):
 
     # References.
     rows = []
-    t = res.refs.get("triad")
-    if t:
-        rows.append(["triad bandwidth (a = b + s c, 3 x 16 MiB)", "%.1f GB/s" % t["gb_per_s"]])
-    r = res.refs.get("read")
-    if r:
-        rows.append(["read bandwidth (sum, 16 MiB)", "%.1f GB/s" % r["gb_per_s"]])
+    for name, what in (("triad", "triad bandwidth (a = b + s c, 3 x 16 MiB"),
+                       ("read", "read bandwidth (sum, 16 MiB")):
+        r = res.refs.get(name)
+        if not r:
+            continue
+        variants = r.get("variants_gb_per_s") or {}
+        stores = "".join("; %s stores %.1f GB/s" % kv for kv in variants.items()
+                         if len(variants) > 1)
+        threads = r.get("threads", 1)
+        rows.append(["%s, %s thread%s%s)" % (what, threads, "" if threads == 1 else "s", stores),
+                     "%.1f GB/s" % r["gb_per_s"]])
     f = res.refs.get("fma_peak")
     if f:
         others = "".join("; %s %.0f GFLOP/s" % kv for kv in (f.get("variants_gflop_per_s") or {}).items()
