@@ -113,26 +113,36 @@ double gelu_tanh_derivative(double z) {
 // W3's loss and its gamma and beta gradients on the host, in double.
 struct W3Reference {
   double loss = 0;
-  Vec gamma, beta;
+  Vec gamma, beta, x;
 };
 
 W3Reference w3_reference(const Array& x, const Array& gamma, const Array& beta, const Array& c) {
   int64_t rows = x.shape()[0], cols = x.shape()[1];
   Vec xv = values(x), gv = values(gamma), bv = values(beta), cv = values(c);
-  W3Reference want{0, Vec(cols, 0.0), Vec(cols, 0.0)};
+  W3Reference want{0, Vec(cols, 0.0), Vec(cols, 0.0), Vec(rows * cols, 0.0)};
   for (int64_t r = 0; r < rows; ++r) {
     double mu = 0, var = 0;
     for (int64_t j = 0; j < cols; ++j) mu += xv[r * cols + j] / cols;
     for (int64_t j = 0; j < cols; ++j) var += std::pow(xv[r * cols + j] - mu, 2) / cols;
+    double rstd = 1 / std::sqrt(var + 1e-5);
+    // LayerNorm's input gradient: rstd (g - mean(g) - xhat mean(g xhat)),
+    // g = dL/dxhat.
+    Vec xhat(cols), g(cols);
+    double mean_g = 0, mean_g_xhat = 0;
     for (int64_t j = 0; j < cols; ++j) {
-      double xhat = (xv[r * cols + j] - mu) / std::sqrt(var + 1e-5);
-      double z = xhat * gv[j] + bv[j];
+      xhat[j] = (xv[r * cols + j] - mu) * rstd;
+      double z = xhat[j] * gv[j] + bv[j];
       double u = std::sqrt(2 / std::numbers::pi) * (z + 0.044715 * z * z * z);
       want.loss += 0.5 * z * (1 + std::tanh(u)) * cv[r * cols + j];
       double dz = gelu_tanh_derivative(z) * cv[r * cols + j];
       want.beta[j] += dz;
-      want.gamma[j] += dz * xhat;
+      want.gamma[j] += dz * xhat[j];
+      g[j] = dz * gv[j];
+      mean_g += g[j] / cols;
+      mean_g_xhat += g[j] * xhat[j] / cols;
     }
+    for (int64_t j = 0; j < cols; ++j)
+      want.x[r * cols + j] = rstd * (g[j] - mean_g - xhat[j] * mean_g_xhat);
   }
   return want;
 }
@@ -246,6 +256,7 @@ TEST_CASE("ad models: W3 grads w.r.t. x, gamma, beta against host references", "
   W3Reference want = w3_reference(x, gamma, beta, c);
   CHECK(mismatch(gbeta, F64, {kCols}, want.beta, 1e-9) == "");
   CHECK(mismatch(ggamma, F64, {kCols}, want.gamma, 1e-9) == "");
+  CHECK(mismatch(gx, F64, {kRows, kCols}, want.x, 1e-9) == "");
   // LayerNorm is shift invariant per row: each row of dL/dx sums to zero.
   REQUIRE(gx.shape() == Shape{kRows, kCols});
   Vec g = values(gx);
@@ -290,6 +301,7 @@ TEST_CASE("ad models: W3 at blocked sizes, every thread count, against host refe
       CHECK(mismatch(loss, F64, {}, {want.loss}, 1e-9) == "");
       CHECK(mismatch(ggamma, F64, {cols}, want.gamma, 1e-9) == "");
       CHECK(mismatch(gbeta, F64, {cols}, want.beta, 1e-9) == "");
+      CHECK(mismatch(gx, F64, {rows, cols}, want.x, 1e-9) == "");
       auto [loss32, gx32, ggamma32, gbeta32] =
           step(to_f32(x), to_f32(gamma), to_f32(beta), to_f32(c));
       CHECK(mismatch(gx32, F32, gx.shape(), values(gx), 1e-4) == "");

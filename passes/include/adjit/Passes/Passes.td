@@ -319,6 +319,57 @@ def PromoteAccumulators : Pass<"adjit-promote-accumulators", "func::FuncOp"> {
   let dependentDialects = ["::mlir::affine::AffineDialect"];
 }
 
+def OverlapRowStores : Pass<"adjit-overlap-row-stores", "func::FuncOp"> {
+  let summary = "Run a row loop's last pass, which only writes a result row, one row late inside the next row's heaviest pass";
+  let description = [{
+    W3's gradient writes each row of `dx` in a pass of its own at the end of
+    the row, after the sums it needs: 4 KiB of stores in a burst, with no
+    arithmetic to overlap them (on a Zen 5 core that burst was a fifth of
+    W3's time). This pass moves that pass into the next row's heaviest pass
+    (the inner loop with the most operations), one step of it per step of
+    the heaviest pass, and runs it for the last row after the loop.
+
+    It applies to an `scf.for` without results whose last op is an
+    `scf.for` (the store pass) that
+    - writes only rows of function arguments that nothing reads, and reads
+      and writes nothing else but buffers;
+    - has the same constant bounds and step as the heaviest pass;
+    - takes from the row loop's body only values of ops without regions
+      that are free of memory effects or are `memref.load`s, and the
+      induction variable: they are computed again for the previous row
+      before the heaviest pass;
+    - reads buffers that nothing in the body writes (or frees) before the
+      heaviest pass or in it, so that they still hold the previous row's
+      values there.
+
+    ```mlir
+    scf.for %r = %c0 to %c512 step %c1 {
+      ...                                   // the heaviest pass, then others
+      %s = memref.load %scalar[%c0] : memref<1xf32>
+      %out = memref.subview %dx[%r, 0] [1, 1024] [1, 1] : ...
+      scf.for %j = %c0 to %c1024 step %c32 {  // the store pass
+        %v = vector.transfer_read %tmp[%c0, %j], ... // + %s
+        vector.transfer_write %v, %out[%c0, %j] ...
+      }
+    }
+    // becomes
+    scf.for %r = %c0 to %c512 step %c1 {
+      %p = arith.subi %r, %c1 : index
+      %has = arith.cmpi sgt, %r, %c0 : index
+      %s = memref.load %scalar[%c0] : memref<1xf32>       // the previous row's
+      %out = memref.subview %dx[%p, 0] [1, 1024] [1, 1] : ...
+      scf.for %j = %c0 to %c1024 step %c32 {  // the heaviest pass
+        ...
+        scf.if %has { ... vector.transfer_write %v, %out[%c0, %j] ... }
+      }
+      ...
+    }
+    scf.if %any_rows { ... the store pass of row 511 ... }
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect"];
+}
+
 def PrefetchNextRows : Pass<"adjit-prefetch-next-rows", "func::FuncOp"> {
   let summary = "Prefetch the next row's inputs during a row's heaviest pass";
   let description = [{
