@@ -583,8 +583,10 @@ double run_together(int threads, const std::function<void(int)>& body) {
   return std::chrono::duration<double>(*std::max_element(done.begin(), done.end()) - start).count();
 }
 
-// Memory bandwidth, W1's and W3's limit: 16 MiB arrays (W1's x and dx are
-// as large) cut into one slice per thread of s.threads, the threads
+// Memory bandwidth, W1's and W3's limit: 32 MiB arrays, W3's x, c and dx
+// (96 MiB in all, more than a 32 MiB L3 holds: with 16 MiB arrays the best
+// runs of a Zen 5 took a third of them from L3), cut into one slice per
+// thread of s.threads, the threads
 // started together (run_together); a run moves each array once and its
 // throughput is the bytes over the wall time until the last thread is done.
 // triad measures plain and nontemporal stores and counts 3 streams either
@@ -592,7 +594,7 @@ double run_together(int threads, const std::function<void(int)>& body) {
 // not: adjit streams its large results); the faster variant's best run is
 // the bandwidth (as for the FMA peak, a limit is what the hardware did).
 void run_bandwidth(const Settings& s, bool write) {
-  const size_t n = s.smoke ? (1 << 16) : (4 << 20);
+  const size_t n = s.smoke ? (1 << 16) : (8 << 20);
   const int threads = std::max(1, s.threads);
   const int reps = s.smoke ? 1 : std::max(10, s.reps);
   Array arrays = Array::zeros({3, static_cast<int64_t>(n)}, DType::f32);

@@ -348,11 +348,13 @@ def render(res):
 
     # References.
     rows = []
-    for name, what in (("triad", "triad bandwidth (a = b + s c, 3 x 16 MiB"),
-                       ("read", "read bandwidth (sum, 16 MiB")):
+    for name, what in (("triad", "triad bandwidth (a = b + s c, 3 x %g MiB"),
+                       ("read", "read bandwidth (sum, %g MiB")):
         r = res.refs.get(name)
         if not r:
             continue
+        streams = 3 if name == "triad" else 1
+        what = what % round(r.get("bytes", 0) / streams / MIB)
         variants = r.get("variants_gb_per_s") or {}
         stores = "".join("; %s stores %.1f GB/s" % kv for kv in variants.items()
                          if len(variants) > 1)
