@@ -80,6 +80,7 @@ private:
 
     // What the store pass reads and writes.
     SmallVector<Value> reads;
+    SmallVector<BlockArgument> results;
     bool onlyResultRows = true;
     WalkResult walk = store_.getBody()->walk([&](Operation *op) {
       if (isMemoryEffectFree(op))
@@ -98,6 +99,7 @@ private:
         else if (isa<MemoryEffects::Write>(effect.getEffect())) {
           BlockArgument result = adjit::functionArgumentOf(value);
           onlyResultRows &= result && !adjit::isReadThroughViews(result);
+          results.push_back(result);
         } else {
           return WalkResult::interrupt();
         }
@@ -132,6 +134,26 @@ private:
       llvm::append_range(worklist, op->getOperands());
     }
     slice_ = topologicalOrder(slice);
+
+    // Nothing else in the row body writes those results: the store pass
+    // can come later without reordering writes to one place.
+    for (Operation &op : body->without_terminator()) {
+      if (&op == store_.getOperation())
+        continue;
+      bool writesResult = op.walk([&](MemoryEffectOpInterface nested) {
+                              SmallVector<MemoryEffects::EffectInstance> instances;
+                              nested.getEffects(instances);
+                              for (const auto &effect : instances)
+                                if (isa<MemoryEffects::Write>(effect.getEffect()) &&
+                                    (!effect.getValue() ||
+                                     llvm::is_contained(
+                                         results, adjit::functionArgumentOf(effect.getValue()))))
+                                  return WalkResult::interrupt();
+                              return WalkResult::advance();
+                            }).wasInterrupted();
+      if (writesResult)
+        return false;
+    }
 
     // Nothing from the row body's start to its heaviest pass writes what
     // the store pass reads: those buffers still hold the previous row's

@@ -2,8 +2,8 @@
 // one row late inside the next row's heaviest pass, and once more for the
 // last row after the loop. Left alone: a last pass that reads a buffer the
 // body writes before its heaviest pass, that writes a temporary or a
-// result the function also reads, that needs another pass's result, or
-// whose steps differ from the heaviest pass's.
+// result the function also reads or another pass writes, that needs
+// another pass's result, or whose steps differ from the heaviest pass's.
 // RUN: adjit-opt %s -split-input-file --pass-pipeline="builtin.module(func.func(adjit-overlap-row-stores))" | FileCheck %s
 
 // CHECK-LABEL: func.func @layer_norm_like
@@ -274,6 +274,40 @@ func.func @other_steps(%x: memref<64x1024xf32>, %out: memref<64x1024xf32>) {
     scf.for %j = %c0 to %c1024 step %c64 {
       %t = vector.transfer_read %tmp[%c0, %j], %zero {in_bounds = [true]} : memref<1x1024xf32>, vector<64xf32>
       vector.transfer_write %t, %orow[%c0, %j] {in_bounds = [true]} : vector<64xf32>, memref<1x1024xf32, strided<[1024, 1], offset: ?>>
+    }
+  }
+  return
+}
+
+// -----
+
+// The heaviest pass writes the same result (another row of it): the store
+// pass must not move past it.
+// CHECK-LABEL: func.func @result_written_twice
+// CHECK-NOT: scf.if
+// CHECK: return
+func.func @result_written_twice(%x: memref<64x1024xf32>, %out: memref<64x1024xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c32 = arith.constant 32 : index
+  %c63 = arith.constant 63 : index
+  %c64 = arith.constant 64 : index
+  %c1024 = arith.constant 1024 : index
+  %zero = arith.constant 0.0 : f32
+  %tmp = memref.alloc() : memref<1x1024xf32>
+  scf.for %r = %c0 to %c64 step %c1 {
+    %xrow = memref.subview %x[%r, 0] [1, 1024] [1, 1] : memref<64x1024xf32> to memref<1x1024xf32, strided<[1024, 1], offset: ?>>
+    %last = memref.subview %out[63, 0] [1, 1024] [1, 1] : memref<64x1024xf32> to memref<1x1024xf32, strided<[1024, 1], offset: 64512>>
+    scf.for %j = %c0 to %c1024 step %c32 {
+      %v = vector.transfer_read %xrow[%c0, %j], %zero {in_bounds = [true]} : memref<1x1024xf32, strided<[1024, 1], offset: ?>>, vector<32xf32>
+      %t = math.tanh %v : vector<32xf32>
+      %u = math.exp %t : vector<32xf32>
+      vector.transfer_write %u, %last[%c0, %j] {in_bounds = [true]} : vector<32xf32>, memref<1x1024xf32, strided<[1024, 1], offset: 64512>>
+    }
+    %orow = memref.subview %out[%r, 0] [1, 1024] [1, 1] : memref<64x1024xf32> to memref<1x1024xf32, strided<[1024, 1], offset: ?>>
+    scf.for %j = %c0 to %c1024 step %c32 {
+      %t = vector.transfer_read %tmp[%c0, %j], %zero {in_bounds = [true]} : memref<1x1024xf32>, vector<32xf32>
+      vector.transfer_write %t, %orow[%c0, %j] {in_bounds = [true]} : vector<32xf32>, memref<1x1024xf32, strided<[1024, 1], offset: ?>>
     }
   }
   return

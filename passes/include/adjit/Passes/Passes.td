@@ -331,8 +331,9 @@ def OverlapRowStores : Pass<"adjit-overlap-row-stores", "func::FuncOp"> {
 
     It applies to an `scf.for` without results whose last op is an
     `scf.for` (the store pass) that
-    - writes only rows of function arguments that nothing reads, and reads
-      and writes nothing else but buffers;
+    - writes only rows of function arguments that nothing reads and that
+      nothing else in the row loop's body writes, and reads and writes
+      nothing else but buffers;
     - has the same constant bounds and step as the heaviest pass;
     - takes from the row loop's body only values of ops without regions
       that are free of memory effects or are `memref.load`s, and the
