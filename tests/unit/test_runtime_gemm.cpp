@@ -40,14 +40,17 @@ void gemm(int64_t batch, int64_t m, int64_t n, int64_t k, const Stored<T>& a, co
 
 // Every transposition, accumulate or overwrite, edges of every tile size,
 // several blocks of A (m = 530 and 1100: with a 2 MiB L2, blocks of 252
-// rows and a last one of 278 or 92), against a double-precision loop.
+// rows and a last one of 278 or 92), A packed whole beside several panels
+// of B (m = 100, n = 600: panels of 256 or 512 columns and a last one)
+// and k in unequal slices (700 = 240 + 240 + 220), against a
+// double-precision loop.
 template <class T>
 void check_against_reference(double tolerance) {
   std::mt19937 rng(7);
   for (auto [batch, m, n, k] : {std::tuple<int64_t, int64_t, int64_t, int64_t>{1, 1, 1, 1},
                                 {2, 13, 35, 7}, {1, 37, 71, 300}, {3, 50, 9, 513}, {1, 5, 1, 1000},
                                 {1, 32, 256, 256}, {1, 48, 100, 600}, {1, 530, 33, 300},
-                                {1, 1100, 40, 300}})
+                                {1, 1100, 40, 300}, {1, 100, 600, 700}})
     for (bool ta : {false, true})
       for (bool tb : {false, true})
         for (bool accumulate : {false, true}) {

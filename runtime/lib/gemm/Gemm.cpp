@@ -90,7 +90,9 @@ int64_t cache_bytes(int name, int64_t fallback) {
 // holds the sliver of A and the tile of C; mc: the packed block of A
 // (mc x kc) fills an eighth of L2, which leaves room for the panel of B
 // and for C. nc bounds the packed panel of B. (On W2's shapes, kc from
-// half of L1 and mc from half of L2 were 5% slower.)
+// half of L1 and mc from half of L2 were 5% slower.) mc_whole and
+// nc_whole: a block of A (rounded up to whole slivers: 256 rows stay
+// whole) and a panel of B in a quarter of L2 each.
 template <class T>
 Blocking blocking_for(const Tile& tile) {
   static std::atomic<int64_t> l1_bytes{-1}, l2_bytes{-1};
@@ -101,7 +103,10 @@ Blocking blocking_for(const Tile& tile) {
   int64_t mc = std::max<int64_t>(l2 / 8 / (kc * size) / tile.mr, 1) * tile.mr;
   int64_t nc = 4096 / tile.nr * tile.nr;
   int64_t mc_last = mc + mc / 4 / tile.mr * tile.mr;
-  return {kc, mc, nc, mc_last};
+  int64_t quarter_l2 = l2 / 4 / (kc * size);
+  int64_t mc_whole = ceil_div(quarter_l2, tile.mr) * tile.mr;
+  int64_t nc_whole = std::max<int64_t>(quarter_l2 / tile.nr, 1) * tile.nr;
+  return {kc, mc, nc, mc_last, mc_whole, nc_whole};
 }
 
 // A per-thread, 64-byte aligned scratch area that only grows; a thread's
@@ -194,7 +199,7 @@ void gemm(int64_t batch, int64_t m, int64_t n, int64_t k, const T* a, int64_t a_
       problem.a.data += first * a_row;
       problem.c += first * c_row;
     }
-    run_kernel(isa, problem, blocking, workspace<T>((blocking.mc_last + blocking.nc) * blocking.kc));
+    run_kernel(isa, problem, blocking, workspace<T>(blocking.workspace_elements()));
   };
   if (threads <= 1 || tasks <= 1) {
     for (int64_t t = 0; t < tasks; ++t) task(t);

@@ -26,17 +26,29 @@ struct Problem {
   bool accumulate;
 };
 
-// Cache blocking: k is cut into slices of kc (one packed sliver of B,
-// kc x nr, stays in L1), m into blocks of mc (the packed mc x kc block of A
-// stays in L2), n into panels of nc (bounds the packed panel of B). mc is a
-// multiple of mr and nc of nr. The driver derives them from the host's
-// cache sizes. The rows left for the last block join the one before it when
-// they are at most mc_last in all (a multiple of mr, a little above mc):
-// a block of a few rows would stream the whole panel of B through L2 for
-// little work (m = 256 and mc = 252 left 4).
+// Cache blocking: k is cut into slices of at most kc (one packed sliver
+// of B, kc x nr, stays in L1), m into blocks of mc (the packed mc x kc
+// block of A stays in L2), n into panels of nc (bounds the packed panel of
+// B). mc is a multiple of mr and nc of nr. The driver derives them from the
+// host's cache sizes. The rows left for the last block join the one before
+// it when they are at most mc_last in all (a multiple of mr, a little above
+// mc): a block of a few rows would stream the whole panel of B through L2
+// for little work (m = 256 and mc = 252 left 4).
+//
+// When all of A's rows fit in mc_whole (a block of A in a quarter of L2),
+// A is packed once per slice of k and B in panels of nc_whole columns that
+// stay in L2 beside it: a panel of nc columns would not fit, and writing
+// it back and forth through L3 cost W2's forward matmuls (m = 256) 6%.
 struct Blocking {
   int64_t kc, mc, nc;
   int64_t mc_last;
+  int64_t mc_whole, nc_whole;
+
+  // The packing space run() needs: the most rows of a packed block of A,
+  // then the most columns of a packed panel of B, kc deep each.
+  int64_t packed_a_rows() const { return mc_last > mc_whole ? mc_last : mc_whole; }
+  int64_t packed_b_columns() const { return nc > nc_whole ? nc : nc_whole; }
+  int64_t workspace_elements() const { return (packed_a_rows() + packed_b_columns()) * kc; }
 };
 
 // The register tile of a kernel: mr rows of A (broadcast) times nr columns
@@ -45,8 +57,8 @@ struct Tile {
   int64_t mr, nr;
 };
 
-// `workspace` holds the packed block and panel: (mc_last + nc) * kc
-// elements, 64-byte aligned.
+// `workspace` holds the packed block and panel:
+// blocking.workspace_elements(), 64-byte aligned.
 #define ADJIT_GEMM_DECLARE_ISA(isa)                                                     \
   namespace isa {                                                                       \
   Tile tile_f32();                                                                      \
