@@ -1,5 +1,9 @@
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <sstream>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -32,6 +36,43 @@ TEST_CASE("a released buffer is reused for the same size", "[runtime][allocator]
   CHECK(after.misses == before.misses);
   CHECK(after.live_bytes >= before.live_bytes + kBytes);
   release_buffer(second, kBytes);
+}
+
+// The flags the kernel keeps for the mapping that holds `address`
+// (/proc/self/smaps), empty where there is none.
+std::string mapping_flags(const void* address) {
+  std::ifstream smaps("/proc/self/smaps");
+  auto at = reinterpret_cast<uintptr_t>(address);
+  bool inside = false;
+  for (std::string line; std::getline(smaps, line);) {
+    uintptr_t begin = 0, end = 0;
+    char dash = 0;
+    std::istringstream range(line);
+    if (range >> std::hex >> begin >> dash >> end && dash == '-') inside = begin <= at && at < end;
+    if (inside && line.rfind("VmFlags:", 0) == 0) return line;
+  }
+  return "";
+}
+
+TEST_CASE("buffers of 2 MiB and more start on a huge page and ask for huge pages",
+          "[runtime][allocator]") {
+  const char* setting = std::getenv("ADJIT_HUGE_PAGES");
+  if (setting && std::string(setting) == "0") {
+    WARN("not checked: ADJIT_HUGE_PAGES=0");
+    return;
+  }
+  constexpr size_t kHuge = size_t{2} << 20;
+  void* small = allocate_buffer(kHuge - 4096);
+  void* big = allocate_buffer(5 * kHuge + 12345);
+  CHECK(reinterpret_cast<uintptr_t>(big) % kHuge == 0);
+  std::ifstream thp("/sys/kernel/mm/transparent_hugepage/enabled");
+  if (thp) {  // a kernel with transparent huge pages records the advice as "hg"
+    std::string flags = mapping_flags(big);
+    INFO(flags);
+    CHECK(flags.find(" hg") != std::string::npos);
+  }
+  release_buffer(big, 5 * kHuge + 12345);
+  release_buffer(small, kHuge - 4096);
 }
 
 TEST_CASE("arrays reuse cached buffers step after step", "[runtime][allocator]") {
