@@ -23,6 +23,10 @@ namespace {
 
 // ------------------------------------------------------------- policy ----
 
+// The cache line of the CPUs adjit targets (x86-64 and AArch64 cores):
+// parallel chunks keep what each one writes on lines of its own.
+constexpr int64_t kCacheLineBytes = 64;
+
 // How a generic's operand is indexed by the row loop (loop 0): not at all,
 // as one of its dimensions (`dim`: 0 for the operand's leading one), or in
 // a way a block of rows cannot slice (a sum of loops, several dimensions).
@@ -428,15 +432,13 @@ private:
   // partials are combined in chunk order after the loop.
   Carried buildChunks(OpBuilder &b, Location loc, Carried carried) {
     int64_t chunkRows = group.rows / plan.blockRows / plan.chunks * plan.blockRows;
-    SmallVector<Value> partialInits;
-    for (Value init : accumulatorInits) {
-      auto type = cast<RankedTensorType>(init.getType());
-      SmallVector<int64_t> shape{plan.chunks};
-      shape.append(type.getShape().begin(), type.getShape().end());
-      partialInits.push_back(b.create<tensor::EmptyOp>(loc, shape, type.getElementType()));
-    }
+    SmallVector<Partials> partials = llvm::map_to_vector(accumulatorInits, [&](Value init) {
+      return partialsOf(cast<RankedTensorType>(init.getType()));
+    });
     SmallVector<Value> shared(outputInits);
-    shared.append(partialInits);
+    for (const Partials &layout : partials)
+      shared.push_back(b.create<tensor::EmptyOp>(loc, layout.type.getShape(),
+                                                 layout.type.getElementType()));
     auto forall = b.create<scf::ForallOp>(loc, ArrayRef<OpFoldResult>{b.getIndexAttr(plan.chunks)},
                                           shared, std::nullopt);
     {
@@ -447,12 +449,14 @@ private:
       Value chunkRow = b.create<arith::MulIOp>(
           loc, chunk, b.create<arith::ConstantIndexOp>(loc, chunkRows));
       ValueRange sharedArgs = forall.getRegionIterArgs();
+      ValueRange sharedPartials = sharedArgs.drop_front(outputInits.size());
       Carried chunkCarried;
       for (Value output : sharedArgs.take_front(outputInits.size()))
         chunkCarried.outputs.push_back(extractRows(b, loc, output, chunkRow, chunkRows));
-      for (auto [partial, combiner] :
-           llvm::zip(sharedArgs.drop_front(outputInits.size()), combiners)) {
-        Value slot = extractPartial(b, loc, partial, chunk);
+      for (auto [all, layout, combiner] : llvm::zip(sharedPartials, partials, combiners)) {
+        RowSlice s = layout.slice(b, chunk, 1);
+        Value slot = b.create<tensor::ExtractSliceOp>(loc, layout.accumulator, all, s.offsets,
+                                                      s.sizes, s.strides);
         Value neutral = b.create<arith::ConstantOp>(loc, *arith::getNeutralElement(combiner->op));
         chunkCarried.accumulators.push_back(
             b.create<linalg::FillOp>(loc, ValueRange{neutral}, ValueRange{slot}).getResult(0));
@@ -464,44 +468,69 @@ private:
         RowSlice s = rowSlice(b, type, chunkRow, chunkRows);
         b.create<tensor::ParallelInsertSliceOp>(loc, value, output, s.offsets, s.sizes, s.strides);
       }
-      for (auto [value, partial] :
-           llvm::zip(done.accumulators, sharedArgs.drop_front(outputInits.size()))) {
-        RowSlice s = rowSlice(b, cast<RankedTensorType>(partial.getType()), chunk, 1);
-        b.create<tensor::ParallelInsertSliceOp>(loc, value, partial, s.offsets, s.sizes,
-                                                s.strides);
+      for (auto [value, all, layout] : llvm::zip(done.accumulators, sharedPartials, partials)) {
+        RowSlice s = layout.slice(b, chunk, 1);
+        b.create<tensor::ParallelInsertSliceOp>(loc, value, all, s.offsets, s.sizes, s.strides);
       }
     }
     ValueRange results = forall.getResults();
     Carried combined;
     combined.outputs.assign(results.begin(), results.begin() + outputInits.size());
-    for (auto [partial, init, combiner] :
-         llvm::zip(results.drop_front(outputInits.size()), accumulatorInits, combiners))
-      combined.accumulators.push_back(combinePartials(b, loc, partial, init, *combiner));
+    for (auto [all, layout, init, combiner] :
+         llvm::zip(results.drop_front(outputInits.size()), partials, accumulatorInits, combiners))
+      combined.accumulators.push_back(combinePartials(b, loc, all, layout, init, *combiner));
     return combined;
   }
 
-  // A chunk's partial is row `chunk` of the partials, rank-reduced.
-  Value extractPartial(OpBuilder &b, Location loc, Value partials, Value chunk) {
-    auto type = cast<RankedTensorType>(partials.getType());
-    RowSlice s = rowSlice(b, type, chunk, 1);
-    auto slotType = RankedTensorType::get(type.getShape().drop_front(), type.getElementType());
-    return b.create<tensor::ExtractSliceOp>(loc, slotType, partials, s.offsets, s.sizes,
-                                            s.strides);
+  // The partials of one accumulator, one per chunk. Chunks update theirs
+  // after every block, and the partials of a scalar sum shared one cache
+  // line, which two cores then took turns to own: an accumulator smaller
+  // than a line gets a padding dimension (chunks x padding x its shape),
+  // of which each chunk uses the first element, so that each partial
+  // starts a line of its own.
+  struct Partials {
+    RankedTensorType type, accumulator;
+    bool padded;
+
+    // `count` chunks' partials from `chunk` on.
+    RowSlice slice(OpBuilder &b, OpFoldResult chunk, int64_t count) const {
+      RowSlice s = rowSlice(b, type, chunk, count);
+      if (padded) s.sizes[1] = b.getIndexAttr(1);
+      return s;
+    }
+  };
+  Partials partialsOf(RankedTensorType accumulator) {
+    SmallVector<int64_t> shape{plan.chunks};
+    int64_t bytes = accumulator.getNumElements() *
+                    llvm::divideCeil(accumulator.getElementTypeBitWidth(), 8);
+    bool padded = bytes > 0 && bytes < kCacheLineBytes && kCacheLineBytes % bytes == 0;
+    if (padded) shape.push_back(kCacheLineBytes / bytes);
+    llvm::append_range(shape, accumulator.getShape());
+    return {RankedTensorType::get(shape, accumulator.getElementType()), accumulator, padded};
   }
 
   // init ⊕ partial[0] ⊕ partial[1] ⊕ ... in chunk order.
-  Value combinePartials(OpBuilder &b, Location loc, Value partials, Value init,
+  Value combinePartials(OpBuilder &b, Location loc, Value all, const Partials &layout, Value init,
                         const Combiner &combiner) {
+    Value partials = all;
+    if (layout.padded) {  // the chunks' first elements, without the padding
+      RowSlice s = layout.slice(b, b.getIndexAttr(0), plan.chunks);
+      SmallVector<int64_t> shape{plan.chunks};
+      llvm::append_range(shape, layout.accumulator.getShape());
+      partials = b.create<tensor::ExtractSliceOp>(
+          loc, RankedTensorType::get(shape, layout.accumulator.getElementType()), all, s.offsets,
+          s.sizes, s.strides);
+    }
     auto type = cast<RankedTensorType>(partials.getType());
     unsigned rank = type.getRank();
     MLIRContext *context = b.getContext();
-    AffineMap all = AffineMap::getMultiDimIdentityMap(rank, context);
-    AffineMap dropChunk = AffineMap::get(rank, 0, all.getResults().drop_front(), context);
+    AffineMap identity = AffineMap::getMultiDimIdentityMap(rank, context);
+    AffineMap dropChunk = AffineMap::get(rank, 0, identity.getResults().drop_front(), context);
     SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
     iterators.front() = utils::IteratorType::reduction;
     auto generic = b.create<linalg::GenericOp>(
         loc, init.getType(), ValueRange{partials}, ValueRange{init},
-        ArrayRef<AffineMap>{all, dropChunk}, iterators,
+        ArrayRef<AffineMap>{identity, dropChunk}, iterators,
         [&](OpBuilder &nested, Location nestedLoc, ValueRange args) {
           IRMapping mapping;
           mapping.map(combiner.accumulator, args[1]);

@@ -1,7 +1,9 @@
 // Groups of generics that share their rows run block by block: the
 // intermediates of a LayerNorm-like function exist one block at a time,
 // reductions over the rows accumulate across blocks, and chunks of blocks
-// run in parallel with one partial per chunk, combined in chunk order.
+// run in parallel with one partial per chunk, combined in chunk order. A
+// scalar's partials are a cache line apart (padding 16 f32), so that
+// chunks on different cores do not write the same line.
 // RUN: adjit-opt %s -split-input-file --adjit-tile-and-fuse-rows="cache-bytes=65536 min-chunk-work=16384 max-chunks=4" --canonicalize --mlir-print-local-scope | FileCheck %s --check-prefix=CHUNKS
 // RUN: adjit-opt %s -split-input-file --adjit-tile-and-fuse-rows="cache-bytes=65536 min-chunk-work=16384 max-chunks=1" --canonicalize --mlir-print-local-scope | FileCheck %s --check-prefix=SEQUENTIAL
 
@@ -9,8 +11,9 @@
 // iterations make 4 chunks of 16384 or more.
 // CHUNKS-LABEL: func.func @layernorm
 // CHUNKS-SAME: (%[[X:.*]]: tensor<64x256xf32>, %[[GAMMA:.*]]: tensor<256xf32>)
-// CHUNKS: %[[ALL:.*]]:3 = scf.forall (%[[CHUNK:.*]]) in (4) shared_outs(%[[Y:.*]] = %{{.*}}, %[[LOSSES:.*]] = %{{.*}}, %[[COLUMNS:.*]] = %{{.*}}) -> (tensor<64x256xf32>, tensor<4xf32>, tensor<4x256xf32>)
+// CHUNKS: %[[ALL:.*]]:3 = scf.forall (%[[CHUNK:.*]]) in (4) shared_outs(%[[Y:.*]] = %{{.*}}, %[[LOSSES:.*]] = %{{.*}}, %[[COLUMNS:.*]] = %{{.*}}) -> (tensor<64x256xf32>, tensor<4x16xf32>, tensor<4x256xf32>)
 // CHUNKS: %[[FIRST:.*]] = arith.muli %[[CHUNK]], %c16 : index
+// CHUNKS: tensor.extract_slice %[[LOSSES]][%[[CHUNK]], 0] [1, 1] [1, 1] : tensor<4x16xf32> to tensor<f32>
 // CHUNKS: linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<f32>)
 // CHUNKS: linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<256xf32>)
 // CHUNKS: %[[BLOCKS:.*]]:3 = scf.for %[[ROW:.*]] = %c0 to %c16 step %c4 iter_args({{.*}}) -> (tensor<16x256xf32>, tensor<f32>, tensor<256xf32>)
@@ -25,9 +28,10 @@
 // CHUNKS: scf.yield
 // CHUNKS: scf.forall.in_parallel
 // CHUNKS-NEXT: tensor.parallel_insert_slice %[[BLOCKS]]#0 into %[[Y]][%[[FIRST]], 0] [16, 256] [1, 1]
-// CHUNKS-NEXT: tensor.parallel_insert_slice %[[BLOCKS]]#1 into %[[LOSSES]][%[[CHUNK]]] [1] [1]
+// CHUNKS-NEXT: tensor.parallel_insert_slice %[[BLOCKS]]#1 into %[[LOSSES]][%[[CHUNK]], 0] [1, 1] [1, 1] : tensor<f32> into tensor<4x16xf32>
 // CHUNKS-NEXT: tensor.parallel_insert_slice %[[BLOCKS]]#2 into %[[COLUMNS]][%[[CHUNK]], 0] [1, 256] [1, 1]
-// CHUNKS: %[[LOSS:.*]] = linalg.generic {{.*}} iterator_types = ["reduction"]} ins(%[[ALL]]#1 : tensor<4xf32>) outs(%{{.*}} : tensor<f32>)
+// CHUNKS: %[[FIRSTS:.*]] = tensor.extract_slice %[[ALL]]#1[0, 0] [4, 1] [1, 1] : tensor<4x16xf32> to tensor<4xf32>
+// CHUNKS: %[[LOSS:.*]] = linalg.generic {{.*}} iterator_types = ["reduction"]} ins(%[[FIRSTS]] : tensor<4xf32>) outs(%{{.*}} : tensor<f32>)
 // CHUNKS: %[[COLUMN:.*]] = linalg.generic {{.*}} iterator_types = ["reduction", "parallel"]} ins(%[[ALL]]#2 : tensor<4x256xf32>) outs(%{{.*}} : tensor<256xf32>)
 // CHUNKS: return %[[ALL]]#0, %[[LOSS]], %[[COLUMN]]
 
