@@ -23,8 +23,8 @@ namespace {
 
 // ------------------------------------------------------------- policy ----
 
-// The cache line of the CPUs adjit targets (x86-64 and AArch64 cores):
-// parallel chunks keep what each one writes on lines of its own.
+// The cache line of x86-64 CPUs: parallel chunks keep what each one
+// writes on lines of its own.
 constexpr int64_t kCacheLineBytes = 64;
 
 // How a generic's operand is indexed by the row loop (loop 0): not at all,
