@@ -489,7 +489,9 @@ private:
   // of which each chunk uses the first element, so that each partial
   // starts a line of its own.
   struct Partials {
-    RankedTensorType type, accumulator;
+    RankedTensorType type;         // chunks x [padding x] the accumulator's shape
+    RankedTensorType accumulator;  // one chunk's partial
+    RankedTensorType unpadded;     // chunks x the accumulator's shape
     bool padded;
 
     // `count` chunks' partials from `chunk` on.
@@ -501,12 +503,14 @@ private:
   };
   Partials partialsOf(RankedTensorType accumulator) {
     SmallVector<int64_t> shape{plan.chunks};
+    llvm::append_range(shape, accumulator.getShape());
+    auto unpadded = RankedTensorType::get(shape, accumulator.getElementType());
     int64_t bytes = accumulator.getNumElements() *
                     llvm::divideCeil(accumulator.getElementTypeBitWidth(), 8);
     bool padded = bytes > 0 && bytes < kCacheLineBytes && kCacheLineBytes % bytes == 0;
-    if (padded) shape.push_back(kCacheLineBytes / bytes);
-    llvm::append_range(shape, accumulator.getShape());
-    return {RankedTensorType::get(shape, accumulator.getElementType()), accumulator, padded};
+    if (padded) shape.insert(shape.begin() + 1, kCacheLineBytes / bytes);
+    return {RankedTensorType::get(shape, accumulator.getElementType()), accumulator, unpadded,
+            padded};
   }
 
   // init ⊕ partial[0] ⊕ partial[1] ⊕ ... in chunk order.
@@ -515,11 +519,8 @@ private:
     Value partials = all;
     if (layout.padded) {  // the chunks' first elements, without the padding
       RowSlice s = layout.slice(b, b.getIndexAttr(0), plan.chunks);
-      SmallVector<int64_t> shape{plan.chunks};
-      llvm::append_range(shape, layout.accumulator.getShape());
-      partials = b.create<tensor::ExtractSliceOp>(
-          loc, RankedTensorType::get(shape, layout.accumulator.getElementType()), all, s.offsets,
-          s.sizes, s.strides);
+      partials = b.create<tensor::ExtractSliceOp>(loc, layout.unpadded, all, s.offsets, s.sizes,
+                                                  s.strides);
     }
     auto type = cast<RankedTensorType>(partials.getType());
     unsigned rank = type.getRank();
