@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -421,12 +422,19 @@ AotResult write(const Program& program, const AotOptions& options,
   result.object_path = object_path.string();
   result.header_path = header_path.string();
 
-  if (!options.dump_dir.empty()) {
-    detail::ProgramInternals::dump(program, compile_options, options.dump_dir);
+  // AotOptions::dump_dir holds this export's stages alone; ADJIT_DUMP_DIR,
+  // shared with every jit compilation, gets them under an "aot-NAME-" prefix.
+  std::string dump_dir = options.dump_dir, prefix;
+  if (const char* shared = std::getenv("ADJIT_DUMP_DIR"); dump_dir.empty() && shared && *shared) {
+    dump_dir = shared;
+    prefix = "aot-" + options.name + "-";
+  }
+  if (!dump_dir.empty()) {
+    detail::ProgramInternals::dump(program, compile_options, dump_dir, prefix);
     std::string text;
     llvm::raw_string_ostream os(text);
     module->print(os, nullptr);
-    write_file(fs::path(options.dump_dir) / "aot.ll", text);
+    write_file(fs::path(dump_dir) / (prefix + "aot.ll"), text);
   }
   return result;
 }

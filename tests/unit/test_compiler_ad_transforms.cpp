@@ -365,6 +365,47 @@ TEST_CASE("ad transforms: unconnected arguments get zeros, integer arguments are
   CHECK(mismatch(g, F64, {2, 3}, want) == "");
 }
 
+// GradOptions{.unconnected = UnconnectedGradients::error}: the tape's rule
+// (DESIGN.md §4) in the functional API.
+TEST_CASE("ad transforms: unconnected arguments are an error on request", "[ad][ad-transforms]") {
+  const GradOptions strict{.unconnected = UnconnectedGradients::error};
+  Array x = make({1, 2}, {2}, F32), y = make({0.5, 1.5}, {2}, F64);
+  auto unused = [](Tensor x, Tensor y) { return sum(x * x); };
+  std::string message = what_of<TraceError>([&] { grad<0, 1>(unused, strict)(x, y); });
+  INFO(message);
+  CHECK(contains(message, "adjit::grad: the result does not depend on argument 1 (f64[2])"));
+  CHECK(contains(message, "UnconnectedGradients::error"));
+  CHECK(contains(message, "test_compiler_ad_transforms.cpp"));
+  // Only through stop_gradient is unconnected too.
+  auto blocked = [](Tensor x, Tensor y) { return sum(x + stop_gradient(y)); };
+  std::string blocked_message =
+      what_of<TraceError>([&] { value_and_grad<0, 1>(blocked, strict)(x, y); });
+  INFO(blocked_message);
+  CHECK(contains(blocked_message, "adjit::value_and_grad: the result does not depend on argument 1"));
+  // ... and so is only through a comparison, which has no derivative.
+  auto compared = [](Tensor x, Tensor y) { return sum(where(x > 1.5, y, y * 2.0)); };
+  CHECK(contains(what_of<TraceError>([&] { grad<0, 1>(compared, strict)(x, make({3, 4}, {2}, F32)); }),
+                 "does not depend on argument 0 (f32[2])"));
+  // A leaf of a structure is named by its position.
+  auto listed = [](const std::vector<Tensor>& xs) { return sum(xs[1] * 2.0); };
+  CHECK(contains(what_of<TraceError>([&] { grad(listed, strict)(std::vector<Array>{x, x}); }),
+                 "argument 0 (Tensor 0 of its 2)"));
+  // Connected arguments, differentiated or not, are fine; so is an integer
+  // argument with allow_int, whose zeros that option asks for.
+  auto [gx, gy] = grad<0, 1>([](Tensor x, Tensor y) { return sum(x * x) + sum(exp(y)); },
+                             strict)(x, y);
+  CHECK(mismatch(gx, F32, {2}, {2, 4}) == "");
+  CHECK(mismatch(gy, F64, {2}, {std::exp(0.5), std::exp(1.5)}) == "");
+  CHECK(mismatch(grad<0>(unused, strict)(x, y), F32, {2}, {2, 4}) == "");
+  Array idx = Array::from<int32_t>({0, 1}, {2});
+  auto taken = [](Tensor x, Tensor idx) { return sum(take(x, idx, 0)); };
+  auto [tx, ti] = grad<0, 1>(taken, {.allow_int = true, .unconnected = UnconnectedGradients::error})(x, idx);
+  CHECK(mismatch(tx, F32, {2}, {1, 1}) == "");
+  CHECK(ti.dtype() == I32);
+  // The default stays zeros.
+  CHECK(mismatch(std::get<1>(grad<0, 1>(unused)(x, y)), F64, {2}, {0, 0}) == "");
+}
+
 // grad<1> of an integer argument is an error naming it, as in JAX; with
 // GradOptions{.allow_int = true} its "gradient" is zeros of its own shape
 // and dtype.

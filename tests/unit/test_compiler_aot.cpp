@@ -343,6 +343,27 @@ TEST_CASE("aot: forward-only export contains no gradient code", "[compiler][aot]
   CHECK(lines == 2);
 }
 
+TEST_CASE("aot: ADJIT_DUMP_DIR gets the stages of an export, named after it", "[compiler][aot]") {
+  ScratchDir dir("adjit-aot");
+  std::string shared = dir.file("shared");
+  {
+    ScopedEnvironment dump("ADJIT_DUMP_DIR", shared);
+    aot::compile([](Tensor x) { return sum(exp(x)); }, options_in(dir, "env_dumped"),
+                 Array::randn({8}, 1));
+  }
+  CHECK(contains(read_file(shared + "/aot-env_dumped-01-traced.mlir"), "adjit.exp"));
+  CHECK(contains(read_file(shared + "/aot-env_dumped-aot.ll"), "define i32 @env_dumped("));
+  // AotOptions::dump_dir, when set, wins and keeps its plain names.
+  AotOptions options = options_in(dir, "explicit_dump");
+  options.dump_dir = dir.file("own");
+  {
+    ScopedEnvironment dump("ADJIT_DUMP_DIR", shared);
+    aot::compile([](Tensor x) { return sum(x * x); }, options, Array::randn({8}, 1));
+  }
+  CHECK(contains(read_file(dir.file("own/01-traced.mlir")), "adjit.mul"));
+  CHECK(!std::filesystem::exists(shared + "/aot-explicit_dump-aot.ll"));
+}
+
 TEST_CASE("aot: target CPU and features", "[compiler][aot]") {
   ScratchDir dir("adjit-aot");
   Array x = Array::randn({1000}, 3);

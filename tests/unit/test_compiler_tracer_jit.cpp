@@ -747,9 +747,10 @@ TEST_CASE("tracer jit: dump_dir and ADJIT_DUMP_DIR write every stage",
   }
   {
     TempDir dir;
-    setenv("ADJIT_DUMP_DIR", dir.path().c_str(), 1);
-    auto f = adjit::jit([](Tensor x) { return sin(x) * 3.0; }, {.name = "env_dumped"});
-    unsetenv("ADJIT_DUMP_DIR");
+    auto f = [&] {
+      ScopedEnvironment dump("ADJIT_DUMP_DIR", dir.path());
+      return adjit::jit([](Tensor x) { return sin(x) * 3.0; }, {.name = "env_dumped"});
+    }();
     f(Array::zeros({4}));
     check_dump(dir, "env_dumped");
   }

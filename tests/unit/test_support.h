@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <exception>
 #include <functional>
 #include <limits>
@@ -35,6 +36,18 @@ inline const double kNaN = std::numeric_limits<double>::quiet_NaN();
 inline const double kInf = std::numeric_limits<double>::infinity();
 
 using Vec = std::vector<double>;
+
+// Sets an environment variable for a scope; unset again on the way out,
+// also when a check throws.
+struct ScopedEnvironment {
+  ScopedEnvironment(const char* name, const std::string& value) : name(name) {
+    ::setenv(name, value.c_str(), 1);
+  }
+  ~ScopedEnvironment() { ::unsetenv(name); }
+  ScopedEnvironment(const ScopedEnvironment&) = delete;
+  ScopedEnvironment& operator=(const ScopedEnvironment&) = delete;
+  const char* name;
+};
 
 //===----------------------------------------------------------------------===//
 // Arrays <-> doubles

@@ -29,6 +29,8 @@ struct AotOptions {
   bool static_library = false;
   /// When set, every stage's IR of the exported code goes here (as `adjit
   /// compile --dump-dir` writes it), plus the final LLVM IR as aot.ll.
+  /// Unset, ADJIT_DUMP_DIR (when set) gets the same files named
+  /// aot-NAME-01-traced.mlir, ..., aot-NAME-aot.ll.
   std::string dump_dir;
 
   /// The same options with another name: one generator compiles several

@@ -8,9 +8,10 @@
 // std::pair, std::array or std::vector of Tensors, the same structure in
 // and out; functions may use Tensors of the enclosing trace (closures).
 //
-// Differentiation: forward mode through all of them; reverse mode through
-// cond, and through fori_loop and scan with C++ integer bounds (each
-// iteration's carries are kept, the body is recomputed backwards).
+// Differentiation: both modes through all of them. Reverse mode keeps each
+// iteration's carries and recomputes the body backwards; a while_loop (or a
+// fori_loop with Tensor bounds) first counts its iterations in a forward
+// pass to size that stack (docs/guide/control-flow.md).
 
 #include "adjit/Grad.h"  // detail::TracedCall
 #include "adjit/detail/ControlFlow.h"

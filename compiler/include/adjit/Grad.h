@@ -9,6 +9,7 @@
 // transforms nest: grad(grad(f)), jit(grad(f)), jvp(grad(f)), ...
 
 #include "adjit/Jit.h"
+#include "adjit/UnconnectedGradients.h"
 #include "adjit/detail/Transforms.h"
 
 #include <optional>
@@ -21,6 +22,10 @@ struct GradOptions {
   /// Integer (and bool) Tensors among the differentiated arguments get zero
   /// gradients instead of an error (JAX's allow_int).
   bool allow_int = false;
+  /// A floating-point argument the result does not depend on (or only
+  /// through stop_gradient and non-differentiable ops) gets a zero gradient,
+  /// or with UnconnectedGradients::error a TraceError naming it.
+  UnconnectedGradients unconnected = UnconnectedGradients::zero;
 };
 
 namespace detail {
@@ -98,8 +103,10 @@ struct GradTransform {
     static_assert(std::is_same_v<typename TracedCall<F, Args...>::Result, Tensor>,
                   "adjit::grad: the function must return one scalar Tensor");
     std::vector<int64_t> wrt = leaves_of(call.starts, {Argnums...});
-    if (!options.allow_int)
-      require_floating_wrt(WithValue ? "value_and_grad" : "grad", call.flat, call.starts, wrt, loc);
+    const char* op = WithValue ? "value_and_grad" : "grad";
+    if (!options.allow_int) require_floating_wrt(op, call.flat, call.starts, wrt, loc);
+    if (options.unconnected == UnconnectedGradients::error)
+      require_connected(op, call.function, call.flat, call.starts, wrt, loc);
     if constexpr (WithValue) {
       require_scalar_result("value_and_grad", call.function, call.flat, loc);
       std::vector<Tensor> ones{full({}, 1.0, call.function.results[0].dtype, loc)};

@@ -5,6 +5,7 @@
 // be differentiated with respect to watched Tensors.
 
 #include "adjit/Tensor.h"
+#include "adjit/UnconnectedGradients.h"
 
 #include <memory>
 #include <tuple>
@@ -15,9 +16,6 @@ namespace adjit {
 namespace detail {
 struct TapeState;
 }
-
-/// What gradient() gives a source that the target does not depend on.
-enum class UnconnectedGradients { zero, error };
 
 struct TapeOptions {
   /// A persistent tape answers gradient() more than once.

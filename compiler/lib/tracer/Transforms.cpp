@@ -2,6 +2,8 @@
 
 #include "Recorder.h"
 
+#include "adjit/Dialect/DerivativeContext.h"
+
 #include <iterator>
 #include <ranges>
 
@@ -110,25 +112,58 @@ void require_scalar_result(const char* op, const TracedFunction& f,
       describe_all(f.results)));
 }
 
+namespace {
+// "argument 1", or "argument 0 (Tensor 1 of its 2)" for a leaf of a
+// structure: the argument is the one whose leaves start before it.
+std::string argument_of_leaf(const std::vector<size_t>& starts, int64_t leaf) {
+  size_t argument = 0;
+  while (argument + 1 < starts.size() && starts[argument + 1] <= static_cast<size_t>(leaf))
+    ++argument;
+  size_t leaves = starts[argument + 1] - starts[argument];
+  std::string which = fmt::format("argument {}", argument);
+  if (leaves > 1)
+    fmt::format_to(std::back_inserter(which), " (Tensor {} of its {})", leaf - starts[argument],
+                   leaves);
+  return which;
+}
+}  // namespace
+
 void require_floating_wrt(const char* op, const std::vector<Tensor>& args,
                           const std::vector<size_t>& starts, const std::vector<int64_t>& wrt,
                           SourceLocation loc) {
   for (int64_t leaf : wrt) {
     if (is_floating(args[leaf].dtype())) continue;
-    size_t argument = 0;
-    while (argument + 1 < starts.size() && starts[argument + 1] <= static_cast<size_t>(leaf))
-      ++argument;
-    size_t leaves = starts[argument + 1] - starts[argument];
-    std::string which = fmt::format("argument {}", argument);
-    if (leaves > 1)
-      fmt::format_to(std::back_inserter(which), " (Tensor {} of its {})", leaf - starts[argument],
-                     leaves);
     Recorder r(op, loc, {&args[leaf]});
     r.fail(fmt::format(
         "{} is {}: gradients are taken with respect to floating-point Tensors only, as in JAX. "
         "Leave it out of the differentiated arguments (grad<0, 1>(f) names them), or pass "
         "GradOptions{{.allow_int = true}} for zero gradients",
-        which, describe(args[leaf])));
+        argument_of_leaf(starts, leaf), describe(args[leaf])));
+  }
+}
+
+void require_connected(const char* op, const TracedFunction& f, const std::vector<Tensor>& args,
+                       const std::vector<size_t>& starts, const std::vector<int64_t>& wrt,
+                       SourceLocation loc) {
+  TraceContext& trace = trace_of(op, args, loc);
+  auto function = trace.module().lookupSymbol<mlir::func::FuncOp>(f.symbol);
+  mlir::Block& body = function.front();
+  std::vector<mlir::Operation*> ops;
+  for (mlir::Operation& inner : body.without_terminator()) ops.push_back(&inner);
+  // The function's parameters are the leaves of args, then its captures.
+  std::vector<mlir::Value> seeds;
+  for (int64_t leaf : wrt) seeds.push_back(body.getArgument(leaf));
+  std::vector<mlir::Value> results(body.getTerminator()->operand_begin(),
+                                   body.getTerminator()->operand_end());
+  llvm::DenseSet<mlir::Value> active = mlir::adjit::activeValues(ops, seeds, results);
+  for (int64_t leaf : wrt) {
+    if (!is_floating(args[leaf].dtype()) || active.contains(body.getArgument(leaf))) continue;
+    Recorder r(op, loc, {&args[leaf]});
+    r.fail(fmt::format(
+        "the result does not depend on {} ({}), or only through stop_gradient and "
+        "non-differentiable ops (UnconnectedGradients::error); "
+        "GradOptions{{.unconnected = UnconnectedGradients::zero}} gives it a zero gradient",
+        argument_of_leaf(starts, leaf), describe(args[leaf])));
   }
 }
 

@@ -44,6 +44,12 @@ void require_scalar_result(const char* op, const TracedFunction& f,
 void require_floating_wrt(const char* op, const std::vector<Tensor>& args,
                           const std::vector<size_t>& starts, const std::vector<int64_t>& wrt,
                           SourceLocation loc);
+/// Throws the TraceError of UnconnectedGradients::error when the function's
+/// results do not depend on a floating-point leaf args[wrt[i]] through
+/// differentiable ops (the AD pass's own activity analysis).
+void require_connected(const char* op, const TracedFunction& f, const std::vector<Tensor>& args,
+                       const std::vector<size_t>& starts, const std::vector<int64_t>& wrt,
+                       SourceLocation loc);
 /// Gradients of the function's single scalar result w.r.t. args[wrt[i]].
 std::vector<Tensor> grad_of(const char* op, const TracedFunction& f,
                             const std::vector<Tensor>& args, const std::vector<int64_t>& wrt,
