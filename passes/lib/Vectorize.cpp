@@ -1,6 +1,6 @@
 // Vector code from MLIR for the innermost loop of generics (CPU). The policy
 // is one rule: the innermost loop runs in vectors of two registers of the
-// target's width (four for a long row's light reduction, below), everything
+// target's width (four for a long row with few values live, below), everything
 // that does not depend on its index runs once per outer iteration as
 // scalars, and a reduction over it accumulates lane-wise and is reduced
 // across lanes once. The outer loops stay scalar `scf.for` loops:
@@ -100,15 +100,21 @@ struct InnerReduction {
 // Each step of the innermost loop works on two registers' worth of lanes:
 // independent work for the other while one waits on a long dependency
 // chain (a tanh polynomial), without spilling the polynomials' constants.
-// Measured on W1 and W3 (AVX-512): two beat one by up to 1.3x, four spill.
+// Where a step waits on long dependency chains (a reduction's adds, a math
+// function's polynomial), four registers keep four chains in flight, if
+// each varying value's four copies still fit in the vector registers (at
+// most a quarter of them live at once) and the row holds more than one
+// step: W3's row sums (its forward -7%) and W1's exp and tanh (6 values
+// live: its value+grad -10%); W3's GELU pass (11 live) spilled with four
+// (+11%). A loop without such chains is bound by its arithmetic or its
+// memory, and four registers do not help it (W2 and W4 within 1%): it
+// keeps two, as does W3's last pass, so that adjit-overlap-row-stores can
+// still run it inside the GELU pass (with four: +4.6%). Measured on
+// AVX-512 (32 registers); AVX2's 16 admit 4 values live.
 constexpr int64_t kRegistersPerStep = 2;
-// A reduction with a few operations per element (a row sum, a sum of
-// squares) waits on its accumulators' add latency, not on the arithmetic:
-// four registers per step keep four independent chains in flight, where
-// the row is long enough for more than one step of them. Measured on W3's
-// row reductions (AVX-512): its forward -7%, value+grad -2..3%.
-constexpr int64_t kRegistersPerLightReductionStep = 4;
-constexpr int64_t kLightReductionOps = 6;
+constexpr int64_t kWideRegistersPerStep = 4;
+
+int64_t vectorRegisters(int64_t vectorBits) { return vectorBits >= 512 ? 32 : 16; }
 
 // One generic, analysed: which operands and body values vary along the
 // innermost loop, and how each output is produced.
@@ -119,7 +125,7 @@ public:
     inner_ = ranges_.empty() ? 0 : ranges_.size() - 1;
     if (succeeded(analyse())) {
       int64_t registerLanes = vectorBits / widestElementBits_;
-      lanes_ = registerLanes * registersPerStep(registerLanes);
+      lanes_ = registerLanes * registersPerStep(registerLanes, vectorBits);
     }
   }
 
@@ -133,12 +139,58 @@ public:
   }
 
 private:
-  int64_t registersPerStep(int64_t registerLanes) {
-    if (reductions_.empty() || ranges_[inner_] < 2 * registerLanes * kRegistersPerLightReductionStep)
+  // The most varying values live at once in the body, in its order: a
+  // value from its definition (an operand from its first use) to its last
+  // use, a reduction's accumulator throughout.
+  int64_t maxLiveVarying() {
+    Block &body = *op_.getBlock();
+    llvm::DenseMap<Value, std::pair<int64_t, int64_t>> spans;
+    int64_t position = 0;
+    auto touch = [&](Value v) {
+      if (!varying_.contains(v))
+        return;
+      auto [it, inserted] = spans.try_emplace(v, position, position);
+      it->second.second = position;
+    };
+    for (Operation &inner : body) {
+      for (Value operand : inner.getOperands())
+        touch(operand);
+      for (Value result : inner.getResults())
+        touch(result);
+      ++position;
+    }
+    for (auto &entry : reductions_)
+      spans[entry.first] = {0, position};
+    // +1 where a span starts, -1 after it ends; the running sum is the
+    // number live.
+    SmallVector<int64_t> change(position + 2, 0);
+    for (auto &entry : spans) {
+      ++change[entry.second.first];
+      --change[entry.second.second + 1];
+    }
+    int64_t live = 0, most = 0;
+    for (int64_t delta : change)
+      most = std::max(most, live += delta);
+    return most;
+  }
+
+  // Whether a step waits on long dependency chains: a reduction's
+  // accumulator, or a math function's polynomial (exp, tanh, log, ...).
+  bool hasLongChains() {
+    if (!reductions_.empty())
+      return true;
+    return llvm::any_of(op_.getBlock()->without_terminator(), [](Operation &inner) {
+      return isa<math::MathDialect>(inner.getDialect()) &&
+             !isa<math::AbsFOp, math::AbsIOp, math::CopySignOp, math::FmaOp>(inner);
+    });
+  }
+
+  int64_t registersPerStep(int64_t registerLanes, int64_t vectorBits) {
+    bool longRow = ranges_[inner_] >= 2 * registerLanes * kWideRegistersPerStep;
+    if (!longRow || !hasLongChains())
       return kRegistersPerStep;
-    int64_t varyingOps = llvm::count_if(op_.getBlock()->without_terminator(),
-                                        [&](Operation &inner) { return varying_.contains(inner.getResult(0)); });
-    return varyingOps <= kLightReductionOps ? kRegistersPerLightReductionStep : kRegistersPerStep;
+    bool fits = kWideRegistersPerStep * maxLiveVarying() <= vectorRegisters(vectorBits);
+    return fits ? kWideRegistersPerStep : kRegistersPerStep;
   }
 
   // The position of an output operand among the outputs.

@@ -2,14 +2,16 @@
 // (adjit-tile-and-fuse-rows), fused and merged into few loops, contractions
 // marked for the GEMM kernels, and the innermost loops in vectors of the
 // target's width (adjit-vectorize, here two 512-bit registers: 32 f32 lanes,
-// four for a long row's light reduction).
+// four for a long row's chains of adds or polynomials with few values
+// live).
 // RUN: adjit-opt %s -split-input-file --adjit-pipeline-fused="vector-bits=512" --mlir-print-local-scope | FileCheck %s
 
 // LayerNorm of 512 rows of 256: chunks of rows in parallel (scf.forall),
 // blocks of rows within a chunk (scf.for), each row's sums accumulated in
 // vectors and reduced across lanes once, the normalization in vectors with
-// the row's mean and scale as broadcast scalars. The two sums are light
-// reductions over a long row: four registers (64 lanes) per step.
+// the row's mean and scale as broadcast scalars. The two sums wait on their
+// adds over a long row with few values live: four registers (64 lanes) per
+// step; the normalization, without such chains, two.
 // CHECK-LABEL: func.func @layernorm
 // CHECK: scf.forall
 // CHECK: scf.for

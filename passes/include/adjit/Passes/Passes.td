@@ -146,10 +146,15 @@ def Vectorize : Pass<"adjit-vectorize", "ModuleOp"> {
     the innermost dimension (a row sum, a maximum) accumulates lane-wise in
     a vector and is reduced across lanes once per row; a float sum must
     allow reassociation (`fastmath<reassoc>`, as adjit's reductions do).
-    Where such a reduction does at most 6 operations per element and its
-    row holds at least two steps of four registers, it steps through four
-    registers instead: four accumulator chains, so that the adds' latency
-    no longer bounds the loop.
+    Where a step waits on long dependency chains (a reduction, or a math
+    function such as exp or tanh), the row holds at least two steps of four
+    registers and four copies of the body's values live at once fit in
+    the vector registers
+    (at most 8 live with AVX-512's 32 registers, 4 with AVX2's 16; a
+    reduction's accumulator counts throughout), it steps through four
+    registers instead: four independent chains, so that neither a row
+    sum's adds nor an exp's or tanh's polynomial bound the loop by their
+    latency.
     A remainder shorter than a vector runs as one shorter vector.
     Bools are vectors of i1 that count as a byte per lane (their size in
     memory, which `adjit-convert-bool-vector-memory-to-llvm` keeps), so a
