@@ -126,20 +126,31 @@ std::string argument_of_leaf(const std::vector<size_t>& starts, int64_t leaf) {
                    leaves);
   return which;
 }
+
+// Throws op's TraceError at `loc` about the differentiated leaf args[leaf],
+// with the message `message(which, described)`: "argument 1", "f64[2]".
+template <class Message>
+[[noreturn]] void fail_at_leaf(const char* op, SourceLocation loc, const std::vector<Tensor>& args,
+                               const std::vector<size_t>& starts, int64_t leaf,
+                               Message message) {
+  Recorder r(op, loc, {&args[leaf]});
+  r.fail(message(argument_of_leaf(starts, leaf), describe(args[leaf])));
+}
 }  // namespace
 
 void require_floating_wrt(const char* op, const std::vector<Tensor>& args,
                           const std::vector<size_t>& starts, const std::vector<int64_t>& wrt,
                           SourceLocation loc) {
-  for (int64_t leaf : wrt) {
-    if (is_floating(args[leaf].dtype())) continue;
-    Recorder r(op, loc, {&args[leaf]});
-    r.fail(fmt::format(
-        "{} is {}: gradients are taken with respect to floating-point Tensors only, as in JAX. "
-        "Leave it out of the differentiated arguments (grad<0, 1>(f) names them), or pass "
-        "GradOptions{{.allow_int = true}} for zero gradients",
-        argument_of_leaf(starts, leaf), describe(args[leaf])));
-  }
+  for (int64_t leaf : wrt)
+    if (!is_floating(args[leaf].dtype()))
+      fail_at_leaf(op, loc, args, starts, leaf, [](const std::string& which,
+                                                   const std::string& type) {
+        return fmt::format(
+            "{} is {}: gradients are taken with respect to floating-point Tensors only, as in "
+            "JAX. Leave it out of the differentiated arguments (grad<0, 1>(f) names them), or "
+            "pass GradOptions{{.allow_int = true}} for zero gradients",
+            which, type);
+      });
 }
 
 void require_connected(const char* op, const TracedFunction& f, const std::vector<Tensor>& args,
@@ -156,15 +167,16 @@ void require_connected(const char* op, const TracedFunction& f, const std::vecto
   std::vector<mlir::Value> results(body.getTerminator()->operand_begin(),
                                    body.getTerminator()->operand_end());
   llvm::DenseSet<mlir::Value> active = mlir::adjit::activeValues(ops, seeds, results);
-  for (int64_t leaf : wrt) {
-    if (!is_floating(args[leaf].dtype()) || active.contains(body.getArgument(leaf))) continue;
-    Recorder r(op, loc, {&args[leaf]});
-    r.fail(fmt::format(
-        "the result does not depend on {} ({}), or only through stop_gradient and "
-        "non-differentiable ops (UnconnectedGradients::error); "
-        "GradOptions{{.unconnected = UnconnectedGradients::zero}} gives it a zero gradient",
-        argument_of_leaf(starts, leaf), describe(args[leaf])));
-  }
+  for (int64_t leaf : wrt)
+    if (is_floating(args[leaf].dtype()) && !active.contains(body.getArgument(leaf)))
+      fail_at_leaf(op, loc, args, starts, leaf, [](const std::string& which,
+                                                   const std::string& type) {
+        return fmt::format(
+            "the result does not depend on {} ({}), or only through stop_gradient and "
+            "non-differentiable ops (UnconnectedGradients::error); "
+            "GradOptions{{.unconnected = UnconnectedGradients::zero}} gives it a zero gradient",
+            which, type);
+      });
 }
 
 std::vector<Tensor> grad_of(const char* op, const TracedFunction& f,
