@@ -1,10 +1,11 @@
 // Vector code from MLIR for the innermost loop of generics (CPU). The policy
 // is one rule: the innermost loop runs in vectors of two registers of the
-// target's width (four for a long row with few values live, below), everything
-// that does not depend on its index runs once per outer iteration as
-// scalars, and a reduction over it accumulates lane-wise and is reduced
-// across lanes once. The outer loops stay scalar `scf.for` loops:
-// adjit-tile-and-fuse-rows has already sized them for the caches.
+// target's width (four where a long row waits on long dependency chains
+// with few values live, below), everything that does not depend on its
+// index runs once per outer iteration as scalars, and a reduction over it
+// accumulates lane-wise and is reduced across lanes once. The outer loops
+// stay scalar `scf.for` loops: adjit-tile-and-fuse-rows has already sized
+// them for the caches.
 
 #include "adjit/Passes/Passes.h"
 
@@ -149,8 +150,7 @@ private:
     auto touch = [&](Value v) {
       if (!varying_.contains(v))
         return;
-      auto [it, inserted] = spans.try_emplace(v, position, position);
-      it->second.second = position;
+      spans.try_emplace(v, position, position).first->second.second = position;
     };
     for (Operation &inner : body) {
       for (Value operand : inner.getOperands())
