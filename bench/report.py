@@ -131,6 +131,7 @@ class Results:
     def __init__(self, data):
         self.meta = data.get("meta", {})
         self.records = data.get("records", [])
+        self.scaling = data.get("scaling", [])
         self.runs = data.get("runs", [])
         self.smoke = bool(self.meta.get("smoke")) or any(r.get("smoke") for r in self.records)
         self.refs = {}
@@ -295,6 +296,8 @@ def render(res):
         out.append(table(header, rows))
         out.append("")
 
+    out.extend(render_scaling(res))
+
     # W7 detail, peak memory, checks.
     rows = []
     for workload, impl, variant, label in [
@@ -423,6 +426,46 @@ def render(res):
         out.append("Problems:")
         out.extend("- " + p for p in problems)
     return "\n".join(out) + "\n"
+
+
+def median(values):
+    ordered = sorted(values)
+    n = len(ordered)
+    return None if n == 0 else (ordered[n // 2] if n % 2 else (ordered[n // 2 - 1] + ordered[n // 2]) / 2)
+
+
+def render_scaling(res):
+    """The --scaling table: adjit on 1 and N threads, timed in alternate
+    processes; the speedup is the median of each round's ratio."""
+    times = {}  # (workload, variant) -> {threads: {round: median_ms}}
+    for r in res.scaling:
+        if "median_ms" not in r or r.get("variant") not in ("value_and_grad", "value"):
+            continue
+        per = times.setdefault((r["workload"], r["variant"]), {})
+        per.setdefault(r["scaling_threads"], {})[r["scaling_round"]] = r["median_ms"]
+    counts = sorted({t for per in times.values() for t in per})
+    if len(counts) != 2:
+        return []
+    one, many = counts
+    rows = []
+    for w in WORKLOADS:
+        for variant, label in [("value_and_grad", "value+grad"), ("value", "value")]:
+            per = times.get((w["name"], variant))
+            if not per or one not in per or many not in per:
+                continue
+            rounds = sorted(set(per[one]) & set(per[many]))
+            speedups = [per[one][k] / per[many][k] for k in rounds]
+            rows.append(["%s %s" % (w["name"], label), fmt(median(per[one].values()), "ms"),
+                         fmt(median(per[many].values()), "ms"),
+                         "%.2f" % median(speedups) if speedups else "—",
+                         ", ".join("%.2f" % x for x in speedups)])
+    if not rows:
+        return []
+    return [table(["adjit, %d vs %d threads" % (many, one), "%d thread" % one,
+                   "%d threads" % many, "speedup", "each round"], rows),
+            "%d and %d threads timed in alternate processes (the order swapped every round), "
+            "%d rounds: medians of each process's median; the speedup is the median of the "
+            "rounds' ratios." % (one, many, res.meta.get("scaling_rounds") or len(rounds)), ""]
 
 
 def _short(detail, limit=300):
