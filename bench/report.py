@@ -465,7 +465,7 @@ def render_scaling(res):
                    "%d threads" % many, "speedup", "each round"], rows),
             "%d and %d threads timed in alternate processes (the order swapped every round), "
             "%d rounds: medians of each process's median; the speedup is the median of the "
-            "rounds' ratios." % (one, many, res.meta.get("scaling_rounds") or len(rounds)), ""]
+            "rounds' ratios." % (one, many, len({r["scaling_round"] for r in res.scaling})), ""]
 
 
 def _short(detail, limit=300):
