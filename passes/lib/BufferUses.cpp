@@ -37,14 +37,26 @@ bool carriesBufferOut(Operation *user) {
          user->hasTrait<OpTrait::ReturnLike>();
 }
 
-BlockArgument functionArgumentOf(Value buffer) {
-  while (Operation *op = buffer.getDefiningOp()) {
+Value viewedBuffer(Value value) {
+  while (Operation *op = value.getDefiningOp()) {
     auto view = dyn_cast<ViewLikeOpInterface>(op);
     if (!view)
-      return nullptr;
-    buffer = view.getViewSource();
+      break;
+    value = view.getViewSource();
   }
-  auto argument = cast<BlockArgument>(buffer);
+  return value;
+}
+
+Operation *allocationOf(Value value) {
+  Value buffer = viewedBuffer(value);
+  Operation *op = buffer.getDefiningOp();
+  return op && hasSingleEffect<MemoryEffects::Allocate>(op, buffer) ? op : nullptr;
+}
+
+BlockArgument functionArgumentOf(Value buffer) {
+  auto argument = dyn_cast<BlockArgument>(viewedBuffer(buffer));
+  if (!argument)
+    return nullptr;
   Block *owner = argument.getOwner();
   return owner->isEntryBlock() && isa<FunctionOpInterface>(owner->getParentOp()) ? argument
                                                                                  : nullptr;

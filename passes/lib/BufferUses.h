@@ -21,6 +21,15 @@ void forEachBufferUser(Value buffer, function_ref<void(Operation *)> visit,
 /// in place: a return, a call, or a loop or branch yielding it.
 bool carriesBufferOut(Operation *user);
 
+/// The buffer that `value` is a view of (ViewLikeOpInterface, followed to
+/// the end), or `value` itself when it is none.
+Value viewedBuffer(Value value);
+
+/// The op that allocates the buffer `value` is or views, or null (a
+/// function argument). Buffers of one arena count as allocations of their
+/// own: those live at the same time never overlap.
+Operation *allocationOf(Value value);
+
 /// The function argument that `buffer` is, or is a view of (memory that
 /// the caller passed in); null for any other buffer.
 BlockArgument functionArgumentOf(Value buffer);

@@ -24,17 +24,6 @@ using namespace mlir;
 
 namespace {
 
-// The buffer that `value` is a view of (itself when it is none).
-Value rootBuffer(Value value) {
-  while (Operation *op = value.getDefiningOp()) {
-    auto view = dyn_cast<ViewLikeOpInterface>(op);
-    if (!view)
-      break;
-    value = view.getViewSource();
-  }
-  return value;
-}
-
 int64_t countOps(Operation *root) {
   int64_t count = 0;
   root->walk([&](Operation *) { ++count; });
@@ -95,7 +84,7 @@ private:
         if (!value)
           return WalkResult::interrupt();
         if (isa<MemoryEffects::Read>(effect.getEffect()))
-          reads.push_back(rootBuffer(value));
+          reads.push_back(adjit::viewedBuffer(value));
         else if (isa<MemoryEffects::Write>(effect.getEffect())) {
           BlockArgument result = adjit::functionArgumentOf(value);
           onlyResultRows &= result && !adjit::isReadThroughViews(result);
@@ -127,7 +116,7 @@ private:
       if (slice.contains(op))
         continue;
       if (auto load = dyn_cast<memref::LoadOp>(op))
-        reads.push_back(rootBuffer(load.getMemRef()));
+        reads.push_back(adjit::viewedBuffer(load.getMemRef()));
       else if (!isMemoryEffectFree(op))
         return false;
       slice.insert(op);
@@ -173,7 +162,7 @@ private:
                             if (!isa<MemoryEffects::Write, MemoryEffects::Free>(effect.getEffect()))
                               continue;
                             if (!effect.getValue() ||
-                                llvm::is_contained(reads, rootBuffer(effect.getValue())))
+                                llvm::is_contained(reads, adjit::viewedBuffer(effect.getValue())))
                               return WalkResult::interrupt();
                           }
                           return WalkResult::advance();

@@ -220,6 +220,9 @@ void addLoweringToLLVM(OpPassManager &pm, const PipelineOptions &options) {
   // its dead-op checks, which walk the loop on every change, quadratic.
   pm.addNestedPass<func::FuncOp>(createPromoteSingleIterationLoops());
   pm.addPass(createLowerAffinePass());
+  PipelineLoopsOptions pipelining;
+  pipelining.vectorBits = options.vectorBits;
+  pm.addNestedPass<func::FuncOp>(createPipelineLoops(pipelining));
   pm.addPass(createConvertSCFToCFPass());
   pm.addPass(createExpandBFloat16());
   pm.addPass(memref::createExpandStridedMetadataPass());

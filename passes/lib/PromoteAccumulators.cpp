@@ -5,6 +5,8 @@
 // then sees an ordinary reduction and vectorizes it, which it cannot prove
 // safe for memory it reaches through the descriptors of a parallel region.
 
+#include "BufferUses.h"
+
 #include "adjit/Passes/Passes.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
@@ -20,21 +22,6 @@ using namespace mlir;
 
 namespace {
 
-// The allocation a buffer is a view of, or null (a function argument).
-// Buffers of one arena count as allocations of their own: those live at
-// the same time never overlap.
-Operation *allocationOf(Value buffer) {
-  while (Operation *op = buffer.getDefiningOp()) {
-    if (hasSingleEffect<MemoryEffects::Allocate>(op, buffer))
-      return op;
-    auto view = dyn_cast<ViewLikeOpInterface>(op);
-    if (!view)
-      return nullptr;
-    buffer = view.getViewSource();
-  }
-  return nullptr;
-}
-
 struct Accumulator {
   affine::AffineLoadOp load;
   affine::AffineStoreOp store;
@@ -46,7 +33,7 @@ struct Accumulator {
 std::optional<Accumulator> findAccumulator(affine::AffineForOp loop,
                                            affine::AffineLoadOp load) {
   Block *body = loop.getBody();
-  Operation *allocation = allocationOf(load.getMemRef());
+  Operation *allocation = adjit::allocationOf(load.getMemRef());
   if (load->getBlock() != body || !allocation ||
       llvm::any_of(load.getMapOperands(),
                    [&](Value v) { return !loop.isDefinedOutsideOfLoop(v); }))
@@ -57,7 +44,7 @@ std::optional<Accumulator> findAccumulator(affine::AffineForOp loop,
     if (op == load)
       return;
     for (Value operand : op->getOperands()) {
-      if (!isa<MemRefType>(operand.getType()) || allocationOf(operand) != allocation)
+      if (!isa<MemRefType>(operand.getType()) || adjit::allocationOf(operand) != allocation)
         continue;
       auto candidate = dyn_cast<affine::AffineStoreOp>(op);
       if (candidate && !store && candidate->getBlock() == body &&

@@ -295,6 +295,74 @@ def ConvertArenaToLLVM : Pass<"adjit-convert-arena-to-llvm", "ModuleOp"> {
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
+def PipelineLoops : Pass<"adjit-pipeline-loops", "func::FuncOp"> {
+  let summary = "Software-pipeline vector loops whose dependence chains outlast the core's scheduler";
+  let description = [{
+    A vector loop whose body is one long dependence chain (W3's GELU pass:
+    normalization, a cubic, tanh's two polynomials and division, the
+    backward; about 40 FMA latencies) leaves the FMA units idle on a core
+    whose scheduler holds fewer waiting operations than two or three
+    iterations have in flight: in program order, each iteration's chain
+    fills the window before the next one's independent work is reached.
+    Measured on a Zen 5 core, independent FMA chains 32 deep run at 55% of
+    the FMA peak when each chain comes whole, at 100% when eight of them
+    are interleaved.
+
+    This pass cuts such a loop's body into stages of equal latency (2 or 3,
+    `chain-per-stage` FMA latencies each) and pipelines it with upstream's
+    `scf::pipelineForLoop`: the kernel runs stage s of iteration i + S - 1 -
+    s for every s, one operation of each stage in turn, with a prologue
+    and an epilogue for the first and last iterations. Loads and index
+    arithmetic move to the first stage that uses them.
+
+    A load that several stages use is repeated in each (when the loop
+    writes nothing it could overlap): carried, three iterations' values
+    spill.
+
+    Latencies count vector operations as one FMA's, divisions and square
+    roots as three, scalar index arithmetic as none. The pass only runs
+    for targets with 512-bit vectors, whose 32 registers hold three
+    stages' values (AVX2's 16 would spill; unmeasured). Loops stay as they
+    are when their chain is shorter than `min-chain` (shorter chains, such
+    as W2's softmax and W4's tanh, ran up to 8% slower pipelined), their
+    steps already span four vector registers (adjit-vectorize's answer to
+    the same problem where the live values fit: W1's loop, pipelined as
+    well, spilled and ran 1.6x slower), their trip count is not a constant
+    of at least twice the stages, they hold another loop or an operation
+    whose memory effects are unknown (a call), or reordering could change
+    what they read or write: each pair of accesses in
+    different stages, one of them a write, must be to separate buffers
+    (allocations, arena buffers, or a public function's arguments when
+    none is donated) or to the same slice of one buffer per iteration (the
+    induction variable as the last index, covering at most one step), the
+    first of the two in the earlier stage.
+
+    ```mlir
+    scf.for %i = %c0 to %c1024 step %c16 {
+      %x = vector.load %in[%i] : memref<1024xf32>, vector<16xf32>
+      ... a chain of 20 vector operations ...
+      vector.store %y, %out[%i] : memref<1024xf32>, vector<16xf32>
+    }
+    // becomes a prologue, the kernel, an epilogue:
+    // stage 0 of iteration 0; stages 0 and 1 of iterations 1 and 0;
+    // scf.for: stage 0 of i + 2, stage 1 of i + 1, stage 2 of i, interleaved
+    // stages 1 and 2 of the last two iterations; stage 2 of the last
+    ```
+  }];
+  let options = [
+    Option<"vectorBits", "vector-bits", "int64_t", /*default=*/"0",
+           "Width of the target's vector registers in bits (0: the host's "
+           "widest)">,
+    Option<"maxStages", "max-stages", "int64_t", /*default=*/"3",
+           "Most stages a loop is cut into">,
+    Option<"minChain", "min-chain", "int64_t", /*default=*/"30",
+           "Shortest chain, in FMA latencies, that is pipelined">,
+    Option<"chainPerStage", "chain-per-stage", "int64_t", /*default=*/"12",
+           "FMA latencies of chain per stage">,
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect"];
+}
+
 def PromoteSingleIterationLoops : Pass<"adjit-promote-single-iteration-loops", "func::FuncOp"> {
   let summary = "Replace affine loops of one iteration by their bodies";
   let description = [{

@@ -1,0 +1,384 @@
+// Software pipelining of vector loops whose dependence chains outlast the
+// core's scheduler: see the pass description in Passes.td.
+
+#include "BufferUses.h"
+
+#include "adjit/Passes/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Transforms/Transforms.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Transforms/RegionUtils.h"
+
+#include <map>
+
+namespace mlir::adjit {
+#define GEN_PASS_DEF_PIPELINELOOPS
+#include "adjit/Passes/Passes.h.inc"
+} // namespace mlir::adjit
+
+using namespace mlir;
+
+namespace {
+
+// Latency of an op's result in units of a vector FMA's (about 4 cycles):
+// what the chains are measured in. Scalar (index) arithmetic is free.
+int64_t latency(Operation *op) {
+  if (!llvm::any_of(op->getResultTypes(), [](Type t) { return isa<VectorType>(t); }))
+    return 0;
+  if (isa<arith::DivFOp, math::SqrtOp>(op))
+    return 3;
+  return 1;
+}
+
+// One read or write of memory in the loop, and the loop-level op (stage)
+// it belongs to.
+struct Access {
+  Operation *top;
+  Value memref;
+  SmallVector<Value> indices;
+  int64_t extent; // elements along the last dimension
+  bool write;
+};
+
+// The read or write that `op` is, if it is one of the kinds this pass can
+// place; nullopt for anything else.
+std::optional<Access> accessOf(Operation *op, Operation *top) {
+  auto lastExtent = [](VectorType type) { return type.getShape().back(); };
+  if (auto read = dyn_cast<vector::TransferReadOp>(op)) {
+    if (!isa<MemRefType>(read.getSource().getType()) ||
+        !read.getPermutationMap().isMinorIdentity())
+      return std::nullopt;
+    return Access{top, read.getSource(), llvm::to_vector(read.getIndices()),
+                  lastExtent(read.getVectorType()), false};
+  }
+  if (auto write = dyn_cast<vector::TransferWriteOp>(op)) {
+    if (!isa<MemRefType>(write.getSource().getType()) ||
+        !write.getPermutationMap().isMinorIdentity())
+      return std::nullopt;
+    return Access{top, write.getSource(), llvm::to_vector(write.getIndices()),
+                  lastExtent(write.getVectorType()), true};
+  }
+  if (auto load = dyn_cast<vector::LoadOp>(op))
+    return Access{top, load.getBase(), llvm::to_vector(load.getIndices()),
+                  lastExtent(load.getVectorType()), false};
+  if (auto store = dyn_cast<vector::StoreOp>(op))
+    return Access{top, store.getBase(), llvm::to_vector(store.getIndices()),
+                  lastExtent(store.getVectorType()), true};
+  if (auto load = dyn_cast<memref::LoadOp>(op))
+    return Access{top, load.getMemRef(), llvm::to_vector(load.getIndices()), 1, false};
+  if (auto store = dyn_cast<memref::StoreOp>(op))
+    return Access{top, store.getMemRef(), llvm::to_vector(store.getIndices()), 1, true};
+  return std::nullopt;
+}
+
+// Whether `op` may read or write memory in a way accessOf does not describe.
+bool hasOtherMemoryEffects(Operation *op) {
+  if (isa<memref::PrefetchOp>(op)) // a hint: reordering it changes no result
+    return false;
+  if (auto effects = dyn_cast<MemoryEffectOpInterface>(op)) {
+    SmallVector<MemoryEffects::EffectInstance> instances;
+    effects.getEffects(instances);
+    return llvm::any_of(instances, [](const MemoryEffects::EffectInstance &e) {
+      return isa<MemoryEffects::Read, MemoryEffects::Write>(e.getEffect());
+    });
+  }
+  return !op->hasTrait<OpTrait::HasRecursiveMemoryEffects>();
+}
+
+// Whether two different buffers are known not to overlap. A public
+// function's arguments are separate buffers unless one was donated
+// (writable): its output is written into that input.
+bool separateBuffers(Value a, Value b, func::FuncOp function) {
+  // Arena buffers used together are live together, and adjit-plan-buffers
+  // never lets those share a byte.
+  if (adjit::allocationOf(a) || adjit::allocationOf(b))
+    return true;
+  auto isArgument = [&](Value v) {
+    auto arg = dyn_cast<BlockArgument>(v);
+    return arg && arg.getOwner() == &function.getBody().front();
+  };
+  if (!isArgument(a) || !isArgument(b) || !function.isPublic())
+    return false;
+  for (unsigned i = 0; i < function.getNumArguments(); ++i)
+    if (auto writable = function.getArgAttrOfType<BoolAttr>(i, "bufferization.writable"))
+      if (writable.getValue())
+        return false;
+  return true;
+}
+
+// Whether each iteration of `loop` touches its own part of the memref that
+// both accesses address identically: the induction variable is their last
+// index, they cover at most one step there, and their other indices are
+// fixed in the loop.
+bool ownSlicePerIteration(const Access &a, const Access &b, scf::ForOp loop,
+                          int64_t step) {
+  if (a.memref != b.memref || a.indices != b.indices || a.indices.empty() ||
+      a.indices.back() != loop.getInductionVar() || a.extent > step || b.extent > step)
+    return false;
+  return llvm::all_of(ArrayRef(a.indices).drop_back(),
+                      [&](Value index) { return loop.isDefinedOutsideOfLoop(index); });
+}
+
+// A step through this many registers already interleaves as many chains
+// (adjit-vectorize's four registers per step): W1's loop, pipelined as
+// well, spilled and ran slower.
+constexpr int64_t kInterleavedRegisters = 4;
+constexpr int64_t kMinVectorBits = 512;
+
+class LoopPipeliner {
+public:
+  LoopPipeliner(scf::ForOp loop, int64_t vectorBits, int64_t maxStages, int64_t minChain,
+                int64_t chainPerStage)
+      : loop(loop), vectorBits(vectorBits), maxStages(maxStages), minChain(minChain),
+        chainPerStage(chainPerStage) {}
+
+  // The schedule (each op of the body with its stage, in the kernel's
+  // order), or an empty one when the loop is better left as it is.
+  std::vector<std::pair<Operation *, unsigned>> schedule() {
+    std::optional<int64_t> lower = getConstantIntValue(loop.getLowerBound());
+    std::optional<int64_t> upper = getConstantIntValue(loop.getUpperBound());
+    std::optional<int64_t> step = getConstantIntValue(loop.getStep());
+    if (!lower || !upper || !step || *step <= 0)
+      return {};
+    Block *body = loop.getBody();
+    for (Value yielded : body->getTerminator()->getOperands())
+      if (!yielded.getDefiningOp() || yielded.getDefiningOp()->getBlock() != body)
+        return {}; // the pipeliner carries only values the body computes
+    if (registersPerStep(body) >= kInterleavedRegisters)
+      return {};
+    for (Operation &op : body->without_terminator()) {
+      bool nestedLoop = false;
+      op.walk([&](LoopLikeOpInterface) { nestedLoop = true; });
+      if (nestedLoop)
+        return {};
+      ops.push_back(&op);
+    }
+    int64_t chain = measureChains();
+    if (chain < minChain)
+      return {};
+    int64_t stages = std::clamp<int64_t>((chain + chainPerStage / 2) / chainPerStage, 2, maxStages);
+    if (llvm::divideCeil(*upper - *lower, *step) < 2 * stages)
+      return {};
+    assignStages(chain, stages);
+    if (!memoryOrderKept(*step))
+      return {};
+    reloadPerStage();
+    return interleave(stages);
+  }
+
+private:
+  scf::ForOp loop;
+  int64_t vectorBits, maxStages, minChain, chainPerStage;
+
+  // The registers the widest vector of the body fills.
+  int64_t registersPerStep(Block *body) {
+    int64_t widest = 0;
+    body->walk([&](Operation *op) {
+      for (Type type : op->getResultTypes())
+        if (auto vector = dyn_cast<VectorType>(type);
+            vector && vector.getElementType().isIntOrFloat())
+          widest = std::max(widest, vector.getNumElements() *
+                                        vector.getElementType().getIntOrFloatBitWidth());
+    });
+    return llvm::divideCeil(widest, vectorBits);
+  }
+  SmallVector<Operation *> ops;
+  DenseMap<Operation *, int64_t> depth, stage;
+
+  // The ops of the body that define values `op` uses (inside its regions too).
+  SmallVector<Operation *> producers(Operation *op) {
+    SmallVector<Operation *> result;
+    auto add = [&](Value v) {
+      if (Operation *def = v.getDefiningOp(); def && def->getBlock() == loop.getBody())
+        result.push_back(def);
+    };
+    for (Value operand : op->getOperands())
+      add(operand);
+    visitUsedValuesDefinedAbove(op->getRegions(), [&](OpOperand *use) { add(use->get()); });
+    return result;
+  }
+
+  // Each op's depth (the latency from the iteration's start to its
+  // operands), and the longest chain.
+  int64_t measureChains() {
+    int64_t longest = 0;
+    for (Operation *op : ops) {
+      int64_t d = 0;
+      for (Operation *def : producers(op))
+        d = std::max(d, depth[def] + latency(def));
+      depth[op] = d;
+      longest = std::max(longest, d + latency(op));
+    }
+    return longest;
+  }
+
+  // Stages cut the chains into equal spans of latency. Loads and index
+  // arithmetic then move down to the first stage that uses them, so that
+  // what crosses stages is mostly the chains' values, not their inputs.
+  void assignStages(int64_t chain, int64_t stages) {
+    for (Operation *op : ops)
+      stage[op] = std::min(stages - 1, depth[op] * stages / chain);
+    for (Operation *op : llvm::reverse(ops)) {
+      bool movable = isMemoryEffectFree(op) ? latency(op) == 0
+                                            : isa<vector::TransferReadOp, vector::LoadOp,
+                                                  memref::LoadOp>(op);
+      if (!movable || op->use_empty())
+        continue;
+      int64_t firstUse = stages - 1;
+      for (Operation *user : op->getUsers()) {
+        Operation *top = loop.getBody()->findAncestorOpInBlock(*user);
+        if (top == loop.getBody()->getTerminator())
+          firstUse = stage[op]; // yielded: stays where it is
+        else
+          firstUse = std::min(firstUse, stage[top]);
+      }
+      stage[op] = std::max(stage[op], firstUse);
+    }
+  }
+
+  // A load of a buffer that the loop does not write, used in several
+  // stages, is repeated in each of them: carried instead, the values of
+  // three iterations at once spill (W3's GELU pass carried x and gamma
+  // from its first stage to its last).
+  void reloadPerStage() {
+    SmallVector<Value> written;
+    for (Operation *top : ops)
+      top->walk([&](Operation *op) {
+        if (std::optional<Access> access = accessOf(op, top); access && access->write)
+          written.push_back(adjit::viewedBuffer(access->memref));
+      });
+    auto func = loop->getParentOfType<func::FuncOp>();
+    auto readOnly = [&](Value memref) {
+      Value buffer = adjit::viewedBuffer(memref);
+      return func && llvm::all_of(written, [&](Value w) {
+               return w != buffer && separateBuffers(w, buffer, func);
+             });
+    };
+    Block *body = loop.getBody();
+    for (Operation *load : SmallVector<Operation *>(ops)) {
+      std::optional<Access> access = accessOf(load, load);
+      if (!access || access->write || !readOnly(access->memref))
+        continue;
+      // The uses of each later stage, in the order of their users.
+      std::map<int64_t, SmallVector<OpOperand *>> laterUses;
+      for (OpOperand &use : load->getUses()) {
+        Operation *top = body->findAncestorOpInBlock(*use.getOwner());
+        if (top != body->getTerminator() && stage[top] > stage[load])
+          laterUses[stage[top]].push_back(&use);
+      }
+      for (auto &[later, uses] : laterUses) {
+        Operation *first = body->findAncestorOpInBlock(*uses.front()->getOwner());
+        for (OpOperand *use : uses) {
+          Operation *top = body->findAncestorOpInBlock(*use->getOwner());
+          if (top->isBeforeInBlock(first))
+            first = top;
+        }
+        OpBuilder builder(first);
+        Operation *reload = builder.clone(*load);
+        stage[reload] = later;
+        depth[reload] = depth[load];
+        for (OpOperand *use : uses)
+          use->set(reload->getResult(0));
+      }
+    }
+    ops.clear();
+    for (Operation &op : body->without_terminator())
+      ops.push_back(&op);
+  }
+
+  // Whether every pair of accesses that end up in different stages, one of
+  // them a write, provably keeps its order: separate buffers, or the same
+  // slice of one buffer per iteration, first access in the earlier stage.
+  bool memoryOrderKept(int64_t step) {
+    SmallVector<Access> accesses;
+    auto func = loop->getParentOfType<func::FuncOp>();
+    for (Operation *top : ops) {
+      WalkResult result = top->walk([&](Operation *op) {
+        if (std::optional<Access> access = accessOf(op, top)) {
+          accesses.push_back(*access);
+          return WalkResult::advance();
+        }
+        return hasOtherMemoryEffects(op) ? WalkResult::interrupt() : WalkResult::advance();
+      });
+      if (result.wasInterrupted())
+        return false;
+    }
+    DenseMap<Operation *, size_t> position;
+    for (auto [i, op] : llvm::enumerate(ops))
+      position[op] = i;
+    for (const Access &a : accesses) {
+      for (const Access &b : accesses) {
+        if (!a.write || stage[a.top] == stage[b.top])
+          continue;
+        Value bufferA = adjit::viewedBuffer(a.memref), bufferB = adjit::viewedBuffer(b.memref);
+        if (bufferA != bufferB && func && separateBuffers(bufferA, bufferB, func))
+          continue;
+        const Access &first = position[a.top] < position[b.top] ? a : b;
+        const Access &second = &first == &a ? b : a;
+        if (ownSlicePerIteration(a, b, loop, step) && stage[first.top] <= stage[second.top])
+          continue;
+        return false;
+      }
+    }
+    return true;
+  }
+
+  // The kernel's order: one op of each stage in turn (each stage's ops in
+  // their original order), so that the core's scheduler, which sees a
+  // window of the instruction stream, always holds independent chains of
+  // several iterations.
+  std::vector<std::pair<Operation *, unsigned>> interleave(int64_t stages) {
+    SmallVector<SmallVector<Operation *>> byStage(stages);
+    for (Operation *op : ops)
+      byStage[stage[op]].push_back(op);
+    std::vector<std::pair<Operation *, unsigned>> order;
+    SmallVector<size_t> next(stages, 0);
+    while (order.size() < ops.size())
+      for (int64_t s = 0; s < stages; ++s)
+        if (next[s] < byStage[s].size())
+          order.emplace_back(byStage[s][next[s]++], static_cast<unsigned>(s));
+    return order;
+  }
+};
+
+struct PipelineLoopsPass : adjit::impl::PipelineLoopsBase<PipelineLoopsPass> {
+  using PipelineLoopsBase::PipelineLoopsBase;
+
+  void runOnOperation() override {
+    int64_t bits = vectorBits > 0 ? vectorBits : adjit::hostVectorBits();
+    // Three stages in flight need AVX-512's 32 vector registers; with
+    // AVX2's 16 they would spill (unmeasured: left as they are).
+    if (bits < kMinVectorBits)
+      return;
+    SmallVector<scf::ForOp> loops;
+    getOperation().walk([&](scf::ForOp loop) {
+      if (llvm::any_of(loop.getBody()->getOperations(), [](Operation &op) {
+            return llvm::any_of(op.getResultTypes(), [](Type t) { return isa<VectorType>(t); });
+          }))
+        loops.push_back(loop);
+    });
+    IRRewriter rewriter(&getContext());
+    for (scf::ForOp loop : loops) {
+      std::vector<std::pair<Operation *, unsigned>> schedule =
+          LoopPipeliner(loop, bits, maxStages, minChain, chainPerStage).schedule();
+      if (schedule.empty())
+        continue;
+      scf::PipeliningOption options;
+      options.getScheduleFn = [&](scf::ForOp, std::vector<std::pair<Operation *, unsigned>> &s) {
+        s = schedule;
+      };
+      rewriter.setInsertionPoint(loop);
+      bool modified = false;
+      if (failed(scf::pipelineForLoop(rewriter, loop, options, &modified)) && modified) {
+        loop.emitError("software pipelining failed after changing the loop");
+        return signalPassFailure();
+      }
+    }
+  }
+};
+
+} // namespace
