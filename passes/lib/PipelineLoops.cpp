@@ -11,6 +11,7 @@
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Transforms/LoopInvariantCodeMotionUtils.h"
 #include "mlir/Transforms/RegionUtils.h"
 
 #include <map>
@@ -145,11 +146,14 @@ public:
     if (!lower || !upper || !step || *step <= 0)
       return {};
     Block *body = loop.getBody();
+    if (registersPerStep(body) >= kInterleavedRegisters)
+      return {};
+    // Constants and other invariants, hoisted, neither take a stage nor
+    // lengthen the chains.
+    moveLoopInvariantCode(cast<LoopLikeOpInterface>(loop.getOperation()));
     for (Value yielded : body->getTerminator()->getOperands())
       if (!yielded.getDefiningOp() || yielded.getDefiningOp()->getBlock() != body)
         return {}; // the pipeliner carries only values the body computes
-    if (registersPerStep(body) >= kInterleavedRegisters)
-      return {};
     for (Operation &op : body->without_terminator()) {
       bool nestedLoop = false;
       op.walk([&](LoopLikeOpInterface) { nestedLoop = true; });
