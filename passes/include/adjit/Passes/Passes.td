@@ -323,8 +323,8 @@ def PipelineLoops : Pass<"adjit-pipeline-loops", "func::FuncOp"> {
     roots as three, scalar index arithmetic as none. The pass only runs
     for targets with 512-bit vectors, whose 32 registers hold three
     stages' values (AVX2's 16 would spill; unmeasured). Loops stay as they
-    are when their chain is shorter than `min-chain` (shorter chains, such
-    as W2's softmax and W4's tanh, ran up to 8% slower pipelined), their
+    are when their chain is shorter than `min-chain` (shorter chains, W2's
+    and W4's loops of 18 to 26 latencies, ran up to 8% slower pipelined), their
     steps already span four vector registers (adjit-vectorize's answer to
     the same problem where the live values fit: W1's loop, pipelined as
     well, spilled and ran 1.6x slower), their trip count is not a constant
