@@ -10,6 +10,14 @@
 
 namespace mlir::adjit {
 
+/// On a public function (adjit-mark-entry-points) some of whose arguments
+/// were donated: the caller passes a donated argument's buffer as a
+/// result's out-parameter too, so two of its arguments may be one buffer.
+/// A public function without it gets separate buffers for its arguments
+/// that it writes (outputs) and the others (Jit's call_into and the
+/// ahead-of-time header reject or forbid overlapping ones).
+inline constexpr llvm::StringLiteral kDonatesBuffersAttrName = "adjit.donates_buffers";
+
 /// Calls `visit` on every op that uses `buffer` or a view of it. Views
 /// (ViewLikeOpInterface) are followed, and visited too when `visitViews`;
 /// the buffer results of any other user (a loop carrying the buffer) are

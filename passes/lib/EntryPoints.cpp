@@ -1,5 +1,7 @@
 // The calling convention of compiled functions: one packed entry point per
 // public function, so callers need no per-signature glue.
+#include "BufferUses.h"
+
 #include "adjit/Dialect/AdjitDialect.h"
 #include "adjit/Passes/Passes.h"
 
@@ -47,6 +49,7 @@ void makeDonatedArgumentsWritable(func::FuncOp fn) {
                                                    adjit::kAliasingOutputAttrName);
     if (!result)
       continue;
+    fn->setAttr(adjit::kDonatesBuffersAttrName, b.getUnitAttr());
     fn.removeArgAttr(argument.getArgNumber(), adjit::kAliasingOutputAttrName);
     fn.setArgAttr(argument.getArgNumber(), "bufferization.writable", b.getBoolAttr(true));
     fn.setResultAttr(result.getInt(), adjit::kAliasingInputAttrName,

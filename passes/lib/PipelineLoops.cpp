@@ -91,8 +91,8 @@ bool hasOtherMemoryEffects(Operation *op) {
 }
 
 // Whether two different buffers are known not to overlap. A public
-// function's arguments are separate buffers unless one was donated
-// (writable): its output is written into that input.
+// function's arguments are separate buffers unless one was donated: its
+// output is written into that input (kDonatesBuffersAttrName).
 bool separateBuffers(Value a, Value b, func::FuncOp function) {
   // Arena buffers used together are live together, and adjit-plan-buffers
   // never lets those share a byte.
@@ -102,13 +102,8 @@ bool separateBuffers(Value a, Value b, func::FuncOp function) {
     auto arg = dyn_cast<BlockArgument>(v);
     return arg && arg.getOwner() == &function.getBody().front();
   };
-  if (!isArgument(a) || !isArgument(b) || !function.isPublic())
-    return false;
-  for (unsigned i = 0; i < function.getNumArguments(); ++i)
-    if (auto writable = function.getArgAttrOfType<BoolAttr>(i, "bufferization.writable"))
-      if (writable.getValue())
-        return false;
-  return true;
+  return isArgument(a) && isArgument(b) && function.isPublic() &&
+         !function->hasAttr(adjit::kDonatesBuffersAttrName);
 }
 
 // Whether each iteration of `loop` touches its own part of the memref that
@@ -146,7 +141,9 @@ public:
     if (!lower || !upper || !step || *step <= 0)
       return {};
     Block *body = loop.getBody();
-    if (registersPerStep(body) >= kInterleavedRegisters)
+    bool nestedLoop = false;
+    body->walk([&](LoopLikeOpInterface) { nestedLoop = true; });
+    if (nestedLoop || registersPerStep(body) >= kInterleavedRegisters)
       return {};
     // Constants and other invariants, hoisted, neither take a stage nor
     // lengthen the chains.
@@ -154,13 +151,8 @@ public:
     for (Value yielded : body->getTerminator()->getOperands())
       if (!yielded.getDefiningOp() || yielded.getDefiningOp()->getBlock() != body)
         return {}; // the pipeliner carries only values the body computes
-    for (Operation &op : body->without_terminator()) {
-      bool nestedLoop = false;
-      op.walk([&](LoopLikeOpInterface) { nestedLoop = true; });
-      if (nestedLoop)
-        return {};
+    for (Operation &op : body->without_terminator())
       ops.push_back(&op);
-    }
     int64_t chain = measureChains();
     if (chain < minChain)
       return {};

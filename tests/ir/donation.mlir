@@ -2,7 +2,9 @@
 // argument): the op computing result R writes into the argument
 // (adjit-write-into-dead-inputs), bufferization does it in place, and the
 // result is returned without copying it into its out-parameter, which the
-// caller passes as the same buffer (adjit-elide-donated-copies).
+// caller passes as the same buffer (adjit-elide-donated-copies); the
+// function is marked adjit.donates_buffers, as two of its arguments may
+// then be one buffer.
 // RUN: adjit-opt %s -split-input-file --adjit-pipeline-fused | FileCheck %s --check-prefix=FUSED
 // RUN: adjit-opt %s -split-input-file --adjit-pipeline-bufferized | FileCheck %s --check-prefix=BUF
 
@@ -17,6 +19,7 @@
 // FUSED:       vector.transfer_write %{{.*}}, %[[W]][%[[I]], %[[J]]]
 // BUF-LABEL:   func.func @sgd
 // BUF-SAME:    (%arg0: memref<64x32xf32>, %arg1: memref<64x32xf32>, %arg2: memref<64x32xf32>)
+// BUF-SAME:    attributes {adjit.donates_buffers
 // BUF-NOT:     memref.alloc
 // BUF:         vector.transfer_read %arg0
 // BUF:         vector.transfer_write %{{.*}}, %arg0
@@ -38,6 +41,7 @@ func.func @sgd(%w: tensor<64x32xf32> {adjit.aliasing_output = 0 : i64}, %g: tens
 // FUSED:       scf.for {{.*}} iter_args(%{{.*}} = %[[EMPTY]])
 // FUSED:       vector.transfer_read %arg0
 // BUF-LABEL:   func.func @not_donated
+// BUF-NOT:     adjit.donates_buffers
 // BUF-NOT:     vector.transfer_write {{.*}} %arg0
 // BUF:         vector.transfer_write %{{.*}}, %arg2
 func.func @not_donated(%w: tensor<64x32xf32>, %g: tensor<64x32xf32>) -> tensor<64x32xf32> {

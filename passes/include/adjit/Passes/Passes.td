@@ -724,7 +724,9 @@ def MarkEntryPoints : Pass<"adjit-mark-entry-points", "ModuleOp"> {
     when nothing reads the argument afterwards. The caller passes its buffer
     as result R's too: a result computed elsewhere is copied into it at the
     end, like any result. Result R gets `adjit.aliasing_input` for
-    `adjit-elide-donated-copies`.
+    `adjit-elide-donated-copies`, and the function `adjit.donates_buffers`:
+    two of its arguments may then be one buffer, which
+    `adjit-pipeline-loops` must not reorder around.
   }];
   let dependentDialects = ["::mlir::bufferization::BufferizationDialect"];
 }
