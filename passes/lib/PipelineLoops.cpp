@@ -169,6 +169,8 @@ public:
 private:
   scf::ForOp loop;
   int64_t vectorBits, maxStages, minChain, chainPerStage;
+  SmallVector<Operation *> ops;
+  DenseMap<Operation *, int64_t> depth, stage;
 
   // The registers the widest vector of the body fills.
   int64_t registersPerStep(Block *body) {
@@ -182,8 +184,6 @@ private:
     });
     return llvm::divideCeil(widest, vectorBits);
   }
-  SmallVector<Operation *> ops;
-  DenseMap<Operation *, int64_t> depth, stage;
 
   // The ops of the body that define values `op` uses (inside its regions too).
   SmallVector<Operation *> producers(Operation *op) {
