@@ -49,19 +49,12 @@ struct Access {
 // place; nullopt for anything else.
 std::optional<Access> accessOf(Operation *op, Operation *top) {
   auto lastExtent = [](VectorType type) { return type.getShape().back(); };
-  if (auto read = dyn_cast<vector::TransferReadOp>(op)) {
-    if (!isa<MemRefType>(read.getSource().getType()) ||
-        !read.getPermutationMap().isMinorIdentity())
+  if (auto transfer = dyn_cast<VectorTransferOpInterface>(op)) {
+    if (!isa<MemRefType>(transfer.getSource().getType()) ||
+        !transfer.getPermutationMap().isMinorIdentity())
       return std::nullopt;
-    return Access{top, read.getSource(), llvm::to_vector(read.getIndices()),
-                  lastExtent(read.getVectorType()), false};
-  }
-  if (auto write = dyn_cast<vector::TransferWriteOp>(op)) {
-    if (!isa<MemRefType>(write.getSource().getType()) ||
-        !write.getPermutationMap().isMinorIdentity())
-      return std::nullopt;
-    return Access{top, write.getSource(), llvm::to_vector(write.getIndices()),
-                  lastExtent(write.getVectorType()), true};
+    return Access{top, transfer.getSource(), llvm::to_vector(transfer.getIndices()),
+                  lastExtent(transfer.getVectorType()), isa<vector::TransferWriteOp>(op)};
   }
   if (auto load = dyn_cast<vector::LoadOp>(op))
     return Access{top, load.getBase(), llvm::to_vector(load.getIndices()),
