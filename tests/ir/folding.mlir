@@ -432,12 +432,13 @@ func.func @add_negative_zero(%x: tensor<4xf32>, %h: tensor<2xbf16>) -> (tensor<4
 
 // -----
 
-// x + (+0.0) is +0.0 for x = -0.0, so it must stay.
+// x + (+0.0) is +0.0 for x = -0.0, so it must stay (add is commutative: the
+// constant moves to the right).
 // CHECK-LABEL: func.func @add_positive_zero_not_folded
 // CHECK-SAME: (%[[X:.*]]: tensor<4xf32>)
 // CHECK: %[[Z:.*]] = adjit.constant dense<0.000000e+00> : tensor<4xf32>
 // CHECK: %[[A:.*]] = adjit.add %[[X]], %[[Z]] : tensor<4xf32>
-// CHECK: %[[B:.*]] = adjit.add %[[Z]], %[[X]] : tensor<4xf32>
+// CHECK: %[[B:.*]] = adjit.add %[[X]], %[[Z]] : tensor<4xf32>
 // CHECK: return %[[A]], %[[B]]
 func.func @add_positive_zero_not_folded(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
   %z = adjit.constant dense<0.0> : tensor<4xf32>

@@ -135,3 +135,30 @@ func.func @other(%x: tensor<2xi64>) -> tensor<2xi64> {
   %0 = adjit.mul %x, %x : tensor<2xi64>
   return %0 : tensor<2xi64>
 }
+
+// -----
+
+// add, mul, max and min are commutative: the optimized stage's CSE takes
+// x*y and y*x for one value (reverse mode makes both from a product of a
+// value with itself).
+// OPT-LABEL: func.func @commutative_operands
+// OPT-SAME: (%[[X:.*]]: tensor<4xf32>, %[[Y:.*]]: tensor<4xf32>)
+// OPT-NEXT: %[[M:.*]] = adjit.mul %[[X]], %[[Y]] : tensor<4xf32>
+// OPT-NEXT: %[[A:.*]] = adjit.add %[[X]], %[[Y]] : tensor<4xf32>
+// OPT-NEXT: %[[MX:.*]] = adjit.max %[[X]], %[[Y]] : tensor<4xf32>
+// OPT-NEXT: %[[MN:.*]] = adjit.min %[[X]], %[[Y]] : tensor<4xf32>
+// OPT-NEXT: return %[[M]], %[[M]], %[[A]], %[[A]], %[[MX]], %[[MX]], %[[MN]], %[[MN]]
+func.func @commutative_operands(%x: tensor<4xf32>, %y: tensor<4xf32>)
+    -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>,
+        tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) {
+  %0 = adjit.mul %x, %y : tensor<4xf32>
+  %1 = adjit.mul %y, %x : tensor<4xf32>
+  %2 = adjit.add %x, %y : tensor<4xf32>
+  %3 = adjit.add %y, %x : tensor<4xf32>
+  %4 = adjit.max %x, %y : tensor<4xf32>
+  %5 = adjit.max %y, %x : tensor<4xf32>
+  %6 = adjit.min %x, %y : tensor<4xf32>
+  %7 = adjit.min %y, %x : tensor<4xf32>
+  return %0, %1, %2, %3, %4, %5, %6, %7 : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>,
+      tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
+}

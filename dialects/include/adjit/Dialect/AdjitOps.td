@@ -168,9 +168,12 @@ def Adjit_IntegerPowOp : Adjit_Op<"integer_pow", !listconcat([Pure, SameOperands
 // Elementwise binary
 //===----------------------------------------------------------------------===//
 
-class Adjit_BinaryOp<string mnemonic, string formula, string derivative>
+// Commutative: CSE takes x*y and y*x (the derivative rules make both) for one
+// value, and the canonicalizer moves constants to the right.
+class Adjit_BinaryOp<string mnemonic, string formula, string derivative,
+                     list<Trait> traits = []>
     : Adjit_Op<mnemonic, !listconcat([Pure, SameOperandsAndResultType,
-        DeclareOpInterfaceMethods<DifferentiableOpInterface>], Adjit_Elementwise)> {
+        DeclareOpInterfaceMethods<DifferentiableOpInterface>], Adjit_Elementwise, traits)> {
   let summary = "elementwise " # formula;
   let description = [{
     Elementwise `}] # formula # [{` of two tensors of one type (the front end
@@ -189,20 +192,20 @@ class Adjit_BinaryOp<string mnemonic, string formula, string derivative>
 }
 
 def Adjit_AddOp : Adjit_BinaryOp<"add", "x + y",
-    "d(x) + d(y)">;
+    "d(x) + d(y)", [Commutative]>;
 def Adjit_SubOp : Adjit_BinaryOp<"sub", "x - y",
     "d(x) - d(y)">;
 def Adjit_MulOp : Adjit_BinaryOp<"mul", "x * y",
-    "y d(x) + x d(y)">;
+    "y d(x) + x d(y)", [Commutative]>;
 def Adjit_DivOp : Adjit_BinaryOp<"div",
     "x / y (integers: truncating, like C++, and total as in XLA: x / 0 = -1, INT_MIN / -1 = INT_MIN)",
     "(d(x) - (x/y) d(y)) / y">;
 def Adjit_PowOp : Adjit_BinaryOp<"pow", "x ^ y (integers: wrapping; a negative y gives 1 for x = 1, +-1 for x = -1, else 0, as in XLA)",
     "y x^(y-1) d(x) + x^y log(x) d(y), with 0 where y = 0 (first term) or x = 0 (second term)">;
 def Adjit_MaxOp : Adjit_BinaryOp<"max", "max(x, y) (NaN if either is NaN)",
-    "the larger operand\'s derivative; ties split it 1/2 and 1/2">;
+    "the larger operand\'s derivative; ties split it 1/2 and 1/2", [Commutative]>;
 def Adjit_MinOp : Adjit_BinaryOp<"min", "min(x, y) (NaN if either is NaN)",
-    "the smaller operand\'s derivative; ties split it 1/2 and 1/2">;
+    "the smaller operand\'s derivative; ties split it 1/2 and 1/2", [Commutative]>;
 
 def Adjit_CompareOp : Adjit_Op<"compare", !listconcat([Pure, SameTypeOperands, NotDifferentiable,
     TypesMatchWith<"result is the i1 tensor of the operands' shape",
@@ -248,7 +251,7 @@ def Adjit_SelectOp : Adjit_Op<"select", !listconcat([Pure, DeclareOpInterfaceMet
 }
 
 class Adjit_LogicalBinaryOp<string mnemonic, string formula>
-    : Adjit_Op<mnemonic, !listconcat([Pure, SameOperandsAndResultType, NotDifferentiable],
+    : Adjit_Op<mnemonic, !listconcat([Pure, Commutative, SameOperandsAndResultType, NotDifferentiable],
         Adjit_Elementwise)> {
   let summary = "elementwise logical " # formula;
   let description = [{
