@@ -4,6 +4,8 @@
 // f16/bf16.
 #include "adjit/Dialect/ScalarRules.h"
 
+#include "GeluFormula.h"
+
 #include "adjit/Dialect/AdjitOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -307,6 +309,23 @@ Value LogisticOp::emitScalar(OpBuilder &b, Location loc, ValueRange x) {
 }
 Value ErfOp::emitScalar(OpBuilder &b, Location loc, ValueRange x) {
   return b.create<math::ErfOp>(loc, x[0]);
+}
+namespace {
+// The vocabulary GeluFormula.h is written in, on float scalars.
+struct ScalarFloatOps {
+  OpBuilder &b;
+  Location loc;
+  Value splatLike(Value like, double value) { return scalarConstant(b, loc, like.getType(), value); }
+  Value add(Value x, Value y) { return b.create<arith::AddFOp>(loc, x, y); }
+  Value mul(Value x, Value y) { return b.create<arith::MulFOp>(loc, x, y); }
+  Value mulScalar(Value x, double c) { return mul(x, splatLike(x, c)); }
+  Value tanh(Value x) { return b.create<math::TanhOp>(loc, x); }
+  Value erf(Value x) { return b.create<math::ErfOp>(loc, x); }
+};
+} // namespace
+Value GeluOp::emitScalar(OpBuilder &b, Location loc, ValueRange x) {
+  ScalarFloatOps ops{b, loc};
+  return gelu::value(ops, x[0], getApproximate());
 }
 Value FloorOp::emitScalar(OpBuilder &b, Location loc, ValueRange x) {
   return b.create<math::FloorOp>(loc, x[0]);

@@ -288,6 +288,7 @@ void addStagePasses(OpPassManager &pm, Stage stage,
     // optimize (and later fuse) together.
     pm.addPass(createInlinerPass());
     pm.addPass(createSymbolDCEPass());
+    pm.addPass(createExpandComposites());
     return addCleanup(pm);
   case Stage::linalg:
     pm.addPass(createLowerAdjitToLinalg());

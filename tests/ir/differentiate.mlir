@@ -106,3 +106,39 @@ func.func @second(%x: tensor<f32>) -> tensor<f32> {
   %g = adjit.grad @inner_grad(%x) wrt [0] : (tensor<f32>) -> tensor<f32>
   return %g : tensor<f32>
 }
+
+// -----
+
+// adjit.gelu's own rule: the cotangent times its derivative in closed form,
+// built from x alone (the op stays in the forward pass; its tanh is built
+// again in the same way, for CSE to share once the op is expanded).
+// DIFF-LABEL: func.func private @sum_gelu_vjp_0
+// DIFF-SAME: (%[[X:.*]]: tensor<3xf32>, %[[CT:.*]]: tensor<f32>)
+// DIFF: %[[Y:.*]] = adjit.gelu %[[X]] approximate : tensor<3xf32>
+// DIFF: %[[S:.*]] = adjit.reduce sum %[[Y]]
+// DIFF: %[[B:.*]] = adjit.broadcast_in_dim %[[CT]]
+// DIFF: adjit.tanh
+// DIFF-NOT: adjit.gelu
+// DIFF: %[[G:.*]] = adjit.mul %[[B]], %{{.*}} : tensor<3xf32>
+// DIFF: return %[[S]], %[[G]]
+// Forward mode: the tangent times the same derivative.
+// DIFF-LABEL: func.func private @gelu_exact_jvp_0
+// DIFF: adjit.gelu %{{.*}} : tensor<3xf32>
+// DIFF: adjit.erf
+// DIFF: adjit.exp
+// DIFF: adjit.mul %{{.*}}, %{{.*}} : tensor<3xf32>
+// DIFF: return
+func.func private @sum_gelu(%x: tensor<3xf32>) -> tensor<f32> {
+  %y = adjit.gelu %x approximate : tensor<3xf32>
+  %s = adjit.reduce sum %y, dims = [0] : (tensor<3xf32>) -> tensor<f32>
+  return %s : tensor<f32>
+}
+func.func private @gelu_exact(%x: tensor<3xf32>) -> tensor<3xf32> {
+  %y = adjit.gelu %x : tensor<3xf32>
+  return %y : tensor<3xf32>
+}
+func.func @gelu_derivatives(%x: tensor<3xf32>, %t: tensor<3xf32>) -> (tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) {
+  %g = adjit.grad @sum_gelu(%x) wrt [0] : (tensor<3xf32>) -> tensor<3xf32>
+  %y, %dy = adjit.jvp @gelu_exact(%x) tangents(%t) wrt [0] : (tensor<3xf32>, tensor<3xf32>) -> (tensor<3xf32>, tensor<3xf32>)
+  return %g, %y, %dy : tensor<3xf32>, tensor<3xf32>, tensor<3xf32>
+}

@@ -86,6 +86,22 @@ func.func @unsupported_dtype_f8(%x: tensor<4xf8E4M3FN>) -> tensor<4xf8E4M3FN> {
 
 // -----
 
+func.func @gelu_of_integers(%x: tensor<4xi32>) -> tensor<4xi32> {
+  // expected-error @+1 {{'adjit.gelu' op operand #0 must be statically shaped tensor of 16-bit float or bfloat16 type or 32-bit float or 64-bit float values}}
+  %0 = adjit.gelu %x approximate : tensor<4xi32>
+  return %0 : tensor<4xi32>
+}
+
+// -----
+
+func.func @gelu_result_type(%x: tensor<4xf32>) -> tensor<4xf64> {
+  // expected-error @+1 {{'adjit.gelu' op requires the same type for all operands and results}}
+  %0 = "adjit.gelu"(%x) : (tensor<4xf32>) -> tensor<4xf64>
+  return %0 : tensor<4xf64>
+}
+
+// -----
+
 func.func @dynamic_shape(%x: tensor<?xf32>) -> tensor<?xf32> {
   // expected-error @+1 {{'adjit.tanh' op operand #0 must be statically shaped tensor}}
   %0 = adjit.tanh %x : tensor<?xf32>

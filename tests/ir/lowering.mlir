@@ -114,6 +114,39 @@ func.func @unary_f32(%x: tensor<2x3xf32>) -> (tensor<2x3xf32>, tensor<2x3xf32>, 
 
 // -----
 
+// gelu's scalar rule, for IR that skips adjit-expand-composites: 0.5 x +
+// 0.5 x s with s = tanh(x (k + k 0.044715 x^2)), or erf(x / sqrt(2)).
+// CHECK-LABEL: func.func @gelu
+// CHECK: ^bb0(%[[IN:.*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT: %[[HALF:.*]] = arith.constant 5.000000e-01 : f32
+// CHECK-NEXT: %[[H:.*]] = arith.mulf %[[IN]], %[[HALF]] : f32
+// CHECK-NEXT: %[[SQ:.*]] = arith.mulf %[[IN]], %[[IN]] : f32
+// CHECK-NEXT: %[[KC:.*]] = arith.constant 0.0356774069 : f32
+// CHECK-NEXT: %[[A:.*]] = arith.mulf %[[SQ]], %[[KC]] : f32
+// CHECK-NEXT: %[[K:.*]] = arith.constant 0.797884583 : f32
+// CHECK-NEXT: %[[SLOPE:.*]] = arith.addf %[[K]], %[[A]] : f32
+// CHECK-NEXT: %[[U:.*]] = arith.mulf %[[IN]], %[[SLOPE]] : f32
+// CHECK-NEXT: %[[T:.*]] = math.tanh %[[U]] : f32
+// CHECK-NEXT: %[[HT:.*]] = arith.mulf %[[H]], %[[T]] : f32
+// CHECK-NEXT: %[[Y:.*]] = arith.addf %[[H]], %[[HT]] : f32
+// CHECK-NEXT: linalg.yield %[[Y]] : f32
+// CHECK: ^bb0(%[[IN:.*]]: f64, %{{.*}}: f64):
+// CHECK-NEXT: %[[HALF:.*]] = arith.constant 5.000000e-01 : f64
+// CHECK-NEXT: %[[H:.*]] = arith.mulf %[[IN]], %[[HALF]] : f64
+// CHECK-NEXT: %[[R:.*]] = arith.constant 0.70710678118654746 : f64
+// CHECK-NEXT: %[[S:.*]] = arith.mulf %[[IN]], %[[R]] : f64
+// CHECK-NEXT: %[[E:.*]] = math.erf %[[S]] : f64
+// CHECK-NEXT: %[[HE:.*]] = arith.mulf %[[H]], %[[E]] : f64
+// CHECK-NEXT: %[[Y:.*]] = arith.addf %[[H]], %[[HE]] : f64
+// CHECK-NEXT: linalg.yield %[[Y]] : f64
+func.func @gelu(%x: tensor<2x3xf32>, %d: tensor<4xf64>) -> (tensor<2x3xf32>, tensor<4xf64>) {
+  %0 = adjit.gelu %x approximate : tensor<2x3xf32>
+  %1 = adjit.gelu %d : tensor<4xf64>
+  return %0, %1 : tensor<2x3xf32>, tensor<4xf64>
+}
+
+// -----
+
 // integer_pow multiplies by repeated squaring: x^3 = x * x^2, x^-2 = 1 / x^2
 // (floats only), x^6 = x^2 * x^4, and x^0 is 1, reading nothing.
 // CHECK-LABEL: func.func @integer_pow

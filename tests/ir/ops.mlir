@@ -136,6 +136,10 @@ func.func @unary_float(%x: tensor<4xf32>, %d: tensor<f64>, %h: tensor<2x2xf16>, 
   %10 = adjit.erf %h : tensor<2x2xf16>
   // CHECK: adjit.floor %[[B]] : tensor<3xbf16>
   %11 = adjit.floor %b : tensor<3xbf16>
+  // CHECK: adjit.gelu %[[X]] : tensor<4xf32>
+  %12 = adjit.gelu %x : tensor<4xf32>
+  // CHECK: adjit.gelu %[[H]] approximate : tensor<2x2xf16>
+  %13 = adjit.gelu %h approximate : tensor<2x2xf16>
   return
 }
 // GENERIC-LABEL: sym_name = "unary_float"
@@ -151,6 +155,8 @@ func.func @unary_float(%x: tensor<4xf32>, %d: tensor<f64>, %h: tensor<2x2xf16>, 
 // GENERIC: "adjit.logistic"
 // GENERIC: "adjit.erf"
 // GENERIC: "adjit.floor"(%arg3) : (tensor<3xbf16>) -> tensor<3xbf16>
+// GENERIC: "adjit.gelu"(%arg0) : (tensor<4xf32>) -> tensor<4xf32>
+// GENERIC: "adjit.gelu"(%arg2) <{approximate}> : (tensor<2x2xf16>) -> tensor<2x2xf16>
 
 // -----
 

@@ -162,3 +162,29 @@ func.func @commutative_operands(%x: tensor<4xf32>, %y: tensor<4xf32>)
   return %0, %1, %2, %3, %4, %5, %6, %7 : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>,
       tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
 }
+
+// -----
+
+// adjit.gelu after differentiation: adjit-expand-composites writes out its
+// formula, which its derivative rule built alike, so CSE leaves one tanh for
+// the value and the gradient.
+// OPT-LABEL: func.func @value_and_grad_gelu
+// OPT-NOT: adjit.gelu
+// OPT: adjit.tanh
+// OPT-NOT: adjit.tanh
+// OPT-NOT: adjit.gelu
+// OPT: return
+// LINALG-LABEL: func.func @value_and_grad_gelu
+// LINALG-COUNT-1: math.tanh
+// LINALG-NOT: math.tanh
+// LINALG: return
+func.func private @sum_gelu(%x: tensor<8xf32>) -> tensor<f32> {
+  %y = adjit.gelu %x approximate : tensor<8xf32>
+  %s = adjit.reduce sum %y, dims = [0] : (tensor<8xf32>) -> tensor<f32>
+  return %s : tensor<f32>
+}
+func.func @value_and_grad_gelu(%x: tensor<8xf32>) -> (tensor<f32>, tensor<8xf32>) {
+  %v = call @sum_gelu(%x) : (tensor<8xf32>) -> tensor<f32>
+  %g = adjit.grad @sum_gelu(%x) wrt [0] : (tensor<8xf32>) -> tensor<8xf32>
+  return %v, %g : tensor<f32>, tensor<8xf32>
+}

@@ -8,7 +8,6 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <numbers>
 #include <numeric>
 
 #include <fmt/format.h>
@@ -245,15 +244,8 @@ Tensor integer_pow(const Tensor& x, int64_t exponent, SourceLocation loc) {
 }
 Tensor gelu(const Tensor& x, bool tanh_approx, SourceLocation loc) {
   Recorder r("gelu", loc, {&x});
-  detail::AtUserLine at_user(loc);
-  Tensor v = is_floating(x.dtype()) ? x : r.convert(x, DType::f32);
-  if (tanh_approx) {
-    // 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
-    const double k = std::sqrt(2.0 / std::numbers::pi);
-    Tensor inner = k * (v + 0.044715 * integer_pow(v, 3, loc));
-    return 0.5 * v * (1.0 + tanh(inner, loc));
-  }
-  return 0.5 * v * (1.0 + erf(v * (1.0 / std::numbers::sqrt2), loc));
+  Tensor input = is_floating(x.dtype()) ? x : r.convert(x, DType::f32);
+  return r.emit<ir::GeluOp>(r.value(input), tanh_approx);
 }
 Tensor stop_gradient(const Tensor& x, SourceLocation loc) {
   Recorder r("stop_gradient", loc, {&x});

@@ -76,4 +76,24 @@ def ElementwiseOpInterface : OpInterface<"ElementwiseOpInterface"> {
   ];
 }
 
+def CompositeOpInterface : OpInterface<"CompositeOpInterface"> {
+  let cppNamespace = "::mlir::adjit";
+  let description = [{
+    An op that stands for a formula of other adjit ops (as `adjit.gelu`), so
+    that it can have a derivative rule of its own: a closed form that the
+    derivative of the formula's ops would not reach, and residuals that are
+    the op's operands only, as PyTorch's fused activations keep.
+    `adjit-expand-composites` replaces it by its formula once the program is
+    differentiated; written with the same helpers as its derivative rule,
+    the formula's subexpressions (a `tanh`) are then shared with the
+    derivative's by CSE.
+  }];
+  let methods = [
+    InterfaceMethod<[{
+        Builds the op's formula from other adjit ops at the builder's
+        insertion point and returns its result (the op's one result).
+      }], "::mlir::Value", "expand", (ins "::mlir::OpBuilder &":$builder)>,
+  ];
+}
+
 #endif

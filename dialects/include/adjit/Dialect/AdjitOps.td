@@ -139,6 +139,36 @@ def Adjit_ErfOp : Adjit_UnaryOp<"erf", Adjit_FloatTensor, "erf(x)",
 def Adjit_FloorOp : Adjit_UnaryOp<"floor", Adjit_FloatTensor, "floor(x)",
     "0 (almost everywhere)">;
 
+def Adjit_GeluOp : Adjit_Op<"gelu", !listconcat([Pure, SameOperandsAndResultType,
+    DeclareOpInterfaceMethods<DifferentiableOpInterface>,
+    DeclareOpInterfaceMethods<CompositeOpInterface>], Adjit_Elementwise)> {
+  let summary = "elementwise GELU activation, exact or with the tanh approximation";
+  let description = [{
+    `x Phi(x)`, with `Phi` the standard normal distribution function:
+    `0.5 x (1 + erf(x / sqrt(2)))`, or with `approximate`,
+    `0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))` (PyTorch's
+    `gelu(approximate='tanh')`, JAX's `nn.gelu`).
+
+    Derivative, in closed form: `Phi(x) + x phi(x)` with `phi` the normal
+    density, or `0.5 (1 + t) + 0.5 x (1 - t^2) sqrt(2/pi) (1 + 3 0.044715
+    x^2)` with `t` the tanh above. Differentiating the formula op by op
+    would take about twice the operations and keep the tanh and the cube
+    for the backward pass; this rule reads only `x`. A composite op
+    (`CompositeOpInterface`): `adjit-expand-composites` replaces it by its
+    formula after differentiation, and CSE shares the `tanh` (or `erf`)
+    between the value and the derivative. Its scalar rule is the same
+    formula, for IR that skips that pass.
+
+    ```mlir
+    %y = adjit.gelu %x : tensor<4xf32>
+    %a = adjit.gelu %x approximate : tensor<4xf32>
+    ```
+  }];
+  let arguments = (ins Adjit_FloatTensor:$operand, UnitAttr:$approximate);
+  let results = (outs Adjit_FloatTensor:$result);
+  let assemblyFormat = "$operand (`approximate` $approximate^)? attr-dict `:` type($result)";
+}
+
 def Adjit_IntegerPowOp : Adjit_Op<"integer_pow", !listconcat([Pure, SameOperandsAndResultType,
     DeclareOpInterfaceMethods<DifferentiableOpInterface>], Adjit_Elementwise)> {
   let summary = "elementwise x^n for a constant integer n";

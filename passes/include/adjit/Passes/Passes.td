@@ -69,6 +69,28 @@ def Rematerialize : Pass<"adjit-rematerialize", "ModuleOp"> {
   }];
 }
 
+def ExpandComposites : Pass<"adjit-expand-composites", "ModuleOp"> {
+  let summary = "Replace composite ops (adjit.gelu) by their formulas";
+  let description = [{
+    Runs in the `optimized` stage, after differentiation: a composite op
+    (`CompositeOpInterface`) has served its derivative rule and becomes the
+    adjit ops of its formula. The rule built the same subexpressions from
+    the same operand, so the stage's CSE then computes them once for the
+    value and the derivative:
+
+    ```mlir
+    %y = adjit.gelu %x approximate : tensor<4xf32>
+    // becomes
+    %h = adjit.mul %x, %half : tensor<4xf32>
+    %x2 = adjit.mul %x, %x : tensor<4xf32>
+    ...
+    %t = adjit.tanh %u : tensor<4xf32>
+    %ht = adjit.mul %h, %t : tensor<4xf32>
+    %y = adjit.add %h, %ht : tensor<4xf32>
+    ```
+  }];
+}
+
 def FuseElementwise : Pass<"adjit-fuse-elementwise", "ModuleOp"> {
   let summary = "Fuse elementwise producers into their consumers, without recomputation";
   let description = [{
