@@ -17,6 +17,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/Timing.h"
@@ -156,6 +157,14 @@ mlir::adjit::PipelineOptions pipeline_options(const CompileOptions& options) {
   return pipeline;
 }
 
+bool verify_each_pass() {
+  static const bool each = [] {
+    const char* setting = std::getenv("ADJIT_VERIFY_EACH");
+    return setting && std::string_view(setting) == "1";
+  }();
+  return each;
+}
+
 // A clone of the program's module, lowered one stage at a time.
 class StagedModule {
  public:
@@ -175,9 +184,13 @@ class StagedModule {
     mlir::PassManager pm(&context);
     if (program_.options.print_ir_after_all) pm.enableIRPrinting();
     if (program_.options.timing) pm.enableTiming();
+    // As LLVM's pipelines do, the IR is verified once the stage is reached,
+    // not after every pass (a fifth of a small function's MLIR time);
+    // ADJIT_VERIFY_EACH=1 verifies after every pass, as the tests run.
+    pm.enableVerifier(verify_each_pass());
     mlir::adjit::addPipeline(pm, reached_, stage, options_);
     detail::DiagnosticCapture diagnostics(context);
-    if (mlir::failed(pm.run(*module_)))
+    if (mlir::failed(pm.run(*module_)) || mlir::failed(mlir::verify(*module_)))
       throw CompileError("lowering to the '" + mlir::adjit::stageName(stage).str() +
                          "' stage failed:\n" + diagnostics.text());
     reached_ = stage;
