@@ -207,14 +207,17 @@ private:
 
   // Stages cut the chains into equal spans of latency. Loads and index
   // arithmetic then move down to the first stage that uses them, so that
-  // what crosses stages is mostly the chains' values, not their inputs.
+  // what crosses stages is mostly the chains' values, not their inputs;
+  // so do comparisons, whose selects then see them in the same stage
+  // (x86 makes a clamp's compare and select one vmaxps, where a mask
+  // carried across stages takes a compare, mask moves and a blend).
   void assignStages(int64_t chain, int64_t stages) {
     for (Operation *op : ops)
       stage[op] = std::min(stages - 1, depth[op] * stages / chain);
     for (Operation *op : llvm::reverse(ops)) {
-      bool movable = isMemoryEffectFree(op) ? latency(op) == 0
-                                            : isa<vector::TransferReadOp, vector::LoadOp,
-                                                  memref::LoadOp>(op);
+      bool movable = isMemoryEffectFree(op)
+                         ? latency(op) == 0 || isa<arith::CmpFOp, arith::CmpIOp>(op)
+                         : isa<vector::TransferReadOp, vector::LoadOp, memref::LoadOp>(op);
       if (!movable || op->use_empty())
         continue;
       int64_t firstUse = stages - 1;

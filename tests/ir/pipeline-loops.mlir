@@ -483,3 +483,62 @@ func.func @call(%in: memref<1024xf32>, %out: memref<1024xf32>) {
   return
 }
 func.func private @opaque()
+
+// -----
+
+// A clamp in the middle of the chain: its comparison moves to the stage of
+// its select, so the kernel carries values, not a mask (x86 makes the
+// compare and select one vmaxps only in one stage).
+// CHECK-LABEL: func.func @clamp_in_chain
+// CHECK: scf.for %{{.*}} = %c0 to %c992 step %c16 iter_args({{.*}}) -> ({{[^i]*}}) {
+// CHECK: arith.cmpf
+// CHECK: arith.select
+// CHECK: scf.yield
+func.func @clamp_in_chain(%in: memref<1024xf32>, %out: memref<1024xf32>) {
+  %c0 = arith.constant 0 : index
+  %c16 = arith.constant 16 : index
+  %c1024 = arith.constant 1024 : index
+  %k = arith.constant dense<0.5> : vector<16xf32>
+  %b = arith.constant dense<1.0> : vector<16xf32>
+  %low = arith.constant dense<-8.0> : vector<16xf32>
+  scf.for %i = %c0 to %c1024 step %c16 {
+    %x = vector.load %in[%i] : memref<1024xf32>, vector<16xf32>
+    %v0 = arith.mulf %x, %k : vector<16xf32>
+    %v1 = arith.addf %v0, %b : vector<16xf32>
+    %v2 = arith.mulf %v1, %k : vector<16xf32>
+    %v3 = arith.addf %v2, %b : vector<16xf32>
+    %v4 = arith.mulf %v3, %k : vector<16xf32>
+    %v5 = arith.addf %v4, %b : vector<16xf32>
+    %v6 = arith.mulf %v5, %k : vector<16xf32>
+    %v7 = arith.addf %v6, %b : vector<16xf32>
+    %v8 = arith.mulf %v7, %k : vector<16xf32>
+    %v9 = arith.addf %v8, %b : vector<16xf32>
+    %low_ok = arith.cmpf uge, %v9, %low : vector<16xf32>
+    %clamped = arith.select %low_ok, %v9, %low : vector<16xi1>, vector<16xf32>
+    %v10 = arith.mulf %clamped, %k : vector<16xf32>
+    %v11 = arith.addf %v10, %b : vector<16xf32>
+    %v12 = arith.mulf %v11, %k : vector<16xf32>
+    %v13 = arith.addf %v12, %b : vector<16xf32>
+    %v14 = arith.mulf %v13, %k : vector<16xf32>
+    %v15 = arith.addf %v14, %b : vector<16xf32>
+    %v16 = arith.mulf %v15, %k : vector<16xf32>
+    %v17 = arith.addf %v16, %b : vector<16xf32>
+    %v18 = arith.mulf %v17, %k : vector<16xf32>
+    %v19 = arith.addf %v18, %b : vector<16xf32>
+    %v20 = arith.mulf %v19, %k : vector<16xf32>
+    %v21 = arith.addf %v20, %b : vector<16xf32>
+    %v22 = arith.mulf %v21, %k : vector<16xf32>
+    %v23 = arith.addf %v22, %b : vector<16xf32>
+    %v24 = arith.mulf %v23, %k : vector<16xf32>
+    %v25 = arith.addf %v24, %b : vector<16xf32>
+    %v26 = arith.mulf %v25, %k : vector<16xf32>
+    %v27 = arith.addf %v26, %b : vector<16xf32>
+    %v28 = arith.mulf %v27, %k : vector<16xf32>
+    %v29 = arith.addf %v28, %b : vector<16xf32>
+    %v30 = arith.mulf %v29, %k : vector<16xf32>
+    %v31 = arith.addf %v30, %b : vector<16xf32>
+    %v32 = arith.mulf %v31, %k : vector<16xf32>
+    vector.store %v32, %out[%i] : memref<1024xf32>, vector<16xf32>
+  }
+  return
+}

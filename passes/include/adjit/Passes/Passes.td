@@ -334,8 +334,10 @@ def PipelineLoops : Pass<"adjit-pipeline-loops", "func::FuncOp"> {
     `chain-per-stage` FMA latencies each) and pipelines it with upstream's
     `scf::pipelineForLoop`: the kernel runs stage s of iteration i + S - 1 -
     s for every s, one operation of each stage in turn, with a prologue
-    and an epilogue for the first and last iterations. Loads and index
-    arithmetic move to the first stage that uses them.
+    and an epilogue for the first and last iterations. Loads, index
+    arithmetic and comparisons move to the first stage that uses them (a
+    compare and its select in one stage make one `vmaxps` of a clamp; a
+    mask carried across stages takes mask moves and a blend).
 
     A load that several stages use is repeated in each (when the loop
     writes nothing it could overlap): carried, three iterations' values
