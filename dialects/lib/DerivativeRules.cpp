@@ -2,6 +2,7 @@
 // written in adjit ops so that derivatives can be differentiated again.
 // Conventions (DifferentiableOpInterface): null cotangents/tangents are zero.
 #include "Emit.h"
+#include "GeluFormula.h"
 #include "adjit/Dialect/AdjitOps.h"
 
 #include "mlir/IR/Builders.h"
@@ -75,6 +76,8 @@ static Value integerPowDerivative(IntegerPowOp op, Emit &e) {
   return e.mulScalar(e.integerPow(op.getOperand(), n - 1), static_cast<double>(n));
 }
 ADJIT_UNARY_RULE(IntegerPowOp, integerPowDerivative(op, e))
+// In closed form, from x alone (GeluFormula.h).
+ADJIT_UNARY_RULE(GeluOp, gelu::derivative(e, x, op.getApproximate()))
 ADJIT_UNARY_RULE(ErfOp, e.mulScalar(e.exp(e.neg(e.mul(x, x))),
                                     2.0 / std::sqrt(std::numbers::pi)))
 #undef ADJIT_UNARY_RULE

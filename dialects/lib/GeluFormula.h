@@ -15,9 +15,9 @@ namespace mlir::adjit::gelu {
 inline constexpr double kSqrtTwoOverPi = std::numbers::sqrt2 * std::numbers::inv_sqrtpi;
 inline constexpr double kCubic = 0.044715;
 
-// What the value and the derivative both read.
+// What the value and the derivative both read (besides 0.5 x, which
+// each builds alike where it needs it).
 struct Terms {
-  Value half;    // 0.5 x
   Value squared; // x^2 (the tanh approximation only)
   Value curve;   // tanh(sqrt(2/pi) (x + 0.044715 x^3)), or erf(x / sqrt(2))
 };
@@ -25,7 +25,6 @@ struct Terms {
 template <class Ops>
 Terms terms(Ops &o, Value x, bool approximate) {
   Terms t;
-  t.half = o.mulScalar(x, 0.5);
   if (approximate) {
     t.squared = o.mul(x, x);
     // x (k + k c x^2): one multiply fewer than k (x + c x^3).
@@ -41,8 +40,9 @@ Terms terms(Ops &o, Value x, bool approximate) {
 // 0.5 x + 0.5 x s: one fused multiply-add, where 0.5 x (1 + s) rounds 1 + s.
 template <class Ops>
 Value value(Ops &o, Value x, bool approximate) {
+  Value half = o.mulScalar(x, 0.5);
   Terms t = terms(o, x, approximate);
-  return o.add(t.half, o.mul(t.half, t.curve));
+  return o.add(half, o.mul(half, t.curve));
 }
 
 // 0.5 (1 + t) + 0.5 x (1 - t^2) k (1 + 3 c x^2) with the tanh;
@@ -55,7 +55,7 @@ Value derivative(Ops &o, Value x, bool approximate) {
     Value sech2 = o.sub(o.splatLike(x, 1), o.mul(t.curve, t.curve));
     Value slope = o.add(o.splatLike(x, kSqrtTwoOverPi),
                         o.mulScalar(t.squared, 3 * kSqrtTwoOverPi * kCubic));
-    return o.add(cdf, o.mul(o.mul(t.half, sech2), slope));
+    return o.add(cdf, o.mul(o.mul(o.mulScalar(x, 0.5), sech2), slope));
   }
   Value density = o.mulScalar(o.exp(o.mulScalar(o.mul(x, x), -0.5)),
                               0.5 * std::numbers::sqrt2 * std::numbers::inv_sqrtpi);
