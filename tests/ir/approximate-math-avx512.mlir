@@ -60,3 +60,72 @@ func.func @exp_elsewhere(%s: f32, %v: vector<8xf32>, %d: vector<16xf64>)
   %c = math.exp %d : vector<16xf64>
   return %a, %b, %c : f32, vector<8xf32>, vector<16xf64>
 }
+
+// -----
+
+// tanh(x) and sigmoid(x) = 1 / (1 + exp(-x)) (LogisticOp's scalar rule) of
+// one operand share one exponential: e = exp(-|x|) and m = 1 - e from a
+// table of 2^(j/32) (vpermi2ps, with the entries' own rounding from a second
+// table), a cubic and vscalefps, then tanh = copysign(u, x) / (2 - u) with
+// u = m (2 - m), and sigmoid = (x < 0 ? e : 1) / (2 - m). The sigmoid's
+// negation, exp and sum go.
+// CHECK-LABEL: func.func @tanh_and_sigmoid_share_exponential
+// CHECK-SAME:  (%[[X:.*]]: vector<32xf32>)
+// CHECK-NOT:   math.tanh
+// CHECK-NOT:   math.exp
+// CHECK:       %[[ABS:.*]] = math.absf %[[X]] : vector<32xf32>
+// CHECK:       arith.negf %[[ABS]] : vector<32xf32>
+// CHECK-COUNT-4: llvm.call_intrinsic "llvm.x86.avx512.vpermi2var.ps.512"({{.*}}) : (vector<16xf32>, vector<16xi32>, vector<16xf32>) -> vector<16xf32>
+// CHECK-COUNT-2: x86vector.avx512.mask.scalef
+// CHECK:       %[[ONE_MINUS_POWER:.*]] = arith.subf %{{.*}}, %{{.*}} : vector<32xf32>
+// CHECK:       %[[M:.*]] = math.fma %{{.*}}, %{{.*}}, %[[ONE_MINUS_POWER]] : vector<32xf32>
+// CHECK:       %[[TWO_MINUS_M:.*]] = arith.subf %{{.*}}, %[[M]] : vector<32xf32>
+// CHECK:       %[[U:.*]] = arith.mulf %[[M]], %[[TWO_MINUS_M]] : vector<32xf32>
+// CHECK:       %[[TWO_MINUS_U:.*]] = arith.subf %{{.*}}, %[[U]] : vector<32xf32>
+// CHECK:       %[[SIGNED:.*]] = math.copysign %[[U]], %[[X]] : vector<32xf32>
+// CHECK:       %[[TANH:.*]] = arith.divf %[[SIGNED]], %[[TWO_MINUS_U]] : vector<32xf32>
+// CHECK:       %[[NEGATIVE:.*]] = arith.cmpf olt, %[[X]], %{{.*}} : vector<32xf32>
+// CHECK:       %[[NUMERATOR:.*]] = arith.select %[[NEGATIVE]], %{{.*}}, %{{.*}} : vector<32xi1>, vector<32xf32>
+// CHECK:       %[[SIGMOID:.*]] = arith.divf %[[NUMERATOR]], %[[TWO_MINUS_M]] : vector<32xf32>
+// CHECK-NOT:   math.exp
+// CHECK:       return %[[TANH]], %[[SIGMOID]]
+// GENERIC-LABEL: func.func @tanh_and_sigmoid_share_exponential
+// GENERIC-NOT:   llvm.call_intrinsic
+// GENERIC:       return
+func.func @tanh_and_sigmoid_share_exponential(%x: vector<32xf32>)
+    -> (vector<32xf32>, vector<32xf32>) {
+  %one = arith.constant dense<1.0> : vector<32xf32>
+  %t = math.tanh %x : vector<32xf32>
+  %n = arith.negf %x : vector<32xf32>
+  %e = math.exp %n : vector<32xf32>
+  %d = arith.addf %one, %e : vector<32xf32>
+  %s = arith.divf %one, %d : vector<32xf32>
+  return %t, %s : vector<32xf32>, vector<32xf32>
+}
+
+// -----
+
+// Of two operands, nothing is shared: tanh keeps its rational polynomial,
+// exp its own scaling; so do 8 lanes, which are not whole registers.
+// CHECK-LABEL: func.func @tanh_and_sigmoid_apart
+// CHECK-NOT:   llvm.call_intrinsic
+// CHECK:       arith.constant dense<7.99881172> : vector<16xf32>
+// CHECK:       x86vector.avx512.mask.scalef
+// CHECK-NOT:   llvm.call_intrinsic
+// CHECK:       return
+func.func @tanh_and_sigmoid_apart(%x: vector<16xf32>, %y: vector<16xf32>, %z: vector<8xf32>)
+    -> (vector<16xf32>, vector<16xf32>, vector<8xf32>, vector<8xf32>) {
+  %one = arith.constant dense<1.0> : vector<16xf32>
+  %t = math.tanh %x : vector<16xf32>
+  %n = arith.negf %y : vector<16xf32>
+  %e = math.exp %n : vector<16xf32>
+  %d = arith.addf %e, %one : vector<16xf32>
+  %s = arith.divf %one, %d : vector<16xf32>
+  %one8 = arith.constant dense<1.0> : vector<8xf32>
+  %t8 = math.tanh %z : vector<8xf32>
+  %n8 = arith.negf %z : vector<8xf32>
+  %e8 = math.exp %n8 : vector<8xf32>
+  %d8 = arith.addf %e8, %one8 : vector<8xf32>
+  %s8 = arith.divf %one8, %d8 : vector<8xf32>
+  return %t, %s, %t8, %s8 : vector<16xf32>, vector<16xf32>, vector<8xf32>, vector<8xf32>
+}

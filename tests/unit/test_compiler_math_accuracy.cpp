@@ -149,12 +149,9 @@ struct Accuracy {
   std::map<std::pair<int, int>, double> band_max;
 };
 
-// Runs adjit.<name> in `dtype` on `values` (rounded to the dtype) and
-// measures the error as described at the top of the file.
-Accuracy measure(const MathFn& fn, DType dtype, const std::vector<double>& values, double bound) {
-  Shape shape{static_cast<int64_t>(values.size())};
-  Array x = from_doubles(values, shape, dtype);
-  Array r = run1(unary_module(fn.name, dtype, shape), {x});
+// The error of `r`, the results of `fn` on the inputs `x` (of `dtype`), as
+// described at the top of the file.
+Accuracy compare(const MathFn& fn, DType dtype, const Array& x, const Array& r, double bound) {
   std::vector<long double> in = to_long_doubles(x), got = to_long_doubles(r);
   double eps = dtype == F32 ? 0x1p-24 : 0x1p-53;
   Accuracy a;
@@ -192,6 +189,14 @@ Accuracy measure(const MathFn& fn, DType dtype, const std::vector<double>& value
   return a;
 }
 
+// Runs adjit.<name> in `dtype` on `values` (rounded to the dtype) and
+// measures its error.
+Accuracy measure(const MathFn& fn, DType dtype, const std::vector<double>& values, double bound) {
+  Shape shape{static_cast<int64_t>(values.size())};
+  Array x = from_doubles(values, shape, dtype);
+  return compare(fn, dtype, x, run1(unary_module(fn.name, dtype, shape), {x}), bound);
+}
+
 void report(const std::string& name, DType dtype, const Accuracy& a, double bound) {
   std::ostringstream line;
   line << std::setprecision(3) << "[accuracy] " << std::setw(8) << std::left << name << " "
@@ -216,13 +221,7 @@ void report(const std::string& name, DType dtype, const Accuracy& a, double boun
   std::cout << line.str() << std::endl;
 }
 
-void check_accuracy(const std::string& name, DType dtype) {
-  const MathFn& fn = math_fn(name);
-  double bound = dtype == F32 ? 5e-7 : 1e-15;
-  // The same domains for both: the points are drawn as doubles, which
-  // from_doubles rounds to f32 for the f32 case.
-  std::vector<double> values = points_for(name);
-  Accuracy a = measure(fn, dtype, values, bound);
+void require_accurate(const std::string& name, DType dtype, const Accuracy& a, double bound) {
   report(name, dtype, a, bound);
   INFO(name << " on " << dtype_name(dtype) << ": worst x = " << number(a.worst_err_x) << " got "
             << number(a.worst_got) << " want " << number(a.worst_ref));
@@ -230,6 +229,15 @@ void check_accuracy(const std::string& name, DType dtype) {
   CHECK(a.checked >= a.points * 9 / 10);
   CHECK(a.nonfinite_mismatches == 0);
   CHECK(a.max_err <= bound);
+}
+
+void check_accuracy(const std::string& name, DType dtype) {
+  const MathFn& fn = math_fn(name);
+  double bound = dtype == F32 ? 5e-7 : 1e-15;
+  // The same domains for both: the points are drawn as doubles, which
+  // from_doubles rounds to f32 for the f32 case.
+  std::vector<double> values = points_for(name);
+  require_accurate(name, dtype, measure(fn, dtype, values, bound), bound);
 }
 
 }  // namespace
@@ -268,4 +276,27 @@ TEST_CASE("accuracy of f32 log on subnormal inputs", "[math-accuracy][accuracy-f
   INFO("worst x = " << number(a.worst_err_x) << " got " << number(a.worst_got) << " want "
                     << number(a.worst_ref));
   CHECK(a.max_err <= 5e-7);
+}
+
+// tanh and logistic of one operand in one loop: on AVX-512 hosts they share
+// one exponential (adjit-approximate-math), an approximation other than
+// either op's own. A select keeps both in the loop and returns one of them:
+// all of tanh, then all of logistic.
+TEST_CASE("accuracy of f32 tanh and logistic of one operand", "[math-accuracy][accuracy-f32]") {
+  std::vector<double> values = points_for("tanh");
+  values.insert(values.end(), {0.0, -0.0, 1e-40, -1e-40, 87.5, -87.5, 89, -89, 100, -100, 103.5,
+                               -103.5, 110, -110, 1e30, -1e30});
+  Shape shape{static_cast<int64_t>(values.size())};
+  TensorType t{F32, shape}, mask{I1, shape};
+  std::string mlir = func_text({t, mask}, {t},
+                               "  %t = adjit.tanh %a0 : " + tensor_type(t) +
+                                   "\n  %s = adjit.logistic %a0 : " + tensor_type(t) +
+                                   "\n  %r0 = adjit.select %a1, %t, %s : " + tensor_type(mask) +
+                                   ", " + tensor_type(t) + "\n");
+  Array x = from_doubles(values, shape, F32);
+  for (bool tanh : {true, false}) {
+    std::string name = tanh ? "tanh" : "logistic";
+    Array result = run1(mlir, {x, from_doubles(std::vector<double>(values.size(), tanh), shape, I1)});
+    require_accurate(name + " (shared)", F32, compare(math_fn(name), F32, x, result, 5e-7), 5e-7);
+  }
 }
