@@ -9,6 +9,7 @@
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 #include <cmath>
+#include <numbers>
 
 namespace mlir::adjit {
 #define GEN_PASS_DEF_APPROXIMATEMATH
@@ -44,8 +45,9 @@ struct F32Arithmetic {
     return b.create<arith::SelectOp>(b.create<arith::CmpFOp>(arith::CmpFPredicate::UGE, x, lower),
                                      x, lower);
   }
-  Value fma(Value a, Value c, float addend) { return b.create<math::FmaOp>(a, c, constant(addend)); }
-  Value fma(Value a, float c, Value addend) { return b.create<math::FmaOp>(a, constant(c), addend); }
+  Value fma(Value a, float c, Value addend) {
+    return b.create<math::FmaOp>(a, constant(c), addend);
+  }
   Value fma(Value a, float c, float addend) {
     return b.create<math::FmaOp>(a, constant(c), constant(addend));
   }
@@ -238,7 +240,7 @@ void shareExponential(math::TanhOp tanh) {
   auto powers = table([](int j) { return static_cast<float>(std::exp2(j / 32.0)); });
   auto offsets = table([](int j) {
     return std::log(static_cast<double>(static_cast<float>(std::exp2(j / 32.0)))) -
-           j * std::log(2.0) / 32;
+           j * std::numbers::ln2 / 32;
   });
   auto lookUp = [&](std::pair<Value, Value> entries, Value index) {
     return eachRegister(b, x, {index}, [&](ArrayRef<Value> part) -> Value {
@@ -251,10 +253,12 @@ void shareExponential(math::TanhOp tanh) {
   };
 
   // -|x|, where e^-|x| is 0 in f32 below -104 and n stays far below 2^22.
-  Value negAbs = f.atLeast(b.create<arith::NegFOp>(b.create<math::AbsFOp>(x)), f.constant(-104.0f));
+  Value negAbs =
+      f.atLeast(b.create<arith::NegFOp>(b.create<math::AbsFOp>(x)), f.constant(-104.0f));
   constexpr float shifter = 0x1.8p23f;
-  Value shifted = f.fma(negAbs, static_cast<float>(32 / M_LN2), shifter); // n in its low bits
-  Value k = f.fma(shifted, 1.0f / 32, -shifter / 32);                       // n / 32, exactly
+  // n in the low bits of `shifted`; k = n / 32, exactly.
+  Value shifted = f.fma(negAbs, static_cast<float>(32 / std::numbers::ln2), shifter);
+  Value k = f.fma(shifted, 1.0f / 32, -shifter / 32);
   Value r = f.fma(k, -0.693359375f, negAbs);
   r = f.fma(k, 2.12194440e-4f, r);
   Value index = b.create<arith::BitcastOp>(

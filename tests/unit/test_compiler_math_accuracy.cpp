@@ -296,7 +296,8 @@ TEST_CASE("accuracy of f32 tanh and logistic of one operand", "[math-accuracy][a
   Array x = from_doubles(values, shape, F32);
   for (bool tanh : {true, false}) {
     std::string name = tanh ? "tanh" : "logistic";
-    Array result = run1(mlir, {x, from_doubles(std::vector<double>(values.size(), tanh), shape, I1)});
+    Array choice = from_doubles(std::vector<double>(values.size(), tanh), shape, I1);
+    Array result = run1(mlir, {x, choice});
     require_accurate(name + " (shared)", F32, compare(math_fn(name), F32, x, result, 5e-7), 5e-7);
   }
 }
