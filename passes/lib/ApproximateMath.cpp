@@ -237,10 +237,10 @@ void shareExponential(math::TanhOp tanh) {
         b.create<arith::ConstantOp>(DenseElementsAttr::get(registerType, ArrayRef(low))),
         b.create<arith::ConstantOp>(DenseElementsAttr::get(registerType, ArrayRef(high)))};
   };
-  auto powers = table([](int j) { return static_cast<float>(std::exp2(j / 32.0)); });
-  auto offsets = table([](int j) {
-    return std::log(static_cast<double>(static_cast<float>(std::exp2(j / 32.0)))) -
-           j * std::numbers::ln2 / 32;
+  auto tableEntry = [](int j) { return static_cast<float>(std::exp2(j / 32.0)); };
+  auto powers = table(tableEntry);
+  auto offsets = table([&](int j) {
+    return std::log(static_cast<double>(tableEntry(j))) - j * std::numbers::ln2 / 32;
   });
   auto lookUp = [&](std::pair<Value, Value> entries, Value index) {
     return eachRegister(b, x, {index}, [&](ArrayRef<Value> part) -> Value {
