@@ -202,11 +202,11 @@ std::optional<SigmoidOps> findSigmoid(Value x, Block *block) {
 // tanh(x) and sigmoid(x) of one operand share one exponential on AVX-512,
 // as sin and cos of one operand share a sincos. Both follow from
 // e = exp(-|x|) in (0, 1] and m = 1 - e, each computed without cancellation:
-//   tanh(|x|) = (1 - e^2) / (1 + e^2) = u / (2 - u), u = m (2 - m);
-//   sigmoid(x) = 1 / (1 + e) = 1 / (2 - m) for x >= 0, e / (2 - m) below.
+//   tanh(|x|) = (1 - e^2) / (1 + e^2) = u / (1 + e^2), u = m (1 + e);
+//   sigmoid(x) = 1 / (1 + e) for x >= 0, e / (1 + e) below.
 // e = 2^(n/32) e^r with -|x| = n ln2/32 + r: 2^(n/32) from a table of the
 // 32 f32 nearest 2^(j/32) (vpermi2ps, indexed by n's low bits where adding
-// 1.5 * 2^23 leaves them) scaled by vscalefps; r shifted by the table
+// 1.5 * 2^18 to k = n / 32 leaves them) scaled by vscalefps; r shifted by the table
 // entries' own rounding (a second table), so that m stays accurate to an
 // ulp of itself near 0, where tanh(x) ~ m; e^r - 1 by a cubic on |r| <=
 // ln2/64 (relative error 1.7e-8). 11 multiplies or FMAs and 2 divisions for
@@ -252,26 +252,32 @@ void shareExponential(math::TanhOp tanh) {
     });
   };
 
-  // -|x|, where e^-|x| is 0 in f32 below -104 and n stays far below 2^22.
+  // -|x|, where e^-|x| is 0 in f32 below -104 and n stays far below 2^17.
   Value negAbs =
       f.atLeast(b.create<arith::NegFOp>(b.create<math::AbsFOp>(x)), f.constant(-104.0f));
-  constexpr float shifter = 0x1.8p23f;
-  // n in the low bits of `shifted`; k = n / 32, exactly.
-  Value shifted = f.fma(negAbs, static_cast<float>(32 / std::numbers::ln2), shifter);
-  Value k = f.fma(shifted, 1.0f / 32, -shifter / 32);
-  Value r = f.fma(k, -0.693359375f, negAbs);
-  r = f.fma(k, 2.12194440e-4f, r);
+  // k = n / 32 in `shifted`, whose ulp is 1/32: n in its low bits, and k
+  // one subtraction away.
+  constexpr float shifter = 0x1.8p18f;
+  Value shifted = f.fma(negAbs, static_cast<float>(1 / std::numbers::ln2), shifter);
+  Value k = b.create<arith::SubFOp>(shifted, f.constant(shifter));
   Value index = b.create<arith::BitcastOp>(
       VectorType::get(type.getShape(), b.getI32Type()), shifted);
-  r = b.create<arith::SubFOp>(r, lookUp(offsets, index));
+  // r = -|x| - k ln2 - offset: the low part of k ln2 joins the offset
+  // beside the exact high part, not after it. Each step of a chain shorter
+  // counts: the loop around these waits on its dependence chains.
+  Value r = b.create<arith::SubFOp>(f.fma(k, -0.693359375f, negAbs),
+                                    f.fma(k, -2.12194440e-4f, lookUp(offsets, index)));
   Value expm1R = b.create<math::FmaOp>(b.create<arith::MulFOp>(r, r),
                                        f.fma(r, 1.666671336e-1f, 5.000036955e-1f), r);
   Value power = scaleByPowerOfTwo(b, lookUp(powers, index), k); // 2^(n/32), exact
+  // e, 1 - e and 1 + e, each from e^r - 1 directly; 1 + e^2 from e.
   Value e = b.create<math::FmaOp>(power, expm1R, power);
   Value m = b.create<math::FmaOp>(b.create<arith::NegFOp>(power), expm1R, f.sub(1.0f, power));
-  Value onePlusE = f.sub(2.0f, m);
+  Value onePlusE = b.create<math::FmaOp>(
+      power, expm1R, b.create<arith::AddFOp>(f.constant(1.0f), power));
   Value u = b.create<arith::MulFOp>(m, onePlusE);
-  Value tanhResult = b.create<arith::DivFOp>(b.create<math::CopySignOp>(u, x), f.sub(2.0f, u));
+  Value tanhResult = b.create<arith::DivFOp>(b.create<math::CopySignOp>(u, x),
+                                             b.create<math::FmaOp>(e, e, f.constant(1.0f)));
   Value numerator = b.create<arith::SelectOp>(
       b.create<arith::CmpFOp>(arith::CmpFPredicate::OLT, x, f.constant(0.0f)), e,
       f.constant(1.0f));

@@ -64,10 +64,12 @@ func.func @exp_elsewhere(%s: f32, %v: vector<8xf32>, %d: vector<16xf64>)
 // -----
 
 // tanh(x) and sigmoid(x) = 1 / (1 + exp(-x)) (LogisticOp's scalar rule) of
-// one operand share one exponential: e = exp(-|x|) and m = 1 - e from a
+// one operand share one exponential: e = exp(-|x|), 1 - e and 1 + e from a
 // table of 2^(j/32) (vpermi2ps, with the entries' own rounding from a second
-// table), a cubic and vscalefps, then tanh = copysign(u, x) / (2 - u) with
-// u = m (2 - m), and sigmoid = (x < 0 ? e : 1) / (2 - m). The sigmoid's
+// table), a cubic and vscalefps, then tanh = copysign(u, x) / (1 + e^2) with
+// u = (1 - e) (1 + e), and sigmoid = (x < 0 ? e : 1) / (1 + e). k = n / 32 is
+// one subtraction from the rounded product, and the low part of k ln 2 joins
+// the table's offset beside the high part: short chains. The sigmoid's
 // negation, exp and sum go.
 // CHECK-LABEL: func.func @tanh_and_sigmoid_share_exponential
 // CHECK-SAME:  (%[[X:.*]]: vector<32xf32>)
@@ -75,18 +77,28 @@ func.func @exp_elsewhere(%s: f32, %v: vector<8xf32>, %d: vector<16xf64>)
 // CHECK-NOT:   math.exp
 // CHECK:       %[[ABS:.*]] = math.absf %[[X]] : vector<32xf32>
 // CHECK:       arith.negf %[[ABS]] : vector<32xf32>
-// CHECK-COUNT-4: llvm.call_intrinsic "llvm.x86.avx512.vpermi2var.ps.512"({{.*}}) : (vector<16xf32>, vector<16xi32>, vector<16xf32>) -> vector<16xf32>
+// CHECK:       %[[NEG_ABS:.*]] = arith.select
+// CHECK:       %[[SHIFTED:.*]] = math.fma %[[NEG_ABS]], %{{.*}}, %{{.*}} : vector<32xf32>
+// CHECK:       %[[K:.*]] = arith.subf %[[SHIFTED]], %{{.*}} : vector<32xf32>
+// CHECK:       %[[INDEX:.*]] = arith.bitcast %[[SHIFTED]] : vector<32xf32> to vector<32xi32>
+// CHECK-COUNT-2: llvm.call_intrinsic "llvm.x86.avx512.vpermi2var.ps.512"({{.*}}) : (vector<16xf32>, vector<16xi32>, vector<16xf32>) -> vector<16xf32>
+// CHECK:       %[[CORRECTION:.*]] = math.fma %[[K]], %{{.*}}, %{{.*}} : vector<32xf32>
+// CHECK:       %[[HIGH:.*]] = math.fma %[[K]], %{{.*}}, %[[NEG_ABS]] : vector<32xf32>
+// CHECK:       %[[R:.*]] = arith.subf %[[HIGH]], %[[CORRECTION]] : vector<32xf32>
+// CHECK-COUNT-2: llvm.call_intrinsic "llvm.x86.avx512.vpermi2var.ps.512"({{.*}}) : (vector<16xf32>, vector<16xi32>, vector<16xf32>) -> vector<16xf32>
 // CHECK-COUNT-2: x86vector.avx512.mask.scalef
-// CHECK:       %[[ONE_MINUS_POWER:.*]] = arith.subf %{{.*}}, %{{.*}} : vector<32xf32>
-// CHECK:       %[[M:.*]] = math.fma %{{.*}}, %{{.*}}, %[[ONE_MINUS_POWER]] : vector<32xf32>
-// CHECK:       %[[TWO_MINUS_M:.*]] = arith.subf %{{.*}}, %[[M]] : vector<32xf32>
-// CHECK:       %[[U:.*]] = arith.mulf %[[M]], %[[TWO_MINUS_M]] : vector<32xf32>
-// CHECK:       %[[TWO_MINUS_U:.*]] = arith.subf %{{.*}}, %[[U]] : vector<32xf32>
+// CHECK:       %[[E:.*]] = math.fma %[[POWER:.*]], %[[EXPM1:.*]], %[[POWER]] : vector<32xf32>
+// CHECK:       %[[ONE_MINUS_POWER:.*]] = arith.subf %{{.*}}, %[[POWER]] : vector<32xf32>
+// CHECK:       %[[M:.*]] = math.fma %{{.*}}, %[[EXPM1]], %[[ONE_MINUS_POWER]] : vector<32xf32>
+// CHECK:       %[[ONE_PLUS_POWER:.*]] = arith.addf %{{.*}}, %[[POWER]] : vector<32xf32>
+// CHECK:       %[[ONE_PLUS_E:.*]] = math.fma %[[POWER]], %[[EXPM1]], %[[ONE_PLUS_POWER]] : vector<32xf32>
+// CHECK:       %[[U:.*]] = arith.mulf %[[M]], %[[ONE_PLUS_E]] : vector<32xf32>
+// CHECK:       %[[ONE_PLUS_E2:.*]] = math.fma %[[E]], %[[E]], %{{.*}} : vector<32xf32>
 // CHECK:       %[[SIGNED:.*]] = math.copysign %[[U]], %[[X]] : vector<32xf32>
-// CHECK:       %[[TANH:.*]] = arith.divf %[[SIGNED]], %[[TWO_MINUS_U]] : vector<32xf32>
+// CHECK:       %[[TANH:.*]] = arith.divf %[[SIGNED]], %[[ONE_PLUS_E2]] : vector<32xf32>
 // CHECK:       %[[NEGATIVE:.*]] = arith.cmpf olt, %[[X]], %{{.*}} : vector<32xf32>
-// CHECK:       %[[NUMERATOR:.*]] = arith.select %[[NEGATIVE]], %{{.*}}, %{{.*}} : vector<32xi1>, vector<32xf32>
-// CHECK:       %[[SIGMOID:.*]] = arith.divf %[[NUMERATOR]], %[[TWO_MINUS_M]] : vector<32xf32>
+// CHECK:       %[[NUMERATOR:.*]] = arith.select %[[NEGATIVE]], %[[E]], %{{.*}} : vector<32xi1>, vector<32xf32>
+// CHECK:       %[[SIGMOID:.*]] = arith.divf %[[NUMERATOR]], %[[ONE_PLUS_E]] : vector<32xf32>
 // CHECK-NOT:   math.exp
 // CHECK:       return %[[TANH]], %[[SIGMOID]]
 // GENERIC-LABEL: func.func @tanh_and_sigmoid_share_exponential
