@@ -201,18 +201,20 @@ std::optional<SigmoidOps> findSigmoid(Value x, Block *block) {
 
 // tanh(x) and sigmoid(x) of one operand share one exponential on AVX-512,
 // as sin and cos of one operand share a sincos. Both follow from
-// e = exp(-|x|) in (0, 1] and m = 1 - e, each computed without cancellation:
-//   tanh(|x|) = (1 - e^2) / (1 + e^2) = u / (1 + e^2), u = m (1 + e);
+// e = exp(-|x|) in (0, 1], 1 - e and 1 + e, each computed without
+// cancellation:
+//   tanh(|x|) = (1 - e^2) / (1 + e^2) = u / (1 + e^2), u = (1 - e) (1 + e);
 //   sigmoid(x) = 1 / (1 + e) for x >= 0, e / (1 + e) below.
 // e = 2^(n/32) e^r with -|x| = n ln2/32 + r: 2^(n/32) from a table of the
 // 32 f32 nearest 2^(j/32) (vpermi2ps, indexed by n's low bits where adding
-// 1.5 * 2^18 to k = n / 32 leaves them) scaled by vscalefps; r shifted by the table
-// entries' own rounding (a second table), so that m stays accurate to an
-// ulp of itself near 0, where tanh(x) ~ m; e^r - 1 by a cubic on |r| <=
-// ln2/64 (relative error 1.7e-8). 11 multiplies or FMAs and 2 divisions for
-// both functions, where tanh's rational polynomial and sigmoid's exp take
-// 21 and the same 2 divisions. Measured on 47M points over all f32: tanh
-// within 4.5 ulp (the rational polynomial: 4.9), sigmoid within 3.1.
+// 1.5 * 2^18 to k = n / 32 leaves them) scaled by vscalefps; r shifted by
+// the table entries' own rounding (a second table), so that 1 - e stays
+// accurate to an ulp of itself near 0, where tanh(x) ~ 1 - e; e^r - 1 by a
+// cubic on |r| <= ln2/64 (relative error 1.7e-8). 12 multiplies, FMAs or
+// scalefs and 2 divisions for both functions, where tanh's rational
+// polynomial and sigmoid's exp take 21 and the same 2 divisions. Measured
+// on 47M points over all f32: tanh within 3.5 ulp (the rational
+// polynomial: 4.9), sigmoid within 2.9.
 void shareExponential(math::TanhOp tanh) {
   Value x = tanh.getOperand();
   if (!isRegistersOfF32(x.getType()))
