@@ -193,6 +193,7 @@ void addLoweringToLLVM(OpPassManager &pm, const PipelineOptions &options) {
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToAffineLoopsPass());
   pm.addNestedPass<func::FuncOp>(createPromoteAccumulators());
   pm.addNestedPass<func::FuncOp>(createOverlapRowStores());
+  pm.addNestedPass<func::FuncOp>(createOverlapRowReductions());
   pm.addNestedPass<func::FuncOp>(createPrefetchNextRows());
   pm.addNestedPass<func::FuncOp>(createStreamStores());
   // Parallel chunks run on the calling thread's OpenMP team

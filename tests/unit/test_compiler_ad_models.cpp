@@ -307,7 +307,14 @@ TEST_CASE("ad models: W3 at blocked sizes, every thread count, against host refe
       auto [loss32, gx32, ggamma32, gbeta32] =
           step(to_f32(x), to_f32(gamma), to_f32(beta), to_f32(c));
       CHECK(mismatch(gx32, F32, gx.shape(), values(gx), 1e-4) == "");
-      std::vector<Vec> bits = {values(loss32), values(gx32), values(ggamma32), values(gbeta32)};
+      // The forward alone: its row loop sums each next row inside the
+      // GELU pass (adjit-overlap-row-reductions).
+      auto forward = jit(w3_loss, {.name = "w3_forward", .threads = threads});
+      CHECK(mismatch(forward(x, gamma, beta, c), F64, {}, {want.loss}, 1e-9) == "");
+      Array loss32_forward = forward(to_f32(x), to_f32(gamma), to_f32(beta), to_f32(c));
+      CHECK(mismatch(loss32_forward, F32, {}, {want.loss}, 1e-4) == "");
+      std::vector<Vec> bits = {values(loss32), values(gx32), values(ggamma32), values(gbeta32),
+                               values(loss32_forward)};
       if (first.empty())
         first = bits;
       else
