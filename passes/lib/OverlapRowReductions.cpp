@@ -39,12 +39,12 @@ std::optional<SmallVector<Value>> onlyReads(Operation *op) {
   return reads;
 }
 
-// A reduction pass of adjit-vectorize (vector accumulators of `lanes`
-// lanes, one vector read per operand and step) taken to fewer lanes, so
-// that its steps match another loop's: each value of `from` lanes becomes
-// one of `to`. Its results then reduce the same elements in another order,
-// which only the vector.reductions that use them may see, and only where
-// they allow reassociation.
+// A reduction pass of adjit-vectorize (vector accumulators, one vector
+// read per operand and step) taken to fewer lanes, so that its steps match
+// another loop's: each value of `from` lanes becomes one of `to`. Its
+// results then hold the same elements' sums grouped otherwise, which only
+// the vector.reductions that use them may see, and only where those allow
+// reassociation.
 class ReductionNarrowing {
 public:
   ReductionNarrowing(scf::ForOp pass, int64_t from, int64_t to)

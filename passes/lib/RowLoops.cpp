@@ -7,11 +7,14 @@
 
 namespace mlir::adjit {
 
+namespace {
+// The ops nested in `root`, itself included: how much work a pass is.
 int64_t countOps(Operation *root) {
   int64_t count = 0;
   root->walk([&](Operation *) { ++count; });
   return count;
 }
+} // namespace
 
 bool sameConstantRange(scf::ForOp a, scf::ForOp b) {
   auto constant = [](Value v) { return getConstantIntValue(v); };

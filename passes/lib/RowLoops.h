@@ -15,9 +15,6 @@
 
 namespace mlir::adjit {
 
-/// The ops nested in `root`, itself included: how much work a pass is.
-int64_t countOps(Operation *root);
-
 /// Whether two loops have the same constant lower and upper bounds.
 bool sameConstantRange(scf::ForOp a, scf::ForOp b);
 
