@@ -3,6 +3,7 @@
 // description in Passes.td).
 
 #include "BufferUses.h"
+#include "RowLoops.h"
 
 #include "adjit/Passes/Passes.h"
 
@@ -55,12 +56,6 @@ std::optional<SetVector<Operation *>> recomputableOperands(scf::ForOp loop,
   return slice;
 }
 
-int64_t countOps(Operation *root) {
-  int64_t count = 0;
-  root->walk([&](Operation *) { ++count; });
-  return count;
-}
-
 struct PrefetchNextRowsPass : adjit::impl::PrefetchNextRowsBase<PrefetchNextRowsPass> {
   using PrefetchNextRowsBase::PrefetchNextRowsBase;
 
@@ -74,13 +69,9 @@ struct PrefetchNextRowsPass : adjit::impl::PrefetchNextRowsBase<PrefetchNextRows
   }
 
   void prefetchInHeaviestPass(scf::ForOp loop) {
-    auto passes = llvm::to_vector(loop.getBody()->getOps<scf::ForOp>());
-    if (passes.size() < 2)
+    if (llvm::range_size(loop.getBody()->getOps<scf::ForOp>()) < 2)
       return;
-    scf::ForOp heaviest;
-    for (int64_t most = -1; scf::ForOp pass : passes)
-      if (int64_t ops = countOps(pass); ops > most)
-        most = ops, heaviest = pass;
+    scf::ForOp heaviest = adjit::heaviestPass(loop, /*except=*/nullptr);
     std::optional<int64_t> lower = getConstantIntValue(heaviest.getLowerBound());
     std::optional<int64_t> upper = getConstantIntValue(heaviest.getUpperBound());
     std::optional<int64_t> step = getConstantIntValue(heaviest.getStep());
