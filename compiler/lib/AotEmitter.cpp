@@ -129,19 +129,6 @@ void internalize(llvm::Module& module) {
     if (!global.isDeclaration()) global.setLinkage(llvm::GlobalValue::InternalLinkage);
 }
 
-// The program's functions that no exported function reaches (the other
-// entries' wrappers MLIR made, entries not asked for).
-void erase_unused_functions(llvm::Module& module) {
-  for (bool erased = true; erased;) {
-    erased = false;
-    for (llvm::Function& function : llvm::make_early_inc_range(module))
-      if (function.hasLocalLinkage() && function.use_empty()) {
-        function.eraseFromParent();
-        erased = true;
-      }
-  }
-}
-
 // int NAME(const T* in0, ..., T* out0, ...): checks the pointers, builds one
 // memref descriptor per array (contiguous, row-major) and runs the entry
 // through adjit_aot_call, which turns a failed allocation into a status.
@@ -404,7 +391,7 @@ AotResult write(const Program& program, const AotOptions& options,
   for (size_t i = 0; i < functions.size(); ++i)
     emit_list_function(*module, functions[i],
                        emit_typed_function(*module, functions[i], entry_functions[i]));
-  erase_unused_functions(*module);
+  detail::erase_unused_functions(*module);
   std::string object = detail::emit_machine_code(*module, *machine, /*assembly=*/false);
 
   fs::path dir(options.output_dir);

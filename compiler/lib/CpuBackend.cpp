@@ -16,6 +16,7 @@
 
 #include "mlir/Target/LLVMIR/Export.h"
 #include "llvm/ADT/ScopeExit.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/ExecutionEngine/Orc/LLJIT.h"
@@ -164,6 +165,27 @@ void optimize(llvm::Module& module, llvm::TargetMachine& machine) {
   builder.crossRegisterProxies(loops, functions, cgscc, modules);
   builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3).run(module, modules);
   guard_streaming_stores(module, vector_register_bits(machine) / 8);
+}
+
+void erase_unused_functions(llvm::Module& module) {
+  for (bool erased = true; erased;) {
+    erased = false;
+    for (llvm::Function& function : llvm::make_early_inc_range(module))
+      if (function.hasLocalLinkage() && function.use_empty()) {
+        function.eraseFromParent();
+        erased = true;
+      }
+  }
+}
+
+void keep_only_entry_points(llvm::Module& module, const std::vector<Signature>& signatures) {
+  llvm::StringSet<> entries;
+  for (const Signature& signature : signatures)
+    entries.insert(mlir::adjit::entryPointName(signature.name));
+  for (llvm::Function& function : module)
+    if (!function.isDeclaration() && !entries.contains(function.getName()))
+      function.setLinkage(llvm::GlobalValue::InternalLinkage);
+  erase_unused_functions(module);
 }
 
 size_t longest_block(const llvm::Module& module) {

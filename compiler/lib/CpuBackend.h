@@ -39,6 +39,18 @@ std::unique_ptr<llvm::Module> translate(mlir::ModuleOp module, llvm::LLVMContext
 /// Runs LLVM's -O3 pipeline (without loop unrolling) for `machine`.
 void optimize(llvm::Module& module, llvm::TargetMachine& machine);
 
+/// Erases the functions of `module` with local linkage that nothing calls
+/// any more, until none is left (a wrapper that called another one).
+void erase_unused_functions(llvm::Module& module);
+
+/// Gives every function `module` defines, except the entry points of
+/// `signatures` (`adjit_entry_<name>`), local linkage, and erases those
+/// then unused: after -O3 has inlined a program's functions into its entry
+/// points, the copies MLIR's wrappers keep (the function itself and its
+/// `_mlir_ciface_` wrapper) would only cost machine code, two thirds of it
+/// for a small function.
+void keep_only_entry_points(llvm::Module& module, const std::vector<Signature>& signatures);
+
 /// The number of instructions in the longest basic block of `module`.
 size_t longest_block(const llvm::Module& module);
 

@@ -234,14 +234,15 @@ class BackEndTiming {
 };
 
 // LLVM IR for the host (or options' target CPU), with the machine that
-// will run or emit it.
+// will run or emit it: the entry points of `signatures` and what they call.
 struct NativeModule {
   BackEndTiming timing;
   std::unique_ptr<llvm::LLVMContext> context = std::make_unique<llvm::LLVMContext>();
   std::unique_ptr<llvm::TargetMachine> machine;
   std::unique_ptr<llvm::Module> module;
 
-  NativeModule(mlir::ModuleOp lowered, const CompileOptions& options, bool for_this_process = false)
+  NativeModule(mlir::ModuleOp lowered, const std::vector<Signature>& signatures,
+               const CompileOptions& options, bool for_this_process = false)
       : timing(options.timing),
         machine(for_this_process
                     ? detail::create_target_machine()
@@ -249,6 +250,7 @@ struct NativeModule {
     mlir::TimingScope scope = timing.phase("LLVM: translation to LLVM IR and -O3");
     module = detail::translate(lowered, *context, *machine);
     detail::optimize(*module, *machine);
+    detail::keep_only_entry_points(*module, signatures);
   }
 
   std::string machine_code(bool assembly) {
@@ -385,7 +387,7 @@ std::string Program::ir(std::string_view stage_name) const {
     case Stage::llvmIR:
     case Stage::assembly:
     case Stage::object: {
-      NativeModule native(staged.advance_to(Stage::llvm), options);
+      NativeModule native(staged.advance_to(Stage::llvm), impl_->signatures, options);
       if (*stage == Stage::llvmIR) return print(*native.module);
       return native.machine_code(*stage == Stage::assembly);
     }
@@ -442,7 +444,7 @@ std::vector<std::pair<Stage, std::string>> stages_with(Program::Impl& program,
     stages.emplace_back(Stage::gpuProgram, gpu_program.serialize());
     return stages;
   }
-  NativeModule native(staged.advance_to(Stage::llvm), options);
+  NativeModule native(staged.advance_to(Stage::llvm), program.signatures, options);
   stages.emplace_back(Stage::llvmIR, print(*native.module));
   stages.emplace_back(Stage::assembly, native.machine_code(true));
   stages.emplace_back(Stage::object, native.machine_code(false));
@@ -518,7 +520,7 @@ Executable Program::compile(Device device) const {
       return detail::load_into_jit(*object, impl_->signatures);
   }
   mlir::ModuleOp lowered = staged.advance_to(Stage::llvm);
-  NativeModule native(lowered, impl_->options, /*for_this_process=*/true);
+  NativeModule native(lowered, impl_->signatures, impl_->options, /*for_this_process=*/true);
   std::string object = native.machine_code(false);
   if (cache) cache->store(key, object);
   mlir::TimingScope scope = native.timing.phase("LLVM: JIT linking");

@@ -472,7 +472,9 @@ TEST_CASE("cli: compile --emit=asm has the packed entry point", "[cli]") {
   CliResult r = run_cli({"compile", kMlp, "--emit=asm"});
   REQUIRE(r.exit_code == 0);
   CHECK_THAT(r.output, Contains("adjit_entry_mlp"));
-  CHECK_THAT(r.output, Contains("_mlir_ciface_mlp"));
+  // MLIR's C-interface wrapper, inlined into the entry point, is not
+  // emitted a second time on its own.
+  CHECK_THAT(r.output, !Contains("_mlir_ciface_mlp"));
 
   CliResult ir = run_cli({"compile", kMlp});  // default: llvm-ir
   REQUIRE(ir.exit_code == 0);
