@@ -269,10 +269,12 @@ def render(res):
         rows.append(row)
     out.append(table(header, rows))
     out.append("")
+    rounds = res.meta.get("first_call_rounds") or 1
+    fresh = ("the median of %d fresh processes" % rounds) if rounds > 1 else "in a fresh process"
     out.append("Medians of %s timed runs after warm-up. adjit/limit: how far adjit is from the "
                "hardware bound (1.0 = at the bound). adjit/PEER: adjit's time over the peer's "
-               "(below 1 = adjit faster). W7 is the first call of W2's step in a fresh process." %
-               (">= 10" if not res.smoke else "1"))
+               "(below 1 = adjit faster). W7 is the first call of W2's step, %s (W6's compile "
+               "too)." % (">= 10" if not res.smoke else "1", fresh))
     if limit_notes:
         out.append("Limits: " + "; ".join(limit_notes) + ".")
     out.append("")
@@ -308,10 +310,14 @@ def render(res):
         r = res.timing(workload, impl, variant)
         if r:
             steady = (r.get("extra") or {}).get("steady_ms")
+            rounds = r.get("rounds_ms")
             rows.append([label, fmt(r["median_ms"], "ms"), fmt(r.get("compile_ms"), "ms"),
-                         fmt(steady, "ms") if steady is not None else "—"])
+                         fmt(steady, "ms") if steady is not None else "—",
+                         ", ".join(("%.0f" if v >= 100 else "%.3g") % v for v in rounds)
+                         if rounds else "—"])
     if rows:
-        out.append(table(["W7", "first call", "compile part", "next call"], rows))
+        out.append(table(["W7", "first call", "compile part", "next call",
+                          "each process (ms)"], rows))
         out.append("")
 
     # One cell per workload and implementation, rows with any value only.
