@@ -369,8 +369,8 @@ AotResult write(const Program& program, const AotOptions& options,
   compile_options.target_cpu = options.target_cpu;
   compile_options.target_features = options.target_features;
   compile_options.threads = false;
-  std::unique_ptr<llvm::TargetMachine> machine =
-      detail::create_target_machine(options.target_cpu, options.target_features);
+  detail::LentTargetMachine machine =
+      detail::lend_target_machine(options.target_cpu, options.target_features);
   mlir::OwningOpRef<mlir::ModuleOp> lowered =
       detail::ProgramInternals::lower(program, compile_options, mlir::adjit::Stage::llvm);
   llvm::LLVMContext context;

@@ -14,9 +14,13 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <map>
+#include <mutex>
+
 #include "mlir/Target/LLVMIR/Export.h"
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringSet.h"
+#include "llvm/ExecutionEngine/Orc/CompileUtils.h"
 #include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/ExecutionEngine/Orc/LLJIT.h"
@@ -84,8 +88,34 @@ void check_cpu_and_features(const llvm::Triple& target_triple, const std::string
 
 }  // namespace
 
-std::unique_ptr<llvm::TargetMachine> create_target_machine(const std::string& cpu,
-                                                           const std::string& features) {
+namespace {
+
+// Idle target machines by CPU and features. Leaked, so that a machine
+// returned during static destruction still finds it.
+struct MachinePool {
+  std::mutex mutex;
+  std::map<std::string, std::vector<std::unique_ptr<llvm::TargetMachine>>> idle;
+
+  static MachinePool& get() {
+    static MachinePool* pool = new MachinePool;
+    return *pool;
+  }
+  static std::string key(llvm::StringRef cpu, llvm::StringRef features) {
+    return (cpu + "\n" + features).str();
+  }
+};
+
+}  // namespace
+
+void ReturnToMachinePool::operator()(llvm::TargetMachine* machine) const {
+  std::unique_ptr<llvm::TargetMachine> owned(machine);
+  MachinePool& pool = MachinePool::get();
+  std::string key = MachinePool::key(machine->getTargetCPU(), machine->getTargetFeatureString());
+  std::lock_guard lock(pool.mutex);
+  pool.idle[key].push_back(std::move(owned));
+}
+
+LentTargetMachine lend_target_machine(const std::string& cpu, const std::string& features) {
   llvm::orc::JITTargetMachineBuilder builder = host_machine_builder();
   if (!cpu.empty() || !features.empty()) {
     check_cpu_and_features(builder.getTargetTriple(), cpu, features);
@@ -96,12 +126,22 @@ std::unique_ptr<llvm::TargetMachine> create_target_machine(const std::string& cp
     if (!features.empty()) builder.getFeatures().addFeaturesVector(
         llvm::SubtargetFeatures(features).getFeatures());
   }
+  MachinePool& pool = MachinePool::get();
+  {
+    std::lock_guard lock(pool.mutex);
+    auto& idle = pool.idle[MachinePool::key(builder.getCPU(), builder.getFeatures().getString())];
+    if (!idle.empty()) {
+      LentTargetMachine machine(idle.back().release());
+      idle.pop_back();
+      return machine;
+    }
+  }
   auto machine = builder.createTargetMachine();
   if (!machine)
     throw CompileError(fmt::format("cannot create an LLVM target machine for {}: {}",
                                    cpu.empty() ? "the host" : fmt::format("CPU '{}'", cpu),
                                    llvm::toString(machine.takeError())));
-  return std::move(*machine);
+  return LentTargetMachine(machine->release());
 }
 
 int64_t vector_register_bits(const llvm::TargetMachine& machine) {
@@ -244,7 +284,18 @@ Executable load_into_jit(const std::string& object, std::vector<Signature> signa
   auto fail = [](const std::string& what, llvm::Error error) -> CompileError {
     return CompileError(what + ": " + llvm::toString(std::move(error)));
   };
-  auto jit = llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(host_machine_builder()).create();
+  // The JIT only links objects: it needs neither the target machine LLJIT
+  // would create for its data layout nor the one for compiling IR (two
+  // machines per program, a few percent of a small function's compile).
+  static const llvm::DataLayout host_layout = lend_target_machine()->createDataLayout();
+  auto jit = llvm::orc::LLJITBuilder()
+                 .setJITTargetMachineBuilder(host_machine_builder())
+                 .setDataLayout(host_layout)
+                 .setCompileFunctionCreator([](llvm::orc::JITTargetMachineBuilder builder)
+                     -> llvm::Expected<std::unique_ptr<llvm::orc::IRCompileLayer::IRCompiler>> {
+                   return std::make_unique<llvm::orc::ConcurrentIRCompiler>(std::move(builder));
+                 })
+                 .create();
   if (!jit) throw fail("cannot start LLVM's ORC JIT", jit.takeError());
   if (auto plugin = perf_map_plugin_from_environment()) {
     auto* linker = llvm::dyn_cast<llvm::orc::ObjectLinkingLayer>(&(*jit)->getObjLinkingLayer());

@@ -17,13 +17,23 @@
 
 namespace adjit::detail {
 
+/// Returns a lent target machine to the pool it came from.
+struct ReturnToMachinePool {
+  void operator()(llvm::TargetMachine* machine) const;
+};
+/// A target machine that one compile uses at a time.
+using LentTargetMachine = std::unique_ptr<llvm::TargetMachine, ReturnToMachinePool>;
+
 /// A target machine at -O3 for this process's CPU (all its features), or,
 /// for ahead-of-time code, for `cpu` (an LLVM CPU name such as "x86-64-v3"
 /// or "skylake-avx512") with `features` ("+avx2,-avx512f"; empty: those of
 /// `cpu`, or the host's when `cpu` is empty too). Throws CompileError naming
-/// the valid choices for an unknown CPU or feature.
-std::unique_ptr<llvm::TargetMachine> create_target_machine(const std::string& cpu = "",
-                                                           const std::string& features = "");
+/// the valid choices for an unknown CPU or feature. Machines are lent from a
+/// per-process pool and reused: creating one, and the subtarget it builds
+/// for the first function it compiles, took about a tenth of a small
+/// function's compile.
+LentTargetMachine lend_target_machine(const std::string& cpu = "",
+                                      const std::string& features = "");
 
 /// The width in bits of `machine`'s widest vector registers (512 with
 /// AVX-512, 256 with AVX, else 128): what adjit-vectorize fills.

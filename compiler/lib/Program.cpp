@@ -144,7 +144,7 @@ mlir::adjit::PipelineOptions pipeline_options(const CompileOptions& options) {
   if (options.target == Device::Kind::cpu &&
       (!options.target_cpu.empty() || !options.target_features.empty()))
     pipeline.vectorBits = detail::vector_register_bits(
-        *detail::create_target_machine(options.target_cpu, options.target_features));
+        *detail::lend_target_machine(options.target_cpu, options.target_features));
   if (options.target == Device::Kind::cuda) {
     pipeline.gpuChip = options.gpu_arch;
     pipeline.libdevice = detail::libdevice_path().value_or("");
@@ -238,15 +238,15 @@ class BackEndTiming {
 struct NativeModule {
   BackEndTiming timing;
   std::unique_ptr<llvm::LLVMContext> context = std::make_unique<llvm::LLVMContext>();
-  std::unique_ptr<llvm::TargetMachine> machine;
+  detail::LentTargetMachine machine;
   std::unique_ptr<llvm::Module> module;
 
   NativeModule(mlir::ModuleOp lowered, const std::vector<Signature>& signatures,
                const CompileOptions& options, bool for_this_process = false)
       : timing(options.timing),
         machine(for_this_process
-                    ? detail::create_target_machine()
-                    : detail::create_target_machine(options.target_cpu, options.target_features)) {
+                    ? detail::lend_target_machine()
+                    : detail::lend_target_machine(options.target_cpu, options.target_features)) {
     mlir::TimingScope scope = timing.phase("LLVM: translation to LLVM IR and -O3");
     module = detail::translate(lowered, *context, *machine);
     detail::optimize(*module, *machine);

@@ -2,6 +2,7 @@
 
 #include "adjit/Dialect/AdjitOps.h"
 #include "adjit/Passes/Passes.h"
+#include "adjit/Passes/SharedCanonicalizer.h"
 
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
@@ -99,8 +100,8 @@ std::optional<Stage> parseStage(StringRef name) {
 }
 
 namespace {
-void addCleanup(OpPassManager &pm) {
-  pm.addPass(createCanonicalizerPass());
+void addCleanup(OpPassManager &pm, const CanonicalizerFactory &canonicalizer) {
+  pm.addPass(canonicalizer.create());
   pm.addPass(createCSEPass());
 }
 
@@ -112,7 +113,8 @@ LogicalResult copyWithLinalg(OpBuilder &b, Location loc, Value from,
   return success();
 }
 
-void addBufferization(OpPassManager &pm, const PipelineOptions &options) {
+void addBufferization(OpPassManager &pm, const PipelineOptions &options,
+                      const CanonicalizerFactory &canonicalizer) {
   pm.addPass(createEraseOptimizationBarriers());
   pm.addPass(createSplitSharedInits());
   pm.addPass(createMarkEntryPoints());
@@ -129,7 +131,7 @@ void addBufferization(OpPassManager &pm, const PipelineOptions &options) {
   pm.addNestedPass<func::FuncOp>(bufferization::createBufferLoopHoistingPass());
   // Loops carry buffers that they update in place; forwarding them lets
   // results be written straight into the caller's buffers below.
-  pm.addPass(createCanonicalizerPass());
+  pm.addPass(canonicalizer.create());
   // Callers own the result buffers (the runtime's caching allocator), so
   // functions write results in place instead of returning fresh memory.
   bufferization::BufferResultsToOutParamsOpts outParams;
@@ -141,36 +143,38 @@ void addBufferization(OpPassManager &pm, const PipelineOptions &options) {
   // with temporaries that are distinct allocations freed one by one before
   // its simplification compares every pair of them.
   pm.addPass(memref::createExpandReallocPass(/*emitDeallocs=*/false));
-  pm.addPass(createCanonicalizerPass());
+  pm.addPass(canonicalizer.create());
   pm.addPass(bufferization::createOwnershipBasedBufferDeallocationPass());
-  pm.addPass(createCanonicalizerPass());
+  pm.addPass(canonicalizer.create());
   pm.addNestedPass<func::FuncOp>(createSplitDeallocations());
   pm.addPass(bufferization::createBufferDeallocationSimplificationPass());
   pm.addPass(bufferization::createLowerDeallocationsPass());
   pm.addPass(createCSEPass());
-  pm.addPass(createCanonicalizerPass());
+  pm.addPass(canonicalizer.create());
   pm.addNestedPass<func::FuncOp>(createFreeChunkTemporaries());
   // On a GPU, temporaries are device memory that the launch plan allocates.
   if (options.target == Target::cpu && options.planBuffers)
     pm.addNestedPass<func::FuncOp>(createPlanBuffers());
-  addCleanup(pm);
+  addCleanup(pm, canonicalizer);
 }
 
-void addMappingToGpu(OpPassManager &pm, const PipelineOptions &options) {
+void addMappingToGpu(OpPassManager &pm, const PipelineOptions &options,
+                     const CanonicalizerFactory &canonicalizer) {
   MapToGpuOptions mapping;
   mapping.gemmLibrary = options.gpuGemmLibrary;
   pm.addPass(createMapToGpu(mapping));
   pm.addPass(createLowerAffinePass());
-  addCleanup(pm);
+  addCleanup(pm, canonicalizer);
   // Constants move into the kernels instead of becoming kernel parameters.
   pm.addPass(createGpuLauchSinkIndexComputationsPass());
   pm.addPass(createGpuKernelOutliningPass());
   pm.addPass(createLowerGpuAllReduce());
   pm.addPass(createMergeGpuModules());
-  addCleanup(pm);
+  addCleanup(pm, canonicalizer);
 }
 
-void addLoweringToNVVM(OpPassManager &pm, const PipelineOptions &options) {
+void addLoweringToNVVM(OpPassManager &pm, const PipelineOptions &options,
+                       const CanonicalizerFactory &canonicalizer) {
   GpuNVVMAttachTargetOptions target;
   target.chip = options.gpuChip;
   // PTX ISA 8.0 (CUDA 12.0): every architecture from sm_50 to sm_90.
@@ -184,11 +188,12 @@ void addLoweringToNVVM(OpPassManager &pm, const PipelineOptions &options) {
   OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
   kernels.addPass(createConvertSCFToCFPass());
   kernels.addPass(createConvertGpuOpsToNVVMOps());
-  kernels.addPass(createCanonicalizerPass());
+  kernels.addPass(canonicalizer.create());
   kernels.addPass(createReconcileUnrealizedCastsPass());
 }
 
-void addLoweringToLLVM(OpPassManager &pm, const PipelineOptions &options) {
+void addLoweringToLLVM(OpPassManager &pm, const PipelineOptions &options,
+                       const CanonicalizerFactory &canonicalizer) {
   pm.addPass(createContractionsToCalls());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToAffineLoopsPass());
   pm.addNestedPass<func::FuncOp>(createPromoteAccumulators());
@@ -206,7 +211,7 @@ void addLoweringToLLVM(OpPassManager &pm, const PipelineOptions &options) {
   }
   // Inlines the alloca scopes around loop bodies that allocate nothing
   // (control flow inside one would not lower).
-  pm.addPass(createCanonicalizerPass());
+  pm.addPass(canonicalizer.create());
   // Vector transfers of buffers whose innermost stride is not 1 (a strided
   // slice) become loops of scalar loads and stores; the others, vector
   // loads and stores (convert-vector-to-llvm).
@@ -274,8 +279,9 @@ void addGpuBinaryPasses(OpPassManager &pm, bool cubin,
   pm.addPass(createGpuModuleToBinaryPass(binary));
 }
 
-void addStagePasses(OpPassManager &pm, Stage stage,
-                    const PipelineOptions &options) {
+// The passes that take IR of the previous MLIR stage to `stage`.
+static void addStagePasses(OpPassManager &pm, Stage stage, const PipelineOptions &options,
+                           const CanonicalizerFactory &canonicalizer) {
   switch (stage) {
   case Stage::traced:
     return;
@@ -290,10 +296,10 @@ void addStagePasses(OpPassManager &pm, Stage stage,
     pm.addPass(createInlinerPass());
     pm.addPass(createSymbolDCEPass());
     pm.addPass(createExpandComposites());
-    return addCleanup(pm);
+    return addCleanup(pm, canonicalizer);
   case Stage::linalg:
     pm.addPass(createLowerAdjitToLinalg());
-    return addCleanup(pm);
+    return addCleanup(pm, canonicalizer);
   case Stage::fused:
     // Unit dimensions (a keepdims reduction) would hide producers from
     // their consumers behind reshapes.
@@ -303,7 +309,7 @@ void addStagePasses(OpPassManager &pm, Stage stage,
       fusion.recompute = options.target == Target::cuda;
       pm.addPass(createFuseElementwise(fusion));
     }
-    addCleanup(pm);
+    addCleanup(pm, canonicalizer);
     // Contractions are marked for the CPU's GEMM kernels or the GPU's GEMM
     // library. The row tiling for the caches and the merging of sibling
     // loops over one input are the CPU's: on a GPU, a reduction merged with
@@ -319,15 +325,15 @@ void addStagePasses(OpPassManager &pm, Stage stage,
       vectorize.vectorBits = options.vectorBits;
       pm.addPass(createVectorize(vectorize));
     }
-    return addCleanup(pm);
+    return addCleanup(pm, canonicalizer);
   case Stage::bufferized:
-    return addBufferization(pm, options);
+    return addBufferization(pm, options, canonicalizer);
   case Stage::gpu:
-    return addMappingToGpu(pm, options);
+    return addMappingToGpu(pm, options, canonicalizer);
   case Stage::nvvm:
-    return addLoweringToNVVM(pm, options);
+    return addLoweringToNVVM(pm, options, canonicalizer);
   case Stage::llvm:
-    return addLoweringToLLVM(pm, options);
+    return addLoweringToLLVM(pm, options, canonicalizer);
   case Stage::llvmIR:
   case Stage::assembly:
   case Stage::object:
@@ -340,9 +346,10 @@ void addStagePasses(OpPassManager &pm, Stage stage,
 
 void addPipeline(OpPassManager &pm, Stage from, Stage to,
                  const PipelineOptions &options) {
+  CanonicalizerFactory canonicalizer;
   for (Stage stage : stagesOf(options.target))
     if (isMlirStage(stage) && stage > from && stage <= to)
-      addStagePasses(pm, stage, options);
+      addStagePasses(pm, stage, options, canonicalizer);
 }
 
 void registerPipelineDialects(DialectRegistry &registry) {

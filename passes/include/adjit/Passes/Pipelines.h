@@ -76,11 +76,6 @@ ArrayRef<Stage> stagesOf(Target target);
 StringRef stageName(Stage stage);
 std::optional<Stage> parseStage(StringRef name);
 
-/// Appends the passes that take IR of the previous MLIR stage to `stage`
-/// (an MLIR stage).
-void addStagePasses(OpPassManager &pm, Stage stage,
-                    const PipelineOptions &options = {});
-
 /// Appends the passes of every MLIR stage of the target after `from` up to
 /// and including `to`.
 void addPipeline(OpPassManager &pm, Stage from, Stage to,
