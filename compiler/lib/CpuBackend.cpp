@@ -9,6 +9,7 @@
 #include "adjit/runtime/Error.h"
 #include "adjit/runtime/Gemm.h"
 #include "adjit/runtime/KernelAllocation.h"
+#include "adjit/runtime/MathLanes.h"
 #include "adjit/runtime/MemRef.h"
 
 #include <fmt/format.h>
@@ -308,7 +309,8 @@ Executable load_into_jit(const std::string& object, std::vector<Signature> signa
   if (!process_symbols) throw fail("cannot expose process symbols", process_symbols.takeError());
   (*jit)->getMainJITDylib().addGenerator(std::move(*process_symbols));
   // Temporary buffers of compiled code come from the runtime's allocator
-  // and arenas; contractions call the runtime's GEMM kernels.
+  // and arenas; contractions call the runtime's GEMM kernels, vectors of sin
+  // and cos beyond their range its libm lanes.
   llvm::orc::MangleAndInterner mangle((*jit)->getExecutionSession(), (*jit)->getDataLayout());
   llvm::orc::SymbolMap runtime_functions;
   auto define = [&](const char* name, auto* function) {
@@ -322,6 +324,8 @@ Executable load_into_jit(const std::string& object, std::vector<Signature> signa
   define("adjit_arena_release", &adjit_arena_release);
   define("adjit_gemm_f32", &adjit_gemm_f32);
   define("adjit_gemm_f64", &adjit_gemm_f64);
+  define("adjit_sinf_lanes", &adjit_sinf_lanes);
+  define("adjit_cosf_lanes", &adjit_cosf_lanes);
   if (auto error = (*jit)->getMainJITDylib().define(
           llvm::orc::absoluteSymbols(std::move(runtime_functions))))
     throw fail("cannot define the runtime functions", std::move(error));

@@ -3,12 +3,16 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Math/Transforms/Approximation.h"
 #include "mlir/Dialect/Math/Transforms/Passes.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/X86Vector/X86VectorDialect.h"
 #include "mlir/IR/ImplicitLocOpBuilder.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 #include <cmath>
+#include <limits>
 #include <numbers>
 
 namespace mlir::adjit {
@@ -292,6 +296,106 @@ void shareExponential(math::TanhOp tanh) {
       rewriter.eraseOp(op);
 }
 
+// sin and cos of f32 vectors. sin(|x|) and cos(|x|) from r = |x| - k pi/2,
+// k = round(|x| 2/pi): pi/2 in three f32 parts P1 + P2 + P3 (72 bits),
+// subtracted with FMAs (Cody-Waite). |x| - k P1 is then exact, as is most
+// of the next step, so r is accurate to an ulp of itself even next to a
+// zero of sin or cos, for |x| up to kExactRange (k fits 17 bits; the
+// product |x| 2/pi is rounded by less than 2^-9, so |r| stays within
+// pi/4 + 0.004). Cephes' polynomials on [-pi/4, pi/4] give sin(r) and
+// cos(r); k's last two bits pick one and its sign, and sin takes x's sign
+// (sin(-0) = -0). A vector with a lane beyond kExactRange, an infinity or
+// NaN takes libm's sinf or cosf lane by lane instead, as scalars do, in one
+// call to the runtime (adjit/runtime/MathLanes.h); the branch is one
+// compare and a mask test per vector.
+constexpr float kExactRange = 1.0e5f;
+
+// `void name(i64 address, i64 count)` of the runtime, declared in `module`.
+func::FuncOp declareLanesFunction(ModuleOp module, StringRef name) {
+  if (auto existing = module.lookupSymbol<func::FuncOp>(name))
+    return existing;
+  auto b = OpBuilder::atBlockEnd(module.getBody());
+  Type i64 = b.getI64Type();
+  auto function = b.create<func::FuncOp>(module.getLoc(), name, b.getFunctionType({i64, i64}, {}));
+  function.setPrivate();
+  return function;
+}
+
+void approximateSinCos(Operation *op) {
+  bool isSin = isa<math::SinOp>(op);
+  Value x = op->getOperand(0);
+  auto type = cast<VectorType>(x.getType());
+  IRRewriter rewriter(op->getContext());
+  rewriter.setInsertionPoint(op);
+  ImplicitLocOpBuilder b(op->getLoc(), rewriter);
+  F32Arithmetic f{b, type};
+  auto intType = VectorType::get(type.getShape(), b.getI32Type());
+  auto intConstant = [&](int32_t value) -> Value {
+    return b.create<arith::ConstantOp>(DenseElementsAttr::get(intType, b.getI32IntegerAttr(value)));
+  };
+
+  Value magnitude = b.create<math::AbsFOp>(x);
+  Value outside = b.create<vector::ReductionOp>(
+      vector::CombiningKind::OR,
+      b.create<arith::CmpFOp>(arith::CmpFPredicate::UGT, magnitude, f.constant(kExactRange)));
+  // The runtime's adjit_sinf_lanes / adjit_cosf_lanes (address, count) on
+  // the vector stored in a stack buffer, freed when the branch ends.
+  func::FuncOp lanesFunction = declareLanesFunction(
+      op->getParentOfType<ModuleOp>(), isSin ? "adjit_sinf_lanes" : "adjit_cosf_lanes");
+  auto lanesByLibm = [&](OpBuilder &builder, Location loc) {
+    auto scope = builder.create<memref::AllocaScopeOp>(loc, TypeRange{type});
+    ImplicitLocOpBuilder sb(loc, builder);
+    sb.setInsertionPointToStart(&scope.getBodyRegion().emplaceBlock());
+    Value buffer = sb.create<memref::AllocaOp>(MemRefType::get(type.getShape(), type.getElementType()));
+    Value zero = sb.create<arith::ConstantIndexOp>(0);
+    sb.create<vector::StoreOp>(x, buffer, ValueRange{zero});
+    Value address = sb.create<arith::IndexCastOp>(
+        sb.getI64Type(), sb.create<memref::ExtractAlignedPointerAsIndexOp>(buffer));
+    Value count = sb.create<arith::ConstantIntOp>(type.getDimSize(0), 64);
+    sb.create<func::CallOp>(lanesFunction, ValueRange{address, count});
+    sb.create<memref::AllocaScopeReturnOp>(
+        ValueRange{sb.create<vector::LoadOp>(type, buffer, ValueRange{zero})});
+    builder.setInsertionPointAfter(scope);
+    builder.create<scf::YieldOp>(loc, scope.getResults());
+  };
+  auto polynomials = [&](OpBuilder &builder, Location loc) {
+    ImplicitLocOpBuilder pb(loc, builder);
+    F32Arithmetic g{pb, type};
+    Value k = pb.create<math::RoundEvenOp>(
+        pb.create<arith::MulFOp>(magnitude, g.constant(0.636619746685028076f)));
+    Value r = g.fma(k, -1.57079637050628662f, magnitude);
+    r = pb.create<math::FmaOp>(k, g.constant(4.37113882867379300e-8f), r);
+    r = pb.create<math::FmaOp>(k, g.constant(1.71512451000588190e-15f), r);
+    Value z = pb.create<arith::MulFOp>(r, r);
+    Value sinR = pb.create<math::FmaOp>(
+        pb.create<arith::MulFOp>(r, z),
+        g.horner(z, {-1.9515295891e-4f, 8.3321608736e-3f, -1.6666654611e-1f}), r);
+    Value cosR = pb.create<math::FmaOp>(
+        pb.create<arith::MulFOp>(z, z),
+        g.horner(z, {2.443315711809948e-5f, -1.388731625493765e-3f, 4.166664568298827e-2f}),
+        g.fma(z, -0.5f, 1.0f));
+    // The quadrant of |x|: cos(y) = sin(y + pi/2) is one quadrant on.
+    Value quadrant = pb.create<arith::FPToSIOp>(intType, k);
+    if (!isSin)
+      quadrant = pb.create<arith::AddIOp>(quadrant, intConstant(1));
+    Value odd = pb.create<arith::CmpIOp>(arith::CmpIPredicate::ne,
+                                         pb.create<arith::AndIOp>(quadrant, intConstant(1)),
+                                         intConstant(0));
+    Value value = pb.create<arith::SelectOp>(odd, cosR, sinR);
+    Value sign = pb.create<arith::ShLIOp>(pb.create<arith::AndIOp>(quadrant, intConstant(2)),
+                                          intConstant(30));
+    if (isSin)  // sin(x) = sign(x) sin(|x|)
+      sign = pb.create<arith::XOrIOp>(
+          sign, pb.create<arith::AndIOp>(pb.create<arith::BitcastOp>(intType, x),
+                                         intConstant(std::numeric_limits<int32_t>::min())));
+    Value bits = pb.create<arith::XOrIOp>(pb.create<arith::BitcastOp>(intType, value), sign);
+    pb.create<scf::YieldOp>(ValueRange{pb.create<arith::BitcastOp>(type, bits)});
+  };
+  if (getenv("NOFALLBACK")) { auto branch = b.create<scf::IfOp>(b.create<arith::ConstantIntOp>(0, 1), polynomials, polynomials); rewriter.replaceOp(op, branch.getResults()); return; }
+  auto branch = b.create<scf::IfOp>(outside, lanesByLibm, polynomials);
+  rewriter.replaceOp(op, branch.getResults());
+}
+
 struct ApproximateMathPass
     : adjit::impl::ApproximateMathBase<ApproximateMathPass> {
   using ApproximateMathBase::ApproximateMathBase;
@@ -303,15 +407,26 @@ struct ApproximateMathPass
       for (math::TanhOp op : tanhs)
         shareExponential(op);
     }
+    SmallVector<Operation *> sinCos;
+    getOperation()->walk([&](Operation *op) {
+      if (!isa<math::SinOp, math::CosOp>(op))
+        return;
+      auto type = dyn_cast<VectorType>(op->getResult(0).getType());
+      if (type && type.getRank() == 1 && !type.isScalable() && type.getElementType().isF32())
+        sinCos.push_back(op);
+    });
+    for (Operation *op : sinCos)
+      approximateSinCos(op);
     RewritePatternSet patterns(&getContext());
     // The patterns only match f32 (and f16 through f32), never f64.
     populateMathPolynomialApproximationPatterns(patterns);
     patterns.add<TanhApproximation>(&getContext());
     if (avx512)
       patterns.add<ExpWithScalef>(&getContext());
-    // sin and cos are left to libm: the upstream polynomials reduce the
-    // argument with a single f32 constant for pi/2 and lose all accuracy
-    // for |x| beyond ~100 and for small negative x.
+    // Scalar sin and cos (and the lanes above) are left to libm: the
+    // upstream polynomials reduce the argument with a single f32 constant
+    // for pi/2 and lose all accuracy for |x| beyond ~100 and for small
+    // negative x.
     SmallVector<Operation *> approximated;
     getOperation()->walk([&](Operation *op) {
       if (isa<math::MathDialect>(op->getDialect()) && !isa<math::SinOp, math::CosOp>(op))

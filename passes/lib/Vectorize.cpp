@@ -44,9 +44,10 @@ bool isVectorElementType(Type type) {
 int64_t storedBits(Type type) { return std::max<int64_t>(type.getIntOrFloatBitWidth(), 8); }
 
 // Math ops that become vector code below: f32 ones that adjit-approximate-math
-// turns into polynomials, and ones that are one vector instruction (or a few)
-// on every target. The others (f32 sin, cos and pow, every f64
-// transcendental) are libm calls one element at a time: in vector form LLVM
+// turns into polynomials (sin and cos with a libm path for lanes beyond its
+// range), and ones that are one vector instruction (or a few) on every
+// target. The others (f32 pow, every f64 transcendental) are libm calls one
+// element at a time: in vector form LLVM
 // would unroll a call per lane, spilling the other lanes around each, which
 // is no faster than a loop of calls and makes long programs' code (and its
 // compile time) grow far faster than the program.
@@ -54,7 +55,7 @@ bool lowersToVectorCode(Operation *op) {
   bool f32 = getElementTypeOrSelf(op->getResult(0).getType()).isF32();
   bool approximated = isa<math::TanhOp, math::ErfOp, math::ExpM1Op, math::Log1pOp,
                           math::AtanOp, math::Atan2Op, math::CbrtOp, math::ExpOp,
-                          math::LogOp, math::Log2Op>(op);
+                          math::LogOp, math::Log2Op, math::SinOp, math::CosOp>(op);
   bool instruction =
       isa<math::AbsFOp, math::AbsIOp, math::CeilOp, math::CopySignOp, math::FloorOp,
           math::FmaOp, math::RoundEvenOp, math::RoundOp, math::RsqrtOp, math::SqrtOp,

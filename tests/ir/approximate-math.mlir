@@ -1,5 +1,5 @@
 // adjit-approximate-math: f32 transcendentals become polynomial arithmetic
-// (which vectorizes); f64 ops and f32 sin/cos are left for libm.
+// (which vectorizes); f64 ops and scalar f32 sin/cos are left for libm.
 // RUN: adjit-opt %s -split-input-file --adjit-approximate-math | FileCheck %s
 
 // tanh: x clamped to about +-8 (NaN passes), times the ratio of two
@@ -43,8 +43,8 @@ func.func @more_f32(%x: f32, %v: vector<16xf32>) -> (f32, f32, vector<16xf32>) {
 
 // -----
 
-// Left alone: f64 (the polynomials target single precision) and f32 sin
-// and cos (upstream's argument reduction is inaccurate).
+// Left alone: f64 (the polynomials target single precision) and scalar f32
+// sin and cos (upstream's argument reduction is inaccurate).
 // CHECK-LABEL: func.func @kept
 // CHECK-NEXT:  math.tanh %{{.*}} : f64
 // CHECK-NEXT:  math.exp %{{.*}} : f64
@@ -57,4 +57,60 @@ func.func @kept(%d: f64, %x: f32) -> (f64, f64, f32, f32) {
   %s = math.sin %x : f32
   %c = math.cos %x : f32
   return %t, %e, %s, %c : f64, f64, f32, f32
+}
+
+// -----
+
+// Vectors of f32 sin: |x| reduced by pi/2 in three parts with FMAs, the
+// quadrant's polynomial and sign; a vector with a lane beyond 1e5 (or inf,
+// NaN: the comparison is unordered) goes to libm lane by lane, in one call
+// to the runtime on a stack buffer.
+// CHECK-LABEL: func.func @sin_vector
+// CHECK-SAME:  (%[[X:.*]]: vector<16xf32>)
+// CHECK:       %[[ABS:.*]] = math.absf %[[X]] : vector<16xf32>
+// CHECK:       %[[BEYOND:.*]] = arith.cmpf ugt, %[[ABS]], %{{.*}} : vector<16xf32>
+// CHECK:       %[[ANY:.*]] = vector.reduction <or>, %[[BEYOND]]
+// CHECK:       %[[Y:.*]] = scf.if %[[ANY]] -> (vector<16xf32>) {
+// CHECK:         memref.alloca_scope
+// CHECK:           %[[BUF:.*]] = memref.alloca() : memref<16xf32>
+// CHECK:           vector.store %[[X]], %[[BUF]]
+// CHECK:           %[[PTR:.*]] = memref.extract_aligned_pointer_as_index %[[BUF]]
+// CHECK:           %[[ADDR:.*]] = arith.index_cast %[[PTR]] : index to i64
+// CHECK:           %[[N:.*]] = arith.constant 16 : i64
+// CHECK:           func.call @adjit_sinf_lanes(%[[ADDR]], %[[N]])
+// CHECK:           vector.load %[[BUF]]
+// CHECK:       } else {
+// CHECK:         %[[K:.*]] = math.roundeven
+// CHECK:         %[[R1:.*]] = math.fma %[[K]], %{{.*}}, %[[ABS]] : vector<16xf32>
+// CHECK:         %[[R2:.*]] = math.fma %[[K]], %{{.*}}, %[[R1]] : vector<16xf32>
+// CHECK:         %[[R3:.*]] = math.fma %[[K]], %{{.*}}, %[[R2]] : vector<16xf32>
+// CHECK:         %[[Q:.*]] = arith.fptosi %[[K]] : vector<16xf32> to vector<16xi32>
+// CHECK:         arith.select
+// CHECK:         arith.bitcast %[[X]] : vector<16xf32> to vector<16xi32>
+// CHECK:         scf.yield
+// CHECK:       }
+// CHECK:       return %[[Y]]
+// CHECK:       func.func private @adjit_sinf_lanes(i64, i64)
+func.func @sin_vector(%x: vector<16xf32>) -> vector<16xf32> {
+  %y = math.sin %x : vector<16xf32>
+  return %y : vector<16xf32>
+}
+
+// -----
+
+// cos is sin one quadrant on, without x's sign.
+// CHECK-LABEL: func.func @cos_vector
+// CHECK:       scf.if
+// CHECK:         func.call @adjit_cosf_lanes
+// CHECK:       } else {
+// CHECK:         %[[Q:.*]] = arith.fptosi
+// CHECK:         arith.addi %[[Q]], %{{.*}} : vector<32xi32>
+// CHECK-NOT:     arith.bitcast %{{.*}} : vector<32xf32> to vector<32xi32>
+// CHECK:         arith.select
+// CHECK:         arith.bitcast %{{.*}} : vector<32xf32> to vector<32xi32>
+// CHECK-NOT:     arith.bitcast %{{.*}} : vector<32xf32> to vector<32xi32>
+// CHECK:         scf.yield
+func.func @cos_vector(%x: vector<32xf32>) -> vector<32xf32> {
+  %y = math.cos %x : vector<32xf32>
+  return %y : vector<32xf32>
 }

@@ -202,7 +202,7 @@ func.func @f64(%x: tensor<40xf64>) -> tensor<40xf64> {
 // -----
 
 // Left to LLVM: a float sum that may not be reordered, an operand read
-// transposed along the vector, a loop index, f64 tanh and f32 sin (libm
+// transposed along the vector, a loop index, f64 tanh and f32 pow (libm
 // calls, one element at a time: as vectors, a call per lane), bf16, and a
 // contraction served by the GEMM kernels.
 // CHECK-LABEL: func.func @left_alone
@@ -249,12 +249,12 @@ func.func @left_alone(%x: tensor<8x32xf32>, %t: tensor<32x8xf32>, %init: tensor<
     %s = arith.addf %out, %p : f32
     linalg.yield %s : f32
   } -> tensor<8x8xf32>
-  %sin = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<8x32xf32>) outs(%empty : tensor<8x32xf32>) {
+  %pow = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<8x32xf32>) outs(%empty : tensor<8x32xf32>) {
   ^bb0(%in: f32, %out: f32):
-    %r = math.sin %in : f32
+    %r = math.powf %in, %in : f32
     linalg.yield %r : f32
   } -> tensor<8x32xf32>
-  return %strict, %transposed, %indices, %tanh, %half, %gemm, %sin : tensor<8xf32>, tensor<8x32xf32>, tensor<8x32xf32>, tensor<32xf64>, tensor<32xbf16>, tensor<8x8xf32>, tensor<8x32xf32>
+  return %strict, %transposed, %indices, %tanh, %half, %gemm, %pow : tensor<8xf32>, tensor<8x32xf32>, tensor<8x32xf32>, tensor<32xf64>, tensor<32xbf16>, tensor<8x8xf32>, tensor<8x32xf32>
 }
 
 // -----
@@ -289,4 +289,24 @@ func.func @bools(%x: tensor<8x32xf32>, %b: tensor<2x256xi1>) -> (tensor<8x32xi1>
     linalg.yield %r : i1
   } -> tensor<2x256xi1>
   return %positive, %negated : tensor<8x32xi1>, tensor<2x256xi1>
+}
+
+// -----
+
+// f32 sin and cos vectorize: adjit-approximate-math reduces vectors of
+// them itself (with a libm path for lanes beyond its range).
+// CHECK-LABEL: func.func @sin_cos
+// CHECK: math.sin %{{.*}} : vector<32xf32>
+// CHECK: math.cos %{{.*}} : vector<32xf32>
+// CHECK-NOT: linalg.generic
+func.func @sin_cos(%x: tensor<4x64xf32>) -> tensor<4x64xf32> {
+  %empty = tensor.empty() : tensor<4x64xf32>
+  %y = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<4x64xf32>) outs(%empty : tensor<4x64xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %s = math.sin %in : f32
+    %c = math.cos %in : f32
+    %p = arith.mulf %s, %c : f32
+    linalg.yield %p : f32
+  } -> tensor<4x64xf32>
+  return %y : tensor<4x64xf32>
 }

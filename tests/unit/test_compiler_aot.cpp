@@ -242,6 +242,19 @@ TEST_CASE("aot: outputs equal the JIT's bit for bit, from a C program", "[compil
     AotResult aot = expect_aot_equals_jit(dir, "loop_f64", f, v);
     CHECK(contains(read_file(aot.header_path), "int loop_f64(const double* in0, double* out0, bool* out1);"));
   }
+  SECTION("f32 sin and cos: vectors reduced in the code, and vectors with a lane for libm") {
+    std::vector<float> values(1024);
+    for (size_t i = 0; i < values.size(); ++i)
+      values[i] = static_cast<float>(i) * 0.37f - 150.0f;
+    values[700] = 3.0e6f;  // its vector goes to the runtime's libm lanes
+    values[900] = -INFINITY;
+    Array x = Array::from<float>(values, {1024});
+    auto f = [](Tensor x) { return sin(x) * 2.0 + cos(x); };
+    expect_aot_equals_jit(dir, "sin_cos_f32", f, x);
+    Array y = jit(f)(x);
+    CHECK(y.data<float>()[700] == 2 * std::sin(3.0e6f) + std::cos(3.0e6f));
+    CHECK(std::isnan(y.data<float>()[900]));
+  }
 }
 
 TEST_CASE("aot: statuses for NULL pointers and failed allocations", "[compiler][aot]") {

@@ -642,8 +642,27 @@ def ApproximateMath : Pass<"adjit-approximate-math", "ModuleOp"> {
     that tiny inputs need no select of x itself (three vector operations
     fewer; see passes/lib/ApproximateMath.cpp). f64 ops are left alone: they
     become libm calls later, because the polynomials target single
-    precision. So are f32 sin and cos, whose upstream argument reduction is
-    inaccurate.
+    precision. So are scalar f32 sin and cos, whose upstream argument
+    reduction is inaccurate. Vectors of f32 sin and cos get a reduction of
+    their own: `|x| - k pi/2` with pi/2 in three f32 parts subtracted by
+    FMAs (exact for `|x|` up to 1e5, so accurate next to the zeros of sin
+    and cos too), Cephes' polynomials on [-pi/4, pi/4], and the quadrant
+    from `k`; a vector with a lane beyond 1e5, an infinity or NaN calls
+    libm lane by lane instead (`scf.if`), through the runtime's
+    `adjit_sinf_lanes` / `adjit_cosf_lanes` on a stack buffer (one call, so
+    that the rare path stays a few instructions):
+
+    ```mlir
+    %y = math.sin %x : vector<16xf32>
+    // becomes
+    %outside = vector.reduction <or>, %beyond : vector<16xi1> into i1
+    %y = scf.if %outside -> (vector<16xf32>) {
+      // stored to a memref.alloca, func.call @adjit_sinf_lanes, loaded
+    } else {
+      // k = roundeven(|x| 2/pi), three math.fma, two polynomials, select
+      // by k's bit 0, sign from k's bit 1 and x's sign
+    }
+    ```
 
     With `avx512`, exp of a vector of 16k f32 is scaled by 2^k with
     `x86vector.avx512.mask.scalef` (vscalefps), which also gives exp's
@@ -665,7 +684,8 @@ def ApproximateMath : Pass<"adjit-approximate-math", "ModuleOp"> {
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::math::MathDialect",
     "::mlir::vector::VectorDialect", "::mlir::x86vector::X86VectorDialect",
-    "::mlir::LLVM::LLVMDialect"
+    "::mlir::LLVM::LLVMDialect", "::mlir::scf::SCFDialect",
+    "::mlir::func::FuncDialect", "::mlir::memref::MemRefDialect"
   ];
 }
 
