@@ -300,9 +300,9 @@ void shareExponential(math::TanhOp tanh) {
 // k = round(|x| 2/pi): pi/2 in three f32 parts P1 + P2 + P3 (72 bits),
 // subtracted with FMAs (Cody-Waite). |x| - k P1 is then exact, as is most
 // of the next step, so r is accurate to an ulp of itself even next to a
-// zero of sin or cos, for |x| up to kExactRange (k fits 17 bits; the
-// product |x| 2/pi is rounded by less than 2^-9, so |r| stays within
-// pi/4 + 0.004). Cephes' polynomials on [-pi/4, pi/4] give sin(r) and
+// zero of sin or cos, for |x| up to kExactRange (k < 2^16; the product
+// |x| 2/pi is off by less than 2^-7, so |r| stays within pi/4 + 0.013,
+// where the polynomials still hold). Cephes' polynomials on [-pi/4, pi/4] give sin(r) and
 // cos(r); k's last two bits pick one and its sign, and sin takes x's sign
 // (sin(-0) = -0). A vector with a lane beyond kExactRange, an infinity or
 // NaN takes libm's sinf or cosf lane by lane instead, as scalars do, in one
@@ -391,7 +391,6 @@ void approximateSinCos(Operation *op) {
     Value bits = pb.create<arith::XOrIOp>(pb.create<arith::BitcastOp>(intType, value), sign);
     pb.create<scf::YieldOp>(ValueRange{pb.create<arith::BitcastOp>(type, bits)});
   };
-  if (getenv("NOFALLBACK")) { auto branch = b.create<scf::IfOp>(b.create<arith::ConstantIntOp>(0, 1), polynomials, polynomials); rewriter.replaceOp(op, branch.getResults()); return; }
   auto branch = b.create<scf::IfOp>(outside, lanesByLibm, polynomials);
   rewriter.replaceOp(op, branch.getResults());
 }
