@@ -5,10 +5,12 @@
 #include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/OpenMP/OpenMPDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/X86Vector/X86VectorDialect.h"
 #include "mlir/IR/ImplicitLocOpBuilder.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 #include <cmath>
@@ -306,8 +308,8 @@ void shareExponential(math::TanhOp tanh) {
 // cos(r); k's last two bits pick one and its sign, and sin takes x's sign
 // (sin(-0) = -0). A vector with a lane beyond kExactRange, an infinity or
 // NaN takes libm's sinf or cosf lane by lane instead, as scalars do, in one
-// call to the runtime (adjit/runtime/MathLanes.h); the branch is one
-// compare and a mask test per vector.
+// call to the runtime (adjit/runtime/MathLanes.h) on a stack buffer; the
+// branch is one compare and a mask test per vector.
 constexpr float kExactRange = 1.0e5f;
 
 // `void name(i64 address, i64 count)` of the runtime, declared in `module`.
@@ -339,24 +341,30 @@ void approximateSinCos(Operation *op) {
       vector::CombiningKind::OR,
       b.create<arith::CmpFOp>(arith::CmpFPredicate::UGT, magnitude, f.constant(kExactRange)));
   // The runtime's adjit_sinf_lanes / adjit_cosf_lanes (address, count) on
-  // the vector stored in a stack buffer, freed when the branch ends.
+  // the vector stored in a stack buffer. The buffer is allocated once, at
+  // the start of the function (or of the OpenMP region, whose threads each
+  // need their own), not in the loop.
   func::FuncOp lanesFunction = declareLanesFunction(
       op->getParentOfType<ModuleOp>(), isSin ? "adjit_sinf_lanes" : "adjit_cosf_lanes");
+  Operation *frame = op->getParentOp();
+  while (!isa<FunctionOpInterface, omp::OutlineableOpenMPOpInterface>(frame))
+    frame = frame->getParentOp();
+  Value buffer;
+  {
+    OpBuilder::InsertionGuard guard(rewriter);
+    rewriter.setInsertionPointToStart(&frame->getRegion(0).front());
+    buffer = rewriter.create<memref::AllocaOp>(
+        op->getLoc(), MemRefType::get(type.getShape(), type.getElementType()));
+  }
   auto lanesByLibm = [&](OpBuilder &builder, Location loc) {
-    auto scope = builder.create<memref::AllocaScopeOp>(loc, TypeRange{type});
-    ImplicitLocOpBuilder sb(loc, builder);
-    sb.setInsertionPointToStart(&scope.getBodyRegion().emplaceBlock());
-    Value buffer = sb.create<memref::AllocaOp>(MemRefType::get(type.getShape(), type.getElementType()));
-    Value zero = sb.create<arith::ConstantIndexOp>(0);
-    sb.create<vector::StoreOp>(x, buffer, ValueRange{zero});
-    Value address = sb.create<arith::IndexCastOp>(
-        sb.getI64Type(), sb.create<memref::ExtractAlignedPointerAsIndexOp>(buffer));
-    Value count = sb.create<arith::ConstantIntOp>(type.getDimSize(0), 64);
-    sb.create<func::CallOp>(lanesFunction, ValueRange{address, count});
-    sb.create<memref::AllocaScopeReturnOp>(
-        ValueRange{sb.create<vector::LoadOp>(type, buffer, ValueRange{zero})});
-    builder.setInsertionPointAfter(scope);
-    builder.create<scf::YieldOp>(loc, scope.getResults());
+    ImplicitLocOpBuilder lb(loc, builder);
+    Value zero = lb.create<arith::ConstantIndexOp>(0);
+    lb.create<vector::StoreOp>(x, buffer, ValueRange{zero});
+    Value address = lb.create<arith::IndexCastOp>(
+        lb.getI64Type(), lb.create<memref::ExtractAlignedPointerAsIndexOp>(buffer));
+    Value count = lb.create<arith::ConstantIntOp>(type.getDimSize(0), 64);
+    lb.create<func::CallOp>(lanesFunction, ValueRange{address, count});
+    lb.create<scf::YieldOp>(ValueRange{lb.create<vector::LoadOp>(type, buffer, ValueRange{zero})});
   };
   auto polynomials = [&](OpBuilder &builder, Location loc) {
     ImplicitLocOpBuilder pb(loc, builder);

@@ -64,15 +64,17 @@ func.func @kept(%d: f64, %x: f32) -> (f64, f64, f32, f32) {
 // Vectors of f32 sin: |x| reduced by pi/2 in three parts with FMAs, the
 // quadrant's polynomial and sign; a vector with a lane beyond 1e5 (or inf,
 // NaN: the comparison is unordered) goes to libm lane by lane, in one call
-// to the runtime on a stack buffer.
+// to the runtime on a stack buffer allocated at the function's start (here
+// outside the loop; in an OpenMP region, at the start of the region).
 // CHECK-LABEL: func.func @sin_vector
-// CHECK-SAME:  (%[[X:.*]]: vector<16xf32>)
+// CHECK-SAME:  (%[[V:.*]]: memref<64xf32>)
+// CHECK-NEXT:  %[[BUF:.*]] = memref.alloca() : memref<16xf32>
+// CHECK:       scf.for
+// CHECK:       %[[X:.*]] = vector.load %[[V]]
 // CHECK:       %[[ABS:.*]] = math.absf %[[X]] : vector<16xf32>
 // CHECK:       %[[BEYOND:.*]] = arith.cmpf ugt, %[[ABS]], %{{.*}} : vector<16xf32>
 // CHECK:       %[[ANY:.*]] = vector.reduction <or>, %[[BEYOND]]
 // CHECK:       %[[Y:.*]] = scf.if %[[ANY]] -> (vector<16xf32>) {
-// CHECK:         memref.alloca_scope
-// CHECK:           %[[BUF:.*]] = memref.alloca() : memref<16xf32>
 // CHECK:           vector.store %[[X]], %[[BUF]]
 // CHECK:           %[[PTR:.*]] = memref.extract_aligned_pointer_as_index %[[BUF]]
 // CHECK:           %[[ADDR:.*]] = arith.index_cast %[[PTR]] : index to i64
@@ -89,11 +91,18 @@ func.func @kept(%d: f64, %x: f32) -> (f64, f64, f32, f32) {
 // CHECK:         arith.bitcast %[[X]] : vector<16xf32> to vector<16xi32>
 // CHECK:         scf.yield
 // CHECK:       }
-// CHECK:       return %[[Y]]
+// CHECK:       vector.store %[[Y]], %[[V]]
 // CHECK:       func.func private @adjit_sinf_lanes(i64, i64)
-func.func @sin_vector(%x: vector<16xf32>) -> vector<16xf32> {
-  %y = math.sin %x : vector<16xf32>
-  return %y : vector<16xf32>
+func.func @sin_vector(%v: memref<64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c16 = arith.constant 16 : index
+  %c64 = arith.constant 64 : index
+  scf.for %i = %c0 to %c64 step %c16 {
+    %x = vector.load %v[%i] : memref<64xf32>, vector<16xf32>
+    %y = math.sin %x : vector<16xf32>
+    vector.store %y, %v[%i] : memref<64xf32>, vector<16xf32>
+  }
+  return
 }
 
 // -----

@@ -649,15 +649,16 @@ def ApproximateMath : Pass<"adjit-approximate-math", "ModuleOp"> {
     and cos too), Cephes' polynomials on [-pi/4, pi/4], and the quadrant
     from `k`; a vector with a lane beyond 1e5, an infinity or NaN calls
     libm lane by lane instead (`scf.if`), through the runtime's
-    `adjit_sinf_lanes` / `adjit_cosf_lanes` on a stack buffer (one call, so
-    that the rare path stays a few instructions):
+    `adjit_sinf_lanes` / `adjit_cosf_lanes` on a buffer allocated on the
+    stack at the function's (or OpenMP region's) start (one call, so that
+    the rare path stays a few instructions):
 
     ```mlir
     %y = math.sin %x : vector<16xf32>
     // becomes
     %outside = vector.reduction <or>, %beyond : vector<16xi1> into i1
     %y = scf.if %outside -> (vector<16xf32>) {
-      // stored to a memref.alloca, func.call @adjit_sinf_lanes, loaded
+      // stored to the buffer, func.call @adjit_sinf_lanes, loaded
     } else {
       // k = roundeven(|x| 2/pi), three math.fma, two polynomials, select
       // by k's bit 0, sign from k's bit 1 and x's sign
