@@ -306,10 +306,12 @@ void shareExponential(math::TanhOp tanh) {
 // |x| 2/pi is off by less than 2^-7, so |r| stays within pi/4 + 0.013,
 // where the polynomials still hold). Cephes' polynomials on [-pi/4, pi/4] give sin(r) and
 // cos(r); k's last two bits pick one and its sign, and sin takes x's sign
-// (sin(-0) = -0). A vector with a lane beyond kExactRange, an infinity or
-// NaN takes libm's sinf or cosf lane by lane instead, as scalars do, in one
-// call to the runtime (adjit/runtime/MathLanes.h) on a stack buffer; the
-// branch is one compare and a mask test per vector.
+// (sin(-0) = -0). Lanes beyond kExactRange, infinities and NaN take libm's
+// sinf or cosf instead, as scalars do: a vector with such a lane calls the
+// runtime once (adjit/runtime/MathLanes.h) on a stack buffer and keeps
+// libm's result for those lanes only, so that each lane's result depends
+// on its own input alone, not on its neighbours in the vector. The branch
+// is one compare and a mask test per vector.
 constexpr float kExactRange = 1.0e5f;
 
 // `void name(i64 address, i64 count)` of the runtime, declared in `module`.
@@ -337,9 +339,8 @@ void approximateSinCos(Operation *op) {
   };
 
   Value magnitude = b.create<math::AbsFOp>(x);
-  Value outside = b.create<vector::ReductionOp>(
-      vector::CombiningKind::OR,
-      b.create<arith::CmpFOp>(arith::CmpFPredicate::UGT, magnitude, f.constant(kExactRange)));
+  Value beyond = b.create<arith::CmpFOp>(arith::CmpFPredicate::UGT, magnitude, f.constant(kExactRange));
+  Value outside = b.create<vector::ReductionOp>(vector::CombiningKind::OR, beyond);
   // The runtime's adjit_sinf_lanes / adjit_cosf_lanes (address, count) on
   // the vector stored in a stack buffer. The buffer is allocated once, at
   // the start of the function (or of the OpenMP region, whose threads each
@@ -356,6 +357,7 @@ void approximateSinCos(Operation *op) {
     buffer = rewriter.create<memref::AllocaOp>(
         op->getLoc(), MemRefType::get(type.getShape(), type.getElementType()));
   }
+  Value approximated;  // the polynomials' result, for every lane
   auto lanesByLibm = [&](OpBuilder &builder, Location loc) {
     ImplicitLocOpBuilder lb(loc, builder);
     Value zero = lb.create<arith::ConstantIndexOp>(0);
@@ -364,11 +366,12 @@ void approximateSinCos(Operation *op) {
         lb.getI64Type(), lb.create<memref::ExtractAlignedPointerAsIndexOp>(buffer));
     Value count = lb.create<arith::ConstantIntOp>(type.getDimSize(0), 64);
     lb.create<func::CallOp>(lanesFunction, ValueRange{address, count});
-    lb.create<scf::YieldOp>(ValueRange{lb.create<vector::LoadOp>(type, buffer, ValueRange{zero})});
+    Value libm = lb.create<vector::LoadOp>(type, buffer, ValueRange{zero});
+    lb.create<scf::YieldOp>(ValueRange{lb.create<arith::SelectOp>(beyond, libm, approximated)});
   };
-  auto polynomials = [&](OpBuilder &builder, Location loc) {
-    ImplicitLocOpBuilder pb(loc, builder);
-    F32Arithmetic g{pb, type};
+  auto polynomials = [&]() -> Value {
+    ImplicitLocOpBuilder &pb = b;
+    F32Arithmetic &g = f;
     Value k = pb.create<math::RoundEvenOp>(
         pb.create<arith::MulFOp>(magnitude, g.constant(0.636619746685028076f)));
     Value r = g.fma(k, -1.57079637050628662f, magnitude);
@@ -397,9 +400,12 @@ void approximateSinCos(Operation *op) {
           sign, pb.create<arith::AndIOp>(pb.create<arith::BitcastOp>(intType, x),
                                          intConstant(std::numeric_limits<int32_t>::min())));
     Value bits = pb.create<arith::XOrIOp>(pb.create<arith::BitcastOp>(intType, value), sign);
-    pb.create<scf::YieldOp>(ValueRange{pb.create<arith::BitcastOp>(type, bits)});
+    return pb.create<arith::BitcastOp>(type, bits);
   };
-  auto branch = b.create<scf::IfOp>(outside, lanesByLibm, polynomials);
+  approximated = polynomials();
+  auto branch = b.create<scf::IfOp>(outside, lanesByLibm, [&](OpBuilder &builder, Location loc) {
+    builder.create<scf::YieldOp>(loc, approximated);
+  });
   rewriter.replaceOp(op, branch.getResults());
 }
 

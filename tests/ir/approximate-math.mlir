@@ -62,10 +62,11 @@ func.func @kept(%d: f64, %x: f32) -> (f64, f64, f32, f32) {
 // -----
 
 // Vectors of f32 sin: |x| reduced by pi/2 in three parts with FMAs, the
-// quadrant's polynomial and sign; a vector with a lane beyond 1e5 (or inf,
-// NaN: the comparison is unordered) goes to libm lane by lane, in one call
-// to the runtime on a stack buffer allocated at the function's start (here
-// outside the loop; in an OpenMP region, at the start of the region).
+// quadrant's polynomial and sign; lanes beyond 1e5 (or inf, NaN: the
+// comparison is unordered) take libm's result instead: a vector with such
+// a lane calls the runtime once on a stack buffer allocated at the
+// function's start (here outside the loop; in an OpenMP region, at the
+// start of the region) and keeps libm's values for those lanes only.
 // CHECK-LABEL: func.func @sin_vector
 // CHECK-SAME:  (%[[V:.*]]: memref<64xf32>)
 // CHECK-NEXT:  %[[BUF:.*]] = memref.alloca() : memref<16xf32>
@@ -74,22 +75,24 @@ func.func @kept(%d: f64, %x: f32) -> (f64, f64, f32, f32) {
 // CHECK:       %[[ABS:.*]] = math.absf %[[X]] : vector<16xf32>
 // CHECK:       %[[BEYOND:.*]] = arith.cmpf ugt, %[[ABS]], %{{.*}} : vector<16xf32>
 // CHECK:       %[[ANY:.*]] = vector.reduction <or>, %[[BEYOND]]
+// CHECK:       %[[K:.*]] = math.roundeven
+// CHECK:       %[[R1:.*]] = math.fma %[[K]], %{{.*}}, %[[ABS]] : vector<16xf32>
+// CHECK:       %[[R2:.*]] = math.fma %[[K]], %{{.*}}, %[[R1]] : vector<16xf32>
+// CHECK:       %[[R3:.*]] = math.fma %[[K]], %{{.*}}, %[[R2]] : vector<16xf32>
+// CHECK:       %[[Q:.*]] = arith.fptosi %[[K]] : vector<16xf32> to vector<16xi32>
+// CHECK:       arith.select
+// CHECK:       arith.bitcast %[[X]] : vector<16xf32> to vector<16xi32>
+// CHECK:       %[[POLY:.*]] = arith.bitcast %{{.*}} : vector<16xi32> to vector<16xf32>
 // CHECK:       %[[Y:.*]] = scf.if %[[ANY]] -> (vector<16xf32>) {
-// CHECK:           vector.store %[[X]], %[[BUF]]
-// CHECK:           %[[PTR:.*]] = memref.extract_aligned_pointer_as_index %[[BUF]]
-// CHECK:           %[[ADDR:.*]] = arith.index_cast %[[PTR]] : index to i64
-// CHECK:           %[[N:.*]] = arith.constant 16 : i64
-// CHECK:           func.call @adjit_sinf_lanes(%[[ADDR]], %[[N]])
-// CHECK:           vector.load %[[BUF]]
+// CHECK:         vector.store %[[X]], %[[BUF]]
+// CHECK:         %[[PTR:.*]] = memref.extract_aligned_pointer_as_index %[[BUF]]
+// CHECK:         %[[ADDR:.*]] = arith.index_cast %[[PTR]] : index to i64
+// CHECK:         func.call @adjit_sinf_lanes(%[[ADDR]], %{{.*}})
+// CHECK:         %[[LIBM:.*]] = vector.load %[[BUF]]
+// CHECK:         %[[MIXED:.*]] = arith.select %[[BEYOND]], %[[LIBM]], %[[POLY]]
+// CHECK:         scf.yield %[[MIXED]]
 // CHECK:       } else {
-// CHECK:         %[[K:.*]] = math.roundeven
-// CHECK:         %[[R1:.*]] = math.fma %[[K]], %{{.*}}, %[[ABS]] : vector<16xf32>
-// CHECK:         %[[R2:.*]] = math.fma %[[K]], %{{.*}}, %[[R1]] : vector<16xf32>
-// CHECK:         %[[R3:.*]] = math.fma %[[K]], %{{.*}}, %[[R2]] : vector<16xf32>
-// CHECK:         %[[Q:.*]] = arith.fptosi %[[K]] : vector<16xf32> to vector<16xi32>
-// CHECK:         arith.select
-// CHECK:         arith.bitcast %[[X]] : vector<16xf32> to vector<16xi32>
-// CHECK:         scf.yield
+// CHECK:         scf.yield %[[POLY]]
 // CHECK:       }
 // CHECK:       vector.store %[[Y]], %[[V]]
 // CHECK:       func.func private @adjit_sinf_lanes(i64, i64)
@@ -109,16 +112,14 @@ func.func @sin_vector(%v: memref<64xf32>) {
 
 // cos is sin one quadrant on, without x's sign.
 // CHECK-LABEL: func.func @cos_vector
+// CHECK:       %[[Q:.*]] = arith.fptosi
+// CHECK:       arith.addi %[[Q]], %{{.*}} : vector<32xi32>
+// CHECK-NOT:   arith.bitcast %{{.*}} : vector<32xf32> to vector<32xi32>
+// CHECK:       arith.select
+// CHECK:       arith.bitcast %{{.*}} : vector<32xf32> to vector<32xi32>
+// CHECK-NOT:   arith.bitcast %{{.*}} : vector<32xf32> to vector<32xi32>
 // CHECK:       scf.if
 // CHECK:         func.call @adjit_cosf_lanes
-// CHECK:       } else {
-// CHECK:         %[[Q:.*]] = arith.fptosi
-// CHECK:         arith.addi %[[Q]], %{{.*}} : vector<32xi32>
-// CHECK-NOT:     arith.bitcast %{{.*}} : vector<32xf32> to vector<32xi32>
-// CHECK:         arith.select
-// CHECK:         arith.bitcast %{{.*}} : vector<32xf32> to vector<32xi32>
-// CHECK-NOT:     arith.bitcast %{{.*}} : vector<32xf32> to vector<32xi32>
-// CHECK:         scf.yield
 func.func @cos_vector(%x: vector<32xf32>) -> vector<32xf32> {
   %y = math.cos %x : vector<32xf32>
   return %y : vector<32xf32>

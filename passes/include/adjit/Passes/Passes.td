@@ -647,21 +647,25 @@ def ApproximateMath : Pass<"adjit-approximate-math", "ModuleOp"> {
     their own: `|x| - k pi/2` with pi/2 in three f32 parts subtracted by
     FMAs (exact for `|x|` up to 1e5, so accurate next to the zeros of sin
     and cos too), Cephes' polynomials on [-pi/4, pi/4], and the quadrant
-    from `k`; a vector with a lane beyond 1e5, an infinity or NaN calls
-    libm lane by lane instead (`scf.if`), through the runtime's
-    `adjit_sinf_lanes` / `adjit_cosf_lanes` on a buffer allocated on the
-    stack at the function's (or OpenMP region's) start (one call, so that
-    the rare path stays a few instructions):
+    from `k`. Lanes beyond 1e5, infinities and NaN take libm's result
+    instead: a vector with such a lane (`scf.if`) calls the runtime's
+    `adjit_sinf_lanes` / `adjit_cosf_lanes` once, on a buffer allocated on
+    the stack at the function's (or OpenMP region's) start, and keeps
+    libm's values for those lanes only, so that each lane's result depends
+    on its own input alone:
 
     ```mlir
     %y = math.sin %x : vector<16xf32>
     // becomes
     %outside = vector.reduction <or>, %beyond : vector<16xi1> into i1
+    // k = roundeven(|x| 2/pi), three math.fma, two polynomials, select
+    // by k's bit 0, sign from k's bit 1 and x's sign: %poly
     %y = scf.if %outside -> (vector<16xf32>) {
-      // stored to the buffer, func.call @adjit_sinf_lanes, loaded
+      // stored to the buffer, func.call @adjit_sinf_lanes, loaded: %libm
+      %mixed = arith.select %beyond, %libm, %poly : vector<16xi1>, vector<16xf32>
+      scf.yield %mixed : vector<16xf32>
     } else {
-      // k = roundeven(|x| 2/pi), three math.fma, two polynomials, select
-      // by k's bit 0, sign from k's bit 1 and x's sign
+      scf.yield %poly : vector<16xf32>
     }
     ```
 
