@@ -1,9 +1,9 @@
 #include "adjit/Passes/Passes.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Math/Transforms/Approximation.h"
 #include "mlir/Dialect/Math/Transforms/Passes.h"
-#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/OpenMP/OpenMPDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -304,14 +304,14 @@ void shareExponential(math::TanhOp tanh) {
 // of the next step, so r is accurate to an ulp of itself even next to a
 // zero of sin or cos, for |x| up to kExactRange (k < 2^16; the product
 // |x| 2/pi is off by less than 2^-7, so |r| stays within pi/4 + 0.013,
-// where the polynomials still hold). Cephes' polynomials on [-pi/4, pi/4] give sin(r) and
-// cos(r); k's last two bits pick one and its sign, and sin takes x's sign
-// (sin(-0) = -0). Lanes beyond kExactRange, infinities and NaN take libm's
-// sinf or cosf instead, as scalars do: a vector with such a lane calls the
-// runtime once (adjit/runtime/MathLanes.h) on a stack buffer and keeps
-// libm's result for those lanes only, so that each lane's result depends
-// on its own input alone, not on its neighbours in the vector. The branch
-// is one compare and a mask test per vector.
+// where the polynomials still hold). Cephes' polynomials on [-pi/4, pi/4]
+// give sin(r) and cos(r); k's last two bits pick one and its sign, and sin
+// takes x's sign (sin(-0) = -0). Lanes beyond kExactRange, infinities and
+// NaN take libm's sinf or cosf instead, as scalars do: a vector with such a
+// lane calls the runtime once (adjit/runtime/MathLanes.h) on a stack buffer
+// and keeps libm's result for those lanes only, so that each lane's result
+// depends on its own input alone, not on its neighbours in the vector. The
+// branch is one compare and a mask test per vector.
 constexpr float kExactRange = 1.0e5f;
 
 // `void name(i64 address, i64 count)` of the runtime, declared in `module`.
@@ -357,7 +357,37 @@ void approximateSinCos(Operation *op) {
     buffer = rewriter.create<memref::AllocaOp>(
         op->getLoc(), MemRefType::get(type.getShape(), type.getElementType()));
   }
-  Value approximated;  // the polynomials' result, for every lane
+  // The polynomials' result, for every lane.
+  Value k = b.create<math::RoundEvenOp>(
+      b.create<arith::MulFOp>(magnitude, f.constant(0.636619746685028076f)));
+  Value r = f.fma(k, -1.57079637050628662f, magnitude);
+  r = b.create<math::FmaOp>(k, f.constant(4.37113882867379300e-8f), r);
+  r = b.create<math::FmaOp>(k, f.constant(1.71512451000588190e-15f), r);
+  Value z = b.create<arith::MulFOp>(r, r);
+  Value sinR = b.create<math::FmaOp>(
+      b.create<arith::MulFOp>(r, z),
+      f.horner(z, {-1.9515295891e-4f, 8.3321608736e-3f, -1.6666654611e-1f}), r);
+  Value cosR = b.create<math::FmaOp>(
+      b.create<arith::MulFOp>(z, z),
+      f.horner(z, {2.443315711809948e-5f, -1.388731625493765e-3f, 4.166664568298827e-2f}),
+      f.fma(z, -0.5f, 1.0f));
+  // The quadrant of |x|: cos(y) = sin(y + pi/2) is one quadrant on.
+  Value quadrant = b.create<arith::FPToSIOp>(intType, k);
+  if (!isSin)
+    quadrant = b.create<arith::AddIOp>(quadrant, intConstant(1));
+  Value odd = b.create<arith::CmpIOp>(arith::CmpIPredicate::ne,
+                                      b.create<arith::AndIOp>(quadrant, intConstant(1)),
+                                      intConstant(0));
+  Value value = b.create<arith::SelectOp>(odd, cosR, sinR);
+  Value sign = b.create<arith::ShLIOp>(b.create<arith::AndIOp>(quadrant, intConstant(2)),
+                                       intConstant(30));
+  if (isSin)  // sin(x) = sign(x) sin(|x|)
+    sign = b.create<arith::XOrIOp>(
+        sign, b.create<arith::AndIOp>(b.create<arith::BitcastOp>(intType, x),
+                                      intConstant(std::numeric_limits<int32_t>::min())));
+  Value approximated = b.create<arith::BitcastOp>(
+      type, b.create<arith::XOrIOp>(b.create<arith::BitcastOp>(intType, value), sign));
+
   auto lanesByLibm = [&](OpBuilder &builder, Location loc) {
     ImplicitLocOpBuilder lb(loc, builder);
     Value zero = lb.create<arith::ConstantIndexOp>(0);
@@ -369,40 +399,6 @@ void approximateSinCos(Operation *op) {
     Value libm = lb.create<vector::LoadOp>(type, buffer, ValueRange{zero});
     lb.create<scf::YieldOp>(ValueRange{lb.create<arith::SelectOp>(beyond, libm, approximated)});
   };
-  auto polynomials = [&]() -> Value {
-    ImplicitLocOpBuilder &pb = b;
-    F32Arithmetic &g = f;
-    Value k = pb.create<math::RoundEvenOp>(
-        pb.create<arith::MulFOp>(magnitude, g.constant(0.636619746685028076f)));
-    Value r = g.fma(k, -1.57079637050628662f, magnitude);
-    r = pb.create<math::FmaOp>(k, g.constant(4.37113882867379300e-8f), r);
-    r = pb.create<math::FmaOp>(k, g.constant(1.71512451000588190e-15f), r);
-    Value z = pb.create<arith::MulFOp>(r, r);
-    Value sinR = pb.create<math::FmaOp>(
-        pb.create<arith::MulFOp>(r, z),
-        g.horner(z, {-1.9515295891e-4f, 8.3321608736e-3f, -1.6666654611e-1f}), r);
-    Value cosR = pb.create<math::FmaOp>(
-        pb.create<arith::MulFOp>(z, z),
-        g.horner(z, {2.443315711809948e-5f, -1.388731625493765e-3f, 4.166664568298827e-2f}),
-        g.fma(z, -0.5f, 1.0f));
-    // The quadrant of |x|: cos(y) = sin(y + pi/2) is one quadrant on.
-    Value quadrant = pb.create<arith::FPToSIOp>(intType, k);
-    if (!isSin)
-      quadrant = pb.create<arith::AddIOp>(quadrant, intConstant(1));
-    Value odd = pb.create<arith::CmpIOp>(arith::CmpIPredicate::ne,
-                                         pb.create<arith::AndIOp>(quadrant, intConstant(1)),
-                                         intConstant(0));
-    Value value = pb.create<arith::SelectOp>(odd, cosR, sinR);
-    Value sign = pb.create<arith::ShLIOp>(pb.create<arith::AndIOp>(quadrant, intConstant(2)),
-                                          intConstant(30));
-    if (isSin)  // sin(x) = sign(x) sin(|x|)
-      sign = pb.create<arith::XOrIOp>(
-          sign, pb.create<arith::AndIOp>(pb.create<arith::BitcastOp>(intType, x),
-                                         intConstant(std::numeric_limits<int32_t>::min())));
-    Value bits = pb.create<arith::XOrIOp>(pb.create<arith::BitcastOp>(intType, value), sign);
-    return pb.create<arith::BitcastOp>(type, bits);
-  };
-  approximated = polynomials();
   auto branch = b.create<scf::IfOp>(outside, lanesByLibm, [&](OpBuilder &builder, Location loc) {
     builder.create<scf::YieldOp>(loc, approximated);
   });
