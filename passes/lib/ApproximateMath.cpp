@@ -405,6 +405,19 @@ void approximateSinCos(Operation *op) {
   rewriter.replaceOp(op, branch.getResults());
 }
 
+// Upstream's f32 erf polynomial works on |x| and gives +0 for -0; erf is odd
+// and keeps its argument's sign (libm, and the f64 path, give -0).
+void keepSignOfErf(Operation *root) {
+  root->walk([](math::ErfOp op) {
+    if (!getElementTypeOrSelf(op.getType()).isF32())
+      return;
+    OpBuilder b(op->getContext());
+    b.setInsertionPointAfter(op);
+    auto signed_ = b.create<math::CopySignOp>(op.getLoc(), op.getResult(), op.getOperand());
+    op.getResult().replaceAllUsesExcept(signed_, signed_);
+  });
+}
+
 struct ApproximateMathPass
     : adjit::impl::ApproximateMathBase<ApproximateMathPass> {
   using ApproximateMathBase::ApproximateMathBase;
@@ -426,6 +439,7 @@ struct ApproximateMathPass
     });
     for (Operation *op : sinCos)
       approximateSinCos(op);
+    keepSignOfErf(getOperation());
     RewritePatternSet patterns(&getContext());
     // The patterns only match f32 (and f16 through f32), never f64.
     populateMathPolynomialApproximationPatterns(patterns);

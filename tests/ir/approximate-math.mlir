@@ -43,6 +43,20 @@ func.func @more_f32(%x: f32, %v: vector<16xf32>) -> (f32, f32, vector<16xf32>) {
 
 // -----
 
+// f32 erf keeps its argument's sign (the polynomial works on |x|, so erf(-0)
+// would be +0 without the copysign).
+// CHECK-LABEL: func.func @erf_sign
+// CHECK-SAME:  (%[[X:.*]]: vector<16xf32>)
+// CHECK-NOT:   math.erf
+// CHECK:       %[[R:.*]] = math.copysign %{{.*}}, %[[X]] : vector<16xf32>
+// CHECK-NEXT:  return %[[R]]
+func.func @erf_sign(%x: vector<16xf32>) -> vector<16xf32> {
+  %r = math.erf %x : vector<16xf32>
+  return %r : vector<16xf32>
+}
+
+// -----
+
 // Left alone: f64 (the polynomials target single precision) and scalar f32
 // sin and cos (upstream's argument reduction is inaccurate).
 // CHECK-LABEL: func.func @kept

@@ -305,3 +305,21 @@ TEST_CASE("accuracy of f32 tanh and logistic of one operand", "[math-accuracy][a
     require_accurate(name + " (shared)", F32, compare(math_fn(name), F32, x, result, 5e-7), 5e-7);
   }
 }
+
+// The odd functions give -0 for -0 (as libm does), on every lane of a vector
+// and in the scalar tail: the polynomials that work on |x| put the sign back.
+TEST_CASE("odd functions keep the sign of zero", "[math-accuracy]") {
+  for (DType dtype : {F32, F64})
+    for (const char* name : {"sin", "tanh", "erf", "expm1", "log1p"}) {
+      std::vector<double> values(37, 0.0);
+      for (size_t i = 0; i < values.size(); i += 2) values[i] = -0.0;
+      Shape shape{static_cast<int64_t>(values.size())};
+      Array x = from_doubles(values, shape, dtype);
+      std::vector<long double> got = to_long_doubles(run1(unary_module(name, dtype, shape), {x}));
+      for (size_t i = 0; i < values.size(); ++i) {
+        INFO(name << " on " << dtype_name(dtype) << " at " << i);
+        CHECK(got[i] == 0);
+        CHECK(std::signbit(got[i]) == std::signbit(values[i]));
+      }
+    }
+}

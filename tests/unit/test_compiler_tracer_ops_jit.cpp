@@ -1030,4 +1030,21 @@ TEST_CASE("tracer ops: 0-d and empty tensors", "[tracer][ops]") {
   // Empty reductions without an identity are trace errors.
   auto g = adjit::jit([](Tensor x) { return max(x, {0}); });
   CHECK_THROWS_AS(g(Array::zeros({0, 3})), TraceError);
+  // logsumexp of nothing is log(0) = -inf (as in JAX); softmax and
+  // log_softmax along an empty axis are empty. None needs a max to shift by.
+  auto h = adjit::jit([](Tensor x) {
+    return std::make_tuple(logsumexp(x, {0}), logsumexp(x, {0}, true), logsumexp(x),
+                           softmax(x, 0), log_softmax(x, 0), softmax(x, 1));
+  });
+  auto [lse, lse_kept, lse_all, sm0, lsm0, sm1] = h(Array::zeros({0, 3}));
+  Vec minus_inf(3, -std::numeric_limits<double>::infinity());
+  CHECK_ARRAY("logsumexp(e, {0})", lse, F32, (Shape{3}), minus_inf, kExact);
+  CHECK_ARRAY("logsumexp(e, {0}, keepdims)", lse_kept, F32, (Shape{1, 3}), minus_inf, kExact);
+  CHECK_ARRAY("logsumexp(e)", lse_all, F32, (Shape{}), (Vec{minus_inf[0]}), kExact);
+  CHECK_ARRAY("softmax(e, 0)", sm0, F32, (Shape{0, 3}), Vec{}, kExact);
+  CHECK_ARRAY("log_softmax(e, 0)", lsm0, F32, (Shape{0, 3}), Vec{}, kExact);
+  CHECK_ARRAY("softmax(e, 1)", sm1, F32, (Shape{0, 3}), Vec{}, kExact);
+  auto dlse = adjit::grad([](Tensor x) { return sum(logsumexp(x, {1})); });
+  CHECK_ARRAY("grad of logsumexp over an empty axis", dlse(Array::zeros({2, 0})), F32,
+              (Shape{2, 0}), Vec{}, kExact);
 }

@@ -166,7 +166,8 @@ Tensor slice(const Tensor& x, Shape starts, Shape limits, Shape strides = {},
 Tensor concat(const std::vector<Tensor>& xs, int axis,
               SourceLocation loc = SourceLocation::current());
 /// numpy.take along `axis`: a negative index counts from the end (-1 is the
-/// last); one still out of range is clamped (jnp.take's mode="clip").
+/// last); one still out of range is clamped to the first or last. (jnp.take's
+/// mode="clip" clamps without counting from the end: -1 gives the first.)
 Tensor take(const Tensor& x, const Tensor& indices, int axis,
             SourceLocation loc = SourceLocation::current());
 Tensor one_hot(const Tensor& indices, int64_t depth, DType dtype = DType::f32,

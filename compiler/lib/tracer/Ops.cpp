@@ -120,6 +120,11 @@ std::vector<int64_t> reduction_axes(Recorder& r, const Tensor& x, const Axes& ax
   return dims;
 }
 
+// Whether reducing `dims` of `x` combines no elements at all (an empty axis).
+bool reduces_nothing(const Tensor& x, const std::vector<int64_t>& dims) {
+  return std::any_of(dims.begin(), dims.end(), [&](int64_t d) { return x.shape()[d] == 0; });
+}
+
 Shape reduced_shape(const Tensor& x, const std::vector<int64_t>& dims, bool keepdims) {
   Shape shape;
   for (int d = 0; d < x.rank(); ++d) {
@@ -348,6 +353,9 @@ Tensor logsumexp(const Tensor& x, Axes axes, bool keepdims, SourceLocation loc) 
   detail::AtUserLine at_user(loc);
   std::vector<int64_t> dims = reduction_axes(r, x, axes);
   Tensor v = is_floating(x.dtype()) ? x : r.convert(x, DType::f32);
+  // An empty reduction has no max to shift by: log(0) = -inf, as in JAX.
+  if (reduces_nothing(x, dims))
+    return r.reshape(log(sum(exp(v, loc), axes, true, loc), loc), reduced_shape(x, dims, keepdims));
   // Shift by the max for stability; an infinite or NaN max shifts by 0 so
   // that all -inf inputs give -inf rather than NaN.
   Tensor m = max(v, axes, /*keepdims=*/true, loc);
@@ -361,7 +369,9 @@ Tensor softmax(const Tensor& x, int axis, SourceLocation loc) {
   detail::AtUserLine at_user(loc);
   Axes a{r.axis(axis, x.rank())};
   Tensor v = is_floating(x.dtype()) ? x : r.convert(x, DType::f32);
-  Tensor e = exp(v - stop_gradient(max(v, a, true, loc), loc), loc);
+  // An empty axis has no max to shift by (and the result is empty).
+  Tensor shifted = x.shape()[a[0]] == 0 ? v : v - stop_gradient(max(v, a, true, loc), loc);
+  Tensor e = exp(shifted, loc);
   return e / sum(e, a, true, loc);
 }
 Tensor log_softmax(const Tensor& x, int axis, SourceLocation loc) {
@@ -369,7 +379,8 @@ Tensor log_softmax(const Tensor& x, int axis, SourceLocation loc) {
   detail::AtUserLine at_user(loc);
   Axes a{r.axis(axis, x.rank())};
   Tensor v = is_floating(x.dtype()) ? x : r.convert(x, DType::f32);
-  Tensor shifted = v - stop_gradient(max(v, a, true, loc), loc);
+  // An empty axis has no max to shift by (and the result is empty).
+  Tensor shifted = x.shape()[a[0]] == 0 ? v : v - stop_gradient(max(v, a, true, loc), loc);
   return shifted - log(sum(exp(shifted, loc), a, true, loc), loc);
 }
 
@@ -540,7 +551,8 @@ Tensor take(const Tensor& x, const Tensor& indices, int axis, SourceLocation loc
   shape.insert(shape.end(), x.shape().begin() + a + 1, x.shape().end());
   // A negative index counts from the end, as in numpy.take and jnp.take
   // (-1 is the last); what is still out of range is clamped by the gather
-  // (jnp.take's mode="clip").
+  // (jnp.take's default gives NaN there, and its mode="clip" clamps before
+  // counting from the end).
   Tensor zeros = r.constant(0, indices.dtype(), indices.shape());
   Tensor negative = r.emit<ir::CompareOp>(ir::ComparisonDirection::lt, r.value(indices),
                                           r.value(zeros));
