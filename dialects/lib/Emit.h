@@ -23,6 +23,7 @@ public:
   Value mul(Value x, Value y) { return b.create<MulOp>(loc, x, y); }
   Value div(Value x, Value y) { return b.create<DivOp>(loc, x, y); }
   Value neg(Value x) { return b.create<NegOp>(loc, x); }
+  Value abs(Value x) { return b.create<AbsOp>(loc, x); }
   Value exp(Value x) { return b.create<ExpOp>(loc, x); }
   Value log(Value x) { return b.create<LogOp>(loc, x); }
   Value sin(Value x) { return b.create<SinOp>(loc, x); }

@@ -319,8 +319,16 @@ struct ScalarFloatOps {
   Value add(Value x, Value y) { return b.create<arith::AddFOp>(loc, x, y); }
   Value mul(Value x, Value y) { return b.create<arith::MulFOp>(loc, x, y); }
   Value mulScalar(Value x, double c) { return mul(x, splatLike(x, c)); }
+  Value sub(Value x, Value y) { return b.create<arith::SubFOp>(loc, x, y); }
+  Value div(Value x, Value y) { return b.create<arith::DivFOp>(loc, x, y); }
+  Value abs(Value x) { return b.create<math::AbsFOp>(loc, x); }
+  Value exp(Value x) { return b.create<math::ExpOp>(loc, x); }
   Value tanh(Value x) { return b.create<math::TanhOp>(loc, x); }
   Value erf(Value x) { return b.create<math::ErfOp>(loc, x); }
+  Value compare(ComparisonDirection d, Value x, Value y) {
+    return emitCompare(d, b, loc, ValueRange{x, y});
+  }
+  Value select(Value p, Value x, Value y) { return b.create<arith::SelectOp>(loc, p, x, y); }
 };
 } // namespace
 Value GeluOp::emitScalar(OpBuilder &b, Location loc, ValueRange x) {

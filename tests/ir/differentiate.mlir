@@ -121,12 +121,21 @@ func.func @second(%x: tensor<f32>) -> tensor<f32> {
 // DIFF-NOT: adjit.gelu
 // DIFF: %[[G:.*]] = adjit.mul %[[B]], %{{.*}} : tensor<3xf32>
 // DIFF: return %[[S]], %[[G]]
-// Forward mode: the tangent times the same derivative.
+// Forward mode: the tangent times the same derivative, Phi(x) + x phi(x)
+// (on f32 Phi from erfc, on f64 from erf).
 // DIFF-LABEL: func.func private @gelu_exact_jvp_0
 // DIFF: adjit.gelu %{{.*}} : tensor<3xf32>
-// DIFF: adjit.erf
+// DIFF-NOT: adjit.erf
+// DIFF: adjit.exp
+// DIFF: adjit.select
 // DIFF: adjit.exp
 // DIFF: adjit.mul %{{.*}}, %{{.*}} : tensor<3xf32>
+// DIFF: return
+// DIFF-LABEL: func.func private @gelu_exact_f64_jvp_0
+// DIFF: adjit.gelu %{{.*}} : tensor<3xf64>
+// DIFF: adjit.erf
+// DIFF: adjit.exp
+// DIFF: adjit.mul %{{.*}}, %{{.*}} : tensor<3xf64>
 // DIFF: return
 func.func private @sum_gelu(%x: tensor<3xf32>) -> tensor<f32> {
   %y = adjit.gelu %x approximate : tensor<3xf32>
@@ -137,8 +146,13 @@ func.func private @gelu_exact(%x: tensor<3xf32>) -> tensor<3xf32> {
   %y = adjit.gelu %x : tensor<3xf32>
   return %y : tensor<3xf32>
 }
-func.func @gelu_derivatives(%x: tensor<3xf32>, %t: tensor<3xf32>) -> (tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) {
+func.func private @gelu_exact_f64(%x: tensor<3xf64>) -> tensor<3xf64> {
+  %y = adjit.gelu %x : tensor<3xf64>
+  return %y : tensor<3xf64>
+}
+func.func @gelu_derivatives(%x: tensor<3xf32>, %t: tensor<3xf32>, %d: tensor<3xf64>) -> (tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf64>, tensor<3xf64>) {
   %g = adjit.grad @sum_gelu(%x) wrt [0] : (tensor<3xf32>) -> tensor<3xf32>
   %y, %dy = adjit.jvp @gelu_exact(%x) tangents(%t) wrt [0] : (tensor<3xf32>, tensor<3xf32>) -> (tensor<3xf32>, tensor<3xf32>)
-  return %g, %y, %dy : tensor<3xf32>, tensor<3xf32>, tensor<3xf32>
+  %yd, %dyd = adjit.jvp @gelu_exact_f64(%d) tangents(%d) wrt [0] : (tensor<3xf64>, tensor<3xf64>) -> (tensor<3xf64>, tensor<3xf64>)
+  return %g, %y, %dy, %yd, %dyd : tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf64>, tensor<3xf64>
 }

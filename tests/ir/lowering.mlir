@@ -147,6 +147,29 @@ func.func @gelu(%x: tensor<2x3xf32>, %d: tensor<4xf64>) -> (tensor<2x3xf32>, ten
 
 // -----
 
+// The exact gelu on f32 takes Phi(x) from erfc (Numerical Recipes' erfcc:
+// t e^(P(t) - x^2 / 2) / 2 with t = 1 / (1 + |x| / (2 sqrt 2)), which is
+// Phi(-|x|)), not from 1 + erf, which cancels for negative x.
+// CHECK-LABEL: func.func @gelu_exact_f32
+// CHECK: ^bb0(%[[IN:.*]]: f32, %{{.*}}: f32):
+// CHECK-NOT: math.erf
+// CHECK: %[[ABS:.*]] = math.absf %[[IN]] : f32
+// CHECK: %[[T:.*]] = arith.divf %{{.*}}, %{{.*}} : f32
+// CHECK-COUNT-9: arith.mulf %{{.*}}, %[[T]] : f32
+// CHECK: math.exp
+// CHECK-NOT: math.exp
+// CHECK: %[[NEG:.*]] = arith.cmpf olt, %[[IN]], %{{.*}} : f32
+// CHECK: %[[UPPER:.*]] = arith.subf %{{.*}}, %[[LOWER:.*]] : f32
+// CHECK: %[[CDF:.*]] = arith.select %[[NEG]], %[[LOWER]], %[[UPPER]] : f32
+// CHECK: %[[Y:.*]] = arith.mulf %[[IN]], %[[CDF]] : f32
+// CHECK-NEXT: linalg.yield %[[Y]] : f32
+func.func @gelu_exact_f32(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = adjit.gelu %x : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
 // integer_pow multiplies by repeated squaring: x^3 = x * x^2, x^-2 = 1 / x^2
 // (floats only), x^6 = x^2 * x^4, and x^0 is 1, reading nothing.
 // CHECK-LABEL: func.func @integer_pow

@@ -188,3 +188,23 @@ func.func @value_and_grad_gelu(%x: tensor<8xf32>) -> (tensor<f32>, tensor<8xf32>
   %g = adjit.grad @sum_gelu(%x) wrt [0] : (tensor<8xf32>) -> tensor<8xf32>
   return %v, %g : tensor<f32>, tensor<8xf32>
 }
+
+// -----
+
+// The exact gelu alike: its value and its derivative (Phi(x) + x phi(x))
+// share Phi and its exponential; the density has one more.
+// OPT-LABEL: func.func @value_and_grad_gelu_exact
+// OPT-COUNT-2: adjit.exp
+// OPT-NOT: adjit.exp
+// OPT-NOT: adjit.gelu
+// OPT: return
+func.func private @sum_gelu_exact(%x: tensor<8xf32>) -> tensor<f32> {
+  %y = adjit.gelu %x : tensor<8xf32>
+  %s = adjit.reduce sum %y, dims = [0] : (tensor<8xf32>) -> tensor<f32>
+  return %s : tensor<f32>
+}
+func.func @value_and_grad_gelu_exact(%x: tensor<8xf32>) -> (tensor<f32>, tensor<8xf32>) {
+  %v = call @sum_gelu_exact(%x) : (tensor<8xf32>) -> tensor<f32>
+  %g = adjit.grad @sum_gelu_exact(%x) wrt [0] : (tensor<8xf32>) -> tensor<8xf32>
+  return %v, %g : tensor<f32>, tensor<8xf32>
+}

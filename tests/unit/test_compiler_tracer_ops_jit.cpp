@@ -206,7 +206,7 @@ double sigmoid_ref(double x) { return 1 / (1 + std::exp(-x)); }
 double gelu_tanh_ref(double x) {
   return 0.5 * x * (1 + std::tanh(std::sqrt(2 / M_PI) * (x + 0.044715 * x * x * x)));
 }
-double gelu_erf_ref(double x) { return 0.5 * x * (1 + std::erf(x / std::sqrt(2.0))); }
+double gelu_erf_ref(double x) { return 0.5 * x * std::erfc(-x / std::sqrt(2.0)); }
 double sign_ref(double x) { return x > 0 ? 1 : x < 0 ? -1 : 0; }
 
 }  // namespace
