@@ -10,6 +10,7 @@
 #include "mlir/IR/TypeUtilities.h"
 #include "mlir/IR/Value.h"
 
+#include <iterator>
 #include <numbers>
 
 namespace mlir::adjit::gelu {
@@ -17,27 +18,67 @@ namespace mlir::adjit::gelu {
 inline constexpr double kSqrtTwoOverPi = std::numbers::sqrt2 * std::numbers::inv_sqrtpi;
 inline constexpr double kCubic = 0.044715;
 
-// Numerical Recipes' erfcc: erfc(z) = t exp(P(t) - z^2) with t = 1 / (1 +
-// z / 2), for z >= 0, within 1.2e-7 relative everywhere. P's coefficients,
-// constant term first.
+// erfc(z) = t exp(P(t) - z^2) with t = 1 / (1 + z / 2), z >= 0, and P smooth
+// on (0, 1]. f32: Numerical Recipes' erfcc, P a polynomial in t within
+// 1.2e-7 of it (coefficients constant term first). f64: the Chebyshev series
+// of P in u = 2 t - 1 within 4e-16 (scripts/fit-erfc.py computes it).
 inline constexpr double kErfcPolynomial[] = {
     -1.26551223, 1.00002368, 0.37409196, 0.09678418, -0.18628806,
     0.27886807,  -1.13520398, 1.48851587, -0.82215223, 0.17087277};
+inline constexpr double kErfcChebyshev[] = {
+    -0.6513268598908547, 0.6419697923564902, 0.019476473204185836,
+    -0.009561514786808632, -0.0009465953444820369, 0.00036683949785276145,
+    4.252332480690777e-05, -2.0278578112534242e-05, -1.6242900046470256e-06,
+    1.3036558355805232e-06, 1.5626441722066142e-08, -8.523809591492654e-08,
+    6.5290544390988515e-09, 5.0593434955514685e-09, -9.913641564930322e-10,
+    -2.2736512229318417e-10, 9.646791102014962e-11, 2.394038083065756e-12,
+    -6.886027526536277e-12, 8.944879271730368e-13, 3.130921408127142e-13,
+    -1.1270822525221733e-13, 3.8108713588528985e-16, 7.106125536922576e-15,
+    -1.5230878975373303e-15, -9.464871412184462e-17, 1.218683266906788e-16,
+    -3.0494735135424696e-17};
 
 // What the value and the derivative both read (besides 0.5 x, which
 // each builds alike where it needs it).
 struct Terms {
   Value squared; // x^2 (the tanh approximation only)
   Value curve;   // tanh(sqrt(2/pi) (x + 0.044715 x^3)), or erf(x / sqrt(2))
-  // Exact f32: Phi(x) itself. 0.5 (1 + erf(x / sqrt(2))) cancels for
-  // negative x (all digits lost below x = -5.4, where JAX's erfc-based gelu
-  // keeps them); 0.5 erfc(|x| / sqrt(2)) does not.
+  // Exact f32 and f64: Phi(x) itself. 0.5 (1 + erf(x / sqrt(2))) cancels
+  // for negative x (f32 loses every digit below x = -5.4, f64 below -8.3,
+  // where JAX's erfc-based gelu keeps them); 0.5 erfc(|x| / sqrt(2)) does
+  // not.
   Value cdf;
 };
 
-// Whether the exact gelu takes Phi from erfc (f32, whose erfc formula above
-// is accurate enough) rather than from erf (f64: libm's erf; f16 and bf16).
-inline bool cdfFromErfc(Value x) { return getElementTypeOrSelf(x.getType()).isF32(); }
+// Whether the exact gelu takes Phi from erfc (f32 and f64) rather than from
+// erf (f16 and bf16, whose few digits the cancellation costs less).
+inline bool cdfFromErfc(Value x) {
+  Type element = getElementTypeOrSelf(x.getType());
+  return element.isF32() || element.isF64();
+}
+
+// P(t) of erfc's formula above, for x's float type.
+template <class Ops>
+Value erfcExponent(Ops &o, Value x, Value t) {
+  if (getElementTypeOrSelf(x.getType()).isF32()) {
+    Value p = o.splatLike(x, kErfcPolynomial[9]);
+    for (int i = 8; i >= 0; --i)
+      p = o.add(o.mul(p, t), o.splatLike(x, kErfcPolynomial[i]));
+    return p;
+  }
+  // Clenshaw's recurrence: b_k = c_k + 2 u b_(k+1) - b_(k+2), P = c_0 + u b_1 - b_2.
+  Value u = o.sub(o.mulScalar(t, 2), o.splatLike(x, 1));
+  Value twoU = o.mulScalar(u, 2);
+  int last = static_cast<int>(std::size(kErfcChebyshev)) - 1;
+  Value next = o.splatLike(x, kErfcChebyshev[last]), after;
+  for (int k = last - 1; k >= 1; --k) {
+    Value b = o.add(o.mul(twoU, next), o.splatLike(x, kErfcChebyshev[k]));
+    if (after)
+      b = o.sub(b, after);
+    after = next;
+    next = b;
+  }
+  return o.sub(o.add(o.mul(u, next), o.splatLike(x, kErfcChebyshev[0])), after);
+}
 
 template <class Ops>
 Terms terms(Ops &o, Value x, bool approximate) {
@@ -51,12 +92,10 @@ Terms terms(Ops &o, Value x, bool approximate) {
   } else if (cdfFromErfc(x)) {
     Value one = o.splatLike(x, 1);
     Value ratio = o.div(one, o.add(one, o.mulScalar(o.abs(x), 0.5 / std::numbers::sqrt2)));
-    Value polynomial = o.splatLike(x, kErfcPolynomial[9]);
-    for (int i = 8; i >= 0; --i)
-      polynomial = o.add(o.mul(polynomial, ratio), o.splatLike(x, kErfcPolynomial[i]));
     // 0.5 erfc(|x| / sqrt(2)) = Phi(-|x|), with one exponential. P + x (-x
     // / 2) is one fused multiply-add: x^2 / 2 is not rounded on its own (its
-    // rounding would add an error of x^2 / 2 * 2^-24 relative to the result).
+    // rounding would add an error of x^2 / 2 ulp to the result).
+    Value polynomial = erfcExponent(o, x, ratio);
     Value exponent = o.add(polynomial, o.mul(x, o.mulScalar(x, -0.5)));
     Value lower = o.mulScalar(o.mul(ratio, o.exp(exponent)), 0.5);
     Value negative = o.compare(ComparisonDirection::lt, x, o.splatLike(x, 0));

@@ -122,7 +122,7 @@ func.func @second(%x: tensor<f32>) -> tensor<f32> {
 // DIFF: %[[G:.*]] = adjit.mul %[[B]], %{{.*}} : tensor<3xf32>
 // DIFF: return %[[S]], %[[G]]
 // Forward mode: the tangent times the same derivative, Phi(x) + x phi(x)
-// (on f32 Phi from erfc, on f64 from erf).
+// (on f32 and f64 Phi from erfc, on f16 from erf).
 // DIFF-LABEL: func.func private @gelu_exact_jvp_0
 // DIFF: adjit.gelu %{{.*}} : tensor<3xf32>
 // DIFF-NOT: adjit.erf
@@ -131,11 +131,11 @@ func.func @second(%x: tensor<f32>) -> tensor<f32> {
 // DIFF: adjit.exp
 // DIFF: adjit.mul %{{.*}}, %{{.*}} : tensor<3xf32>
 // DIFF: return
-// DIFF-LABEL: func.func private @gelu_exact_f64_jvp_0
-// DIFF: adjit.gelu %{{.*}} : tensor<3xf64>
+// DIFF-LABEL: func.func private @gelu_exact_f16_jvp_0
+// DIFF: adjit.gelu %{{.*}} : tensor<3xf16>
 // DIFF: adjit.erf
 // DIFF: adjit.exp
-// DIFF: adjit.mul %{{.*}}, %{{.*}} : tensor<3xf64>
+// DIFF: adjit.mul %{{.*}}, %{{.*}} : tensor<3xf16>
 // DIFF: return
 func.func private @sum_gelu(%x: tensor<3xf32>) -> tensor<f32> {
   %y = adjit.gelu %x approximate : tensor<3xf32>
@@ -146,13 +146,13 @@ func.func private @gelu_exact(%x: tensor<3xf32>) -> tensor<3xf32> {
   %y = adjit.gelu %x : tensor<3xf32>
   return %y : tensor<3xf32>
 }
-func.func private @gelu_exact_f64(%x: tensor<3xf64>) -> tensor<3xf64> {
-  %y = adjit.gelu %x : tensor<3xf64>
-  return %y : tensor<3xf64>
+func.func private @gelu_exact_f16(%x: tensor<3xf16>) -> tensor<3xf16> {
+  %y = adjit.gelu %x : tensor<3xf16>
+  return %y : tensor<3xf16>
 }
-func.func @gelu_derivatives(%x: tensor<3xf32>, %t: tensor<3xf32>, %d: tensor<3xf64>) -> (tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf64>, tensor<3xf64>) {
+func.func @gelu_derivatives(%x: tensor<3xf32>, %t: tensor<3xf32>, %d: tensor<3xf16>) -> (tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf16>, tensor<3xf16>) {
   %g = adjit.grad @sum_gelu(%x) wrt [0] : (tensor<3xf32>) -> tensor<3xf32>
   %y, %dy = adjit.jvp @gelu_exact(%x) tangents(%t) wrt [0] : (tensor<3xf32>, tensor<3xf32>) -> (tensor<3xf32>, tensor<3xf32>)
-  %yd, %dyd = adjit.jvp @gelu_exact_f64(%d) tangents(%d) wrt [0] : (tensor<3xf64>, tensor<3xf64>) -> (tensor<3xf64>, tensor<3xf64>)
-  return %g, %y, %dy, %yd, %dyd : tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf64>, tensor<3xf64>
+  %yd, %dyd = adjit.jvp @gelu_exact_f16(%d) tangents(%d) wrt [0] : (tensor<3xf16>, tensor<3xf16>) -> (tensor<3xf16>, tensor<3xf16>)
+  return %g, %y, %dy, %yd, %dyd : tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf16>, tensor<3xf16>
 }

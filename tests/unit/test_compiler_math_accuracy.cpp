@@ -324,39 +324,45 @@ TEST_CASE("odd functions keep the sign of zero", "[math-accuracy]") {
     }
 }
 
-// The exact gelu, x Phi(x), on f32 takes Phi from erfc, so that the negative
-// tail keeps its digits: from 1 + erf(x / sqrt(2)) all of them were lost
-// below x = -5.4 (0 instead of -1.4e-7 there). Its derivative, Phi(x) +
-// x phi(x), alike. The bound grows with x^2 / 2, the exponent whose f32
-// rounding the result inherits.
-TEST_CASE("accuracy of the exact f32 gelu and its derivative", "[math-accuracy][accuracy-f32]") {
-  std::vector<double> values = Points(11).uniform(-13, 10, 200000).uniform(-1, 1, 20000)
-                                   .log_spaced(1e-30, 1, 20000, true).take();
-  Shape shape{static_cast<int64_t>(values.size())};
-  Array x = from_doubles(values, shape, F32);
-  std::vector<long double> in = to_long_doubles(x);
-  auto value = adjit::jit([](Tensor t) { return gelu(t, false); });
-  auto derivative = adjit::grad([](Tensor t) { return sum(gelu(t, false)); });
-  std::vector<long double> got = to_long_doubles(value(x)), slope = to_long_doubles(derivative(x));
-  double worst_value = 0, worst_slope = 0, worst_value_x = 0, worst_slope_x = 0;
-  for (size_t i = 0; i < in.size(); ++i) {
-    long double cdf = 0.5L * std::erfc(-in[i] / std::sqrt(2.0L));
-    long double want = in[i] * cdf;
-    long double want_slope = cdf + in[i] * std::exp(-in[i] * in[i] / 2) / std::sqrt(2 * M_PIl);
-    double bound = 5e-7 + 8e-8 * static_cast<double>(in[i] * in[i] / 2);
-    if (std::fabs(want) >= 1e-30L) {
-      double err = static_cast<double>(std::fabs(got[i] - want) / std::fabs(want)) / bound;
-      if (err > worst_value) worst_value = err, worst_value_x = static_cast<double>(in[i]);
+// The exact gelu, x Phi(x), on f32 and f64 takes Phi from erfc, so that
+// the negative tail keeps its digits: from 1 + erf(x / sqrt(2)) all of them
+// were lost below x = -5.4 in f32 (0 instead of -1.4e-7 there) and -8.3 in
+// f64. Its derivative, Phi(x) + x phi(x), alike. The bound grows with
+// x^2 / 2, the exponent whose rounding the result inherits.
+TEST_CASE("accuracy of the exact gelu and its derivative", "[math-accuracy]") {
+  for (DType dtype : {F32, F64}) {
+    bool f32 = dtype == F32;
+    std::vector<double> values = Points(11).uniform(f32 ? -13 : -37, 10, 200000)
+                                     .uniform(-1, 1, 20000).log_spaced(1e-30, 1, 20000, true)
+                                     .take();
+    Shape shape{static_cast<int64_t>(values.size())};
+    Array x = from_doubles(values, shape, dtype);
+    std::vector<long double> in = to_long_doubles(x);
+    auto value = adjit::jit([](Tensor t) { return gelu(t, false); });
+    auto derivative = adjit::grad([](Tensor t) { return sum(gelu(t, false)); });
+    std::vector<long double> got = to_long_doubles(value(x));
+    std::vector<long double> slope = to_long_doubles(derivative(x));
+    double worst_value = 0, worst_slope = 0, worst_value_x = 0, worst_slope_x = 0;
+    for (size_t i = 0; i < in.size(); ++i) {
+      long double cdf = 0.5L * std::erfc(-in[i] / std::sqrt(2.0L));
+      long double want = in[i] * cdf;
+      long double want_slope = cdf + in[i] * std::exp(-in[i] * in[i] / 2) / std::sqrt(2 * M_PIl);
+      double exponent = static_cast<double>(in[i] * in[i] / 2);
+      double bound = f32 ? 5e-7 + 8e-8 * exponent : 2e-15 + 2.5e-16 * exponent;
+      if (std::fabs(want) >= (f32 ? 1e-30L : 1e-300L)) {
+        double err = static_cast<double>(std::fabs(got[i] - want) / std::fabs(want)) / bound;
+        if (err > worst_value) worst_value = err, worst_value_x = static_cast<double>(in[i]);
+      }
+      // Relative to 0.25 at least: between x = -2 and 0 the derivative's two
+      // terms, each up to 0.3, cancel (it crosses 0 near x = -0.75), so Phi's
+      // error counts up to twice there.
+      double err = static_cast<double>(std::fabs(slope[i] - want_slope) /
+                                       std::max(std::fabs(want_slope), 0.25L)) / (2 * bound);
+      if (err > worst_slope) worst_slope = err, worst_slope_x = static_cast<double>(in[i]);
     }
-    // Relative to 0.25 at least: between x = -2 and 0 the derivative's two
-    // terms, each up to 0.3, cancel (it crosses 0 near x = -0.75), so Phi's
-    // error counts up to twice there.
-    double err = static_cast<double>(std::fabs(slope[i] - want_slope) /
-                                     std::max(std::fabs(want_slope), 0.25L)) / (2 * bound);
-    if (err > worst_slope) worst_slope = err, worst_slope_x = static_cast<double>(in[i]);
+    INFO(dtype_name(dtype) << ": worst value at x = " << worst_value_x << ", derivative at x = "
+                           << worst_slope_x << " (errors over their bounds)");
+    CHECK(worst_value <= 1);
+    CHECK(worst_slope <= 1);
   }
-  INFO("worst value at x = " << worst_value_x << ", derivative at x = " << worst_slope_x
-                             << " (errors over their bounds)");
-  CHECK(worst_value <= 1);
-  CHECK(worst_slope <= 1);
 }

@@ -149,14 +149,15 @@ def Adjit_GeluOp : Adjit_Op<"gelu", !listconcat([Pure, SameOperandsAndResultType
     `0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))` (PyTorch's
     `gelu(approximate='tanh')`, JAX's `nn.gelu`).
 
-    On f32 the exact form takes `Phi(x)` from erfc, as JAX does, since `1 +
-    erf` cancels for negative `x` (no correct digit below `x = -5.4`):
-    `Phi(-|x|) = 0.5 erfc(|x| / sqrt(2))` by Numerical Recipes' `erfcc`
-    (`t exp(P(t) - x^2 / 2)`, `t = 1 / (1 + |x| / (2 sqrt(2)))`, within
-    1.2e-7). Relative error: 4e-7 near 0, 1e-6 at `x = -5`, 4e-6 at `x =
-    -12` (the f32 rounding of the exponent). f64 (libm's erf), f16 and bf16
-    keep `0.5 x (1 + erf(x / sqrt(2)))`, whose negative tail cancels alike
-    (f64: 2e-6 relative at `x = -7`, no correct digit below about -8.3).
+    On f32 and f64 the exact form takes `Phi(x)` from erfc, as JAX does,
+    since `1 + erf` cancels for negative `x` (no correct digit below `x =
+    -5.4` in f32, -8.3 in f64): `Phi(-|x|) = 0.5 erfc(|x| / sqrt(2)) = 0.5 t
+    exp(P(t) - x^2 / 2)` with `t = 1 / (1 + |x| / (2 sqrt(2)))`, `P` from
+    Numerical Recipes' `erfcc` on f32 (within 1.2e-7) and a Chebyshev series
+    of 28 terms on f64 (within 4e-16; `scripts/fit-erfc.py`). Relative
+    error, f32: 4e-7 near 0, 1e-6 at `x = -5`, 4e-6 at -12; f64: 6e-16 near
+    0, 4e-15 at -8, 6e-14 at -37 (the rounding of the exponent `x^2 / 2`).
+    f16 and bf16 keep `0.5 x (1 + erf(x / sqrt(2)))`.
 
     Derivative, in closed form: `Phi(x) + x phi(x)` with `phi` the normal
     density, or `0.5 (1 + t) + 0.5 x (1 - t^2) sqrt(2/pi) (1 + 3 0.044715
