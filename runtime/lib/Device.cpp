@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <ostream>
+
 #include "adjit/runtime/Error.h"
 #include "cuda/CudaDriver.h"
 
@@ -16,6 +18,8 @@ Device Device::cuda(int index) {
 std::string Device::str() const {
   return is_cpu() ? "cpu" : fmt::format("cuda:{}", index_);
 }
+
+std::ostream& operator<<(std::ostream& os, const Device& device) { return os << device.str(); }
 
 int Device::cuda_device_count() {
   if (!cuda::driver_available()) return 0;

@@ -207,6 +207,19 @@ TEST_CASE("ad tape: unconnected, unwatched and error-on-unconnected sources", "[
   INFO(why);
   CHECK(contains(why, "watch"));
   CHECK(contains(why, "test_compiler_ad_tape.cpp"));
+
+  // An integer source has no gradient, as with adjit::grad (not zeros).
+  auto integer = jit([](Tensor x) {
+    GradientTape tape;
+    Tensor i = cast(x, DType::i32);
+    tape.watch(i);
+    return tape.gradient(sum(x), i);
+  });
+  std::string integer_why = what_of<TraceError>([&] { integer(make({1, 2}, {2}, F32)); });
+  INFO(integer_why);
+  CHECK(contains(integer_why, "source 0 is i32[2]"));
+  CHECK(contains(integer_why, "floating-point"));
+  CHECK(contains(integer_why, "test_compiler_ad_tape.cpp"));
 }
 
 TEST_CASE("ad tape: watching an intermediate value; ops before the tape are not recorded",

@@ -148,6 +148,11 @@ TEST_CASE("ad transforms: hvp == jvp(grad f) == hessian(f) . v", "[ad][ad-transf
   Vec h = values(H);
   CHECK(h[1] == Approx(h[3]).epsilon(1e-12));
   CHECK(h[2] == Approx(h[6]).epsilon(1e-12));
+  // A direction of another shape: the error names hvp (not the jvp it uses).
+  std::string wrong = what_of<TraceError>([&] { hvp(f, x, make({1.0, 2.0}, {2}, F64)); });
+  INFO(wrong);
+  CHECK(contains(wrong, "adjit::hvp: tangent 0 is f64[2] but its primal is f64[3]"));
+  CHECK(contains(wrong, "test_compiler_ad_transforms.cpp"));
 }
 
 TEST_CASE("ad transforms: hvp over a tuple of two arguments", "[ad][ad-transforms]") {

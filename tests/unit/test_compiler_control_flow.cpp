@@ -75,6 +75,14 @@ TEST_CASE("control flow: cond errors name both branches' types and the line",
   });
   CHECK(contains(what_of<TraceError>([&] { g(Array::zeros({2}, I1), Array::zeros({3})); }),
                  "the predicate must be a 0-d bool Tensor, got i1[2]"));
+
+  // Outside a trace the error names cond, not a branch's function.
+  Tensor untraced;
+  std::string outside = what_of<TraceError>(
+      [&] { cond(untraced, [](Tensor a) { return a; }, [](Tensor a) { return a; }, untraced); });
+  INFO(outside);
+  CHECK(contains(outside, "adjit::cond:"));
+  CHECK_FALSE(contains(outside, "cond_"));
 }
 
 //===----------------------------------------------------------------------===//

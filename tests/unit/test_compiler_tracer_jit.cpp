@@ -289,6 +289,12 @@ TEST_CASE("tracer jit: static int/double/bool/enum/string arguments key the cach
   Array y = f(x, 1, 2.5, false, Mode::add, "exp");
   CHECK(f.cache_info().misses == misses);
   CHECK(mismatch(y, F64, {5}, reference(1, 2.5, false, Mode::add, "exp"), 1e-12, 1e-14) == "");
+  // And a std::string_view parameter, given a view or a string.
+  auto by_view = adjit::jit([](Tensor t, std::string_view op) { return op == "exp" ? exp(t) : t; });
+  CHECK(mismatch(by_view(x, std::string_view("exp")), F64, {5},
+                 map(X, [](double v) { return std::exp(v); }), 1e-12, 1e-14) == "");
+  CHECK(mismatch(by_view(x, std::string("none")), F64, {5}, X, 0, 0) == "");
+  CHECK(by_view.cache_info().misses == 2);
 
   // Baked into the IR: the only parameter is x; 2.5 is a constant.
   std::string ir = f.lower(x, 3, 2.5, false, Mode::mul, std::string("tanh")).ir("traced");

@@ -5,6 +5,8 @@
 // with the CPU.
 #include "gpu_op_cases.h"
 
+#include <sstream>
+
 using namespace adjit;
 using namespace adjit::test;
 using namespace adjit::test::gpu_cases;
@@ -55,6 +57,9 @@ TEST_CASE("gpu runtime: without a driver or device, asking for a GPU is a clear 
 TEST_CASE("gpu runtime: Device names", "[gpu]") {
   CHECK(Device::cpu().str() == "cpu");
   CHECK(Device::cuda(1).str() == "cuda:1");
+  std::ostringstream printed;
+  printed << Device::cpu() << " " << Device::cuda(1);
+  CHECK(printed.str() == "cpu cuda:1");
   CHECK(Device::cuda() == Device::cuda(0));
   CHECK_THROWS_WITH(Device::cuda(-1), Catch::Contains("must be >= 0"));
   CHECK(Array::ones({2}).device() == Device::cpu());

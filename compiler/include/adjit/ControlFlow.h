@@ -26,8 +26,9 @@ namespace adjit {
 template <class Then, class Else, class... Operands>
 auto cond(Predicate pred, Then then_fn, Else else_fn, const Operands&... operands) {
   auto args = std::tuple<const Operands&...>(operands...);
-  detail::TracedCall<Then, Operands...> then_call("cond_then", then_fn, args, pred.location);
-  detail::TracedCall<Else, Operands...> else_call("cond_else", else_fn, args, pred.location);
+  // "cond" names both branches' functions and the errors tracing them.
+  detail::TracedCall<Then, Operands...> then_call("cond", then_fn, args, pred.location);
+  detail::TracedCall<Else, Operands...> else_call("cond", else_fn, args, pred.location);
   static_assert(std::is_same_v<typename decltype(then_call)::Result,
                                typename decltype(else_call)::Result>,
                 "adjit::cond: then_fn and else_fn must return the same C++ type");

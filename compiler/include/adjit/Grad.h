@@ -88,6 +88,14 @@ auto rebuild_arguments(const std::tuple<const Args&...>& args, const std::vector
   }
 }
 
+// Whether argument I of a traced call holds Tensors to differentiate (an
+// out-of-range I is the range check's to report).
+template <int I, class... Args>
+constexpr bool differentiable_argument() {
+  if constexpr (I < 0 || I >= static_cast<int>(sizeof...(Args))) return true;
+  else return contains_tensor<std::tuple_element_t<I, std::tuple<Args...>>>;
+}
+
 template <bool WithValue, class F, int... Argnums>
 struct GradTransform {
   F f;
@@ -98,6 +106,10 @@ struct GradTransform {
   auto operator()(const Args&... args) const {
     static_assert(((Argnums >= 0 && Argnums < static_cast<int>(sizeof...(Args))) && ...),
                   "adjit::grad: an argnum is out of range for this call");
+    static_assert((differentiable_argument<Argnums, Args...>() && ...),
+                  "adjit::grad: an argnum names a static argument (a number, string or enum, "
+                  "part of the cache key), which has no gradient: differentiate Tensor "
+                  "arguments only");
     auto all = std::tuple<const Args&...>(args...);
     TracedCall<F, Args...> call(WithValue ? "value_and_grad" : "grad", f, all, loc);
     static_assert(std::is_same_v<typename TracedCall<F, Args...>::Result, Tensor>,
@@ -131,6 +143,7 @@ template <class F>
 struct JvpApply {
   F f;
   SourceLocation loc;
+  const char* op = "jvp";  // what errors name: jvp, or hvp calling it
   template <class... Primals, class... Tangents>
   auto operator()(const std::tuple<Primals...>& primals,
                   const std::tuple<Tangents...>& tangents) const;
@@ -231,17 +244,25 @@ auto vjp(F f, const Primals&... primals) {
 
 /// (f(primals), tangent of f along `tangents`). One primal and tangent, or
 /// std::tuples of them for several arguments.
+namespace detail {
+// jvp, for adjit::jvp and the transforms built on it (`op` names them).
+template <class F, class P, class T>
+auto jvp_named(const char* op, F f, const P& primals, const T& tangents, SourceLocation loc) {
+  if constexpr (is_tuple<P>) {
+    static_assert(is_tuple<T>, "adjit::jvp: tuple primals need tuple tangents");
+    if constexpr (contains_tensor<P>)
+      return JvpApply<F>{f, loc, op}(primals, tangents);
+    else
+      return jit(JvpApply<F>{f, loc, op}, {.name = op})(primals, tangents);
+  } else {
+    return jvp_named(op, std::move(f), std::tuple<P>(primals), std::tuple<T>(tangents), loc);
+  }
+}
+}  // namespace detail
+
 template <class F, class P, class T>
 auto jvp(F f, const P& primals, const T& tangents, SourceLocation loc = SourceLocation::current()) {
-  if constexpr (detail::is_tuple<P>) {
-    static_assert(detail::is_tuple<T>, "adjit::jvp: tuple primals need tuple tangents");
-    if constexpr (detail::contains_tensor<P>)
-      return detail::JvpApply<F>{f, loc}(primals, tangents);
-    else
-      return jit(detail::JvpApply<F>{f, loc}, {.name = "jvp"})(primals, tangents);
-  } else {
-    return jvp(std::move(f), std::tuple<P>(primals), std::tuple<T>(tangents), loc);
-  }
+  return detail::jvp_named("jvp", std::move(f), primals, tangents, loc);
 }
 
 template <class F>
@@ -256,7 +277,7 @@ auto detail::JvpApply<F>::operator()(const std::tuple<Primals...>& primals,
                                      const std::tuple<Tangents...>& tangents) const {
   auto all = std::apply([](const Primals&... p) { return std::tuple<const Primals&...>(p...); },
                         primals);
-  TracedCall<F, Primals...> call("jvp", f, all, loc);
+  TracedCall<F, Primals...> call(op, f, all, loc);
   std::vector<Tensor> flat_tangents;
   std::apply(
       [&](const Tangents&... t) {
@@ -265,7 +286,7 @@ auto detail::JvpApply<F>::operator()(const std::tuple<Primals...>& primals,
       tangents);
   std::vector<int64_t> wrt(call.flat.size());
   for (size_t i = 0; i < wrt.size(); ++i) wrt[i] = static_cast<int64_t>(i);
-  std::vector<Tensor> values = jvp_of(call.function, call.flat, flat_tangents, wrt, loc);
+  std::vector<Tensor> values = jvp_of(call.function, call.flat, flat_tangents, wrt, loc, op);
   size_t position = 0;
   auto outputs = call.rebuild(values, position);
   auto output_tangents = call.rebuild(values, position);
@@ -280,10 +301,12 @@ template <class F, class X, class V>
 auto hvp(F f, const X& x, const V& v, SourceLocation loc = SourceLocation::current()) {
   if constexpr (detail::is_tuple<X>) {
     return [&]<int... I>(std::integer_sequence<int, I...>) {
-      return jvp(detail::GradTransform<false, F, I...>{std::move(f), loc}, x, v, loc).second;
+      return detail::jvp_named("hvp", detail::GradTransform<false, F, I...>{std::move(f), loc},
+                               x, v, loc).second;
     }(std::make_integer_sequence<int, std::tuple_size_v<X>>{});
   } else {
-    return jvp(detail::GradTransform<false, F, 0>{std::move(f), loc}, x, v, loc).second;
+    return detail::jvp_named("hvp", detail::GradTransform<false, F, 0>{std::move(f), loc}, x, v,
+                             loc).second;
   }
 }
 

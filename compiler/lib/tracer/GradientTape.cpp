@@ -109,6 +109,11 @@ std::vector<Tensor> GradientTape::gradient(const Tensor& target,
     if (std::find(s.watched.begin(), s.watched.end(), v) == s.watched.end())
       s.fail(fmt::format("source {} ({}) was not watched: call tape.watch() on it first", i,
                          detail::describe(sources[i])));
+    // As adjit::grad: an integer has no gradient to give (not even zeros).
+    if (!is_floating(sources[i].dtype()))
+      s.fail(fmt::format("source {} is {}: gradients are taken with respect to floating-point "
+                         "Tensors only",
+                         i, detail::describe(sources[i])));
     inputs.push_back(v);
   }
 

@@ -216,8 +216,8 @@ std::vector<Tensor> vjp_of(const TracedFunction& f, const std::vector<Tensor>& a
 
 std::vector<Tensor> jvp_of(const TracedFunction& f, const std::vector<Tensor>& args,
                            const std::vector<Tensor>& tangents, const std::vector<int64_t>& wrt,
-                           SourceLocation loc) {
-  Recorder r("jvp", loc, {args.empty() ? nullptr : &args.front()});
+                           SourceLocation loc, const char* op) {
+  Recorder r(op, loc, {args.empty() ? nullptr : &args.front()});
   std::vector<mlir::Value> ts;
   for (size_t i = 0; i < tangents.size(); ++i) {
     const Tensor& primal = args[wrt[i]];

@@ -149,19 +149,23 @@ struct StructureTraits<std::string> {
   static std::string describe(const std::string& s) { return "\"" + s + "\""; }
 };
 
-template <>
-struct StructureTraits<const char*> {
-  using Traced = const char*;
-  using Rebuilt = const char*;
-  static void append_key(CacheKey& key, const char* s) {
-    StructureTraits<std::string>::append_key(key, s);
-  }
-  static void collect_arrays(const char*, std::vector<Array>&) {}
-  static void collect_tensors(const char*, std::vector<Tensor>&) {}
-  static const char* make_traced(const char* s, ParameterFn) { return s; }
-  static std::string describe(const char* s) { return StructureTraits<std::string>::describe(s); }
+// The other spellings of a static string: keyed (so the same code serves
+// all of them) and described as its characters.
+template <class S>
+struct StaticStringTraits {
+  using Traced = S;
+  using Rebuilt = S;
+  static void append_key(CacheKey& key, S s) { StructureTraits<std::string>::append_key(key, s); }
+  static void collect_arrays(S, std::vector<Array>&) {}
+  static void collect_tensors(S, std::vector<Tensor>&) {}
+  static S make_traced(S s, ParameterFn) { return s; }
+  static std::string describe(S s) { return StructureTraits<std::string>::describe(std::string(s)); }
 };
 
+template <>
+struct StructureTraits<const char*> : StaticStringTraits<const char*> {};
+template <>
+struct StructureTraits<std::string_view> : StaticStringTraits<std::string_view> {};
 template <>
 struct StructureTraits<char*> : StructureTraits<const char*> {};
 

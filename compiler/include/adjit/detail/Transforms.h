@@ -58,10 +58,10 @@ std::vector<Tensor> grad_of(const char* op, const TracedFunction& f,
 std::vector<Tensor> vjp_of(const TracedFunction& f, const std::vector<Tensor>& args,
                            const std::vector<Tensor>& cotangents,
                            const std::vector<int64_t>& wrt, SourceLocation loc);
-/// The function's results, then their tangents.
+/// The function's results, then their tangents. `op` is what errors name.
 std::vector<Tensor> jvp_of(const TracedFunction& f, const std::vector<Tensor>& args,
                            const std::vector<Tensor>& tangents, const std::vector<int64_t>& wrt,
-                           SourceLocation loc);
+                           SourceLocation loc, const char* op = "jvp");
 /// Calls `forward` on `args`; reverse mode differentiates the call with
 /// `backward`, traced over (args..., forward's results..., cotangents...)
 /// and returning one cotangent per arg.

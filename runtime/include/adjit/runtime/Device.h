@@ -1,5 +1,6 @@
 #pragma once
 
+#include <iosfwd>
 #include <string>
 
 namespace adjit {
@@ -32,5 +33,8 @@ class Device {
   Kind kind_;
   int index_;
 };
+
+// Writes device.str().
+std::ostream& operator<<(std::ostream& os, const Device& device);
 
 }  // namespace adjit
