@@ -34,7 +34,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-bool is_c_identifier(const std::string& name) {
+bool can_name_c_function(const std::string& name) {
   static const std::set<std::string> keywords = {
       "auto",     "break",    "case",     "char",   "const",    "continue", "default",
       "do",       "double",   "else",     "enum",   "extern",   "float",    "for",
@@ -46,7 +46,8 @@ bool is_c_identifier(const std::string& name) {
   if (name.empty() || std::isdigit(static_cast<unsigned char>(name[0]))) return false;
   for (char c : name)
     if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') return false;
-  return !keywords.count(name);
+  // main too: the C program that links the object defines it.
+  return !keywords.count(name) && name != "main";
 }
 
 // The symbols compiled code calls for temporaries are the JIT runtime's
@@ -88,10 +89,10 @@ std::vector<Signature> select_entries(const Program& program, const AotOptions& 
   if (selected.empty()) throw CompileError("the module defines no public function to export");
   std::set<std::string> symbols;
   for (const Signature& s : selected) {
-    if (!is_c_identifier(s.name) || s.name.rfind("adjit_", 0) == 0)
+    if (!can_name_c_function(s.name) || s.name.rfind("adjit_", 0) == 0)
       throw CompileError(fmt::format(
           "entry '{}' cannot be a C function name: ahead-of-time functions are named by C "
-          "identifiers (not keywords, not starting with adjit_)",
+          "identifiers (not keywords or main, not starting with adjit_)",
           s.name));
     for (size_t o = 0; o < s.outputs.size(); ++o)
       if (s.aliased_input(o) >= 0)
@@ -356,9 +357,10 @@ AotOptions AotOptions::from_command_line(int argc, char** argv) {
 
 AotResult write(const Program& program, const AotOptions& options,
                 const std::vector<std::string>& entries) {
-  if (!is_c_identifier(options.name))
+  if (!can_name_c_function(options.name))
     throw CompileError(fmt::format(
-        "ahead-of-time name '{}' is not a C identifier; it names the function and the files",
+        "ahead-of-time name '{}' cannot name a C function (a C identifier, not a keyword, not "
+        "main); it names the function and the files",
         options.name));
   if (program.options().target != Device::Kind::cpu)
     throw CompileError("ahead-of-time compilation supports the cpu target only; GPU kernels "

@@ -424,7 +424,10 @@ TEST_CASE("aot: clear errors for bad requests", "[compiler][aot]") {
                  "unknown entry 'mpl'; the module defines: mlp"));
   options.name = "2fast";
   CHECK(contains(what_of<CompileError>([&] { aot::write(program, options); }),
-                 "'2fast' is not a C identifier"));
+                 "'2fast' cannot name a C function"));
+  options.name = "main";  // the C program's own
+  CHECK(contains(what_of<CompileError>([&] { aot::write(program, options); }),
+                 "'main' cannot name a C function"));
   options.name = "lib";
   Program renamed = Program::parse(R"(
     func.func @"my.fn"(%x: tensor<4xf32>) -> tensor<4xf32> {

@@ -53,7 +53,7 @@ struct AotResult {
 /// `program`; empty: all of them). Each becomes
 ///   int NAME(const T* in0, ..., T* out0, ...);
 /// plus NAME_call(inputs, outputs) taking arrays of pointers. Throws
-/// CompileError for an unknown entry, a name that is not a C identifier, a
+/// CompileError for an unknown entry, a name that cannot name a C function, a
 /// GPU target or an unknown CPU or feature.
 AotResult write(const Program& program, const AotOptions& options,
                 const std::vector<std::string>& entries = {});
