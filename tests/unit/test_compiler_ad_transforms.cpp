@@ -153,6 +153,12 @@ TEST_CASE("ad transforms: hvp == jvp(grad f) == hessian(f) . v", "[ad][ad-transf
   INFO(wrong);
   CHECK(contains(wrong, "adjit::hvp: tangent 0 is f64[2] but its primal is f64[3]"));
   CHECK(contains(wrong, "test_compiler_ad_transforms.cpp"));
+  // A function that is not scalar: hessian's error names hessian.
+  std::string not_scalar =
+      what_of<TraceError>([&] { hessian([](Tensor t) { return t * t; })(x); });
+  INFO(not_scalar);
+  CHECK(contains(not_scalar, "adjit::hessian:"));
+  CHECK_FALSE(contains(not_scalar, "adjit::grad"));
 }
 
 TEST_CASE("ad transforms: hvp over a tuple of two arguments", "[ad][ad-transforms]") {

@@ -101,9 +101,11 @@ struct GradTransform {
   F f;
   SourceLocation loc;
   GradOptions options;
+  const char* name = nullptr;  // what errors name: grad or value_and_grad unless set
 
   template <class... Args>
   auto operator()(const Args&... args) const {
+    const char* op = name ? name : WithValue ? "value_and_grad" : "grad";
     static_assert(((Argnums >= 0 && Argnums < static_cast<int>(sizeof...(Args))) && ...),
                   "adjit::grad: an argnum is out of range for this call");
     static_assert((differentiable_argument<Argnums, Args...>() && ...),
@@ -111,21 +113,20 @@ struct GradTransform {
                   "part of the cache key), which has no gradient: differentiate Tensor "
                   "arguments only");
     auto all = std::tuple<const Args&...>(args...);
-    TracedCall<F, Args...> call(WithValue ? "value_and_grad" : "grad", f, all, loc);
+    TracedCall<F, Args...> call(op, f, all, loc);
     static_assert(std::is_same_v<typename TracedCall<F, Args...>::Result, Tensor>,
                   "adjit::grad: the function must return one scalar Tensor");
     std::vector<int64_t> wrt = leaves_of(call.starts, {Argnums...});
-    const char* op = WithValue ? "value_and_grad" : "grad";
     if (!options.allow_int) require_floating_wrt(op, call.flat, call.starts, wrt, loc);
     if (options.unconnected == UnconnectedGradients::error)
       require_connected(op, call.function, call.flat, call.starts, wrt, loc);
     if constexpr (WithValue) {
-      require_scalar_result("value_and_grad", call.function, call.flat, loc);
+      require_scalar_result(op, call.function, call.flat, loc);
       std::vector<Tensor> ones{full({}, 1.0, call.function.results[0].dtype, loc)};
       std::vector<Tensor> values = vjp_of(call.function, call.flat, ones, wrt, loc);
       return std::pair{values[0], rebuild_arguments<Argnums...>(all, values, 1)};
     } else {
-      std::vector<Tensor> grads = grad_of("grad", call.function, call.flat, wrt, loc);
+      std::vector<Tensor> grads = grad_of(op, call.function, call.flat, wrt, loc);
       return rebuild_arguments<Argnums...>(all, grads, 0);
     }
   }
@@ -301,12 +302,15 @@ template <class F, class X, class V>
 auto hvp(F f, const X& x, const V& v, SourceLocation loc = SourceLocation::current()) {
   if constexpr (detail::is_tuple<X>) {
     return [&]<int... I>(std::integer_sequence<int, I...>) {
-      return detail::jvp_named("hvp", detail::GradTransform<false, F, I...>{std::move(f), loc},
-                               x, v, loc).second;
+      return detail::jvp_named(
+                 "hvp", detail::GradTransform<false, F, I...>{std::move(f), loc, {}, "hvp"}, x,
+                 v, loc)
+          .second;
     }(std::make_integer_sequence<int, std::tuple_size_v<X>>{});
   } else {
-    return detail::jvp_named("hvp", detail::GradTransform<false, F, 0>{std::move(f), loc}, x, v,
-                             loc).second;
+    return detail::jvp_named("hvp", detail::GradTransform<false, F, 0>{std::move(f), loc, {}, "hvp"},
+                             x, v, loc)
+        .second;
   }
 }
 
@@ -320,7 +324,7 @@ struct HessianTransform {
     static_assert((std::is_same_v<Args, Tensor> && ...),
                   "adjit::hessian: the arguments must be Tensors");
     const Tensor& x = std::get<I>(std::tuple<const Args&...>(args...));
-    GradTransform<false, F, I> gradient{f, loc};
+    GradTransform<false, F, I> gradient{f, loc, {}, "hessian"};
     int64_t n = x.size();
     // One jvp per basis direction: meant for small inputs.
     std::vector<Tensor> rows;
@@ -332,7 +336,7 @@ struct HessianTransform {
       // Only argument I moves; the others have zero tangents.
       std::apply([&](auto&... t) { ((t = zeros_like(t, loc)), ...); }, tangents);
       std::get<I>(tangents) = basis;
-      auto [g, dg] = JvpApply<GradTransform<false, F, I>>{gradient, loc}(
+      auto [g, dg] = JvpApply<GradTransform<false, F, I>>{gradient, loc, "hessian"}(
           std::tuple<Args...>{args...}, tangents);
       rows.push_back(reshape(dg, {1, n}, loc));
     }
