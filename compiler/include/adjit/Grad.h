@@ -101,11 +101,11 @@ struct GradTransform {
   F f;
   SourceLocation loc;
   GradOptions options;
-  const char* name = nullptr;  // what errors name: grad or value_and_grad unless set
+  const char* op = nullptr;  // what errors name: grad or value_and_grad unless set
 
   template <class... Args>
   auto operator()(const Args&... args) const {
-    const char* op = name ? name : WithValue ? "value_and_grad" : "grad";
+    const char* name = op ? op : WithValue ? "value_and_grad" : "grad";
     static_assert(((Argnums >= 0 && Argnums < static_cast<int>(sizeof...(Args))) && ...),
                   "adjit::grad: an argnum is out of range for this call");
     static_assert((differentiable_argument<Argnums, Args...>() && ...),
@@ -113,20 +113,20 @@ struct GradTransform {
                   "part of the cache key), which has no gradient: differentiate Tensor "
                   "arguments only");
     auto all = std::tuple<const Args&...>(args...);
-    TracedCall<F, Args...> call(op, f, all, loc);
+    TracedCall<F, Args...> call(name, f, all, loc);
     static_assert(std::is_same_v<typename TracedCall<F, Args...>::Result, Tensor>,
                   "adjit::grad: the function must return one scalar Tensor");
     std::vector<int64_t> wrt = leaves_of(call.starts, {Argnums...});
-    if (!options.allow_int) require_floating_wrt(op, call.flat, call.starts, wrt, loc);
+    if (!options.allow_int) require_floating_wrt(name, call.flat, call.starts, wrt, loc);
     if (options.unconnected == UnconnectedGradients::error)
-      require_connected(op, call.function, call.flat, call.starts, wrt, loc);
+      require_connected(name, call.function, call.flat, call.starts, wrt, loc);
     if constexpr (WithValue) {
-      require_scalar_result(op, call.function, call.flat, loc);
+      require_scalar_result(name, call.function, call.flat, loc);
       std::vector<Tensor> ones{full({}, 1.0, call.function.results[0].dtype, loc)};
       std::vector<Tensor> values = vjp_of(call.function, call.flat, ones, wrt, loc);
       return std::pair{values[0], rebuild_arguments<Argnums...>(all, values, 1)};
     } else {
-      std::vector<Tensor> grads = grad_of(op, call.function, call.flat, wrt, loc);
+      std::vector<Tensor> grads = grad_of(name, call.function, call.flat, wrt, loc);
       return rebuild_arguments<Argnums...>(all, grads, 0);
     }
   }
@@ -144,7 +144,7 @@ template <class F>
 struct JvpApply {
   F f;
   SourceLocation loc;
-  const char* op = "jvp";  // what errors name: jvp, or hvp calling it
+  const char* op = "jvp";  // what errors name: jvp, or the hvp or hessian built on it
   template <class... Primals, class... Tangents>
   auto operator()(const std::tuple<Primals...>& primals,
                   const std::tuple<Tangents...>& tangents) const;

@@ -364,14 +364,21 @@ Tensor logsumexp(const Tensor& x, Axes axes, bool keepdims, SourceLocation loc) 
   Tensor result = log(sum(exp(v - shift, loc), axes, true, loc), loc) + shift;
   return r.reshape(result, reduced_shape(x, dims, keepdims));
 }
+namespace {
+// v minus its max along `axis` (a constant to AD), so that exp cannot
+// overflow; an empty axis has no max to shift by (and the result is empty).
+Tensor minus_max(const Tensor& v, int axis, SourceLocation loc) {
+  if (v.shape()[axis] == 0) return v;
+  return v - stop_gradient(max(v, {axis}, true, loc), loc);
+}
+}  // namespace
+
 Tensor softmax(const Tensor& x, int axis, SourceLocation loc) {
   Recorder r("softmax", loc, {&x});
   detail::AtUserLine at_user(loc);
   Axes a{r.axis(axis, x.rank())};
   Tensor v = is_floating(x.dtype()) ? x : r.convert(x, DType::f32);
-  // An empty axis has no max to shift by (and the result is empty).
-  Tensor shifted = x.shape()[a[0]] == 0 ? v : v - stop_gradient(max(v, a, true, loc), loc);
-  Tensor e = exp(shifted, loc);
+  Tensor e = exp(minus_max(v, a[0], loc), loc);
   return e / sum(e, a, true, loc);
 }
 Tensor log_softmax(const Tensor& x, int axis, SourceLocation loc) {
@@ -379,8 +386,7 @@ Tensor log_softmax(const Tensor& x, int axis, SourceLocation loc) {
   detail::AtUserLine at_user(loc);
   Axes a{r.axis(axis, x.rank())};
   Tensor v = is_floating(x.dtype()) ? x : r.convert(x, DType::f32);
-  // An empty axis has no max to shift by (and the result is empty).
-  Tensor shifted = x.shape()[a[0]] == 0 ? v : v - stop_gradient(max(v, a, true, loc), loc);
+  Tensor shifted = minus_max(v, a[0], loc);
   return shifted - log(sum(exp(shifted, loc), a, true, loc), loc);
 }
 
