@@ -253,6 +253,7 @@ void addLoweringToLLVM(OpPassManager &pm, const PipelineOptions &options,
   pm.addPass(createConvertControlFlowToLLVMPass());
   pm.addPass(createConvertOpenMPToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
+  pm.addPass(createCarryBFloat16AsI16());
   pm.addPass(createEmitEntryPoints());
 }
 } // namespace

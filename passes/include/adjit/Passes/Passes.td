@@ -911,6 +911,38 @@ def ExpandBFloat16 : Pass<"adjit-expand-bf16", "ModuleOp"> {
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 
+def CarryBFloat16AsI16 : Pass<"adjit-carry-bf16-as-i16", "ModuleOp"> {
+  let summary = "Carry bf16 values of the LLVM dialect as i16";
+  let description = [{
+    After `adjit-expand-bf16`, bf16 values are only loaded, stored,
+    selected and passed between blocks. LLVM's x86 backend holds a bf16
+    that lives across blocks in an f32 register and narrows it back with a
+    call to `__truncsfbf2` unless the CPU has AVX512-BF16: the libgcc of
+    GCC 12 does not define it, so neither the JIT nor a program linking an
+    ahead-of-time object could resolve it. This pass gives every such value
+    (scalar or vector) the type i16 of the same width: loads, stores,
+    selects, element and shuffle ops, masked loads and stores, block
+    arguments and branches take it as they are; bf16 constants become the
+    i16 constants of their bits; bitcasts from and to i16 disappear. An op
+    that would compute on a bf16 (a call taking one, a return) gets it back
+    through a bitcast right before it, in its own block.
+
+    ```mlir
+    %b = llvm.bitcast %bits : i16 to bf16
+    llvm.br ^next
+  ^next:
+    llvm.store %b, %p : bf16, !llvm.ptr
+    ```
+    becomes
+    ```mlir
+    llvm.br ^next
+  ^next:
+    llvm.store %bits, %p : i16, !llvm.ptr
+    ```
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
 def EmitEntryPoints : Pass<"adjit-emit-entry-points", "ModuleOp"> {
   let summary = "Add a packed-argument entry point for each public function";
   let description = [{
