@@ -74,6 +74,10 @@ struct CarryBFloat16AsI16Pass
     // definition, so that only the i16 leaves the block).
     DenseSet<Value> carried;
     OpBuilder b(&getContext());
+    auto carryInPlace = [&](Value value, Type carrier) {
+      value.setType(carrier);
+      carried.insert(value);
+    };
     auto bitcastAfterDefinition = [&](Value value, Type carrier) {
       Value bits = b.create<LLVM::BitcastOp>(value.getLoc(), carrier, value);
       value.replaceAllUsesExcept(bits, bits.getDefiningOp());
@@ -90,8 +94,7 @@ struct CarryBFloat16AsI16Pass
           b.setInsertionPointToStart(block);
           bitcastAfterDefinition(argument, carrier);
         } else {
-          argument.setType(carrier);
-          carried.insert(argument);
+          carryInPlace(argument, carrier);
         }
       }
     for (Operation *op : ops)
@@ -108,12 +111,11 @@ struct CarryBFloat16AsI16Pass
             continue;
           }
         if (movesValues(op) || isa<LLVM::BitcastOp>(op)) {
-          result.setType(carrier);
-          carried.insert(result);
-          continue;
+          carryInPlace(result, carrier);
+        } else {
+          b.setInsertionPointAfter(op);
+          bitcastAfterDefinition(result, carrier);
         }
-        b.setInsertionPointAfter(op);
-        bitcastAfterDefinition(result, carrier);
       }
     // Users that compute on bf16 (none after adjit-expand-bf16, unless a
     // call takes or returns one) get it back as bf16 right before them.
