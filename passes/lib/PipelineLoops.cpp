@@ -6,6 +6,7 @@
 #include "adjit/Passes/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
@@ -13,6 +14,7 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Transforms/LoopInvariantCodeMotionUtils.h"
 #include "mlir/Transforms/RegionUtils.h"
+#include "llvm/TargetParser/Host.h"
 
 #include <map>
 
@@ -116,7 +118,12 @@ bool ownSlicePerIteration(const Access &a, const Access &b, scf::ForOp loop,
 // (adjit-vectorize's four registers per step): W1's loop, pipelined as
 // well, spilled and ran slower.
 constexpr int64_t kInterleavedRegisters = 4;
-constexpr int64_t kMinVectorBits = 512;
+constexpr int64_t kMinVectorBits = 256;
+
+bool hostHasFusedMultiplyAdd() {
+  static const bool fma = llvm::sys::getHostCPUFeatures().lookup("fma");
+  return fma;
+}
 
 class LoopPipeliner {
 public:
@@ -156,6 +163,7 @@ public:
     if (!memoryOrderKept(*step))
       return {};
     reloadPerStage();
+    keepContractions();
     return interleave(stages);
   }
 
@@ -282,6 +290,54 @@ private:
       ops.push_back(&op);
   }
 
+  // LLVM fuses a multiply into the add or subtract that is its only use
+  // (fp-contract=fast) where both are in one block. Stages put them in
+  // different iterations of the kernel, where the product would be
+  // rounded on its own and formulas written for the fused form lose
+  // accuracy (the exact gelu's P + x (-x / 2) failed its bound). Such a
+  // pair becomes, in the add's stage, the fused multiply-add the loop
+  // computed unpipelined; of two single-use products LLVM fuses the left.
+  void keepContractions() {
+    Block *body = loop.getBody();
+    auto fusable = [&](Value v) -> arith::MulFOp {
+      auto mul = v.getDefiningOp<arith::MulFOp>();
+      Type element = getElementTypeOrSelf(v.getType());
+      if (!mul || mul->getBlock() != body || !mul->hasOneUse() ||
+          !(element.isF32() || element.isF64()))
+        return {};
+      return mul;
+    };
+    bool changed = false;
+    for (Operation *op : ops) {
+      if (!isa<arith::AddFOp, arith::SubFOp>(op))
+        continue;
+      Value lhs = op->getOperand(0), rhs = op->getOperand(1);
+      bool left = bool(fusable(lhs));
+      arith::MulFOp mul = left ? fusable(lhs) : fusable(rhs);
+      if (!mul || stage[mul] == stage[op])
+        continue;
+      OpBuilder b(op);
+      Location loc = op->getLoc();
+      Value a = mul.getLhs(), factor = mul.getRhs(), addend = left ? rhs : lhs;
+      if (isa<arith::SubFOp>(op)) {
+        Value &negated = left ? addend : a; // p - c = a b + (-c); c - p = (-a) b + c
+        negated = b.create<arith::NegFOp>(loc, negated);
+        stage[negated.getDefiningOp()] = stage[op];
+      }
+      auto fused = b.create<math::FmaOp>(loc, a, factor, addend);
+      stage[fused] = stage[op];
+      op->getResult(0).replaceAllUsesWith(fused.getResult());
+      op->erase();
+      mul->erase();
+      changed = true;
+    }
+    if (!changed)
+      return;
+    ops.clear();
+    for (Operation &op : body->without_terminator())
+      ops.push_back(&op);
+  }
+
   // Whether every pair of accesses that end up in different stages, one of
   // them a write, provably keeps its order: separate buffers, or the same
   // slice of one buffer per iteration, first access in the earlier stage.
@@ -342,9 +398,13 @@ struct PipelineLoopsPass : adjit::impl::PipelineLoopsBase<PipelineLoopsPass> {
 
   void runOnOperation() override {
     int64_t bits = vectorBits > 0 ? vectorBits : adjit::hostVectorBits();
-    // Three stages in flight need AVX-512's 32 vector registers; with
-    // AVX2's 16 they would spill (unmeasured: left as they are).
-    if (bits < kMinVectorBits)
+    // Without FMA hardware the kept contractions would be calls to fmaf.
+    if (bits < kMinVectorBits || (vectorBits == 0 && !hostHasFusedMultiplyAdd()))
+      return;
+    // Three stages' values fill AVX-512's 32 vector registers; in AVX2's 16
+    // they spill, two stages' fit.
+    int64_t stages = maxStages > 0 ? maxStages : bits >= 512 ? 3 : 2;
+    if (stages < 2)
       return;
     SmallVector<scf::ForOp> loops;
     getOperation().walk([&](scf::ForOp loop) {
@@ -356,7 +416,7 @@ struct PipelineLoopsPass : adjit::impl::PipelineLoopsBase<PipelineLoopsPass> {
     IRRewriter rewriter(&getContext());
     for (scf::ForOp loop : loops) {
       std::vector<std::pair<Operation *, unsigned>> schedule =
-          LoopPipeliner(loop, bits, maxStages, minChain, chainPerStage).schedule();
+          LoopPipeliner(loop, bits, stages, minChain, chainPerStage).schedule();
       if (schedule.empty())
         continue;
       scf::PipeliningOption options;
