@@ -441,6 +441,11 @@ TEST_CASE("aot: clear errors for bad requests", "[compiler][aot]") {
   program.set_options(cuda);
   CHECK(contains(what_of<CompileError>([&] { aot::write(program, options); }),
                  "supports the cpu target only"));
+  // A function jitted for a GPU is not quietly exported as CPU code.
+  auto on_gpu = jit([](Tensor x) { return x * 2.0; }, {.device = Device::cuda()});
+  CHECK(contains(what_of<CompileError>(
+                     [&] { aot::compile(on_gpu, options, Array::randn({4}, 1)); }),
+                 "supports the cpu target only"));
   CHECK(dir.files().empty());  // nothing written by a failed request
 }
 

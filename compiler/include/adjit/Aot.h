@@ -61,11 +61,18 @@ AotResult write(const Program& program, const AotOptions& options,
 /// Traces `f` (a callable on Tensors, or a transform of one: grad(f),
 /// value_and_grad(f), a training step with a GradientTape) at the signature
 /// of `example_args` (Arrays, structures of them, and static values, as for
-/// jit) and writes NAME.o and NAME.h for it.
+/// jit) and writes NAME.o and NAME.h for it. A jitted `f` keeps its
+/// device and rematerialization: one jitted for a GPU is a CompileError, as
+/// for write.
 template <class F, class... Args>
 AotResult compile(F f, const AotOptions& options, const Args&... example_args) {
   JitOptions jit_options;
   jit_options.name = options.name;
+  if constexpr (detail::is_jitted<F>) {
+    // Traced inline below, it would silently become other code.
+    jit_options.device = f.options().device;
+    jit_options.rematerialize = f.options().rematerialize;
+  }
   Lowered lowered = jit(std::move(f), jit_options).lower(example_args...);
   return write(lowered, options, {options.name});
 }

@@ -219,6 +219,7 @@ class Jitted {
   }
 
   CacheInfo cache_info() const { return cache_->info(); }
+  const JitOptions& options() const { return cache_->options(); }
 
  private:
   // Appends the Arrays of `args` to `inputs` (leaves in order) and returns
@@ -271,6 +272,13 @@ class Jitted {
   F f_;
   std::shared_ptr<detail::JitCache> cache_;
 };
+
+namespace detail {
+template <class F>
+inline constexpr bool is_jitted = false;
+template <class F>
+inline constexpr bool is_jitted<Jitted<F>> = true;
+}  // namespace detail
 
 template <class F>
 Jitted<F> jit(F f, JitOptions options = {}) {
