@@ -101,8 +101,12 @@ func.func @exp_elsewhere(%s: f32, %v: vector<8xf32>, %d: vector<16xf64>)
 // CHECK:       %[[SIGMOID:.*]] = arith.divf %[[NUMERATOR]], %[[ONE_PLUS_E]] : vector<32xf32>
 // CHECK-NOT:   math.exp
 // CHECK:       return %[[TANH]], %[[SIGMOID]]
+// Without the option the two share an exponential built without tables
+// (approximate-math.mlir).
 // GENERIC-LABEL: func.func @tanh_and_sigmoid_share_exponential
 // GENERIC-NOT:   llvm.call_intrinsic
+// GENERIC:       arith.shrsi %{{.*}} : vector<32xi32>
+// GENERIC-NOT:   math.exp
 // GENERIC:       return
 func.func @tanh_and_sigmoid_share_exponential(%x: vector<32xf32>)
     -> (vector<32xf32>, vector<32xf32>) {
@@ -118,11 +122,14 @@ func.func @tanh_and_sigmoid_share_exponential(%x: vector<32xf32>)
 // -----
 
 // Of two operands, nothing is shared: tanh keeps its rational polynomial,
-// exp its own scaling; so do 8 lanes, which are not whole registers.
+// exp its own scaling. 8 lanes, which are not whole registers, share the
+// exponential built without tables.
 // CHECK-LABEL: func.func @tanh_and_sigmoid_apart
 // CHECK-NOT:   llvm.call_intrinsic
 // CHECK:       arith.constant dense<7.99881172> : vector<16xf32>
 // CHECK:       x86vector.avx512.mask.scalef
+// CHECK-NOT:   llvm.call_intrinsic
+// CHECK:       arith.shrsi %{{.*}} : vector<8xi32>
 // CHECK-NOT:   llvm.call_intrinsic
 // CHECK:       return
 func.func @tanh_and_sigmoid_apart(%x: vector<16xf32>, %y: vector<16xf32>, %z: vector<8xf32>)

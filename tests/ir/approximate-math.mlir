@@ -138,3 +138,73 @@ func.func @cos_vector(%x: vector<32xf32>) -> vector<32xf32> {
   %y = math.cos %x : vector<32xf32>
   return %y : vector<32xf32>
 }
+
+// -----
+
+// tanh(x) and sigmoid(x) = 1 / (1 + exp(-x)) of one operand share one
+// exponential without AVX-512's table and scalef: e = exp(-|x|) = 2^k e^r,
+// k rounded by adding 1.5 * 2^23, e^r - 1 = r + r^2 P(r), 2^k built from its
+// bits as the product of two normal powers of two (so that e below 2^-126
+// rounds as exp's subnormal results do). Then tanh = copysign(u, x) / (1 +
+// e^2) with u = (1 - e) (1 + e), and sigmoid = (x < 0 ? e : 1) / (1 + e).
+// Scalars and vectors of any length alike; the sigmoid's exp goes.
+// CHECK-LABEL: func.func @tanh_and_sigmoid_share_exponential
+// CHECK-SAME:  (%[[X:.*]]: f32, %[[V:.*]]: vector<8xf32>)
+// CHECK:       %[[ABS:.*]] = math.absf %[[X]] : f32
+// CHECK:       arith.constant 0x4B400000 : f32
+// CHECK:       %[[SHIFTED:.*]] = math.fma %{{.*}}, %{{.*}}, %{{.*}} : f32
+// CHECK:       %[[K:.*]] = arith.subf %[[SHIFTED]], %{{.*}} : f32
+// CHECK:       %[[HIGH:.*]] = math.fma %[[K]], %{{.*}}, %{{.*}} : f32
+// CHECK:       %[[R:.*]] = math.fma %[[K]], %{{.*}}, %[[HIGH]] : f32
+// CHECK-COUNT-5: math.fma %[[R]]
+// CHECK:       %[[R2:.*]] = arith.mulf %[[R]], %[[R]] : f32
+// CHECK:       %[[EXPM1:.*]] = math.fma %{{.*}}, %[[R2]], %[[R]] : f32
+// CHECK:       %[[SHIFTER_BITS:.*]] = arith.constant 1262485504 : i32
+// CHECK:       %[[BITS:.*]] = arith.bitcast %[[SHIFTED]] : f32 to i32
+// CHECK:       %[[N:.*]] = arith.subi %[[BITS]], %[[SHIFTER_BITS]] : i32
+// CHECK:       %[[HALF:.*]] = arith.shrsi %[[N]], %{{.*}} : i32
+// CHECK:       %[[REST:.*]] = arith.subi %[[N]], %[[HALF]] : i32
+// CHECK:       %[[MANTISSA_BITS:.*]] = arith.constant 23 : i32
+// CHECK:       %[[BIAS:.*]] = arith.constant 127 : i32
+// CHECK:       %[[REST_BIASED:.*]] = arith.addi %[[REST]], %[[BIAS]] : i32
+// CHECK:       %[[REST_EXPONENT:.*]] = arith.shli %[[REST_BIASED]], %[[MANTISSA_BITS]] : i32
+// CHECK:       %[[REST_POWER:.*]] = arith.bitcast %[[REST_EXPONENT]] : i32 to f32
+// CHECK:       %[[HALF_BIASED:.*]] = arith.addi %[[HALF]], %{{.*}} : i32
+// CHECK:       %[[HALF_EXPONENT:.*]] = arith.shli %[[HALF_BIASED]], %{{.*}} : i32
+// CHECK:       %[[HALF_POWER:.*]] = arith.bitcast %[[HALF_EXPONENT]] : i32 to f32
+// CHECK:       %[[POWER:.*]] = arith.mulf %[[HALF_POWER]], %[[REST_POWER]] : f32
+// CHECK:       %[[E:.*]] = math.fma %[[POWER]], %[[EXPM1]], %[[POWER]] : f32
+// CHECK:       %[[ONE_MINUS_POWER:.*]] = arith.subf %{{.*}}, %[[POWER]] : f32
+// CHECK:       %[[NEG_POWER:.*]] = arith.negf %[[POWER]] : f32
+// CHECK:       %[[M:.*]] = math.fma %[[NEG_POWER]], %[[EXPM1]], %[[ONE_MINUS_POWER]] : f32
+// CHECK:       %[[ONE_PLUS_POWER:.*]] = arith.addf %{{.*}}, %[[POWER]] : f32
+// CHECK:       %[[ONE_PLUS_E:.*]] = math.fma %[[POWER]], %[[EXPM1]], %[[ONE_PLUS_POWER]] : f32
+// CHECK:       %[[U:.*]] = arith.mulf %[[M]], %[[ONE_PLUS_E]] : f32
+// CHECK:       %[[ONE_PLUS_E2:.*]] = math.fma %[[E]], %[[E]], %{{.*}} : f32
+// CHECK:       %[[SIGNED:.*]] = math.copysign %[[U]], %[[X]] : f32
+// CHECK:       %[[TANH:.*]] = arith.divf %[[SIGNED]], %[[ONE_PLUS_E2]] : f32
+// CHECK:       %[[NEGATIVE:.*]] = arith.cmpf olt, %[[X]], %{{.*}} : f32
+// CHECK:       %[[NUMERATOR:.*]] = arith.select %[[NEGATIVE]], %[[E]], %{{.*}} : f32
+// CHECK:       %[[SIGMOID:.*]] = arith.divf %[[NUMERATOR]], %[[ONE_PLUS_E]] : f32
+// CHECK:       math.absf %[[V]] : vector<8xf32>
+// CHECK:       arith.shrsi %{{.*}} : vector<8xi32>
+// CHECK:       %[[VTANH:.*]] = arith.divf %{{.*}} : vector<8xf32>
+// CHECK:       %[[VSIGMOID:.*]] = arith.divf %{{.*}} : vector<8xf32>
+// CHECK-NOT:   math.exp
+// CHECK:       return %[[TANH]], %[[SIGMOID]], %[[VTANH]], %[[VSIGMOID]]
+func.func @tanh_and_sigmoid_share_exponential(%x: f32, %v: vector<8xf32>)
+    -> (f32, f32, vector<8xf32>, vector<8xf32>) {
+  %one = arith.constant 1.0 : f32
+  %t = math.tanh %x : f32
+  %n = arith.negf %x : f32
+  %e = math.exp %n : f32
+  %d = arith.addf %one, %e : f32
+  %s = arith.divf %one, %d : f32
+  %one8 = arith.constant dense<1.0> : vector<8xf32>
+  %t8 = math.tanh %v : vector<8xf32>
+  %n8 = arith.negf %v : vector<8xf32>
+  %e8 = math.exp %n8 : vector<8xf32>
+  %d8 = arith.addf %e8, %one8 : vector<8xf32>
+  %s8 = arith.divf %one8, %d8 : vector<8xf32>
+  return %t, %s, %t8, %s8 : f32, f32, vector<8xf32>, vector<8xf32>
+}

@@ -282,9 +282,9 @@ TEST_CASE("accuracy of f32 log on subnormal inputs", "[math-accuracy][accuracy-f
   CHECK(a.max_err <= 5e-7);
 }
 
-// tanh and logistic of one operand in one loop: on AVX-512 hosts they share
-// one exponential (adjit-approximate-math), an approximation other than
-// either op's own. A select keeps both in the loop and returns one of them:
+// tanh and logistic of one operand in one loop share one exponential
+// (adjit-approximate-math: from a table on AVX-512, from its bits
+// elsewhere), an approximation other than either op's own. A select keeps both in the loop and returns one of them:
 // all of tanh, then all of logistic.
 TEST_CASE("accuracy of f32 tanh and logistic of one operand", "[math-accuracy][accuracy-f32]") {
   std::vector<double> values = points_for("tanh");

@@ -694,6 +694,13 @@ def ApproximateMath : Pass<"adjit-approximate-math", "ModuleOp"> {
     (x < 0 ? e : 1) / (1 + e). 12 multiplies or FMAs for both instead of
     21, the same two divisions, within 3.5 and 2.9 ulp; its dependence
     chain is kept short (the loops around it wait on their chains).
+    Without `avx512` (and for scalars and vectors of other lengths) the two
+    share an exponential built from arithmetic every ISA has: e = 2^k e^r
+    with k = round(-|x| / ln 2), e^r - 1 from Cephes' expf polynomial, 2^k
+    from its bits as the product of two normal powers of two (so that
+    subnormal results round as exp's do). 16 multiplies or FMAs instead of
+    22, within 3.1 and 2.3 ulp; on a Zen 1 core (AVX2) W1's value took 0.75
+    of the time, its value and gradient 0.93.
   }];
   let options = [
     Option<"avx512", "avx512", "bool", /*default=*/"false",
