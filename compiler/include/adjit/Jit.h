@@ -14,6 +14,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace adjit {
@@ -176,8 +177,10 @@ class Jitted {
   auto operator()(Args&&... args) const {
     if constexpr ((detail::contains_tensor<std::decay_t<Args>> || ...)) {
       // Inside another trace: the body is traced inline into the caller.
+      check_callable<Args&&...>();
       return f_(std::forward<Args>(args)...);
     } else {
+      check_callable<detail::traced_t<std::decay_t<Args>>...>();
       using Result = decltype(f_(std::declval<detail::traced_t<std::decay_t<Args>>>()...));
       // Reused per thread so a cached call allocates only its output arrays.
       thread_local std::vector<Array> inputs, outputs;
@@ -198,6 +201,7 @@ class Jitted {
   /// Outputs must not share memory with inputs: alternate two sets.
   template <class Outputs, class... Args>
   void call_into(Outputs& outputs, const Args&... args) const {
+    check_callable<detail::traced_t<Args>...>();
     thread_local std::vector<Array> inputs, targets;
     detail::ClearOnExit clear_inputs{inputs}, clear_targets{targets};
     std::vector<bool> donated;
@@ -210,6 +214,7 @@ class Jitted {
   /// donated arguments' outputs computed in their buffers, as a call would).
   template <class... Args>
   Lowered lower(const Args&... args) const {
+    check_callable<detail::traced_t<Args>...>();
     using Result = decltype(f_(std::declval<detail::traced_t<Args>>()...));
     std::vector<Array> inputs;
     return detail::trace_program(cache_->options().name, trace_body<Result>(args...),
@@ -222,6 +227,21 @@ class Jitted {
   const JitOptions& options() const { return cache_->options(); }
 
  private:
+  // Readable errors in place of the template errors of a call that cannot
+  // be traced.
+  template <class... Traced>
+  static constexpr void check_callable() {
+    static_assert(std::is_invocable_v<const F&, Traced...> || !std::is_invocable_v<F&, Traced...>,
+                  "adjit::jit: the function changes its own state (a mutable lambda, or an "
+                  "operator() that is not const): it is traced once per signature, possibly on "
+                  "several threads at once, so it must be callable as const; keep state behind "
+                  "a captured pointer or reference");
+    static_assert(std::is_invocable_v<const F&, Traced...> || std::is_invocable_v<F&, Traced...>,
+                  "adjit::jit: the function cannot be called with these arguments (check their "
+                  "number and types; in the trace Arrays are Tensors, and structures of Arrays "
+                  "structures of Tensors)");
+  }
+
   // Appends the Arrays of `args` to `inputs` (leaves in order) and returns
   // which of them JitOptions::donate names (empty when it names none).
   template <class... Args>
