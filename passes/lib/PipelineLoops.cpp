@@ -312,8 +312,10 @@ private:
       if (!isa<arith::AddFOp, arith::SubFOp>(op))
         continue;
       Value lhs = op->getOperand(0), rhs = op->getOperand(1);
-      bool left = bool(fusable(lhs));
-      arith::MulFOp mul = left ? fusable(lhs) : fusable(rhs);
+      arith::MulFOp mul = fusable(lhs);
+      bool left = bool(mul);
+      if (!left)
+        mul = fusable(rhs);
       if (!mul || stage[mul] == stage[op])
         continue;
       OpBuilder b(op);
