@@ -138,10 +138,27 @@ Value scaleByPowerOfTwo(ImplicitLocOpBuilder &b, Value y, Value k) {
   });
 }
 
-// exp(x) = 2^k e^r on AVX-512, with k = x / ln 2 rounded to the nearest
-// integer by adding 1.5 * 2^23, r = x - k ln 2 in two parts (Cody-Waite),
-// e^r by Cephes' polynomial as upstream's pattern has it, and the product
-// 2^k e^r by vscalefps, 16 lanes at a time. vscalefps rounds subnormal
+// exp(x) = 2^k e^r: k = x / ln 2 rounded to the nearest integer by adding
+// 1.5 * 2^23 (`shifted`, whose ulp is 1, holds k in its low bits), r = x -
+// k ln 2 in two parts (Cody-Waite), and e^r - 1 = r + r^2 P(r) by Cephes'
+// polynomial, as upstream's pattern has it. For |x| up to about 2^22.
+struct ReducedExponential {
+  Value shifted, k, expm1R;
+};
+constexpr float kRoundingShifter = 0x1.8p23f;
+
+ReducedExponential reduceExponential(ImplicitLocOpBuilder &b, F32Arithmetic &f, Value x) {
+  Value shifter = f.constant(kRoundingShifter);
+  Value shifted = b.create<math::FmaOp>(x, f.constant(1.44269504088896341f), shifter);
+  Value k = b.create<arith::SubFOp>(shifted, shifter);
+  Value r = b.create<math::FmaOp>(k, f.constant(-0.693359375f), x);
+  r = b.create<math::FmaOp>(k, f.constant(2.12194440e-4f), r);
+  Value p = f.horner(r, {1.9875691500e-4f, 1.3981999507e-3f, 8.3334519073e-3f,
+                         4.1665795894e-2f, 1.6666665459e-1f, 5.0000001201e-1f});
+  return {shifted, k, b.create<math::FmaOp>(p, b.create<arith::MulFOp>(r, r), r)};
+}
+
+// exp(x) on AVX-512: the product 2^k e^r by vscalefps, 16 lanes at a time. vscalefps rounds subnormal
 // results and overflows to inf as exp does, where upstream's pattern clamps
 // k to [-127, 127], builds 2^k from its bits and flushes below about -87.7
 // to 0; and it replaces the floor, the clamp of k, a conversion, a shift,
@@ -158,16 +175,9 @@ struct ExpWithScalef : OpRewritePattern<math::ExpOp> {
     // Beyond these bounds exp is inf or rounds to 0 anyway; within them k
     // stays far below 2^22, where adding 1.5 * 2^23 rounds to an integer.
     Value x = f.clamp(op.getOperand(), -104.0f, 89.0f);
-    Value shifter = f.constant(0x1.8p23f);
-    Value k = b.create<arith::SubFOp>(
-        b.create<math::FmaOp>(x, f.constant(1.44269504088896341f), shifter), shifter);
-    Value r = b.create<math::FmaOp>(k, f.constant(-0.693359375f), x);
-    r = b.create<math::FmaOp>(k, f.constant(2.12194440e-4f), r);
-    Value p = f.horner(r, {1.9875691500e-4f, 1.3981999507e-3f, 8.3334519073e-3f,
-                           4.1665795894e-2f, 1.6666665459e-1f, 5.0000001201e-1f});
-    Value y = b.create<arith::AddFOp>(
-        b.create<math::FmaOp>(p, b.create<arith::MulFOp>(r, r), r), f.constant(1.0f));
-    rewriter.replaceOp(op, scaleByPowerOfTwo(b, y, k));
+    ReducedExponential reduced = reduceExponential(b, f, x);
+    Value y = b.create<arith::AddFOp>(reduced.expm1R, f.constant(1.0f));
+    rewriter.replaceOp(op, scaleByPowerOfTwo(b, y, reduced.k));
     return success();
   }
 };
@@ -219,8 +229,8 @@ struct ScaledExponential {
 // rounding (a second table), so that 1 - e stays accurate to an ulp of
 // itself near 0, where tanh(x) ~ 1 - e; e^r - 1 by a cubic on |r| <=
 // ln2/64 (relative error 1.7e-8).
-ScaledExponential expOfNegAbsByTable(ImplicitLocOpBuilder &b, F32Arithmetic &f, Value x) {
-  auto type = cast<VectorType>(x.getType());
+ScaledExponential expOfNegAbsByTable(ImplicitLocOpBuilder &b, F32Arithmetic &f, Value negAbs) {
+  auto type = cast<VectorType>(negAbs.getType());
   auto table = [&](auto entry) {
     SmallVector<float> low, high;
     for (int j = 0; j < 2 * kLanes; ++j)
@@ -236,7 +246,7 @@ ScaledExponential expOfNegAbsByTable(ImplicitLocOpBuilder &b, F32Arithmetic &f, 
     return std::log(static_cast<double>(tableEntry(j))) - j * std::numbers::ln2 / 32;
   });
   auto lookUp = [&](std::pair<Value, Value> entries, Value index) {
-    return eachRegister(b, x, {index}, [&](ArrayRef<Value> part) -> Value {
+    return eachRegister(b, negAbs, {index}, [&](ArrayRef<Value> part) -> Value {
       return b.create<LLVM::CallIntrinsicOp>(
                   VectorType::get({kLanes}, b.getF32Type()),
                   "llvm.x86.avx512.vpermi2var.ps.512",
@@ -245,9 +255,6 @@ ScaledExponential expOfNegAbsByTable(ImplicitLocOpBuilder &b, F32Arithmetic &f, 
     });
   };
 
-  // -|x|, where e^-|x| is 0 in f32 below -104 and n stays far below 2^17.
-  Value negAbs =
-      f.atLeast(b.create<arith::NegFOp>(b.create<math::AbsFOp>(x)), f.constant(-104.0f));
   // k = n / 32 in `shifted`, whose ulp is 1/32: n in its low bits, and k
   // one subtraction away.
   constexpr float shifter = 0x1.8p18f;
@@ -265,15 +272,14 @@ ScaledExponential expOfNegAbsByTable(ImplicitLocOpBuilder &b, F32Arithmetic &f, 
   return {scaleByPowerOfTwo(b, lookUp(powers, index), k), expm1R}; // 2^(n/32), exact
 }
 
-// Elsewhere (AVX2, scalars): e = 2^k e^r with -|x| = k ln2 + r, |r| <=
-// ln2/2, k rounded by adding 1.5 * 2^23 (Cody-Waite, as in exp); e^r - 1 =
-// r + r^2 P(r) with Cephes' expf polynomial; 2^k from its bits as the
-// product of two normal powers of two, so that the product rounds e^-|x|
+// Elsewhere (AVX2, scalars): e = 2^k e^r reduced as exp is
+// (reduceExponential), 2^k from its bits as the product of two normal
+// powers of two, so that the product rounds e^-|x|
 // below 2^-126 to its subnormal value, as exp does. Only arithmetic that
 // every vector ISA has: no tables, no scalef.
-ScaledExponential expOfNegAbsByBits(ImplicitLocOpBuilder &b, F32Arithmetic &f, Value x) {
+ScaledExponential expOfNegAbsByBits(ImplicitLocOpBuilder &b, F32Arithmetic &f, Value negAbs) {
   Type i32 = b.getI32Type();
-  auto shaped = dyn_cast<ShapedType>(x.getType());
+  auto shaped = dyn_cast<ShapedType>(negAbs.getType());
   Type intType = shaped ? shaped.clone(i32) : i32;
   auto intConstant = [&](int32_t value) -> Value {
     Attribute scalar = b.getI32IntegerAttr(value);
@@ -281,28 +287,19 @@ ScaledExponential expOfNegAbsByBits(ImplicitLocOpBuilder &b, F32Arithmetic &f, V
       return b.create<arith::ConstantOp>(DenseElementsAttr::get(cast<ShapedType>(intType), scalar));
     return b.create<arith::ConstantOp>(cast<TypedAttr>(scalar));
   };
-  // Below -104 e^-|x| rounds to 0; k stays within [-150, 0].
-  Value negAbs =
-      f.atLeast(b.create<arith::NegFOp>(b.create<math::AbsFOp>(x)), f.constant(-104.0f));
-  constexpr float shifter = 0x1.8p23f;
-  Value shifted = f.fma(negAbs, static_cast<float>(1 / std::numbers::ln2), shifter);
-  Value k = b.create<arith::SubFOp>(shifted, f.constant(shifter));
-  Value r = f.fma(k, 2.12194440e-4f, f.fma(k, -0.693359375f, negAbs));
-  Value p = f.horner(r, {1.9875691500e-4f, 1.3981999507e-3f, 8.3334519073e-3f, 4.1665795894e-2f,
-                         1.6666665459e-1f, 5.0000001201e-1f});
-  Value expm1R = b.create<math::FmaOp>(p, b.create<arith::MulFOp>(r, r), r);
-  // k as an integer: the low bits of `shifted`, whose ulp is 1.
-  Value n = b.create<arith::SubIOp>(b.create<arith::BitcastOp>(intType, shifted),
-                                    intConstant(std::bit_cast<int32_t>(shifter)));
+  ReducedExponential reduced = reduceExponential(b, f, negAbs); // k in [-150, 0]
+  // k as an integer: the low bits of `shifted`.
+  Value n = b.create<arith::SubIOp>(b.create<arith::BitcastOp>(intType, reduced.shifted),
+                                    intConstant(std::bit_cast<int32_t>(kRoundingShifter)));
   auto powerOfTwo = [&](Value exponent) -> Value {
     return b.create<arith::BitcastOp>(
-        x.getType(), b.create<arith::ShLIOp>(b.create<arith::AddIOp>(exponent, intConstant(127)),
+        negAbs.getType(), b.create<arith::ShLIOp>(b.create<arith::AddIOp>(exponent, intConstant(127)),
                                              intConstant(23)));
   };
   Value half = b.create<arith::ShRSIOp>(n, intConstant(1));
   Value power = b.create<arith::MulFOp>(powerOfTwo(half),
                                         powerOfTwo(b.create<arith::SubIOp>(n, half)));
-  return {power, expm1R};
+  return {power, reduced.expm1R};
 }
 
 // tanh(x) and sigmoid(x) of one operand share one exponential, as sin and
@@ -333,8 +330,12 @@ void shareExponential(math::TanhOp tanh, bool avx512) {
   rewriter.setInsertionPoint(first);
   ImplicitLocOpBuilder b(tanh.getLoc(), rewriter);
   F32Arithmetic f{b, x.getType()};
-  auto [power, expm1R] = avx512 && isRegistersOfF32(x.getType()) ? expOfNegAbsByTable(b, f, x)
-                                                                 : expOfNegAbsByBits(b, f, x);
+  // -|x|, where e^-|x| is 0 in f32 below -104 (and k stays small).
+  Value negAbs =
+      f.atLeast(b.create<arith::NegFOp>(b.create<math::AbsFOp>(x)), f.constant(-104.0f));
+  auto [power, expm1R] = avx512 && isRegistersOfF32(x.getType())
+                             ? expOfNegAbsByTable(b, f, negAbs)
+                             : expOfNegAbsByBits(b, f, negAbs);
   // e, 1 - e and 1 + e, each from e^r - 1 directly; 1 + e^2 from e.
   Value e = b.create<math::FmaOp>(power, expm1R, power);
   Value m = b.create<math::FmaOp>(b.create<arith::NegFOp>(power), expm1R, f.sub(1.0f, power));

@@ -14,7 +14,6 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Transforms/LoopInvariantCodeMotionUtils.h"
 #include "mlir/Transforms/RegionUtils.h"
-#include "llvm/TargetParser/Host.h"
 
 #include <map>
 
@@ -119,11 +118,6 @@ bool ownSlicePerIteration(const Access &a, const Access &b, scf::ForOp loop,
 // well, spilled and ran slower.
 constexpr int64_t kInterleavedRegisters = 4;
 constexpr int64_t kMinVectorBits = 256;
-
-bool hostHasFusedMultiplyAdd() {
-  static const bool fma = llvm::sys::getHostCPUFeatures().lookup("fma");
-  return fma;
-}
 
 class LoopPipeliner {
 public:
@@ -401,7 +395,7 @@ struct PipelineLoopsPass : adjit::impl::PipelineLoopsBase<PipelineLoopsPass> {
   void runOnOperation() override {
     int64_t bits = vectorBits > 0 ? vectorBits : adjit::hostVectorBits();
     // Without FMA hardware the kept contractions would be calls to fmaf.
-    if (bits < kMinVectorBits || (vectorBits == 0 && !hostHasFusedMultiplyAdd()))
+    if (bits < kMinVectorBits || (vectorBits == 0 && !adjit::hostHasFusedMultiplyAdd()))
       return;
     // Three stages' values fill AVX-512's 32 vector registers; in AVX2's 16
     // they spill, two stages' fit.

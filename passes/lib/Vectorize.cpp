@@ -26,6 +26,11 @@ int64_t hostVectorBits() {
   }();
   return bits;
 }
+
+bool hostHasFusedMultiplyAdd() {
+  static const bool fma = llvm::sys::getHostCPUFeatures().lookup("fma");
+  return fma;
+}
 } // namespace mlir::adjit
 
 using namespace mlir;

@@ -30,6 +30,8 @@ namespace mlir::adjit {
 /// The width in bits of the host's widest vector registers: 512 with
 /// AVX-512, 256 with AVX, else 128 (what adjit-vectorize fills by default).
 int64_t hostVectorBits();
+/// Whether the host has fused multiply-add instructions (x86's FMA3).
+bool hostHasFusedMultiplyAdd();
 
 /// The packed entry point that `adjit-emit-entry-points` adds for the public
 /// function `function`: `adjit_entry_<function>(void **descriptors)`, what
