@@ -46,7 +46,8 @@ const std::string& host_target_description();
 /// Throws CompileError on failure.
 std::unique_ptr<llvm::Module> translate(mlir::ModuleOp module, llvm::LLVMContext& context,
                                         llvm::TargetMachine& machine);
-/// Runs LLVM's -O3 pipeline (without loop unrolling) for `machine`.
+/// Runs LLVM's -O3 pipeline (without loop unrolling) for `machine`; a module
+/// without loops gets only inlining and scalar clean-up.
 void optimize(llvm::Module& module, llvm::TargetMachine& machine);
 
 /// Erases the functions of `module` with local linkage that nothing calls
