@@ -11,6 +11,7 @@
 #include "adjit/runtime/KernelAllocation.h"
 #include "adjit/runtime/MathLanes.h"
 #include "adjit/runtime/MemRef.h"
+#include "adjit/runtime/Threads.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -31,6 +32,7 @@
 #include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/MC/TargetRegistry.h"
+#include "llvm/Object/ObjectFile.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/TargetParser/SubtargetFeature.h"
@@ -293,21 +295,42 @@ using EntryFunction = void (*)(void**);
 // An object file linked into this process by its own ORC JIT instance.
 class JitLinkedCode final : public LoadedCode {
  public:
-  JitLinkedCode(std::unique_ptr<llvm::orc::LLJIT> jit, std::vector<EntryFunction> functions)
-      : jit_(std::move(jit)), functions_(std::move(functions)) {}
+  JitLinkedCode(std::unique_ptr<llvm::orc::LLJIT> jit, std::vector<EntryFunction> functions,
+                bool has_parallel_regions)
+      : jit_(std::move(jit)),
+        functions_(std::move(functions)),
+        has_parallel_regions_(has_parallel_regions) {}
 
   void run(const Signature& signature, size_t entry, const std::vector<Array>& inputs,
            const std::vector<Array>& outputs) const override {
     check_entry_arrays(signature, inputs, signature.inputs, "input", Device::cpu());
     check_entry_arrays(signature, outputs, signature.outputs, "output", Device::cpu());
     PackedArguments arguments(inputs, outputs);
+    if (has_parallel_regions_) threads::prepare_parallel_regions();
     run_compiled(functions_[entry], arguments.data());
   }
 
  private:
   std::unique_ptr<llvm::orc::LLJIT> jit_;  // owns the code functions_ point into
   std::vector<EntryFunction> functions_;   // one per signature
+  bool has_parallel_regions_;              // forks OpenMP teams
 };
+
+// Whether the machine code in `object` forks OpenMP teams (calls
+// __kmpc_fork_call for its parallel chunks).
+bool has_parallel_regions(const std::string& object) {
+  auto file = llvm::object::ObjectFile::createObjectFile(
+      llvm::MemoryBufferRef(object, "adjit-program"));
+  if (!file) throw CompileError("cannot read the compiled program's object file: " +
+                                llvm::toString(file.takeError()));
+  for (const llvm::object::SymbolRef& symbol : (*file)->symbols()) {
+    llvm::Expected<llvm::StringRef> name = symbol.getName();
+    if (!name) throw CompileError("cannot read the compiled program's symbols: " +
+                                  llvm::toString(name.takeError()));
+    if (*name == "__kmpc_fork_call") return true;
+  }
+  return false;
+}
 
 }  // namespace
 
@@ -368,7 +391,8 @@ Executable load_into_jit(const std::string& object, std::vector<Signature> signa
     if (!symbol) throw fail("cannot link entry '" + signature.name + "'", symbol.takeError());
     functions.push_back(symbol->toPtr<EntryFunction>());
   }
-  auto code = std::make_unique<JitLinkedCode>(std::move(*jit), std::move(functions));
+  auto code = std::make_unique<JitLinkedCode>(std::move(*jit), std::move(functions),
+                                              has_parallel_regions(object));
   return Executable(std::move(signatures), Device::cpu(), std::move(code));
 }
 

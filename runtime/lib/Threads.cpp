@@ -17,14 +17,6 @@ namespace {
 std::atomic<int> running_calls{0};
 thread_local int team_size = 0;  // 0: not inside a call
 thread_local int openmp_team = 0;  // what this thread last told OpenMP
-
-// omp_set_num_threads costs more than a cached call's whole overhead, so it
-// is called only when the team size changes.
-void tell_openmp(int size) {
-  if (size == openmp_team) return;
-  omp_set_num_threads(size);
-  openmp_team = size;
-}
 }  // namespace
 
 int available() {
@@ -63,18 +55,25 @@ void lend_team_to_gemm() {
   (void)lent;
 }
 
+void prepare_parallel_regions() {
+  // omp_set_num_threads costs more than a cached call's whole overhead, so
+  // it is called only when the team size changes.
+  int size = current();
+  if (size == openmp_team) return;
+  omp_set_num_threads(size);
+  openmp_team = size;
+}
+
 CallThreads::CallThreads(int requested) : previous_(team_size) {
   lend_team_to_gemm();
   int wanted = requested > 0 ? requested : default_count();
   int sharing = running_calls.fetch_add(1) + 1;
   team_size = wanted / sharing > 0 ? wanted / sharing : 1;
-  tell_openmp(team_size);
 }
 
 CallThreads::~CallThreads() {
   running_calls.fetch_sub(1);
   team_size = previous_;
-  if (previous_ > 0) tell_openmp(previous_);
 }
 
 }  // namespace adjit::threads

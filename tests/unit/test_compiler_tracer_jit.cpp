@@ -9,6 +9,7 @@
 #include "test_support.h"
 #include "scratch_dir.h"
 
+#include <omp.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -556,6 +557,30 @@ TEST_CASE("tracer jit: concurrent calls with different signatures", "[tracer][ji
   CHECK(info.misses == kThreads);
   CHECK(info.hits == 2 * kThreads);
   CHECK(info.entries == kThreads);
+}
+
+TEST_CASE("tracer jit: only code with parallel regions sets OpenMP's team size",
+          "[tracer][jit][threads]") {
+  // A program without parallel regions never pays for OpenMP's start
+  // (about a millisecond of a small function's first call); one with them
+  // forks teams of the size the jitted function asks for. On a thread of
+  // its own, whose OpenMP settings nothing has changed yet.
+  int initial = 0, after_small = 0, after_large = 0, requested = 0;
+  Array small_result, large_result;
+  std::thread([&] {
+    initial = omp_get_max_threads();
+    requested = initial + 2;
+    auto small = adjit::jit([](Tensor x) { return tanh(x); }, {.threads = requested});
+    small_result = small(Array::full({16}, 0.5));
+    after_small = omp_get_max_threads();
+    auto large = adjit::jit([](Tensor x) { return tanh(x); }, {.threads = requested});
+    large_result = large(Array::full({1 << 20}, 0.5));
+    after_large = omp_get_max_threads();
+  }).join();
+  CHECK(after_small == initial);
+  CHECK(after_large == requested);
+  CHECK(mismatch(small_result, F32, {16}, Vec(16, std::tanh(0.5)), 1e-6, 1e-6) == "");
+  CHECK(mismatch(large_result, F32, {1 << 20}, Vec(1 << 20, std::tanh(0.5)), 1e-6, 1e-6) == "");
 }
 
 //===----------------------------------------------------------------------===//

@@ -25,6 +25,12 @@ int current();
 // (run_compiled).
 void lend_team_to_gemm();
 
+// Tells OpenMP the team size current() on this thread, which the parallel
+// regions of compiled code then fork (the GEMM kernels name theirs). Called
+// only before code that has such regions runs: OpenMP's first use costs
+// about a millisecond, which programs without them never pay.
+void prepare_parallel_regions();
+
 class CallThreads {
  public:
   explicit CallThreads(int requested);
