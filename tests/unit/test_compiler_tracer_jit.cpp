@@ -461,6 +461,16 @@ TEST_CASE("tracer jit: no retrace log by default; ADJIT_LOG=retrace enables it",
 // 7. max_traces
 //===----------------------------------------------------------------------===//
 
+TEST_CASE("tracer jit: max_traces counts the trace of a signature dropped from the cache",
+          "[tracer][jit][cache]") {
+  auto f = adjit::jit([](Tensor x) { return x + 1.0; },
+                      {.name = "evicting", .max_traces = 2, .cache_size = 1});
+  f(Array::zeros({2}));
+  f(Array::zeros({3}));  // drops f32[2]
+  CHECK_THROWS_AS(f(Array::zeros({2})), TraceError);  // would be trace 3
+  CHECK(values(f(Array::zeros({3}))) == (Vec{1, 1, 1}));  // still cached
+}
+
 TEST_CASE("tracer jit: max_traces makes the next signature a TraceError",
           "[tracer][jit][cache]") {
   auto f = adjit::jit([](Tensor x) { return x + 1.0; }, {.name = "guarded", .max_traces = 2});

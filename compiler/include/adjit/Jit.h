@@ -25,7 +25,9 @@ struct JitOptions {
   /// Print one line per retrace naming the argument that changed (also
   /// enabled for every function by ADJIT_LOG=retrace).
   bool log_retrace = false;
-  /// Tracing more than this many signatures is an error (0: no limit).
+  /// Tracing more than this many times is an error (0: no limit). A
+  /// signature dropped from the cache (cache_size) and called again is
+  /// traced again, and counts again: each trace costs a compilation.
   int max_traces = 0;
   /// Compiled signatures kept; the least recently used is dropped past it.
   size_t cache_size = 64;
