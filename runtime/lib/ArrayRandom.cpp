@@ -104,18 +104,23 @@ Array Array::uniform(Shape shape, uint64_t seed, double lo, double hi, DType dty
   if (!(std::isfinite(lo) && std::isfinite(hi) && lo < hi))
     throw Error(fmt::format("Array::uniform: the bounds must be finite with lo < hi, got {}",
                             format_bounds(lo, hi)));
-  if (dtype == DType::i1)
-    throw Error("Array::uniform: dtype i1 has no numeric range; compare a floating array instead");
   Array array = empty(std::move(shape), dtype);
   const auto element_count = static_cast<uint64_t>(array.size());
   CounterRandom random(seed);
   visit_dtype(dtype, [&]<class T>(std::type_identity<T>) {
     T* out = static_cast<T*>(array.raw_data());
-    if constexpr (detail::is_integer_v<T>) {
-      if (!detail::holds_exactly<T>(lo) || !detail::holds_exactly<T>(hi))
+    if constexpr (detail::is_integer_v<T> || std::is_same_v<T, bool>) {
+      // i1 holds the integers 0 and 1.
+      bool in_range;
+      if constexpr (std::is_same_v<T, bool>)
+        in_range = lo >= 0 && hi <= 2 && std::trunc(lo) == lo && std::trunc(hi) == hi;
+      else
+        in_range = detail::holds_exactly<T>(lo) && detail::holds_exactly<T>(hi);
+      if (!in_range)
         throw Error(
-            fmt::format("Array::uniform: the bounds for {} must be integers in range, got {}",
-                        dtype_name(dtype), format_bounds(lo, hi)));
+            fmt::format("Array::uniform: the bounds for {} must be integers in range{}, got {}",
+                        dtype_name(dtype), std::is_same_v<T, bool> ? " (0 <= lo < hi <= 2)" : "",
+                        format_bounds(lo, hi)));
       // Integers lo..hi-1 by multiply-shift: exact, without floating point.
       auto low = static_cast<int64_t>(lo);
       uint64_t count = static_cast<uint64_t>(static_cast<int64_t>(hi)) - static_cast<uint64_t>(low);

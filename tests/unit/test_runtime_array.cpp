@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <sstream>
@@ -246,7 +247,17 @@ TEST_CASE("uniform integers cover lo..hi-1", "[runtime][array][random]") {
   for (int64_t value : wide) REQUIRE((value == -5 || value == -4));
 
   REQUIRE_THROWS_WITH(Array::uniform({2}, 1, 0, 2.5, DType::i32), Contains("must be integers"));
-  REQUIRE_THROWS_WITH(Array::uniform({2}, 1, 0, 1, DType::i1), Contains("i1"));
+  // i1 as the integers 0 and 1.
+  std::vector<bool> bits = Array::uniform({1000}, 9, 0, 2, DType::i1).to_vector<bool>();
+  auto set = std::count(bits.begin(), bits.end(), true);
+  CHECK(set > 400);
+  CHECK(set < 600);
+  std::vector<bool> ones = Array::uniform({10}, 9, 1, 2, DType::i1).to_vector<bool>();
+  CHECK(std::count(ones.begin(), ones.end(), true) == 10);
+  CHECK(Array::uniform({10}, 9, 0, 1, DType::i1).to_vector<bool>() == std::vector<bool>(10, false));
+  REQUIRE_THROWS_WITH(Array::uniform({2}, 1, 0, 3, DType::i1),
+                      Contains("i1") && Contains("0 <= lo < hi <= 2"));
+  REQUIRE_THROWS_WITH(Array::uniform({2}, 1, -1, 1, DType::i1), Contains("i1"));
   REQUIRE_THROWS_WITH(Array::uniform({2}, 1, 1, 1), Contains("lo < hi") && Contains("lo=1, hi=1"));
   REQUIRE_THROWS_WITH(Array::uniform({2}, 1, 0, INFINITY), Contains("finite"));
 }

@@ -80,7 +80,8 @@ class Array {
   // Floating dtypes only.
   static Array randn(Shape shape, uint64_t seed, DType dtype = DType::f32);
   // Samples of U[lo, hi) rounded down into the dtype, so hi never appears.
-  // For i32/i64 these are the integers lo..hi-1 (lo and hi must be integral).
+  // For i32/i64 these are the integers lo..hi-1 (lo and hi must be integral);
+  // for i1 the integers 0 and 1 (0 <= lo < hi <= 2: random bools with 0, 2).
   static Array uniform(Shape shape, uint64_t seed, double lo = 0, double hi = 1,
                        DType dtype = DType::f32);
   // Wraps caller-owned memory without copying or owning it: the memory must
