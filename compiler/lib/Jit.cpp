@@ -241,7 +241,14 @@ Device JitCache::place(std::vector<Array>& inputs) const {
   for (const Array& input : inputs)
     if (input.is_donated()) input.raw_data();  // throws the RuntimeError naming the call
   if (options_.device) {
-    for (Array& input : inputs) input = input.to(*options_.device);
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      try {
+        inputs[i] = inputs[i].to(*options_.device);
+      } catch (const RuntimeError& e) {
+        throw RuntimeError(fmt::format("adjit::jit '{}' (JitOptions::device = {}): array {}: {}",
+                                       options_.name, options_.device->str(), i, e.what()));
+      }
+    }
     return *options_.device;
   }
   if (inputs.empty()) return Device::cpu();

@@ -126,12 +126,18 @@ Array Array::copy() const {
 Array Array::to(Device target) const {
   if (target == device()) return *this;
   if (target.is_cuda() && device().is_cuda()) return to(Device::cpu()).to(target);
-  Array moved = empty(shape_, dtype_, target);
-  if (target.is_cuda())
-    cuda::copy_to_device(target.index(), moved.raw_data(), raw_data(), nbytes());
-  else
-    cuda::copy_to_host(device().index(), moved.raw_data(), raw_data(), nbytes());
-  return moved;
+  try {
+    Array moved = empty(shape_, dtype_, target);
+    if (target.is_cuda())
+      cuda::copy_to_device(target.index(), moved.raw_data(), raw_data(), nbytes());
+    else
+      cuda::copy_to_host(device().index(), moved.raw_data(), raw_data(), nbytes());
+    return moved;
+  } catch (const RuntimeError& e) {
+    throw RuntimeError(fmt::format("Array::to: cannot copy {} from {} to {}: {}",
+                                   type_string(dtype_, shape_), device().str(), target.str(),
+                                   e.what()));
+  }
 }
 
 void Array::check_on_host(std::string_view accessor) const {

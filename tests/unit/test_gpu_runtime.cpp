@@ -47,9 +47,13 @@ TEST_CASE("gpu runtime: without a driver or device, asking for a GPU is a clear 
   CHECK_THROWS_AS(x.to(Device::cuda()), RuntimeError);
   CHECK_THROWS_WITH(x.to(Device::cuda()),
                     Catch::Contains("no CUDA driver found") || Catch::Contains("no CUDA device"));
+  // The message names what asked for the GPU: the copy, the jitted function.
+  CHECK_THROWS_WITH(x.to(Device::cuda()),
+                    Catch::Contains("Array::to") && Catch::Contains("f32[4] from cpu to cuda:0"));
   auto f = jit([](Tensor t) { return t * 2.0; }, {.name = "f", .device = Device::cuda()});
   CHECK_THROWS_WITH(f(x), Catch::Contains("no CUDA driver found") ||
                               Catch::Contains("no CUDA device"));
+  CHECK_THROWS_WITH(f(x), Catch::Contains("adjit::jit 'f' (JitOptions::device = cuda:0): array 0"));
   // The process and the CPU path stay usable.
   CHECK(jit([](Tensor t) { return t * 2.0; })(x).to_vector<float>() == std::vector<float>(4, 2.0f));
 }
