@@ -204,6 +204,10 @@ TEST_CASE("aot: outputs equal the JIT's bit for bit, from a C program", "[compil
     CHECK(contains(header, "int w1_value_and_grad(const float* in0, float* out0, float* out1);"));
     CHECK(contains(header, "#define w1_value_and_grad_OUT1_SHAPE {300000}"));
   }
+  SECTION("value_and_grad of a function without loops (LLVM inlines and cleans up only)") {
+    Array x = Array::randn({16}, 10);
+    expect_aot_equals_jit(dir, "small_value_and_grad", value_and_grad(w1_loss), x);
+  }
   SECTION("an MLP training step with a GradientTape (GEMM kernels, integer labels)") {
     std::vector<Array> p = {Array::randn({64, 128}, 2), Array::zeros({128}),
                             Array::randn({128, 10}, 3), Array::zeros({10})};
