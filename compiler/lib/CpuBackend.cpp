@@ -203,6 +203,8 @@ namespace {
 constexpr const char* kLoopFreePipeline =
     "inline,function(sroa,early-cse,instcombine,simplifycfg,adce)";
 
+}  // namespace
+
 bool has_loops(const llvm::Module& module) {
   llvm::SmallVector<std::pair<const llvm::BasicBlock*, const llvm::BasicBlock*>> backedges;
   for (const llvm::Function& function : module)
@@ -212,8 +214,6 @@ bool has_loops(const llvm::Module& module) {
     }
   return false;
 }
-
-}  // namespace
 
 void optimize(llvm::Module& module, llvm::TargetMachine& machine) {
   llvm::LoopAnalysisManager loops;

@@ -46,6 +46,9 @@ const std::string& host_target_description();
 /// Throws CompileError on failure.
 std::unique_ptr<llvm::Module> translate(mlir::ModuleOp module, llvm::LLVMContext& context,
                                         llvm::TargetMachine& machine);
+/// Whether a function of `module` has a loop (a back edge).
+bool has_loops(const llvm::Module& module);
+
 /// Runs LLVM's -O3 pipeline (without loop unrolling) for `machine`; a module
 /// without loops gets only inlining and scalar clean-up.
 void optimize(llvm::Module& module, llvm::TargetMachine& machine);

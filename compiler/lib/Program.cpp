@@ -247,8 +247,12 @@ struct NativeModule {
         machine(for_this_process
                     ? detail::lend_target_machine()
                     : detail::lend_target_machine(options.target_cpu, options.target_features)) {
-    mlir::TimingScope scope = timing.phase("LLVM: translation to LLVM IR and -O3");
-    module = detail::translate(lowered, *context, *machine);
+    {
+      mlir::TimingScope scope = timing.phase("LLVM: translation to LLVM IR");
+      module = detail::translate(lowered, *context, *machine);
+    }
+    mlir::TimingScope scope = timing.phase(
+        detail::has_loops(*module) ? "LLVM: -O3" : "LLVM: inlining and clean-up (no loops)");
     detail::optimize(*module, *machine);
     detail::keep_only_entry_points(*module, signatures);
   }

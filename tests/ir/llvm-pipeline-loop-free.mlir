@@ -4,6 +4,7 @@
 // memref descriptors are taken apart, so that only the entry point is left
 // to get machine code. W6's `sin(x)*2+1` on f32[16].
 // RUN: adjit compile %s --emit=llvm-ir | FileCheck %s
+// RUN: adjit compile %s --emit=obj -o /dev/null --timing 2>&1 | FileCheck %s --check-prefix=TIMING
 // RUN: adjit run %s --entry w6 --arg 'f32[16]=0,-0.0,1e6,3.14159265,-1.5707964,nan,inf,-inf,100000.5,1,2,3,4,5,6,7' | FileCheck %s --check-prefix=VALUES
 
 // CHECK-NOT: define
@@ -14,6 +15,10 @@
 // CHECK-NOT: {{insertvalue|extractvalue}}
 // CHECK: ret void
 // CHECK-NOT: define
+
+// TIMING-NOT: LLVM: -O3
+// TIMING: LLVM: inlining and clean-up (no loops)
+// TIMING-NOT: LLVM: -O3
 
 // The values numpy gives for np.sin(x) * 2 + 1 in f32 (1e6 and 100000.5
 // through libm).
