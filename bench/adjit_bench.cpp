@@ -881,6 +881,15 @@ void run_gpu_bandwidth(const Settings& s) {
       .field("median_ms", t.median_ms).field("min_ms", t.min_ms).field("max_ms", t.max_ms)
       .field("reps", t.reps).field("gb_per_s", bytes / (t.min_ms * 1e-3) / 1e9)
       .field("device", s.device.str()).print();
+  // The same function on 16 elements: what a call costs beyond its kernel's
+  // memory traffic (dispatch, launch, synchronization), the floor under
+  // every workload's time on the GPU.
+  Array small = Array::ones({16}).to(s.device);
+  Timing call = measure([&] { twice(small); }, s);
+  JsonLine().field("workload", "gpu_bandwidth").field("impl", "adjit").field("variant", "call")
+      .field("median_ms", call.median_ms).field("min_ms", call.min_ms)
+      .field("max_ms", call.max_ms).field("reps", call.reps).field("device", s.device.str())
+      .print();
 }
 
 const std::map<std::string, std::function<void(const Settings&)>>& workloads() {

@@ -14,11 +14,12 @@ mkdir -p "$out/bin" "$out/libs"
 cp "$build/tests/adjit-gpu-tests" "$build/bench/adjit-bench" "$out/bin/"
 cp "$build/compiler/libadjit.so" "$out/libs/"
 # Every library the binaries load, except the C and C++ runtimes that any
-# Linux machine has in a version at least as new.
+# Linux machine has in a version at least as new (libmvec is glibc's own:
+# it needs the private symbols of the loader it was built with).
 for lib in $(ldd "$out/bin/adjit-gpu-tests" "$out/bin/adjit-bench" "$out/libs/libadjit.so" |
              awk '/=>/ {print $3}' | sort -u); do
   case "$(basename "$lib")" in
-    libc.so*|libm.so*|libgcc_s.so*|libstdc++.so*|libdl.so*|libpthread.so*|librt.so*|ld-linux*|libadjit.so) ;;
+    libc.so*|libm.so*|libmvec.so*|libgcc_s.so*|libstdc++.so*|libdl.so*|libpthread.so*|librt.so*|ld-linux*|libadjit.so) ;;
     *) cp -L "$lib" "$out/libs/" ;;
   esac
 done
@@ -27,6 +28,6 @@ if [[ -f "$toolkit/nvvm/libdevice/libdevice.10.bc" ]]; then
   mkdir -p "$out/libs/cuda/nvvm/libdevice"
   cp "$toolkit/nvvm/libdevice/libdevice.10.bc" "$out/libs/cuda/nvvm/libdevice/"
 fi
-tar -C "$out" -cf - libs | xz -T0 -6 > "$out/libs.tar.xz"
+tar -C "$out" -cf - libs | xz -T0 -9 > "$out/libs.tar.xz"
 rm -rf "$out/libs"
 du -sh "$out"

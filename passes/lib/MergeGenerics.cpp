@@ -39,7 +39,31 @@ bool readsWhereComputed(linalg::GenericOp first, OpResult result, linalg::Generi
 // copied again at every step (quadratic compile time).
 constexpr size_t kMaxMergedBodyOps = 256;
 
-bool canMerge(linalg::GenericOp first, linalg::GenericOp second) {
+// Whether the merged generic's loops would all reduce or all stay parallel,
+// and a reduction's outputs are 32-bit: the GPU mapping shares a reduction
+// among threads only for what a block-wide gpu.all_reduce combines, and
+// would otherwise run the merged generic on one thread.
+bool mergesUniformly(linalg::GenericOp first, linalg::GenericOp second) {
+  auto allAre = [](linalg::GenericOp op, utils::IteratorType kind) {
+    return llvm::all_of(op.getIteratorTypesArray(),
+                        [&](utils::IteratorType iterator) { return iterator == kind; });
+  };
+  auto sharedReduction = [&](linalg::GenericOp op) {
+    return allAre(op, utils::IteratorType::reduction) &&
+           llvm::all_of(op.getDpsInits(), [](Value init) {
+             Type element = getElementTypeOrSelf(init.getType());
+             return element.isF32() || element.isInteger(32);
+           });
+  };
+  bool firstParallel = allAre(first, utils::IteratorType::parallel),
+       secondParallel = allAre(second, utils::IteratorType::parallel);
+  return (firstParallel && secondParallel) || (firstParallel && sharedReduction(second)) ||
+         (secondParallel && sharedReduction(first));
+}
+
+bool canMerge(linalg::GenericOp first, linalg::GenericOp second, bool uniformIterators) {
+  if (uniformIterators && !mergesUniformly(first, second))
+    return false;
   if (!mergeable(first) || !mergeable(second) || first->getBlock() != second->getBlock() ||
       first.getStaticLoopRanges() != second.getStaticLoopRanges() ||
       first.getBody()->getOperations().size() + second.getBody()->getOperations().size() >
@@ -138,6 +162,8 @@ linalg::GenericOp merge(RewriterBase &rewriter, linalg::GenericOp first,
 }
 
 struct MergeGenericsPass : adjit::impl::MergeGenericsBase<MergeGenericsPass> {
+  using MergeGenericsBase::MergeGenericsBase;
+
   void runOnOperation() override {
     IRRewriter rewriter(&getContext());
     SmallVector<Block *> blocks;
@@ -150,7 +176,7 @@ struct MergeGenericsPass : adjit::impl::MergeGenericsBase<MergeGenericsPass> {
         auto generic = dyn_cast<linalg::GenericOp>(op);
         if (!generic || !mergeable(generic))
           continue;
-        if (current && canMerge(current, generic))
+        if (current && canMerge(current, generic, uniformIterators))
           generic = merge(rewriter, current, generic);
         current = generic;
         op = generic;

@@ -312,13 +312,16 @@ static void addStagePasses(OpPassManager &pm, Stage stage, const PipelineOptions
     }
     addCleanup(pm, canonicalizer);
     // Contractions are marked for the CPU's GEMM kernels or the GPU's GEMM
-    // library. The row tiling for the caches and the merging of sibling
-    // loops over one input are the CPU's: on a GPU, a reduction merged with
-    // a sibling over other dimensions loses its parallelism.
+    // library. The row tiling for the caches is the CPU's; on a GPU, only
+    // siblings that keep the mapping's parallelism merge (a reduction merged
+    // with a sibling over other dimensions would lose it).
     pm.addPass(createSelectKernels());
-    if (options.target == Target::cpu) {
+    if (options.target == Target::cpu)
       pm.addPass(createTileAndFuseRows());
-      pm.addPass(createMergeGenerics());
+    {
+      MergeGenericsOptions merging;
+      merging.uniformIterators = options.target == Target::cuda;
+      pm.addPass(createMergeGenerics(merging));
     }
     pm.addPass(createWriteIntoDeadInputs());
     if (options.target == Target::cpu) {

@@ -35,6 +35,33 @@ func.func @elementwise(%x: memref<4x300xf32>, %y: memref<4x300xf32>) {
   return
 }
 
+// A large elementwise op (1024x1024 points: 1024 blocks of 256 threads, 4
+// points each): a thread's points lie a launch (262144 points) apart; its 4
+// loads come first, then the 4 payloads, then the 4 stores, with no bounds
+// check.
+// CHECK-LABEL: func.func @elementwise_large
+// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c1024, {{.*}}) threads({{.*}}) in ({{.*}} = %c256,
+// CHECK-NOT: scf.if
+// CHECK: %[[P0:.*]] = arith.addi
+// CHECK: %[[P1:.*]] = arith.addi %[[P0]], %c262144
+// CHECK: %[[P2:.*]] = arith.addi %[[P0]], %c524288
+// CHECK: %[[P3:.*]] = arith.addi %[[P0]], %c786432
+// CHECK-COUNT-4: memref.load %arg0
+// CHECK-NOT: memref.store
+// CHECK-COUNT-4: math.exp
+// CHECK-NOT: memref.load
+// CHECK-COUNT-4: memref.store
+// CHECK: gpu.terminator
+func.func @elementwise_large(%x: memref<1024x1024xf32>, %y: memref<1024x1024xf32>) {
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x : memref<1024x1024xf32>) outs(%y : memref<1024x1024xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %e = math.exp %in : f32
+    linalg.yield %e : f32
+  }
+  return
+}
+
 // A short reduction (3 per row): a thread per row keeps the sum in a
 // register, loaded before the loop and stored after it.
 // CHECK-LABEL: func.func @short_rows
@@ -54,13 +81,17 @@ func.func @short_rows(%x: memref<8x3xf32>, %s: memref<8xf32>) {
   return
 }
 
-// Long rows: a block per row; its threads stride over the row, then a
-// block-wide all-reduce; thread 0 adds the result to the output.
+// Long rows: a block per row; its threads stride over the row (the loop
+// unrolled 4 times: 4 loads per thread in flight, then a remainder loop),
+// then a block-wide all-reduce; thread 0 adds the result to the output.
 // CHECK-LABEL: func.func @long_rows
 // CHECK-DAG: %[[C8:.*]] = arith.constant 8 : index
 // CHECK-DAG: %[[C256:.*]] = arith.constant 256 : index
 // CHECK: gpu.launch blocks(%[[B:.*]], %{{.*}}, %{{.*}}) in ({{.*}} = %[[C8]], {{.*}}) threads(%[[T:.*]], %{{.*}}, %{{.*}}) in ({{.*}} = %[[C256]]
-// CHECK: %[[PART:.*]] = scf.for %{{.*}} = %[[T]] to %c1000 step %[[C256]] iter_args
+// CHECK: %[[MAIN:.*]] = scf.for %{{.*}} = %[[T]] to %[[MAIN_END:.*]] step %c1024 iter_args
+// CHECK-COUNT-4: memref.load %arg0
+// CHECK: scf.yield
+// CHECK: %[[PART:.*]] = scf.for %{{.*}} = %[[MAIN_END]] to %c1000 step %[[C256]] iter_args(%{{.*}} = %[[MAIN]])
 // CHECK: %[[TOTAL:.*]] = gpu.all_reduce add %[[PART]] uniform
 // CHECK: arith.cmpi eq, %[[T]], %c0
 // CHECK: %[[OLD:.*]] = memref.load %arg1[%[[ROW:.*]]]
@@ -76,11 +107,11 @@ func.func @long_rows(%x: memref<8x1000xf32>, %s: memref<8xf32>) {
   return
 }
 
-// A long full reduction is split into chunks of 8192 (512 blocks), whose
+// A long full reduction is split into chunks of 4096 (1024 blocks), whose
 // partial maxima a second launch combines; the partials are a temporary.
 // CHECK-LABEL: func.func @full_max
-// CHECK: %[[PARTIALS:.*]] = memref.alloc() : memref<1x512xf32>
-// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c512
+// CHECK: %[[PARTIALS:.*]] = memref.alloc() : memref<1x1024xf32>
+// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c1024
 // CHECK: gpu.all_reduce maximumf
 // CHECK: memref.store %{{.*}}, %[[PARTIALS]]
 // CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c1,

@@ -1,6 +1,7 @@
 // The cuda target's stages: at `gpu` the host function allocates and
-// launches kernels outlined into one gpu.module (no MergeGenerics or CPU
-// tiling: each reduction keeps its own launch); at `nvvm` the kernels are
+// launches kernels outlined into one gpu.module (no CPU tiling, and a row
+// reduction merges with no sibling: each keeps its own launch); at `nvvm`
+// the kernels are
 // LLVM and NVVM with an sm_90 target attached.
 // RUN: adjit-opt %s --adjit-pipeline-gpu | FileCheck %s --check-prefix=GPU
 // RUN: adjit-opt %s --adjit-pipeline-nvvm | FileCheck %s --check-prefix=NVVM

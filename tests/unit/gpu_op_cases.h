@@ -78,6 +78,9 @@ inline std::vector<OpCase> op_cases() {
       // A column sum split over row chunks, and a long sum split over blocks.
       {"reduce_columns", FN(sum(x[0] * x[0], {0})), {signed_values({300, 64}, 8)}},
       {"reduce_long", FN(max(x[0], {0}) + sum(exp(x[0]), {0})), {signed_values({40000}, 9)}},
+      // Large enough for the GPU's fat threads: 4 points each, and a sum in
+      // unrolled chunks.
+      {"elementwise_large", FN(tanh(x[0]) * 2.0 + x[0]), {signed_values({1 << 20}, 10)}},
       {"argmax", FN(cast(argmax(x[0], 1), DType::f32)), {a}, false},
       {"dot_general", FN(matmul(x[0], x[1])), {a, signed_values({5, 4}, 7)}},
       {"softmax", FN(softmax(x[0], 1)), {a}},

@@ -126,8 +126,19 @@ TEST_CASE("gpu runtime: gradients of every op in both modes equal the CPU's", "[
   }
 }
 
-TEST_CASE("gpu runtime: tape, custom_gradient, hvp and check_grads run on the GPU", "[gpu]") {
+TEST_CASE("gpu runtime: value_and_grad, tape, custom_gradient, hvp and check_grads run on the GPU",
+          "[gpu]") {
   REQUIRE_GPU();
+  // A sum and its gradient over one input (W1's shape): on the GPU one
+  // kernel folds the sum and writes the gradient, 4 points per thread at a
+  // time.
+  auto w1_like = [](Tensor a) { return sum(tanh(a) * sigmoid(a) + a * a * 0.5); };
+  Array big = Array::randn({(1 << 20) + 37}, 4);
+  auto [value_gpu, grad_gpu] = value_and_grad(w1_like)(big.to(Device::cuda()));
+  auto [value_cpu, grad_cpu] = value_and_grad(w1_like)(big);
+  check_same("value_and_grad value", value_gpu, value_cpu, 1e-4);
+  check_same("value_and_grad gradient", grad_gpu, grad_cpu);
+
   Array x = Array::randn({4, 3}, 1), w = Array::randn({3, 2}, 2);
   auto step = [](Tensor x, Tensor w) {
     GradientTape tape;

@@ -130,7 +130,18 @@ def MergeGenerics : Pass<"adjit-merge-generics", "ModuleOp"> {
     a few loops per row out of a chain of generics: shared values are
     computed once and passed in registers instead of being written to a
     buffer (or recomputed in each consumer).
+
+    With `uniform-iterators` (the cuda target), only pairs whose merged
+    generic reduces over all its loops or over none merge: W1's sum and its
+    gradient over the same `x` become one kernel that reads `x` once. A
+    reduction merged with a sibling over other dimensions would lose the
+    GPU mapping's parallelism (or its coalesced column form).
   }];
+  let options = [
+    Option<"uniformIterators", "uniform-iterators", "bool", /*default=*/"false",
+           "Merge only when the merged generic's loops all reduce or all "
+           "stay parallel (for the GPU mapping)">,
+  ];
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
@@ -979,7 +990,7 @@ def EmitEntryPoints : Pass<"adjit-emit-entry-points", "ModuleOp"> {
 def MapToGpu : Pass<"adjit-map-to-gpu", "ModuleOp"> {
   let summary = "Turn each structured op of a bufferized program into a gpu.launch";
   let description = [{
-    Every `linalg` op on buffers becomes one `gpu.launch`, in one of two
+    Every `linalg` op on buffers becomes one `gpu.launch`, in one of three
     forms.
 
     - A reduction of at least 32 elements per output point, with at most
@@ -990,7 +1001,7 @@ def MapToGpu : Pass<"adjit-map-to-gpu", "ModuleOp"> {
       shuffles, then shared memory), and thread 0 folds the result into
       the output. Row sums of W3 and a full sum such as W1's run this way;
       a long reduction with few points is split into chunks of at least
-      8192 elements, one block each, combined by a second launch.
+      4096 elements, one block each, combined by a second launch.
     - Such a reduction whose innermost loop is parallel (column sums of a
       row-major matrix: bias gradients, LayerNorm's dgamma), with at least
       32 points: blocks of 32 neighbouring points by 8 row groups, so that
@@ -1001,7 +1012,14 @@ def MapToGpu : Pass<"adjit-map-to-gpu", "ModuleOp"> {
       threads per block, the last parallel dimension fastest across
       neighbouring threads so that loads and stores coalesce. A thread runs
       the reduction loops in order and keeps each output that the parallel
-      loops alone index (an accumulator) in a register.
+      loops alone index (an accumulator) in a register. An op without
+      reduction loops whose points fill at least 1024 blocks of 1024 gives
+      each thread 4 points, a launch apart: their loads first, then their
+      payloads, then their stores.
+
+    The strided loops of the reduction forms are unrolled 4 times (with a
+    remainder loop): a GPU hides memory latency only with several loads per
+    thread in flight.
 
     With `gemm-library`, a contraction marked by `adjit-select-kernels` that
     cuBLAS can run in place stays on the host as it is: the launch plan
