@@ -110,11 +110,16 @@ SmallVector<Value> stridedFold(OpBuilder &b, Location loc, ArrayRef<Combiner> co
   SmallVector<Value> identities;
   for (const Combiner &combiner : combiners)
     identities.push_back(b.create<arith::ConstantOp>(loc, combiner.identity));
-  // begin + span rounded down to whole unrolled steps (span >= 0).
+  // The positions (ceil(span / step), span >= 0) rounded down to a multiple
+  // of kLoadsInFlight: where the remainder loop begins.
   Value span = b.create<arith::MaxSIOp>(loc, b.create<arith::SubIOp>(loc, end, begin), constant(0));
+  Value count = b.create<arith::DivSIOp>(loc, b.create<arith::AddIOp>(loc, span, constant(step - 1)),
+                                         constant(step));
+  Value unrolledCount =
+      b.create<arith::SubIOp>(loc, count, b.create<arith::RemSIOp>(loc, count, constant(kLoadsInFlight)));
   Value unrolledStep = constant(step * kLoadsInFlight);
   Value unrolledEnd = b.create<arith::AddIOp>(
-      loc, begin, b.create<arith::SubIOp>(loc, span, b.create<arith::RemSIOp>(loc, span, unrolledStep)));
+      loc, begin, b.create<arith::MulIOp>(loc, unrolledCount, constant(step)));
   auto main = b.create<scf::ForOp>(
       loc, begin, unrolledEnd, unrolledStep, identities,
       [&](OpBuilder &lb, Location lloc, Value position, ValueRange carried) {

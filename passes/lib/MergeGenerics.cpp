@@ -39,26 +39,29 @@ bool readsWhereComputed(linalg::GenericOp first, OpResult result, linalg::Generi
 // copied again at every step (quadratic compile time).
 constexpr size_t kMaxMergedBodyOps = 256;
 
-// Whether the merged generic's loops would all reduce or all stay parallel,
-// and a reduction's outputs are 32-bit: the GPU mapping shares a reduction
-// among threads only for what a block-wide gpu.all_reduce combines, and
-// would otherwise run the merged generic on one thread.
+// Whether merging keeps the GPU mapping of both: the two reduce over the
+// same loops (two row sums, or two column sums, of the same inputs), or an
+// elementwise generic joins a reduction over all loops (W1's sum and its
+// gradient). A reduction's outputs must be 32-bit: the mapping shares a
+// reduction among threads only for what a block-wide gpu.all_reduce
+// combines, and would otherwise run the merged generic thread by thread.
 bool mergesUniformly(linalg::GenericOp first, linalg::GenericOp second) {
   auto allAre = [](linalg::GenericOp op, utils::IteratorType kind) {
     return llvm::all_of(op.getIteratorTypesArray(),
                         [&](utils::IteratorType iterator) { return iterator == kind; });
   };
-  auto sharedReduction = [&](linalg::GenericOp op) {
-    return allAre(op, utils::IteratorType::reduction) &&
-           llvm::all_of(op.getDpsInits(), [](Value init) {
-             Type element = getElementTypeOrSelf(init.getType());
-             return element.isF32() || element.isInteger(32);
-           });
+  auto combinable = [](linalg::GenericOp op) {
+    return llvm::all_of(op.getDpsInits(), [](Value init) {
+      Type element = getElementTypeOrSelf(init.getType());
+      return element.isF32() || element.isInteger(32);
+    });
   };
   bool firstParallel = allAre(first, utils::IteratorType::parallel),
        secondParallel = allAre(second, utils::IteratorType::parallel);
-  return (firstParallel && secondParallel) || (firstParallel && sharedReduction(second)) ||
-         (secondParallel && sharedReduction(first));
+  if (first.getIteratorTypesArray() == second.getIteratorTypesArray())
+    return firstParallel || (combinable(first) && combinable(second));
+  return (firstParallel && allAre(second, utils::IteratorType::reduction) && combinable(second)) ||
+         (secondParallel && allAre(first, utils::IteratorType::reduction) && combinable(first));
 }
 
 bool canMerge(linalg::GenericOp first, linalg::GenericOp second, bool uniformIterators) {

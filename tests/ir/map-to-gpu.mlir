@@ -88,6 +88,11 @@ func.func @short_rows(%x: memref<8x3xf32>, %s: memref<8xf32>) {
 // CHECK-DAG: %[[C8:.*]] = arith.constant 8 : index
 // CHECK-DAG: %[[C256:.*]] = arith.constant 256 : index
 // CHECK: gpu.launch blocks(%[[B:.*]], %{{.*}}, %{{.*}}) in ({{.*}} = %[[C8]], {{.*}}) threads(%[[T:.*]], %{{.*}}, %{{.*}}) in ({{.*}} = %[[C256]]
+// A thread's positions: ceil((1000 - t) / 256), rounded down to a multiple
+// of 4 for the unrolled loop (a thread with 4 positions must unroll).
+// CHECK: %[[SPAN:.*]] = arith.maxsi
+// CHECK: %[[UP:.*]] = arith.addi %[[SPAN]], %c255
+// CHECK: %[[COUNT:.*]] = arith.divsi %[[UP]], %[[C256]]
 // CHECK: %[[MAIN:.*]] = scf.for %{{.*}} = %[[T]] to %[[MAIN_END:.*]] step %c1024 iter_args
 // CHECK-COUNT-4: memref.load %arg0
 // CHECK: scf.yield

@@ -105,6 +105,33 @@ func.func @sum_and_gradient(%x: tensor<4096xf32>) -> (tensor<f32>, tensor<4096xf
 
 // -----
 
+// Two column sums of the same inputs (W3's dgamma and dbeta): the same
+// iterators, so the merged generic keeps the GPU's column form and reads x
+// and c once.
+// GPU-LABEL: func.func @two_column_sums
+// GPU: %[[M:.*]]:2 = linalg.generic {{.*}} iterator_types = ["reduction", "parallel"]} ins(%arg0, %arg1 : tensor<64x32xf32>, tensor<64x32xf32>)
+// GPU-NOT: linalg.generic
+// GPU: return %[[M]]#0, %[[M]]#1
+func.func @two_column_sums(%x: tensor<64x32xf32>, %c: tensor<64x32xf32>) -> (tensor<32xf32>, tensor<32xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %s0 = tensor.empty() : tensor<32xf32>
+  %s = linalg.fill ins(%zero : f32) outs(%s0 : tensor<32xf32>) -> tensor<32xf32>
+  %a = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>], iterator_types = ["reduction", "parallel"]} ins(%x, %c : tensor<64x32xf32>, tensor<64x32xf32>) outs(%s : tensor<32xf32>) {
+  ^bb0(%in: f32, %w: f32, %out: f32):
+    %p = arith.mulf %in, %w : f32
+    %r = arith.addf %out, %p : f32
+    linalg.yield %r : f32
+  } -> tensor<32xf32>
+  %b = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>], iterator_types = ["reduction", "parallel"]} ins(%c : tensor<64x32xf32>) outs(%s : tensor<32xf32>) {
+  ^bb0(%w: f32, %out: f32):
+    %r = arith.addf %out, %w : f32
+    linalg.yield %r : f32
+  } -> tensor<32xf32>
+  return %a, %b : tensor<32xf32>, tensor<32xf32>
+}
+
+// -----
+
 // The same in f64: the GPU reduces f64 on one thread, so merging would run
 // the gradient there too; they stay apart.
 // GPU-LABEL: func.func @f64_sum_and_gradient

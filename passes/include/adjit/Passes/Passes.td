@@ -131,16 +131,19 @@ def MergeGenerics : Pass<"adjit-merge-generics", "ModuleOp"> {
     computed once and passed in registers instead of being written to a
     buffer (or recomputed in each consumer).
 
-    With `uniform-iterators` (the cuda target), only pairs whose merged
-    generic reduces over all its loops or over none merge: W1's sum and its
-    gradient over the same `x` become one kernel that reads `x` once. A
-    reduction merged with a sibling over other dimensions would lose the
-    GPU mapping's parallelism (or its coalesced column form).
+    With `uniform-iterators` (the cuda target), only pairs that keep the
+    GPU mapping's parallelism merge: two generics with the same iterators
+    (W3's two column sums of the same inputs become one kernel that reads
+    them once), or an elementwise generic and a reduction over all loops
+    (W1's sum and its gradient over the same `x`). Reductions must be over
+    32-bit values, what a block-wide `gpu.all_reduce` combines. A reduction
+    merged with an elementwise sibling over other dimensions would lose
+    the mapping's parallelism (or its coalesced column form).
   }];
   let options = [
     Option<"uniformIterators", "uniform-iterators", "bool", /*default=*/"false",
-           "Merge only when the merged generic's loops all reduce or all "
-           "stay parallel (for the GPU mapping)">,
+           "Merge only generics with the same iterators, or an elementwise "
+           "one and a full reduction (for the GPU mapping)">,
   ];
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
