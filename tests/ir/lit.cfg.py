@@ -12,3 +12,9 @@ config.substitutions.append(("%examples", os.path.join(config.adjit_source_dir, 
 # Our tools first, then FileCheck/not/count from the LLVM installation.
 path = os.pathsep.join(config.adjit_tool_dirs + [config.llvm_tools_dir, config.environment.get("PATH", os.environ["PATH"])])
 config.environment["PATH"] = path
+
+# mlir-cpu-runner's printing functions, for the tests that run the GPU
+# mapping's kernels on the CPU (gpu-emulated-*.mlir).
+config.substitutions.append(
+    ("%mlir_runner_utils",
+     os.path.join(os.path.dirname(config.llvm_tools_dir), "lib", "libmlir_runner_utils.so")))

@@ -1046,6 +1046,28 @@ def MapToGpu : Pass<"adjit-map-to-gpu", "ModuleOp"> {
   ];
 }
 
+def EmulateGpuLaunches : Pass<"adjit-emulate-gpu-launches", "ModuleOp"> {
+  let summary = "Run gpu.launch ops as host loops, for tests without a GPU";
+  let description = [{
+    A testing aid: each `gpu.launch` (before kernel outlining, with
+    constant sizes) becomes loops over its blocks and, inside, over its
+    threads, so that the CPU computes what the kernels
+    `adjit-map-to-gpu` made compute on a GPU. A block's body is cut at
+    its top-level `gpu.barrier` and `gpu.all_reduce` ops: every thread runs
+    one piece before any runs the next; a value that a later piece uses is
+    kept in an array with an element per thread; a `gpu.all_reduce` folds
+    the threads' operands in thread order. Shared memory is a host array.
+    Sequential threads are one valid schedule of a race-free kernel, so
+    the lit tests under tests/ir/gpu-emulated-*.mlir check the GPU mapping's
+    numbers (chunks, remainders, unrolled folds, merged outputs) in CI.
+    Synchronisation inside nested regions is rejected.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect"
+  ];
+}
+
 def LowerGpuAllReduce : Pass<"adjit-lower-gpu-all-reduce", "ModuleOp"> {
   let summary = "Expand block-wide gpu.all_reduce ops in outlined kernels";
   let description = [{
