@@ -139,7 +139,10 @@ SmallVector<Value> stridedFold(OpBuilder &b, Location loc, ArrayRef<Combiner> co
 
 class LaunchBuilder {
 public:
-  explicit LaunchBuilder(linalg::LinalgOp op) : op_(op) {}
+  // `filled`: outputs whose linalg.fill was folded into this op (the value
+  // each starts from instead of what the buffer holds).
+  LaunchBuilder(linalg::LinalgOp op, const DenseMap<OpOperand *, Value> &filled)
+      : op_(op), filled_(filled) {}
 
   LogicalResult build() {
     if (!op_.hasPureBufferSemantics())
@@ -509,7 +512,7 @@ private:
     for (unsigned dim : reductionDims_)
       loopIndices_[dim] = zero;
     for (auto [init, combiner, total] : llvm::zip(accumulators, combiners_, totals))
-      store(b, loc, combine(b, combiner, load(b, loc, init), total), init);
+      store(b, loc, combine(b, combiner, initialValue(b, loc, init), total), init);
   }
 
   // A gpu.launch of `blocks` blocks whose threads share a strided loop and
@@ -569,7 +572,7 @@ private:
     for (OpOperand &init : op_.getDpsInitsMutable())
       if (isAccumulator(op_, &init)) {
         accumulators.push_back(&init);
-        initialValues.push_back(load(b, loc, &init));
+        initialValues.push_back(initialValue(b, loc, &init));
       }
     scf::LoopNest nest = scf::buildLoopNest(
         b, loc, lbs, ubs, steps, initialValues,
@@ -684,6 +687,13 @@ private:
         indicesAt(b, loc, op_.getMatchingIndexingMap(operand), loopIndices_));
   }
 
+  // What an accumulator starts from: its folded fill value, or the buffer.
+  Value initialValue(OpBuilder &b, Location loc, OpOperand *init) {
+    if (Value value = filled_.lookup(init))
+      return value;
+    return load(b, loc, init);
+  }
+
   void store(OpBuilder &b, Location loc, Value value, OpOperand *init) {
     b.create<memref::StoreOp>(
         loc, value, init->get(),
@@ -691,6 +701,7 @@ private:
   }
 
   linalg::LinalgOp op_;
+  const DenseMap<OpOperand *, Value> &filled_;
   SmallVector<Combiner> combiners_;  // one per accumulator, in init order
   SmallVector<int64_t> ranges_;
   SmallVector<unsigned> parallelDims_, reductionDims_;
@@ -719,6 +730,48 @@ void runOnOneThread(Operation *op) {
   op->moveBefore(terminator);
 }
 
+// A linalg.fill of a whole buffer (an allocation or an argument, not a
+// view) whose next user accumulates into it (a reduction's output, every
+// point of which the reduction's kernel writes): that kernel starts from the
+// fill's value instead, and the fill's launch goes. Contractions left to the
+// GEMM library keep their fills. Returns the outputs and their values;
+// erases the fills.
+DenseMap<OpOperand *, Value> foldFillsIntoReductions(ModuleOp module, bool gemmLibrary) {
+  DenseMap<OpOperand *, Value> filled;
+  SmallVector<linalg::FillOp> fills;
+  module.walk([&](linalg::FillOp fill) { fills.push_back(fill); });
+  for (linalg::FillOp fill : fills) {
+    if (!fill.hasPureBufferSemantics())
+      continue;
+    Value buffer = fill.getDpsInits()[0];
+    if (!isa<BlockArgument>(buffer) && !buffer.getDefiningOp<memref::AllocOp>())
+      continue;
+    linalg::GenericOp generic;
+    for (Operation *next = fill->getNextNode(); next; next = next->getNextNode())
+      if (llvm::is_contained(next->getOperands(), buffer)) {
+        generic = dyn_cast<linalg::GenericOp>(next);
+        break;
+      }
+    if (!generic || !generic.hasPureBufferSemantics() || generic.getNumReductionLoops() == 0 ||
+        llvm::is_contained(generic.getDpsInputs(), buffer) ||
+        (gemmLibrary && adjit::matchLibraryGemm(generic)))
+      continue;
+    // Nothing else reads the buffer before the reduction has written it.
+    if (llvm::any_of(buffer.getUsers(), [&](Operation *user) {
+          return user != fill && user != generic &&
+                 (user->getBlock() != generic->getBlock() || user->isBeforeInBlock(generic));
+        }))
+      continue;
+    for (OpOperand &init : generic.getDpsInitsMutable())
+      if (init.get() == buffer && isAccumulator(generic, &init)) {
+        filled[&init] = fill.getInputs()[0];
+        fill->erase();
+        break;
+      }
+  }
+  return filled;
+}
+
 struct MapToGpuPass : adjit::impl::MapToGpuBase<MapToGpuPass> {
   using MapToGpuBase::MapToGpuBase;
 
@@ -726,6 +779,7 @@ struct MapToGpuPass : adjit::impl::MapToGpuBase<MapToGpuPass> {
     ModuleOp module = getOperation();
     module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
                     UnitAttr::get(&getContext()));
+    DenseMap<OpOperand *, Value> filled = foldFillsIntoReductions(module, gemmLibrary);
     SmallVector<linalg::LinalgOp> ops;
     module.walk([&](linalg::LinalgOp op) {
       auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
@@ -733,7 +787,7 @@ struct MapToGpuPass : adjit::impl::MapToGpuBase<MapToGpuPass> {
         ops.push_back(op);
     });
     for (linalg::LinalgOp op : ops)
-      if (failed(LaunchBuilder(op).build()))
+      if (failed(LaunchBuilder(op, filled).build()))
         return signalPassFailure();
     for (auto fn : module.getOps<func::FuncOp>()) {
       for (Operation &op : llvm::make_early_inc_range(fn.getOps())) {

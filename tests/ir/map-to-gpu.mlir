@@ -223,3 +223,44 @@ func.func @host_loop(%ids: memref<3xindex>, %acc: memref<10xf32>) {
   }
   return
 }
+
+// A fill of a reduction's output folds into the reduction's kernel: one
+// launch, which starts from the fill's value instead of reading the output.
+// CHECK-LABEL: func.func @filled_row_sums
+// CHECK-NOT: linalg.fill
+// CHECK: gpu.launch
+// CHECK-NOT: memref.load %arg1
+// CHECK: %[[TOTAL:.*]] = gpu.all_reduce add
+// CHECK: %[[START:.*]] = arith.addf %[[TOTAL]], %cst
+// CHECK: memref.store %[[START]], %arg1
+// CHECK-NOT: gpu.launch
+// CHECK: return
+func.func @filled_row_sums(%x: memref<8x1000xf32>, %s: memref<8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%s : memref<8xf32>)
+  linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<8x1000xf32>) outs(%s : memref<8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %a = arith.addf %out, %in : f32
+    linalg.yield %a : f32
+  }
+  return
+}
+
+// A fill whose buffer something else reads before the reduction keeps its
+// own launch.
+// CHECK-LABEL: func.func @filled_and_read
+// CHECK-COUNT-3: gpu.launch
+// CHECK: return
+func.func @filled_and_read(%x: memref<8x1000xf32>, %s: memref<8xf32>, %t: memref<8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%s : memref<8xf32>)
+  memref.copy %s, %t : memref<8xf32> to memref<8xf32>
+  linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<8x1000xf32>) outs(%s : memref<8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %a = arith.addf %out, %in : f32
+    linalg.yield %a : f32
+  }
+  return
+}

@@ -1028,6 +1028,11 @@ def MapToGpu : Pass<"adjit-map-to-gpu", "ModuleOp"> {
     cuBLAS can run in place stays on the host as it is: the launch plan
     calls the library for it.
 
+    A `linalg.fill` of a whole buffer (an allocation or an argument) that
+    the next user accumulates into, with nothing else reading it before,
+    folds into that reduction's kernel, which starts from the fill's value:
+    one launch less per reduction (W3's value+grad went from 19 to 13).
+
     A scalar input that the host would read from a buffer (pad's padding
     value) is read by the kernel. Other host code that touches buffers (the
     loops of scatter_add) runs unchanged on one GPU thread. The host
