@@ -112,11 +112,12 @@ SmallVector<Value> stridedFold(OpBuilder &b, Location loc, ArrayRef<Combiner> co
     identities.push_back(b.create<arith::ConstantOp>(loc, combiner.identity));
   // The positions (ceil(span / step), span >= 0) rounded down to a multiple
   // of kLoadsInFlight: where the remainder loop begins.
-  Value span = b.create<arith::MaxSIOp>(loc, b.create<arith::SubIOp>(loc, end, begin), constant(0));
-  Value count = b.create<arith::DivSIOp>(loc, b.create<arith::AddIOp>(loc, span, constant(step - 1)),
-                                         constant(step));
-  Value unrolledCount =
-      b.create<arith::SubIOp>(loc, count, b.create<arith::RemSIOp>(loc, count, constant(kLoadsInFlight)));
+  Value span =
+      b.create<arith::MaxSIOp>(loc, b.create<arith::SubIOp>(loc, end, begin), constant(0));
+  Value count = b.create<arith::DivSIOp>(
+      loc, b.create<arith::AddIOp>(loc, span, constant(step - 1)), constant(step));
+  Value unrolledCount = b.create<arith::SubIOp>(
+      loc, count, b.create<arith::RemSIOp>(loc, count, constant(kLoadsInFlight)));
   Value unrolledStep = constant(step * kLoadsInFlight);
   Value unrolledEnd = b.create<arith::AddIOp>(
       loc, begin, b.create<arith::MulIOp>(loc, unrolledCount, constant(step)));
