@@ -92,6 +92,16 @@ public:
                               "does not run");
       segments_.back().push_back(&op);
     }
+    // Checked before anything is emitted, so that a failure leaves the IR.
+    for (Operation *sync : syncs_)
+      if (auto reduce = dyn_cast<gpu::AllReduceOp>(sync)) {
+        if (!reduce.getOp())
+          return reduce.emitOpError("with a region is not emulated");
+        Operation *producer = reduce.getValue().getDefiningOp();
+        if (!producer || producer->getParentOp() != launch_)
+          return reduce.emitOpError("reduces a value no segment computes per thread, which "
+                                    "the emulation does not run");
+      }
     auto constant = [&](int64_t v) -> Value { return b_.create<arith::ConstantIndexOp>(loc, v); };
     threads_ = sizes_[3] * sizes_[4] * sizes_[5];
     // Blocks run one after the other, so one copy of the block's memory
@@ -120,8 +130,8 @@ public:
       mapping_.map(argument, constant(size));
     for (size_t s = 0; s < segments_.size(); ++s) {
       emitSegment(loc, constant, s);
-      if (s + 1 < segments_.size() && failed(afterSync(loc, constant, s)))
-        return failure();
+      if (s + 1 < segments_.size())
+        afterSync(loc, constant, s);
     }
     launch_->erase();
     return success();
@@ -179,17 +189,11 @@ private:
   // After segment `s`: a gpu.all_reduce folds every thread's operand, in
   // thread order, into the value the next segments see; a barrier needs
   // nothing more.
-  LogicalResult afterSync(Location loc, function_ref<Value(int64_t)> constant, size_t s) {
+  void afterSync(Location loc, function_ref<Value(int64_t)> constant, size_t s) {
     auto reduce = dyn_cast<gpu::AllReduceOp>(syncs_[s]);
     if (!reduce)
-      return success();
-    if (!reduce.getOp())
-      return reduce.emitOpError("with a region is not emulated");
-    Value operand = reduce.getValue();
-    Value array = perThread_.lookup(operand);
-    if (!array)
-      return reduce.emitOpError("reduces a value no segment computes per thread, which the "
-                                "emulation does not run");
+      return;
+    Value array = perThread_.lookup(reduce.getValue());
     Value first = b_.create<memref::LoadOp>(loc, array, constant(0));
     auto loop = b_.create<scf::ForOp>(
         loc, constant(1), constant(threads_), constant(1), ValueRange{first},
@@ -198,7 +202,6 @@ private:
           lb.create<scf::YieldOp>(lloc, combine(lb, lloc, *reduce.getOp(), carried[0], next));
         });
     mapping_.map(reduce.getResult(), loop.getResult(0));
-    return success();
   }
 
   size_t segmentOf(Operation *op) {
