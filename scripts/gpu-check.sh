@@ -65,8 +65,15 @@ missing=$(ldd "$tests" "$bench" 2>&1 | grep "not found" | sort -u)
 if python3 -c "import torch; assert torch.cuda.is_available()" 2>/dev/null; then
   timeout "$(budget 90)" python3 bench/peers/gpu_ceilings.py 2>&1 | tee -a "$out/bench.jsonl"
 fi
-timeout "$(budget 60)" "$bench" --workload gpu_bandwidth --device cuda --reps 20 2>&1 |
-  tee -a "$out/bench.jsonl"
+# One adjit-bench workload on the GPU, its lines labelled IMPL, appended to
+# bench.jsonl, with the environment given after it (VAR=value ...).
+gpu_bench() {  # IMPL SECONDS WORKLOAD [VAR=value ...]
+  local impl=$1 seconds=$2 workload=$3
+  shift 3
+  env "$@" timeout "$(budget "$seconds")" "$bench" --workload "$workload" --device cuda \
+    --reps 20 2>&1 | sed "s/\"impl\":\"adjit\"/\"impl\":\"$impl\"/" | tee -a "$out/bench.jsonl"
+}
+gpu_bench adjit 60 gpu_bandwidth
 
 # One process per test case: a crash or a poisoned CUDA context stays in its
 # case. The IR of every stage is kept for the failures' diagnosis.
@@ -102,22 +109,14 @@ if (( tests_status != 0 )); then
 fi
 
 for workload in W1 W2 W3; do
-  if [[ -n "$baseline" ]]; then
-    LD_LIBRARY_PATH="$baseline:$LD_LIBRARY_PATH" timeout "$(budget 90)" "$bench" \
-      --workload "$workload" --device cuda --reps 20 2>&1 |
-      sed 's/"impl":"adjit"/"impl":"adjit-baseline"/' | tee -a "$out/bench.jsonl"
-  fi
-  timeout "$(budget 90)" "$bench" --workload "$workload" --device cuda --reps 20 2>&1 |
-    tee -a "$out/bench.jsonl"
+  [[ -n "$baseline" ]] &&
+    gpu_bench adjit-baseline 90 "$workload" LD_LIBRARY_PATH="$baseline:$LD_LIBRARY_PATH"
+  gpu_bench adjit 90 "$workload"
 done
-if [[ -n "$baseline" ]]; then
-  LD_LIBRARY_PATH="$baseline:$LD_LIBRARY_PATH" timeout "$(budget 60)" "$bench" \
-    --workload gpu_bandwidth --device cuda --reps 20 2>&1 |
-    sed 's/"impl":"adjit"/"impl":"adjit-baseline"/' | tee -a "$out/bench.jsonl"
-fi
+[[ -n "$baseline" ]] &&
+  gpu_bench adjit-baseline 60 gpu_bandwidth LD_LIBRARY_PATH="$baseline:$LD_LIBRARY_PATH"
 # W2 with TF32 tensor cores for its products (JAX's default precision).
-ADJIT_GPU_MATMUL=tf32 timeout "$(budget 90)" "$bench" --workload W2 --device cuda --reps 20 2>&1 |
-  sed 's/"impl":"adjit"/"impl":"adjit-tf32"/' | tee -a "$out/bench.jsonl"
+gpu_bench adjit-tf32 90 W2 ADJIT_GPU_MATMUL=tf32
 # The same workloads in JAX on the same GPU: the reference measured in the
 # same run.
 if JAX_PLATFORMS=cuda timeout "$(budget 60)" python3 -c "import jax; jax.devices('gpu')" \
