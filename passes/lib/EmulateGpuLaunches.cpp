@@ -10,6 +10,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
 #include "llvm/ADT/MapVector.h"
 
 namespace mlir::adjit {
@@ -59,6 +60,24 @@ Value combine(OpBuilder &b, Location loc, gpu::AllReduceOperation kind, Value x,
 
 bool isSync(Operation *op) { return isa<gpu::BarrierOp, gpu::AllReduceOp>(op); }
 
+bool containsSync(Operation *op) {
+  return op->walk([](Operation *inner) {
+             return isSync(inner) ? WalkResult::interrupt() : WalkResult::advance();
+           })
+      .wasInterrupted();
+}
+
+// The launch body as the emulation runs it: segments, which every thread
+// of a block runs before any runs what follows; synchronisations; and loops
+// that synchronise inside, whose bounds every thread shares, so that the
+// emulation runs them once for the block with their bodies' items inside.
+struct Item {
+  enum Kind { segment, sync, loop } kind;
+  Operation *op = nullptr;         // a sync's or a loop's op
+  int number = -1;                 // a segment's
+  std::vector<Item> body;          // a loop's (a vector of a type still incomplete here)
+};
+
 class LaunchEmulator {
 public:
   explicit LaunchEmulator(gpu::LaunchOp launch) : launch_(launch), b_(launch) {}
@@ -75,49 +94,40 @@ public:
         return launch_.emitOpError("has a grid or block size that is not a constant");
       size = *known;
     }
-    Block &body = launch_.getBody().front();
-    // The body between synchronisations: every thread of a block runs one
-    // segment before any runs the next.
-    segments_.emplace_back();
-    for (Operation &op : body.without_terminator()) {
-      if (isSync(&op)) {
-        syncs_.push_back(&op);
-        segments_.emplace_back();
-        continue;
-      }
-      if (op.walk([](Operation *inner) { return isSync(inner) ? WalkResult::interrupt()
-                                                              : WalkResult::advance(); })
-              .wasInterrupted())
-        return op.emitOpError("synchronises inside a nested region, which the emulation "
-                              "does not run");
-      segments_.back().push_back(&op);
-    }
     // Checked before anything is emitted, so that a failure leaves the IR.
-    for (Operation *sync : syncs_)
-      if (auto reduce = dyn_cast<gpu::AllReduceOp>(sync)) {
-        if (!reduce.getOp())
-          return reduce.emitOpError("with a region is not emulated");
-        Operation *producer = reduce.getValue().getDefiningOp();
-        if (!producer || producer->getParentOp() != launch_)
-          return reduce.emitOpError("reduces a value no segment computes per thread, which "
-                                    "the emulation does not run");
+    if (failed(collect(launch_.getBody().front(), items_)))
+      return failure();
+    WalkResult reduces = launch_.walk([&](gpu::AllReduceOp reduce) {
+      if (!reduce.getOp()) {
+        reduce.emitOpError("with a region is not emulated");
+        return WalkResult::interrupt();
       }
+      Operation *producer = reduce.getValue().getDefiningOp();
+      if (!producer || !segmentOfOp_.count(producer)) {
+        reduce.emitOpError("reduces a value no segment computes per thread, which the "
+                           "emulation does not run");
+        return WalkResult::interrupt();
+      }
+      return WalkResult::advance();
+    });
+    if (reduces.wasInterrupted())
+      return failure();
     auto constant = [&](int64_t v) -> Value { return b_.create<arith::ConstantIndexOp>(loc, v); };
     threads_ = sizes_[3] * sizes_[4] * sizes_[5];
     // Blocks run one after the other, so one copy of the block's memory
     // serves them all: its shared memory, and an array with an element per
-    // thread for each value that one segment defines and a later one uses.
+    // thread for each value that one segment defines and another uses.
     for (BlockArgument shared : launch_.getWorkgroupAttributions()) {
       auto type = cast<MemRefType>(shared.getType());
       mapping_.map(shared, b_.create<memref::AllocaOp>(
                                loc, MemRefType::get(type.getShape(), type.getElementType())));
     }
-    for (size_t s = 0; s < segments_.size(); ++s)
-      for (Operation *op : segments_[s])
-        for (Value result : op->getResults())
-          if (usedAfter(result, s))
-            perThread_[result] = b_.create<memref::AllocaOp>(
-                loc, MemRefType::get({threads_}, result.getType()));
+    for (auto [op, segment] : segmentOfOp_)
+      for (Value result : op->getResults())
+        if (llvm::any_of(result.getUsers(),
+                         [&, segment = segment](Operation *user) { return segmentOf(user) != segment; }))
+          perThread_[result] = b_.create<memref::AllocaOp>(
+              loc, MemRefType::get({threads_}, result.getType()));
     SmallVector<Value> gridLoops = nest(constant, {sizes_[2], sizes_[1], sizes_[0]});
     mapping_.map(launch_.getBlockIds().x, gridLoops[2]);
     mapping_.map(launch_.getBlockIds().y, gridLoops[1]);
@@ -128,11 +138,7 @@ public:
                               blockSize.z},
                    sizes_))
       mapping_.map(argument, constant(size));
-    for (size_t s = 0; s < segments_.size(); ++s) {
-      emitSegment(loc, constant, s);
-      if (s + 1 < segments_.size())
-        afterSync(loc, constant, s);
-    }
+    emitItems(loc, constant, items_);
     launch_->erase();
     return success();
   }
@@ -140,8 +146,70 @@ public:
 private:
   std::array<int64_t, 6> sizes_{};
 
+  LogicalResult collect(Block &block, std::vector<Item> &items) {
+    for (Operation &op : block.without_terminator()) {
+      if (isSync(&op)) {
+        items.push_back({Item::sync, &op});
+        continue;
+      }
+      if (!containsSync(&op)) {
+        if (items.empty() || items.back().kind != Item::segment)
+          items.push_back({Item::segment, nullptr, segments_++});
+        segmentOfOp_[&op] = items.back().number;
+        continue;
+      }
+      auto loop = dyn_cast<scf::ForOp>(&op);
+      if (!loop || loop.getNumResults() != 0 ||
+          llvm::any_of(loop->getOperands(), [&](Value bound) { return !isUniform(bound); }))
+        return op.emitOpError("synchronises inside a nested region, which the emulation does "
+                              "not run (only inside a loop without results whose bounds "
+                              "every thread shares)");
+      items.push_back({Item::loop, &op});
+      if (failed(collect(*loop.getBody(), items.back().body)))
+        return failure();
+    }
+    return success();
+  }
+
+  // A constant, a value from outside the launch, or a block index or size.
+  bool isUniform(Value v) {
+    Operation *owner = v.getParentBlock()->getParentOp();
+    if (matchPattern(v, m_Constant()) ||
+        (owner != launch_.getOperation() && !launch_->isProperAncestor(owner)))
+      return true;
+    gpu::KernelDim3 ids = launch_.getBlockIds(), grid = launch_.getGridSize(),
+                    block = launch_.getBlockSize();
+    return llvm::is_contained(std::array{ids.x, ids.y, ids.z, grid.x, grid.y, grid.z, block.x,
+                                         block.y, block.z},
+                              v);
+  }
+
+  void emitItems(Location loc, function_ref<Value(int64_t)> constant, ArrayRef<Item> items) {
+    for (const Item &item : items) {
+      switch (item.kind) {
+      case Item::segment:
+        emitSegment(loc, constant, item.number);
+        break;
+      case Item::sync:
+        afterSync(loc, constant, item.op);
+        break;
+      case Item::loop: {
+        auto loop = cast<scf::ForOp>(item.op);
+        auto host = b_.create<scf::ForOp>(loc, mapping_.lookupOrDefault(loop.getLowerBound()),
+                                          mapping_.lookupOrDefault(loop.getUpperBound()),
+                                          mapping_.lookupOrDefault(loop.getStep()));
+        mapping_.map(loop.getInductionVar(), host.getInductionVar());
+        OpBuilder::InsertionGuard guard(b_);
+        b_.setInsertionPoint(host.getBody()->getTerminator());
+        emitItems(loc, constant, item.body);
+        break;
+      }
+      }
+    }
+  }
+
   // Segment `s` for every thread of the block, in order.
-  void emitSegment(Location loc, function_ref<Value(int64_t)> constant, size_t s) {
+  void emitSegment(Location loc, function_ref<Value(int64_t)> constant, int s) {
     OpBuilder::InsertionGuard guard(b_);
     SmallVector<Value> threadLoops = nest(constant, {sizes_[5], sizes_[4], sizes_[3]});
     IRMapping segment = mapping_;
@@ -157,11 +225,16 @@ private:
                 loc, threadLoops[1],
                 b_.create<arith::MulIOp>(loc, constant(sizes_[4]), threadLoops[0]))));
     for (auto [value, array] : perThread_)
-      if (definedBefore(value, s) && usedIn(value, s))
+      if (segmentOf(value.getDefiningOp()) != s &&
+          llvm::any_of(value.getUsers(), [&](Operation *user) { return segmentOf(user) == s; }))
         segment.map(value, b_.create<memref::LoadOp>(loc, array, linear));
-    for (Operation *op : segments_[s])
+    SmallVector<Operation *> ops;
+    for (auto [op, opSegment] : segmentOfOp_)
+      if (opSegment == s)
+        ops.push_back(op);
+    for (Operation *op : ops)
       b_.clone(*op, segment);
-    for (Operation *op : segments_[s])
+    for (Operation *op : ops)
       for (Value result : op->getResults())
         if (perThread_.count(result))
           b_.create<memref::StoreOp>(loc, segment.lookup(result), perThread_[result], linear);
@@ -186,11 +259,10 @@ private:
     return ivs;
   }
 
-  // After segment `s`: a gpu.all_reduce folds every thread's operand, in
-  // thread order, into the value the next segments see; a barrier needs
-  // nothing more.
-  void afterSync(Location loc, function_ref<Value(int64_t)> constant, size_t s) {
-    auto reduce = dyn_cast<gpu::AllReduceOp>(syncs_[s]);
+  // A gpu.all_reduce folds every thread's operand, in thread order, into
+  // the value the next segments see; a barrier needs nothing more.
+  void afterSync(Location loc, function_ref<Value(int64_t)> constant, Operation *sync) {
+    auto reduce = dyn_cast<gpu::AllReduceOp>(sync);
     if (!reduce)
       return;
     Value array = perThread_.lookup(reduce.getValue());
@@ -204,30 +276,22 @@ private:
     mapping_.map(reduce.getResult(), loop.getResult(0));
   }
 
-  size_t segmentOf(Operation *op) {
-    while (op->getParentOp() != launch_)
-      op = op->getParentOp();
-    for (size_t s = 0; s < segments_.size(); ++s)
-      if (llvm::is_contained(segments_[s], op))
-        return s;
-    return segments_.size();  // a synchronisation
+  // The segment an op (or the op around it) belongs to; -1 for a
+  // synchronisation or a loop that holds some.
+  int segmentOf(Operation *op) {
+    for (; op && op != launch_; op = op->getParentOp())
+      if (auto it = segmentOfOp_.find(op); it != segmentOfOp_.end())
+        return it->second;
+    return -1;
   }
-
-  bool usedAfter(Value value, size_t s) {
-    // A synchronisation (a gpu.all_reduce's operand) counts as after.
-    return llvm::any_of(value.getUsers(), [&](Operation *user) { return segmentOf(user) > s; });
-  }
-  bool usedIn(Value value, size_t s) {
-    return llvm::any_of(value.getUsers(), [&](Operation *user) { return segmentOf(user) == s; });
-  }
-  bool definedBefore(Value value, size_t s) { return segmentOf(value.getDefiningOp()) < s; }
 
   gpu::LaunchOp launch_;
   OpBuilder b_;
   int64_t threads_ = 0;
-  SmallVector<SmallVector<Operation *>> segments_;
-  SmallVector<Operation *> syncs_;  // between segment i and i + 1
-  IRMapping mapping_;               // block ids, sizes, shared memory, reductions
+  int segments_ = 0;
+  std::vector<Item> items_;
+  llvm::MapVector<Operation *, int> segmentOfOp_;  // in program order
+  IRMapping mapping_;  // block ids, sizes, shared memory, loop indices, reductions
   llvm::MapVector<Value, Value> perThread_;
 };
 

@@ -145,39 +145,15 @@ public:
   LaunchBuilder(linalg::LinalgOp op, const DenseMap<OpOperand *, Value> &filled)
       : op_(op), filled_(filled) {}
 
+  // The op's own launch (or launches).
   LogicalResult build() {
-    if (!op_.hasPureBufferSemantics())
-      return op_.emitOpError("reached GPU mapping on tensors; it runs after bufferization");
-    ranges_ = op_.getStaticLoopRanges();
-    if (llvm::any_of(ranges_, ShapedType::isDynamic))
-      return op_.emitOpError("has dynamic loop bounds; GPU kernels are built for static shapes");
-    int64_t points = 1;
-    for (auto [dim, iterator] : llvm::enumerate(op_.getIteratorTypesArray())) {
-      if (iterator == utils::IteratorType::parallel) {
-        parallelDims_.push_back(dim);
-        points *= ranges_[dim];
-      } else {
-        reductionDims_.push_back(dim);
-      }
-    }
+    if (failed(analyze()))
+      return failure();
+    int64_t points = points_, reductionSize = reductionSize_;
     if (points == 0) {
       op_->erase();
       return success();
     }
-    // An output that some parallel loop does not index would be updated by
-    // several threads at once: such an op runs all its loops in one thread.
-    for (OpOperand &init : op_.getDpsInitsMutable()) {
-      AffineMap map = op_.getMatchingIndexingMap(&init);
-      if (llvm::any_of(parallelDims_, [&](unsigned dim) { return !map.isFunctionOfDim(dim); })) {
-        parallelDims_.clear();
-        reductionDims_ = llvm::to_vector(llvm::seq<unsigned>(0, ranges_.size()));
-        points = 1;
-        break;
-      }
-    }
-    int64_t reductionSize = 1;
-    for (unsigned dim : reductionDims_)
-      reductionSize *= ranges_[dim];
     if (!reductionDims_.empty() && reductionSize >= kMinBlockReductionSize && matchCombiners()) {
       if (reducesColumns(points))
         return buildColumnReduction(points, reductionSize);
@@ -221,7 +197,100 @@ public:
     return success();
   }
 
+  // The op inside a launch whose block of `threads` threads (`thread` is
+  // this one's index) runs it together. An op with one point and a
+  // reduction of 32-bit combiners strides over the reduction, all-reduces
+  // block-wide and has thread 0 store; otherwise the threads stride over
+  // the points, each running a point's reduction loops itself.
+  LogicalResult buildInBlock(Value thread, int64_t threads) {
+    if (failed(analyze()))
+      return failure();
+    OpBuilder b(op_);
+    Location loc = op_.getLoc();
+    auto constant = [&](int64_t v) -> Value { return b.create<arith::ConstantIndexOp>(loc, v); };
+    if (points_ == 1 && reductionSize_ > 1 && matchCombiners()) {
+      setParallelIndices(b, loc, constant(0));
+      SmallVector<OpOperand *> accumulators;
+      for (OpOperand &init : op_.getDpsInitsMutable())
+        if (isAccumulator(op_, &init))
+          accumulators.push_back(&init);
+      SmallVector<Value> strided = stridedFold(
+          b, loc, combiners_, thread, constant(reductionSize_), threads,
+          [&](OpBuilder &lb, Location lloc, ValueRange positions, ValueRange carried) {
+            return foldReductionPoints(lb, lloc, positions, accumulators, carried);
+          });
+      SmallVector<Value> totals;
+      for (auto [combiner, partial] : llvm::zip(combiners_, strided))
+        totals.push_back(b.create<gpu::AllReduceOp>(
+            loc, partial, gpu::AllReduceOperationAttr::get(b.getContext(), combiner.kind),
+            /*uniform=*/true));
+      Value first = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, thread, constant(0));
+      auto ifFirst = b.create<scf::IfOp>(loc, first, /*withElseRegion=*/false);
+      b.setInsertionPointToStart(&ifFirst.getThenRegion().front());
+      foldIntoOutputs(b, loc, accumulators, totals);
+    } else if (reductionDims_.empty()) {
+      stridedFold(b, loc, {}, thread, constant(points_), threads,
+                  [&](OpBuilder &lb, Location lloc, ValueRange positions, ValueRange) {
+                    return emitPoints(
+                        lb, lloc, positions, [&](Value p) { setParallelIndices(lb, lloc, p); },
+                        {}, {});
+                  });
+    } else {
+      b.create<scf::ForOp>(loc, thread, constant(points_), constant(threads), std::nullopt,
+                           [&](OpBuilder &lb, Location lloc, Value point, ValueRange) {
+                             setParallelIndices(lb, lloc, point);
+                             emitReductionLoops(lb, lloc);
+                             lb.create<scf::YieldOp>(lloc);
+                           });
+    }
+    op_->erase();
+    return success();
+  }
+
+  // The points of the parallel loops and the size of the reduction: the
+  // threads' share of work.
+  static FailureOr<int64_t> work(linalg::LinalgOp op) {
+    LaunchBuilder builder(op, {});
+    if (failed(builder.analyze()))
+      return failure();
+    return std::max(builder.points_, builder.reductionSize_);
+  }
+
 private:
+  LogicalResult analyze() {
+    if (!op_.hasPureBufferSemantics())
+      return op_.emitOpError("reached GPU mapping on tensors; it runs after bufferization");
+    ranges_ = op_.getStaticLoopRanges();
+    if (llvm::any_of(ranges_, ShapedType::isDynamic))
+      return op_.emitOpError("has dynamic loop bounds; GPU kernels are built for static shapes");
+    points_ = 1;
+    for (auto [dim, iterator] : llvm::enumerate(op_.getIteratorTypesArray())) {
+      if (iterator == utils::IteratorType::parallel) {
+        parallelDims_.push_back(dim);
+        points_ *= ranges_[dim];
+      } else {
+        reductionDims_.push_back(dim);
+      }
+    }
+    // An output that some parallel loop does not index would be updated by
+    // several threads at once: such an op runs all its loops in one thread.
+    for (OpOperand &init : op_.getDpsInitsMutable()) {
+      AffineMap map = op_.getMatchingIndexingMap(&init);
+      if (points_ > 0 && llvm::any_of(parallelDims_, [&](unsigned dim) {
+            return !map.isFunctionOfDim(dim);
+          })) {
+        parallelDims_.clear();
+        reductionDims_ = llvm::to_vector(llvm::seq<unsigned>(0, ranges_.size()));
+        points_ = 1;
+        break;
+      }
+    }
+    reductionSize_ = 1;
+    for (unsigned dim : reductionDims_)
+      reductionSize_ *= ranges_[dim];
+    return success();
+  }
+
   // Whether every accumulator is updated by a combiner that a block-wide
   // all-reduce can compute (outputs indexed by reduction loops are written
   // once per point, whichever thread visits it).
@@ -705,6 +774,7 @@ private:
   const DenseMap<OpOperand *, Value> &filled_;
   SmallVector<Combiner> combiners_;  // one per accumulator, in init order
   SmallVector<int64_t> ranges_;
+  int64_t points_ = 0, reductionSize_ = 0;
   SmallVector<unsigned> parallelDims_, reductionDims_;
   SmallVector<Value> loopIndices_;
 };
@@ -729,6 +799,120 @@ void runOnOneThread(Operation *op) {
   b.setInsertionPointToEnd(&launch.getBody().front());
   Operation *terminator = b.create<gpu::TerminatorOp>(loc);
   op->moveBefore(terminator);
+}
+
+// What a row group's thread block runs besides structured ops: views,
+// index arithmetic, and loops or branches around them.
+LogicalResult checkRunsInBlock(scf::ForallOp forall) {
+  WalkResult walk = forall.getBody()->walk([&](Operation *op) {
+    if (isa<linalg::LinalgOp>(op))
+      return WalkResult::skip();
+    if (isa<scf::ForOp, scf::IfOp, scf::YieldOp, scf::InParallelOp, memref::SubViewOp,
+            memref::AllocOp, memref::DeallocOp>(op) ||
+        isPure(op))
+      return WalkResult::advance();
+    op->emitOpError("cannot run in the thread blocks of a GPU row group");
+    return WalkResult::interrupt();
+  });
+  if (walk.wasInterrupted())
+    return failure();
+  if (forall.getRank() != 1 || !forall.getResults().empty())
+    return forall.emitOpError("reached GPU mapping with ")
+           << forall.getRank() << " dimensions or tensor results; a row group's chunks "
+           << "are one dimension of buffers";
+  std::optional<int64_t> lower = getConstantIntValue(forall.getMixedLowerBound()[0]),
+                         upper = getConstantIntValue(forall.getMixedUpperBound()[0]),
+                         step = getConstantIntValue(forall.getMixedStep()[0]);
+  if (lower != 0 || step != 1 || !upper)
+    return forall.emitOpError("reached GPU mapping without a static count of chunks from 0");
+  // Temporaries become views of a larger allocation: only ops that take
+  // any view may use them.
+  walk = forall.getBody()->walk([&](memref::AllocOp alloc) {
+    if (alloc->getParentOp() == forall && alloc.getType().hasStaticShape() &&
+        alloc.getType().getLayout().isIdentity() &&
+        llvm::all_of(alloc->getUsers(), [](Operation *user) {
+          return isa<linalg::LinalgOp, memref::DeallocOp>(user);
+        }))
+      return WalkResult::advance();
+    alloc.emitOpError("is a temporary that a GPU row group's thread blocks cannot place");
+    return WalkResult::interrupt();
+  });
+  return failure(walk.wasInterrupted());
+}
+
+// A row group's chunks (adjit-tile-and-fuse-rows with `gpu`): the
+// scf.forall becomes one launch with a thread block per chunk, whose
+// threads share each structured op of the chunk's rows (buildInBlock), a
+// barrier after each so that the next sees its writes. A chunk's
+// temporaries are its block's slice of one allocation per temporary.
+LogicalResult mapChunksToBlocks(scf::ForallOp forall, const DenseMap<OpOperand *, Value> &filled) {
+  if (failed(checkRunsInBlock(forall)))
+    return failure();
+  SmallVector<linalg::LinalgOp> ops;
+  int64_t work = 1;
+  WalkResult walk = forall.getBody()->walk([&](linalg::LinalgOp op) {
+    FailureOr<int64_t> opWork = LaunchBuilder::work(op);
+    if (failed(opWork))
+      return WalkResult::interrupt();
+    work = std::max(work, *opWork);
+    ops.push_back(op);
+    return WalkResult::advance();
+  });
+  if (walk.wasInterrupted())
+    return failure();
+  int64_t chunks = *getConstantIntValue(forall.getMixedUpperBound()[0]);
+  int64_t threads = std::min<int64_t>(kThreadsPerBlock, llvm::alignTo(work, 32));
+  OpBuilder b(forall);
+  Location loc = forall.getLoc();
+  auto constant = [&](int64_t v) -> Value { return b.create<arith::ConstantIndexOp>(loc, v); };
+  SmallVector<Value> temporaries;
+  SmallVector<memref::AllocOp> chunkAllocs(forall.getBody()->getOps<memref::AllocOp>());
+  for (memref::AllocOp alloc : chunkAllocs) {
+    SmallVector<int64_t> shape{chunks};
+    llvm::append_range(shape, alloc.getType().getShape());
+    temporaries.push_back(b.create<memref::AllocOp>(
+        loc, MemRefType::get(shape, alloc.getType().getElementType()), alloc.getAlignmentAttr()));
+  }
+  Value one = constant(1);
+  auto launch = b.create<gpu::LaunchOp>(loc, constant(chunks), one, one, constant(threads), one,
+                                        one);
+  Block &body = launch.getBody().front();
+  body.getOperations().splice(body.end(), forall.getBody()->getOperations());
+  forall.getInductionVar(0).replaceAllUsesWith(launch.getBlockIds().x);
+  body.getTerminator()->erase();  // scf.forall.in_parallel, empty on buffers
+  b.setInsertionPointToEnd(&body);
+  b.create<gpu::TerminatorOp>(loc);
+  b.setInsertionPointAfter(launch);
+  for (Value temporary : temporaries)
+    b.create<memref::DeallocOp>(loc, temporary);
+  forall->erase();
+  for (auto [alloc, temporary] : llvm::zip(chunkAllocs, temporaries)) {
+    b.setInsertionPoint(alloc);
+    MemRefType type = alloc.getType();
+    SmallVector<OpFoldResult> offsets(type.getRank() + 1, b.getIndexAttr(0)),
+        sizes{b.getIndexAttr(1)}, strides(type.getRank() + 1, b.getIndexAttr(1));
+    offsets[0] = launch.getBlockIds().x;
+    for (int64_t extent : type.getShape())
+      sizes.push_back(b.getIndexAttr(extent));
+    auto sliceType = memref::SubViewOp::inferRankReducedResultType(
+        type.getShape(), cast<MemRefType>(temporary.getType()), offsets, sizes, strides);
+    Value slice = b.create<memref::SubViewOp>(alloc.getLoc(), cast<MemRefType>(sliceType),
+                                              temporary, offsets, sizes, strides);
+    for (OpOperand &use : llvm::make_early_inc_range(alloc->getUses())) {
+      if (isa<memref::DeallocOp>(use.getOwner()))
+        use.getOwner()->erase();
+      else
+        use.set(slice);
+    }
+    alloc->erase();
+  }
+  for (linalg::LinalgOp op : ops) {
+    b.setInsertionPointAfter(op);
+    b.create<gpu::BarrierOp>(op.getLoc());
+    if (failed(LaunchBuilder(op, filled).buildInBlock(launch.getThreadIds().x, threads)))
+      return failure();
+  }
+  return success();
 }
 
 // A linalg.fill of a whole buffer (an allocation or an argument, not a
@@ -781,6 +965,11 @@ struct MapToGpuPass : adjit::impl::MapToGpuBase<MapToGpuPass> {
     module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
                     UnitAttr::get(&getContext()));
     DenseMap<OpOperand *, Value> filled = foldFillsIntoReductions(module, gemmLibrary);
+    SmallVector<scf::ForallOp> chunked;
+    module.walk([&](scf::ForallOp forall) { chunked.push_back(forall); });
+    for (scf::ForallOp forall : chunked)
+      if (failed(mapChunksToBlocks(forall, filled)))
+        return signalPassFailure();
     SmallVector<linalg::LinalgOp> ops;
     module.walk([&](linalg::LinalgOp op) {
       auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());

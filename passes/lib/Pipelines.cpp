@@ -100,6 +100,10 @@ std::optional<Stage> parseStage(StringRef name) {
 }
 
 namespace {
+// Thread blocks for a GPU row group: about as many as an H200 keeps
+// resident (132 multiprocessors, 8 blocks of 256 threads each).
+constexpr int64_t kGpuRowBlocks = 1024;
+
 void addCleanup(OpPassManager &pm, const CanonicalizerFactory &canonicalizer) {
   pm.addPass(canonicalizer.create());
   pm.addPass(createCSEPass());
@@ -186,6 +190,9 @@ void addLoweringToNVVM(OpPassManager &pm, const PipelineOptions &options,
   target.linkLibs = libraries;
   pm.addPass(createGpuNVVMAttachTarget(target));
   OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
+  // Views inside kernels (a row group's rows) become address arithmetic.
+  kernels.addPass(memref::createExpandStridedMetadataPass());
+  kernels.addPass(createLowerAffinePass());
   kernels.addPass(createConvertSCFToCFPass());
   kernels.addPass(createConvertGpuOpsToNVVMOps());
   kernels.addPass(canonicalizer.create());
@@ -312,12 +319,19 @@ static void addStagePasses(OpPassManager &pm, Stage stage, const PipelineOptions
     }
     addCleanup(pm, canonicalizer);
     // Contractions are marked for the CPU's GEMM kernels or the GPU's GEMM
-    // library. The row tiling for the caches is the CPU's; on a GPU, only
-    // siblings that keep the mapping's parallelism merge (a reduction merged
-    // with a sibling over other dimensions would lose it).
+    // library. Row groups run in blocks of rows that stay in the caches on
+    // a CPU, in thread blocks on a GPU (a block per chunk of rows); on a
+    // GPU, only siblings that keep the mapping's parallelism merge (a
+    // reduction merged with a sibling over other dimensions would lose it).
     pm.addPass(createSelectKernels());
-    if (options.target == Target::cpu)
-      pm.addPass(createTileAndFuseRows());
+    {
+      TileAndFuseRowsOptions rows;
+      if (options.target == Target::cuda) {
+        rows.gpu = true;
+        rows.maxChunks = kGpuRowBlocks;
+      }
+      pm.addPass(createTileAndFuseRows(rows));
+    }
     {
       MergeGenericsOptions merging;
       merging.uniformIterators = options.target == Target::cuda;

@@ -163,6 +163,48 @@ BlockPlan planBlocks(ArrayRef<linalg::GenericOp> members, int64_t rows,
   return plan;
 }
 
+// A GPU thread block shares each row among its threads, which pays for a
+// group with a reduction over at least a warp's worth of each row's
+// elements (the block-wide all-reduce); narrower rows stay with one kernel
+// per generic, a thread per row. Rows wider than 64 elements per thread of
+// a block stay too: few long rows would leave most multiprocessors idle,
+// where a kernel per generic splits each row over several blocks.
+constexpr int64_t kMinGpuRowReduction = 32, kMaxGpuRowWork = 16384;
+
+// The loop iterations of a generic for one row, and of its reductions.
+std::pair<int64_t, int64_t> rowWork(linalg::GenericOp op) {
+  int64_t all = 1, reduced = 1;
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  for (auto [range, iterator] :
+       llvm::zip(ArrayRef(ranges).drop_front(), ArrayRef(iterators).drop_front())) {
+    all *= range;
+    if (iterator == utils::IteratorType::reduction)
+      reduced *= range;
+  }
+  return {all, reduced};
+}
+
+bool reducesWithinRows(linalg::GenericOp op) {
+  return !reducesRows(op) && rowWork(op).second >= kMinGpuRowReduction;
+}
+
+// On a GPU each chunk is a thread block taking its rows one at a time: as
+// many chunks as divide the rows, up to `maxChunks`. Without enough of
+// them (a prime row count), or without partials to combine, the group
+// would leave the GPU idle, and it is not formed.
+std::optional<BlockPlan> planGpuBlocks(ArrayRef<linalg::GenericOp> members, int64_t rows,
+                                       int64_t maxChunks, bool chunkable) {
+  if (members.size() < 2 || !chunkable || !llvm::any_of(members, reducesWithinRows) ||
+      llvm::any_of(members, [](linalg::GenericOp op) { return rowWork(op).first > kMaxGpuRowWork; }))
+    return std::nullopt;
+  int64_t wanted = std::min(rows, maxChunks);
+  for (int64_t candidate = wanted; candidate * 2 > wanted; --candidate)
+    if (rows % candidate == 0)
+      return BlockPlan{/*blockRows=*/1, /*chunks=*/candidate};
+  return std::nullopt;
+}
+
 // ------------------------------------------------------------- groups ----
 
 struct RowGroup {
@@ -583,9 +625,11 @@ struct TileAndFuseRowsPass : adjit::impl::TileAndFuseRowsBase<TileAndFuseRowsPas
           continue;
         }
         RowGroup group = collectGroup(seed, *rows);
-        BlockPlan plan = planBlocks(group.members, *rows, budget, minChunkWork, maxChunks,
-                                    reductionsCombine(group.members));
-        if (!worthBlocking(group, plan)) {
+        bool chunkable = reductionsCombine(group.members);
+        std::optional<BlockPlan> plan =
+            gpu ? planGpuBlocks(group.members, *rows, maxChunks, chunkable)
+                : planBlocks(group.members, *rows, budget, minChunkWork, maxChunks, chunkable);
+        if (!plan || !worthBlocking(group, *plan)) {
           tried.insert(group.members.begin(), group.members.end());
           op = op->getNextNode();
           continue;
@@ -593,7 +637,7 @@ struct TileAndFuseRowsPass : adjit::impl::TileAndFuseRowsBase<TileAndFuseRowsPas
         // Go on after the ops before the group: the members are erased,
         // and what follows them is either new or not yet seen.
         Operation *previous = seed->getPrevNode();
-        GroupRewriter rewriter(group, plan);
+        GroupRewriter rewriter(group, *plan);
         rewriter.rewrite();
         tried.insert(rewriter.createdGenerics().begin(), rewriter.createdGenerics().end());
         op = previous ? previous->getNextNode() : &body.front();

@@ -246,6 +246,17 @@ def TileAndFuseRows : Pass<"adjit-tile-and-fuse-rows", "ModuleOp"> {
     rows keeps one partial result per chunk and combines them in chunk
     order after the loop. Contractions served by the GEMM kernels and
     generics that read their loop indices stay whole.
+
+    With `gpu`, the blocks are GPU thread blocks instead (adjit-map-to-gpu
+    gives each chunk one, whose threads share each row): a block of rows is
+    one row, the chunks as many as divide the rows up to `max-chunks`, and
+    only groups worth a block per chunk form: at least two members, one of
+    them a reduction over at least a warp's worth (32) of elements of each
+    row (LayerNorm's statistics, softmax's sums), and no member with more
+    than 16384 iterations per row (longer rows are better split over
+    several blocks, a kernel per generic). The row's reductions are
+    then block-wide all-reduces, and its elementwise work reads the row from
+    the multiprocessor's cache instead of from device memory.
   }];
   let options = [
     Option<"cacheBytes", "cache-bytes", "int64_t", /*default=*/"0",
@@ -255,6 +266,9 @@ def TileAndFuseRows : Pass<"adjit-tile-and-fuse-rows", "ModuleOp"> {
            "Fewest loop iterations of a chunk worth running on its own thread">,
     Option<"maxChunks", "max-chunks", "int64_t", /*default=*/"16",
            "Most chunks the rows of a group are split into">,
+    Option<"gpu", "gpu", "bool", /*default=*/"false",
+           "Plan for GPU thread blocks: one row per block, the chunks are "
+           "the blocks">,
   ];
   let dependentDialects = ["::mlir::linalg::LinalgDialect",
                            "::mlir::scf::SCFDialect",
@@ -993,8 +1007,8 @@ def EmitEntryPoints : Pass<"adjit-emit-entry-points", "ModuleOp"> {
 def MapToGpu : Pass<"adjit-map-to-gpu", "ModuleOp"> {
   let summary = "Turn each structured op of a bufferized program into a gpu.launch";
   let description = [{
-    Every `linalg` op on buffers becomes one `gpu.launch`, in one of three
-    forms.
+    Every `linalg` op on buffers outside a row group becomes one
+    `gpu.launch`, in one of three forms.
 
     - A reduction of at least 32 elements per output point, with at most
       65536 points, whose outputs combine with an op a block-wide
@@ -1023,6 +1037,19 @@ def MapToGpu : Pass<"adjit-map-to-gpu", "ModuleOp"> {
     The strided loops of the reduction forms are unrolled 4 times (with a
     remainder loop): a GPU hides memory latency only with several loads per
     thread in flight.
+
+    A row group's chunks (the `scf.forall` of `adjit-tile-and-fuse-rows`
+    with `gpu`) become one launch with a thread block per chunk, sized to
+    the group's widest op (at most 256 threads). The block runs its rows
+    one at a time, and each structured op of a row runs on all its
+    threads: a reduction to one value strides over the row and ends in a
+    block-wide `gpu.all_reduce` whose result thread 0 stores; other ops
+    share their points among the threads. A barrier follows each op, so
+    that the next one sees its writes. A row's elementwise work thus reads
+    the row from the multiprocessor's cache, not from device memory, and
+    its per-row scalars (LayerNorm's mean and variance) never leave the
+    block. The chunk's temporaries become its block's slice of one
+    allocation with a leading chunk dimension.
 
     With `gemm-library`, a contraction marked by `adjit-select-kernels` that
     cuBLAS can run in place stays on the host as it is: the launch plan
