@@ -118,6 +118,10 @@ bool reductionsCombine(ArrayRef<linalg::GenericOp> members) {
 struct BlockPlan {
   int64_t blockRows = 1; // rows per block
   int64_t chunks = 1;    // parallel chunks of whole blocks (1: one loop)
+  // A member's output that starts as a fill starts as a fill of the block's
+  // rows instead of as the block's rows of the filled tensor: on a GPU, the
+  // whole fill would be a launch of its own and a read per block.
+  bool fillBlocks = false;
 };
 
 int64_t elementBytes(Type type) {
@@ -201,7 +205,7 @@ std::optional<BlockPlan> planGpuBlocks(ArrayRef<linalg::GenericOp> members, int6
   int64_t wanted = std::min(rows, maxChunks);
   for (int64_t candidate = wanted; candidate * 2 > wanted; --candidate)
     if (rows % candidate == 0)
-      return BlockPlan{/*blockRows=*/1, /*chunks=*/candidate};
+      return BlockPlan{/*blockRows=*/1, /*chunks=*/candidate, /*fillBlocks=*/true};
   return std::nullopt;
 }
 
@@ -424,9 +428,18 @@ private:
           }
         }
         RowAccess access = rowAccess(member.getMatchingIndexingMap(&operand));
-        operands.push_back(access.kind == RowAccess::sliced
-                               ? extractRows(b, loc, v, inputRow, rows, access.dim)
-                               : v);
+        if (access.kind != RowAccess::sliced) {
+          operands.push_back(v);
+          continue;
+        }
+        auto fill = v.getDefiningOp<linalg::FillOp>();
+        if (plan.fillBlocks && fill && member.isDpsInit(&operand)) {
+          Value rowsOfInit = extractRows(b, loc, fill.getOutputs()[0], inputRow, rows, access.dim);
+          operands.push_back(
+              b.create<linalg::FillOp>(loc, fill.getInputs(), rowsOfInit).getResult(0));
+          continue;
+        }
+        operands.push_back(extractRows(b, loc, v, inputRow, rows, access.dim));
       }
       SmallVector<Type> resultTypes;
       for (OpResult result : member->getResults())

@@ -1,28 +1,25 @@
 // The cuda target's stages: at `gpu` the host function allocates and
-// launches kernels outlined into one gpu.module: the fills of the row
-// statistics, then softmax's row group as one kernel with a thread block
-// per row (its two reductions block-wide all-reduces, each with shared
-// memory for the warps' partials); at `nvvm` the kernels
-// are LLVM and NVVM with an sm_90 target attached.
+// launches kernels outlined into one gpu.module (named after its kernel
+// when it is the only one). Softmax's row group is one kernel with a
+// thread block per row: its two reductions are block-wide all-reduces,
+// each with shared memory for the warps' partials, and their initial
+// values are filled row by row. At `nvvm` the kernels are LLVM and NVVM
+// with an sm_90 target attached.
 // RUN: adjit-opt %s --adjit-pipeline-gpu | FileCheck %s --check-prefix=GPU
 // RUN: adjit-opt %s --adjit-pipeline-nvvm | FileCheck %s --check-prefix=NVVM
 
 // GPU: module attributes {gpu.container_module}
 // GPU-LABEL: func.func @softmax_rows
 // GPU-NOT: linalg.
-// GPU: gpu.launch_func @kernels::@softmax_rows_kernel
-// GPU: gpu.launch_func @kernels::@softmax_rows_kernel_0
-// GPU: gpu.launch_func @kernels::@softmax_rows_kernel_1 blocks in (%c64, %c1, %c1) threads in (%c256, %c1, %c1)
+// GPU: gpu.launch_func @softmax_rows_kernel::@softmax_rows_kernel blocks in (%c64, %c1, %c1) threads in (%c256, %c1, %c1)
 // GPU-NOT: gpu.launch_func
-// GPU: gpu.module @kernels
-// GPU: gpu.func @softmax_rows_kernel({{.*}}) kernel
-// GPU: gpu.func @softmax_rows_kernel_0({{.*}}) kernel
-// GPU: gpu.func @softmax_rows_kernel_1({{.*}}) workgroup(%{{.*}} : memref<32xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<32xf32, #gpu.address_space<workgroup>>) kernel
+// GPU: gpu.module @softmax_rows_kernel
+// GPU: gpu.func @softmax_rows_kernel({{.*}}) workgroup(%{{.*}} : memref<32xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<32xf32, #gpu.address_space<workgroup>>) kernel
 // GPU: gpu.shuffle xor
 // GPU: gpu.barrier
 // GPU-NOT: gpu.module
 
-// NVVM: gpu.module @kernels [#nvvm.target<O = 3, chip = "sm_90", features = "+ptx80">]
+// NVVM: gpu.module @softmax_rows_kernel [#nvvm.target<O = 3, chip = "sm_90", features = "+ptx80">]
 // NVVM: llvm.func @softmax_rows_kernel({{.*}}) attributes {gpu.kernel
 // NVVM: nvvm.read.ptx.sreg.ctaid.x
 // NVVM: nvvm.shfl.sync

@@ -256,7 +256,9 @@ def TileAndFuseRows : Pass<"adjit-tile-and-fuse-rows", "ModuleOp"> {
     than 16384 iterations per row (longer rows are better split over
     several blocks, a kernel per generic). The row's reductions are
     then block-wide all-reduces, and its elementwise work reads the row from
-    the multiprocessor's cache instead of from device memory.
+    the multiprocessor's cache instead of from device memory. An output
+    that starts as a fill (a row sum's zeros) is filled row by row in the
+    block: a fill of all rows would be a launch of its own.
   }];
   let options = [
     Option<"cacheBytes", "cache-bytes", "int64_t", /*default=*/"0",
