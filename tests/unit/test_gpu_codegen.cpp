@@ -1,5 +1,6 @@
 // The CUDA target without a GPU (what CI checks): every op of the dialect,
-// its gradient, and W1-W3's value_and_grad compile to PTX that the CUDA
+// its gradient, W1-W3's value_and_grad, and row groups (softmax, LayerNorm,
+// cross-entropy with their gradients) compile to PTX that the CUDA
 // toolkit's ptxas accepts for sm_80 and sm_90; what the GPU backend cannot
 // run fails with an error naming the operation.
 #include "gpu_op_cases.h"
@@ -7,6 +8,7 @@
 #include <adjit/runtime/GpuProgram.h>
 
 #include <cstdio>
+#include <functional>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -114,6 +116,40 @@ TEST_CASE("gpu codegen: W1, W2 and W3 value_and_grad compile to PTX that ptxas a
   check_assembles("W3", jit(value_and_grad<0, 1, 2>(w3), on_gpu("w3"))
                             .lower(Array::randn({16, 32}, 1), Array::randn({32}, 2),
                                    Array::randn({32}, 3), Array::randn({16, 32}, 4)));
+}
+
+TEST_CASE("gpu codegen: row groups and their gradients run in thread blocks that ptxas accepts",
+          "[gpu]") {
+  REQUIRE_CUDA_TOOLKIT();
+  auto softmax_loss = [](Tensor z, Tensor c) { return sum(softmax(z, 1) * c); };
+  auto layernorm_loss = [](Tensor x, Tensor c) {
+    Tensor centered = x - mean(x, {-1}, true);
+    return sum(centered * rsqrt(mean(centered * centered, {-1}, true) + 1e-5) * c);
+  };
+  auto cross_entropy = [](Tensor z, Tensor c) { return -sum(log_softmax(z, 1) * c); };
+  struct Case {
+    std::string name;
+    std::function<Tensor(Tensor, Tensor)> f;
+  };
+  std::vector<Case> cases = {{"softmax", softmax_loss},
+                             {"layernorm", layernorm_loss},
+                             {"cross_entropy", cross_entropy}};
+  // Each function's rows and their gradient are one row group: 2048 rows
+  // of 96 make 1024 blocks of 96 threads, 2 rows each; 64 rows of 1000, a
+  // block per row, 256 threads with 3 or 4 elements each.
+  for (auto [rows, width] : {std::pair{2048, 96}, std::pair{64, 1000}}) {
+    for (const Case& c : cases) {
+      std::string what = c.name + " " + std::to_string(rows) + "x" + std::to_string(width);
+      SECTION(what) {
+        Lowered lowered = jit(value_and_grad(c.f), on_gpu(c.name))
+                              .lower(Array::randn({rows, width}, 1), Array::randn({rows, width}, 2));
+        std::string blocks = "blocks in (%c" + std::to_string(std::min(rows, 1024));
+        INFO(what);
+        CHECK(lowered.ir("gpu").find(blocks) != std::string::npos);
+        check_assembles(what, lowered);
+      }
+    }
+  }
 }
 
 TEST_CASE("gpu codegen: the GPU program of a function names its kernels and buffers", "[gpu]") {
