@@ -117,6 +117,11 @@ done
   gpu_bench adjit-baseline 60 gpu_bandwidth LD_LIBRARY_PATH="$baseline:$LD_LIBRARY_PATH"
 # W2 with TF32 tensor cores for its products (JAX's default precision).
 gpu_bench adjit-tf32 90 W2 ADJIT_GPU_MATMUL=tf32
+# W3's row group with half and twice its default 1024 thread blocks (a
+# first choice, not yet a measured one).
+for blocks in 512 2048; do
+  gpu_bench "adjit-rows$blocks" 90 W3 ADJIT_GPU_ROW_BLOCKS=$blocks
+done
 # The same workloads in JAX on the same GPU: the reference measured in the
 # same run.
 if JAX_PLATFORMS=cuda timeout "$(budget 60)" python3 -c "import jax; jax.devices('gpu')" \
@@ -193,6 +198,10 @@ for workload in ("W1", "W2", "W3"):
 tf32, jax_w2 = bench.get("adjit-tf32:W2:value_and_grad"), bench.get("jax:W2:value_and_grad")
 if tf32 and jax_w2 and "median_ms" in tf32:
     summary["W2_tf32_adjit_over_jax"] = tf32["median_ms"] / jax_w2["median_ms"]
+for blocks in (512, 2048):
+    record, default = bench.get(f"adjit-rows{blocks}:W3:value_and_grad"), bench.get("W3:value_and_grad")
+    if record and default and "median_ms" in record and "median_ms" in default:
+        summary[f"W3_{blocks}_row_blocks_over_1024"] = record["median_ms"] / default["median_ms"]
 for key, record in bench.items():
     if key.startswith("adjit-baseline:") and "median_ms" in record:
         now = bench.get(key[len("adjit-baseline:"):])

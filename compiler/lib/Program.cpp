@@ -153,6 +153,15 @@ mlir::adjit::PipelineOptions pipeline_options(const CompileOptions& options) {
     const char* gemm = std::getenv("ADJIT_GPU_GEMM");
     pipeline.gpuGemmLibrary = gemm ? std::string_view(gemm) == "cublas"
                                    : gpu::gemm_library_available();
+    // ADJIT_GPU_ROW_BLOCKS=N: a row group's most thread blocks (to tune).
+    if (const char* blocks = std::getenv("ADJIT_GPU_ROW_BLOCKS")) {
+      char* end = nullptr;
+      long long count = std::strtoll(blocks, &end, 10);
+      if (end == blocks || *end != '\0' || count < 1 || count > 2147483647)
+        throw CompileError("ADJIT_GPU_ROW_BLOCKS='" + std::string(blocks) +
+                           "' is not a number of thread blocks from 1 to 2^31 - 1");
+      pipeline.gpuRowBlocks = count;
+    }
   }
   return pipeline;
 }

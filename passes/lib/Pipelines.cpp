@@ -100,10 +100,6 @@ std::optional<Stage> parseStage(StringRef name) {
 }
 
 namespace {
-// Thread blocks for a GPU row group: about as many as an H200 keeps
-// resident (132 multiprocessors, 8 blocks of 256 threads each).
-constexpr int64_t kGpuRowBlocks = 1024;
-
 void addCleanup(OpPassManager &pm, const CanonicalizerFactory &canonicalizer) {
   pm.addPass(canonicalizer.create());
   pm.addPass(createCSEPass());
@@ -328,7 +324,7 @@ static void addStagePasses(OpPassManager &pm, Stage stage, const PipelineOptions
       TileAndFuseRowsOptions rows;
       if (options.target == Target::cuda) {
         rows.gpu = true;
-        rows.maxChunks = kGpuRowBlocks;
+        rows.maxChunks = options.gpuRowBlocks;
       }
       pm.addPass(createTileAndFuseRows(rows));
     }

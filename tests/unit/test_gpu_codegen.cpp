@@ -152,6 +152,25 @@ TEST_CASE("gpu codegen: row groups and their gradients run in thread blocks that
   }
 }
 
+TEST_CASE("gpu codegen: ADJIT_GPU_ROW_BLOCKS bounds a row group's thread blocks", "[gpu]") {
+  auto softmax_loss = [](Tensor z) { return sum(softmax(z, 1)); };
+  auto gpu_ir = [&](const char* blocks) {
+    ::setenv("ADJIT_GPU_ROW_BLOCKS", blocks, 1);
+    struct Unset {
+      ~Unset() { ::unsetenv("ADJIT_GPU_ROW_BLOCKS"); }
+    } unset;
+    return jit(softmax_loss, on_gpu("softmax")).lower(Array::randn({2048, 96}, 1)).ir("gpu");
+  };
+  // 2048 rows: 512 blocks of 4 rows, or 2048 of one.
+  CHECK(gpu_ir("512").find("blocks in (%c512,") != std::string::npos);
+  CHECK(gpu_ir("4096").find("blocks in (%c2048,") != std::string::npos);
+  for (const char* bad : {"0", "-3", "many", "12x", ""}) {
+    INFO(bad);
+    CHECK_THROWS_WITH(gpu_ir(bad), Catch::Contains("ADJIT_GPU_ROW_BLOCKS='") &&
+                                       Catch::Contains("is not a number of thread blocks"));
+  }
+}
+
 TEST_CASE("gpu codegen: the GPU program of a function names its kernels and buffers", "[gpu]") {
   REQUIRE_CUDA_TOOLKIT();  // exp needs libdevice
   auto f = [](Tensor x, Tensor y) { return sum(exp(x) * y, {1}); };

@@ -49,6 +49,10 @@ struct PipelineOptions {
   /// cuda: contractions that a GEMM library (cuBLAS) can run stay on the
   /// host for the launch plan to call it; otherwise they become kernels.
   bool gpuGemmLibrary = false;
+  /// cuda: the most thread blocks (chunks of rows) of a row group
+  /// (adjit-tile-and-fuse-rows with `gpu`): about what an H200 keeps
+  /// resident, 132 multiprocessors with 8 blocks of 256 threads each.
+  int64_t gpuRowBlocks = 1024;
   /// cpu: parallel chunks run on the caller's OpenMP team; false runs them
   /// one after another (ahead-of-time objects carry no thread runtime). The
   /// chunks and their combination order are the same either way.
