@@ -124,8 +124,9 @@ public:
     }
     for (auto [op, segment] : segmentOfOp_)
       for (Value result : op->getResults())
-        if (llvm::any_of(result.getUsers(),
-                         [&, segment = segment](Operation *user) { return segmentOf(user) != segment; }))
+        if (llvm::any_of(result.getUsers(), [&, segment = segment](Operation *user) {
+              return segmentOf(user) != segment;
+            }))
           perThread_[result] = b_.create<memref::AllocaOp>(
               loc, MemRefType::get({threads_}, result.getType()));
     SmallVector<Value> gridLoops = nest(constant, {sizes_[2], sizes_[1], sizes_[0]});

@@ -250,7 +250,8 @@ public:
   // The points of the parallel loops and the size of the reduction: the
   // threads' share of work.
   static FailureOr<int64_t> work(linalg::LinalgOp op) {
-    LaunchBuilder builder(op, {});
+    static const DenseMap<OpOperand *, Value> noFills;
+    LaunchBuilder builder(op, noFills);
     if (failed(builder.analyze()))
       return failure();
     return std::max(builder.points_, builder.reductionSize_);

@@ -200,7 +200,8 @@ bool reducesWithinRows(linalg::GenericOp op) {
 std::optional<BlockPlan> planGpuBlocks(ArrayRef<linalg::GenericOp> members, int64_t rows,
                                        int64_t maxChunks, bool chunkable) {
   if (members.size() < 2 || !chunkable || !llvm::any_of(members, reducesWithinRows) ||
-      llvm::any_of(members, [](linalg::GenericOp op) { return rowWork(op).first > kMaxGpuRowWork; }))
+      llvm::any_of(members,
+                   [](linalg::GenericOp op) { return rowWork(op).first > kMaxGpuRowWork; }))
     return std::nullopt;
   int64_t wanted = std::min(rows, maxChunks);
   for (int64_t candidate = wanted; candidate * 2 > wanted; --candidate)

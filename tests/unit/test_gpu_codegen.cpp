@@ -141,8 +141,9 @@ TEST_CASE("gpu codegen: row groups and their gradients run in thread blocks that
     for (const Case& c : cases) {
       std::string what = c.name + " " + std::to_string(rows) + "x" + std::to_string(width);
       SECTION(what) {
-        Lowered lowered = jit(value_and_grad(c.f), on_gpu(c.name))
-                              .lower(Array::randn({rows, width}, 1), Array::randn({rows, width}, 2));
+        Lowered lowered =
+            jit(value_and_grad(c.f), on_gpu(c.name))
+                .lower(Array::randn({rows, width}, 1), Array::randn({rows, width}, 2));
         std::string blocks = "blocks in (%c" + std::to_string(std::min(rows, 1024));
         INFO(what);
         CHECK(lowered.ir("gpu").find(blocks) != std::string::npos);
