@@ -138,6 +138,27 @@ SmallVector<Value> stridedFold(OpBuilder &b, Location loc, ArrayRef<Combiner> co
   return SmallVector<Value>(rest.getResults());
 }
 
+// Threads `thread`, `thread + threads`, ... of a block fold the positions
+// from `begin` to `end`; a block-wide all-reduce per combiner then gives
+// every thread the totals.
+SmallVector<Value> blockReduce(OpBuilder &b, Location loc, ArrayRef<Combiner> combiners,
+                               Value begin, Value end, int64_t threads, FoldBody body) {
+  SmallVector<Value> strided = stridedFold(b, loc, combiners, begin, end, threads, body);
+  SmallVector<Value> totals;
+  for (auto [combiner, partial] : llvm::zip(combiners, strided))
+    totals.push_back(b.create<gpu::AllReduceOp>(
+        loc, partial, gpu::AllReduceOperationAttr::get(b.getContext(), combiner.kind),
+        /*uniform=*/true));
+  return totals;
+}
+
+// `if (thread == 0) {}`, for what one thread of a block stores.
+scf::IfOp ifFirstThread(OpBuilder &b, Location loc, Value thread) {
+  Value zero = b.create<arith::ConstantIndexOp>(loc, 0);
+  Value first = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, thread, zero);
+  return b.create<scf::IfOp>(loc, first, /*withElseRegion=*/false);
+}
+
 class LaunchBuilder {
 public:
   // `filled`: outputs whose linalg.fill was folded into this op (the value
@@ -214,19 +235,12 @@ public:
       for (OpOperand &init : op_.getDpsInitsMutable())
         if (isAccumulator(op_, &init))
           accumulators.push_back(&init);
-      SmallVector<Value> strided = stridedFold(
+      SmallVector<Value> totals = blockReduce(
           b, loc, combiners_, thread, constant(reductionSize_), threads,
           [&](OpBuilder &lb, Location lloc, ValueRange positions, ValueRange carried) {
             return foldReductionPoints(lb, lloc, positions, accumulators, carried);
           });
-      SmallVector<Value> totals;
-      for (auto [combiner, partial] : llvm::zip(combiners_, strided))
-        totals.push_back(b.create<gpu::AllReduceOp>(
-            loc, partial, gpu::AllReduceOperationAttr::get(b.getContext(), combiner.kind),
-            /*uniform=*/true));
-      Value first = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, thread, constant(0));
-      auto ifFirst = b.create<scf::IfOp>(loc, first, /*withElseRegion=*/false);
-      b.setInsertionPointToStart(&ifFirst.getThenRegion().front());
+      b.setInsertionPointToStart(&ifFirstThread(b, loc, thread).getThenRegion().front());
       foldIntoOutputs(b, loc, accumulators, totals);
     } else if (reductionDims_.empty()) {
       stridedFold(b, loc, {}, thread, constant(points_), threads,
@@ -609,18 +623,11 @@ private:
 
     SmallVector<Value> reduce(ArrayRef<Combiner> combiners, Value begin, Value end,
                               FoldBody body) {
-      SmallVector<Value> strided = stridedFold(b, loc, combiners, begin, end, threads, body);
-      SmallVector<Value> totals;
-      for (auto [combiner, partial] : llvm::zip(combiners, strided))
-        totals.push_back(b.create<gpu::AllReduceOp>(
-            loc, partial, gpu::AllReduceOperationAttr::get(b.getContext(), combiner.kind),
-            /*uniform=*/true));
-      return totals;
+      return blockReduce(b, loc, combiners, begin, end, threads, body);
     }
 
     void onFirstThread(function_ref<void()> emit) {
-      Value first = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, thread, constant(0));
-      auto ifFirst = b.create<scf::IfOp>(loc, first, /*withElseRegion=*/false);
+      scf::IfOp ifFirst = ifFirstThread(b, loc, thread);
       b.create<gpu::TerminatorOp>(loc);
       b.setInsertionPointToStart(&ifFirst.getThenRegion().front());
       emit();
