@@ -71,14 +71,20 @@ struct Timing {
 };
 
 // Warm-up, then `reps` timed runs of `body`; each run may repeat it
-// `inner` times (for microsecond-scale calls).
+// `inner` times (for microsecond-scale calls). A run ends when the device
+// has finished its work (GPU calls return before their kernels end): with
+// inner = 1 that is a call's latency, as JAX's block_until_ready per call;
+// with more, the calls queue behind each other and a run measures their
+// throughput.
 Timing measure(const std::function<void()>& body, const Settings& s, int inner = 1) {
   int reps = s.smoke ? 1 : std::max(10, s.reps);
   for (int i = 0; i < (s.smoke ? 1 : 2); ++i) body();
+  s.device.synchronize();
   std::vector<double> ms;
   for (int r = 0; r < reps; ++r) {
     auto start = std::chrono::steady_clock::now();
     for (int i = 0; i < inner; ++i) body();
+    s.device.synchronize();
     ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
                      .count() / inner);
   }
@@ -100,6 +106,15 @@ void report(const std::string& workload, const std::string& variant, const Timin
   line.field("reps", t.reps).field("peak_rss_mb", peak_rss_mb()).field("threads", s.threads);
   line.field("device", s.device.str());
   line.print();
+}
+
+// On a GPU, a workload's value_and_grad called back to back with one wait at
+// the end: the time per call when dispatch overlaps the kernels, the GPU's
+// throughput (JAX's figure in bench/peers/jax_bench.py is the same).
+void report_pipelined(const std::string& workload, const std::function<void()>& call,
+                      const Settings& s) {
+  if (s.device.is_cuda())
+    report(workload, "value_and_grad_pipelined", measure(call, s, s.smoke ? 2 : 50), s);
 }
 
 // The compiled step's temporaries (adjit::MemoryPlan): the most bytes live
@@ -198,6 +213,7 @@ void run_w1(const Settings& s) {
   Array xd = x.to(s.device);
   report("W1", "value_and_grad", measure([&] { value_and_grad(xd); }, s), s);
   report("W1", "value", measure([&] { value(xd); }, s), s);
+  report_pipelined("W1", [&] { value_and_grad(xd); }, s);
 }
 
 // ---------------------------------------------------------------- W2 ----
@@ -370,6 +386,7 @@ void run_w3(const Settings& s) {
   report("W3", "value_and_grad", measure([&] { value_and_grad(x_d, gamma_d, beta_d, c_d); }, s), s);
   report_memory("W3", value_and_grad.lower(x, gamma, beta, c).memory_plan(), s);
   report("W3", "value", measure([&] { value(x_d, gamma_d, beta_d, c_d); }, s), s);
+  report_pipelined("W3", [&] { value_and_grad(x_d, gamma_d, beta_d, c_d); }, s);
 }
 
 // ---------------------------------------------------------------- W4 ----
@@ -890,6 +907,12 @@ void run_gpu_bandwidth(const Settings& s) {
       .field("median_ms", call.median_ms).field("min_ms", call.min_ms)
       .field("max_ms", call.max_ms).field("reps", call.reps).field("device", s.device.str())
       .print();
+  // Back to back, one wait at the end: the host's cost of dispatching a call.
+  Timing dispatch = measure([&] { twice(small); }, s, s.smoke ? 2 : 200);
+  JsonLine().field("workload", "gpu_bandwidth").field("impl", "adjit")
+      .field("variant", "call_pipelined").field("median_ms", dispatch.median_ms)
+      .field("min_ms", dispatch.min_ms).field("max_ms", dispatch.max_ms)
+      .field("reps", dispatch.reps).field("device", s.device.str()).print();
 }
 
 const std::map<std::string, std::function<void(const Settings&)>>& workloads() {

@@ -184,19 +184,21 @@ def reset_peak_rss():
         return False
 
 
-def measure(body, args, inner=1):
+def measure(body, args, inner=1, finish=lambda: None):
     """Warm-up, then max(10, reps) timed runs (1 with --smoke) of `inner`
-    calls of `body`; `body` must block until its results exist. Returns a
-    dict of milliseconds per call."""
+    calls of `body` and one of `finish`; `body`, or else `finish`, must block
+    until the results exist. Returns a dict of milliseconds per call."""
     smoke = args.smoke
     reps = 1 if smoke else max(10, args.reps)
     for _ in range(1 if smoke else 2):
         body()
+    finish()
     ms = []
     for _ in range(reps):
         start = time.perf_counter()
         for _ in range(inner):
             body()
+        finish()
         ms.append((time.perf_counter() - start) * 1e3 / inner)
     ms.sort()
     return {"median_ms": ms[len(ms) // 2], "min_ms": ms[0], "max_ms": ms[-1], "reps": reps}

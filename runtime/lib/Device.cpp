@@ -21,6 +21,10 @@ std::string Device::str() const {
 
 std::ostream& operator<<(std::ostream& os, const Device& device) { return os << device.str(); }
 
+void Device::synchronize() const {
+  if (is_cuda()) cuda::synchronize(index_);
+}
+
 int Device::cuda_device_count() {
   if (!cuda::driver_available()) return 0;
   int count = 0;

@@ -5,6 +5,7 @@
 // with the CPU.
 #include "gpu_op_cases.h"
 
+#include <algorithm>
 #include <sstream>
 
 using namespace adjit;
@@ -175,4 +176,43 @@ TEST_CASE("gpu runtime: arguments on different devices are an error naming them"
   Array sum_ = forced(Array::ones({2}), Array::ones({2}).to(Device::cuda()));
   CHECK(sum_.device() == Device::cuda());
   CHECK(sum_.to_vector<float>() == std::vector<float>{2, 2});
+}
+
+TEST_CASE("gpu runtime: synchronizing the CPU waits for nothing and keeps the handle", "[gpu]") {
+  Device::cpu().synchronize();
+  Array a = Array::ones({3});
+  const Array& ready = a.block_until_ready();
+  CHECK(&ready == &a);
+  CHECK(ready.raw_data() == a.raw_data());
+}
+
+TEST_CASE("gpu runtime: calls queue without waiting; reads and block_until_ready wait for them",
+          "[gpu]") {
+  REQUIRE_GPU();
+  // Each call's input is dropped at once, so its block returns to the cache
+  // while the kernel that reads it is still queued, and the next call's
+  // output may reuse it: the stream's order must make that safe.
+  auto step = jit([](Tensor t) { return t + 1.0; }, {.name = "step"});
+  Array x = Array::zeros({1 << 20}).to(Device::cuda());
+  for (int i = 0; i < 200; ++i) x = step(x);
+  CHECK(&x.block_until_ready() == &x);
+  std::vector<float> counted = x.to_vector<float>();
+  CHECK(std::all_of(counted.begin(), counted.end(), [](float v) { return v == 200.0f; }));
+
+  // Gradient descent with temporaries in every call, 50 steps queued back
+  // to back, against the same steps on the CPU.
+  auto loss = [](Tensor v) { return sum(tanh(v) * v + 0.5 * v * v); };
+  auto descend = [&](Array v) {
+    auto value_and_gradient = value_and_grad(loss);
+    for (int i = 0; i < 50; ++i) {
+      auto [value, gradient] = value_and_gradient(v);
+      v = jit([](Tensor p, Tensor g) { return p - 0.01 * g; })(v, gradient);
+    }
+    return v;
+  };
+  Array start = Array::randn({4096, 33}, 3);
+  Array cpu = descend(start);
+  Array gpu = descend(start.to(Device::cuda()));
+  Device::cuda().synchronize();
+  check_same("50 queued descent steps", gpu, cpu, 1e-4);
 }

@@ -66,18 +66,19 @@ LoadedDriver& loaded() {
     resolve(library, "cuModuleUnload", t.cuModuleUnload, f);
     resolve(library, "cuModuleGetFunction", t.cuModuleGetFunction, f);
     resolve(library, "cuLaunchKernel", t.cuLaunchKernel, f);
-    resolve(library, "cuStreamSynchronize", t.cuStreamSynchronize, f);
-    resolve(library, "cuEventCreate", t.cuEventCreate, f);
-    resolve(library, "cuEventRecord", t.cuEventRecord, f);
-    resolve(library, "cuEventSynchronize", t.cuEventSynchronize, f);
-    resolve(library, "cuEventElapsedTime", t.cuEventElapsedTime, f);
-    resolve(library, "cuEventDestroy_v2", t.cuEventDestroy, f);
     if (!f.empty()) return d;
     if (CUresult result = t.cuInit(0); result != CUDA_SUCCESS)
       f = fmt::format("no CUDA driver could be initialised (cuInit: {})", error_name(t, result));
     return d;
   }();
   return *instance;
+}
+
+// The driver's errors for a kernel that failed while running (an illegal
+// or misaligned address, a trap, a timeout): they poison the context, and
+// with calls returning before their kernels end they surface later.
+bool is_kernel_fault(CUresult result) {
+  return result == 700 || result == 702 || result == 710 || (result >= 714 && result <= 719);
 }
 
 }  // namespace
@@ -95,8 +96,13 @@ void check(CUresult result, const std::string& what) {
   const Driver& t = driver();
   const char* text = nullptr;
   t.cuGetErrorString(result, &text);
-  throw RuntimeError(fmt::format("CUDA: {} failed: {}{}", what, error_name(t, result),
-                                 text ? fmt::format(" ({})", text) : std::string()));
+  throw RuntimeError(fmt::format(
+      "CUDA: {} failed: {}{}{}", what, error_name(t, result),
+      text ? fmt::format(" ({})", text) : std::string(),
+      is_kernel_fault(result)
+          ? "; a kernel launched earlier on this device failed (calls return before their "
+            "kernels finish: call Device::synchronize() after each call to find which)"
+          : ""));
 }
 
 void make_current(int index) {
@@ -119,6 +125,11 @@ void make_current(int index) {
     check(t.cuDevicePrimaryCtxRetain(&d.contexts[index], device), "cuDevicePrimaryCtxRetain");
   }
   check(t.cuCtxSetCurrent(d.contexts[index]), "cuCtxSetCurrent");
+}
+
+void synchronize(int index) {
+  make_current(index);
+  check(driver().cuCtxSynchronize(), fmt::format("waiting for cuda:{}", index));
 }
 
 }  // namespace adjit::cuda

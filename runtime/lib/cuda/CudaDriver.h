@@ -17,7 +17,6 @@ using CUcontext = struct CUctx_st*;
 using CUmodule = struct CUmod_st*;
 using CUfunction = struct CUfunc_st*;
 using CUstream = struct CUstream_st*;
-using CUevent = struct CUevent_st*;
 
 inline constexpr CUresult CUDA_SUCCESS = 0;
 inline constexpr int CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT = 16;
@@ -51,12 +50,6 @@ struct Driver {
                              unsigned grid_z, unsigned block_x, unsigned block_y,
                              unsigned block_z, unsigned shared_bytes, CUstream stream,
                              void** parameters, void** extra);
-  CUresult (*cuStreamSynchronize)(CUstream stream);
-  CUresult (*cuEventCreate)(CUevent* event, unsigned flags);
-  CUresult (*cuEventRecord)(CUevent event, CUstream stream);
-  CUresult (*cuEventSynchronize)(CUevent event);
-  CUresult (*cuEventElapsedTime)(float* milliseconds, CUevent start, CUevent end);
-  CUresult (*cuEventDestroy)(CUevent event);
 };
 
 // Whether libcuda.so.1 could be loaded and initialised (never throws).
@@ -66,11 +59,17 @@ bool driver_available();
 // when libcuda.so.1 is missing or does not initialise.
 const Driver& driver();
 
-// Throws adjit::RuntimeError naming `what` and the driver's error.
+// Throws adjit::RuntimeError naming `what` and the driver's error. A fault
+// of a kernel launched earlier surfaces at whatever call comes next: its
+// message says so.
 void check(CUresult result, const std::string& what);
 
 // Makes the primary context of device `index` current on this thread;
 // throws adjit::RuntimeError "no CUDA device ..." for an index out of range.
 void make_current(int index);
+
+// Waits for all work queued on device `index`; throws adjit::RuntimeError
+// when some of it failed.
+void synchronize(int index);
 
 }  // namespace adjit::cuda

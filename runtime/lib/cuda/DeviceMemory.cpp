@@ -30,7 +30,10 @@ DeviceCache& cache_of(int device) {
   return (*caches)[device];
 }
 
-void empty(DeviceCache& cache) {
+// A block is cached as soon as its last launch is queued, so a queued kernel
+// may still use it: wait for the device before the driver takes blocks back.
+void empty(int device, DeviceCache& cache) {
+  synchronize(device);
   for (auto& [size, block] : cache.free_blocks) driver().cuMemFree(block);
   cache.free_blocks.clear();
 }
@@ -50,7 +53,7 @@ void* allocate(int device, size_t bytes) {
   CUdeviceptr block = 0;
   CUresult result = driver().cuMemAlloc(&block, size);
   if (result != CUDA_SUCCESS) {
-    empty(cache);
+    empty(device, cache);
     result = driver().cuMemAlloc(&block, size);
   }
   check(result, fmt::format("allocating {} bytes on cuda:{}", bytes, device));

@@ -155,8 +155,9 @@ void LoadedGpuProgram::run(size_t entry, const std::vector<Array>& inputs,
       }
     }
   }
-  cuda::check(driver.cuStreamSynchronize(nullptr),
-              fmt::format("running '{}' on {}", plan.signature.name, device_.str()));
+  // No wait here: the launches are queued on the device's default stream,
+  // in order, so the next call (or a copy to the host) starts after them and
+  // the host dispatches while the GPU computes (JAX's asynchronous dispatch).
 }
 
 }  // namespace adjit::gpu

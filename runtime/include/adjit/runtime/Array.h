@@ -93,6 +93,13 @@ class Array {
 
   // Where the buffer lives.
   Device device() const { return memory_->device; }
+  // Waits until this array's value has been computed and returns it: a call
+  // on a GPU returns before its kernels finish (JAX's block_until_ready).
+  // Reading the array (to_vector, item, to(Device::cpu())) waits by itself.
+  const Array& block_until_ready() const {
+    device().synchronize();
+    return *this;
+  }
   // This array on `device`: the same handle when it is already there, else a
   // copy (host <-> GPU through the CUDA driver).
   Array to(Device device) const;

@@ -25,6 +25,12 @@ class Device {
   // "cpu" or "cuda:0".
   std::string str() const;
 
+  // Waits until every computation and copy queued on this device has
+  // finished (calls on a GPU return before their kernels end). Throws
+  // adjit::RuntimeError when queued work failed. Nothing to wait for on the
+  // CPU.
+  void synchronize() const;
+
   // How many CUDA devices this process can use: 0 without a driver.
   static int cuda_device_count();
 
