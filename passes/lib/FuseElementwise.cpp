@@ -1,6 +1,7 @@
 #include "adjit/Passes/Passes.h"
 
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
@@ -98,7 +99,9 @@ private:
 };
 
 // Whether `fused` may be fused; `recompute`: any elementwise producer may be
-// recomputed in each consumer (the GPU policy).
+// recomputed in each consumer (the GPU policy), except in a row group (an
+// scf.forall of adjit-tile-and-fuse-rows), whose intermediates stay in the
+// cache: there the CPU's policy computes an expensive value once.
 bool shouldFuse(OpOperand *fused, bool recompute, BodySizes &sizes) {
   Operation *producer = fused->get().getDefiningOp();
   auto consumer = dyn_cast<linalg::GenericOp>(fused->getOwner());
@@ -110,7 +113,7 @@ bool shouldFuse(OpOperand *fused, bool recompute, BodySizes &sizes) {
   if (producer->hasOneUse() || isReplication(producer))
     return true;
   auto generic = dyn_cast<linalg::GenericOp>(producer);
-  if (recompute)
+  if (recompute && !consumer->getParentOfType<scf::ForallOp>())
     return generic && generic.getNumResults() == 1 &&
            generic.getNumParallelLoops() == generic.getNumLoops() &&
            llvm::all_of(generic.getIndexingMapsArray(),

@@ -308,11 +308,9 @@ static void addStagePasses(OpPassManager &pm, Stage stage, const PipelineOptions
     // Unit dimensions (a keepdims reduction) would hide producers from
     // their consumers behind reshapes.
     pm.addPass(createLinalgFoldUnitExtentDimsPass());
-    {
-      FuseElementwiseOptions fusion;
-      fusion.recompute = options.target == Target::cuda;
-      pm.addPass(createFuseElementwise(fusion));
-    }
+    // Fusion computes an expensive value once and shares it (a full-size
+    // buffer, or a row's temporary in a row group).
+    pm.addPass(createFuseElementwise());
     addCleanup(pm, canonicalizer);
     // Contractions are marked for the CPU's GEMM kernels or the GPU's GEMM
     // library. Row groups run in blocks of rows that stay in the caches on
@@ -327,6 +325,15 @@ static void addStagePasses(OpPassManager &pm, Stage stage, const PipelineOptions
         rows.maxChunks = options.gpuRowBlocks;
       }
       pm.addPass(createTileAndFuseRows(rows));
+    }
+    // On a GPU, a value shared outside row groups costs a round trip
+    // through device memory and a launch: it is recomputed in each consumer
+    // instead (row groups keep the values they share).
+    if (options.target == Target::cuda) {
+      FuseElementwiseOptions recompute;
+      recompute.recompute = true;
+      pm.addPass(createFuseElementwise(recompute));
+      addCleanup(pm, canonicalizer);
     }
     {
       MergeGenericsOptions merging;

@@ -105,11 +105,15 @@ def FuseElementwise : Pass<"adjit-fuse-elementwise", "ModuleOp"> {
     even with several uses: recomputing them costs a few instructions per
     element, materializing them a full-size buffer written and read again.
 
-    With `recompute`, which the cuda target sets, any elementwise producer
-    read through a permutation fuses into every consumer, transcendentals
-    and chains of shared values included: on a GPU, arithmetic is cheap
-    next to a round trip through device memory and a kernel launch. Fused
-    bodies stay bounded (256 ops), which bounds the recomputation.
+    With `recompute`, which the cuda target sets in a second run after
+    `adjit-tile-and-fuse-rows`, any elementwise producer read through a
+    permutation fuses into every consumer, transcendentals and chains of
+    shared values included: on a GPU, arithmetic is cheap next to a round
+    trip through device memory and a kernel launch. Fused bodies stay
+    bounded (256 ops), which bounds the recomputation. Inside a row group
+    (an `scf.forall`) the first policy still holds: a row's shared values
+    stay in the cache, and recomputing them would repeat a transcendental
+    in every pass over the row.
   }];
   let options = [
     Option<"recompute", "recompute", "bool", /*default=*/"false",
