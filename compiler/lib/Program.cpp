@@ -134,6 +134,22 @@ std::string print(llvm::Module& module) {
   return text;
 }
 
+// A count set by environment variable `name` (a tuning knob), else
+// `fallback`; a value that is not a multiple of `step` from `low` to `high`
+// is a CompileError naming the variable.
+int64_t count_from_environment(const char* name, const char* what, long long low,
+                               long long high, long long step, int64_t fallback) {
+  const char* text = std::getenv(name);
+  if (!text) return fallback;
+  char* end = nullptr;
+  long long count = std::strtoll(text, &end, 10);
+  if (end == text || *end != '\0' || count < low || count > high || count % step != 0)
+    throw CompileError(fmt::format("{}='{}' is not a number of {} from {} to {}{}", name, text,
+                                   what, low, high,
+                                   step > 1 ? fmt::format(", a multiple of {}", step) : ""));
+  return count;
+}
+
 mlir::adjit::PipelineOptions pipeline_options(const CompileOptions& options) {
   mlir::adjit::PipelineOptions pipeline;
   pipeline.threads = options.threads;
@@ -153,15 +169,11 @@ mlir::adjit::PipelineOptions pipeline_options(const CompileOptions& options) {
     const char* gemm = std::getenv("ADJIT_GPU_GEMM");
     pipeline.gpuGemmLibrary = gemm ? std::string_view(gemm) == "cublas"
                                    : gpu::gemm_library_available();
-    // ADJIT_GPU_ROW_BLOCKS=N: a row group's most thread blocks (to tune).
-    if (const char* blocks = std::getenv("ADJIT_GPU_ROW_BLOCKS")) {
-      char* end = nullptr;
-      long long count = std::strtoll(blocks, &end, 10);
-      if (end == blocks || *end != '\0' || count < 1 || count > 2147483647)
-        throw CompileError("ADJIT_GPU_ROW_BLOCKS='" + std::string(blocks) +
-                           "' is not a number of thread blocks from 1 to 2^31 - 1");
-      pipeline.gpuRowBlocks = count;
-    }
+    // A row group's most thread blocks and threads per block (to tune).
+    pipeline.gpuRowBlocks = count_from_environment("ADJIT_GPU_ROW_BLOCKS", "thread blocks", 1,
+                                                   2147483647, 1, pipeline.gpuRowBlocks);
+    pipeline.gpuRowThreads = count_from_environment("ADJIT_GPU_ROW_THREADS", "threads", 32, 1024,
+                                                    32, pipeline.gpuRowThreads);
   }
   return pipeline;
 }

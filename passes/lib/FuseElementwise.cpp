@@ -101,7 +101,9 @@ private:
 // Whether `fused` may be fused; `recompute`: any elementwise producer may be
 // recomputed in each consumer (the GPU policy), except in a row group (an
 // scf.forall of adjit-tile-and-fuse-rows), whose intermediates stay in the
-// cache: there the CPU's policy computes an expensive value once.
+// cache: there an expensive value is computed once, and a cheap one is
+// recomputed even from other generics' results (a row's temporary would
+// cost the thread block a store, a barrier and a load).
 bool shouldFuse(OpOperand *fused, bool recompute, BodySizes &sizes) {
   Operation *producer = fused->get().getDefiningOp();
   auto consumer = dyn_cast<linalg::GenericOp>(fused->getOwner());
@@ -113,11 +115,14 @@ bool shouldFuse(OpOperand *fused, bool recompute, BodySizes &sizes) {
   if (producer->hasOneUse() || isReplication(producer))
     return true;
   auto generic = dyn_cast<linalg::GenericOp>(producer);
-  if (recompute && !consumer->getParentOfType<scf::ForallOp>())
+  bool inRowGroup = consumer->getParentOfType<scf::ForallOp>() != nullptr;
+  if (recompute && !inRowGroup)
     return generic && generic.getNumResults() == 1 &&
            generic.getNumParallelLoops() == generic.getNumLoops() &&
            llvm::all_of(generic.getIndexingMapsArray(),
                         [](AffineMap m) { return m.isProjectedPermutation(); });
+  if (recompute)
+    return isCheapElementwise(producer);
   return isCheapElementwise(producer) &&
          llvm::none_of(producer->getOperands(), [](Value v) {
            return isa_and_nonnull<linalg::GenericOp>(v.getDefiningOp());

@@ -853,7 +853,8 @@ LogicalResult checkRunsInBlock(scf::ForallOp forall) {
 // threads share each structured op of the chunk's rows (buildInBlock), a
 // barrier after each so that the next sees its writes. A chunk's
 // temporaries are its block's slice of one allocation per temporary.
-LogicalResult mapChunksToBlocks(scf::ForallOp forall, const DenseMap<OpOperand *, Value> &filled) {
+LogicalResult mapChunksToBlocks(scf::ForallOp forall, const DenseMap<OpOperand *, Value> &filled,
+                                int64_t maxThreads) {
   if (failed(checkRunsInBlock(forall)))
     return failure();
   SmallVector<linalg::LinalgOp> ops;
@@ -869,7 +870,7 @@ LogicalResult mapChunksToBlocks(scf::ForallOp forall, const DenseMap<OpOperand *
   if (walk.wasInterrupted())
     return failure();
   int64_t chunks = *getConstantIntValue(forall.getMixedUpperBound()[0]);
-  int64_t threads = std::min<int64_t>(kThreadsPerBlock, llvm::alignTo(work, 32));
+  int64_t threads = std::min<int64_t>(maxThreads, llvm::alignTo(work, 32));
   OpBuilder b(forall);
   Location loc = forall.getLoc();
   auto constant = [&](int64_t v) -> Value { return b.create<arith::ConstantIndexOp>(loc, v); };
@@ -975,8 +976,14 @@ struct MapToGpuPass : adjit::impl::MapToGpuBase<MapToGpuPass> {
     DenseMap<OpOperand *, Value> filled = foldFillsIntoReductions(module, gemmLibrary);
     SmallVector<scf::ForallOp> chunked;
     module.walk([&](scf::ForallOp forall) { chunked.push_back(forall); });
+    int64_t maxRowThreads = rowThreads;
+    if (maxRowThreads < 32 || maxRowThreads > 1024 || maxRowThreads % 32 != 0) {
+      module.emitError() << "row-threads must be a multiple of 32 from 32 to 1024, got "
+                         << maxRowThreads;
+      return signalPassFailure();
+    }
     for (scf::ForallOp forall : chunked)
-      if (failed(mapChunksToBlocks(forall, filled)))
+      if (failed(mapChunksToBlocks(forall, filled, maxRowThreads)))
         return signalPassFailure();
     SmallVector<linalg::LinalgOp> ops;
     module.walk([&](linalg::LinalgOp op) {

@@ -162,6 +162,7 @@ void addMappingToGpu(OpPassManager &pm, const PipelineOptions &options,
                      const CanonicalizerFactory &canonicalizer) {
   MapToGpuOptions mapping;
   mapping.gemmLibrary = options.gpuGemmLibrary;
+  mapping.rowThreads = options.gpuRowThreads;
   pm.addPass(createMapToGpu(mapping));
   pm.addPass(createLowerAffinePass());
   addCleanup(pm, canonicalizer);

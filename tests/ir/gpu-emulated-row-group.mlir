@@ -16,6 +16,16 @@
 // RUN:   | mlir-cpu-runner -e main -entry-point-result=void -shared-libs=%mlir_runner_utils \
 // RUN:   | FileCheck %s
 // RUN: adjit-opt %s --adjit-map-to-gpu | FileCheck %s --check-prefix=MAPPED
+// With 64 threads a block (row-threads), each thread takes 17 or 18
+// positions of a row: the same results.
+// RUN: adjit-opt %s --adjit-map-to-gpu=row-threads=64 --canonicalize --adjit-emulate-gpu-launches \
+// RUN:   | mlir-opt --expand-strided-metadata --lower-affine --convert-scf-to-cf --finalize-memref-to-llvm \
+// RUN:       --convert-arith-to-llvm --convert-cf-to-llvm --convert-func-to-llvm \
+// RUN:       --reconcile-unrealized-casts \
+// RUN:   | mlir-cpu-runner -e main -entry-point-result=void -shared-libs=%mlir_runner_utils \
+// RUN:   | FileCheck %s
+// RUN: adjit-opt %s --adjit-map-to-gpu=row-threads=64 | FileCheck %s --check-prefix=MAPPED64
+// RUN: not adjit-opt %s --adjit-map-to-gpu=row-threads=48 2>&1 | FileCheck %s --check-prefix=BAD
 
 #matrix = affine_map<(d0, d1) -> (d0, d1)>
 #rows = affine_map<(d0, d1) -> (d0)>
@@ -36,6 +46,8 @@
 // MAPPED: gpu.all_reduce add
 // MAPPED: gpu.terminator
 // MAPPED-NOT: memref<1xf32>
+// MAPPED64: gpu.launch blocks({{.*}}) in ({{.*}} = %c1024, {{.*}}) threads({{.*}}) in ({{.*}} = %c64
+// BAD: error: row-threads must be a multiple of 32 from 32 to 1024, got 48
 // s = row sum of x; t = s - 3300; q = row sum of x * t; y = x + t + (q rem 7);
 // total = sum of x * (t rem 2); columns = column sums of x + t.
 func.func @row_group(%x: memref<2048x1100xf32>, %y: memref<2048x1100xf32>,

@@ -153,22 +153,38 @@ TEST_CASE("gpu codegen: row groups and their gradients run in thread blocks that
   }
 }
 
-TEST_CASE("gpu codegen: ADJIT_GPU_ROW_BLOCKS bounds a row group's thread blocks", "[gpu]") {
+TEST_CASE("gpu codegen: ADJIT_GPU_ROW_BLOCKS and ADJIT_GPU_ROW_THREADS bound a row group's "
+          "thread blocks",
+          "[gpu]") {
   auto softmax_loss = [](Tensor z) { return sum(softmax(z, 1)); };
-  auto gpu_ir = [&](const char* blocks) {
-    ::setenv("ADJIT_GPU_ROW_BLOCKS", blocks, 1);
+  auto gpu_ir = [&](const char* variable, const char* value, int64_t width) {
+    ::setenv(variable, value, 1);
     struct Unset {
-      ~Unset() { ::unsetenv("ADJIT_GPU_ROW_BLOCKS"); }
-    } unset;
-    return jit(softmax_loss, on_gpu("softmax")).lower(Array::randn({2048, 96}, 1)).ir("gpu");
+      const char* variable;
+      ~Unset() { ::unsetenv(variable); }
+    } unset{variable};
+    return jit(softmax_loss, on_gpu("softmax")).lower(Array::randn({2048, width}, 1)).ir("gpu");
   };
   // 2048 rows: 512 blocks of 4 rows, or 2048 of one.
-  CHECK(gpu_ir("512").find("blocks in (%c512,") != std::string::npos);
-  CHECK(gpu_ir("4096").find("blocks in (%c2048,") != std::string::npos);
+  CHECK(gpu_ir("ADJIT_GPU_ROW_BLOCKS", "512", 96).find("blocks in (%c512,") != std::string::npos);
+  CHECK(gpu_ir("ADJIT_GPU_ROW_BLOCKS", "4096", 96).find("blocks in (%c2048,") !=
+        std::string::npos);
+  // Rows of 1000: 256 threads by default, fewer when asked.
+  CHECK(gpu_ir("ADJIT_GPU_ROW_THREADS", "256", 1000).find("threads in (%c256,") !=
+        std::string::npos);
+  CHECK(gpu_ir("ADJIT_GPU_ROW_THREADS", "64", 1000).find("threads in (%c64,") !=
+        std::string::npos);
   for (const char* bad : {"0", "-3", "many", "12x", ""}) {
     INFO(bad);
-    CHECK_THROWS_WITH(gpu_ir(bad), Catch::Contains("ADJIT_GPU_ROW_BLOCKS='") &&
-                                       Catch::Contains("is not a number of thread blocks"));
+    CHECK_THROWS_WITH(gpu_ir("ADJIT_GPU_ROW_BLOCKS", bad, 96),
+                      Catch::Contains("ADJIT_GPU_ROW_BLOCKS='") &&
+                          Catch::Contains("is not a number of thread blocks"));
+  }
+  for (const char* bad : {"0", "48", "2048", "x"}) {
+    INFO(bad);
+    CHECK_THROWS_WITH(gpu_ir("ADJIT_GPU_ROW_THREADS", bad, 96),
+                      Catch::Contains("ADJIT_GPU_ROW_THREADS='") &&
+                          Catch::Contains("from 32 to 1024, a multiple of 32"));
   }
 }
 

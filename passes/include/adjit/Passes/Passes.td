@@ -1046,7 +1046,7 @@ def MapToGpu : Pass<"adjit-map-to-gpu", "ModuleOp"> {
 
     A row group's chunks (the `scf.forall` of `adjit-tile-and-fuse-rows`
     with `gpu`) become one launch with a thread block per chunk, sized to
-    the group's widest op (at most 256 threads). The block runs its rows
+    the group's widest op (at most `row-threads`, 256 by default). The block runs its rows
     one at a time, and each structured op of a row runs on all its
     threads: a reduction to one value strides over the row and ends in a
     block-wide `gpu.all_reduce` whose result thread 0 stores; other ops
@@ -1076,7 +1076,11 @@ def MapToGpu : Pass<"adjit-map-to-gpu", "ModuleOp"> {
     Option<"gemmLibrary", "gemm-library", "bool", /*default=*/"false",
            "Leave the contractions that adjit-select-kernels marked and a GEMM "
            "library can run in place (matchLibraryGemm) on the host, for the "
-           "launch plan's gemm steps (cuBLAS)">
+           "launch plan's gemm steps (cuBLAS)">,
+    Option<"rowThreads", "row-threads", "int64_t", /*default=*/"256",
+           "The most threads of a row group's thread block (a multiple of 32): "
+           "fewer threads per block keep more rows in flight per "
+           "multiprocessor">
   ];
   let dependentDialects = [
     "::mlir::affine::AffineDialect", "::mlir::gpu::GPUDialect",

@@ -53,6 +53,8 @@ struct PipelineOptions {
   /// (adjit-tile-and-fuse-rows with `gpu`): about what an H200 keeps
   /// resident, 132 multiprocessors with 8 blocks of 256 threads each.
   int64_t gpuRowBlocks = 1024;
+  /// cuda: the most threads of a row group's thread block.
+  int64_t gpuRowThreads = 256;
   /// cpu: parallel chunks run on the caller's OpenMP team; false runs them
   /// one after another (ahead-of-time objects carry no thread runtime). The
   /// chunks and their combination order are the same either way.
