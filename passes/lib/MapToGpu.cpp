@@ -159,6 +159,13 @@ scf::IfOp ifFirstThread(OpBuilder &b, Location loc, Value thread) {
   return b.create<scf::IfOp>(loc, first, /*withElseRegion=*/false);
 }
 
+// Which threads of a row group's block touch an operand's elements when
+// the op runs in the block (buildInBlock): only thread 0; element i, in the
+// buffer's row-major order, thread i mod the block's threads (every op that
+// strides over its positions does so from its thread index by the block's
+// thread count); or any.
+enum class Ownership { threadZero, strided, any };
+
 class LaunchBuilder {
 public:
   // `filled`: outputs whose linalg.fill was folded into this op (the value
@@ -229,7 +236,7 @@ public:
     OpBuilder b(op_);
     Location loc = op_.getLoc();
     auto constant = [&](int64_t v) -> Value { return b.create<arith::ConstantIndexOp>(loc, v); };
-    if (points_ == 1 && reductionSize_ > 1 && matchCombiners()) {
+    if (reducesToOneInBlock()) {
       setParallelIndices(b, loc, constant(0));
       SmallVector<OpOperand *> accumulators;
       for (OpOperand &init : op_.getDpsInitsMutable())
@@ -271,7 +278,38 @@ public:
     return std::max(builder.points_, builder.reductionSize_);
   }
 
+  // The Ownership of each operand of `op` run in a block, in operand order.
+  static FailureOr<SmallVector<Ownership>> ownershipInBlock(linalg::LinalgOp op) {
+    static const DenseMap<OpOperand *, Value> noFills;
+    LaunchBuilder builder(op, noFills);
+    if (failed(builder.analyze()))
+      return failure();
+    bool reducesToOne = builder.reducesToOneInBlock();
+    // A position is a point of the parallel loops, or of the reduction
+    // loops when the op reduces to one value; it indexes an operand read
+    // through the identity map in row-major order when the other loops
+    // have one iteration.
+    bool positionsCoverEveryLoop =
+        reducesToOne || llvm::all_of(builder.reductionDims_,
+                                     [&](unsigned dim) { return builder.ranges_[dim] == 1; });
+    SmallVector<Ownership> owners;
+    for (OpOperand &operand : op->getOpOperands()) {
+      if ((!reducesToOne && builder.points_ == 1) ||
+          (reducesToOne && op.isDpsInit(&operand) && isAccumulator(op, &operand)))
+        owners.push_back(Ownership::threadZero);
+      else if (positionsCoverEveryLoop && op.getMatchingIndexingMap(&operand).isIdentity())
+        owners.push_back(Ownership::strided);
+      else
+        owners.push_back(Ownership::any);
+    }
+    return owners;
+  }
+
 private:
+  // Whether buildInBlock strides over the reduction and all-reduces (one
+  // point, 32-bit combiners) rather than striding over the points.
+  bool reducesToOneInBlock() { return points_ == 1 && reductionSize_ > 1 && matchCombiners(); }
+
   LogicalResult analyze() {
     if (!op_.hasPureBufferSemantics())
       return op_.emitOpError("reached GPU mapping on tensors; it runs after bufferization");
@@ -848,10 +886,78 @@ LogicalResult checkRunsInBlock(scf::ForallOp forall) {
   return failure(walk.wasInterrupted());
 }
 
+// The allocation or argument that a view of a buffer is taken from.
+Value rootBuffer(Value buffer) {
+  while (auto view = buffer.getDefiningOp<ViewLikeOpInterface>())
+    buffer = view.getViewSource();
+  return buffer;
+}
+
+// Distinct allocations never alias; arguments may alias each other.
+bool mayAlias(Value a, Value b) {
+  Value rootA = rootBuffer(a), rootB = rootBuffer(b);
+  return rootA == rootB ||
+         !(rootA.getDefiningOp<memref::AllocOp>() || rootB.getDefiningOp<memref::AllocOp>());
+}
+
+// A buffer an op in a row group's block reads or writes, and which of the
+// block's threads touch which of its elements.
+struct BlockAccess {
+  Value buffer;
+  bool writes;
+  Ownership owner;
+};
+
+// Whether an op touching `second` may run right after one touching
+// `first`, with no barrier between: no element that one writes is touched
+// by another thread in the other.
+bool sameThreads(const BlockAccess &first, const BlockAccess &second) {
+  if (!(first.writes || second.writes) || !mayAlias(first.buffer, second.buffer))
+    return true;
+  return first.buffer == second.buffer && first.owner == second.owner &&
+         first.owner != Ownership::any;
+}
+
+// For each op of a row group's block, in order, whether a barrier must
+// follow it: when the next op touches an element that another thread
+// wrote, or writes one that another thread touched, in an op since the last
+// barrier; and at the end of each block of ops (a loop's body repeats for
+// the next row). Elementwise work on a row's temporary and the reduction
+// that reads it stride over the same positions on the same threads, and a
+// per-row scalar that thread 0 stores is read by thread 0 alone until an op
+// of all threads reads it: those follow each other with no barrier.
+FailureOr<SmallVector<bool>> barriersAfter(ArrayRef<linalg::LinalgOp> ops) {
+  SmallVector<SmallVector<BlockAccess>> accesses;
+  for (linalg::LinalgOp op : ops) {
+    FailureOr<SmallVector<Ownership>> owners = LaunchBuilder::ownershipInBlock(op);
+    if (failed(owners))
+      return failure();
+    SmallVector<BlockAccess> &touched = accesses.emplace_back();
+    for (auto [operand, owner] : llvm::zip(op->getOpOperands(), *owners))
+      if (isa<MemRefType>(operand.get().getType()))
+        touched.push_back({operand.get(), op.isDpsInit(&operand), owner});
+  }
+  SmallVector<bool> barriers;
+  SmallVector<BlockAccess> sinceBarrier;
+  for (size_t i = 0; i < ops.size(); ++i) {
+    llvm::append_range(sinceBarrier, accesses[i]);
+    bool barrier = i + 1 == ops.size() || ops[i + 1]->getBlock() != ops[i]->getBlock() ||
+                   llvm::any_of(accesses[i + 1], [&](const BlockAccess &next) {
+                     return llvm::any_of(sinceBarrier, [&](const BlockAccess &earlier) {
+                       return !sameThreads(earlier, next);
+                     });
+                   });
+    barriers.push_back(barrier);
+    if (barrier)
+      sinceBarrier.clear();
+  }
+  return barriers;
+}
+
 // A row group's chunks (adjit-tile-and-fuse-rows with `gpu`): the
 // scf.forall becomes one launch with a thread block per chunk, whose
-// threads share each structured op of the chunk's rows (buildInBlock), a
-// barrier after each so that the next sees its writes. A chunk's
+// threads share each structured op of the chunk's rows (buildInBlock),
+// with a barrier where barriersAfter finds one needed. A chunk's
 // temporaries are its block's slice of one allocation per temporary.
 LogicalResult mapChunksToBlocks(scf::ForallOp forall, const DenseMap<OpOperand *, Value> &filled,
                                 int64_t maxThreads) {
@@ -915,9 +1021,13 @@ LogicalResult mapChunksToBlocks(scf::ForallOp forall, const DenseMap<OpOperand *
     }
     alloc->erase();
   }
-  for (linalg::LinalgOp op : ops) {
+  FailureOr<SmallVector<bool>> barriers = barriersAfter(ops);
+  if (failed(barriers))
+    return failure();
+  for (auto [op, barrier] : llvm::zip(ops, *barriers)) {
     b.setInsertionPointAfter(op);
-    b.create<gpu::BarrierOp>(op.getLoc());
+    if (barrier)
+      b.create<gpu::BarrierOp>(op.getLoc());
     if (failed(LaunchBuilder(op, filled).buildInBlock(launch.getThreadIds().x, threads)))
       return failure();
   }

@@ -1050,8 +1050,13 @@ def MapToGpu : Pass<"adjit-map-to-gpu", "ModuleOp"> {
     one at a time, and each structured op of a row runs on all its
     threads: a reduction to one value strides over the row and ends in a
     block-wide `gpu.all_reduce` whose result thread 0 stores; other ops
-    share their points among the threads. A barrier follows each op, so
-    that the next one sees its writes. A row's elementwise work thus reads
+    share their points among the threads, element i of a row's buffer on
+    thread i mod the block's threads. A barrier follows an op when the next
+    one reads an element that another thread wrote (or writes one that
+    another thread touched) since the last barrier, and at the end of each
+    row: a row's temporary and the reduction over it share no barrier, nor
+    do the per-row scalars that thread 0 alone stores and reads until every
+    thread reads one. A row's elementwise work thus reads
     the row from the multiprocessor's cache, not from device memory, and
     its per-row scalars (LayerNorm's mean and variance) never leave the
     block. The chunk's temporaries become its block's slice of one
