@@ -10,7 +10,9 @@
 #   scripts/gpu-check.sh --bundle DIR    run what scripts/gpu-bundle.sh packed
 #   ... --baseline LIBDIR                also time the benchmarks with the
 #                                        libadjit.so in LIBDIR (a before/after
-#                                        in the same run, alternated)
+#                                        in the same run, alternated); a
+#                                        bundle made with --baseline COMMIT
+#                                        brings its own
 # Results go to $OUT (or ./gpu-check-out): check.log (all of this output),
 # gpu-tests.log, bench.jsonl, summary.json and, when a test failed,
 # dumps.tar.xz (every stage's IR of every compiled function, PTX included).
@@ -46,6 +48,12 @@ if [[ -n "$bundle" ]]; then
     export CUDA_HOME="$work/libs/cuda"
   tests="$bundle/bin/adjit-gpu-tests"
   bench="$bundle/bin/adjit-bench"
+  if [[ -z "$baseline" && -f "$bundle/baseline-libadjit.so.xz" ]]; then
+    baseline="$work/baseline"
+    mkdir -p "$baseline"
+    xz -dc "$bundle/baseline-libadjit.so.xz" > "$baseline/libadjit.so"
+    echo "baseline: libadjit.so of $(cat "$bundle/baseline-commit" 2>/dev/null || echo '?')"
+  fi
 else
   cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null &&
     ninja -C build adjit-gpu-tests adjit-bench || exit 1
