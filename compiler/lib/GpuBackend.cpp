@@ -167,6 +167,7 @@ class PlanBuilder {
     gemm.m = shape.m;
     gemm.n = shape.n;
     gemm.k = shape.k;
+    gemm.accumulate = !shape.overwrites;
     for (int o = 0; o < 3; ++o) {
       gemm.buffers[o] = buffer_of(op->getOperand(o), op);
       gemm.offsets[o] = shape.offsets[o];

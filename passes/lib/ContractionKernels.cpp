@@ -27,6 +27,8 @@ using namespace mlir;
 namespace {
 
 constexpr StringLiteral kGemmPrefix = "adjit_gemm_";
+// The library call that overwrites C rather than accumulating into it.
+constexpr StringLiteral kOverwriteSuffix = "_overwrite";
 
 // The loops of a contraction C[b, i, j] += A[b, i, p] * B[b, p, j], each
 // operand indexing any order of its loops; -1 for an absent batch, i or j.
@@ -351,26 +353,6 @@ bool holdsOnlyZeros(Value buffer) {
   return filled;
 }
 
-// A zero fill of the output just before the contraction, or a copy of
-// zeros into it, is folded into the call (the kernel overwrites instead of
-// accumulating).
-bool absorbZeroFill(linalg::GenericOp op) {
-  Operation *previous = op->getPrevNode();
-  if (auto fill = dyn_cast_or_null<linalg::FillOp>(previous)) {
-    if (fill.getOutputs()[0] != op.getDpsInits()[0] ||
-        !matchPattern(fill.getInputs()[0], m_AnyZeroFloat()))
-      return false;
-    fill->erase();
-    return true;
-  }
-  auto copy = dyn_cast_or_null<linalg::CopyOp>(previous);
-  if (!copy || copy.getOutputs()[0] != op.getDpsInits()[0] ||
-      !holdsOnlyZeros(copy.getInputs()[0]))
-    return false;
-  copy->erase();
-  return true;
-}
-
 struct ContractionsToCallsPass
     : adjit::impl::ContractionsToCallsBase<ContractionsToCallsPass> {
   void runOnOperation() override {
@@ -389,7 +371,7 @@ struct ContractionsToCallsPass
         return signalPassFailure();
       }
       auto [kernel, loops] = *gemm;
-      bool overwrite = absorbZeroFill(op);
+      bool overwrite = adjit::absorbZeroFill(op);
       OpBuilder b(op);
       CallBuilder call{b, op.getLoc()};
       SmallVector<Value> arguments{call.extent(op, loops.batch),
@@ -422,7 +404,7 @@ std::optional<adjit::LibraryGemm> adjit::matchLibraryGemm(linalg::GenericOp op) 
     return std::nullopt;
   auto extent = [&](int64_t loop) { return loop < 0 ? int64_t{1} : extents[loop]; };
   LibraryGemm result{extent(loops.batch), extent(loops.i), extent(loops.j), extent(loops.p),
-                     {}, {}, 0};
+                     {}, {}, 0, false};
   const int64_t operandLoops[3][3] = {{loops.batch, loops.i, loops.p},
                                       {loops.batch, loops.p, loops.j},
                                       {loops.batch, loops.i, loops.j}};
@@ -450,5 +432,31 @@ std::optional<adjit::LibraryGemm> adjit::matchLibraryGemm(linalg::GenericOp op) 
       result.strides[2][2] != 1)
     return std::nullopt;
   result.elementBits = cast<MemRefType>(op->getOperand(2).getType()).getElementTypeBitWidth();
+  result.overwrites = call->ends_with(kOverwriteSuffix);
   return result;
+}
+
+bool adjit::absorbZeroFill(linalg::GenericOp op) {
+  Operation *previous = op->getPrevNode();
+  if (auto fill = dyn_cast_or_null<linalg::FillOp>(previous)) {
+    if (fill.getOutputs()[0] != op.getDpsInits()[0] ||
+        !matchPattern(fill.getInputs()[0], m_AnyZeroFloat()))
+      return false;
+    fill->erase();
+    return true;
+  }
+  auto copy = dyn_cast_or_null<linalg::CopyOp>(previous);
+  if (!copy || copy.getOutputs()[0] != op.getDpsInits()[0] ||
+      !holdsOnlyZeros(copy.getInputs()[0]))
+    return false;
+  copy->erase();
+  return true;
+}
+
+bool adjit::absorbZeroFillIntoLibraryGemm(linalg::GenericOp op) {
+  std::optional<StringRef> call = op.getLibraryCall();
+  if (!call || call->ends_with(kOverwriteSuffix) || !absorbZeroFill(op))
+    return false;
+  op.setLibraryCallAttr(StringAttr::get(op.getContext(), *call + kOverwriteSuffix));
+  return true;
 }

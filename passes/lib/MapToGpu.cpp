@@ -1083,6 +1083,12 @@ struct MapToGpuPass : adjit::impl::MapToGpuBase<MapToGpuPass> {
     ModuleOp module = getOperation();
     module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
                     UnitAttr::get(&getContext()));
+    // A product into zeros overwrites its output: one fill kernel fewer.
+    if (gemmLibrary)
+      module.walk([](linalg::GenericOp generic) {
+        if (adjit::matchLibraryGemm(generic))
+          adjit::absorbZeroFillIntoLibraryGemm(generic);
+      });
     DenseMap<OpOperand *, Value> filled = foldFillsIntoReductions(module, gemmLibrary);
     SmallVector<scf::ForallOp> chunked;
     module.walk([&](scf::ForallOp forall) { chunked.push_back(forall); });

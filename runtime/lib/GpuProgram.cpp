@@ -12,7 +12,7 @@ namespace adjit::gpu {
 namespace {
 
 constexpr std::string_view kMagic = "adjit-gpu-program";
-constexpr int kVersion = 1;
+constexpr int kVersion = 2;
 
 const char* kind_name(Buffer::Kind kind) {
   switch (kind) {
@@ -141,7 +141,8 @@ std::string GpuProgram::serialize() const {
     for (const Step& step : plan.steps) {
       if (step.kind == Step::Kind::gemm) {
         const Gemm& g = step.gemm;
-        fmt::format_to(out, "gemm {} {} {} {} {}\n", g.element_bits, g.batch, g.m, g.n, g.k);
+        fmt::format_to(out, "gemm {} {} {} {} {} {}\n", g.element_bits, g.batch, g.m, g.n, g.k,
+                       g.accumulate ? "accumulate" : "overwrite");
         for (int o = 0; o < 3; ++o)
           fmt::format_to(out, "  operand {} {} {}\n", g.buffers[o], g.offsets[o],
                          fmt::join(g.strides[o], " "));
@@ -246,6 +247,10 @@ GpuProgram GpuProgram::deserialize(std::string_view text) {
         g.m = in.number<int64_t>();
         g.n = in.number<int64_t>();
         g.k = in.number<int64_t>();
+        std::string_view mode = in.token();
+        if (mode != "accumulate" && mode != "overwrite")
+          in.fail(fmt::format("gemm mode '{}' (accumulate or overwrite)", mode));
+        g.accumulate = mode == "accumulate";
         for (int o = 0; o < 3; ++o) {
           in.expect("operand");
           g.buffers[o] = buffer_index();

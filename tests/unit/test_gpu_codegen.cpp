@@ -193,7 +193,7 @@ TEST_CASE("gpu codegen: the GPU program of a function names its kernels and buff
   auto f = [](Tensor x, Tensor y) { return sum(exp(x) * y, {1}); };
   Lowered lowered = jit(f, on_gpu("f")).lower(Array::randn({4, 8}, 1), Array::randn({4, 8}, 2));
   std::string program = lowered.ir("gpu-program");
-  CHECK(program.rfind("adjit-gpu-program 1\narch sm_90\nformat ptx\n", 0) == 0);
+  CHECK(program.rfind("adjit-gpu-program 2\narch sm_90\nformat ptx\n", 0) == 0);
   CHECK(program.find("entry f\ninputs 2\ntype f32 2 4 8\ntype f32 2 4 8\noutputs 1\ntype f32 1 4\n") !=
         std::string::npos);
   CHECK(program.find("launch f_kernel") != std::string::npos);
@@ -214,13 +214,18 @@ TEST_CASE("gpu codegen: malformed GPU programs are rejected with the line", "[gp
   CHECK_THROWS_WITH(adjit::gpu::GpuProgram::deserialize("adjit-gpu-program 7\n"),
                     Catch::Contains("version 7"));
   CHECK_THROWS_WITH(
-      adjit::gpu::GpuProgram::deserialize("adjit-gpu-program 1\narch sm_90\nformat ptx\nconstants 0\n"
+      adjit::gpu::GpuProgram::deserialize("adjit-gpu-program 2\narch sm_90\nformat ptx\nconstants 0\n"
                                    "entries 1\nentry f\ninputs 0\noutputs 0\nbuffers 0\nsteps 1\n"
                                    "release 3\n"),
       Catch::Contains("line 11): no buffer 3"));
-  CHECK_THROWS_WITH(adjit::gpu::GpuProgram::deserialize("adjit-gpu-program 1\narch sm_90\nformat ptx\n"
+  CHECK_THROWS_WITH(adjit::gpu::GpuProgram::deserialize("adjit-gpu-program 2\narch sm_90\nformat ptx\n"
                                                  "constants 0\nentries 0\nimage 100\nshort"),
                     Catch::Contains("truncated"));
+  CHECK_THROWS_WITH(
+      adjit::gpu::GpuProgram::deserialize("adjit-gpu-program 2\narch sm_90\nformat ptx\nconstants 0\n"
+                                   "entries 1\nentry f\ninputs 0\noutputs 0\nbuffers 0\nsteps 1\n"
+                                   "gemm 32 1 2 2 2 sideways\n"),
+      Catch::Contains("gemm mode 'sideways' (accumulate or overwrite)"));
 }
 
 TEST_CASE("gpu codegen: control flow is not yet run on the GPU and says so", "[gpu]") {
@@ -263,6 +268,9 @@ TEST_CASE("gpu codegen: contractions become cuBLAS gemm steps when the library i
   };
   CHECK(count(with_library, "\ngemm 32 ") >= 4);
   CHECK(count(with_kernels, "\ngemm ") == 0);
+  // The forward products write fresh buffers: their zero fills fold in
+  // (cuBLAS's beta = 0), with no fill kernel before them.
+  CHECK(count(with_library, " overwrite\n") >= 2);
   adjit::gpu::GpuProgram parsed = adjit::gpu::GpuProgram::deserialize(with_library);
   CHECK(parsed.serialize() == with_library);
   bool transposed_operand = false;

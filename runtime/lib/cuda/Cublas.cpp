@@ -115,17 +115,18 @@ void run_gemm(int device, const gpu::Gemm& g, void* const* pointers) {
   };
   Library& l = library();
   Status status;
+  // beta = 0: cuBLAS does not read C (whatever it holds, NaN included).
   if (g.element_bits == 32) {
-    const float one = 1;
+    const float one = 1, beta = g.accumulate ? 1 : 0;
     status = l.sgemm(handle, b_layout.op, a_layout.op, n, m, k, &one,
                      reinterpret_cast<const float*>(address(1, 4)), b_layout.ld, b[0],
-                     reinterpret_cast<const float*>(address(0, 4)), a_layout.ld, a[0], &one,
+                     reinterpret_cast<const float*>(address(0, 4)), a_layout.ld, a[0], &beta,
                      reinterpret_cast<float*>(address(2, 4)), ldc, c[0], batch);
   } else {
-    const double one = 1;
+    const double one = 1, beta = g.accumulate ? 1 : 0;
     status = l.dgemm(handle, b_layout.op, a_layout.op, n, m, k, &one,
                      reinterpret_cast<const double*>(address(1, 8)), b_layout.ld, b[0],
-                     reinterpret_cast<const double*>(address(0, 8)), a_layout.ld, a[0], &one,
+                     reinterpret_cast<const double*>(address(0, 8)), a_layout.ld, a[0], &beta,
                      reinterpret_cast<double*>(address(2, 8)), ldc, c[0], batch);
   }
   if (status != 0)

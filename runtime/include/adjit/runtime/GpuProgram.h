@@ -47,10 +47,12 @@ struct KernelArgument {
 // C[b, i, j] += sum_p A[b, i, p] * B[b, p, j] through the GEMM library
 // (cuBLAS), for operands addressed by element offsets and element strides
 // along (batch, row, column); each of A and B is contiguous along one of its
-// matrix dimensions and C along its columns.
+// matrix dimensions and C along its columns. Without `accumulate`, C = the
+// sum (C's contents are not read: a zero fill folded in).
 struct Gemm {
   int element_bits = 32;  // f32 or f64
   int64_t batch = 1, m = 0, n = 0, k = 0;
+  bool accumulate = true;
   std::array<int, 3> buffers{};  // A, B, C
   std::array<int64_t, 3> offsets{};
   std::array<std::array<int64_t, 3>, 3> strides{};
