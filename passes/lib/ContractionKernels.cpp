@@ -437,6 +437,9 @@ std::optional<adjit::LibraryGemm> adjit::matchLibraryGemm(linalg::GenericOp op) 
 }
 
 bool adjit::absorbZeroFill(linalg::GenericOp op) {
+  // An operand read from the output buffer would read what the fill wrote.
+  if (llvm::is_contained(op.getDpsInputs(), op.getDpsInits()[0]))
+    return false;
   Operation *previous = op->getPrevNode();
   if (auto fill = dyn_cast_or_null<linalg::FillOp>(previous)) {
     if (fill.getOutputs()[0] != op.getDpsInits()[0] ||

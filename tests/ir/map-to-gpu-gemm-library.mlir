@@ -51,3 +51,4 @@ func.func @products(%x: memref<16x32xf32>, %w: memref<32x8xf32>, %acc: memref<16
   }
   return %y : memref<16x8xf32>
 }
+
