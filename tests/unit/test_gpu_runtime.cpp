@@ -55,6 +55,8 @@ TEST_CASE("gpu runtime: without a driver or device, asking for a GPU is a clear 
   CHECK_THROWS_WITH(f(x), Catch::Contains("no CUDA driver found") ||
                               Catch::Contains("no CUDA device"));
   CHECK_THROWS_WITH(f(x), Catch::Contains("adjit::jit 'f' (JitOptions::device = cuda:0): array 0"));
+  CHECK_THROWS_WITH(Device::cuda().synchronize(),
+                    Catch::Contains("no CUDA driver found") || Catch::Contains("no CUDA device"));
   // The process and the CPU path stay usable.
   CHECK(jit([](Tensor t) { return t * 2.0; })(x).to_vector<float>() == std::vector<float>(4, 2.0f));
 }
