@@ -113,7 +113,10 @@ def FuseElementwise : Pass<"adjit-fuse-elementwise", "ModuleOp"> {
     bounded (256 ops), which bounds the recomputation. Inside a row group
     (an `scf.forall`) the first policy still holds: a row's shared values
     stay in the cache, and recomputing them would repeat a transcendental
-    in every pass over the row.
+    in every pass over the row. There a small body that reads only
+    arguments and per-row scalars (one-element tensors, such as
+    LayerNorm's `x - mean`) is recomputed as well: it saves the thread
+    block a row's temporary.
   }];
   let options = [
     Option<"recompute", "recompute", "bool", /*default=*/"false",
