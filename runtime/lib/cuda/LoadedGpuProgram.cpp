@@ -74,6 +74,13 @@ LoadedGpuProgram::LoadedGpuProgram(std::shared_ptr<const GpuProgram> program, De
 bool gemm_library_available() { return cuda::driver_available() && cuda::cublas_available(); }
 
 LoadedGpuProgram::~LoadedGpuProgram() {
+  // Calls return before their kernels end: the module and its constants
+  // must outlive the launches still queued. A fault among them stays in
+  // the context for the next call to report (a destructor cannot throw).
+  try {
+    cuda::synchronize(device_.index());
+  } catch (const RuntimeError&) {
+  }
   for (size_t i = 0; i < module_->constants.size(); ++i)
     cuda::release(device_.index(), module_->constants[i], program_->constants[i].size());
   if (module_->module) {
