@@ -144,7 +144,7 @@ llvm::Function* emit_typed_function(llvm::Module& module, const Signature& signa
   auto* function =
       llvm::Function::Create(type, llvm::GlobalValue::ExternalLinkage, signature.name, module);
   function->addFnAttr(llvm::Attribute::NoUnwind);
-  for (const char* kind : {"target-cpu", "target-features", "prefer-vector-width"})
+  for (const char* kind : {"target-cpu", "tune-cpu", "target-features", "prefer-vector-width"})
     if (entry->hasFnAttribute(kind)) function->addFnAttr(entry->getFnAttribute(kind));
 
   auto* body = llvm::BasicBlock::Create(context, "body", function);
@@ -345,11 +345,12 @@ AotOptions AotOptions::from_command_line(int argc, char** argv) {
     if (auto v = value("-o")) options.output_dir = *v;
     else if (auto v = value("--target-cpu")) options.target_cpu = *v;
     else if (auto v = value("--mattr")) options.target_features = *v;
+    else if (auto v = value("--tune-cpu")) options.tune_cpu = *v;
     else if (word == "--static-library") options.static_library = true;
     else
       throw RuntimeError(fmt::format(
           "unknown generator argument '{}'; a generator takes -o DIR, --target-cpu=CPU, "
-          "--mattr=FEATURES and --static-library",
+          "--mattr=FEATURES, --tune-cpu=CPU and --static-library",
           word));
   }
   return options;
@@ -370,13 +371,15 @@ AotResult write(const Program& program, const AotOptions& options,
   CompileOptions compile_options = program.options();
   compile_options.target_cpu = options.target_cpu;
   compile_options.target_features = options.target_features;
+  compile_options.tune_cpu = options.tune_cpu;
   compile_options.threads = false;
   detail::LentTargetMachine machine =
       detail::lend_target_machine(options.target_cpu, options.target_features);
   mlir::OwningOpRef<mlir::ModuleOp> lowered =
       detail::ProgramInternals::lower(program, compile_options, mlir::adjit::Stage::llvm);
   llvm::LLVMContext context;
-  std::unique_ptr<llvm::Module> module = detail::translate(*lowered, context, *machine);
+  std::unique_ptr<llvm::Module> module =
+      detail::translate(*lowered, context, *machine, options.tune_cpu);
 
   // Optimized as the JIT optimizes it, before the exported functions exist:
   // inlined into them, the kernels could be vectorized differently (float

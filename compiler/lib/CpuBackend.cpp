@@ -63,22 +63,32 @@ const llvm::orc::JITTargetMachineBuilder& host_machine_builder() {
   return host;
 }
 
-// LLVM accepts unknown CPU and feature names with a warning on stderr and
-// then emits code for a generic CPU: ahead-of-time users get an error first.
-void check_cpu_and_features(const llvm::Triple& target_triple, const std::string& cpu,
-                            const std::string& features) {
-  std::string triple = target_triple.str(), error;
+// The target's generic subtarget: which CPU and feature names LLVM knows.
+std::unique_ptr<llvm::MCSubtargetInfo> generic_subtarget(const std::string& triple) {
+  std::string error;
   const llvm::Target* target = llvm::TargetRegistry::lookupTarget(triple, error);
   if (!target) throw CompileError("LLVM cannot emit code for " + triple + ": " + error);
-  std::unique_ptr<llvm::MCSubtargetInfo> generic(target->createMCSubtargetInfo(triple, "", ""));
+  return std::unique_ptr<llvm::MCSubtargetInfo>(target->createMCSubtargetInfo(triple, "", ""));
+}
+
+// LLVM accepts unknown CPU and feature names with a warning on stderr and
+// then emits code for a generic CPU: ahead-of-time users get an error first.
+void check_cpu_name(const llvm::MCSubtargetInfo& info, const std::string& triple,
+                    const std::string& cpu, std::string_view role) {
+  if (cpu.empty() || info.isCPUStringValid(cpu)) return;
+  std::vector<std::string_view> known;
+  for (const llvm::SubtargetSubTypeKV& entry : info.getAllProcessorDescriptions())
+    known.push_back(entry.Key);
+  throw CompileError(fmt::format("unknown {} CPU '{}' for {}; known CPUs: {}", role, cpu, triple,
+                                 fmt::join(known, ", ")));
+}
+
+void check_cpu_and_features(const llvm::Triple& target_triple, const std::string& cpu,
+                            const std::string& features) {
+  std::string triple = target_triple.str();
+  std::unique_ptr<llvm::MCSubtargetInfo> generic = generic_subtarget(triple);
   const llvm::MCSubtargetInfo& info = *generic;
-  if (!cpu.empty() && !info.isCPUStringValid(cpu)) {
-    std::vector<std::string_view> known;
-    for (const llvm::SubtargetSubTypeKV& entry : info.getAllProcessorDescriptions())
-      known.push_back(entry.Key);
-    throw CompileError(fmt::format("unknown target CPU '{}' for {}; known CPUs: {}", cpu, triple,
-                                   fmt::join(known, ", ")));
-  }
+  check_cpu_name(info, triple, cpu, "target");
   llvm::SubtargetFeatures requested(features);
   for (const std::string& feature : requested.getFeatures()) {
     llvm::StringRef name = llvm::StringRef(feature).drop_while([](char c) { return c == '+' || c == '-'; });
@@ -148,6 +158,11 @@ LentTargetMachine lend_target_machine(const std::string& cpu, const std::string&
   return LentTargetMachine(machine->release());
 }
 
+void check_tune_cpu(const std::string& cpu) {
+  std::string triple = host_machine_builder().getTargetTriple().str();
+  check_cpu_name(*generic_subtarget(triple), triple, cpu, "tuning");
+}
+
 int64_t vector_register_bits(const llvm::TargetMachine& machine) {
   const llvm::MCSubtargetInfo& subtarget = *machine.getMCSubtargetInfo();
   if (subtarget.checkFeatures("+avx512f")) return 512;
@@ -164,7 +179,8 @@ const std::string& host_target_description() {
 }
 
 std::unique_ptr<llvm::Module> translate(mlir::ModuleOp module, llvm::LLVMContext& context,
-                                        llvm::TargetMachine& machine) {
+                                        llvm::TargetMachine& machine,
+                                        const std::string& tune_cpu) {
   std::unique_ptr<llvm::Module> llvm_module = mlir::translateModuleToLLVMIR(module, context);
   if (!llvm_module)
     throw CompileError("translation from the MLIR LLVM dialect to LLVM IR failed");
@@ -184,6 +200,7 @@ std::unique_ptr<llvm::Module> translate(mlir::ModuleOp module, llvm::LLVMContext
   for (llvm::Function& function : *llvm_module) {
     if (function.isDeclaration()) continue;
     function.addFnAttr("target-cpu", machine.getTargetCPU());
+    if (!tune_cpu.empty()) function.addFnAttr("tune-cpu", tune_cpu);
     if (!machine.getTargetFeatureString().empty())
       function.addFnAttr("target-features", machine.getTargetFeatureString());
   }

@@ -42,10 +42,16 @@ int64_t vector_register_bits(const llvm::TargetMachine& machine);
 /// The host's triple, CPU and features (what its machine code depends on).
 const std::string& host_target_description();
 
-/// Translates a module in the LLVM dialect to LLVM IR for `machine`.
+/// Throws CompileError naming the valid choices unless `cpu` is empty or a
+/// CPU that LLVM knows (CompileOptions::tune_cpu).
+void check_tune_cpu(const std::string& cpu);
+
+/// Translates a module in the LLVM dialect to LLVM IR for `machine`, its
+/// functions tuned for `tune_cpu` when given (LLVM's "tune-cpu").
 /// Throws CompileError on failure.
 std::unique_ptr<llvm::Module> translate(mlir::ModuleOp module, llvm::LLVMContext& context,
-                                        llvm::TargetMachine& machine);
+                                        llvm::TargetMachine& machine,
+                                        const std::string& tune_cpu = "");
 /// Whether a function of `module` has a loop (a back edge).
 bool has_loops(const llvm::Module& module);
 

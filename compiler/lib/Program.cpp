@@ -158,9 +158,16 @@ mlir::adjit::PipelineOptions pipeline_options(const CompileOptions& options) {
   pipeline.target = pipeline_target(options.target);
   // Ahead-of-time code for another CPU gets vectors of that CPU's width.
   if (options.target == Device::Kind::cpu &&
-      (!options.target_cpu.empty() || !options.target_features.empty()))
-    pipeline.vectorBits = detail::vector_register_bits(
-        *detail::lend_target_machine(options.target_cpu, options.target_features));
+      (!options.target_cpu.empty() || !options.target_features.empty())) {
+    detail::LentTargetMachine machine =
+        detail::lend_target_machine(options.target_cpu, options.target_features);
+    pipeline.vectorBits = detail::vector_register_bits(*machine);
+    pipeline.cpu = machine->getTargetCPU().str();
+  }
+  if (options.target == Device::Kind::cpu && !options.tune_cpu.empty()) {
+    detail::check_tune_cpu(options.tune_cpu);
+    pipeline.cpu = options.tune_cpu;
+  }
   if (options.target == Device::Kind::cuda) {
     pipeline.gpuChip = options.gpu_arch;
     pipeline.libdevice = detail::libdevice_path().value_or("");
@@ -270,7 +277,7 @@ struct NativeModule {
                     : detail::lend_target_machine(options.target_cpu, options.target_features)) {
     {
       mlir::TimingScope scope = timing.phase("LLVM: translation to LLVM IR");
-      module = detail::translate(lowered, *context, *machine);
+      module = detail::translate(lowered, *context, *machine, options.tune_cpu);
     }
     mlir::TimingScope scope = timing.phase(
         detail::has_loops(*module) ? "LLVM: -O3" : "LLVM: inlining and clean-up (no loops)");
@@ -523,6 +530,10 @@ Executable Program::compile() const {
 Executable Program::compile(Device device) const {
   CompileOptions for_device = impl_->options;
   for_device.target = device.kind();
+  // Code run in this process is for this machine's CPU, whatever the
+  // options name for code emitted elsewhere.
+  for_device.target_cpu.clear();
+  for_device.target_features.clear();
   StagedModule staged(*impl_, for_device);
   if (device.is_cuda())
     return detail::load_onto_gpu(gpu_program_of(staged, *impl_, false), device);
@@ -537,7 +548,8 @@ Executable Program::compile(Device device) const {
   std::string key;
   if (!cache_dir.empty()) {
     cache.emplace(cache_dir);
-    key = CompileCache::key({print(*impl_->module), detail::host_target_description(), "O3",
+    key = CompileCache::key({print(*impl_->module), detail::host_target_description(),
+                             "tune=" + for_device.tune_cpu, "O3",
                              for_device.threads ? "threads" : "serial",
                              for_device.plan_buffers ? "planned" : "unplanned",
                              for_device.rematerialize ? "remat" : "no-remat"});
@@ -545,7 +557,7 @@ Executable Program::compile(Device device) const {
       return detail::load_into_jit(*object, impl_->signatures);
   }
   mlir::ModuleOp lowered = staged.advance_to(Stage::llvm);
-  NativeModule native(lowered, impl_->signatures, impl_->options, /*for_this_process=*/true);
+  NativeModule native(lowered, impl_->signatures, for_device, /*for_this_process=*/true);
   std::string object = native.machine_code(false);
   if (cache) cache->store(key, object);
   mlir::TimingScope scope = native.timing.phase("LLVM: JIT linking");

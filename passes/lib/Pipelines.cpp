@@ -223,6 +223,7 @@ void addLoweringToLLVM(OpPassManager &pm, const PipelineOptions &options,
   ApproximateMathOptions approximations;
   approximations.avx512 =
       (options.vectorBits > 0 ? options.vectorBits : hostVectorBits()) >= 512;
+  approximations.oneDivision = dividesSlowly(options.cpu);
   pm.addPass(createApproximateMath(approximations));
   pm.addPass(createConvertMathToFuncs());
   pm.addPass(createMathToLibm());

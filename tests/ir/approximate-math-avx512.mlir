@@ -4,6 +4,7 @@
 // and so does everything without the option.
 // RUN: adjit-opt %s -split-input-file --adjit-approximate-math="avx512=1" | FileCheck %s
 // RUN: adjit-opt %s -split-input-file --adjit-approximate-math | FileCheck %s --check-prefix=GENERIC
+// RUN: adjit-opt %s -split-input-file --adjit-approximate-math="avx512=1 one-division=1" | FileCheck %s --check-prefix=ONE
 
 // CHECK-LABEL: func.func @exp_two_registers
 // CHECK-SAME:  (%[[X:.*]]: vector<32xf32>)
@@ -101,6 +102,25 @@ func.func @exp_elsewhere(%s: f32, %v: vector<8xf32>, %d: vector<16xf64>)
 // CHECK:       %[[SIGMOID:.*]] = arith.divf %[[NUMERATOR]], %[[ONE_PLUS_E]] : vector<32xf32>
 // CHECK-NOT:   math.exp
 // CHECK:       return %[[TANH]], %[[SIGMOID]]
+// With `one-division` (targets that divide slowly) they share one division
+// too, by the product of both denominators.
+// ONE-LABEL: func.func @tanh_and_sigmoid_share_exponential
+// ONE-SAME:  (%[[X:.*]]: vector<32xf32>)
+// ONE:       %[[E:.*]] = math.fma %[[POWER:.*]], %[[EXPM1:.*]], %[[POWER]] : vector<32xf32>
+// ONE:       %[[ONE_PLUS_E:.*]] = math.fma %[[POWER]], %[[EXPM1]], %{{.*}} : vector<32xf32>
+// ONE:       %[[U:.*]] = arith.mulf %{{.*}}, %[[ONE_PLUS_E]] : vector<32xf32>
+// ONE:       %[[ONE_PLUS_E2:.*]] = math.fma %[[E]], %[[E]], %{{.*}} : vector<32xf32>
+// ONE:       %[[DENOMINATOR:.*]] = arith.mulf %[[ONE_PLUS_E]], %[[ONE_PLUS_E2]] : vector<32xf32>
+// ONE:       %[[RECIPROCAL:.*]] = arith.divf %{{.*}}, %[[DENOMINATOR]] : vector<32xf32>
+// ONE:       %[[TANH_NUMERATOR:.*]] = arith.mulf %[[U]], %[[ONE_PLUS_E]] : vector<32xf32>
+// ONE:       %[[SIGNED:.*]] = math.copysign %[[TANH_NUMERATOR]], %[[X]] : vector<32xf32>
+// ONE:       %[[TANH:.*]] = arith.mulf %[[SIGNED]], %[[RECIPROCAL]] : vector<32xf32>
+// ONE:       %[[NEGATIVE:.*]] = arith.cmpf olt, %[[X]], %{{.*}} : vector<32xf32>
+// ONE:       %[[NUMERATOR:.*]] = arith.select %[[NEGATIVE]], %[[E]], %{{.*}} : vector<32xi1>, vector<32xf32>
+// ONE:       %[[SIGMOID_NUMERATOR:.*]] = arith.mulf %[[NUMERATOR]], %[[ONE_PLUS_E2]] : vector<32xf32>
+// ONE:       %[[SIGMOID:.*]] = arith.mulf %[[SIGMOID_NUMERATOR]], %[[RECIPROCAL]] : vector<32xf32>
+// ONE-NOT:   arith.divf
+// ONE:       return %[[TANH]], %[[SIGMOID]]
 // Without the option the two share an exponential built without tables
 // (approximate-math.mlir).
 // GENERIC-LABEL: func.func @tanh_and_sigmoid_share_exponential

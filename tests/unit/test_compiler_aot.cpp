@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 namespace {
@@ -420,6 +421,38 @@ TEST_CASE("aot: target CPU and features", "[compiler][aot]") {
                  "unknown target feature '+avx9000'"));
 }
 
+// Tuning chooses among equivalent code: W1's tanh and sigmoid of one operand
+// share one division when tuned for an Intel core (slow division), keep two
+// for Zen; both run on this machine and agree with the JIT.
+TEST_CASE("aot: tuning CPU", "[compiler][aot]") {
+  ScratchDir dir("adjit-aot");
+  Array x = Array::randn({1000}, 5);
+  auto [v, g] = value_and_grad(w1_loss)(x);
+  std::map<std::string, size_t> divisions;
+  for (const char* tune_cpu : {"znver4", "sapphirerapids"}) {
+    INFO("tuned for " << tune_cpu);
+    AotOptions options = options_in(dir, std::string("tuned_") + tune_cpu);
+    options.tune_cpu = tune_cpu;
+    options.dump_dir = dir.file(std::string("stages-") + tune_cpu);
+    AotResult aot = aot::compile(value_and_grad(w1_loss), options, x);
+    std::string ir = read_file(dir.file(std::string("stages-") + tune_cpu + "/aot.ll"));
+    CHECK(contains(ir, std::string("\"tune-cpu\"=\"") + tune_cpu + "\""));
+    for (size_t at = ir.find(" fdiv "); at != std::string::npos; at = ir.find(" fdiv ", at + 1))
+      ++divisions[tune_cpu];
+    std::vector<Array> got = run_aot(dir, aot, {x});
+    CHECK(mismatch(got[0], v, 1e-5) == "");
+    CHECK(mismatch(got[1], g, 1e-6) == "");
+  }
+  CHECK(divisions["sapphirerapids"] > 0);
+  CHECK(divisions["sapphirerapids"] < divisions["znver4"]);
+
+  AotOptions options = options_in(dir, "badly_tuned");
+  options.tune_cpu = "not-a-cpu";
+  std::string unknown = what_of<CompileError>([&] { aot::compile(w1_loss, options, x); });
+  CHECK(contains(unknown, "unknown tuning CPU 'not-a-cpu'"));
+  CHECK(contains(unknown, "znver4"));
+}
+
 TEST_CASE("aot: clear errors for bad requests", "[compiler][aot]") {
   ScratchDir dir("adjit-aot");
   Program program = Program::parse_file(std::string(ADJIT_SOURCE_DIR) + "/examples/mlp.mlir");
@@ -455,13 +488,14 @@ TEST_CASE("aot: clear errors for bad requests", "[compiler][aot]") {
 
 TEST_CASE("aot: generator command lines", "[compiler][aot]") {
   std::vector<std::string> words = {"gen", "-o", "out", "--target-cpu=znver4", "--mattr",
-                                    "+avx2", "--static-library"};
+                                    "+avx2", "--tune-cpu", "znver5", "--static-library"};
   std::vector<char*> argv;
   for (std::string& w : words) argv.push_back(w.data());
   AotOptions options = AotOptions::from_command_line(static_cast<int>(argv.size()), argv.data());
   CHECK(options.output_dir == "out");
   CHECK(options.target_cpu == "znver4");
   CHECK(options.target_features == "+avx2");
+  CHECK(options.tune_cpu == "znver5");
   CHECK(options.static_library);
   CHECK(options.named("f").name == "f");
   std::vector<std::string> bad = {"gen", "--output", "x"};

@@ -405,7 +405,8 @@ TEST_CASE("cli: --help lists the commands, and each command's options", "[cli]")
                "--device=<cpu|cuda|cuda:N>"}},
       {"aot",
        {"<FILE.mlir>", "--entry=<NAME>", "-o <DIR>", "--name=<NAME>", "--target-cpu=<CPU>",
-        "--mattr=<FEATURES>", "--static-library", "--dump-dir=<DIR>", "--target=<value>"}},
+        "--mattr=<FEATURES>", "--tune-cpu=<CPU>", "--static-library", "--dump-dir=<DIR>",
+        "--target=<value>"}},
       {"stages", {"--target=<value>"}},
       {"cache", {"<info|clear>", "--dir=<DIR>"}},
   };
@@ -669,6 +670,11 @@ TEST_CASE("cli: aot writes one library for several entries, with clear errors", 
   require_clean_failure(cpu);
   CHECK_THAT(cpu.output, Contains("unknown target CPU 'pentium9'"));
   CHECK_THAT(cpu.output, !Contains("not a recognized processor"));  // checked before LLVM warns
+
+  CliResult tune = run_cli({"aot", path, "--tune-cpu=pentium9", "-o", dir.file("bad")});
+  require_clean_failure(tune);
+  CHECK_THAT(tune.output, Contains("unknown tuning CPU 'pentium9'"));
+  CHECK_THAT(tune.output, !Contains("not a recognized processor"));
 
   CliResult no_output = run_cli({"aot", path});
   require_clean_failure(no_output);

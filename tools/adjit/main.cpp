@@ -119,6 +119,10 @@ cl::opt<std::string> target_cpu("target-cpu", cl::value_desc("CPU"),
 cl::opt<std::string> target_features("mattr", cl::value_desc("FEATURES"),
                                      cl::desc("LLVM target features, such as +avx2,+fma"),
                                      cl::sub(aot_command), cl::cat(adjit_options));
+cl::opt<std::string> tune_cpu("tune-cpu", cl::value_desc("CPU"),
+                              cl::desc("the LLVM CPU to tune for, as clang's -mtune, such as\n"
+                                       "znver4 (default: the target CPU's, else this machine's)"),
+                              cl::sub(aot_command), cl::cat(adjit_options));
 cl::opt<bool> static_library("static-library", cl::desc("write libNAME.a instead of NAME.o"),
                              cl::sub(aot_command), cl::cat(adjit_options));
 
@@ -224,6 +228,7 @@ int aot() {
   options.output_dir = aot_output;
   options.target_cpu = target_cpu;
   options.target_features = target_features;
+  options.tune_cpu = tune_cpu;
   options.static_library = static_library;
   options.dump_dir = dump_dir;
   std::vector<std::string> entries(aot_entries.begin(), aot_entries.end());

@@ -25,6 +25,9 @@ struct AotOptions {
   /// the named CPU's own features.
   std::string target_cpu;
   std::string target_features;
+  /// The LLVM CPU the code is tuned for (as clang's -mtune; see
+  /// CompileOptions::tune_cpu); empty: target_cpu's, else this machine's.
+  std::string tune_cpu;
   /// libNAME.a (one archive member) instead of NAME.o.
   bool static_library = false;
   /// When set, every stage's IR of the exported code goes here (as `adjit
@@ -37,8 +40,9 @@ struct AotOptions {
   /// functions with one set of target options.
   AotOptions named(std::string function_name) const;
   /// For generator programs run by the CMake helper adjit_add_aot_library:
-  /// reads `-o DIR`, `--target-cpu=CPU`, `--mattr=FEATURES` and
-  /// `--static-library` from the command line; RuntimeError on anything else.
+  /// reads `-o DIR`, `--target-cpu=CPU`, `--mattr=FEATURES`, `--tune-cpu=CPU`
+  /// and `--static-library` from the command line; RuntimeError on anything
+  /// else.
   static AotOptions from_command_line(int argc, char** argv);
 };
 

@@ -35,6 +35,11 @@ struct CompileOptions {
   /// machine's. Programs run in this process always use this machine's.
   std::string target_cpu;
   std::string target_features;
+  /// cpu: the LLVM CPU name the code is tuned for, as clang's -mtune: it
+  /// chooses among equivalent instruction sequences (adjit's and LLVM's),
+  /// never which instructions exist. Empty: target_cpu's, else this
+  /// machine's. Programs run in this process are tuned for it too.
+  std::string tune_cpu;
   /// cpu: false runs parallel chunks one after another instead of on an
   /// OpenMP team (ahead-of-time objects carry no thread runtime); the
   /// results are the same.

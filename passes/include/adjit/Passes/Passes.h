@@ -32,6 +32,11 @@ namespace mlir::adjit {
 int64_t hostVectorBits();
 /// Whether the host has fused multiply-add instructions (x86's FMA3).
 bool hostHasFusedMultiplyAdd();
+/// Whether the CPU that LLVM calls `cpu` divides vectors slowly against its
+/// multiplies, so that adjit-approximate-math's `one-division` pays: Intel
+/// cores (a 16-lane division every 10 cycles, 20 FMA slots), not AMD Zen
+/// (6 slots). An empty name is the host.
+bool dividesSlowly(StringRef cpu);
 
 /// The packed entry point that `adjit-emit-entry-points` adds for the public
 /// function `function`: `adjit_entry_<function>(void **descriptors)`, what

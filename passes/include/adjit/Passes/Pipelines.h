@@ -68,6 +68,8 @@ struct PipelineOptions {
   /// cpu: the width of the target's vector registers in bits, which
   /// adjit-vectorize fills (0: the host's, hostVectorBits()).
   int64_t vectorBits = 0;
+  /// cpu: the target CPU's LLVM name, for tuning (empty: the host's).
+  std::string cpu;
 };
 
 inline constexpr Stage kAllStages[] = {
