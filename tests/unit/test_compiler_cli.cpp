@@ -400,7 +400,8 @@ TEST_CASE("cli: --help lists the commands, and each command's options", "[cli]")
   const std::vector<Command> commands = {
       {"compile",
        {"<FILE.mlir>", "--emit=<STAGE>", "-o <FILE>", "--dump-dir=<DIR>", "--target=<value>",
-        "=cuda", "--gpu-arch=<sm_NN>", "--print-ir-after-all", "--timing"}},
+        "=cuda", "--gpu-arch=<sm_NN>", "--print-ir-after-all", "--timing", "--target-cpu=<CPU>",
+        "--mattr=<FEATURES>", "--tune-cpu=<CPU>"}},
       {"run", {"<FILE.mlir>", "--entry=<NAME>", "--arg=<SPEC>", "randn:7", "--out=<DIR>",
                "--device=<cpu|cuda|cuda:N>"}},
       {"aot",
@@ -487,6 +488,23 @@ TEST_CASE("cli: compile --emit=asm has the packed entry point", "[cli]") {
   REQUIRE(to_file.exit_code == 0);
   CHECK(to_file.output.empty());
   CHECK_THAT(read_file(out), Contains("define void @adjit_entry_mlp(ptr"));
+}
+
+// compile shows the code another CPU would get: SSE2 only for x86-64 (no
+// ymm or zmm registers), LLVM's attributes naming the CPU and the tuning.
+TEST_CASE("cli: compile for another CPU", "[cli]") {
+  CliResult sse2 = run_cli({"compile", kMlp, "--emit=asm", "--target-cpu=x86-64"});
+  REQUIRE(sse2.exit_code == 0);
+  CHECK_THAT(sse2.output, Contains("adjit_entry_mlp"));
+  CHECK_THAT(sse2.output, !Contains("%ymm") && !Contains("%zmm"));
+  CliResult tuned =
+      run_cli({"compile", kMlp, "--target-cpu=x86-64-v3", "--tune-cpu=znver4"});
+  REQUIRE(tuned.exit_code == 0);
+  CHECK_THAT(tuned.output, Contains("\"target-cpu\"=\"x86-64-v3\""));
+  CHECK_THAT(tuned.output, Contains("\"tune-cpu\"=\"znver4\""));
+  CliResult unknown = run_cli({"compile", kMlp, "--mattr=+avx9000"});
+  CHECK(unknown.exit_code != 0);
+  CHECK_THAT(unknown.output, Contains("unknown target feature '+avx9000'"));
 }
 
 TEST_CASE("cli: run prints the outputs and writes them as .npy", "[cli]") {

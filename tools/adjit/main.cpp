@@ -53,6 +53,22 @@ cl::opt<std::string> dump_dir("dump-dir", cl::value_desc("DIR"),
                               cl::sub(compile_command), cl::sub(aot_command),
                               cl::cat(adjit_options));
 
+// The CPU that cpu code is for (compile and aot; `run` runs on this one).
+cl::opt<std::string> target_cpu("target-cpu", cl::value_desc("CPU"),
+                                cl::desc("the LLVM CPU to compile for, such as x86-64-v3 "
+                                         "(default: this machine's)"),
+                                cl::sub(compile_command), cl::sub(aot_command),
+                                cl::cat(adjit_options));
+cl::opt<std::string> target_features("mattr", cl::value_desc("FEATURES"),
+                                     cl::desc("LLVM target features, such as +avx2,+fma"),
+                                     cl::sub(compile_command), cl::sub(aot_command),
+                                     cl::cat(adjit_options));
+cl::opt<std::string> tune_cpu("tune-cpu", cl::value_desc("CPU"),
+                              cl::desc("the LLVM CPU to tune for, as clang's -mtune, such as\n"
+                                       "znver4 (default: the target CPU's, else this machine's)"),
+                              cl::sub(compile_command), cl::sub(aot_command),
+                              cl::cat(adjit_options));
+
 // adjit compile
 cl::opt<std::string> emit(
     "emit", cl::value_desc("STAGE"),
@@ -112,17 +128,6 @@ cl::opt<std::string> library_name(
     "name", cl::value_desc("NAME"),
     cl::desc("the files' stem (default: the entry's name, or the file's for several entries)"),
     cl::sub(aot_command), cl::cat(adjit_options));
-cl::opt<std::string> target_cpu("target-cpu", cl::value_desc("CPU"),
-                                cl::desc("the LLVM CPU to compile for, such as x86-64-v3 "
-                                         "(default: this machine's)"),
-                                cl::sub(aot_command), cl::cat(adjit_options));
-cl::opt<std::string> target_features("mattr", cl::value_desc("FEATURES"),
-                                     cl::desc("LLVM target features, such as +avx2,+fma"),
-                                     cl::sub(aot_command), cl::cat(adjit_options));
-cl::opt<std::string> tune_cpu("tune-cpu", cl::value_desc("CPU"),
-                              cl::desc("the LLVM CPU to tune for, as clang's -mtune, such as\n"
-                                       "znver4 (default: the target CPU's, else this machine's)"),
-                              cl::sub(aot_command), cl::cat(adjit_options));
 cl::opt<bool> static_library("static-library", cl::desc("write libNAME.a instead of NAME.o"),
                              cl::sub(aot_command), cl::cat(adjit_options));
 
@@ -166,6 +171,9 @@ int compile() {
   options.print_ir_after_all = print_ir_after_all;
   options.timing = timing;
   options.rematerialize = !no_remat;
+  options.target_cpu = target_cpu;
+  options.target_features = target_features;
+  options.tune_cpu = tune_cpu;
   adjit::Program program = adjit::Program::parse_file(input_file, options);
   if (given(dump_dir)) {
     program.dump(dump_dir);
