@@ -318,9 +318,9 @@ ScaledExponential expOfNegAbsByBits(ImplicitLocOpBuilder &b, F32Arithmetic &f, V
 // With `oneDivision` the two also share one division, by the product of
 // both denominators (in [1, 4]: no overflow), for 4 multiplies more and
 // about 2 ulp (the math test: tanh 5.6, sigmoid 3.8; relative 3.3e-7 and
-// 2.6e-7): where a division costs 20 FMA slots (Intel), W1's gradient
-// took 0.83 of the time; on Zen, where it costs 6, a C prototype was 1.08x
-// slower (its chain is longer).
+// 2.6e-7): where a division holds the divider for 20 FMA slots (Intel),
+// W1's value and gradient took 0.83-0.94 of the time; on Zen 5, where it
+// holds it for 5, a C prototype was 1.08x slower (its chain is longer).
 void shareExponential(math::TanhOp tanh, bool avx512, bool oneDivision) {
   Value x = tanh.getOperand();
   auto vector = dyn_cast<VectorType>(x.getType());

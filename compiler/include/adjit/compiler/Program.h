@@ -36,9 +36,10 @@ struct CompileOptions {
   std::string target_cpu;
   std::string target_features;
   /// cpu: the LLVM CPU name the code is tuned for, as clang's -mtune: it
-  /// chooses among equivalent instruction sequences (adjit's and LLVM's),
-  /// never which instructions exist. Empty: target_cpu's, else this
-  /// machine's. Programs run in this process are tuned for it too.
+  /// chooses among instruction sequences for the same functions (adjit's
+  /// and LLVM's; results may differ in their last bits), never which
+  /// instructions exist. Empty: target_cpu's, else this machine's.
+  /// Programs run in this process are tuned for it too.
   std::string tune_cpu;
   /// cpu: false runs parallel chunks one after another instead of on an
   /// OpenMP team (ahead-of-time objects carry no thread runtime); the

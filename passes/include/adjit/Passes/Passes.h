@@ -35,7 +35,7 @@ bool hostHasFusedMultiplyAdd();
 /// Whether the CPU that LLVM calls `cpu` divides vectors slowly against its
 /// multiplies, so that adjit-approximate-math's `one-division` pays: Intel
 /// cores (a 16-lane division every 10 cycles, 20 FMA slots), not AMD Zen
-/// (6 slots). An empty name is the host.
+/// (about 5 on Zen 5). An empty name is the host.
 bool dividesSlowly(StringRef cpu);
 
 /// The packed entry point that `adjit-emit-entry-points` adds for the public

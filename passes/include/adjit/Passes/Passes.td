@@ -741,12 +741,12 @@ def ApproximateMath : Pass<"adjit-approximate-math", "ModuleOp"> {
 
     With `one-division` (set for targets whose vector division is slow
     against their multiplies: Intel cores, where a 16-lane `vdivps` takes
-    the time of 20 FMAs; not AMD Zen, where it takes 6) the two also share
+    the time of 20 FMAs; not AMD Zen, about 5 on Zen 5) the two also share
     one division: r = 1 / ((1 + e) (1 + e^2)), tanh(x) = copysign(u (1 + e),
     x) r and sigmoid(x) = (x < 0 ? e : 1) (1 + e^2) r, for 4 multiplies
     more and about 2 ulp (tanh within 5.6, sigmoid within 3.8 ulp in the
     math test). On an Intel Xeon (AVX-512) W1's value and gradient took
-    0.83 of the time, its value 0.9.
+    0.83-0.94 of the time, its value 0.85-1.01.
   }];
   let options = [
     Option<"avx512", "avx512", "bool", /*default=*/"false",
