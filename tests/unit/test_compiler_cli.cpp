@@ -505,6 +505,9 @@ TEST_CASE("cli: compile for another CPU", "[cli]") {
   CliResult unknown = run_cli({"compile", kMlp, "--mattr=+avx9000"});
   CHECK(unknown.exit_code != 0);
   CHECK_THAT(unknown.output, Contains("unknown target feature '+avx9000'"));
+  CliResult gpu = run_cli({"compile", kMlp, "--target=cuda", "--tune-cpu=znver4"});
+  CHECK(gpu.exit_code != 0);
+  CHECK_THAT(gpu.output, Contains("--target=cuda code is for --gpu-arch"));
 }
 
 TEST_CASE("cli: run prints the outputs and writes them as .npy", "[cli]") {

@@ -165,6 +165,10 @@ void require_input_file(const cl::SubCommand& command) {
 
 int compile() {
   require_input_file(compile_command);
+  if (target == adjit::Device::Kind::cuda &&
+      (given(target_cpu) || given(target_features) || given(tune_cpu)))
+    throw adjit::Error("--target-cpu, --mattr and --tune-cpu choose the CPU of --target=cpu "
+                       "code; --target=cuda code is for --gpu-arch");
   adjit::CompileOptions options;
   options.target = target;
   options.gpu_arch = gpu_arch;
