@@ -487,8 +487,9 @@ def render_env(res, peers):
     lines = ["Environment:"]
     cpu = m.get("cpu")
     if cpu:
-        lines.append("- CPU: %s, %s logical CPUs%s" % (cpu, m.get("cpus_online", "?"),
-                                                      ", AVX-512" if m.get("avx512f") else ""))
+        lines.append("- CPU: %s, %s logical CPUs%s%s" % (
+            cpu, m.get("cpus_online", "?"), ", AVX-512" if m.get("avx512f") else "",
+            ", LLVM host CPU %s (what adjit tunes for)" % m["llvm_host_cpu"] if m.get("llvm_host_cpu") else ""))
     if m.get("date"):
         lines.append("- date: %s" % m["date"])
     if m.get("threads") is not None:
