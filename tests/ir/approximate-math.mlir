@@ -1,6 +1,7 @@
 // adjit-approximate-math: f32 transcendentals become polynomial arithmetic
 // (which vectorizes); f64 ops and scalar f32 sin/cos are left for libm.
 // RUN: adjit-opt %s -split-input-file --adjit-approximate-math | FileCheck %s
+// RUN: adjit-opt %s -split-input-file --adjit-approximate-math="one-division=1" | FileCheck %s --check-prefix=ONE
 
 // tanh: x clamped to about +-8 (NaN passes), times the ratio of two
 // polynomials in x^2 (fma), which is near 1 for tiny x, so no select of x
@@ -192,6 +193,14 @@ func.func @cos_vector(%x: vector<32xf32>) -> vector<32xf32> {
 // CHECK:       %[[VSIGMOID:.*]] = arith.divf %{{.*}} : vector<8xf32>
 // CHECK-NOT:   math.exp
 // CHECK:       return %[[TANH]], %[[SIGMOID]], %[[VTANH]], %[[VSIGMOID]]
+// With `one-division` the scalars and the vectors each share one division
+// too (approximate-math-avx512.mlir checks its form).
+// ONE-LABEL: func.func @tanh_and_sigmoid_share_exponential
+// ONE:       arith.divf %{{.*}}, %{{.*}} : f32
+// ONE-NOT:   arith.divf {{.*}} : f32
+// ONE:       arith.divf %{{.*}}, %{{.*}} : vector<8xf32>
+// ONE-NOT:   arith.divf
+// ONE:       return
 func.func @tanh_and_sigmoid_share_exponential(%x: f32, %v: vector<8xf32>)
     -> (f32, f32, vector<8xf32>, vector<8xf32>) {
   %one = arith.constant 1.0 : f32
