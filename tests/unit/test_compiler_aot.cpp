@@ -421,30 +421,38 @@ TEST_CASE("aot: target CPU and features", "[compiler][aot]") {
                  "unknown target feature '+avx9000'"));
 }
 
-// Tuning chooses among equivalent code: W1's tanh and sigmoid of one operand
-// share one division when tuned for an Intel core (slow division), keep two
-// for Zen; both run on this machine and agree with the JIT.
+// Tuning chooses among code for the same functions: W1's tanh and sigmoid
+// of one operand share one division when tuned for an Intel core (slow
+// division), keep two for Zen; with AVX-512's table and without it (AVX2
+// code), all run on this machine and agree with the JIT.
 TEST_CASE("aot: tuning CPU", "[compiler][aot]") {
   ScratchDir dir("adjit-aot");
   Array x = Array::randn({1000}, 5);
   auto [v, g] = value_and_grad(w1_loss)(x);
   std::map<std::string, size_t> divisions;
-  for (const char* tune_cpu : {"znver4", "sapphirerapids"}) {
-    INFO("tuned for " << tune_cpu);
-    AotOptions options = options_in(dir, std::string("tuned_") + tune_cpu);
-    options.tune_cpu = tune_cpu;
-    options.dump_dir = dir.file(std::string("stages-") + tune_cpu);
-    AotResult aot = aot::compile(value_and_grad(w1_loss), options, x);
-    std::string ir = read_file(dir.file(std::string("stages-") + tune_cpu + "/aot.ll"));
-    CHECK(contains(ir, std::string("\"tune-cpu\"=\"") + tune_cpu + "\""));
-    for (size_t at = ir.find(" fdiv "); at != std::string::npos; at = ir.find(" fdiv ", at + 1))
-      ++divisions[tune_cpu];
-    std::vector<Array> got = run_aot(dir, aot, {x});
-    CHECK(mismatch(got[0], v, 1e-5) == "");
-    CHECK(mismatch(got[1], g, 1e-6) == "");
+  for (std::string features : {"", "-avx512f"})
+    for (std::string tune_cpu : {"znver4", "sapphirerapids"}) {
+      std::string name = "tuned_" + tune_cpu + (features.empty() ? "" : "_avx2");
+      INFO(name);
+      AotOptions options = options_in(dir, name);
+      options.tune_cpu = tune_cpu;
+      options.target_features = features;
+      options.dump_dir = dir.file("stages-" + name);
+      AotResult aot = aot::compile(value_and_grad(w1_loss), options, x);
+      std::string ir = read_file(dir.file("stages-" + name + "/aot.ll"));
+      CHECK(contains(ir, "\"tune-cpu\"=\"" + tune_cpu + "\""));
+      for (size_t at = ir.find(" fdiv "); at != std::string::npos; at = ir.find(" fdiv ", at + 1))
+        ++divisions[name];
+      std::vector<Array> got = run_aot(dir, aot, {x});
+      CHECK(mismatch(got[0], v, 1e-5) == "");
+      CHECK(mismatch(got[1], g, 1e-6) == "");
+    }
+  for (const char* isa : {"", "_avx2"}) {
+    INFO("isa" << isa);
+    CHECK(divisions[std::string("tuned_sapphirerapids") + isa] > 0);
+    CHECK(divisions[std::string("tuned_sapphirerapids") + isa] <
+          divisions[std::string("tuned_znver4") + isa]);
   }
-  CHECK(divisions["sapphirerapids"] > 0);
-  CHECK(divisions["sapphirerapids"] < divisions["znver4"]);
 
   AotOptions options = options_in(dir, "badly_tuned");
   options.tune_cpu = "not-a-cpu";
