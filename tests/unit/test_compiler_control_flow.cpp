@@ -156,6 +156,38 @@ TEST_CASE("control flow: fori_loop gradients (matmuls, reductions, nesting, zero
   expect_grads("zero-trip fori_loop", none, {f64({0.2, 0.5}, {2}), f64({1.1, 0.7}, {2})});
 }
 
+TEST_CASE("control flow: gradients with carries passed through unchanged or whose final values "
+          "are unused", "[control-flow][ad]") {
+  // The canonicalizer turns w into an invariant, drops `dead` (it feeds
+  // only itself) and keeps v (it feeds x) though v's final value is unused.
+  for (int64_t every : {0, 2}) {
+    Fn f = [every](const std::vector<Tensor>& a) {
+      auto [x, w, dead, v] = fori_loop(
+          0, 4,
+          [&](Tensor, std::tuple<Tensor, Tensor, Tensor, Tensor> c) {
+            auto [xc, wc, dc, vc] = c;
+            return std::make_tuple(sin(xc) * wc + vc * 0.3, wc, dc * exp(xc),
+                                   vc * 0.9 + cos(xc));
+          },
+          std::make_tuple(a[0], a[1], a[0] * 2.0, a[1] * 0.5), {.checkpoint_every = every});
+      return sum(x * w);
+    };
+    std::string name = every ? "checkpointed carries" : "carries";
+    expect_grads(name, f, {f64({0.4, -0.7}, {2}), f64({1.3, 0.6}, {2})}, 2);
+
+    std::vector<Array> args{f64({0.4, -0.7}, {2}), f64({1.3, 0.6}, {2})};
+    Vec x = values(args[0]), w = values(args[1]), v = {w[0] * 0.5, w[1] * 0.5};
+    for (int step = 0; step < 4; ++step)
+      for (int k = 0; k < 2; ++k) {
+        double next_x = std::sin(x[k]) * w[k] + v[k] * 0.3;
+        v[k] = v[k] * 0.9 + std::cos(x[k]);
+        x[k] = next_x;
+      }
+    Array value = jit(f)(args);
+    CHECK(mismatch(value, F64, {}, {x[0] * w[0] + x[1] * w[1]}, 1e-12) == "");
+  }
+}
+
 TEST_CASE("control flow: gradients through a loop whose trip count is traced",
           "[control-flow][ad]") {
   Fn f = [](const std::vector<Tensor>& a) {

@@ -738,6 +738,13 @@ def Adjit_ForOp : Adjit_Op<"for", [IsolatedFromAbove, RecursiveMemoryEffects,
     the loop again segment by segment from them (memory for T/k + k carries
     instead of T); with k = 1 it keeps every carry but recomputes all else.
 
+    Canonicalization drops stacked outputs nobody reads, stacked inputs and
+    invariants the body does not read, and carries whose final value is
+    unused and which feed only each other; it merges stacked outputs of one
+    value and stacked inputs of one operand, reads a splat-constant stacked
+    input as a constant row, and makes a carry the body yields unchanged an
+    invariant. So the reverse pass stacks only what its adjoint reads.
+
     ```mlir
     %c, %ys = adjit.for %lo to %hi carry(%h) stacked(%xs) invariant(%w)
         : (tensor<i32>, tensor<i32>, tensor<4xf32>, tensor<8x4xf32>, tensor<4xf32>)
@@ -763,6 +770,7 @@ def Adjit_ForOp : Adjit_Op<"for", [IsolatedFromAbove, RecursiveMemoryEffects,
     attr-dict `:` functional-type(operands, results) $body
   }];
   let hasVerifier = 1;
+  let hasCanonicalizer = 1;
   let builders = [OpBuilder<(ins "::mlir::TypeRange":$results, "::mlir::Value":$lower,
       "::mlir::Value":$upper, "::mlir::ValueRange":$inits, "::mlir::ValueRange":$stacked,
       "::mlir::ValueRange":$invariants, CArg<"bool", "false">:$reverse,
