@@ -621,6 +621,57 @@ struct SwapOperandsOfTransposedDot : OpRewritePattern<TransposeOp> {
     return success();
   }
 };
+
+// dot_general(transpose(x), y) is dot_general(x, y) over x's own dimensions
+// when the transpose keeps x's free dimensions in order (the result's
+// layout): the contraction reads x in place, as it reads the operands AD
+// builds, instead of a transposed copy (x^T dy written by the user). The
+// same products are summed in the same order.
+struct FoldTransposeIntoDot : OpRewritePattern<DotGeneralOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(DotGeneralOp dot,
+                                PatternRewriter &rewriter) const override {
+    for (unsigned side = 0; side < 2; ++side) {
+      auto transpose = dot->getOperand(side).getDefiningOp<TransposeOp>();
+      if (!transpose)
+        continue;
+      ArrayRef<int64_t> perm = transpose.getPerm();
+      ArrayRef<int64_t> batch = side ? dot.getRhsBatch() : dot.getLhsBatch();
+      ArrayRef<int64_t> contract =
+          side ? dot.getRhsContract() : dot.getLhsContract();
+      auto through = [&](ArrayRef<int64_t> dims) {
+        return llvm::to_vector(
+            llvm::map_range(dims, [&](int64_t d) { return perm[d]; }));
+      };
+      // Free dimensions, in the transposed operand's order, must map to
+      // increasing dimensions of x.
+      int64_t previous = -1;
+      bool ordered = true;
+      for (int64_t d = 0, e = perm.size(); d < e && ordered; ++d) {
+        if (llvm::is_contained(batch, d) || llvm::is_contained(contract, d))
+          continue;
+        ordered = perm[d] > previous;
+        previous = perm[d];
+      }
+      if (!ordered)
+        continue;
+      SmallVector<int64_t> newBatch = through(batch),
+                           newContract = through(contract);
+      rewriter.modifyOpInPlace(dot, [&] {
+        dot->setOperand(side, transpose.getOperand());
+        if (side == 0) {
+          dot.setLhsBatch(newBatch);
+          dot.setLhsContract(newContract);
+        } else {
+          dot.setRhsBatch(newBatch);
+          dot.setRhsContract(newContract);
+        }
+      });
+      return success();
+    }
+    return failure();
+  }
+};
 } // namespace
 
 void TransposeOp::getCanonicalizationPatterns(RewritePatternSet &patterns,
@@ -644,4 +695,9 @@ OpFoldResult ReduceOp::fold(FoldAdaptor) {
   if (getDims().empty())
     return getOperand();
   return {};
+}
+
+void DotGeneralOp::getCanonicalizationPatterns(RewritePatternSet &patterns,
+                                               MLIRContext *context) {
+  patterns.add<FoldTransposeIntoDot>(context);
 }

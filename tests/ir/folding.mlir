@@ -873,6 +873,41 @@ func.func @transposed_dot_kept(%a: tensor<2x5x6xf32>, %b: tensor<2x6x7xf32>, %x:
 
 // -----
 
+// A transposed operand is read in place: x^T dy and a dy^T contract over x's
+// and w's own dimensions; a batched operand whose transpose keeps its free
+// dimensions in order too. The transpose stays for its other use.
+// CHECK-LABEL: func.func @transposed_operands_read_in_place
+// CHECK-SAME: (%[[X:.*]]: tensor<8x3xf32>, %[[DY:.*]]: tensor<8x4xf32>, %[[W:.*]]: tensor<5x4xf32>, %[[A:.*]]: tensor<6x2x5xf32>, %[[B:.*]]: tensor<2x6x7xf32>)
+// CHECK: %[[XT:.*]] = adjit.transpose %[[X]]
+// CHECK: %[[G:.*]] = adjit.dot_general %[[X]], %[[DY]], batch = [] x [], contract = [0] x [0] : (tensor<8x3xf32>, tensor<8x4xf32>) -> tensor<3x4xf32>
+// CHECK: %[[H:.*]] = adjit.dot_general %[[DY]], %[[W]], batch = [] x [], contract = [1] x [1] : (tensor<8x4xf32>, tensor<5x4xf32>) -> tensor<8x5xf32>
+// CHECK: %[[C:.*]] = adjit.dot_general %[[A]], %[[B]], batch = [1] x [0], contract = [0] x [1] : (tensor<6x2x5xf32>, tensor<2x6x7xf32>) -> tensor<2x5x7xf32>
+// CHECK: return %[[G]], %[[H]], %[[C]], %[[XT]]
+func.func @transposed_operands_read_in_place(%x: tensor<8x3xf32>, %dy: tensor<8x4xf32>, %w: tensor<5x4xf32>, %a: tensor<6x2x5xf32>, %b: tensor<2x6x7xf32>) -> (tensor<3x4xf32>, tensor<8x5xf32>, tensor<2x5x7xf32>, tensor<3x8xf32>) {
+  %xt = adjit.transpose %x, perm = [1, 0] : (tensor<8x3xf32>) -> tensor<3x8xf32>
+  %0 = adjit.dot_general %xt, %dy, batch = [] x [], contract = [1] x [0] : (tensor<3x8xf32>, tensor<8x4xf32>) -> tensor<3x4xf32>
+  %wt = adjit.transpose %w, perm = [1, 0] : (tensor<5x4xf32>) -> tensor<4x5xf32>
+  %1 = adjit.dot_general %dy, %wt, batch = [] x [], contract = [1] x [0] : (tensor<8x4xf32>, tensor<4x5xf32>) -> tensor<8x5xf32>
+  %at = adjit.transpose %a, perm = [1, 2, 0] : (tensor<6x2x5xf32>) -> tensor<2x5x6xf32>
+  %2 = adjit.dot_general %at, %b, batch = [0] x [0], contract = [2] x [1] : (tensor<2x5x6xf32>, tensor<2x6x7xf32>) -> tensor<2x5x7xf32>
+  return %0, %1, %2, %xt : tensor<3x4xf32>, tensor<8x5xf32>, tensor<2x5x7xf32>, tensor<3x8xf32>
+}
+
+// -----
+
+// Kept: a transpose that reorders the operand's free dimensions would
+// reorder the result's.
+// CHECK-LABEL: func.func @transposed_operand_reordering_kept
+// CHECK: %[[T:.*]] = adjit.transpose
+// CHECK: adjit.dot_general %[[T]], %{{.*}}, batch = [] x [], contract = [2] x [0]
+func.func @transposed_operand_reordering_kept(%a: tensor<3x2x6xf32>, %b: tensor<6x7xf32>) -> tensor<2x3x7xf32> {
+  %at = adjit.transpose %a, perm = [1, 0, 2] : (tensor<3x2x6xf32>) -> tensor<2x3x6xf32>
+  %0 = adjit.dot_general %at, %b, batch = [] x [], contract = [2] x [0] : (tensor<2x3x6xf32>, tensor<6x7xf32>) -> tensor<2x3x7xf32>
+  return %0 : tensor<2x3x7xf32>
+}
+
+// -----
+
 // A transpose of a square matrix has the operand's type but is not identity.
 // CHECK-LABEL: func.func @transpose_square_kept
 // CHECK: adjit.transpose %{{.*}}, perm = [1, 0] : (tensor<3x3xf32>) -> tensor<3x3xf32>

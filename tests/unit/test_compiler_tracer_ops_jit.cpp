@@ -766,6 +766,50 @@ TEST_CASE("tracer ops: matmul (2-D, vector operands, batched with broadcasting)"
   CHECK(r[6].shape() == Shape{5, 2});
 }
 
+TEST_CASE("tracer ops: matmul of transposed operands reads them in place", "[tracer][ops]") {
+  // x^T y, y w^T, both, and a batched one: the canonicalizer folds each
+  // transpose into the contraction, so the GEMM reads the operand's own
+  // layout (at sizes it serves, with a k past one slice of its blocking).
+  auto f = adjit::jit(
+      [](Tensor x, Tensor y, Tensor w, Tensor u, Tensor a, Tensor b) {
+        return std::vector<Tensor>{matmul(transpose(x), y), matmul(y, transpose(w)),
+                                   matmul(transpose(x), transpose(u)),
+                                   matmul(transpose(a, {0, 2, 1}), b)};
+      },
+      {.name = "transposed_matmul"});
+  const Shape xs{300, 37}, ys{300, 45}, ws{50, 45}, us{20, 300}, as{2, 70, 9}, bs{2, 70, 11};
+  // values of a [rows, cols] matrix (or a batch of them) transposed.
+  auto transposed = [](const Vec& v, int64_t batch, int64_t rows, int64_t cols) {
+    Vec t(v.size());
+    for (int64_t n = 0; n < batch; ++n)
+      for (int64_t i = 0; i < rows; ++i)
+        for (int64_t j = 0; j < cols; ++j)
+          t[n * rows * cols + j * rows + i] = v[n * rows * cols + i * cols + j];
+    return t;
+  };
+  for (DType dt : {F32, F64}) {
+    INFO("dtype " << dtype_name(dt));
+    Array x = Array::randn(xs, 611, dt), y = Array::randn(ys, 612, dt),
+          w = Array::randn(ws, 613, dt), u = Array::randn(us, 616, dt),
+          a = Array::randn(as, 614, dt), b = Array::randn(bs, 615, dt);
+    std::string optimized = f.lower(x, y, w, u, a, b).ir("optimized");
+    CHECK(optimized.find("adjit.transpose") == std::string::npos);
+    std::vector<Array> r = f(x, y, w, u, a, b);
+    REQUIRE(r.size() == 4);
+    Vec xt = transposed(values(x), 1, 300, 37), wt = transposed(values(w), 1, 50, 45),
+        ut = transposed(values(u), 1, 20, 300), at = transposed(values(a), 2, 70, 9);
+    Tol ac = accumulate_tol(dt);
+    auto check = [&](int i, const char* name, const Vec& l, Shape ls, const Vec& rv, Shape rs) {
+      auto [want, want_shape] = matmul_ref(l, ls, rv, rs);
+      CHECK_ARRAY(name, r[i], dt, want_shape, want, ac);
+    };
+    check(0, "x^T y", xt, {37, 300}, values(y), ys);
+    check(1, "y w^T", values(y), ys, wt, {45, 50});
+    check(2, "x^T u^T", xt, {37, 300}, ut, {300, 20});
+    check(3, "a^T b, batched", at, {2, 9, 70}, values(b), bs);
+  }
+}
+
 //===----------------------------------------------------------------------===//
 // Shape manipulation and indexing
 //===----------------------------------------------------------------------===//

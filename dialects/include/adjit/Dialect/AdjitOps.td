@@ -634,6 +634,10 @@ def Adjit_DotGeneralOp : Adjit_Op<"dot_general", [Pure,
 
     Derivative: each operand gets the dot_general of the cotangent with the other operand over that operand's free dimensions, transposed into place.
 
+    Canonicalization reads a transposed operand in place (`x^T dy` contracts
+    over `x`'s own dimensions) when the transpose keeps the operand's free
+    dimensions in order, so no transposed copy is made.
+
     ```mlir
     // a plain matmul and a batched one
     %c = adjit.dot_general %a, %b, batch = [] x [], contract = [1] x [0] : (tensor<4x8xf32>, tensor<8x5xf32>) -> tensor<4x5xf32>
@@ -651,6 +655,7 @@ def Adjit_DotGeneralOp : Adjit_Op<"dot_general", [Pure,
     functional-type(operands, results)
   }];
   let hasVerifier = 1;
+  let hasCanonicalizer = 1;
 }
 
 //===----------------------------------------------------------------------===//
