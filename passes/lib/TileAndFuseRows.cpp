@@ -128,6 +128,21 @@ int64_t elementBytes(Type type) {
   return std::max<int64_t>(1, getElementTypeOrSelf(type).getIntOrFloatBitWidth() / 8);
 }
 
+// adjit-vectorize reads an input contiguous along the rows but indexed by
+// the innermost loop (a transpose) in square tiles of up to 16 rows: such
+// a group's blocks are whole tiles, even past the cache budget (a tile's
+// rows are used as soon as they are read).
+constexpr int64_t kTransposedTileRows = 16;
+
+bool readsRowsTransposed(linalg::GenericOp op) {
+  unsigned inner = op.getNumLoops() - 1;
+  return inner > 0 && llvm::any_of(op.getDpsInputOperands(), [&](OpOperand *operand) {
+           AffineMap map = op.getMatchingIndexingMap(operand);
+           return map.getNumResults() > 0 && map.getResults().back() == getAffineDimExpr(0, op.getContext()) &&
+                  map.isFunctionOfDim(inner);
+         });
+}
+
 // Blocks as large as the cache budget allows (a divisor of the rows when
 // one is close, so that no tail block is needed); chunks when there is
 // enough work for each, as many as allowed and dividing the blocks evenly.
@@ -151,8 +166,13 @@ BlockPlan planBlocks(ArrayRef<linalg::GenericOp> members, int64_t rows,
   }
   BlockPlan plan;
   int64_t budgetRows = std::clamp<int64_t>(cacheBytes / std::max<int64_t>(1, bytesPerRow), 1, rows);
+  int64_t multiple = 1;
+  if (rows >= kTransposedTileRows && llvm::any_of(members, readsRowsTransposed)) {
+    multiple = kTransposedTileRows;
+    budgetRows = std::max(multiple, budgetRows / multiple * multiple);
+  }
   plan.blockRows = budgetRows;
-  for (int64_t candidate = budgetRows; candidate * 2 > budgetRows; --candidate)
+  for (int64_t candidate = budgetRows; candidate * 2 > budgetRows; candidate -= multiple)
     if (rows % candidate == 0) {
       plan.blockRows = candidate;
       break;

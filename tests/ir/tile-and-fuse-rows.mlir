@@ -238,3 +238,25 @@ func.func @strict_sum(%x: tensor<256x256xf32>) -> (tensor<256x256xf32>, tensor<f
   } -> tensor<f32>
   return %e, %sum : tensor<256x256xf32>, tensor<f32>
 }
+
+// -----
+
+// A transpose reads its input along the rows: its blocks are whole tiles
+// of 16 rows for adjit-vectorize, though 64 KiB would hold only 8 rows of
+// its 8 KiB per row.
+// CHUNKS-LABEL: func.func @transpose_blocks
+// CHUNKS: scf.forall (%{{.*}}) in (4)
+// CHUNKS: scf.for %{{.*}} = %c0 to %c32 step %c16
+// CHUNKS: tensor.extract_slice %arg0[0, %{{.*}}] [1024, 16] [1, 1] : tensor<1024x128xf32> to tensor<1024x16xf32>
+// SEQUENTIAL-LABEL: func.func @transpose_blocks
+// SEQUENTIAL-NOT: scf.for
+// SEQUENTIAL: linalg.generic
+func.func @transpose_blocks(%x: tensor<1024x128xf32>) -> tensor<128x1024xf32> {
+  %empty = tensor.empty() : tensor<128x1024xf32>
+  %y = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<1024x128xf32>) outs(%empty : tensor<128x1024xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %r = arith.negf %in : f32
+    linalg.yield %r : f32
+  } -> tensor<128x1024xf32>
+  return %y : tensor<128x1024xf32>
+}

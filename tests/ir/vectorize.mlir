@@ -201,26 +201,27 @@ func.func @f64(%x: tensor<40xf64>) -> tensor<40xf64> {
 
 // -----
 
-// Left to LLVM: a float sum that may not be reordered, an operand read
-// transposed along the vector, a loop index, f64 tanh and f32 pow (libm
-// calls, one element at a time: as vectors, a call per lane), bf16, and a
-// contraction served by the GEMM kernels.
+// Left to LLVM: a float sum that may not be reordered, operands read
+// transposed along two different loops (a gather either way), a loop index,
+// f64 tanh and f32 pow (libm calls, one element at a time: as vectors, a
+// call per lane), bf16, and a contraction served by the GEMM kernels.
 // CHECK-LABEL: func.func @left_alone
 // CHECK-NOT: vector.
 // CHECK-COUNT-7: linalg.generic
 // CHECK-NOT: vector.
-func.func @left_alone(%x: tensor<8x32xf32>, %t: tensor<32x8xf32>, %init: tensor<8xf32>, %d: tensor<32xf64>, %h: tensor<32xbf16>, %m: tensor<8x8xf32>) -> (tensor<8xf32>, tensor<8x32xf32>, tensor<8x32xf32>, tensor<32xf64>, tensor<32xbf16>, tensor<8x8xf32>, tensor<8x32xf32>) {
+func.func @left_alone(%x: tensor<8x32xf32>, %t3: tensor<8x32x4xf32>, %u3: tensor<4x32x8xf32>, %init: tensor<8xf32>, %d: tensor<32xf64>, %h: tensor<32xbf16>, %m: tensor<8x8xf32>) -> (tensor<8xf32>, tensor<4x8x32xf32>, tensor<8x32xf32>, tensor<32xf64>, tensor<32xbf16>, tensor<8x8xf32>, tensor<8x32xf32>) {
   %strict = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%x : tensor<8x32xf32>) outs(%init : tensor<8xf32>) {
   ^bb0(%in: f32, %out: f32):
     %r = arith.addf %out, %in : f32
     linalg.yield %r : f32
   } -> tensor<8xf32>
   %empty = tensor.empty() : tensor<8x32xf32>
-  %transposed = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%t : tensor<32x8xf32>) outs(%empty : tensor<8x32xf32>) {
-  ^bb0(%in: f32, %out: f32):
-    %r = arith.negf %in : f32
+  %empty3 = tensor.empty() : tensor<4x8x32xf32>
+  %transposed = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d1, d2, d0)>, affine_map<(d0, d1, d2) -> (d0, d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%t3, %u3 : tensor<8x32x4xf32>, tensor<4x32x8xf32>) outs(%empty3 : tensor<4x8x32xf32>) {
+  ^bb0(%in: f32, %in2: f32, %out: f32):
+    %r = arith.subf %in, %in2 : f32
     linalg.yield %r : f32
-  } -> tensor<8x32xf32>
+  } -> tensor<4x8x32xf32>
   %indices = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} outs(%empty : tensor<8x32xf32>) {
   ^bb0(%out: f32):
     %i = linalg.index 1 : index
@@ -254,7 +255,7 @@ func.func @left_alone(%x: tensor<8x32xf32>, %t: tensor<32x8xf32>, %init: tensor<
     %r = math.powf %in, %in : f32
     linalg.yield %r : f32
   } -> tensor<8x32xf32>
-  return %strict, %transposed, %indices, %tanh, %half, %gemm, %pow : tensor<8xf32>, tensor<8x32xf32>, tensor<8x32xf32>, tensor<32xf64>, tensor<32xbf16>, tensor<8x8xf32>, tensor<8x32xf32>
+  return %strict, %transposed, %indices, %tanh, %half, %gemm, %pow : tensor<8xf32>, tensor<4x8x32xf32>, tensor<8x32xf32>, tensor<32xf64>, tensor<32xbf16>, tensor<8x8xf32>, tensor<8x32xf32>
 }
 
 // -----
@@ -309,4 +310,39 @@ func.func @sin_cos(%x: tensor<4x64xf32>) -> tensor<4x64xf32> {
     linalg.yield %p : f32
   } -> tensor<4x64xf32>
   return %y : tensor<4x64xf32>
+}
+
+// -----
+
+// An input contiguous along the rows (a transpose, with a per-row bias):
+// square tiles of 16 (8 with AVX2) rows and columns, each read as 16
+// vectors along the rows and transposed in registers by 4 stages of 16
+// two-source shuffles (3 of 8 with AVX2), then one vector step per row of
+// the tile; what whole tiles leave (4 rows, 8 columns here) runs one
+// element at a time.
+// CHECK-LABEL: func.func @transposed_tiles
+// CHECK: scf.for %[[R:.*]] = %c0 to %c32 step %c16
+// CHECK: scf.for %[[C:.*]] = %c0 to %c32 step %c16
+// CHECK-COUNT-16: vector.transfer_read %arg0{{.*}} : tensor<40x36xf32>, vector<16xf32>
+// CHECK-COUNT-64: vector.shuffle
+// CHECK-NOT: vector.shuffle
+// CHECK-COUNT-16: vector.transfer_write {{.*}} : vector<16xf32>, tensor<36x40xf32>
+// CHECK: scf.for {{.*}} = %c32 to %c40 step %c1
+// CHECK: vector.transfer_read %arg0{{.*}} : tensor<40x36xf32>, vector<1xf32>
+// CHECK: scf.for {{.*}} = %c32 to %c36 step %c1
+// AVX2-LABEL: func.func @transposed_tiles
+// AVX2: scf.for {{.*}} = %c0 to %c32 step %c8
+// AVX2: scf.for {{.*}} = %c0 to %c40 step %c8
+// AVX2-COUNT-24: vector.shuffle
+// AVX2-NOT: vector.shuffle
+// AVX2-COUNT-8: vector.transfer_write {{.*}} : vector<8xf32>, tensor<36x40xf32>
+func.func @transposed_tiles(%t: tensor<40x36xf32>, %b: tensor<36xf32>) -> tensor<36x40xf32> {
+  %empty = tensor.empty() : tensor<36x40xf32>
+  %y = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%t, %b : tensor<40x36xf32>, tensor<36xf32>) outs(%empty : tensor<36x40xf32>) {
+  ^bb0(%in: f32, %bias: f32, %out: f32):
+    %twice = arith.addf %in, %in : f32
+    %r = arith.addf %twice, %bias : f32
+    linalg.yield %r : f32
+  } -> tensor<36x40xf32>
+  return %y : tensor<36x40xf32>
 }

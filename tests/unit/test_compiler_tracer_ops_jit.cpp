@@ -896,6 +896,63 @@ TEST_CASE("tracer ops: transpose reshape broadcast_to expand_dims squeeze slice 
   }
 }
 
+TEST_CASE("tracer ops: transposes of every dtype in whole tiles and remainders, alone and fused",
+          "[tracer][ops]") {
+  // adjit-vectorize transposes square tiles in registers and runs what
+  // whole tiles leave one element at a time; shapes here have both.
+  struct Case {
+    Shape shape;
+    std::vector<int64_t> perm;
+  };
+  const Case cases[] = {{{37, 53}, {1, 0}}, {{64, 48}, {1, 0}}, {{3, 40, 20}, {0, 2, 1}},
+                        {{20, 3, 40}, {2, 1, 0}}, {{5, 17}, {1, 0}}, {{300, 100}, {1, 0}}};
+  // Element i of x transposed by perm, as a flat index into x.
+  auto source_index = [](const Shape& shape, const std::vector<int64_t>& perm, int64_t i) {
+    Shape out_shape;
+    for (int64_t p : perm) out_shape.push_back(shape[p]);
+    std::vector<int64_t> out_index(perm.size()), in_index(perm.size());
+    for (int64_t d = static_cast<int64_t>(perm.size()) - 1; d >= 0; --d) {
+      out_index[d] = i % out_shape[d];
+      i /= out_shape[d];
+    }
+    for (size_t d = 0; d < perm.size(); ++d) in_index[perm[d]] = out_index[d];
+    int64_t flat = 0;
+    for (size_t d = 0; d < perm.size(); ++d) flat = flat * shape[d] + in_index[d];
+    return flat;
+  };
+  for (const Case& c : cases)
+    for (DType dt : all_dtypes) {
+      INFO("case " << (&c - cases) << " dtype " << dtype_name(dt));
+      Vec random = values(Array::uniform(c.shape, 620, -8, 8, F64));
+      for (double& v : random) v = std::round(v);  // exact in every dtype
+      Array x = make(random, c.shape, dt);
+      std::vector<int> perm(c.perm.begin(), c.perm.end());
+      auto f = adjit::jit([perm](Tensor x) {
+        // The fused form adds a value per row of the result (its leading
+        // dimension), read once per row of a tile.
+        Tensor t = transpose(x, perm);
+        Shape column(t.shape().size(), 1);
+        column[0] = t.shape()[0];
+        Tensor rows = reshape(cast(arange(t.shape()[0]), t.dtype()), column);
+        Tensor fused = t.dtype() == DType::i1 ? logical_not(t) : t + rows;
+        return std::vector<Tensor>{t, fused};
+      });
+      std::vector<Array> r = f(x);
+      REQUIRE(r.size() == 2);
+      Vec want_t, want_fused;
+      Shape out_shape;
+      for (int64_t p : c.perm) out_shape.push_back(c.shape[p]);
+      int64_t row_size = r[0].size() / out_shape[0];
+      for (int64_t i = 0; i < r[0].size(); ++i) {
+        double v = random[source_index(c.shape, c.perm, i)];
+        want_t.push_back(dt == DType::i1 ? double(v != 0) : v);
+        want_fused.push_back(dt == DType::i1 ? double(v == 0) : v + double(i / row_size));
+      }
+      CHECK_ARRAY("transpose", r[0], dt, out_shape, want_t, Tol{});
+      CHECK_ARRAY("transpose, fused", r[1], dt, out_shape, want_fused, Tol{});
+    }
+}
+
 TEST_CASE("tracer ops: take (negative indices from the end, clamped), one_hot", "[tracer][ops]") {
   auto f = adjit::jit(
       [](Tensor x, Tensor idx, Tensor idx2, Tensor labels) {

@@ -204,9 +204,20 @@ def Vectorize : Pass<"adjit-vectorize", "ModuleOp"> {
     mask that the backward pass reads (a comparison's result) is read and
     written in vectors like any other operand.
 
+    An input contiguous along another loop than the innermost (a transpose:
+    `(d0, d1) -> (d1, d0)`) is read in square tiles over that loop and the
+    innermost one, of a register's lanes up to 16 a side (16 f32 with
+    AVX-512, 8 with AVX2): the tile's vectors along the other loop are
+    transposed in registers (log2 of the side stages of two-source
+    shuffles), then each row of the tile runs as one vector step. What
+    whole tiles leave runs one element at a time. (adjit-tile-and-fuse-rows
+    gives such a generic blocks of whole tiles of rows.) A 1024x1024 f32
+    transpose runs at 20 GB/s instead of 1.2.
+
     Left as they are (and to LLVM's loop vectorizer): generics with dynamic
-    shapes, generics that read their indices, gather, or read an operand
-    transposed along the innermost dimension, contractions marked for the
+    shapes, generics that read their indices, gather, read inputs
+    transposed along two different loops, or write an output transposed
+    along the innermost dimension, contractions marked for the
     GEMM kernels, element types other than f32, f64 and integers, and math
     functions that would not lower to vector code (f64 tanh, erf, expm1,
     log1p go to libm one element at a time).
