@@ -584,8 +584,10 @@ struct DotGeneralToContraction : OpConversionPattern<DotGeneralOp> {
         [&](OpBuilder &b, Location l, ValueRange args) {
           Value product =
               floatOrInt<arith::MulFOp, arith::MulIOp>(b, l, {args[0], args[1]});
+          // A sum like any other: its order is unspecified (the GEMM
+          // kernels block it), so a matrix-vector product vectorizes.
           b.create<linalg::YieldOp>(
-              l, floatOrInt<arith::AddFOp, arith::AddIOp>(b, l, {args[2], product}));
+              l, combine(b, l, ReduceKind::sum, args[2], product));
         });
     rewriter.replaceOp(op, convertTensorElements(rewriter, loc, generic.getResult(0),
                                                  resultType.getElementType()));

@@ -796,12 +796,16 @@ func.func @argmax(%x: tensor<2x3xf32>, %i: tensor<5xi64>) -> (tensor<2xi64>, ten
 // -----
 
 // A plain matmul needs no transposes or reshapes: one generic iterating
-// (i, p, j), so the innermost loop runs along rows of B and C.
+// (i, p, j), so the innermost loop runs along rows of B and C. Its sum may
+// be reordered, as the GEMM kernels do and as a reduction's may.
 // CHECK-LABEL: func.func @dot_matmul
 // CHECK-SAME: (%[[A:.*]]: tensor<4x8xf32>, %[[B:.*]]: tensor<8x5xf32>)
 // CHECK: %[[Z:.*]] = arith.constant 0.000000e+00 : f32
 // CHECK: %[[INIT:.*]] = linalg.fill ins(%[[Z]] : f32) outs(%{{.*}} : tensor<4x5xf32>) -> tensor<4x5xf32>
 // CHECK: %[[MM:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d2)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%[[A]], %[[B]] : tensor<4x8xf32>, tensor<8x5xf32>) outs(%[[INIT]] : tensor<4x5xf32>)
+// CHECK-NEXT: ^bb0(%[[X:.*]]: f32, %[[Y:.*]]: f32, %[[ACC:.*]]: f32):
+// CHECK-NEXT: %[[P:.*]] = arith.mulf %[[X]], %[[Y]] : f32
+// CHECK-NEXT: arith.addf %[[ACC]], %[[P]] fastmath<reassoc> : f32
 // CHECK: return %[[MM]]
 func.func @dot_matmul(%a: tensor<4x8xf32>, %b: tensor<8x5xf32>) -> tensor<4x5xf32> {
   %0 = adjit.dot_general %a, %b, batch = [] x [], contract = [1] x [0] : (tensor<4x8xf32>, tensor<8x5xf32>) -> tensor<4x5xf32>
