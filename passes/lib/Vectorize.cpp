@@ -127,6 +127,15 @@ constexpr int64_t kWideRegistersPerStep = 4;
 
 int64_t vectorRegisters(int64_t vectorBits) { return vectorBits >= 512 ? 32 : 16; }
 
+// An argmax-like pair of outputs: the best value and its index, replaced
+// together by a candidate when `predicate` (computed by `predicateOps` from
+// the candidate and the best value) holds.
+struct ArgReduction {
+  BlockArgument value, index;
+  Value predicate, candidate;
+  SmallVector<Operation *> predicateOps;
+};
+
 // One generic, analysed: which operands and body values vary along the
 // innermost loop, and how each output is produced.
 class InnerLoopVectorizer {
@@ -190,7 +199,7 @@ private:
   // Whether a step waits on long dependency chains: a reduction's
   // accumulator, or a math function's polynomial (exp, tanh, log, ...).
   bool hasLongChains() {
-    if (!reductions_.empty())
+    if (!reductions_.empty() || !argReductions_.empty())
       return true;
     return llvm::any_of(op_.getBlock()->without_terminator(), [](Operation &inner) {
       return isa<math::MathDialect>(inner.getDialect()) &&
@@ -225,8 +234,8 @@ private:
   }
 
   LogicalResult analyse() {
-    if (!op_.hasPureTensorSemantics() || op_.getLibraryCallAttr() || op_.hasIndexSemantics() ||
-        ranges_.empty() || llvm::any_of(ranges_, ShapedType::isDynamic))
+    if (!op_.hasPureTensorSemantics() || op_.getLibraryCallAttr() || ranges_.empty() ||
+        llvm::any_of(ranges_, ShapedType::isDynamic))
       return failure();
     Block &body = *op_.getBlock();
     for (OpOperand &operand : op_->getOpOperands()) {
@@ -259,14 +268,25 @@ private:
         continue;
       }
       // An output without the innermost loop accumulates over it.
-      if (failed(analyseReduction(operand, argument)))
+      if (!argReductionOf_.contains(argument) && failed(analyseReduction(operand, argument)) &&
+          failed(analyseArgReduction(operand, argument)))
         return failure();
       varying_.insert(argument);
     }
-    if (tileDim_ && (!reductions_.empty() ||
+    // An arg-reduction's outputs are its only ones (its lanes are combined
+    // apart from the other outputs).
+    if (!argReductions_.empty() && 2 * argReductions_.size() != op_.getNumDpsInits())
+      return failure();
+    if (tileDim_ && (!reductions_.empty() || !argReductions_.empty() ||
                      op_.getIteratorTypesArray()[*tileDim_] != utils::IteratorType::parallel))
       return failure();
     for (Operation &inner : body.without_terminator()) {
+      // An index varies along the innermost loop only if it is that loop's.
+      if (auto index = dyn_cast<linalg::IndexOp>(inner)) {
+        if (index.getDim() == inner_)
+          varying_.insert(index.getResult());
+        continue;
+      }
       bool mappable = isa<arith::ArithDialect>(inner.getDialect()) ||
                       (isa<math::MathDialect>(inner.getDialect()) && lowersToVectorCode(&inner));
       if (!mappable || !OpTrait::hasElementwiseMappableTraits(&inner) ||
@@ -298,6 +318,93 @@ private:
       return failure();
     reductions_[argument] = InnerReduction{combiner, *kind, *neutral};
     return success();
+  }
+
+  // An argmax-like pair of outputs (best value, its index) that a
+  // predicate updates together: both yield `select(better, candidate,
+  // best)` with one `better` computed from the candidate and the best value
+  // alone, and the index's candidate does not read either output.
+  LogicalResult analyseArgReduction(OpOperand &output, BlockArgument argument) {
+    auto yield = cast<linalg::YieldOp>(op_.getBlock()->getTerminator());
+    auto select = yield.getOperand(outputIndex(output)).getDefiningOp<arith::SelectOp>();
+    if (!select || select.getFalseValue() != argument)
+      return failure();
+    // The partner: another output updated by a select on the same predicate.
+    for (OpOperand &other : op_.getDpsInitsMutable()) {
+      BlockArgument partner = op_.getMatchingBlockArgument(&other);
+      auto partnerSelect = yield.getOperand(outputIndex(other)).getDefiningOp<arith::SelectOp>();
+      if (partner == argument || !partnerSelect || partnerSelect.getFalseValue() != partner ||
+          partnerSelect.getCondition() != select.getCondition() ||
+          op_.getMatchingIndexingMap(&other) != op_.getMatchingIndexingMap(&output))
+        continue;
+      // The value is the one the predicate reads; the index has one use.
+      bool argumentIsValue = !argument.hasOneUse();
+      BlockArgument value = argumentIsValue ? argument : partner;
+      BlockArgument index = argumentIsValue ? partner : argument;
+      arith::SelectOp valueSelect = argumentIsValue ? select : partnerSelect;
+      arith::SelectOp indexSelect = argumentIsValue ? partnerSelect : select;
+      if (!index.hasOneUse() || !isa<IntegerType>(index.getType()))
+        continue;
+      ArgReduction reduction{value, index, select.getCondition(), valueSelect.getTrueValue(), {}};
+      if (!collectPredicate(reduction) || reaches(indexSelect.getTrueValue(), {value, index}))
+        continue;
+      // The value's other uses are the predicate's.
+      if (llvm::any_of(value.getUsers(), [&](Operation *user) {
+            return user != valueSelect && !llvm::is_contained(reduction.predicateOps, user);
+          }))
+        continue;
+      argReductionOf_[value] = argReductionOf_[index] = argReductions_.size();
+      argReductions_.push_back(std::move(reduction));
+      varying_.insert(partner);
+      return success();
+    }
+    return failure();
+  }
+
+  // The body's ops that compute the predicate from the candidate and the
+  // best value (and constants), in body order; false if it reads anything
+  // else of the body.
+  bool collectPredicate(ArgReduction &reduction) {
+    llvm::SetVector<Operation *> ops;
+    SmallVector<Value> worklist{reduction.predicate};
+    while (!worklist.empty()) {
+      Value v = worklist.pop_back_val();
+      if (v == reduction.candidate || v == reduction.value)
+        continue;
+      if (isa<BlockArgument>(v))
+        return false;
+      Operation *producer = v.getDefiningOp();
+      if (producer->getBlock() != op_.getBlock())
+        continue;  // from above the generic
+      if (isa<linalg::IndexOp>(producer) || producer->getNumRegions() != 0)
+        return false;
+      if (ops.insert(producer))
+        llvm::append_range(worklist, producer->getOperands());
+    }
+    reduction.predicateOps.assign(ops.begin(), ops.end());
+    llvm::sort(reduction.predicateOps,
+               [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+    return true;
+  }
+
+  // Whether `v` is computed (in the body) from any of `sources`.
+  bool reaches(Value v, ArrayRef<BlockArgument> sources) {
+    SmallVector<Value> worklist{v};
+    llvm::DenseSet<Value> seen;
+    while (!worklist.empty()) {
+      Value next = worklist.pop_back_val();
+      if (!seen.insert(next).second)
+        continue;
+      if (auto argument = dyn_cast<BlockArgument>(next)) {
+        if (llvm::is_contained(sources, argument))
+          return true;
+        continue;
+      }
+      Operation *producer = next.getDefiningOp();
+      if (producer->getBlock() == op_.getBlock())
+        llvm::append_range(worklist, producer->getOperands());
+    }
+    return false;
   }
 
   // The loops over the outer dimensions, each carrying the outputs.
@@ -362,9 +469,14 @@ private:
       AffineMap map = op_.getMatchingIndexingMap(&operand);
       uniform.map(argument, b.create<tensor::ExtractOp>(loc, source, indicesOf(map, outerIvs, Value())));
     }
-    for (Operation &inner : op_.getBlock()->without_terminator())
-      if (!varying_.contains(inner.getResult(0)))
+    for (Operation &inner : op_.getBlock()->without_terminator()) {
+      if (varying_.contains(inner.getResult(0)))
+        continue;
+      if (auto index = dyn_cast<linalg::IndexOp>(inner))
+        uniform.map(index.getResult(), outerIvs[index.getDim()]);
+      else
         b.clone(inner, uniform);
+    }
     return uniform;
   }
 
@@ -372,6 +484,8 @@ private:
   // once, then full vectors, then one shorter vector for the remainder.
   SmallVector<Value> innerLoop(OpBuilder &b, Location loc, ValueRange outerIvs, ValueRange outputs) {
     IRMapping uniform = uniformValues(b, loc, outerIvs, outputs);
+    if (!argReductions_.empty())
+      return argReductionLoop(b, loc, outerIvs, uniform, outputs);
     int64_t extent = ranges_[inner_];
     int64_t fullVectors = extent / lanes_ * lanes_;
     SmallVector<Value> carried(outputs);
@@ -454,7 +568,7 @@ private:
       BlockArgument argument = op_.getMatchingBlockArgument(&operand);
       if (!varying_.contains(argument))
         continue;
-      if (reductions_.contains(argument)) {
+      if (isAccumulated(argument)) {
         values.map(argument, accumulators[reductionIndex++]);
         continue;
       }
@@ -469,6 +583,10 @@ private:
     for (Operation &inner : op_.getBlock()->without_terminator()) {
       if (!varying_.contains(inner.getResult(0)))
         continue;
+      if (isa<linalg::IndexOp>(inner)) {
+        values.map(inner.getResult(0), laneIndices(b, loc, lanes, j));
+        continue;
+      }
       SmallVector<Value> operands = llvm::map_to_vector(inner.getOperands(), vectorOf);
       SmallVector<Type> types = llvm::map_to_vector(
           inner.getResultTypes(), [&](Type type) -> Type { return VectorType::get({lanes}, type); });
@@ -480,7 +598,7 @@ private:
     auto yield = cast<linalg::YieldOp>(op_.getBlock()->getTerminator());
     for (auto [index, argument] : llvm::enumerate(op_.getRegionOutputArgs())) {
       Value yielded = vectorOf(yield.getOperand(index));
-      if (reductions_.contains(argument)) {
+      if (isAccumulated(argument)) {
         nextAccumulators.push_back(yielded);
         continue;
       }
@@ -491,6 +609,135 @@ private:
     }
     next.append(nextAccumulators);
     return next;
+  }
+
+  bool isAccumulated(BlockArgument argument) const {
+    return reductions_.contains(argument) || argReductionOf_.contains(argument);
+  }
+
+  // j, j + 1, ..., j + lanes - 1: the innermost loop's index in each lane.
+  static Value laneIndices(OpBuilder &b, Location loc, int64_t lanes, Value j) {
+    auto type = VectorType::get({lanes}, b.getIndexType());
+    Value steps = b.create<arith::ConstantOp>(
+        loc, type, DenseElementsAttr::get(type, llvm::to_vector(llvm::map_range(
+                                                    llvm::seq<int64_t>(0, lanes),
+                                                    [&](int64_t i) -> Attribute {
+                                                      return b.getIndexAttr(i);
+                                                    }))));
+    return b.create<arith::AddIOp>(loc, b.create<vector::BroadcastOp>(loc, type, j), steps);
+  }
+
+  // An arg-reduction's row: every lane starts from the output's value and
+  // runs the body on its own elements, so each holds the first index of
+  // its best; halving trees then keep, lane against lane, the better value
+  // or on a tie (neither better) the smaller index, which is the first
+  // index of the best of the row; the elements past the whole vectors
+  // follow one at a time, as the body runs them.
+  SmallVector<Value> argReductionLoop(OpBuilder &b, Location loc, ValueRange outerIvs,
+                                      const IRMapping &uniform, ValueRange outputs) {
+    int64_t extent = ranges_[inner_], fullVectors = extent / lanes_ * lanes_;
+    SmallVector<Value> starts;
+    for (BlockArgument argument : op_.getRegionOutputArgs()) {
+      AffineMap map = op_.getIndexingMapsArray()[argument.getArgNumber()];
+      unsigned output = argument.getArgNumber() - op_.getNumDpsInputs();
+      starts.push_back(b.create<tensor::ExtractOp>(loc, outputs[output], indicesOf(map, outerIvs, Value())));
+    }
+    auto lanesOf = [&](ValueRange scalars, int64_t lanes) {
+      return llvm::map_to_vector(scalars, [&](Value v) -> Value {
+        return b.create<vector::BroadcastOp>(loc, VectorType::get({lanes}, v.getType()), v);
+      });
+    };
+    SmallVector<Value> best(starts);
+    if (fullVectors > 0) {
+      auto loop = b.create<scf::ForOp>(
+          loc, b.create<arith::ConstantIndexOp>(loc, 0), b.create<arith::ConstantIndexOp>(loc, fullVectors),
+          b.create<arith::ConstantIndexOp>(loc, lanes_), lanesOf(starts, lanes_),
+          [&](OpBuilder &nested, Location loc, Value j, ValueRange state) {
+            SmallVector<Value> next = vectorStep(nested, loc, lanes_, j, outerIvs, uniform, outputs, state);
+            nested.create<scf::YieldOp>(loc, ArrayRef<Value>(next).drop_front(outputs.size()));
+          });
+      best = combineLanes(b, loc, uniform, loop.getResults());
+    }
+    if (fullVectors < extent) {
+      auto loop = b.create<scf::ForOp>(
+          loc, b.create<arith::ConstantIndexOp>(loc, fullVectors), b.create<arith::ConstantIndexOp>(loc, extent),
+          b.create<arith::ConstantIndexOp>(loc, 1), lanesOf(best, 1),
+          [&](OpBuilder &nested, Location loc, Value j, ValueRange state) {
+            SmallVector<Value> next = vectorStep(nested, loc, 1, j, outerIvs, uniform, outputs, state);
+            nested.create<scf::YieldOp>(loc, ArrayRef<Value>(next).drop_front(outputs.size()));
+          });
+      best = llvm::map_to_vector(loop.getResults(), [&](Value v) -> Value {
+        return b.create<vector::ExtractOp>(loc, v, ArrayRef<int64_t>{0});
+      });
+    }
+    SmallVector<Value> results(outputs);
+    for (BlockArgument argument : op_.getRegionOutputArgs()) {
+      AffineMap map = op_.getIndexingMapsArray()[argument.getArgNumber()];
+      unsigned output = argument.getArgNumber() - op_.getNumDpsInputs();
+      results[output] = b.create<tensor::InsertOp>(loc, best[output], results[output],
+                                                   indicesOf(map, outerIvs, Value()));
+    }
+    return results;
+  }
+
+  // The lanes of each arg-reduction's (value, index) vectors, in output
+  // order, combined into scalars.
+  SmallVector<Value> combineLanes(OpBuilder &b, Location loc, const IRMapping &uniform,
+                                  ValueRange accumulators) {
+    SmallVector<Value> lanes(accumulators);
+    SmallVector<BlockArgument> outputs(op_.getRegionOutputArgs());
+    for (int64_t width = lanes_; width > 1; width /= 2) {
+      auto half = [&](Value v, int64_t from) {
+        SmallVector<int64_t> mask = llvm::to_vector(llvm::seq<int64_t>(from, from + width / 2));
+        return b.create<vector::ShuffleOp>(loc, v, v, mask).getResult();
+      };
+      SmallVector<Value> next(lanes.size());
+      for (const ArgReduction &reduction : argReductions_) {
+        unsigned v = reduction.value.getArgNumber() - op_.getNumDpsInputs();
+        unsigned i = reduction.index.getArgNumber() - op_.getNumDpsInputs();
+        Value lowValue = half(lanes[v], 0), highValue = half(lanes[v], width / 2);
+        Value lowIndex = half(lanes[i], 0), highIndex = half(lanes[i], width / 2);
+        Value better = predicate(b, loc, reduction, uniform, width / 2, highValue, lowValue);
+        Value worse = predicate(b, loc, reduction, uniform, width / 2, lowValue, highValue);
+        Value earlier = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, highIndex, lowIndex);
+        Value tie = b.create<arith::AndIOp>(
+            loc, b.create<arith::XOrIOp>(loc, worse, constantTrue(b, loc, width / 2)), earlier);
+        Value take = b.create<arith::OrIOp>(loc, better, tie);
+        next[v] = b.create<arith::SelectOp>(loc, take, highValue, lowValue);
+        next[i] = b.create<arith::SelectOp>(loc, take, highIndex, lowIndex);
+      }
+      lanes = std::move(next);
+    }
+    return llvm::map_to_vector(lanes, [&](Value v) -> Value {
+      return b.create<vector::ExtractOp>(loc, v, ArrayRef<int64_t>{0});
+    });
+  }
+
+  static Value constantTrue(OpBuilder &b, Location loc, int64_t lanes) {
+    auto type = VectorType::get({lanes}, b.getI1Type());
+    return b.create<arith::ConstantOp>(loc, type, DenseElementsAttr::get(type, true));
+  }
+
+  // The reduction's predicate (is `candidate` better than `best`?) on
+  // vectors of `lanes`.
+  Value predicate(OpBuilder &b, Location loc, const ArgReduction &reduction, const IRMapping &uniform,
+                  int64_t lanes, Value candidate, Value best) {
+    IRMapping values = uniform;
+    values.map(reduction.candidate, candidate);
+    values.map(reduction.value, best);
+    for (Operation *op : reduction.predicateOps) {
+      SmallVector<Value> operands = llvm::map_to_vector(op->getOperands(), [&](Value v) -> Value {
+        Value mapped = values.lookupOrDefault(v);
+        if (isa<VectorType>(mapped.getType()))
+          return mapped;
+        return b.create<vector::BroadcastOp>(loc, VectorType::get({lanes}, mapped.getType()), mapped);
+      });
+      SmallVector<Type> types = llvm::map_to_vector(
+          op->getResultTypes(), [&](Type type) -> Type { return VectorType::get({lanes}, type); });
+      values.map(op->getResults(),
+                 b.create(loc, op->getName().getIdentifier(), operands, types, op->getAttrs())->getResults());
+    }
+    return values.lookup(reduction.predicate);
   }
 
   // The loops of a generic with transposed inputs: the outer loops as
@@ -633,6 +880,9 @@ private:
   int64_t lanes_ = 0;
   DenseSet<Value> varying_;
   DenseMap<BlockArgument, InnerReduction> reductions_;
+  // Argmax-like pairs of outputs, and each one's position by its outputs.
+  SmallVector<ArgReduction> argReductions_;
+  DenseMap<BlockArgument, unsigned> argReductionOf_;
   // Inputs contiguous along loop *tileDim_ instead of the innermost one.
   std::optional<unsigned> tileDim_;
   DenseSet<BlockArgument> transposed_;

@@ -202,14 +202,13 @@ func.func @f64(%x: tensor<40xf64>) -> tensor<40xf64> {
 // -----
 
 // Left to LLVM: a float sum that may not be reordered, operands read
-// transposed along two different loops (a gather either way), a loop index,
-// f64 tanh and f32 pow (libm calls, one element at a time: as vectors, a
+// transposed along two different loops (a gather either way), f64 tanh and f32 pow (libm calls, one element at a time: as vectors, a
 // call per lane), bf16, and a contraction served by the GEMM kernels.
 // CHECK-LABEL: func.func @left_alone
 // CHECK-NOT: vector.
-// CHECK-COUNT-7: linalg.generic
+// CHECK-COUNT-6: linalg.generic
 // CHECK-NOT: vector.
-func.func @left_alone(%x: tensor<8x32xf32>, %t3: tensor<8x32x4xf32>, %u3: tensor<4x32x8xf32>, %init: tensor<8xf32>, %d: tensor<32xf64>, %h: tensor<32xbf16>, %m: tensor<8x8xf32>) -> (tensor<8xf32>, tensor<4x8x32xf32>, tensor<8x32xf32>, tensor<32xf64>, tensor<32xbf16>, tensor<8x8xf32>, tensor<8x32xf32>) {
+func.func @left_alone(%x: tensor<8x32xf32>, %t3: tensor<8x32x4xf32>, %u3: tensor<4x32x8xf32>, %init: tensor<8xf32>, %d: tensor<32xf64>, %h: tensor<32xbf16>, %m: tensor<8x8xf32>) -> (tensor<8xf32>, tensor<4x8x32xf32>, tensor<32xf64>, tensor<32xbf16>, tensor<8x8xf32>, tensor<8x32xf32>) {
   %strict = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%x : tensor<8x32xf32>) outs(%init : tensor<8xf32>) {
   ^bb0(%in: f32, %out: f32):
     %r = arith.addf %out, %in : f32
@@ -222,13 +221,6 @@ func.func @left_alone(%x: tensor<8x32xf32>, %t3: tensor<8x32x4xf32>, %u3: tensor
     %r = arith.subf %in, %in2 : f32
     linalg.yield %r : f32
   } -> tensor<4x8x32xf32>
-  %indices = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} outs(%empty : tensor<8x32xf32>) {
-  ^bb0(%out: f32):
-    %i = linalg.index 1 : index
-    %c = arith.index_cast %i : index to i32
-    %f = arith.sitofp %c : i32 to f32
-    linalg.yield %f : f32
-  } -> tensor<8x32xf32>
   %empty_d = tensor.empty() : tensor<32xf64>
   %tanh = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%d : tensor<32xf64>) outs(%empty_d : tensor<32xf64>) {
   ^bb0(%in: f64, %out: f64):
@@ -255,7 +247,7 @@ func.func @left_alone(%x: tensor<8x32xf32>, %t3: tensor<8x32x4xf32>, %u3: tensor
     %r = math.powf %in, %in : f32
     linalg.yield %r : f32
   } -> tensor<8x32xf32>
-  return %strict, %transposed, %indices, %tanh, %half, %gemm, %pow : tensor<8xf32>, tensor<4x8x32xf32>, tensor<8x32xf32>, tensor<32xf64>, tensor<32xbf16>, tensor<8x8xf32>, tensor<8x32xf32>
+  return %strict, %transposed, %tanh, %half, %gemm, %pow : tensor<8xf32>, tensor<4x8x32xf32>, tensor<32xf64>, tensor<32xbf16>, tensor<8x8xf32>, tensor<8x32xf32>
 }
 
 // -----
@@ -345,4 +337,57 @@ func.func @transposed_tiles(%t: tensor<40x36xf32>, %b: tensor<36xf32>) -> tensor
     linalg.yield %r : f32
   } -> tensor<36x40xf32>
   return %y : tensor<36x40xf32>
+}
+
+// -----
+
+// Loop indices: the innermost loop's is a vector of consecutive indices per
+// step, an outer loop's a scalar once per row.
+// CHECK-LABEL: func.func @indices
+// CHECK: scf.for %[[ROW:.*]] = %c0 to %c8 step %c1
+// CHECK: %[[R:.*]] = arith.index_cast %[[ROW]] : index to i32
+// CHECK: scf.for %[[J:.*]] = %c0 to %c64 step %c32
+// CHECK: %[[B:.*]] = vector.broadcast %[[J]] : index to vector<32xindex>
+// CHECK: %[[I:.*]] = arith.addi %[[B]], %cst{{.*}} : vector<32xindex>
+// CHECK: arith.index_cast %[[I]] : vector<32xindex> to vector<32xi32>
+func.func @indices(%init: tensor<8x70xi32>) -> tensor<8x70xi32> {
+  %y = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} outs(%init : tensor<8x70xi32>) {
+  ^bb0(%out: i32):
+    %i = linalg.index 1 : index
+    %r = linalg.index 0 : index
+    %ci = arith.index_cast %i : index to i32
+    %cr = arith.index_cast %r : index to i32
+    %s = arith.muli %cr, %ci : i32
+    linalg.yield %s : i32
+  } -> tensor<8x70xi32>
+  return %y : tensor<8x70xi32>
+}
+
+// -----
+
+// An argmax along the rows: every lane keeps its own best and its index
+// from the output's values; halving trees keep the better lane, or on a tie
+// (neither better) the smaller index; the 6 elements past the whole vectors
+// then run one at a time, as the body does.
+// CHECK-LABEL: func.func @argmax_rows
+// CHECK: %[[LANES:.*]]:2 = scf.for %{{.*}} = %c0 to %c64 step %c32 iter_args(%{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}) -> (vector<32xf32>, vector<32xi32>)
+// CHECK: vector.shuffle %[[LANES]]#0, %[[LANES]]#0 [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15]
+// CHECK: arith.cmpi slt, %{{.*}}, %{{.*}} : vector<16xi32>
+// CHECK-COUNT-4: arith.cmpi slt
+// CHECK: scf.for %{{.*}} = %c64 to %c70 step %c1 iter_args({{.*}}) -> (vector<1xf32>, vector<1xi32>)
+func.func @argmax_rows(%x: tensor<4x70xf32>, %best: tensor<4xf32>, %index: tensor<4xi32>) -> (tensor<4xf32>, tensor<4xi32>) {
+  %r:2 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%x : tensor<4x70xf32>) outs(%best, %index : tensor<4xf32>, tensor<4xi32>) {
+  ^bb0(%in: f32, %out: f32, %out_i: i32):
+    %greater = arith.cmpf ogt, %in, %out : f32
+    %nan = arith.cmpf uno, %in, %in : f32
+    %ordered = arith.cmpf ord, %out, %out : f32
+    %first_nan = arith.andi %nan, %ordered : i1
+    %better = arith.ori %greater, %first_nan : i1
+    %i = linalg.index 1 : index
+    %position = arith.index_cast %i : index to i32
+    %v = arith.select %better, %in, %out : f32
+    %p = arith.select %better, %position, %out_i : i32
+    linalg.yield %v, %p : f32, i32
+  } -> (tensor<4xf32>, tensor<4xi32>)
+  return %r#0, %r#1 : tensor<4xf32>, tensor<4xi32>
 }

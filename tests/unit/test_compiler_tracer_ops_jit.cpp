@@ -671,6 +671,59 @@ TEST_CASE("tracer ops: argmax returns the first of tied maxima", "[tracer][ops]"
   CHECK_ARRAY("argmax ties", f(x), I32, (Shape{3}), (Vec{1, 0, 0}), kExact);
 }
 
+TEST_CASE("tracer ops: argmax over long rows: ties, NaNs and -inf across vector lanes",
+          "[tracer][ops]") {
+  // Rows longer than a vector run lane by lane and combine the lanes (the
+  // better value, or the smaller index on a tie) before the elements past
+  // the whole vectors: few distinct values make ties across lanes common.
+  // Apart: in one function the two would merge into one generic.
+  auto along_rows = adjit::jit([](Tensor x) { return argmax(x, 1); }, {.name = "argmax_rows"});
+  auto along_columns = adjit::jit([](Tensor x) { return argmax(x, 0); }, {.name = "argmax_columns"});
+  auto reference = [](const Vec& v, int64_t rows, int64_t columns, int axis) {
+    Vec out;
+    int64_t outer = axis == 1 ? rows : columns, along = axis == 1 ? columns : rows;
+    for (int64_t o = 0; o < outer; ++o) {
+      auto at = [&](int64_t k) { return axis == 1 ? v[o * columns + k] : v[k * columns + o]; };
+      int64_t best = 0;
+      for (int64_t k = 1; k < along; ++k) {
+        if (std::isnan(at(best))) break;
+        if (std::isnan(at(k)) || at(k) > at(best)) best = k;
+      }
+      out.push_back(static_cast<double>(best));
+    }
+    return out;
+  };
+  uint64_t seed = 630;
+  for (int64_t columns : {1, 7, 33, 64, 70, 129, 300})
+    for (DType dt : {F32, F64, I32, I64, F16}) {
+      INFO("columns " << columns << " dtype " << dtype_name(dt));
+      const int64_t rows = 6;
+      Vec v = values(Array::uniform({rows, columns}, seed++, -3, 3, F64));
+      for (double& x : v) x = std::floor(x);
+      // Row 1: all -inf (or the lowest integer); row 2: NaNs late and
+      // early; row 3: one max in the last element; row 4: -0 and +0 only.
+      double lowest = dt == I32 ? double(INT32_MIN) : dt == I64 ? -9.2233720368547758e18 : -kInf;
+      for (int64_t k = 0; k < columns; ++k) {
+        v[1 * columns + k] = lowest;
+        v[3 * columns + k] = -5;
+        v[4 * columns + k] = k % 3 == 0 ? 0.0 : -0.0;
+      }
+      v[4 * columns + columns / 2] = -0.0;
+      v[3 * columns + columns - 1] = 7;
+      if (is_floating(dt)) {
+        v[2 * columns + columns - 1] = kNaN;
+        v[2 * columns + columns / 2] = kNaN;
+        v[5 * columns + columns / 3] = kNaN;
+      }
+      Array x = make(v, {rows, columns}, dt);
+      Vec stored = values(x);  // as rounded into dt
+      CHECK_ARRAY("argmax(x, 1)", along_rows(x), I32, (Shape{rows}),
+                  reference(stored, rows, columns, 1), kExact);
+      CHECK_ARRAY("argmax(x, 0)", along_columns(x), I32, (Shape{columns}),
+                  reference(stored, rows, columns, 0), kExact);
+    }
+}
+
 TEST_CASE("tracer ops: logsumexp, softmax, log_softmax (random, -inf rows, huge values)",
           "[tracer][ops]") {
   auto f = adjit::jit(

@@ -214,8 +214,18 @@ def Vectorize : Pass<"adjit-vectorize", "ModuleOp"> {
     gives such a generic blocks of whole tiles of rows.) A 1024x1024 f32
     transpose runs at 20 GB/s instead of 1.2.
 
+    Loop indices (`linalg.index`) are scalars once per row for an outer
+    loop and vectors of consecutive indices for the innermost one. An
+    argmax-like pair of outputs (a best value and its index, both replaced
+    by a select on one predicate of the candidate and the best value) runs
+    lane by lane from the output's values; halving trees of shuffles then
+    keep the better lane, or on a tie (neither better) the smaller index,
+    which gives the first index of the best as the body would; the
+    elements past the whole vectors follow one at a time. An f32 argmax
+    along rows of 1024 runs at 29 GB/s instead of 1.2.
+
     Left as they are (and to LLVM's loop vectorizer): generics with dynamic
-    shapes, generics that read their indices, gather, read inputs
+    shapes, gather, read inputs
     transposed along two different loops, or write an output transposed
     along the innermost dimension, contractions marked for the
     GEMM kernels, element types other than f32, f64 and integers, and math
