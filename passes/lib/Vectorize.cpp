@@ -147,6 +147,10 @@ public:
       int64_t registerLanes = vectorBits / widestElementBits_;
       lanes_ = tileDim_ ? tileLanes(registerLanes)
                         : registerLanes * registersPerStep(registerLanes, vectorBits);
+      // An arg-reduction's elements past the whole vectors run one at a
+      // time: a short row (16 classes) takes fewer lanes instead.
+      if (!argReductions_.empty() && ranges_[inner_] < lanes_)
+        lanes_ = int64_t(llvm::bit_floor(uint64_t(ranges_[inner_])));
     }
   }
 
