@@ -1,0 +1,163 @@
+// adjit-op-bench: the throughput of common single ops at a few MiB, each
+// as a fraction of the bound the hardware sets for it, measured in the same
+// run: the bytes it must move (its inputs and outputs, once) against a
+// triad's bandwidth, or its flops against the f32 FMA peak. Workloads
+// (adjit-bench) show how programs do; this shows the ops one by one, so
+// that an op left far from its bound (a transpose at 1/20 of the
+// bandwidth, an argmax one element at a time) stands out.
+//
+//   adjit-op-bench [--smoke] [--reps N] [--filter TEXT]
+//
+// One line per op: its median time, what it moved (GB/s) or computed
+// (GFLOP/s), and that as a fraction of the bound. 1 thread.
+#include "references.h"
+
+#include <adjit/adjit.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <functional>
+#include <string>
+#include <vector>
+
+using adjit::Array;
+using adjit::DType;
+using adjit::Tensor;
+
+namespace {
+
+struct Options {
+  bool smoke = false;
+  int reps = 30;
+  std::string filter;
+};
+
+double median_seconds(const std::function<void()>& body, int reps) {
+  body();  // compiles, and warms the caches
+  std::vector<double> times;
+  for (int r = 0; r < reps; ++r) {
+    auto start = std::chrono::steady_clock::now();
+    body();
+    times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  }
+  std::sort(times.begin(), times.end());
+  return times[times.size() / 2];
+}
+
+// Bytes per second of a triad over three arrays of `n` floats: 4 streams
+// (the stored line is read first), as an op's output is.
+double triad_bandwidth(size_t n, int reps) {
+  std::vector<float> a(n), b(n, 1.0f), c(n, 2.0f);
+  double s = median_seconds([&] { triad(a.data(), b.data(), c.data(), 0.5f, n); }, reps);
+  return 4.0 * sizeof(float) * n / s;
+}
+
+double fma_peak(int reps) {
+  double best = 0;
+  for (const std::string& variant : fma_peak_variants()) {
+    float sink = 0;
+    long rounds = 1 << 22;
+    double flops = 0;
+    double s = median_seconds([&] { flops = fma_peak_kernel(variant, rounds, &sink); }, reps);
+    best = std::max(best, flops / s);
+  }
+  return best;
+}
+
+enum class Bound { bandwidth, flops };
+
+struct Op {
+  std::string name;
+  Bound bound;
+  double amount;  // bytes that must move, or flops
+  std::function<void()> run;
+};
+
+template <class F, class... Args>
+std::function<void()> jitted(F f, Args... args) {
+  auto compiled = adjit::jit(f);
+  return [compiled, args...]() mutable { compiled(args...); };
+}
+
+std::vector<Op> ops(int64_t n) {
+  // n x n f32 matrices (4 MiB at n = 1024), and shapes derived from n.
+  const double bytes = 4.0 * n * n;
+  Array x = Array::randn({n, n}, 1), y = Array::randn({n, n}, 2), row = Array::randn({n}, 3);
+  Array rows = Array::uniform({n}, 4, 0, static_cast<double>(n), DType::i32);
+  Array narrow = Array::randn({n * n / 16, 16}, 5), tall = Array::randn({4 * n, n / 4}, 6);
+  Array batch = Array::randn({n / 16, 128, 128}, 7);
+  const double k = 4.0 * n, m = n / 4.0;  // tall's rows and columns
+  return {
+      {"x * 2 + 1", Bound::bandwidth, 2 * bytes, jitted([](Tensor a) { return a * 2.0 + 1.0; }, x)},
+      {"x + y", Bound::bandwidth, 3 * bytes, jitted([](Tensor a, Tensor b) { return a + b; }, x, y)},
+      {"x + row (broadcast)", Bound::bandwidth, 2 * bytes,
+       jitted([](Tensor a, Tensor b) { return a + b; }, x, row)},
+      {"sum along rows", Bound::bandwidth, bytes, jitted([](Tensor a) { return adjit::sum(a, {1}); }, x)},
+      {"sum along columns", Bound::bandwidth, bytes,
+       jitted([](Tensor a) { return adjit::sum(a, {0}); }, x)},
+      {"argmax along rows", Bound::bandwidth, bytes,
+       jitted([](Tensor a) { return adjit::argmax(a, 1); }, x)},
+      {"argmax along rows of 16", Bound::bandwidth, bytes,
+       jitted([](Tensor a) { return adjit::argmax(a, 1); }, narrow)},
+      {"argmax along columns", Bound::bandwidth, bytes,
+       jitted([](Tensor a) { return adjit::argmax(a, 0); }, x)},
+      {"softmax along rows", Bound::bandwidth, 2 * bytes,
+       jitted([](Tensor a) { return adjit::softmax(a, -1); }, x)},
+      {"softmax along columns", Bound::bandwidth, 2 * bytes,
+       jitted([](Tensor a) { return adjit::softmax(a, 0); }, x)},
+      {"tanh", Bound::bandwidth, 2 * bytes, jitted([](Tensor a) { return adjit::tanh(a); }, x)},
+      {"transpose", Bound::bandwidth, 2 * bytes,
+       jitted([](Tensor a) { return adjit::transpose(a); }, x)},
+      {"transpose of a tall matrix", Bound::bandwidth, 2 * bytes,
+       jitted([](Tensor a) { return adjit::transpose(a); }, tall)},
+      {"batched transpose [0, 2, 1]", Bound::bandwidth, 2 * bytes,
+       jitted([](Tensor a) { return adjit::transpose(a, {0, 2, 1}); }, batch)},
+      {"concat along columns", Bound::bandwidth, 4 * bytes,
+       jitted([](Tensor a, Tensor b) { return adjit::concat({a, b}, 1); }, x, y)},
+      {"slice of every other column", Bound::bandwidth, bytes,
+       jitted([n](Tensor a) { return adjit::slice(a, {0, 0}, {n, n}, {1, 2}); }, x)},
+      {"take rows", Bound::bandwidth, 2 * bytes,
+       jitted([](Tensor a, Tensor i) { return adjit::take(a, i, 0); }, x, rows)},
+      {"cast to bf16", Bound::bandwidth, 1.5 * bytes,
+       jitted([](Tensor a) { return adjit::cast(a, DType::bf16); }, x)},
+      {"matrix-vector product", Bound::bandwidth, bytes,
+       jitted([](Tensor a, Tensor v) { return adjit::matmul(a, v); }, x, row)},
+      {"matmul", Bound::flops, 2.0 * n * n * n,
+       jitted([](Tensor a, Tensor b) { return adjit::matmul(a, b); }, x, y)},
+      {"matmul a^T b, k = 4n", Bound::flops, 2.0 * m * k * m,
+       jitted([](Tensor a) { return adjit::matmul(adjit::transpose(a), a); }, tall)},
+  };
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options options;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg == "--smoke") options.smoke = true;
+    else if (arg == "--reps" && i + 1 < argc) options.reps = std::max(3, std::atoi(argv[++i]));
+    else if (arg == "--filter" && i + 1 < argc) options.filter = argv[++i];
+    else {
+      std::fprintf(stderr, "usage: adjit-op-bench [--smoke] [--reps N] [--filter TEXT]\n");
+      return 2;
+    }
+  }
+  int64_t n = options.smoke ? 64 : 1024;
+  int reps = options.smoke ? 1 : options.reps;
+  double bandwidth = triad_bandwidth(static_cast<size_t>(n * n), reps);
+  double peak = fma_peak(reps);
+  std::printf("triad %.1f GB/s, f32 FMA peak %.1f GFLOP/s (1 thread, n = %lld)\n", bandwidth / 1e9,
+              peak / 1e9, static_cast<long long>(n));
+  std::printf("%-30s %10s %14s %9s\n", "op", "median", "rate", "of bound");
+  for (const Op& op : ops(n)) {
+    if (!options.filter.empty() && op.name.find(options.filter) == std::string::npos) continue;
+    double s = median_seconds(op.run, reps);
+    double rate = op.amount / s;
+    bool bytes = op.bound == Bound::bandwidth;
+    std::printf("%-30s %8.1f us %8.2f %s %9.2f\n", op.name.c_str(), s * 1e6, rate / 1e9,
+                bytes ? "GB/s   " : "GFLOP/s", rate / (bytes ? bandwidth : peak));
+  }
+}
