@@ -11,6 +11,7 @@
 
 #include "mlir/IR/IRMapping.h"
 #include "llvm/ADT/TypeSwitch.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/bit.h"
 #include "llvm/TargetParser/Host.h"
 
@@ -143,15 +144,34 @@ public:
   InnerLoopVectorizer(linalg::GenericOp op, int64_t vectorBits) : op_(op) {
     ranges_ = op.getStaticLoopRanges();
     inner_ = ranges_.empty() ? 0 : ranges_.size() - 1;
-    if (succeeded(analyse())) {
-      int64_t registerLanes = vectorBits / widestElementBits_;
-      lanes_ = tileDim_ ? tileLanes(registerLanes)
-                        : registerLanes * registersPerStep(registerLanes, vectorBits);
-      // An arg-reduction's elements past the whole vectors run one at a
-      // time: a short row (16 classes) takes fewer lanes instead.
-      if (!argReductions_.empty() && ranges_[inner_] < lanes_)
-        lanes_ = int64_t(llvm::bit_floor(uint64_t(ranges_[inner_])));
+    if (failed(analyse()))
+      return;
+    int64_t registerLanes = vectorBits / widestElementBits_;
+    // Rows shorter than a register reduced along the innermost loop run
+    // across rows instead: the loop before it becomes the vector's, and the
+    // rows are read in tiles transposed in registers, each lane reducing
+    // its own row in order (an argmax over 10 classes).
+    unsigned rowLoop = inner_ - 1;
+    if ((!reductions_.empty() || !argReductions_.empty()) && ranges_.size() >= 2 &&
+        ranges_[inner_] <= registerLanes &&
+        op_.getIteratorTypesArray()[rowLoop] == utils::IteratorType::parallel) {
+      unsigned reduced = inner_;
+      reset();
+      inner_ = rowLoop;
+      if (succeeded(analyse()) && tileDim_ == reduced) {
+        lanes_ = tileLanes(vectorBits / widestElementBits_);
+        return;
+      }
+      reset();
+      inner_ = reduced;
+      (void)analyse();
     }
+    lanes_ = tileDim_ ? tileLanes(registerLanes)
+                      : registerLanes * registersPerStep(registerLanes, vectorBits);
+    // An arg-reduction's elements past the whole vectors run one at a
+    // time: a short row takes fewer lanes instead.
+    if (!argReductions_.empty() && ranges_[inner_] < lanes_)
+      lanes_ = int64_t(llvm::bit_floor(uint64_t(ranges_[inner_])));
   }
 
   bool applies() const { return lanes_ >= 2 && ranges_[inner_] >= 2; }
@@ -222,8 +242,18 @@ private:
   // The side of a square tile: a register's lanes, at most 16, and a power
   // of two no larger than either loop of the tile.
   int64_t tileLanes(int64_t registerLanes) const {
-    int64_t lanes = std::min({registerLanes, kMaxTileLanes, ranges_[*tileDim_], ranges_[inner_]});
+    int64_t lanes = std::min({registerLanes, kMaxTileLanes, ranges_[inner_]});
     return lanes < 2 ? 0 : int64_t(llvm::bit_floor(uint64_t(lanes)));
+  }
+
+  void reset() {
+    varying_.clear();
+    reductions_.clear();
+    argReductions_.clear();
+    argReductionOf_.clear();
+    transposed_.clear();
+    tileDim_.reset();
+    widestElementBits_ = 8;
   }
 
   // The position of an output operand among the outputs.
@@ -281,8 +311,13 @@ private:
     // apart from the other outputs).
     if (!argReductions_.empty() && 2 * argReductions_.size() != op_.getNumDpsInits())
       return failure();
+    // Tiles run along tileDim_ in order: a loop reduced over must not index
+    // an output (each output element is then updated in that order).
     if (tileDim_ && (!reductions_.empty() || !argReductions_.empty() ||
-                     op_.getIteratorTypesArray()[*tileDim_] != utils::IteratorType::parallel))
+                     (op_.getIteratorTypesArray()[*tileDim_] != utils::IteratorType::parallel &&
+                      llvm::any_of(op_.getDpsInitsMutable(), [&](OpOperand &output) {
+                        return op_.getMatchingIndexingMap(&output).isFunctionOfDim(*tileDim_);
+                      }))))
       return failure();
     for (Operation &inner : body.without_terminator()) {
       // An index varies along the innermost loop only if it is that loop's.
@@ -788,6 +823,10 @@ private:
   SmallVector<Value> tiles(OpBuilder &b, Location loc, SmallVectorImpl<Value> &ivs,
                            ValueRange outputs) {
     unsigned across = *tileDim_;
+    // Every loop's index, the tile's two set per step.
+    size_t depth = ivs.size();
+    ivs.resize(ranges_.size());
+    auto restore = llvm::make_scope_exit([&] { ivs.resize(depth); });
     int64_t rows = ranges_[across], columns = ranges_[inner_];
     int64_t wholeRows = rows / lanes_ * lanes_, wholeColumns = columns / lanes_ * lanes_;
     auto point = [&](OpBuilder &b, Location loc, Value row, Value column, ValueRange carried) {
@@ -813,16 +852,29 @@ private:
           SmallVector<Value> next = forLoop(
               b, loc, 0, wholeColumns, lanes_, carried,
               [&](OpBuilder &b, Location loc, Value column0, ValueRange carried) {
-                return tile(b, loc, ivs, row0, column0, carried);
+                return tile(b, loc, ivs, row0, column0, carried, lanes_);
               });
           return points(b, loc, 0, lanes_, row0, wholeColumns, next);
         });
-    return points(b, loc, wholeRows, rows, Value(), 0, carried);
+    if (wholeRows == rows)
+      return carried;
+    // Bools in memory are read only in bounds (adjit's vectors of i1 are
+    // loaded as bytes).
+    if (llvm::any_of(transposed_, [](BlockArgument a) { return a.getType().isInteger(1); }))
+      return points(b, loc, wholeRows, rows, Value(), 0, carried);
+    // The last rows: tiles whose reads past the end are padding and whose
+    // rows past it are not run, then what is left one element at a time.
+    Value lastRows = b.create<arith::ConstantIndexOp>(loc, wholeRows);
+    carried = forLoop(b, loc, 0, wholeColumns, lanes_, carried,
+                      [&](OpBuilder &b, Location loc, Value column0, ValueRange carried) {
+                        return tile(b, loc, ivs, lastRows, column0, carried, rows - wholeRows);
+                      });
+    return points(b, loc, wholeRows, rows, Value(), wholeColumns, carried);
   }
 
-  // One whole tile from (row0, column0).
+  // The tile from (row0, column0), of which `rows` rows are run.
   SmallVector<Value> tile(OpBuilder &b, Location loc, SmallVectorImpl<Value> &ivs, Value row0,
-                          Value column0, ValueRange outputs) {
+                          Value column0, ValueRange outputs, int64_t rows) {
     unsigned across = *tileDim_;
     DenseMap<BlockArgument, SmallVector<Value>> tileRows;
     for (OpOperand &operand : op_->getOpOperands()) {
@@ -837,12 +889,12 @@ private:
         Value column = b.create<arith::AddIOp>(loc, column0, b.create<arith::ConstantIndexOp>(loc, q));
         alongRows.push_back(b.create<vector::TransferReadOp>(loc, type, sourceOf(operand, outputs),
                                                              indicesOf(map, ivs, column),
-                                                             ArrayRef<bool>{true}));
+                                                             ArrayRef<bool>{rows == lanes_}));
       }
       tileRows[argument] = transposeInRegisters(b, loc, alongRows);
     }
     SmallVector<Value> carried(outputs);
-    for (int64_t r = 0; r < lanes_; ++r) {
+    for (int64_t r = 0; r < rows; ++r) {
       ivs[across] = b.create<arith::AddIOp>(loc, row0, b.create<arith::ConstantIndexOp>(loc, r));
       IRMapping values = uniformValues(b, loc, ivs, carried);
       for (auto &[argument, rowsOfTile] : tileRows)

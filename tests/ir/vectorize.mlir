@@ -391,3 +391,36 @@ func.func @argmax_rows(%x: tensor<4x70xf32>, %best: tensor<4xf32>, %index: tenso
   } -> (tensor<4xf32>, tensor<4xi32>)
   return %r#0, %r#1 : tensor<4xf32>, tensor<4xi32>
 }
+
+// -----
+
+// Rows shorter than a register (10 classes) reduced along the innermost
+// loop run across rows: the row loop becomes the vector's, tiles of 16 rows
+// by 16 classes are read along the classes and transposed in registers
+// (the reads past the 10th class are padding, and only 10 steps run: the
+// shuffles only they read are left), and
+// each lane keeps its own row's best and index in the order of the body.
+// No tree of lanes is needed.
+// CHECK-LABEL: func.func @argmax_short_rows
+// CHECK: scf.for %[[ROW:.*]] = %c0 to %c64 step %c16
+// CHECK-COUNT-16: vector.transfer_read %arg0[{{[^]]*}}], %{{[a-z0-9_]*}} : tensor<64x10xf32>, vector<16xf32>
+// CHECK: vector.shuffle
+// CHECK-COUNT-10: arith.select {{.*}} : vector<16xi1>, vector<16xi32>
+// CHECK-NOT: arith.cmpi slt
+// CHECK: vector.transfer_write {{.*}} : vector<16xi32>, tensor<64xi32>
+func.func @argmax_short_rows(%x: tensor<64x10xf32>, %best: tensor<64xf32>, %index: tensor<64xi32>) -> (tensor<64xf32>, tensor<64xi32>) {
+  %r:2 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%x : tensor<64x10xf32>) outs(%best, %index : tensor<64xf32>, tensor<64xi32>) {
+  ^bb0(%in: f32, %out: f32, %out_i: i32):
+    %greater = arith.cmpf ogt, %in, %out : f32
+    %nan = arith.cmpf uno, %in, %in : f32
+    %ordered = arith.cmpf ord, %out, %out : f32
+    %first_nan = arith.andi %nan, %ordered : i1
+    %better = arith.ori %greater, %first_nan : i1
+    %i = linalg.index 1 : index
+    %position = arith.index_cast %i : index to i32
+    %v = arith.select %better, %in, %out : f32
+    %p = arith.select %better, %position, %out_i : i32
+    linalg.yield %v, %p : f32, i32
+  } -> (tensor<64xf32>, tensor<64xi32>)
+  return %r#0, %r#1 : tensor<64xf32>, tensor<64xi32>
+}

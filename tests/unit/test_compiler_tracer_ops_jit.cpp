@@ -671,6 +671,35 @@ TEST_CASE("tracer ops: argmax returns the first of tied maxima", "[tracer][ops]"
   CHECK_ARRAY("argmax ties", f(x), I32, (Shape{3}), (Vec{1, 0, 0}), kExact);
 }
 
+TEST_CASE("tracer ops: reductions over short rows run across rows, in order",
+          "[tracer][ops]") {
+  // Rows no longer than a register run one row per lane, read in tiles
+  // transposed in registers (the last classes of a tile padding); lengths
+  // around the tile's side and row counts with partial tiles.
+  auto f = adjit::jit(
+      [](Tensor x) {
+        return std::vector<Tensor>{adjit::sum(x, {-1}), adjit::max(x, {-1}), adjit::min(x, {-1}),
+                                   adjit::argmax(x, -1)};
+      },
+      {.name = "short_rows"});
+  uint64_t seed = 640;
+  for (int64_t columns : {1, 2, 3, 5, 8, 10, 15, 16, 17})
+    for (int64_t rows : {1, 7, 16, 37})
+      for (DType dt : {F32, F64, I32}) {
+        INFO("rows " << rows << " columns " << columns << " dtype " << dtype_name(dt));
+        Shape shape{rows, columns};
+        Vec v = values(Array::uniform(shape, seed++, -4, 4, F64));
+        for (double& x : v) x = std::floor(x);  // exact sums, and ties
+        Array x = make(v, shape, dt);
+        std::vector<Array> r = f(x);
+        REQUIRE(r.size() == 4);
+        CHECK_ARRAY("sum", r[0], dt, (Shape{rows}), reduce_ref(v, shape, {1}, '+'), kExact);
+        CHECK_ARRAY("max", r[1], dt, (Shape{rows}), reduce_ref(v, shape, {1}, '>'), kExact);
+        CHECK_ARRAY("min", r[2], dt, (Shape{rows}), reduce_ref(v, shape, {1}, '<'), kExact);
+        CHECK_ARRAY("argmax", r[3], I32, (Shape{rows}), argmax_ref(v, shape, 1), kExact);
+      }
+}
+
 TEST_CASE("tracer ops: argmax over long rows: ties, NaNs and -inf across vector lanes",
           "[tracer][ops]") {
   // Rows longer than a vector run lane by lane and combine the lanes (the

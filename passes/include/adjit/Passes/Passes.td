@@ -224,6 +224,14 @@ def Vectorize : Pass<"adjit-vectorize", "ModuleOp"> {
     elements past the whole vectors follow one at a time. An f32 argmax
     along rows of 1024 runs at 29 GB/s instead of 1.2.
 
+    Rows no longer than a register reduced along the innermost loop (a
+    sum, max or argmax over 10 classes) run across rows instead: the loop
+    before the innermost becomes the vector's, the rows are read as
+    transposed inputs (in tiles whose reads past the row's end are padding
+    and whose padding rows do not run), and each lane reduces its own row
+    in the body's order. An argmax over rows of 16 runs at 26 GB/s instead
+    of 1.3.
+
     Left as they are (and to LLVM's loop vectorizer): generics with dynamic
     shapes, gather, read inputs
     transposed along two different loops, or write an output transposed
