@@ -594,13 +594,7 @@ private:
   SmallVector<Value> vectorStep(OpBuilder &b, Location loc, int64_t lanes, Value j, ValueRange outerIvs,
                                 const IRMapping &uniform, ValueRange outputs, ValueRange accumulators) {
     IRMapping values = uniform;
-    auto vectorOf = [&](Value scalar) -> Value {
-      Value mapped = values.lookupOrDefault(scalar);
-      if (isa<VectorType>(mapped.getType()))
-        return mapped;
-      return b.create<vector::BroadcastOp>(loc, VectorType::get({lanes}, mapped.getType()), mapped)
-          .getResult();
-    };
+    auto vectorOf = [&](Value scalar) { return vectorOfLanes(b, loc, values, scalar, lanes); };
     SmallVector<bool> inBounds = {true};
     unsigned reductionIndex = 0;
     for (OpOperand &operand : op_->getOpOperands()) {
@@ -626,11 +620,7 @@ private:
         values.map(inner.getResult(0), laneIndices(b, loc, lanes, j));
         continue;
       }
-      SmallVector<Value> operands = llvm::map_to_vector(inner.getOperands(), vectorOf);
-      SmallVector<Type> types = llvm::map_to_vector(
-          inner.getResultTypes(), [&](Type type) -> Type { return VectorType::get({lanes}, type); });
-      Operation *vectorized = b.create(loc, inner.getName().getIdentifier(), operands, types, inner.getAttrs());
-      values.map(inner.getResults(), vectorized->getResults());
+      cloneOnLanes(b, loc, inner, values, lanes);
     }
     SmallVector<Value> next(outputs);
     SmallVector<Value> nextAccumulators;
@@ -764,19 +754,30 @@ private:
     IRMapping values = uniform;
     values.map(reduction.candidate, candidate);
     values.map(reduction.value, best);
-    for (Operation *op : reduction.predicateOps) {
-      SmallVector<Value> operands = llvm::map_to_vector(op->getOperands(), [&](Value v) -> Value {
-        Value mapped = values.lookupOrDefault(v);
-        if (isa<VectorType>(mapped.getType()))
-          return mapped;
-        return b.create<vector::BroadcastOp>(loc, VectorType::get({lanes}, mapped.getType()), mapped);
-      });
-      SmallVector<Type> types = llvm::map_to_vector(
-          op->getResultTypes(), [&](Type type) -> Type { return VectorType::get({lanes}, type); });
-      values.map(op->getResults(),
-                 b.create(loc, op->getName().getIdentifier(), operands, types, op->getAttrs())->getResults());
-    }
+    for (Operation *op : reduction.predicateOps)
+      cloneOnLanes(b, loc, *op, values, lanes);
     return values.lookup(reduction.predicate);
+  }
+
+  // `scalar` as mapped in `values`, broadcast to `lanes` if it is a scalar.
+  static Value vectorOfLanes(OpBuilder &b, Location loc, const IRMapping &values, Value scalar,
+                             int64_t lanes) {
+    Value mapped = values.lookupOrDefault(scalar);
+    if (isa<VectorType>(mapped.getType()))
+      return mapped;
+    return b.create<vector::BroadcastOp>(loc, VectorType::get({lanes}, mapped.getType()), mapped);
+  }
+
+  // The elementwise `op` on vectors of `lanes` of its mapped operands; its
+  // results are mapped in `values`.
+  static void cloneOnLanes(OpBuilder &b, Location loc, Operation &op, IRMapping &values,
+                           int64_t lanes) {
+    SmallVector<Value> operands = llvm::map_to_vector(
+        op.getOperands(), [&](Value v) { return vectorOfLanes(b, loc, values, v, lanes); });
+    SmallVector<Type> types = llvm::map_to_vector(
+        op.getResultTypes(), [&](Type type) -> Type { return VectorType::get({lanes}, type); });
+    values.map(op.getResults(),
+               b.create(loc, op.getName().getIdentifier(), operands, types, op.getAttrs())->getResults());
   }
 
   // The loops of a generic with transposed inputs: the outer loops as
