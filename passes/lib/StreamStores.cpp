@@ -23,12 +23,30 @@ int64_t hostL2Bytes() {
   return l2 > 0 ? l2 : 1 << 20;
 }
 
+// x86's cache line. A line written partly by nontemporal stores and partly
+// by plain ones is flushed from the write-combining buffer half written and
+// read back: rows of 10 floats (40 bytes) so written were 10x slower.
+constexpr int64_t kCacheLineBytes = 64;
+
 // The bytes of a function argument that is a buffer of static shape, or 0.
 int64_t staticBytes(BlockArgument argument) {
   auto type = dyn_cast<MemRefType>(argument.getType());
   if (!type || !type.hasStaticShape() || !type.getElementType().isIntOrFloat())
     return 0;
   return type.getNumElements() * type.getElementTypeBitWidth() / 8;
+}
+
+// Whether the argument's rows are whole cache lines (its buffers start on
+// one), so that stores of whole lines from a row's start fill its lines.
+bool rowsAreWholeLines(BlockArgument argument) {
+  auto type = cast<MemRefType>(argument.getType());
+  int64_t rowBits = type.getRank() == 0 ? 0 : type.getShape().back() * type.getElementTypeBitWidth();
+  return rowBits > 0 && rowBits % (8 * kCacheLineBytes) == 0;
+}
+
+// Whether a store of `type` writes whole cache lines.
+bool storesWholeLines(VectorType type) {
+  return type.getNumElements() * type.getElementTypeBitWidth() % (8 * kCacheLineBytes) == 0;
 }
 
 // A write of a whole vector to consecutive elements, which one vector store
@@ -56,9 +74,26 @@ struct StreamStoresPass : adjit::impl::StreamStoresBase<StreamStoresPass> {
         return false;
       auto [entry, inserted] = streamed.try_emplace(argument, false);
       if (inserted)
-        entry->second = staticBytes(argument) > threshold && !adjit::isReadThroughViews(argument);
+        entry->second = staticBytes(argument) > threshold && rowsAreWholeLines(argument) &&
+                        !adjit::isReadThroughViews(argument);
       return entry->second;
     };
+    // Only stores of whole lines stream: a buffer whose stores are not all
+    // such keeps plain stores throughout.
+    function.walk([&](Operation *op) {
+      Value buffer;
+      VectorType type;
+      if (auto write = dyn_cast<vector::TransferWriteOp>(op))
+        buffer = write.getSource(), type = write.getVectorType();
+      else if (auto store = dyn_cast<vector::StoreOp>(op))
+        buffer = store.getBase(), type = store.getVectorType();
+      else if (auto store = dyn_cast<memref::StoreOp>(op))
+        buffer = store.getMemRef();
+      if (!buffer || (type && storesWholeLines(type)))
+        return;
+      if (BlockArgument argument = adjit::functionArgumentOf(buffer))
+        streamed[argument] = false;
+    });
     function.walk([&](vector::TransferWriteOp write) {
       if (!isContiguousVectorWrite(write) || !isStreamed(write.getSource()))
         return;

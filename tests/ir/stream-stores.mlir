@@ -1,6 +1,8 @@
 // Vector writes into a large result that the function never reads become
 // nontemporal stores. A result it also reads, a small one, a temporary, and
-// writes that are not one contiguous vector store stay as they are.
+// writes that are not one contiguous vector store stay as they are; so does
+// a result whose rows are not whole cache lines or that any store writes
+// less than whole lines of (lines written partly nontemporally are slow).
 // RUN: adjit-opt %s -split-input-file --pass-pipeline="builtin.module(func.func(adjit-stream-stores{min-bytes=4096}))" | FileCheck %s
 
 // CHECK-LABEL: func.func @written_once
@@ -54,5 +56,27 @@ func.func @left_alone(%x: memref<64x1024xf32>, %read: memref<64x1024xf32>,
     vector.transfer_write %v, %columns[%r, %c32] : vector<32xf32>, memref<1024x64xf32>
   }
   memref.dealloc %temporary : memref<64x1024xf32>
+  return
+}
+
+// -----
+
+// Rows of 10 floats (40 bytes) are not whole lines; a result with rows of
+// whole lines that one store writes 8 bytes of keeps plain stores for all.
+// CHECK-LABEL: func.func @partial_lines
+// CHECK-NOT: nontemporal
+func.func @partial_lines(%x: memref<4096x16xf32>, %short: memref<4096x10xf32>, %mixed: memref<4096x16xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4096 = arith.constant 4096 : index
+  %zero = arith.constant 0.0 : f32
+  scf.for %r = %c0 to %c4096 step %c1 {
+    %v = vector.transfer_read %x[%r, %c0], %zero {in_bounds = [true]} : memref<4096x16xf32>, vector<10xf32>
+    vector.transfer_write %v, %short[%r, %c0] {in_bounds = [true]} : vector<10xf32>, memref<4096x10xf32>
+    %w = vector.transfer_read %x[%r, %c0], %zero {in_bounds = [true]} : memref<4096x16xf32>, vector<16xf32>
+    vector.transfer_write %w, %mixed[%r, %c0] {in_bounds = [true]} : vector<16xf32>, memref<4096x16xf32>
+    %p = vector.transfer_read %x[%r, %c0], %zero {in_bounds = [true]} : memref<4096x16xf32>, vector<2xf32>
+    vector.transfer_write %p, %mixed[%r, %c0] {in_bounds = [true]} : vector<2xf32>, memref<4096x16xf32>
+  }
   return
 }

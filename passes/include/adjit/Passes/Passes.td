@@ -697,6 +697,10 @@ def StreamStores : Pass<"adjit-stream-stores", "func::FuncOp"> {
     written once. The code generator checks each such store's address at
     run time and uses a plain store where it is not aligned to the vector
     register, as x86's nontemporal stores require (compiler/lib/StreamingStores.cpp).
+    Only results whose rows are whole cache lines, and whose every store
+    writes whole lines, stream: a line written partly by nontemporal and
+    partly by plain stores leaves the write-combining buffer half written
+    and is read back (a log_softmax over rows of 10 floats ran 7x slower).
 
     ```mlir
     vector.transfer_write %v, %row[%c0, %j] {in_bounds = [true]} : vector<32xf32>, memref<1x1024xf32, strided<[1024, 1], offset: ?>>
