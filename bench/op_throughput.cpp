@@ -87,6 +87,8 @@ std::vector<Op> ops(int64_t n) {
   Array x = Array::randn({n, n}, 1), y = Array::randn({n, n}, 2), row = Array::randn({n}, 3);
   Array rows = Array::uniform({n}, 4, 0, static_cast<double>(n), DType::i32);
   Array narrow = Array::randn({n * n / 16, 16}, 5), tall = Array::randn({4 * n, n / 4}, 6);
+  Array classes = Array::randn({n * n / 16, 10}, 8);  // rows of 10: not whole cache lines
+  const double classes_bytes = 4.0 * (n * n / 16) * 10;
   Array batch = Array::randn({n / 16, 128, 128}, 7);
   const double k = 4.0 * n, m = n / 4.0;  // tall's rows and columns
   return {
@@ -107,6 +109,8 @@ std::vector<Op> ops(int64_t n) {
        jitted([](Tensor a) { return adjit::softmax(a, -1); }, x)},
       {"softmax along columns", Bound::bandwidth, 2 * bytes,
        jitted([](Tensor a) { return adjit::softmax(a, 0); }, x)},
+      {"log_softmax along rows of 10", Bound::bandwidth, 2 * classes_bytes,
+       jitted([](Tensor a) { return adjit::log_softmax(a, -1); }, classes)},
       {"tanh", Bound::bandwidth, 2 * bytes, jitted([](Tensor a) { return adjit::tanh(a); }, x)},
       {"transpose", Bound::bandwidth, 2 * bytes,
        jitted([](Tensor a) { return adjit::transpose(a); }, x)},
