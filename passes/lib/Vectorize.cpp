@@ -248,6 +248,7 @@ private:
 
   void reset() {
     varying_.clear();
+    laneIndexValues_.clear();
     reductions_.clear();
     argReductions_.clear();
     argReductionOf_.clear();
@@ -322,8 +323,18 @@ private:
     for (Operation &inner : body.without_terminator()) {
       // An index varies along the innermost loop only if it is that loop's.
       if (auto index = dyn_cast<linalg::IndexOp>(inner)) {
-        if (index.getDim() == inner_)
+        if (index.getDim() == inner_) {
           varying_.insert(index.getResult());
+          laneIndexValues_.insert(index.getResult());
+        }
+        continue;
+      }
+      // Casts of the innermost index (index -> i64 -> i32) give the lanes'
+      // indices in the last type directly, in its lanes' width.
+      if (isa<arith::IndexCastOp, arith::TruncIOp>(inner) &&
+          laneIndexValues_.contains(inner.getOperand(0))) {
+        varying_.insert(inner.getResult(0));
+        laneIndexValues_.insert(inner.getResult(0));
         continue;
       }
       bool mappable = isa<arith::ArithDialect>(inner.getDialect()) ||
@@ -340,6 +351,12 @@ private:
         for (Value result : inner.getResults())
           varying_.insert(result);
     }
+    // The lanes' indices as the body reads them count for the width.
+    for (Value index : laneIndexValues_)
+      if (isa<IntegerType>(index.getType()) && llvm::any_of(index.getUsers(), [&](Operation *user) {
+            return user->getNumResults() != 1 || !laneIndexValues_.contains(user->getResult(0));
+          }))
+        widestElementBits_ = std::max(widestElementBits_, storedBits(index.getType()));
     return success();
   }
 
@@ -616,8 +633,13 @@ private:
     for (Operation &inner : op_.getBlock()->without_terminator()) {
       if (!varying_.contains(inner.getResult(0)))
         continue;
-      if (isa<linalg::IndexOp>(inner)) {
-        values.map(inner.getResult(0), laneIndices(b, loc, lanes, j));
+      if (laneIndexValues_.contains(inner.getResult(0))) {
+        // Only where a value other than the next cast reads it.
+        Value index = inner.getResult(0);
+        if (llvm::any_of(index.getUsers(), [&](Operation *user) {
+              return user->getNumResults() != 1 || !laneIndexValues_.contains(user->getResult(0));
+            }))
+          values.map(index, laneIndices(b, loc, lanes, j, index.getType()));
         continue;
       }
       cloneOnLanes(b, loc, inner, values, lanes);
@@ -645,15 +667,18 @@ private:
   }
 
   // j, j + 1, ..., j + lanes - 1: the innermost loop's index in each lane.
-  static Value laneIndices(OpBuilder &b, Location loc, int64_t lanes, Value j) {
-    auto type = VectorType::get({lanes}, b.getIndexType());
+  // of `element` type (index or an integer: the index cast, wrapping as a
+  // truncation does).
+  static Value laneIndices(OpBuilder &b, Location loc, int64_t lanes, Value j, Type element) {
+    auto type = VectorType::get({lanes}, element);
     Value steps = b.create<arith::ConstantOp>(
         loc, type, DenseElementsAttr::get(type, llvm::to_vector(llvm::map_range(
                                                     llvm::seq<int64_t>(0, lanes),
                                                     [&](int64_t i) -> Attribute {
-                                                      return b.getIndexAttr(i);
+                                                      return b.getIntegerAttr(element, i);
                                                     }))));
-    return b.create<arith::AddIOp>(loc, b.create<vector::BroadcastOp>(loc, type, j), steps);
+    Value first = element.isIndex() ? j : b.create<arith::IndexCastOp>(loc, element, j).getResult();
+    return b.create<arith::AddIOp>(loc, b.create<vector::BroadcastOp>(loc, type, first), steps);
   }
 
   // An arg-reduction's row: every lane starts from the output's value and
@@ -937,6 +962,8 @@ private:
   int64_t lanes_ = 0;
   DenseSet<Value> varying_;
   DenseMap<BlockArgument, InnerReduction> reductions_;
+  // The innermost loop's index and its casts.
+  DenseSet<Value> laneIndexValues_;
   // Argmax-like pairs of outputs, and each one's position by its outputs.
   SmallVector<ArgReduction> argReductions_;
   DenseMap<BlockArgument, unsigned> argReductionOf_;

@@ -342,14 +342,16 @@ func.func @transposed_tiles(%t: tensor<40x36xf32>, %b: tensor<36xf32>) -> tensor
 // -----
 
 // Loop indices: the innermost loop's is a vector of consecutive indices per
-// step, an outer loop's a scalar once per row.
+// step, made in the type the body casts it to (i32 lanes, not 64-bit
+// ones); an outer loop's a scalar once per row.
 // CHECK-LABEL: func.func @indices
 // CHECK: scf.for %[[ROW:.*]] = %c0 to %c8 step %c1
 // CHECK: %[[R:.*]] = arith.index_cast %[[ROW]] : index to i32
 // CHECK: scf.for %[[J:.*]] = %c0 to %c64 step %c32
-// CHECK: %[[B:.*]] = vector.broadcast %[[J]] : index to vector<32xindex>
-// CHECK: %[[I:.*]] = arith.addi %[[B]], %cst{{.*}} : vector<32xindex>
-// CHECK: arith.index_cast %[[I]] : vector<32xindex> to vector<32xi32>
+// CHECK: %[[JI:.*]] = arith.index_cast %[[J]] : index to i32
+// CHECK: %[[B:.*]] = vector.broadcast %[[JI]] : i32 to vector<32xi32>
+// CHECK: arith.addi %[[B]], %cst{{.*}} : vector<32xi32>
+// CHECK-NOT: vector<32xindex>
 func.func @indices(%init: tensor<8x70xi32>) -> tensor<8x70xi32> {
   %y = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} outs(%init : tensor<8x70xi32>) {
   ^bb0(%out: i32):
