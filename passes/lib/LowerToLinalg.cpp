@@ -294,12 +294,37 @@ struct PadToTensor : OpConversionPattern<PadOp> {
     Location loc = op.getLoc();
     Value padding =
         rewriter.create<tensor::ExtractOp>(loc, adaptor.getPaddingValue());
-    Value filled = filledTensor(rewriter, loc, op.getType(), padding);
+    RankedTensorType type = op.getType();
     SmallVector<int64_t> strides;
     for (int64_t interior : op.getInterior())
       strides.push_back(interior + 1);
-    rewriter.replaceOp(op, insertSlice(rewriter, loc, adaptor.getOperand(),
-                                       filled, op.getLow(), strides));
+    if (llvm::any_of(op.getInterior(), [](int64_t i) { return i != 0; })) {
+      Value filled = filledTensor(rewriter, loc, type, padding);
+      rewriter.replaceOp(op, insertSlice(rewriter, loc, adaptor.getOperand(),
+                                         filled, op.getLow(), strides));
+      return success();
+    }
+    // Without interior padding the operand covers a box: it is copied in,
+    // and only the slabs around it are filled (not the whole result first,
+    // which wrote a slice's gradient twice).
+    Value result = insertSlice(rewriter, loc, adaptor.getOperand(),
+                               emptyTensor(rewriter, loc, type), op.getLow(),
+                               strides);
+    for (int64_t d = 0; d < type.getRank(); ++d) {
+      int64_t extent = type.getDimSize(d);
+      for (auto [start, size] : {std::pair{int64_t(0), op.getLow()[d]},
+                                 std::pair{extent - op.getHigh()[d], op.getHigh()[d]}}) {
+        if (size <= 0)
+          continue;
+        SmallVector<int64_t> shape(type.getShape()), offsets(type.getRank(), 0);
+        shape[d] = size;
+        offsets[d] = start;
+        Value slab = filledTensor(rewriter, loc, type.clone(shape), padding);
+        result = insertSlice(rewriter, loc, slab, result, offsets,
+                             SmallVector<int64_t>(type.getRank(), 1));
+      }
+    }
+    rewriter.replaceOp(op, result);
     return success();
   }
 };

@@ -1117,7 +1117,11 @@ TEST_CASE("adjit.pad with low, high and interior padding", "[jit-ops][ops][pad]"
                           {{2, 3}, {1, 1}, {1, 1}, {0, 0}},
                           {{1, 4}, {0, 0}, {0, 1}, {5, 1}},
                           {{0, 2}, {1, 0}, {2, 1}, {3, 1}},
-                          {{2, 2, 2}, {1, 0, 1}, {0, 1, 1}, {1, 1, 0}}};
+                          {{2, 2, 2}, {1, 0, 1}, {0, 1, 1}, {1, 1, 0}},
+                          // no interior padding: only the slabs around the
+                          // operand are filled, corners twice
+                          {{2, 3, 2}, {1, 0, 2}, {0, 2, 1}, {0, 0, 0}},
+                          {{0, 2}, {1, 0}, {2, 1}, {0, 0}}};
   for (DType dtype : {F32, F64, I1, I32}) {
     Batch batch;
     for (const Case& c : cases) {
