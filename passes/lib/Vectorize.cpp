@@ -257,6 +257,22 @@ private:
     widestElementBits_ = 8;
   }
 
+  // Whether `operand`, of a type vector arithmetic does not take (f16,
+  // bf16), is only moved: an input the body yields as it is, or an output
+  // that such an input is yielded to. Its vectors are only read, shuffled
+  // and written (a transpose of bf16).
+  bool isMovedOnly(OpOperand &operand) {
+    BlockArgument argument = op_.getMatchingBlockArgument(&operand);
+    if (!isa<Float16Type, BFloat16Type>(argument.getType()))
+      return false;
+    Operation *yield = op_.getBlock()->getTerminator();
+    if (op_.isDpsInput(&operand))
+      return llvm::all_of(argument.getUsers(), [&](Operation *user) { return user == yield; });
+    Value yielded = yield->getOperand(outputIndex(operand));
+    auto source = dyn_cast<BlockArgument>(yielded);
+    return argument.use_empty() && source && source.getOwner() == op_.getBlock();
+  }
+
   // The position of an output operand among the outputs.
   unsigned outputIndex(OpOperand &output) {
     return output.getOperandNumber() - op_.getNumDpsInputs();
@@ -289,7 +305,7 @@ private:
         tileDim_ = along;
         transposed_.insert(argument);
       }
-      if (!isVectorElementType(argument.getType()))
+      if (!isVectorElementType(argument.getType()) && !isMovedOnly(operand))
         return failure();
       widestElementBits_ = std::max(widestElementBits_, storedBits(argument.getType()));
       if (op_.isDpsInput(&operand)) {

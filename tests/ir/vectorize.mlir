@@ -426,3 +426,22 @@ func.func @argmax_short_rows(%x: tensor<64x10xf32>, %best: tensor<64xf32>, %inde
   } -> (tensor<64xf32>, tensor<64xi32>)
   return %r#0, %r#1 : tensor<64xf32>, tensor<64xi32>
 }
+
+// -----
+
+// bf16 and f16 that are only moved (a transpose) are read, shuffled and
+// written as vectors, though vector arithmetic does not take them (a bf16
+// negation is left alone, above).
+// CHECK-LABEL: func.func @transposed_bf16
+// CHECK: scf.for %{{.*}} = %c0 to %c32 step %c16
+// CHECK-COUNT-16: vector.transfer_read %arg0{{.*}} : tensor<32x32xbf16>, vector<16xbf16>
+// CHECK-COUNT-64: vector.shuffle {{.*}} : vector<16xbf16>, vector<16xbf16>
+// CHECK-COUNT-16: vector.transfer_write {{.*}} : vector<16xbf16>, tensor<32x32xbf16>
+func.func @transposed_bf16(%t: tensor<32x32xbf16>) -> tensor<32x32xbf16> {
+  %empty = tensor.empty() : tensor<32x32xbf16>
+  %y = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%t : tensor<32x32xbf16>) outs(%empty : tensor<32x32xbf16>) {
+  ^bb0(%in: bf16, %out: bf16):
+    linalg.yield %in : bf16
+  } -> tensor<32x32xbf16>
+  return %y : tensor<32x32xbf16>
+}
