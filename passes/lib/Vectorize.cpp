@@ -258,16 +258,18 @@ private:
   }
 
   // Whether `operand`, of a type vector arithmetic does not take (f16,
-  // bf16), is only moved: an input the body yields as it is, or an output
-  // that such an input is yielded to. Its vectors are only read, shuffled
-  // and written (a transpose of bf16).
+  // bf16), is only moved or widened: an input the body yields as it is or
+  // extends (to f32, as half-precision math computes), or an output that
+  // such an input is yielded to. Its vectors are only read, shuffled,
+  // extended and written (a transpose, an argmax of bf16).
   bool isMovedOnly(OpOperand &operand) {
     BlockArgument argument = op_.getMatchingBlockArgument(&operand);
     if (!isa<Float16Type, BFloat16Type>(argument.getType()))
       return false;
     Operation *yield = op_.getBlock()->getTerminator();
     if (op_.isDpsInput(&operand))
-      return llvm::all_of(argument.getUsers(), [&](Operation *user) { return user == yield; });
+      return llvm::all_of(argument.getUsers(),
+                          [&](Operation *user) { return user == yield || isa<arith::ExtFOp>(user); });
     Value yielded = yield->getOperand(outputIndex(operand));
     auto source = dyn_cast<BlockArgument>(yielded);
     return argument.use_empty() && source && source.getOwner() == op_.getBlock();

@@ -445,3 +445,21 @@ func.func @transposed_bf16(%t: tensor<32x32xbf16>) -> tensor<32x32xbf16> {
   } -> tensor<32x32xbf16>
   return %y : tensor<32x32xbf16>
 }
+
+// -----
+
+// A bf16 input the body only widens to f32 (half-precision math computes in
+// f32) is read as bf16 vectors and extended as vectors.
+// CHECK-LABEL: func.func @widened_bf16
+// CHECK: vector.transfer_read %arg0{{.*}} : tensor<8x64xbf16>, vector<32xbf16>
+// CHECK: arith.extf {{.*}} : vector<32xbf16> to vector<32xf32>
+// CHECK: vector.reduction <add>
+func.func @widened_bf16(%x: tensor<8x64xbf16>, %init: tensor<8xf32>) -> tensor<8xf32> {
+  %y = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%x : tensor<8x64xbf16>) outs(%init : tensor<8xf32>) {
+  ^bb0(%in: bf16, %out: f32):
+    %w = arith.extf %in : bf16 to f32
+    %s = arith.addf %out, %w fastmath<reassoc> : f32
+    linalg.yield %s : f32
+  } -> tensor<8xf32>
+  return %y : tensor<8xf32>
+}

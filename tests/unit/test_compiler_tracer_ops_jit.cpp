@@ -685,7 +685,7 @@ TEST_CASE("tracer ops: reductions over short rows run across rows, in order",
   uint64_t seed = 640;
   for (int64_t columns : {1, 2, 3, 5, 8, 10, 15, 16, 17})
     for (int64_t rows : {1, 7, 16, 37})
-      for (DType dt : {F32, F64, I32}) {
+      for (DType dt : {F32, F64, I32, F16, BF16}) {
         INFO("rows " << rows << " columns " << columns << " dtype " << dtype_name(dt));
         Shape shape{rows, columns};
         Vec v = values(Array::uniform(shape, seed++, -4, 4, F64));
@@ -724,7 +724,7 @@ TEST_CASE("tracer ops: argmax over long rows: ties, NaNs and -inf across vector 
   };
   uint64_t seed = 630;
   for (int64_t columns : {1, 7, 33, 64, 70, 129, 300})
-    for (DType dt : {F32, F64, I32, I64, F16}) {
+    for (DType dt : {F32, F64, I32, I64, F16, BF16}) {
       INFO("columns " << columns << " dtype " << dtype_name(dt));
       const int64_t rows = 6;
       Vec v = values(Array::uniform({rows, columns}, seed++, -3, 3, F64));
