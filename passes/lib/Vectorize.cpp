@@ -272,7 +272,20 @@ private:
                           [&](Operation *user) { return user == yield || isa<arith::ExtFOp>(user); });
     Value yielded = yield->getOperand(outputIndex(operand));
     auto source = dyn_cast<BlockArgument>(yielded);
-    return argument.use_empty() && source && source.getOwner() == op_.getBlock();
+    return argument.use_empty() &&
+           ((source && source.getOwner() == op_.getBlock()) || isNarrowedResult(yielded));
+  }
+
+  // Whether `v` is f32 math narrowed to f16 or bf16 (each op of half
+  // precision rounds) for an output or to be widened again by the next op.
+  bool isNarrowedResult(Value v) {
+    auto narrow = v.getDefiningOp<arith::TruncFOp>();
+    Operation *yield = op_.getBlock()->getTerminator();
+    return narrow && narrow->getBlock() == op_.getBlock() &&
+           isa<Float16Type, BFloat16Type>(v.getType()) &&
+           llvm::all_of(v.getUsers(), [&](Operation *user) {
+             return user == yield || isa<arith::ExtFOp>(user);
+           });
   }
 
   // The position of an output operand among the outputs.
@@ -360,10 +373,10 @@ private:
       if (!mappable || !OpTrait::hasElementwiseMappableTraits(&inner) ||
           inner.getNumRegions() != 0)
         return failure();
-      for (Type type : inner.getResultTypes()) {
-        if (!isVectorElementType(type))
+      for (Value result : inner.getResults()) {
+        if (!isVectorElementType(result.getType()) && !isNarrowedResult(result))
           return failure();
-        widestElementBits_ = std::max(widestElementBits_, storedBits(type));
+        widestElementBits_ = std::max(widestElementBits_, storedBits(result.getType()));
       }
       if (llvm::any_of(inner.getOperands(), [&](Value v) { return varying_.contains(v); }))
         for (Value result : inner.getResults())

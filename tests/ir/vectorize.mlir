@@ -463,3 +463,28 @@ func.func @widened_bf16(%x: tensor<8x64xbf16>, %init: tensor<8xf32>) -> tensor<8
   } -> tensor<8xf32>
   return %y : tensor<8xf32>
 }
+
+// -----
+
+// f16 math: each op widens to f32 and narrows back (half precision rounds
+// after every op); the narrowed values, read again or written, are f16
+// vectors.
+// CHECK-LABEL: func.func @narrowed_f16
+// CHECK: arith.truncf {{.*}} : vector<32xf32> to vector<32xf16>
+// CHECK: arith.extf {{.*}} : vector<32xf16> to vector<32xf32>
+// CHECK: vector.transfer_write {{.*}} : vector<32xf16>, tensor<4x64xf16>
+func.func @narrowed_f16(%x: tensor<4x64xf16>) -> tensor<4x64xf16> {
+  %c3 = arith.constant 3.0 : f32
+  %empty = tensor.empty() : tensor<4x64xf16>
+  %y = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<4x64xf16>) outs(%empty : tensor<4x64xf16>) {
+  ^bb0(%in: f16, %out: f16):
+    %w = arith.extf %in : f16 to f32
+    %m = arith.mulf %w, %c3 : f32
+    %n = arith.truncf %m : f32 to f16
+    %w2 = arith.extf %n : f16 to f32
+    %e = math.exp %w2 : f32
+    %r = arith.truncf %e : f32 to f16
+    linalg.yield %r : f16
+  } -> tensor<4x64xf16>
+  return %y : tensor<4x64xf16>
+}

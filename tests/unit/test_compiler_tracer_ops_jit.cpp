@@ -671,6 +671,20 @@ TEST_CASE("tracer ops: argmax returns the first of tied maxima", "[tracer][ops]"
   CHECK_ARRAY("argmax ties", f(x), I32, (Shape{3}), (Vec{1, 0, 0}), kExact);
 }
 
+TEST_CASE("tracer ops: f16 and bf16 math in vectors rounds as one element at a time",
+          "[tracer][ops]") {
+  // Widened to f32, computed, narrowed back in vectors of 32 lanes with a
+  // shorter remainder: the same bits as rows of one element, which stay
+  // scalar code.
+  auto f = adjit::jit([](Tensor x) { return adjit::exp(x * 3.0 + 1.0) - x; }, {.name = "half_math"});
+  for (DType dt : {F16, BF16}) {
+    INFO("dtype " << dtype_name(dt));
+    Array x = Array::randn({5, 70}, 650, dt);
+    Array column = make(values(x), {350, 1}, dt);
+    CHECK_ARRAY("in vectors", f(x), dt, (Shape{5, 70}), values(f(column)), kExact);
+  }
+}
+
 TEST_CASE("tracer ops: reductions over short rows run across rows, in order",
           "[tracer][ops]") {
   // Rows no longer than a register run one row per lane, read in tiles
