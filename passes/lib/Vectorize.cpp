@@ -368,12 +368,30 @@ private:
         laneIndexValues_.insert(inner.getResult(0));
         continue;
       }
+      // An element of a tensor from above: a gather where its last index
+      // varies along the innermost loop (take along the last axis).
+      if (auto extract = dyn_cast<tensor::ExtractOp>(inner)) {
+        ValueRange indices = extract.getIndices();
+        if (extract.getTensor().getParentBlock() == op_.getBlock() || indices.empty() ||
+            !isVectorElementType(extract.getType()) ||
+            llvm::any_of(indices.drop_back(), [&](Value v) { return varying_.contains(v); }))
+          return failure();
+        widestElementBits_ = std::max(widestElementBits_, storedBits(extract.getType()));
+        if (varying_.contains(indices.back()))
+          varying_.insert(extract.getResult());
+        continue;
+      }
       bool mappable = isa<arith::ArithDialect>(inner.getDialect()) ||
                       (isa<math::MathDialect>(inner.getDialect()) && lowersToVectorCode(&inner));
       if (!mappable || !OpTrait::hasElementwiseMappableTraits(&inner) ||
           inner.getNumRegions() != 0)
         return failure();
       for (Value result : inner.getResults()) {
+        // An index the body computes is a gather's offset only.
+        if (result.getType().isIndex() && llvm::all_of(result.getUsers(), [](Operation *user) {
+              return isa<tensor::ExtractOp>(user);
+            }))
+          continue;
         if (!isVectorElementType(result.getType()) && !isNarrowedResult(result))
           return failure();
         widestElementBits_ = std::max(widestElementBits_, storedBits(result.getType()));
@@ -673,6 +691,10 @@ private:
           values.map(index, laneIndices(b, loc, lanes, j, index.getType()));
         continue;
       }
+      if (auto extract = dyn_cast<tensor::ExtractOp>(inner)) {
+        values.map(extract.getResult(), gathered(b, loc, extract, values, lanes));
+        continue;
+      }
       cloneOnLanes(b, loc, inner, values, lanes);
     }
     SmallVector<Value> next(outputs);
@@ -813,6 +835,22 @@ private:
     for (Operation *op : reduction.predicateOps)
       cloneOnLanes(b, loc, *op, values, lanes);
     return values.lookup(reduction.predicate);
+  }
+
+  // The elements `extract` reads in each lane: a gather along the tensor's
+  // last dimension, at the lanes' indices there.
+  static Value gathered(OpBuilder &b, Location loc, tensor::ExtractOp extract, IRMapping &values,
+                        int64_t lanes) {
+    ValueRange indices = extract.getIndices();
+    SmallVector<Value> base = llvm::map_to_vector(
+        indices.drop_back(), [&](Value v) { return values.lookupOrDefault(v); });
+    base.push_back(b.create<arith::ConstantIndexOp>(loc, 0));
+    Value offsets = vectorOfLanes(b, loc, values, indices.back(), lanes);
+    auto type = VectorType::get({lanes}, extract.getType());
+    auto maskType = VectorType::get({lanes}, b.getI1Type());
+    Value all = b.create<arith::ConstantOp>(loc, maskType, DenseElementsAttr::get(maskType, true));
+    Value none = b.create<arith::ConstantOp>(loc, type, b.getZeroAttr(type));
+    return b.create<vector::GatherOp>(loc, type, extract.getTensor(), base, offsets, all, none);
   }
 
   // `scalar` as mapped in `values`, broadcast to `lanes` if it is a scalar.

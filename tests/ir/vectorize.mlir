@@ -488,3 +488,24 @@ func.func @narrowed_f16(%x: tensor<4x64xf16>) -> tensor<4x64xf16> {
   } -> tensor<4x64xf16>
   return %y : tensor<4x64xf16>
 }
+
+// -----
+
+// An element of a tensor from above whose last index varies along the
+// innermost loop is a gather (take along the last axis); the offsets the
+// body computes are index vectors.
+// CHECK-LABEL: func.func @gather_columns
+// CHECK: scf.for %[[ROW:.*]] = %c0 to %c8 step %c1
+// CHECK: %[[OFFSETS:.*]] = arith.index_cast %{{.*}} : vector<32xi32> to vector<32xindex>
+// CHECK: vector.gather %arg0[%[[ROW]], %{{.*}}] [%[[OFFSETS]]], %{{.*}}, %{{.*}} : tensor<8x100xf32>, vector<32xindex>, vector<32xi1>, vector<32xf32> into vector<32xf32>
+func.func @gather_columns(%x: tensor<8x100xf32>, %i: tensor<64xi32>) -> tensor<8x64xf32> {
+  %empty = tensor.empty() : tensor<8x64xf32>
+  %y = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%i : tensor<64xi32>) outs(%empty : tensor<8x64xf32>) {
+  ^bb0(%in: i32, %out: f32):
+    %r = linalg.index 0 : index
+    %c = arith.index_cast %in : i32 to index
+    %e = tensor.extract %x[%r, %c] : tensor<8x100xf32>
+    linalg.yield %e : f32
+  } -> tensor<8x64xf32>
+  return %y : tensor<8x64xf32>
+}

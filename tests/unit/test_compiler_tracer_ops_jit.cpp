@@ -1049,6 +1049,30 @@ TEST_CASE("tracer ops: transposes of every dtype in whole tiles and remainders, 
     }
 }
 
+TEST_CASE("tracer ops: take along the last axis gathers in vectors", "[tracer][ops]") {
+  // 70 indices per row: two vectors of 32 lanes and a remainder, negative
+  // ones from the end, out-of-range ones clamped; f32, f64 and i32.
+  auto f = adjit::jit([](Tensor x, Tensor i) { return take(x, i, 1); }, {.name = "take_columns"});
+  const int64_t rows = 9, columns = 50, picks = 70;
+  Vec index_values = values(Array::uniform({picks}, 660, -60, 60, DType::i32));
+  Array indices = make(index_values, {picks}, I32);
+  for (DType dt : {F32, F64, I32}) {
+    INFO("dtype " << dtype_name(dt));
+    Vec v = values(Array::uniform({rows, columns}, 661, -100, 100, F64));
+    for (double& x : v) x = std::floor(x);
+    Array x = make(v, {rows, columns}, dt);
+    Vec want;
+    for (int64_t r = 0; r < rows; ++r)
+      for (double i : index_values) {
+        int64_t c = static_cast<int64_t>(i);
+        if (c < 0) c += columns;
+        c = std::clamp<int64_t>(c, 0, columns - 1);
+        want.push_back(v[r * columns + c]);
+      }
+    CHECK_ARRAY("take(x, i, 1)", f(x, indices), dt, (Shape{rows, picks}), want, kExact);
+  }
+}
+
 TEST_CASE("tracer ops: take (negative indices from the end, clamped), one_hot", "[tracer][ops]") {
   auto f = adjit::jit(
       [](Tensor x, Tensor idx, Tensor idx2, Tensor labels) {

@@ -239,8 +239,12 @@ def Vectorize : Pass<"adjit-vectorize", "ModuleOp"> {
     1024x1024 bf16 transpose runs at 12.8 GB/s instead of 1.4, a bf16
     argmax along rows at 20.6 instead of 0.54.
 
+    An element of a tensor from above whose last index varies along the
+    innermost loop (`take` along the last axis) is a `vector.gather` at the
+    lanes' offsets: 7.9 -> 11.8 GB/s for 1024 rows of 256 picks.
+
     Left as they are (and to LLVM's loop vectorizer): generics with dynamic
-    shapes, gather, read inputs
+    shapes, gathers along another dimension than the last, read inputs
     transposed along two different loops, or write an output transposed
     along the innermost dimension, contractions marked for the
     GEMM kernels, element types other than f32, f64 and integers (but for
