@@ -251,7 +251,7 @@ private:
     laneIndexValues_.clear();
     reductions_.clear();
     argReductions_.clear();
-    argReductionOf_.clear();
+    argReductionOutputs_.clear();
     transposed_.clear();
     tileDim_.reset();
     widestElementBits_ = 8;
@@ -334,7 +334,7 @@ private:
         continue;
       }
       // An output without the innermost loop accumulates over it.
-      if (!argReductionOf_.contains(argument) && failed(analyseReduction(operand, argument)) &&
+      if (!argReductionOutputs_.contains(argument) && failed(analyseReduction(operand, argument)) &&
           failed(analyseArgReduction(operand, argument)))
         return failure();
       varying_.insert(argument);
@@ -402,9 +402,7 @@ private:
     }
     // The lanes' indices as the body reads them count for the width.
     for (Value index : laneIndexValues_)
-      if (isa<IntegerType>(index.getType()) && llvm::any_of(index.getUsers(), [&](Operation *user) {
-            return user->getNumResults() != 1 || !laneIndexValues_.contains(user->getResult(0));
-          }))
+      if (isa<IntegerType>(index.getType()) && isReadBeyondCasts(index))
         widestElementBits_ = std::max(widestElementBits_, storedBits(index.getType()));
     return success();
   }
@@ -458,7 +456,8 @@ private:
             return user != valueSelect && !llvm::is_contained(reduction.predicateOps, user);
           }))
         continue;
-      argReductionOf_[value] = argReductionOf_[index] = argReductions_.size();
+      argReductionOutputs_.insert(value);
+      argReductionOutputs_.insert(index);
       argReductions_.push_back(std::move(reduction));
       varying_.insert(partner);
       return success();
@@ -683,11 +682,8 @@ private:
       if (!varying_.contains(inner.getResult(0)))
         continue;
       if (laneIndexValues_.contains(inner.getResult(0))) {
-        // Only where a value other than the next cast reads it.
         Value index = inner.getResult(0);
-        if (llvm::any_of(index.getUsers(), [&](Operation *user) {
-              return user->getNumResults() != 1 || !laneIndexValues_.contains(user->getResult(0));
-            }))
+        if (isReadBeyondCasts(index))
           values.map(index, laneIndices(b, loc, lanes, j, index.getType()));
         continue;
       }
@@ -715,8 +711,16 @@ private:
     return next;
   }
 
+  // Whether a lane index is read by more than the next cast of the chain
+  // (only such indices are made, in their type).
+  bool isReadBeyondCasts(Value index) const {
+    return llvm::any_of(index.getUsers(), [&](Operation *user) {
+      return user->getNumResults() != 1 || !laneIndexValues_.contains(user->getResult(0));
+    });
+  }
+
   bool isAccumulated(BlockArgument argument) const {
-    return reductions_.contains(argument) || argReductionOf_.contains(argument);
+    return reductions_.contains(argument) || argReductionOutputs_.contains(argument);
   }
 
   // j, j + 1, ..., j + lanes - 1: the innermost loop's index in each lane.
@@ -1033,9 +1037,9 @@ private:
   DenseMap<BlockArgument, InnerReduction> reductions_;
   // The innermost loop's index and its casts.
   DenseSet<Value> laneIndexValues_;
-  // Argmax-like pairs of outputs, and each one's position by its outputs.
+  // Argmax-like pairs of outputs, and the outputs they take.
   SmallVector<ArgReduction> argReductions_;
-  DenseMap<BlockArgument, unsigned> argReductionOf_;
+  DenseSet<BlockArgument> argReductionOutputs_;
   // Inputs contiguous along loop *tileDim_ instead of the innermost one.
   std::optional<unsigned> tileDim_;
   DenseSet<BlockArgument> transposed_;
