@@ -81,6 +81,17 @@ std::function<void()> jitted(F f, Args... args) {
   return [compiled, args...]() mutable { compiled(args...); };
 }
 
+// sum(L(x)^2) for the 5-point Laplacian L over x's interior: its gradient
+// sums five pads of L(x), which must not be written out one by one.
+Tensor laplacian_energy(Tensor x) {
+  int64_t rows = x.shape()[0], cols = x.shape()[1];
+  auto shifted = [&](int64_t dr, int64_t dc) {
+    return adjit::slice(x, {1 + dr, 1 + dc}, {rows - 1 + dr, cols - 1 + dc});
+  };
+  Tensor l = shifted(-1, 0) + shifted(1, 0) + shifted(0, -1) + shifted(0, 1) - 4.0 * shifted(0, 0);
+  return adjit::sum(l * l);
+}
+
 std::vector<Op> ops(int64_t n) {
   // n x n f32 matrices (4 MiB at n = 1024), and shapes derived from n.
   const double bytes = 4.0 * n * n;
@@ -126,6 +137,8 @@ std::vector<Op> ops(int64_t n) {
        jitted([](Tensor a, Tensor i) { return adjit::take(a, i, 0); }, x, rows)},
       {"cast to bf16", Bound::bandwidth, 1.5 * bytes,
        jitted([](Tensor a) { return adjit::cast(a, DType::bf16); }, x)},
+      {"Laplacian energy and gradient", Bound::bandwidth, 2 * bytes,
+       jitted(adjit::value_and_grad(laplacian_energy), x)},
       {"matrix-vector product", Bound::bandwidth, bytes,
        jitted([](Tensor a, Tensor v) { return adjit::matmul(a, v); }, x, row)},
       {"matmul", Bound::flops, 2.0 * n * n * n,

@@ -1,3 +1,4 @@
+#include "ElementwiseCost.h"
 #include "adjit/Passes/Passes.h"
 
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
@@ -11,6 +12,7 @@ namespace mlir::adjit {
 } // namespace mlir::adjit
 
 using namespace mlir;
+using mlir::adjit::isCheapElementwise;
 
 namespace {
 
@@ -30,34 +32,6 @@ bool isReplication(Operation *op) {
     return isa<BlockArgument>(yielded) || definition->getBlock() != body ||
            definition->hasTrait<OpTrait::ConstantLike>();
   });
-}
-
-// A transcendental (tanh, exp, log, erf, ...) is a polynomial of tens of
-// instructions; sqrt, abs and fma are one each.
-bool computesTranscendental(linalg::GenericOp generic) {
-  return llvm::any_of(generic.getBody()->getOperations(), [](Operation &op) {
-    return isa<math::MathDialect>(op.getDialect()) &&
-           !isa<math::AbsFOp, math::AbsIOp, math::FmaOp, math::CopySignOp, math::SqrtOp,
-                math::RsqrtOp>(op);
-  });
-}
-
-// An all-parallel generic with a small body and no transcendental:
-// recomputing it in each of its consumers costs a few instructions per
-// element, while materializing it costs a write and a read per consumer
-// (of a block of rows that stays in the cache, when adjit-tile-and-fuse-rows
-// runs the consumers block by block; of a full-size buffer otherwise).
-bool isCheapElementwise(Operation *op) {
-  constexpr size_t kMaxDuplicatedOps = 24;
-  auto generic = dyn_cast<linalg::GenericOp>(op);
-  return generic && generic.getNumResults() == 1 &&
-         // (a block's size is linear to find: count no further than needed)
-         llvm::hasNItemsOrLess(generic.getBody()->getOperations(), kMaxDuplicatedOps) &&
-         !computesTranscendental(generic) &&
-         llvm::all_of(generic.getIteratorTypesArray(),
-                      [](utils::IteratorType t) { return t == utils::IteratorType::parallel; }) &&
-         llvm::all_of(generic.getIndexingMapsArray(),
-                      [](AffineMap m) { return m.isProjectedPermutation(); });
 }
 
 // Fuse when every element the producer computes is read once, or when it

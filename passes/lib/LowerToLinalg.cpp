@@ -304,27 +304,16 @@ struct PadToTensor : OpConversionPattern<PadOp> {
                                          filled, op.getLow(), strides));
       return success();
     }
-    // Without interior padding the operand covers a box: it is copied in,
-    // and only the slabs around it are filled (not the whole result first,
-    // which wrote a slice's gradient twice).
-    Value result = insertSlice(rewriter, loc, adaptor.getOperand(),
-                               emptyTensor(rewriter, loc, type), op.getLow(),
-                               strides);
-    for (int64_t d = 0; d < type.getRank(); ++d) {
-      int64_t extent = type.getDimSize(d);
-      for (auto [start, size] : {std::pair{int64_t(0), op.getLow()[d]},
-                                 std::pair{extent - op.getHigh()[d], op.getHigh()[d]}}) {
-        if (size <= 0)
-          continue;
-        SmallVector<int64_t> shape(type.getShape()), offsets(type.getRank(), 0);
-        shape[d] = size;
-        offsets[d] = start;
-        Value slab = filledTensor(rewriter, loc, type.clone(shape), padding);
-        result = insertSlice(rewriter, loc, slab, result, offsets,
-                             SmallVector<int64_t>(type.getRank(), 1));
-      }
+    // Without interior padding: a tensor.pad, which
+    // adjit-split-padded-consumers reads in place in its elementwise
+    // consumers (and lowers where it cannot).
+    SmallVector<OpFoldResult> low, high;
+    for (auto [l, h] : llvm::zip(op.getLow(), op.getHigh())) {
+      low.push_back(rewriter.getIndexAttr(l));
+      high.push_back(rewriter.getIndexAttr(h));
     }
-    rewriter.replaceOp(op, result);
+    rewriter.replaceOpWithNewOp<tensor::PadOp>(op, type, adaptor.getOperand(), low, high,
+                                               padding);
     return success();
   }
 };

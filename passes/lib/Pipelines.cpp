@@ -125,6 +125,7 @@ void addBufferization(OpPassManager &pm, const PipelineOptions &options,
   bufferize.allowReturnAllocsFromLoops = true;
   bufferize.setFunctionBoundaryTypeConversion(
       bufferization::LayoutMapOption::IdentityLayoutMap);
+  pm.addPass(bufferization::createEmptyTensorEliminationPass());
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
   // A block's temporaries are allocated once per loop (per chunk when the
   // loop runs in parallel chunks), not once per block.
@@ -312,6 +313,11 @@ static void addStagePasses(OpPassManager &pm, Stage stage, const PipelineOptions
     pm.addPass(createLinalgFoldUnitExtentDimsPass());
     // Fusion computes an expensive value once and shares it (a full-size
     // buffer, or a row's temporary in a row group).
+    pm.addPass(createFuseElementwise());
+    // Pads are read in place by their (now fused) elementwise consumers,
+    // and fusion runs again to join the pieces with the pads' sources.
+    pm.addPass(createSplitPaddedConsumers());
+    addCleanup(pm, canonicalizer);
     pm.addPass(createFuseElementwise());
     addCleanup(pm, canonicalizer);
     // Contractions are marked for the CPU's GEMM kernels or the GPU's GEMM

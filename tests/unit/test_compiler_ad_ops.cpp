@@ -335,6 +335,114 @@ TEST_CASE("ad ops: slice with strides and concat", "[ad][ad-ops]") {
   }
 }
 
+namespace {
+
+// A linear stencil over a box of x: value(p) = sum of coefficient * x[p +
+// shift] over its terms, for p in [start, start + extent) per dimension.
+struct Stencil {
+  const char* name;
+  Shape start, extent;
+  struct Term {
+    double coefficient;
+    std::vector<int64_t> shift;
+  };
+  std::vector<Term> terms;
+
+  // sum(value^2), traced: each term a slice of x.
+  Tensor loss(const Tensor& x) const {
+    auto term = [&](const Term& t) {
+      Shape begin, end;
+      for (size_t d = 0; d < start.size(); ++d) {
+        begin.push_back(start[d] + t.shift[d]);
+        end.push_back(begin.back() + extent[d]);
+      }
+      return slice(x, begin, end) * t.coefficient;
+    };
+    Tensor value = term(terms.front());
+    for (size_t i = 1; i < terms.size(); ++i) value = value + term(terms[i]);
+    return sum(value * value);
+  }
+  // The loss and its gradient 2 L^T (L x), in double.
+  std::pair<double, Vec> reference(const Vec& x, const Shape& shape) const {
+    Vec grad(x.size(), 0.0);
+    double loss = 0;
+    std::vector<int64_t> p(start.size(), 0);
+    auto flat = [&](const std::vector<int64_t>& shift) {
+      int64_t i = 0;
+      for (size_t d = 0; d < shape.size(); ++d) i = i * shape[d] + start[d] + p[d] + shift[d];
+      return i;
+    };
+    for (int64_t n = 0; n < count(extent); ++n) {
+      for (int64_t d = static_cast<int64_t>(extent.size()) - 1, rest = n; d >= 0; --d) {
+        p[d] = rest % extent[d];
+        rest /= extent[d];
+      }
+      double value = 0;
+      for (const Term& t : terms) value += t.coefficient * x[flat(t.shift)];
+      loss += value * value;
+      for (const Term& t : terms) grad[flat(t.shift)] += 2 * t.coefficient * value;
+    }
+    return {loss, grad};
+  }
+};
+
+// Differences along rows and along both dimensions, a 5-point Laplacian
+// (its center scaled), and differences along the middle of three
+// dimensions: the adjoint of each is a sum of pads, which
+// adjit-split-padded-consumers reads in place box by box.
+std::vector<std::pair<Stencil, Shape>> stencil_cases() {
+  Stencil rows{"rows", {0, 0}, {36, 53}, {{1, {1, 0}}, {-1, {0, 0}}}};
+  Stencil laplacian{"laplacian", {1, 1}, {35, 51},
+                    {{1, {-1, 0}}, {1, {1, 0}}, {1, {0, -1}}, {1, {0, 1}}, {-4, {0, 0}}}};
+  Stencil middle{"middle axis", {0, 0, 0}, {6, 6, 33}, {{2, {0, 1, 0}}, {-1, {0, 0, 0}}}};
+  Stencil both_rows{"both, rows", {0, 0}, {127, 40}, {{1, {1, 0}}, {-1, {0, 0}}}};
+  return {{rows, {37, 53}}, {laplacian, {37, 53}}, {middle, {6, 7, 33}}, {both_rows, {128, 40}}};
+}
+
+}  // namespace
+
+TEST_CASE("ad ops: stencil gradients against an exact reference, every thread count",
+          "[ad][ad-ops][threads]") {
+  for (auto [stencil, shape] : stencil_cases()) {
+    // Integers: every gradient element is exact in f32 (a few terms of
+    // small integers), and so is the f64 loss.
+    Vec x = values(Array::uniform(shape, 90, -8, 8, F64));
+    for (double& v : x) v = std::round(v);
+    auto [want_loss, want_grad] = stencil.reference(x, shape);
+    for (DType dtype : kFloatTypes) {
+      std::vector<Vec> first;
+      for (int threads : {1, 2, 3}) {
+        INFO(stencil.name << " " << str(shape) << " " << dtype_name(dtype) << ", " << threads
+                          << " threads");
+        auto step = jit(
+            [stencil](Tensor x) {
+              auto [loss, g] = value_and_grad([stencil](Tensor x) { return stencil.loss(x); })(x);
+              return std::tuple{loss, g};
+            },
+            {.threads = threads});
+        auto [loss, g] = step(make(x, shape, dtype));
+        CHECK_ARRAY("loss", loss, dtype, Shape{}, Vec{want_loss}, (Tol{dtype == F32 ? 1e-6 : 0, 0}));
+        CHECK_EXACT("gradient", g, dtype, shape, want_grad);
+        if (first.empty())
+          first = {values(loss), values(g)};
+        else
+          CHECK(std::vector<Vec>{values(loss), values(g)} == first);
+      }
+    }
+  }
+}
+
+TEST_CASE("ad ops: stencil gradients through check_grads (both modes)", "[ad][ad-ops]") {
+  Stencil laplacian{"laplacian", {1, 1}, {3, 4},
+                    {{1, {-1, 0}}, {1, {1, 0}}, {1, {0, -1}}, {1, {0, 1}}, {-4, {0, 0}}}};
+  Stencil both{"both", {0, 0}, {4, 5}, {{1, {1, 0}}, {1, {0, 1}}, {-2, {0, 0}}}};
+  for (DType dtype : kFloatTypes)
+    for (const Stencil& stencil : {laplacian, both}) {
+      Array x = uniform({5, 6}, -1, 1, dtype, 91);
+      expect_grads(stencil.name, FN(stencil.loss(x[0]) * 0.1), {x});
+    }
+}
+
 TEST_CASE("ad ops: take (repeated indices accumulate)", "[ad][ad-ops]") {
   Array rows = Array::from<int32_t>({0, 2, 2, 3, 0, 2}, {6});
   Array cols = Array::from<int32_t>({2, 0, 2}, {3});

@@ -91,6 +91,35 @@ def ExpandComposites : Pass<"adjit-expand-composites", "ModuleOp"> {
   }];
 }
 
+def SplitPaddedConsumers : Pass<"adjit-split-padded-consumers", "ModuleOp"> {
+  let summary = "Run elementwise consumers of padded tensors box by box, reading the pads' sources in place";
+  let description = [{
+    A `tensor.pad` (static amounts, no interior padding) read by an
+    all-parallel `linalg.generic` through an identity map is never
+    materialized for it: the generic is split, along every dimension, at
+    the edges of each pad it reads, into one generic per box of its
+    iteration space. In each box a padded operand is either its source, read
+    in place through a slice, or the padding value, which the piece's body
+    uses instead of the operand. The pieces write their boxes of the
+    original outputs (destination-passing `tensor.insert_slice`s). This is
+    XLA's fusion of pad into its consumers: the gradient of a stencil (the
+    adjoint of `x[1:] - x[:-1]` is two pads summed) otherwise writes each
+    pad in full and reads it back.
+
+    A slice of a cheap elementwise producer (no transcendental, a small
+    body: `adjit-fuse-elementwise`'s rule) is that producer computed again
+    on slices of its operands, so that the pieces fuse with it: the
+    stencil's gradient then reads `x` at shifted rows instead of reading
+    the differences from a full-size buffer. Other values are sliced.
+
+    At most 64 boxes: more pads would split a generic into pieces too small
+    to pay for their loops. The pads left (read otherwise, or too many) are
+    lowered here as copies of their source into an empty tensor, with only
+    the slabs around it filled.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect", "::mlir::tensor::TensorDialect"];
+}
+
 def FuseElementwise : Pass<"adjit-fuse-elementwise", "ModuleOp"> {
   let summary = "Fuse elementwise producers into their consumers, without recomputation";
   let description = [{
