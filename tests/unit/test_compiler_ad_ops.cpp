@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstdint>
 #include <functional>
+#include <random>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -429,6 +430,35 @@ TEST_CASE("ad ops: stencil gradients against an exact reference, every thread co
           CHECK(std::vector<Vec>{values(loss), values(g)} == first);
       }
     }
+  }
+}
+
+TEST_CASE("ad ops: random stencils' gradients against an exact reference", "[ad][ad-ops]") {
+  // Ranks 1-3, 1-5 terms shifted by up to 2 along each dimension, boxes
+  // from one element to the whole interior: pads of every placement,
+  // several per dimension, and more boxes than are split.
+  std::mt19937 random(2026);
+  auto below = [&](int64_t n) { return static_cast<int64_t>(random() % n); };
+  for (int trial = 0; trial < 24; ++trial) {
+    Shape shape;
+    for (int64_t d = 0, rank = 1 + below(3); d < rank; ++d) shape.push_back(5 + below(36));
+    Stencil stencil{"random", {}, {}, {}};
+    for (int64_t extent : shape) {
+      stencil.start.push_back(2);
+      stencil.extent.push_back(1 + below(extent - 4));
+    }
+    for (int64_t t = 0, terms = 1 + below(5); t < terms; ++t) {
+      Stencil::Term term{static_cast<double>(below(7) - 3), {}};
+      for (size_t d = 0; d < shape.size(); ++d) term.shift.push_back(below(5) - 2);
+      stencil.terms.push_back(term);
+    }
+    Vec x = values(Array::uniform(shape, 92 + trial, -8, 8, F64));
+    for (double& v : x) v = std::round(v);
+    auto [want_loss, want_grad] = stencil.reference(x, shape);
+    INFO("trial " << trial << " " << str(shape));
+    auto [loss, g] = value_and_grad([stencil](Tensor x) { return stencil.loss(x); })(make(x, shape, F32));
+    CHECK_ARRAY("loss", loss, F32, Shape{}, Vec{want_loss}, (Tol{1e-6, 0}));
+    CHECK_EXACT("gradient", g, F32, shape, want_grad);
   }
 }
 
