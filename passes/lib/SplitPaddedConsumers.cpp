@@ -109,8 +109,10 @@ private:
   Value make(Value v, const Box &box, int level) {
     OpBuilder &b = b_;
     auto type = cast<RankedTensorType>(v.getType());
+    // (A producer outside the pieces' block, before a loop, stays there.)
     auto producer = v.getDefiningOp<linalg::GenericOp>();
-    if (producer && level < kMaxRecomputedLevels && adjit::isCheapElementwise(producer) &&
+    if (producer && producer->getBlock() == b.getInsertionBlock() &&
+        level < kMaxRecomputedLevels && adjit::isCheapElementwise(producer) &&
         producer.hasPureTensorSemantics() && !producer.hasIndexSemantics() &&
         !producer.payloadUsesValueFromOperand(producer.getDpsInitOperand(0))) {
       AffineMap resultMap = producer.getIndexingMapMatchingResult(cast<OpResult>(v));

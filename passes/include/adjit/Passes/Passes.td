@@ -106,11 +106,15 @@ def SplitPaddedConsumers : Pass<"adjit-split-padded-consumers", "ModuleOp"> {
     adjoint of `x[1:] - x[:-1]` is two pads summed) otherwise writes each
     pad in full and reads it back.
 
-    A slice of a cheap elementwise producer (no transcendental, a small
-    body: `adjit-fuse-elementwise`'s rule) is that producer computed again
-    on slices of its operands, so that the pieces fuse with it: the
-    stencil's gradient then reads `x` at shifted rows instead of reading
-    the differences from a full-size buffer. Other values are sliced.
+    A slice of a cheap elementwise producer in the consumer's block (no
+    transcendental, a small body: `adjit-fuse-elementwise`'s rule) is that
+    producer computed again on slices of its operands, so that the pieces
+    fuse with it: the stencil's gradient then reads `x` at shifted rows
+    instead of reading the differences from a full-size buffer. Other
+    values are sliced. A consumer whose result is a loop's next carry is
+    not split: as one generic it may overwrite the old carry in place
+    (`adjit-write-into-dead-inputs`), where pieces would write a fresh
+    tensor that the loop copies every step.
 
     At most 64 boxes: more pads would split a generic into pieces too small
     to pay for their loops. The pads left (read otherwise, or too many) are
