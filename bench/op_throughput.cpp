@@ -101,6 +101,8 @@ std::vector<Op> ops(int64_t n) {
   Array classes = Array::randn({n * n / 16, 10}, 8);  // rows of 10: not whole cache lines
   const double classes_bytes = 4.0 * (n * n / 16) * 10;
   Array batch = Array::randn({n / 16, 128, 128}, 7);
+  Array points = Array::randn({n * n / 3, 3}, 9);  // rows of 3 coordinates
+  const double points_bytes = 4.0 * (n * n / 3) * 3;
   const double k = 4.0 * n, m = n / 4.0;  // tall's rows and columns
   return {
       {"x * 2 + 1", Bound::bandwidth, 2 * bytes, jitted([](Tensor a) { return a * 2.0 + 1.0; }, x)},
@@ -123,6 +125,8 @@ std::vector<Op> ops(int64_t n) {
       {"log_softmax along rows of 10", Bound::bandwidth, 2 * classes_bytes,
        jitted([](Tensor a) { return adjit::log_softmax(a, -1); }, classes)},
       {"tanh", Bound::bandwidth, 2 * bytes, jitted([](Tensor a) { return adjit::tanh(a); }, x)},
+      {"exp over rows of 3", Bound::bandwidth, 2 * points_bytes,
+       jitted([](Tensor a) { return adjit::exp(a); }, points)},
       {"transpose", Bound::bandwidth, 2 * bytes,
        jitted([](Tensor a) { return adjit::transpose(a); }, x)},
       {"transpose of a tall matrix", Bound::bandwidth, 2 * bytes,

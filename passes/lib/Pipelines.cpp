@@ -138,6 +138,7 @@ void addBufferization(OpPassManager &pm, const PipelineOptions &options,
   bufferization::BufferResultsToOutParamsOpts outParams;
   outParams.hoistStaticAllocs = true;
   outParams.memCpyFn = copyWithLinalg;
+  pm.addNestedPass<func::FuncOp>(createAllocateReshapedResults());
   pm.addNestedPass<func::FuncOp>(createElideDonatedCopies());
   pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
   // Upstream's deallocation pipeline (buildBufferDeallocationPipeline),
@@ -325,6 +326,11 @@ static void addStagePasses(OpPassManager &pm, Stage stage, const PipelineOptions
     // a CPU, in thread blocks on a GPU (a block per chunk of rows); on a
     // GPU, only siblings that keep the mapping's parallelism merge (a
     // reduction merged with a sibling over other dimensions would lose it).
+    if (options.target == Target::cpu) {
+      FlattenShortRowsOptions flatten;
+      flatten.vectorBits = options.vectorBits;
+      pm.addPass(createFlattenShortRows(flatten));
+    }
     pm.addPass(createSelectKernels());
     {
       TileAndFuseRowsOptions rows;

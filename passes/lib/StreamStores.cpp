@@ -36,12 +36,17 @@ int64_t staticBytes(BlockArgument argument) {
   return type.getNumElements() * type.getElementTypeBitWidth() / 8;
 }
 
-// Whether the argument's rows are whole cache lines (its buffers start on
-// one), so that stores of whole lines from a row's start fill its lines.
-bool rowsAreWholeLines(BlockArgument argument) {
-  auto type = cast<MemRefType>(argument.getType());
-  int64_t rowBits = type.getRank() == 0 ? 0 : type.getShape().back() * type.getElementTypeBitWidth();
-  return rowBits > 0 && rowBits % (8 * kCacheLineBytes) == 0;
+// Whether the rows of a view stores write through are whole cache lines
+// (buffers start on one), so that stores of whole lines from a row's start
+// fill its lines. The view's rows, not the buffer's: rows of 3 floats
+// written through a view of them collapsed to one long row are written in
+// whole lines.
+bool rowsAreWholeLines(Value view) {
+  auto type = dyn_cast<MemRefType>(view.getType());
+  if (!type || type.getRank() == 0 || ShapedType::isDynamic(type.getShape().back()))
+    return false;
+  int64_t rowBits = type.getShape().back() * type.getElementTypeBitWidth();
+  return rowBits % (8 * kCacheLineBytes) == 0;
 }
 
 // Whether a store of `type` writes whole cache lines.
@@ -74,12 +79,11 @@ struct StreamStoresPass : adjit::impl::StreamStoresBase<StreamStoresPass> {
         return false;
       auto [entry, inserted] = streamed.try_emplace(argument, false);
       if (inserted)
-        entry->second = staticBytes(argument) > threshold && rowsAreWholeLines(argument) &&
-                        !adjit::isReadThroughViews(argument);
+        entry->second = staticBytes(argument) > threshold && !adjit::isReadThroughViews(argument);
       return entry->second;
     };
-    // Only stores of whole lines stream: a buffer whose stores are not all
-    // such keeps plain stores throughout.
+    // Only stores of whole lines into rows of whole lines stream: a buffer
+    // whose stores are not all such keeps plain stores throughout.
     function.walk([&](Operation *op) {
       Value buffer;
       VectorType type;
@@ -89,7 +93,7 @@ struct StreamStoresPass : adjit::impl::StreamStoresBase<StreamStoresPass> {
         buffer = store.getBase(), type = store.getVectorType();
       else if (auto store = dyn_cast<memref::StoreOp>(op))
         buffer = store.getMemRef();
-      if (!buffer || (type && storesWholeLines(type)))
+      if (!buffer || (type && storesWholeLines(type) && rowsAreWholeLines(buffer)))
         return;
       if (BlockArgument argument = adjit::functionArgumentOf(buffer))
         streamed[argument] = false;

@@ -143,8 +143,22 @@ bool readsRowsTransposed(linalg::GenericOp op) {
          });
 }
 
+// The elements of the narrowest operand of `members` in a cache line.
+int64_t elementsPerLine(ArrayRef<linalg::GenericOp> members) {
+  int64_t narrowest = kCacheLineBytes;
+  for (linalg::GenericOp member : members)
+    for (Value operand : member->getOperands())
+      if (getElementTypeOrSelf(operand.getType()).isIntOrFloat())
+        narrowest = std::min(narrowest, elementBytes(operand.getType()));
+  return kCacheLineBytes / narrowest;
+}
+
 // Blocks as large as the cache budget allows (a divisor of the rows when
-// one is close, so that no tail block is needed); chunks when there is
+// one is close, so that no tail block is needed; whole tiles of a
+// transposed input; whole cache lines of one-dimensional operands, whose
+// rows are elements, where the budget holds a line: an elementwise op over
+// (N, 3) points flattened, where blocks of 1705 elements left every vector
+// misaligned); chunks when there is
 // enough work for each, as many as allowed and dividing the blocks evenly.
 // Nothing here depends on the thread count: results do not either.
 BlockPlan planBlocks(ArrayRef<linalg::GenericOp> members, int64_t rows,
@@ -170,6 +184,10 @@ BlockPlan planBlocks(ArrayRef<linalg::GenericOp> members, int64_t rows,
   if (rows >= kTransposedTileRows && llvm::any_of(members, readsRowsTransposed)) {
     multiple = kTransposedTileRows;
     budgetRows = std::max(multiple, budgetRows / multiple * multiple);
+  } else if (llvm::all_of(members, [](linalg::GenericOp m) { return m.getNumLoops() == 1; }) &&
+             budgetRows >= elementsPerLine(members)) {
+    multiple = elementsPerLine(members);
+    budgetRows = budgetRows / multiple * multiple;
   }
   plan.blockRows = budgetRows;
   for (int64_t candidate = budgetRows; candidate * 2 > budgetRows; candidate -= multiple)

@@ -80,3 +80,32 @@ func.func @partial_lines(%x: memref<4096x16xf32>, %short: memref<4096x10xf32>, %
   }
   return
 }
+
+// -----
+
+// Rows of 3 floats written through a view of them collapsed to one row of
+// whole lines, by whole-line stores only, stream; written through the rows
+// themselves (a view of rows of 3, 12 bytes), they do not.
+// CHECK-LABEL: func.func @collapsed_rows
+// CHECK: %[[FLAT:.*]] = memref.collapse_shape %{{.*}} {{\[\[}}0, 1]] : memref<4096x3xf32> into memref<12288xf32>
+// CHECK: vector.store %{{.*}}, %[[FLAT]][%{{.*}}] {nontemporal = true} : memref<12288xf32>, vector<16xf32>
+// CHECK: vector.transfer_write %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] {in_bounds = [true]} : vector<3xf32>, memref<4096x3xf32>
+// CHECK-NOT: nontemporal
+func.func @collapsed_rows(%x: memref<12288xf32>, %flat: memref<4096x3xf32>, %rows: memref<4096x3xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %c4096 = arith.constant 4096 : index
+  %c12288 = arith.constant 12288 : index
+  %zero = arith.constant 0.0 : f32
+  %view = memref.collapse_shape %flat [[0, 1]] : memref<4096x3xf32> into memref<12288xf32>
+  scf.for %i = %c0 to %c12288 step %c16 {
+    %v = vector.transfer_read %x[%i], %zero {in_bounds = [true]} : memref<12288xf32>, vector<16xf32>
+    vector.transfer_write %v, %view[%i] {in_bounds = [true]} : vector<16xf32>, memref<12288xf32>
+  }
+  scf.for %r = %c0 to %c4096 step %c1 {
+    %v = vector.transfer_read %x[%r], %zero {in_bounds = [true]} : memref<12288xf32>, vector<3xf32>
+    vector.transfer_write %v, %rows[%r, %c0] {in_bounds = [true]} : vector<3xf32>, memref<4096x3xf32>
+  }
+  return
+}

@@ -1049,6 +1049,57 @@ TEST_CASE("tracer ops: transposes of every dtype in whole tiles and remainders, 
     }
 }
 
+TEST_CASE("tracer ops: elementwise ops over short rows run flattened, every thread count",
+          "[tracer][ops][threads]") {
+  // adjit-flatten-short-rows runs these over their operands collapsed to
+  // one row; a slice of a row's first columns is not collapsed (it is not
+  // contiguous), and a per-row value is a broadcast.
+  const Shape shapes[] = {{1000, 3}, {37, 10}, {4099, 1}, {5, 2, 3}, {333, 4}};
+  for (const Shape& shape : shapes)
+    for (DType dt : {F32, F64}) {
+      INFO(dtype_name(dt) << " " << shape.size() << "-d, last " << shape.back());
+      Shape wide = shape;
+      wide.back() *= 2;
+      // The inputs as the dtype holds them: the references start from them.
+      auto input = [&](const Shape& s, uint64_t seed) {
+        return values(make(values(Array::uniform(s, seed, -3, 3, F64)), s, dt));
+      };
+      Shape row_shape = shape;
+      row_shape.back() = 1;
+      Vec p = input(shape, 630), v = input(shape, 631), w = input(wide, 632), row = input(row_shape, 633);
+      std::vector<std::vector<Array>> runs;
+      for (int threads : {1, 2}) {
+        auto f = adjit::jit(
+            [shape](Tensor p, Tensor v, Tensor w, Tensor row) {
+              Shape begin(shape.size(), 0);
+              Tensor first_columns = slice(w, begin, shape);
+              return std::vector<Tensor>{p + v * 0.25, exp(p), where(p > v, p, v), exp(first_columns),
+                                         p - row};
+            },
+            {.threads = threads});
+        runs.push_back(f(make(p, shape, dt), make(v, shape, dt), make(w, wide, dt), make(row, row_shape, dt)));
+      }
+      const std::vector<Array>& r = runs.front();
+      REQUIRE(r.size() == 5);
+      Vec want_step, want_exp, want_where, want_first, want_row;
+      int64_t last = shape.back();
+      for (size_t i = 0; i < p.size(); ++i) {
+        int64_t outer = static_cast<int64_t>(i) / last, column = static_cast<int64_t>(i) % last;
+        want_step.push_back(p[i] + v[i] * 0.25);
+        want_exp.push_back(std::exp(p[i]));
+        want_where.push_back(p[i] > v[i] ? p[i] : v[i]);
+        want_first.push_back(std::exp(w[outer * 2 * last + column]));
+        want_row.push_back(p[i] - row[outer]);
+      }
+      CHECK_ARRAY("p + v * dt", r[0], dt, shape, want_step, exact_tol(dt));
+      CHECK_ARRAY("exp", r[1], dt, shape, want_exp, transcendental_tol(dt));
+      CHECK_ARRAY("where", r[2], dt, shape, want_where, exact_tol(dt));
+      CHECK_ARRAY("exp of the first columns", r[3], dt, shape, want_first, transcendental_tol(dt));
+      CHECK_ARRAY("minus a per-row value", r[4], dt, shape, want_row, exact_tol(dt));
+      for (size_t k = 0; k < r.size(); ++k) CHECK(values(runs[1][k]) == values(r[k]));
+    }
+}
+
 TEST_CASE("tracer ops: take along the last axis gathers in vectors", "[tracer][ops]") {
   // 70 indices per row: two vectors of 32 lanes and a remainder, negative
   // ones from the end, out-of-range ones clamped; f32, f64 and i32.

@@ -209,6 +209,29 @@ def WriteIntoDeadInputs : Pass<"adjit-write-into-dead-inputs", "ModuleOp"> {
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
+def FlattenShortRows : Pass<"adjit-flatten-short-rows", "ModuleOp"> {
+  let summary = "Run elementwise generics over short rows as one long row";
+  let description = [{
+    An all-parallel `linalg.generic` that reads and writes every operand
+    through the identity (or reads 0-d values), whose innermost loop is
+    shorter than a vector step of `adjit-vectorize` (two registers: 32 f32
+    with AVX-512), runs over its operands collapsed to one dimension
+    instead (`tensor.collapse_shape`, a view of the same buffer): an
+    elementwise op on points of 3 coordinates would otherwise run one
+    partial vector per row, and a math function on such a vector (not a
+    whole register) takes the generic polynomial instead of AVX-512's.
+    Operands that are slices must be whole rows of their source, so that
+    the collapsed view stays contiguous (a slice of a row's first columns
+    would be copied).
+  }];
+  let options = [
+    Option<"vectorBits", "vector-bits", "int64_t", /*default=*/"0",
+           "Width of the target's vector registers in bits (0: the host's "
+           "widest: 512 with AVX-512, 256 with AVX, else 128)">,
+  ];
+  let dependentDialects = ["::mlir::tensor::TensorDialect"];
+}
+
 def Vectorize : Pass<"adjit-vectorize", "ModuleOp"> {
   let summary = "Vector code for the innermost loop of generics, at the target's vector width";
   let description = [{
@@ -1011,6 +1034,21 @@ def MarkEntryPoints : Pass<"adjit-mark-entry-points", "ModuleOp"> {
     `adjit-pipeline-loops` must not reorder around.
   }];
   let dependentDialects = ["::mlir::bufferization::BufferizationDialect"];
+}
+
+def AllocateReshapedResults : Pass<"adjit-allocate-reshaped-results", "func::FuncOp"> {
+  let summary = "Allocate a result returned through a reshape in the result's shape";
+  let description = [{
+    A function that returns a reshaped view (`memref.expand_shape` or
+    `collapse_shape`) of an allocation of static shape, such as the result
+    of a generic that `adjit-flatten-short-rows` ran over its operands
+    collapsed, allocates the result's shape instead, and the code that wrote
+    the allocation writes it through the inverse reshape: the result is
+    then an allocation, which `buffer-results-to-out-params` (hoisting
+    static allocations) replaces by the out-parameter, where it would
+    otherwise copy the view into it.
+  }];
+  let dependentDialects = ["::mlir::memref::MemRefDialect"];
 }
 
 def ElideDonatedCopies : Pass<"adjit-elide-donated-copies", "func::FuncOp"> {
