@@ -53,7 +53,8 @@ SmallVector<OpFoldResult> indexAttrs(OpBuilder &b, ArrayRef<int64_t> values) {
   return llvm::map_to_vector(values, [&](int64_t v) -> OpFoldResult { return b.getIndexAttr(v); });
 }
 
-// A pad with static amounts and a padding value from outside its body.
+// A pad with static amounts whose body yields a value from outside it or a
+// constant.
 struct StaticPad {
   Value source, padding;
   SmallVector<int64_t> low, high;
@@ -250,7 +251,7 @@ void splitAtPads(linalg::GenericOp op) {
     }
     SmallVector<Value> inits;
     SmallVector<Type> types;
-    for (auto [result, dest] : llvm::zip(op.getResults(), results)) {
+    for (Value dest : results) {
       inits.push_back(b.create<tensor::ExtractSliceOp>(
           loc, dest, indexAttrs(b, box.offsets), indexAttrs(b, box.sizes),
           indexAttrs(b, SmallVector<int64_t>(box.sizes.size(), 1))));
