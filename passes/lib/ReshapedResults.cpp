@@ -19,28 +19,31 @@ bool isStaticIdentity(Type type) {
   return memref && memref.hasStaticShape() && memref.getLayout().isIdentity();
 }
 
-// The allocation that `view` (an expand_shape or collapse_shape) reshapes,
-// with the reshape of `replacement` (of `view`'s type) back to the
-// allocation's type built at `b`, if both have static shapes and identity
-// layouts.
-std::pair<memref::AllocOp, Value> reshapedAllocation(OpBuilder &b, Value view, Value replacement) {
-  Operation *reshape = view.getDefiningOp();
+// If `returned` is an expand_shape or collapse_shape of an allocation
+// (static shapes, identity layouts), allocates its shape instead and lets
+// the allocation's users see that through the inverse reshape.
+void allocateInResultShape(Value returned) {
+  Operation *reshape = returned.getDefiningOp();
+  if (!reshape || !isa<memref::ExpandShapeOp, memref::CollapseShapeOp>(reshape))
+    return;
   auto alloc = reshape->getOperand(0).getDefiningOp<memref::AllocOp>();
-  if (!alloc || !isStaticIdentity(alloc.getType()) || !isStaticIdentity(view.getType()))
-    return {};
+  if (!alloc || !isStaticIdentity(alloc.getType()) || !isStaticIdentity(returned.getType()))
+    return;
+  OpBuilder b(alloc);
+  auto whole = b.create<memref::AllocOp>(alloc.getLoc(), cast<MemRefType>(returned.getType()),
+                                         alloc.getAlignmentAttr());
   Value back;
   if (auto expand = dyn_cast<memref::ExpandShapeOp>(reshape))
-    back = b.create<memref::CollapseShapeOp>(reshape->getLoc(), replacement,
+    back = b.create<memref::CollapseShapeOp>(reshape->getLoc(), whole,
                                              expand.getReassociationIndices());
   else
-    back = b.create<memref::ExpandShapeOp>(reshape->getLoc(), alloc.getType(), replacement,
-                                           cast<memref::CollapseShapeOp>(reshape)
-                                               .getReassociationIndices());
-  if (back.getType() != alloc.getType()) {
-    back.getDefiningOp()->erase();
-    return {};
-  }
-  return {alloc, back};
+    back = b.create<memref::ExpandShapeOp>(
+        reshape->getLoc(), alloc.getType(), whole,
+        cast<memref::CollapseShapeOp>(reshape).getReassociationIndices());
+  alloc.replaceAllUsesWith(back);
+  returned.replaceAllUsesWith(whole.getResult());
+  reshape->erase();
+  alloc.erase();
 }
 
 struct AllocateReshapedResultsPass
@@ -50,26 +53,10 @@ struct AllocateReshapedResultsPass
     if (fn.isExternal())
       return;
     auto ret = cast<func::ReturnOp>(fn.getBody().back().getTerminator());
-    for (Value returned : ret.getOperands()) {
-      Operation *reshape = returned.getDefiningOp();
-      if (!reshape || !isa<memref::ExpandShapeOp, memref::CollapseShapeOp>(reshape))
-        continue;
-      auto alloc = reshape->getOperand(0).getDefiningOp<memref::AllocOp>();
-      if (!alloc)
-        continue;
-      OpBuilder b(alloc);
-      auto whole = b.create<memref::AllocOp>(alloc.getLoc(), cast<MemRefType>(returned.getType()),
-                                             alloc.getAlignmentAttr());
-      auto [original, back] = reshapedAllocation(b, returned, whole);
-      if (!original) {
-        whole.erase();
-        continue;
-      }
-      original.replaceAllUsesWith(back);
-      returned.replaceAllUsesWith(whole.getResult());
-      reshape->erase();
-      original.erase();
-    }
+    // Each operand read afresh: one may be the allocation a reshape of an
+    // earlier one replaced (returned as it is too: squeeze(expand_dims(x))).
+    for (unsigned i = 0; i < ret.getNumOperands(); ++i)
+      allocateInResultShape(ret.getOperand(i));
   }
 };
 

@@ -45,3 +45,19 @@ func.func @kept(%x: memref<6xf32>) -> (memref<2x3xf32>, memref<6xf32>) {
   %e = memref.expand_shape %x [[0, 1]] output_shape [2, 3] : memref<6xf32> into memref<2x3xf32>
   return %e, %a : memref<2x3xf32>, memref<6xf32>
 }
+
+// -----
+
+// An allocation returned as it is and through a reshape (two results that
+// alias, as squeeze(expand_dims(x)) and a reshape of x do): each return
+// operand is read afresh, and one of the two stays a view (copied into its
+// out-parameter).
+// CHECK-LABEL: func.func @also_returned
+// CHECK: %[[WHOLE:.*]] = memref.alloc() : memref<6xf32>
+// CHECK: %[[ROWS:.*]] = memref.expand_shape %[[WHOLE]] {{\[\[}}0, 1]] output_shape [2, 3] : memref<6xf32> into memref<2x3xf32>
+// CHECK: return %[[ROWS]], %[[WHOLE]]
+func.func @also_returned() -> (memref<2x3xf32>, memref<6xf32>) {
+  %a = memref.alloc() : memref<6xf32>
+  %e = memref.expand_shape %a [[0, 1]] output_shape [2, 3] : memref<6xf32> into memref<2x3xf32>
+  return %e, %a : memref<2x3xf32>, memref<6xf32>
+}
