@@ -25,12 +25,13 @@ bool isContiguous(Value v) {
     ArrayRef<int64_t> sizes = slice.getStaticSizes(), whole = slice.getSourceType().getShape();
     if (ShapedType::isDynamicShape(sizes))
       return false;
-    // Rank-reducing slices drop unit dimensions; compare the kept ones.
+    // Every dimension after the first of more than one element must be
+    // taken whole (static sizes name every dimension, rank-reducing or not).
     bool cut = false;
     for (auto [size, extent] : llvm::zip(sizes, whole)) {
       if (cut && size != extent)
         return false;
-      cut = cut || size != extent || size != 1;
+      cut = cut || extent != 1;
     }
     v = slice.getSource();
   }

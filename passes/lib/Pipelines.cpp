@@ -321,16 +321,18 @@ static void addStagePasses(OpPassManager &pm, Stage stage, const PipelineOptions
     addCleanup(pm, canonicalizer);
     pm.addPass(createFuseElementwise());
     addCleanup(pm, canonicalizer);
-    // Contractions are marked for the CPU's GEMM kernels or the GPU's GEMM
-    // library. Row groups run in blocks of rows that stay in the caches on
-    // a CPU, in thread blocks on a GPU (a block per chunk of rows); on a
-    // GPU, only siblings that keep the mapping's parallelism merge (a
-    // reduction merged with a sibling over other dimensions would lose it).
+    // On a CPU, elementwise work over short rows runs as one long row, in
+    // whole vectors, before row groups and their blocks are planned.
     if (options.target == Target::cpu) {
       FlattenShortRowsOptions flatten;
       flatten.vectorBits = options.vectorBits;
       pm.addPass(createFlattenShortRows(flatten));
     }
+    // Contractions are marked for the CPU's GEMM kernels or the GPU's GEMM
+    // library. Row groups run in blocks of rows that stay in the caches on
+    // a CPU, in thread blocks on a GPU (a block per chunk of rows); on a
+    // GPU, only siblings that keep the mapping's parallelism merge (a
+    // reduction merged with a sibling over other dimensions would lose it).
     pm.addPass(createSelectKernels());
     {
       TileAndFuseRowsOptions rows;
