@@ -102,8 +102,9 @@ func.func @exp_elsewhere(%s: f32, %v: vector<8xf32>, %d: vector<16xf64>)
 // CHECK:       %[[SIGMOID:.*]] = arith.divf %[[NUMERATOR]], %[[ONE_PLUS_E]] : vector<32xf32>
 // CHECK-NOT:   math.exp
 // CHECK:       return %[[TANH]], %[[SIGMOID]]
-// With `one-division` (targets that divide slowly) they share one division
-// too, by the product of both denominators.
+// With `one-division` (targets that divide slowly) they share one
+// reciprocal of the product of both denominators, by vrcp14ps and a Newton
+// step instead of a division.
 // ONE-LABEL: func.func @tanh_and_sigmoid_share_exponential
 // ONE-SAME:  (%[[X:.*]]: vector<32xf32>)
 // ONE:       %[[E:.*]] = math.fma %[[POWER:.*]], %[[EXPM1:.*]], %[[POWER]] : vector<32xf32>
@@ -111,7 +112,15 @@ func.func @exp_elsewhere(%s: f32, %v: vector<8xf32>, %d: vector<16xf64>)
 // ONE:       %[[U:.*]] = arith.mulf %{{.*}}, %[[ONE_PLUS_E]] : vector<32xf32>
 // ONE:       %[[ONE_PLUS_E2:.*]] = math.fma %[[E]], %[[E]], %{{.*}} : vector<32xf32>
 // ONE:       %[[DENOMINATOR:.*]] = arith.mulf %[[ONE_PLUS_E]], %[[ONE_PLUS_E2]] : vector<32xf32>
-// ONE:       %[[RECIPROCAL:.*]] = arith.divf %{{.*}}, %[[DENOMINATOR]] : vector<32xf32>
+// ONE-NOT:   arith.divf
+// ONE:       %[[LOW:.*]] = vector.extract_strided_slice %[[DENOMINATOR]] {offsets = [0], sizes = [16], strides = [1]}
+// ONE:       llvm.call_intrinsic "llvm.x86.avx512.rcp14.ps.512"(%[[LOW]], %[[LOW]], %{{.*}}) : (vector<16xf32>, vector<16xf32>, i16) -> vector<16xf32>
+// ONE:       %[[HIGH:.*]] = vector.extract_strided_slice %[[DENOMINATOR]] {offsets = [16], sizes = [16], strides = [1]}
+// ONE:       llvm.call_intrinsic "llvm.x86.avx512.rcp14.ps.512"(%[[HIGH]], %[[HIGH]], %{{.*}})
+// ONE:       %[[ESTIMATE:.*]] = vector.insert_strided_slice %{{.*}} {offsets = [16], strides = [1]} : vector<16xf32> into vector<32xf32>
+// ONE:       %[[NEG_DENOMINATOR:.*]] = arith.negf %[[DENOMINATOR]] : vector<32xf32>
+// ONE:       %[[RESIDUAL:.*]] = math.fma %[[NEG_DENOMINATOR]], %[[ESTIMATE]], %{{.*}} : vector<32xf32>
+// ONE:       %[[RECIPROCAL:.*]] = math.fma %[[ESTIMATE]], %[[RESIDUAL]], %[[ESTIMATE]] : vector<32xf32>
 // ONE:       %[[TANH_NUMERATOR:.*]] = arith.mulf %[[U]], %[[ONE_PLUS_E]] : vector<32xf32>
 // ONE:       %[[SIGNED:.*]] = math.copysign %[[TANH_NUMERATOR]], %[[X]] : vector<32xf32>
 // ONE:       %[[TANH:.*]] = arith.mulf %[[SIGNED]], %[[RECIPROCAL]] : vector<32xf32>
