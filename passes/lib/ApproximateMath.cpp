@@ -315,12 +315,16 @@ ScaledExponential expOfNegAbsByBits(ImplicitLocOpBuilder &b, F32Arithmetic &f, V
 // Without it, 16 multiplies or FMAs instead of 22 (the rational polynomial
 // and upstream's exp), and over 23M points with |x| < 112, tanh within 3.1
 // ulp, sigmoid within 2.3.
-// 1 / d for d in [1, 4] on AVX-512: vrcp14ps (relative error below 2^-14)
-// and a Newton step, r + r (1 - d r), whose error is the square of that
-// before its last rounding: the division's result or one ulp from it.
-// Three vector operations where vdivps holds the divider for 10 cycles on
-// Intel's cores, 20 FMA slots.
-Value reciprocalInRange(ImplicitLocOpBuilder &b, F32Arithmetic &f, Value d) {
+// 1 / d for f32 vectors. With `byNewtonStep`, on AVX-512 registers:
+// vrcp14ps's estimate r (relative error below 2^-14) and a Newton step,
+// r + r (1 - d r), whose error is the square of the estimate's before its
+// last rounding: the division's result or an ulp from it, for a normal d
+// whose reciprocal is normal. Three vector operations where a 16-lane
+// vdivps holds Intel's divider for 10 cycles, the time of 20 FMAs.
+Value reciprocal(ImplicitLocOpBuilder &b, F32Arithmetic &f, Value d, bool byNewtonStep) {
+  Value one = f.constant(1.0f);
+  if (!byNewtonStep || !isRegistersOfF32(d.getType()))
+    return b.create<arith::DivFOp>(one, d);
   Value allLanes = b.create<arith::ConstantIntOp>(-1, 16);
   Value estimate = eachRegister(b, d, {d}, [&](ArrayRef<Value> part) -> Value {
     return b.create<LLVM::CallIntrinsicOp>(VectorType::get({kLanes}, b.getF32Type()),
@@ -328,8 +332,8 @@ Value reciprocalInRange(ImplicitLocOpBuilder &b, F32Arithmetic &f, Value d) {
                                            ValueRange{part[0], part[0], allLanes})
         .getResult(0);
   });
-  Value residual = b.create<math::FmaOp>(b.create<arith::NegFOp>(d), estimate, f.constant(1.0f));
-  return b.create<math::FmaOp>(estimate, residual, estimate);
+  Value residual = b.create<math::FmaOp>(b.create<arith::NegFOp>(d), estimate, one);
+  return b.create<math::FmaOp>(residual, estimate, estimate);
 }
 
 // With `oneDivision` the two also share one division, by the product of
@@ -338,8 +342,8 @@ Value reciprocalInRange(ImplicitLocOpBuilder &b, F32Arithmetic &f, Value d) {
 // 2.6e-7): where a division holds the divider for 20 FMA slots (Intel),
 // W1's value and gradient took 0.83-0.94 of the time; on Zen 5, where it
 // holds it for 5, a C prototype was 1.08x slower (its chain is longer).
-// On AVX-512 the division is a reciprocal (reciprocalInRange).
-void shareExponential(math::TanhOp tanh, bool avx512, bool oneDivision) {
+// With `byNewtonStep` as well, that division is `reciprocal`'s Newton step.
+void shareExponential(math::TanhOp tanh, bool avx512, bool oneDivision, bool byNewtonStep) {
   Value x = tanh.getOperand();
   auto vector = dyn_cast<VectorType>(x.getType());
   if (!getElementTypeOrSelf(x.getType()).isF32() ||
@@ -375,14 +379,12 @@ void shareExponential(math::TanhOp tanh, bool avx512, bool oneDivision) {
   };
   Value tanhResult, sigmoidResult;
   if (oneDivision) {
-    Value denominator = b.create<arith::MulFOp>(onePlusE, onePlusESquared);
-    Value reciprocal = avx512 && isRegistersOfF32(x.getType())
-                           ? reciprocalInRange(b, f, denominator)
-                           : b.create<arith::DivFOp>(f.constant(1.0f), denominator);
+    Value inverse = reciprocal(b, f, b.create<arith::MulFOp>(onePlusE, onePlusESquared),
+                               byNewtonStep);
     tanhResult = b.create<arith::MulFOp>(
-        b.create<math::CopySignOp>(b.create<arith::MulFOp>(u, onePlusE), x), reciprocal);
+        b.create<math::CopySignOp>(b.create<arith::MulFOp>(u, onePlusE), x), inverse);
     sigmoidResult = b.create<arith::MulFOp>(
-        b.create<arith::MulFOp>(sigmoidNumerator(), onePlusESquared), reciprocal);
+        b.create<arith::MulFOp>(sigmoidNumerator(), onePlusESquared), inverse);
   } else {
     tanhResult = b.create<arith::DivFOp>(b.create<math::CopySignOp>(u, x), onePlusESquared);
     sigmoidResult = b.create<arith::DivFOp>(sigmoidNumerator(), onePlusE);
@@ -531,7 +533,7 @@ struct ApproximateMathPass
     SmallVector<math::TanhOp> tanhs;
     getOperation()->walk([&](math::TanhOp op) { tanhs.push_back(op); });
     for (math::TanhOp op : tanhs)
-      shareExponential(op, avx512, oneDivision);
+      shareExponential(op, avx512, oneDivision, reciprocalByNewtonStep);
     SmallVector<Operation *> sinCos;
     getOperation()->walk([&](Operation *op) {
       if (!isa<math::SinOp, math::CosOp>(op))

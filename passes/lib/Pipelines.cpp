@@ -226,6 +226,7 @@ void addLoweringToLLVM(OpPassManager &pm, const PipelineOptions &options,
   approximations.avx512 =
       (options.vectorBits > 0 ? options.vectorBits : hostVectorBits()) >= 512;
   approximations.oneDivision = dividesSlowly(options.cpu);
+  approximations.reciprocalByNewtonStep = approximations.avx512 && approximations.oneDivision;
   pm.addPass(createApproximateMath(approximations));
   pm.addPass(createConvertMathToFuncs());
   pm.addPass(createMathToLibm());

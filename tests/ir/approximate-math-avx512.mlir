@@ -5,6 +5,7 @@
 // RUN: adjit-opt %s -split-input-file --adjit-approximate-math="avx512=1" | FileCheck %s
 // RUN: adjit-opt %s -split-input-file --adjit-approximate-math | FileCheck %s --check-prefix=GENERIC
 // RUN: adjit-opt %s -split-input-file --adjit-approximate-math="avx512=1 one-division=1" | FileCheck %s --check-prefix=ONE
+// RUN: adjit-opt %s -split-input-file --adjit-approximate-math="avx512=1 one-division=1 reciprocal-by-newton-step=1" | FileCheck %s --check-prefix=NEWTON
 
 // CHECK-LABEL: func.func @exp_two_registers
 // CHECK-SAME:  (%[[X:.*]]: vector<32xf32>)
@@ -102,9 +103,8 @@ func.func @exp_elsewhere(%s: f32, %v: vector<8xf32>, %d: vector<16xf64>)
 // CHECK:       %[[SIGMOID:.*]] = arith.divf %[[NUMERATOR]], %[[ONE_PLUS_E]] : vector<32xf32>
 // CHECK-NOT:   math.exp
 // CHECK:       return %[[TANH]], %[[SIGMOID]]
-// With `one-division` (targets that divide slowly) they share one
-// reciprocal of the product of both denominators, by vrcp14ps and a Newton
-// step instead of a division.
+// With `one-division` (targets that divide slowly) they share one division
+// too, by the product of both denominators.
 // ONE-LABEL: func.func @tanh_and_sigmoid_share_exponential
 // ONE-SAME:  (%[[X:.*]]: vector<32xf32>)
 // ONE:       %[[E:.*]] = math.fma %[[POWER:.*]], %[[EXPM1:.*]], %[[POWER]] : vector<32xf32>
@@ -112,15 +112,7 @@ func.func @exp_elsewhere(%s: f32, %v: vector<8xf32>, %d: vector<16xf64>)
 // ONE:       %[[U:.*]] = arith.mulf %{{.*}}, %[[ONE_PLUS_E]] : vector<32xf32>
 // ONE:       %[[ONE_PLUS_E2:.*]] = math.fma %[[E]], %[[E]], %{{.*}} : vector<32xf32>
 // ONE:       %[[DENOMINATOR:.*]] = arith.mulf %[[ONE_PLUS_E]], %[[ONE_PLUS_E2]] : vector<32xf32>
-// ONE-NOT:   arith.divf
-// ONE:       %[[LOW:.*]] = vector.extract_strided_slice %[[DENOMINATOR]] {offsets = [0], sizes = [16], strides = [1]}
-// ONE:       llvm.call_intrinsic "llvm.x86.avx512.rcp14.ps.512"(%[[LOW]], %[[LOW]], %{{.*}}) : (vector<16xf32>, vector<16xf32>, i16) -> vector<16xf32>
-// ONE:       %[[HIGH:.*]] = vector.extract_strided_slice %[[DENOMINATOR]] {offsets = [16], sizes = [16], strides = [1]}
-// ONE:       llvm.call_intrinsic "llvm.x86.avx512.rcp14.ps.512"(%[[HIGH]], %[[HIGH]], %{{.*}})
-// ONE:       %[[ESTIMATE:.*]] = vector.insert_strided_slice %{{.*}} {offsets = [16], strides = [1]} : vector<16xf32> into vector<32xf32>
-// ONE:       %[[NEG_DENOMINATOR:.*]] = arith.negf %[[DENOMINATOR]] : vector<32xf32>
-// ONE:       %[[RESIDUAL:.*]] = math.fma %[[NEG_DENOMINATOR]], %[[ESTIMATE]], %{{.*}} : vector<32xf32>
-// ONE:       %[[RECIPROCAL:.*]] = math.fma %[[ESTIMATE]], %[[RESIDUAL]], %[[ESTIMATE]] : vector<32xf32>
+// ONE:       %[[RECIPROCAL:.*]] = arith.divf %{{.*}}, %[[DENOMINATOR]] : vector<32xf32>
 // ONE:       %[[TANH_NUMERATOR:.*]] = arith.mulf %[[U]], %[[ONE_PLUS_E]] : vector<32xf32>
 // ONE:       %[[SIGNED:.*]] = math.copysign %[[TANH_NUMERATOR]], %[[X]] : vector<32xf32>
 // ONE:       %[[TANH:.*]] = arith.mulf %[[SIGNED]], %[[RECIPROCAL]] : vector<32xf32>
@@ -130,7 +122,21 @@ func.func @exp_elsewhere(%s: f32, %v: vector<8xf32>, %d: vector<16xf64>)
 // ONE:       %[[SIGMOID:.*]] = arith.mulf %[[SIGMOID_NUMERATOR]], %[[RECIPROCAL]] : vector<32xf32>
 // ONE-NOT:   arith.divf
 // ONE:       return %[[TANH]], %[[SIGMOID]]
-// Without the option the two share an exponential built without tables
+// With `reciprocal-by-newton-step` that division is vrcp14ps's estimate r of
+// 1 / d, one register at a time, and a Newton step r + r (1 - d r).
+// NEWTON-LABEL: func.func @tanh_and_sigmoid_share_exponential
+// NEWTON-NOT:   arith.divf
+// NEWTON:       llvm.call_intrinsic "llvm.x86.avx512.rcp14.ps.512"(%[[LOW:.*]], %[[LOW]], %{{.*}}) : (vector<16xf32>, vector<16xf32>, i16) -> vector<16xf32>
+// NEWTON:       llvm.call_intrinsic "llvm.x86.avx512.rcp14.ps.512"(%[[HIGH:.*]], %[[HIGH]], %{{.*}})
+// NEWTON:       %[[ESTIMATE:.*]] = vector.insert_strided_slice %{{.*}} {offsets = [16], strides = [1]} : vector<16xf32> into vector<32xf32>
+// NEWTON:       %[[NEGATED:.*]] = arith.negf %[[DENOMINATOR:.*]] : vector<32xf32>
+// NEWTON:       %[[RESIDUAL:.*]] = math.fma %[[NEGATED]], %[[ESTIMATE]], %{{.*}} : vector<32xf32>
+// NEWTON:       %[[INVERSE:.*]] = math.fma %[[RESIDUAL]], %[[ESTIMATE]], %[[ESTIMATE]] : vector<32xf32>
+// NEWTON:       %[[TANH:.*]] = arith.mulf %{{.*}}, %[[INVERSE]] : vector<32xf32>
+// NEWTON:       %[[SIGMOID:.*]] = arith.mulf %{{.*}}, %[[INVERSE]] : vector<32xf32>
+// NEWTON-NOT:   arith.divf
+// NEWTON:       return %[[TANH]], %[[SIGMOID]]
+// Without the options the two share an exponential built without tables
 // (approximate-math.mlir).
 // GENERIC-LABEL: func.func @tanh_and_sigmoid_share_exponential
 // GENERIC-NOT:   llvm.call_intrinsic
@@ -161,6 +167,17 @@ func.func @tanh_and_sigmoid_share_exponential(%x: vector<32xf32>)
 // CHECK:       arith.shrsi %{{.*}} : vector<8xi32>
 // CHECK-NOT:   llvm.call_intrinsic
 // CHECK:       return
+// Their divisions stay divisions with `reciprocal-by-newton-step`: the
+// tanh's and the sigmoid's of two operands, and the one that the 8 lanes
+// share, which are not whole registers.
+// NEWTON-LABEL: func.func @tanh_and_sigmoid_apart
+// NEWTON-NOT:   rcp14
+// NEWTON:       arith.divf %{{.*}}, %{{.*}} : vector<16xf32>
+// NEWTON:       arith.divf %{{.*}}, %{{.*}} : vector<16xf32>
+// NEWTON-NOT:   rcp14
+// NEWTON:       arith.divf %{{.*}}, %{{.*}} : vector<8xf32>
+// NEWTON-NOT:   rcp14
+// NEWTON:       return
 func.func @tanh_and_sigmoid_apart(%x: vector<16xf32>, %y: vector<16xf32>, %z: vector<8xf32>)
     -> (vector<16xf32>, vector<16xf32>, vector<8xf32>, vector<8xf32>) {
   %one = arith.constant dense<1.0> : vector<16xf32>
@@ -177,3 +194,4 @@ func.func @tanh_and_sigmoid_apart(%x: vector<16xf32>, %y: vector<16xf32>, %z: ve
   %s8 = arith.divf %one8, %d8 : vector<8xf32>
   return %t, %s, %t8, %s8 : vector<16xf32>, vector<16xf32>, vector<8xf32>, vector<8xf32>
 }
+

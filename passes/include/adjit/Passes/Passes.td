@@ -847,11 +847,14 @@ def ApproximateMath : Pass<"adjit-approximate-math", "ModuleOp"> {
     x) r and sigmoid(x) = (x < 0 ? e : 1) (1 + e^2) r, for 4 multiplies
     more and about 2 ulp (tanh within 5.6, sigmoid within 3.8 ulp in the
     math test). On an Intel Xeon (AVX-512) W1's value and gradient took
-    0.83-0.94 of the time, its value 0.85-1.01. With `avx512` too, r is
-    not a division but `vrcp14ps` and a Newton step, r0 + r0 (1 - d r0),
-    within an ulp of the quotient (the math test's worst cases unchanged):
-    three vector operations beside which the divider no longer waits; W1's
-    value and gradient took 0.91-0.92 of the time, its value 0.98.
+    0.83-0.94 of the time, its value 0.85-1.01. With
+    `reciprocal-by-newton-step` r is not a division but `vrcp14ps`'s
+    estimate r0 and a Newton step, r0 + r0 (1 - d r0), within an ulp of the
+    quotient (the math test's worst cases unchanged): three vector
+    operations, and no wait on the divider; W1's value and gradient took
+    0.91-0.92 of the time, its value 0.98. (The same for tanh's rational
+    polynomial, P r0 corrected by r0 (P - Q P r0), made W3's forward 0.94
+    of the time but its value and gradient 1.01-1.04: it divides.)
   }];
   let options = [
     Option<"avx512", "avx512", "bool", /*default=*/"false",
@@ -859,6 +862,10 @@ def ApproximateMath : Pass<"adjit-approximate-math", "ModuleOp"> {
     Option<"oneDivision", "one-division", "bool", /*default=*/"false",
            "tanh and sigmoid of one operand also share one division "
            "(targets whose vector division is slow: dividesSlowly)">,
+    Option<"reciprocalByNewtonStep", "reciprocal-by-newton-step", "bool", /*default=*/"false",
+           "with one-division, on whole AVX-512 registers of f32, the shared "
+           "division is a vrcp14ps estimate refined by a Newton step (with "
+           "avx512, where dividesSlowly)">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::math::MathDialect",
