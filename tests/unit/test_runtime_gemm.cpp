@@ -43,14 +43,20 @@ void gemm(int64_t batch, int64_t m, int64_t n, int64_t k, const Stored<T>& a, co
 // rows and a last one of 278 or 92), A packed whole beside several panels
 // of B (m = 100, n = 600: panels of 256 or 512 columns and a last one)
 // and k in unequal slices (700 = 240 + 240 + 220), against a
-// double-precision loop.
+// double-precision loop. C of at most a vector's lanes of columns (2 to
+// 16 on the kernels of every instruction set) take the narrow kernels
+// when A is stored by rows: k within B's rows held in registers (3, 8),
+// just past them (17: a partial vector of A), and in several slices of B
+// (1030), with rows left over by every tile (45, 77).
 template <class T>
 void check_against_reference(double tolerance) {
   std::mt19937 rng(7);
   for (auto [batch, m, n, k] : {std::tuple<int64_t, int64_t, int64_t, int64_t>{1, 1, 1, 1},
                                 {2, 13, 35, 7}, {1, 37, 71, 300}, {3, 50, 9, 513}, {1, 5, 1, 1000},
                                 {1, 32, 256, 256}, {1, 48, 100, 600}, {1, 530, 33, 300},
-                                {1, 1100, 40, 300}, {1, 100, 600, 700}})
+                                {1, 1100, 40, 300}, {1, 100, 600, 700}, {1, 300, 3, 3},
+                                {2, 45, 8, 8}, {1, 77, 16, 17}, {2, 45, 10, 1030},
+                                {1, 9, 4, 200}, {1, 6, 2, 9}})
     for (bool ta : {false, true})
       for (bool tb : {false, true})
         for (bool accumulate : {false, true}) {
@@ -101,22 +107,27 @@ TEST_CASE("gemm with k = 0 writes zeros or leaves C", "[gemm]") {
 
 TEST_CASE("gemm results are identical for every thread count", "[gemm][threads]") {
   std::mt19937 rng(3);
-  Stored<float> a(1, 300, 500, false, rng), b(1, 500, 260, true, rng);
-  std::vector<float> one(300 * 260), two(300 * 260), three(300 * 260);
-  {
-    adjit::threads::CallThreads scope(1);
-    gemm<float>(1, 300, 260, 500, a, b, one, false);
+  // 260 columns: the register tiles; 10 and 3: the narrow kernels.
+  for (int64_t n : {260, 10, 3}) {
+    int64_t k = n == 3 ? 5 : 500;
+    Stored<float> a(1, 300, k, false, rng), b(1, k, n, true, rng);
+    std::vector<float> one(300 * n), two(300 * n), three(300 * n);
+    {
+      adjit::threads::CallThreads scope(1);
+      gemm<float>(1, 300, n, k, a, b, one, false);
+    }
+    {
+      adjit::threads::CallThreads scope(2);
+      gemm<float>(1, 300, n, k, a, b, two, false);
+    }
+    {
+      adjit::threads::CallThreads scope(3);
+      gemm<float>(1, 300, n, k, a, b, three, false);
+    }
+    INFO("n = " << n);
+    CHECK(one == two);
+    CHECK(one == three);
   }
-  {
-    adjit::threads::CallThreads scope(2);
-    gemm<float>(1, 300, 260, 500, a, b, two, false);
-  }
-  {
-    adjit::threads::CallThreads scope(3);
-    gemm<float>(1, 300, 260, 500, a, b, three, false);
-  }
-  CHECK(one == two);
-  CHECK(one == three);
 }
 
 TEST_CASE("concurrent calls share the requested threads", "[threads]") {

@@ -92,7 +92,8 @@ int64_t cache_bytes(int name, int64_t fallback) {
 // and for C. nc bounds the packed panel of B. (On W2's shapes, kc from
 // half of L1 and mc from half of L2 were 5% slower.) mc_whole and
 // nc_whole: a block of A (rounded up to whole slivers: 256 rows stay
-// whole) and a panel of B in a quarter of L2 each.
+// whole) and a panel of B in a quarter of L2 each. kc_narrow: a narrow
+// slice of B (kc_narrow x lanes) in two thirds of L1 as well.
 template <class T>
 Blocking blocking_for(const Tile& tile) {
   static std::atomic<int64_t> l1_bytes{-1}, l2_bytes{-1};
@@ -106,7 +107,8 @@ Blocking blocking_for(const Tile& tile) {
   int64_t quarter_l2 = l2 / 4 / (kc * size);
   int64_t mc_whole = ceil_div(quarter_l2, tile.mr) * tile.mr;
   int64_t nc_whole = std::max<int64_t>(quarter_l2 / tile.nr, 1) * tile.nr;
-  return {kc, mc, nc, mc_last, mc_whole, nc_whole};
+  int64_t kc_narrow = std::clamp<int64_t>(l1 * 2 / 3 / (tile.lanes * size), 64, 1024);
+  return {kc, mc, nc, mc_last, mc_whole, nc_whole, kc_narrow, tile.lanes};
 }
 
 // A per-thread, 64-byte aligned scratch area that only grows; a thread's
@@ -159,10 +161,13 @@ void gemm(int64_t batch, int64_t m, int64_t n, int64_t k, const T* a, int64_t a_
   Isa isa = host_isa();
   Tile tile = tile_of<T>(isa);
   Blocking blocking = blocking_for<T>(tile);
-  // A narrow C (a classifier's 10 columns) would leave most of each
-  // register tile's columns idle: compute C^T = B^T A^T instead, whose
-  // columns are C's rows.
-  if (n < tile.nr && m > n) {
+  // A C of at most a vector's lanes of columns (a classifier's 10) with A
+  // stored by rows has kernels of its own (GemmKernels.inc: narrow). Other
+  // C of fewer columns than the register tile's would leave most of each
+  // tile's columns idle: compute C^T = B^T A^T instead, whose columns are
+  // C's rows.
+  bool narrow = n <= tile.lanes && a_col == 1;
+  if (!narrow && n < tile.nr && m > n) {
     std::swap(m, n);
     std::swap(a, b);
     std::swap(a_batch, b_batch);
@@ -189,7 +194,7 @@ void gemm(int64_t batch, int64_t m, int64_t n, int64_t k, const T* a, int64_t a_
     if (first >= extent) return;
     int64_t count = std::min(extent - first, span);
     Problem<T> problem{m, n, k, {a + q * a_batch, a_row, a_col}, {b + q * b_batch, b_row, b_col},
-                       c + q * c_batch, c_row, c_col, accumulate};
+                       c + q * c_batch, c_row, c_col, accumulate, narrow};
     if (split_columns) {
       problem.n = count;
       problem.b.data += first * b_col;

@@ -16,7 +16,11 @@ struct Operand {
   int64_t col_stride;  // elements between columns (p for A, j for B)
 };
 
-// One single-threaded contraction C[m x n] (+)= A[m x k] B[k x n].
+// One single-threaded contraction C[m x n] (+)= A[m x k] B[k x n]: a part
+// of the caller's. `narrow`: the caller's C has at most a vector's lanes of
+// columns and A is stored by rows (the narrow kernels). Decided for the
+// whole contraction, so that every part of it takes the same kernels and
+// sums in the same order whatever the thread count.
 template <class T>
 struct Problem {
   int64_t m, n, k;
@@ -24,6 +28,7 @@ struct Problem {
   T* c;
   int64_t c_row_stride, c_col_stride;
   bool accumulate;
+  bool narrow;
 };
 
 // Cache blocking: k is cut into slices of at most kc (one packed sliver
@@ -39,22 +44,32 @@ struct Problem {
 // A is packed once per slice of k and B in panels of nc_whole columns that
 // stay in L2 beside it: a panel of nc columns would not fit, and writing
 // it back and forth through L3 cost W2's forward matmuls (m = 256) 6%.
+//
+// A narrow C (at most a vector's lanes of columns) is cut along k into
+// slices of at most kc_narrow, so that the slice of B, packed one vector
+// per k, stays in L1.
 struct Blocking {
   int64_t kc, mc, nc;
   int64_t mc_last;
   int64_t mc_whole, nc_whole;
+  int64_t kc_narrow, lanes;
 
   // The packing space run() needs: the most rows of a packed block of A,
-  // then the most columns of a packed panel of B, kc deep each.
+  // then the most columns of a packed panel of B, kc deep each (at least
+  // a narrow slice of B).
   int64_t packed_a_rows() const { return mc_last > mc_whole ? mc_last : mc_whole; }
   int64_t packed_b_columns() const { return nc > nc_whole ? nc : nc_whole; }
-  int64_t workspace_elements() const { return (packed_a_rows() + packed_b_columns()) * kc; }
+  int64_t workspace_elements() const {
+    int64_t blocks = (packed_a_rows() + packed_b_columns()) * kc;
+    int64_t narrow = (kc_narrow + lanes) * lanes;  // B^T, rows rounded up to whole vectors
+    return blocks > narrow ? blocks : narrow;
+  }
 };
 
 // The register tile of a kernel: mr rows of A (broadcast) times nr columns
-// of B (whole vectors).
+// of B (whole vectors of `lanes` elements).
 struct Tile {
-  int64_t mr, nr;
+  int64_t mr, nr, lanes;
 };
 
 // `workspace` holds the packed block and panel:
