@@ -103,6 +103,7 @@ std::vector<Op> ops(int64_t n) {
   Array batch = Array::randn({n / 16, 128, 128}, 7);
   Array points = Array::randn({n * n / 3, 3}, 9);  // rows of 3 coordinates
   const double points_bytes = 4.0 * (n * n / 3) * 3;
+  Array rotation = Array::randn({3, 3}, 10), classifier = Array::randn({n, 10}, 11);
   const double k = 4.0 * n, m = n / 4.0;  // tall's rows and columns
   return {
       {"x * 2 + 1", Bound::bandwidth, 2 * bytes, jitted([](Tensor a) { return a * 2.0 + 1.0; }, x)},
@@ -145,6 +146,10 @@ std::vector<Op> ops(int64_t n) {
        jitted(adjit::value_and_grad(laplacian_energy), x)},
       {"matrix-vector product", Bound::bandwidth, bytes,
        jitted([](Tensor a, Tensor v) { return adjit::matmul(a, v); }, x, row)},
+      {"points times a 3 x 3 matrix", Bound::bandwidth, 2 * points_bytes,
+       jitted([](Tensor a, Tensor r) { return adjit::matmul(a, r); }, points, rotation)},
+      {"matmul to 10 columns (a classifier)", Bound::bandwidth, bytes,
+       jitted([](Tensor a, Tensor w) { return adjit::matmul(a, w); }, x, classifier)},
       {"matmul", Bound::flops, 2.0 * n * n * n,
        jitted([](Tensor a, Tensor b) { return adjit::matmul(a, b); }, x, y)},
       {"matmul a^T b, k = 4n", Bound::flops, 2.0 * m * k * m,

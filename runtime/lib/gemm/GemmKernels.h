@@ -46,8 +46,7 @@ struct Problem {
 // it back and forth through L3 cost W2's forward matmuls (m = 256) 6%.
 //
 // A narrow C (at most a vector's lanes of columns) is cut along k into
-// slices of at most kc_narrow, so that the slice of B, packed one vector
-// per k, stays in L1.
+// slices whose B (kc_narrow x lanes elements at most) stays in L1.
 struct Blocking {
   int64_t kc, mc, nc;
   int64_t mc_last;
