@@ -47,7 +47,9 @@ void gemm(int64_t batch, int64_t m, int64_t n, int64_t k, const Stored<T>& a, co
 // 16 on the kernels of every instruction set) take the narrow kernels
 // when A is stored by rows: k within B's rows held in registers (3, 8),
 // just past them (17: a partial vector of A), and in several slices of B
-// (1030), with rows left over by every tile (45, 77).
+// (1030), with rows left over by every tile (45, 77); so do C of at most
+// that many rows with B stored transposed and k of 16 vectors or more
+// (3, 7 and 12 rows, k = 300 and 600), computed as C^T = B^T A^T.
 template <class T>
 void check_against_reference(double tolerance) {
   std::mt19937 rng(7);
@@ -56,7 +58,8 @@ void check_against_reference(double tolerance) {
                                 {1, 32, 256, 256}, {1, 48, 100, 600}, {1, 530, 33, 300},
                                 {1, 1100, 40, 300}, {1, 100, 600, 700}, {1, 300, 3, 3},
                                 {2, 45, 8, 8}, {1, 77, 16, 17}, {2, 45, 10, 1030},
-                                {1, 9, 4, 200}, {1, 6, 2, 9}})
+                                {1, 9, 4, 200}, {1, 6, 2, 9}, {1, 12, 70, 600},
+                                {1, 7, 70, 600}, {2, 3, 40, 300}})
     for (bool ta : {false, true})
       for (bool tb : {false, true})
         for (bool accumulate : {false, true}) {
