@@ -293,6 +293,12 @@ TEST_CASE("ad ops: matmul 2-D, batched, broadcast batch and 1-D", "[ad][ad-ops]"
     expect_grads("[3]@[3] (0-d)", FN(matmul(x[0], x[1])), {u({3}), u({3})});
     expect_grads("[3]@[2,3,2]", FN(matmul(x[0], x[1])), {u({3}), u({2, 3, 2})});
     expect_grads("x@x (same operand)", FN(matmul(x[0], x[0])), {u({3, 3})});
+    // Large enough for the GEMM kernels, with a narrow side: their narrow
+    // kernels in the primal (k in registers; A's rows along k) and in the
+    // products of the adjoint.
+    expect_grads("[700,3]@[3,3] (narrow kernels)", FN(matmul(x[0], x[1])), {u({700, 3}), u({3, 3})});
+    expect_grads("[40,64]@[64,10] (narrow kernels)", FN(matmul(x[0], x[1])),
+                 {u({40, 64}), u({64, 10})});
   }
 }
 

@@ -906,6 +906,50 @@ TEST_CASE("tracer ops: matmul of transposed operands reads them in place", "[tra
   }
 }
 
+TEST_CASE("tracer ops: matmul with a narrow side (points, a classifier, a small batch)",
+          "[tracer][ops]") {
+  // The GEMM's narrow kernels: C of at most a vector's lanes of columns
+  // (points times a 3 x 3 matrix, k in registers; a classifier's 10
+  // columns, A's rows as vectors along k with a partial last one), a small
+  // batch times a weight stored out x in (y w^T, computed as (w y^T)^T),
+  // and a batched one; at 1 and 2 threads, which must agree to the bit.
+  const Shape ps{1000, 3}, rs{3, 3}, xs{300, 200}, cs{200, 10}, ys{6, 400}, ws{70, 400},
+      as{2, 50, 40}, bs{2, 40, 5};
+  for (DType dt : {F32, F64}) {
+    INFO("dtype " << dtype_name(dt));
+    Array points = Array::randn(ps, 621, dt), rotation = Array::randn(rs, 622, dt),
+          x = Array::randn(xs, 623, dt), classifier = Array::randn(cs, 624, dt),
+          y = Array::randn(ys, 625, dt), w = Array::randn(ws, 626, dt),
+          a = Array::randn(as, 627, dt), b = Array::randn(bs, 628, dt);
+    std::vector<std::vector<Array>> runs;
+    for (int threads : {1, 2}) {
+      auto f = adjit::jit(
+          [](Tensor points, Tensor rotation, Tensor x, Tensor classifier, Tensor y, Tensor w,
+             Tensor a, Tensor b) {
+            return std::vector<Tensor>{matmul(points, rotation), matmul(x, classifier),
+                                       matmul(y, transpose(w)), matmul(a, b)};
+          },
+          {.threads = threads});
+      runs.push_back(f(points, rotation, x, classifier, y, w, a, b));
+    }
+    const std::vector<Array>& r = runs.front();
+    REQUIRE(r.size() == 4);
+    Vec wt(values(w).size());
+    for (int64_t i = 0; i < 70; ++i)
+      for (int64_t j = 0; j < 400; ++j) wt[j * 70 + i] = values(w)[i * 400 + j];
+    Tol ac = accumulate_tol(dt);
+    auto check = [&](int i, const char* name, const Vec& l, Shape ls, const Vec& rv, Shape rs) {
+      auto [want, want_shape] = matmul_ref(l, ls, rv, rs);
+      CHECK_ARRAY(name, r[i], dt, want_shape, want, ac);
+    };
+    check(0, "points @ rotation", values(points), ps, values(rotation), rs);
+    check(1, "x @ classifier", values(x), xs, values(classifier), cs);
+    check(2, "y @ w^T", values(y), ys, wt, {400, 70});
+    check(3, "a @ b, batched", values(a), as, values(b), bs);
+    for (size_t k = 0; k < r.size(); ++k) CHECK(values(runs[1][k]) == values(r[k]));
+  }
+}
+
 //===----------------------------------------------------------------------===//
 // Shape manipulation and indexing
 //===----------------------------------------------------------------------===//
