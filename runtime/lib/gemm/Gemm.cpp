@@ -170,9 +170,10 @@ void gemm(int64_t batch, int64_t m, int64_t n, int64_t k, const T* a, int64_t a_
   // x W^T reads it): C^T = B^T A^T, whose first operand B^T is stored by
   // rows; with k of at least 16 vectors, over which each element's sums
   // across lanes pay (against the tiles: 8 x 64 x 64 took 2x as long,
-  // 8 x 256 x 128 1.1x, 10 x 256 x 256 0.88x, 10 x 4096 x 1024 0.55x). Other C of fewer columns than the
-  // register tile's would leave most of each tile's columns idle: compute
-  // C^T = B^T A^T instead, whose columns are C's rows.
+  // 8 x 256 x 128 1.1x, 10 x 256 x 256 0.88x, 10 x 4096 x 1024 0.55x).
+  // Other C of fewer columns than the register tile's would leave most of
+  // each tile's columns idle: compute C^T = B^T A^T instead, whose columns
+  // are C's rows.
   bool narrow = n <= tile.lanes && a_col == 1;
   bool narrow_transposed = !narrow && m <= tile.lanes && b_row == 1 && k >= 16 * tile.lanes;
   if (narrow_transposed || (!narrow && n < tile.nr && m > n)) {

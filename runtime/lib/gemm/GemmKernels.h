@@ -17,10 +17,11 @@ struct Operand {
 };
 
 // One single-threaded contraction C[m x n] (+)= A[m x k] B[k x n]: a part
-// of the caller's. `narrow`: the caller's C has at most a vector's lanes of
-// columns and A is stored by rows (the narrow kernels). Decided for the
-// whole contraction, so that every part of it takes the same kernels and
-// sums in the same order whatever the thread count.
+// of the caller's (after any transposition C^T = B^T A^T). `narrow`: that
+// C has at most a vector's lanes of columns and its A is stored by rows
+// (the narrow kernels). Decided for the whole contraction, so that every
+// part of it takes the same kernels and sums in the same order whatever
+// the thread count.
 template <class T>
 struct Problem {
   int64_t m, n, k;
@@ -60,7 +61,7 @@ struct Blocking {
   int64_t packed_b_columns() const { return nc > nc_whole ? nc : nc_whole; }
   int64_t workspace_elements() const {
     int64_t blocks = (packed_a_rows() + packed_b_columns()) * kc;
-    int64_t narrow = (kc_narrow + lanes) * lanes;  // B^T, rows rounded up to whole vectors
+    int64_t narrow = (kc_narrow + lanes) * lanes;  // B's slice, k rounded up to whole vectors
     return blocks > narrow ? blocks : narrow;
   }
 };
