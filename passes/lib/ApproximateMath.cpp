@@ -303,18 +303,6 @@ ScaledExponential expOfNegAbsByBits(ImplicitLocOpBuilder &b, F32Arithmetic &f, V
   return {power, reduced.expm1R};
 }
 
-// tanh(x) and sigmoid(x) of one operand share one exponential, as sin and
-// cos of one operand share a sincos. Both follow from e = exp(-|x|) in
-// (0, 1], 1 - e and 1 + e, each computed without cancellation:
-//   tanh(|x|) = (1 - e^2) / (1 + e^2) = u / (1 + e^2), u = (1 - e) (1 + e);
-//   sigmoid(x) = 1 / (1 + e) for x >= 0, e / (1 + e) below.
-// With the table (AVX-512): 12 multiplies, FMAs or scalefs and 2 divisions
-// for both functions, where tanh's rational polynomial and sigmoid's exp
-// take 21 and the same 2 divisions; measured on 47M points over all f32:
-// tanh within 3.5 ulp (the rational polynomial: 4.9), sigmoid within 2.9.
-// Without it, 16 multiplies or FMAs instead of 22 (the rational polynomial
-// and upstream's exp), and over 23M points with |x| < 112, tanh within 3.1
-// ulp, sigmoid within 2.3.
 // 1 / d for f32 vectors. With `byNewtonStep`, on AVX-512 registers:
 // vrcp14ps's estimate r (relative error below 2^-14) and a Newton step,
 // r + r (1 - d r), whose error is the square of the estimate's before its
@@ -336,6 +324,18 @@ Value reciprocal(ImplicitLocOpBuilder &b, F32Arithmetic &f, Value d, bool byNewt
   return b.create<math::FmaOp>(residual, estimate, estimate);
 }
 
+// tanh(x) and sigmoid(x) of one operand share one exponential, as sin and
+// cos of one operand share a sincos. Both follow from e = exp(-|x|) in
+// (0, 1], 1 - e and 1 + e, each computed without cancellation:
+//   tanh(|x|) = (1 - e^2) / (1 + e^2) = u / (1 + e^2), u = (1 - e) (1 + e);
+//   sigmoid(x) = 1 / (1 + e) for x >= 0, e / (1 + e) below.
+// With the table (AVX-512): 12 multiplies, FMAs or scalefs and 2 divisions
+// for both functions, where tanh's rational polynomial and sigmoid's exp
+// take 21 and the same 2 divisions; measured on 47M points over all f32:
+// tanh within 3.5 ulp (the rational polynomial: 4.9), sigmoid within 2.9.
+// Without it, 16 multiplies or FMAs instead of 22 (the rational polynomial
+// and upstream's exp), and over 23M points with |x| < 112, tanh within 3.1
+// ulp, sigmoid within 2.3.
 // With `oneDivision` the two also share one division, by the product of
 // both denominators (in [1, 4]: no overflow), for 4 multiplies more and
 // about 2 ulp (the math test: tanh 5.6, sigmoid 3.8; relative 3.3e-7 and
