@@ -34,6 +34,26 @@ bool isReplication(Operation *op) {
   });
 }
 
+// Whether `generic` reads `operand` once per row of its innermost loop (a
+// row's max), and those rows are shorter than a register (`shortRow`
+// elements of its result): recomputed in each consumer, it leaves the
+// reductions over those rows no full-size result to write, so that
+// adjit-vectorize runs them across rows (log_softmax over 10 classes:
+// 1.8x). Over longer rows the result is a row's temporary in the cache,
+// cheaper to read again than to recompute (LayerNorm's x - mean: W3 6%).
+bool readsPerRowValueOfShortRows(linalg::GenericOp generic, OpOperand &operand,
+                                 int64_t vectorBits) {
+  if (!generic.isDpsInput(&operand) || generic.getNumLoops() < 2)
+    return false;
+  Type element = getElementTypeOrSelf(generic->getResult(0).getType());
+  if (!element.isIntOrFloat())
+    return false;
+  unsigned inner = generic.getNumLoops() - 1;
+  int64_t row = generic.getStaticLoopRanges()[inner];
+  return !ShapedType::isDynamic(row) && row < vectorBits / element.getIntOrFloatBitWidth() &&
+         !generic.getMatchingIndexingMap(&operand).isFunctionOfDim(inner);
+}
+
 // Fuse when every element the producer computes is read once, or when it
 // is cheap to compute again. Duplication is limited to producers that
 // read materialized values (arguments, buffers), not other generics: a chain
@@ -82,7 +102,7 @@ private:
 // temporaries made W3's row group 47% more instructions and 17% slower on
 // an H200. W3's value alone got 21% faster; this rule gives it the same
 // kernel.)
-bool shouldFuse(OpOperand *fused, bool recompute, BodySizes &sizes) {
+bool shouldFuse(OpOperand *fused, bool recompute, int64_t vectorBits, BodySizes &sizes) {
   Operation *producer = fused->get().getDefiningOp();
   auto consumer = dyn_cast<linalg::GenericOp>(fused->getOwner());
   if (!producer || !consumer || !consumer.getMatchingIndexingMap(fused).isPermutation())
@@ -100,11 +120,12 @@ bool shouldFuse(OpOperand *fused, bool recompute, BodySizes &sizes) {
                         [](AffineMap m) { return m.isProjectedPermutation(); });
   // (In a row group, a per-row scalar is a tensor of one element.)
   return isCheapElementwise(producer) &&
-         llvm::none_of(producer->getOperands(), [&](Value v) {
-           auto shaped = dyn_cast<ShapedType>(v.getType());
+         llvm::none_of(generic->getOpOperands(), [&](OpOperand &operand) {
+           auto shaped = dyn_cast<ShapedType>(operand.get().getType());
            bool perRowScalar = recompute && shaped && shaped.hasStaticShape() &&
                                shaped.getNumElements() == 1;
-           return isa_and_nonnull<linalg::GenericOp>(v.getDefiningOp()) && !perRowScalar;
+           return isa_and_nonnull<linalg::GenericOp>(operand.get().getDefiningOp()) &&
+                  !perRowScalar && !readsPerRowValueOfShortRows(generic, operand, vectorBits);
          });
 }
 
@@ -218,9 +239,10 @@ struct FuseElementwisePass : adjit::impl::FuseElementwiseBase<FuseElementwisePas
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     bool recomputeAll = recompute;
+    int64_t bits = vectorBits > 0 ? int64_t(vectorBits) : adjit::hostVectorBits();
     BodySizes sizes;
     linalg::ControlFusionFn control = [&](OpOperand *fused) {
-      return shouldFuse(fused, recomputeAll, sizes);
+      return shouldFuse(fused, recomputeAll, bits, sizes);
     };
     patterns.add<FuseProducerInPlace>(&getContext(), control);
     linalg::populateElementwiseOpsFusionPatterns(patterns, control);

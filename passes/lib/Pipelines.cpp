@@ -315,12 +315,16 @@ static void addStagePasses(OpPassManager &pm, Stage stage, const PipelineOptions
     pm.addPass(createLinalgFoldUnitExtentDimsPass());
     // Fusion computes an expensive value once and shares it (a full-size
     // buffer, or a row's temporary in a row group).
-    pm.addPass(createFuseElementwise());
-    // Pads are read in place by their (now fused) elementwise consumers,
-    // and fusion runs again to join the pieces with the pads' sources.
-    pm.addPass(createSplitPaddedConsumers());
-    addCleanup(pm, canonicalizer);
-    pm.addPass(createFuseElementwise());
+    {
+      FuseElementwiseOptions fusion;
+      fusion.vectorBits = options.vectorBits;
+      pm.addPass(createFuseElementwise(fusion));
+      // Pads are read in place by their (now fused) elementwise consumers,
+      // and fusion runs again to join the pieces with the pads' sources.
+      pm.addPass(createSplitPaddedConsumers());
+      addCleanup(pm, canonicalizer);
+      pm.addPass(createFuseElementwise(fusion));
+    }
     addCleanup(pm, canonicalizer);
     // On a CPU, elementwise work over short rows runs as one long row, in
     // whole vectors, before row groups and their blocks are planned.

@@ -815,6 +815,41 @@ TEST_CASE("tracer ops: logsumexp, softmax, log_softmax (random, -inf rows, huge 
   }
 }
 
+TEST_CASE("tracer ops: softmax and log_softmax over many short rows, 1 and 2 threads",
+          "[tracer][ops]") {
+  // Rows shorter than a register run across rows in the vectorizer: the
+  // max and the sum of exps in transposed tiles, `x - max` recomputed in
+  // the last pass. Row lengths around the tile's lanes (15, 16, 17), a
+  // last partial tile (1003 rows), a row with -inf entries and one with a
+  // NaN; at 1 and 2 threads, which must agree to the bit.
+  for (int64_t classes : {2, 3, 10, 15, 16, 17}) {
+    const Shape shape{1003, classes};
+    for (DType dt : {F32, F64}) {
+      INFO("dtype " << dtype_name(dt) << ", rows of " << classes);
+      Vec X = values(Array::uniform(shape, 700 + classes, -20, 20, dt));
+      X[5 * classes] = -kInf;             // row 5: one -inf entry
+      X[9 * classes + classes - 1] = kNaN;  // row 9: NaN throughout
+      Array x = make(X, shape, dt);
+      std::vector<std::vector<Array>> runs;
+      for (int threads : {1, 2}) {
+        auto f = adjit::jit(
+            [](Tensor x) { return std::vector<Tensor>{log_softmax(x, -1), softmax(x, -1)}; },
+            {.threads = threads});
+        runs.push_back(f(x));
+      }
+      const std::vector<Array>& r = runs.front();
+      REQUIRE(r.size() == 2);
+      Vec want = log_softmax_ref(X, shape, -1);
+      Tol co = composite_tol(dt);
+      CHECK_ARRAY("log_softmax(x, -1)", r[0], dt, shape, want, co);
+      CHECK_ARRAY("softmax(x, -1)", r[1], dt, shape,
+                  map(want, [](double t) { return std::exp(t); }), co);
+      for (size_t k = 0; k < r.size(); ++k)
+        CHECK_EXACT("2 threads as 1", runs[1][k], dt, shape, values(r[k]));
+    }
+  }
+}
+
 //===----------------------------------------------------------------------===//
 // matmul
 //===----------------------------------------------------------------------===//

@@ -137,6 +137,12 @@ def FuseElementwise : Pass<"adjit-fuse-elementwise", "ModuleOp"> {
     transposes) or are small elementwise bodies fuse into every consumer
     even with several uses: recomputing them costs a few instructions per
     element, materializing them a full-size buffer written and read again.
+    Such a body must read arguments or buffers only, except for a value
+    per row of rows shorter than a register (log_softmax's `x - max` over
+    10 classes): without a full-size result, the reductions over those
+    rows run across rows in `adjit-vectorize`. Over longer rows a row's
+    `x - mean` stays one temporary in the cache, read again more cheaply
+    than recomputed.
 
     With `recompute`, which the cuda target sets in a second run after
     `adjit-tile-and-fuse-rows`, any elementwise producer read through a
@@ -153,7 +159,11 @@ def FuseElementwise : Pass<"adjit-fuse-elementwise", "ModuleOp"> {
   }];
   let options = [
     Option<"recompute", "recompute", "bool", /*default=*/"false",
-           "Fuse every elementwise producer into all its consumers (GPU policy)">
+           "Fuse every elementwise producer into all its consumers (GPU policy)">,
+    Option<"vectorBits", "vector-bits", "int64_t", /*default=*/"0",
+           "Width of the target's vector registers in bits, which sets what "
+           "a short row is (0: the host's widest: 512 with AVX-512, 256 with "
+           "AVX, else 128)">,
   ];
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
