@@ -1,5 +1,7 @@
 // adjit-flatten-short-rows: elementwise generics over rows shorter than a
 // vector step run as one long row (see Passes.td for the policy).
+#include "ContiguousTensors.h"
+
 #include "adjit/Passes/Passes.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -12,31 +14,9 @@ namespace mlir::adjit {
 } // namespace mlir::adjit
 
 using namespace mlir;
+using mlir::adjit::isContiguous;
 
 namespace {
-
-// Whether `v`'s elements are contiguous in its buffer as bufferization
-// lays it out: slices must take whole trailing dimensions (every dimension
-// after the first one they cut), all the way to the tensor they slice.
-bool isContiguous(Value v) {
-  while (auto slice = v.getDefiningOp<tensor::ExtractSliceOp>()) {
-    if (!slice.hasUnitStride())
-      return false;
-    ArrayRef<int64_t> sizes = slice.getStaticSizes(), whole = slice.getSourceType().getShape();
-    if (ShapedType::isDynamicShape(sizes))
-      return false;
-    // Every dimension after the first of more than one element must be
-    // taken whole (static sizes name every dimension, rank-reducing or not).
-    bool cut = false;
-    for (auto [size, extent] : llvm::zip(sizes, whole)) {
-      if (cut && size != extent)
-        return false;
-      cut = cut || extent != 1;
-    }
-    v = slice.getSource();
-  }
-  return true;
-}
 
 bool flattens(linalg::GenericOp op, int64_t shortRow) {
   if (!op.hasPureTensorSemantics() || op.hasIndexSemantics() || op.getLibraryCallAttr() ||

@@ -7,6 +7,8 @@
 // stay scalar `scf.for` loops: adjit-tile-and-fuse-rows has already sized
 // them for the caches.
 
+#include "ContiguousTensors.h"
+
 #include "adjit/Passes/Passes.h"
 
 #include "mlir/IR/IRMapping.h"
@@ -14,6 +16,8 @@
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/bit.h"
 #include "llvm/TargetParser/Host.h"
+
+#include <numeric>
 
 namespace mlir::adjit {
 #define GEN_PASS_DEF_VECTORIZE
@@ -172,20 +176,183 @@ public:
     // time: a short row takes fewer lanes instead.
     if (!argReductions_.empty() && ranges_[inner_] < lanes_)
       lanes_ = int64_t(llvm::bit_floor(uint64_t(ranges_[inner_])));
+    if (runsShortRowsFlat(registerLanes))
+      lanes_ = registerLanes;
   }
 
-  bool applies() const { return lanes_ >= 2 && ranges_[inner_] >= 2; }
+  bool applies() const { return !perRow_.empty() || (lanes_ >= 2 && ranges_[inner_] >= 2); }
 
   void rewrite(RewriterBase &rewriter) {
     rewriter.setInsertionPoint(op_);
     SmallVector<Value> ivs;
     SmallVector<Value> results =
-        tileDim_ ? tiledLoops(rewriter, op_.getLoc(), 0, ivs, op_.getDpsInits())
-                 : outerLoops(rewriter, op_.getLoc(), 0, ivs, op_.getDpsInits());
+        !perRow_.empty() ? shortRowsFlat(rewriter, op_.getLoc())
+        : tileDim_       ? tiledLoops(rewriter, op_.getLoc(), 0, ivs, op_.getDpsInits())
+                         : outerLoops(rewriter, op_.getLoc(), 0, ivs, op_.getDpsInits());
     rewriter.replaceOp(op_, results);
   }
 
 private:
+  // Elementwise work over rows shorter than a register that reads values
+  // once per row (log_softmax's last pass, x - max - log(sum), or points
+  // scaled to unit length) would run one partial vector per row. It runs
+  // over the rows as one long row instead, in whole registers: groups of
+  // `lanes / gcd(lanes, row)` rows fill `row / gcd(lanes, row)` registers
+  // exactly, and each register's per-row values are the group's, read as
+  // one vector and spread over the register's lanes by a shuffle (a
+  // vpermps). Operands read through the identity must be contiguous
+  // (bufferization then collapses them into views); the others are read
+  // once per row (every loop but the innermost) or are 0-d. Returns
+  // whether the generic runs so; `perRow_` then holds the per-row
+  // operands' arguments (also those with no use, to mark the mode).
+  bool runsShortRowsFlat(int64_t registerLanes) {
+    unsigned loops = ranges_.size();
+    int64_t row = ranges_[inner_];
+    if (tileDim_ || !reductions_.empty() || !argReductions_.empty() || loops < 2 ||
+        row >= registerLanes || op_.hasIndexSemantics() ||
+        op_.getNumParallelLoops() != loops ||
+        llvm::any_of(op_.getBlock()->getOps<tensor::ExtractOp>(), [](auto) { return true; }))
+      return false;
+    int64_t rows = 1;
+    for (unsigned d = 0; d < inner_; ++d)
+      rows *= ranges_[d];
+    if (rows % (registerLanes / std::gcd(registerLanes, row)) != 0)
+      return false;
+    SmallVector<BlockArgument> perRow;
+    for (OpOperand &operand : op_->getOpOperands()) {
+      AffineMap map = op_.getMatchingIndexingMap(&operand);
+      BlockArgument argument = op_.getMatchingBlockArgument(&operand);
+      if (!isVectorElementType(argument.getType()))
+        return false;
+      if (map.getNumResults() == 0 && op_.isDpsInput(&operand))
+        continue;
+      bool whole = map.isIdentity();
+      bool onceARow = op_.isDpsInput(&operand) && map.getNumResults() == loops - 1 &&
+                      map.isProjectedPermutation() &&
+                      llvm::all_of(llvm::enumerate(map.getResults()), [](auto entry) {
+                        return cast<AffineDimExpr>(entry.value()).getPosition() == entry.index();
+                      });
+      if ((!whole && !onceARow) || !adjit::isContiguous(operand.get()) ||
+          (!op_.isDpsInput(&operand) && !argument.use_empty()))
+        return false;
+      if (onceARow)
+        perRow.push_back(argument);
+    }
+    // A generic reading nothing once a row is left to adjit-flatten-short-rows
+    // (which ran before tiling); one that no such shuffle would serve keeps
+    // its row loops.
+    if (perRow.empty())
+      return false;
+    perRow_.insert(perRow.begin(), perRow.end());
+    return true;
+  }
+
+  // `tensor` (of `rank` dimensions) as one dimension, and the reassociation
+  // that restores it.
+  static Value collapsed(OpBuilder &b, Location loc, Value tensor) {
+    int64_t rank = cast<RankedTensorType>(tensor.getType()).getRank();
+    if (rank == 1)
+      return tensor;
+    ReassociationIndices all = llvm::to_vector(llvm::seq<int64_t>(0, rank));
+    return b.create<tensor::CollapseShapeOp>(loc, tensor, ArrayRef<ReassociationIndices>{all});
+  }
+
+  SmallVector<Value> shortRowsFlat(OpBuilder &b, Location loc) {
+    int64_t row = ranges_[inner_], lanes = lanes_;
+    int64_t rows = 1;
+    for (unsigned d = 0; d < inner_; ++d)
+      rows *= ranges_[d];
+    int64_t common = std::gcd(lanes, row);
+    int64_t groupRows = lanes / common, groupRegisters = row / common;
+    // Operands and outputs as one long row (per-row ones as one row of
+    // rows); 0-d inputs as their element.
+    IRMapping uniform;
+    DenseMap<BlockArgument, Value> flat;
+    for (OpOperand &operand : op_->getOpOperands()) {
+      BlockArgument argument = op_.getMatchingBlockArgument(&operand);
+      if (op_.getMatchingIndexingMap(&operand).getNumResults() == 0) {
+        Value source = operand.get();
+        uniform.map(argument, isa<RankedTensorType>(source.getType())
+                                  ? b.create<tensor::ExtractOp>(loc, source, ValueRange{}).getResult()
+                                  : source);
+        continue;
+      }
+      flat[argument] = collapsed(b, loc, operand.get());
+    }
+    // The body's values that vary from element to element.
+    DenseSet<Value> varying;
+    for (auto &[argument, tensor] : flat)
+      varying.insert(argument);
+    for (Operation &inner : op_.getBlock()->without_terminator()) {
+      if (llvm::none_of(inner.getOperands(), [&](Value v) { return varying.contains(v); })) {
+        b.clone(inner, uniform);
+        continue;
+      }
+      varying.insert(inner.getResults().begin(), inner.getResults().end());
+    }
+    SmallVector<Value> outputs = llvm::map_to_vector(
+        op_.getRegionOutputArgs(), [&](BlockArgument argument) { return flat.lookup(argument); });
+    auto yield = cast<linalg::YieldOp>(op_.getBlock()->getTerminator());
+    SmallVector<Value> results = forLoop(
+        b, loc, 0, rows, groupRows, outputs,
+        [&](OpBuilder &b, Location loc, Value firstRow, ValueRange carried) {
+          // Each per-row operand's values for the group's rows.
+          DenseMap<BlockArgument, Value> groupValues;
+          for (BlockArgument argument : perRow_)
+            groupValues[argument] = b.create<vector::TransferReadOp>(
+                loc, VectorType::get({groupRows}, argument.getType()), flat.lookup(argument),
+                ValueRange{firstRow}, ArrayRef<bool>{true});
+          Value start = b.create<arith::MulIOp>(loc, firstRow, b.create<arith::ConstantIndexOp>(loc, row));
+          SmallVector<Value> next(carried);
+          for (int64_t r = 0; r < groupRegisters; ++r) {
+            IRMapping values = uniform;
+            Value at = b.create<arith::AddIOp>(loc, start, b.create<arith::ConstantIndexOp>(loc, r * lanes));
+            for (OpOperand *input : op_.getDpsInputOperands()) {
+              BlockArgument argument = op_.getMatchingBlockArgument(input);
+              if (!flat.contains(argument))
+                continue;
+              if (perRow_.contains(argument)) {
+                // Lane l holds element r * lanes + l of the group, of row
+                // (r * lanes + l) / row.
+                SmallVector<int64_t> spread = llvm::map_to_vector(
+                    llvm::seq<int64_t>(0, lanes), [&](int64_t l) { return (r * lanes + l) / row; });
+                Value group = groupValues.lookup(argument);
+                values.map(argument, b.create<vector::ShuffleOp>(loc, group, group, spread).getResult());
+                continue;
+              }
+              // An input that is also an output's initial value (both read
+              // through the identity) is read from the carried output, as
+              // sourceOf does: not yet overwritten there.
+              Value source = flat.lookup(argument);
+              for (OpOperand &init : op_.getDpsInitsMutable())
+                if (init.get() == input->get())
+                  source = next[outputIndex(init)];
+              values.map(argument, b.create<vector::TransferReadOp>(
+                                       loc, VectorType::get({lanes}, argument.getType()), source,
+                                       ValueRange{at}, ArrayRef<bool>{true}));
+            }
+            for (Operation &inner : op_.getBlock()->without_terminator())
+              if (varying.contains(inner.getResult(0)))
+                cloneOnLanes(b, loc, inner, values, lanes);
+            for (unsigned i = 0; i < next.size(); ++i)
+              next[i] = b.create<vector::TransferWriteOp>(
+                             loc, vectorOfLanes(b, loc, values, yield.getOperand(i), lanes), next[i],
+                             ValueRange{at}, ArrayRef<bool>{true})
+                            .getResult();
+          }
+          return next;
+        });
+    // Back to the outputs' shapes.
+    for (auto [i, output] : llvm::enumerate(op_.getDpsInits())) {
+      auto type = cast<RankedTensorType>(output.getType());
+      if (type.getRank() == 1)
+        continue;
+      ReassociationIndices all = llvm::to_vector(llvm::seq<int64_t>(0, type.getRank()));
+      results[i] = b.create<tensor::ExpandShapeOp>(loc, type, results[i], ArrayRef<ReassociationIndices>{all});
+    }
+    return results;
+  }
+
   // The most varying values live at once in the body, in its order: a
   // value from its definition (an operand from its first use) to its last
   // use, a reduction's accumulator throughout.
@@ -1043,6 +1210,8 @@ private:
   // Inputs contiguous along loop *tileDim_ instead of the innermost one.
   std::optional<unsigned> tileDim_;
   DenseSet<BlockArgument> transposed_;
+  // Inputs read once per row of rows run as one long row.
+  llvm::SetVector<BlockArgument> perRow_;
 };
 
 struct VectorizePass : adjit::impl::VectorizeBase<VectorizePass> {

@@ -509,3 +509,77 @@ func.func @gather_columns(%x: tensor<8x100xf32>, %i: tensor<64xi32>) -> tensor<8
   } -> tensor<8x64xf32>
   return %y : tensor<8x64xf32>
 }
+
+// -----
+
+// Elementwise work over rows shorter than a register (10 f32) that reads a
+// value per row (log_softmax's x - max - log(sum)) runs over the rows as
+// one long row: groups of 8 rows fill 5 registers exactly, and each
+// register's per-row values are the group's 8, read as one vector and
+// spread over its lanes by a shuffle (lane l of register r holds row
+// (16 r + l) / 10). The 0-d scale is read once.
+// CHECK-LABEL: func.func @per_row_values_of_short_rows
+// CHECK-DAG: %[[X:.*]] = tensor.collapse_shape %arg0 {{\[\[}}0, 1]] : tensor<64x10xf32> into tensor<640xf32>
+// CHECK-DAG: %[[OUT:.*]] = tensor.collapse_shape %arg4 {{\[\[}}0, 1]] : tensor<64x10xf32> into tensor<640xf32>
+// CHECK-DAG: %[[SCALE:.*]] = tensor.extract %arg3[] : tensor<f32>
+// CHECK: %[[LOOP:.*]] = scf.for %[[ROW:.*]] = %c0 to %c64 step %c8 iter_args(%{{.*}} = %[[OUT]])
+// CHECK: %[[MAX:.*]] = vector.transfer_read %arg1[%[[ROW]]], %{{.*}} {in_bounds = [true]} : tensor<64xf32>, vector<8xf32>
+// CHECK: %[[LSE:.*]] = vector.transfer_read %arg2[%[[ROW]]], %{{.*}} {in_bounds = [true]} : tensor<64xf32>, vector<8xf32>
+// CHECK: %[[START:.*]] = arith.muli %[[ROW]], %c10
+// CHECK: vector.transfer_read %[[X]][%[[START]]]{{.*}} : tensor<640xf32>, vector<16xf32>
+// CHECK: vector.shuffle %[[MAX]], %[[MAX]] [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1]
+// CHECK: vector.shuffle %[[LSE]], %[[LSE]] [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1]
+// CHECK: arith.mulf {{.*}} : vector<16xf32>
+// CHECK: vector.transfer_write {{.*}}[%[[START]]] {in_bounds = [true]} : vector<16xf32>, tensor<640xf32>
+// CHECK: vector.shuffle %[[MAX]], %[[MAX]] [1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 3, 3]
+// CHECK-COUNT-3: vector.shuffle %[[MAX]], %[[MAX]]
+// CHECK-NOT: vector.shuffle %[[MAX]]
+// CHECK: scf.yield
+// CHECK: tensor.expand_shape %[[LOOP]] {{\[\[}}0, 1]] output_shape [64, 10] : tensor<640xf32> into tensor<64x10xf32>
+func.func @per_row_values_of_short_rows(%x: tensor<64x10xf32>, %max: tensor<64xf32>, %lse: tensor<64xf32>, %scale: tensor<f32>, %out: tensor<64x10xf32>) -> tensor<64x10xf32> {
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> ()>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x, %max, %lse, %scale : tensor<64x10xf32>, tensor<64xf32>, tensor<64xf32>, tensor<f32>) outs(%out : tensor<64x10xf32>) {
+  ^bb0(%in: f32, %m: f32, %l: f32, %s: f32, %o: f32):
+    %d = arith.subf %in, %m : f32
+    %e = arith.subf %d, %l : f32
+    %f = arith.mulf %e, %s : f32
+    linalg.yield %f : f32
+  } -> tensor<64x10xf32>
+  return %r : tensor<64x10xf32>
+}
+
+// -----
+
+// Not run as one long row: rows of 16 (a whole register each), 60 rows
+// (not whole groups of 8), a slice of each row's first 10 of 12 columns
+// (not contiguous), and a value per column (not per row). Each keeps its
+// row loop.
+// CHECK-LABEL: func.func @short_rows_left_in_rows
+// CHECK-NOT: tensor.collapse_shape
+// CHECK: return
+func.func @short_rows_left_in_rows(%x16: tensor<64x16xf32>, %m64: tensor<64xf32>, %x60: tensor<60x10xf32>, %m60: tensor<60xf32>, %wide: tensor<64x12xf32>, %x: tensor<64x10xf32>, %column: tensor<10xf32>) -> (tensor<64x16xf32>, tensor<60x10xf32>, tensor<64x10xf32>, tensor<64x10xf32>) {
+  %e16 = tensor.empty() : tensor<64x16xf32>
+  %a = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x16, %m64 : tensor<64x16xf32>, tensor<64xf32>) outs(%e16 : tensor<64x16xf32>) {
+  ^bb0(%in: f32, %m: f32, %o: f32):
+    %d = arith.subf %in, %m : f32
+    linalg.yield %d : f32
+  } -> tensor<64x16xf32>
+  %e60 = tensor.empty() : tensor<60x10xf32>
+  %b = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x60, %m60 : tensor<60x10xf32>, tensor<60xf32>) outs(%e60 : tensor<60x10xf32>) {
+  ^bb0(%in: f32, %m: f32, %o: f32):
+    %d = arith.subf %in, %m : f32
+    linalg.yield %d : f32
+  } -> tensor<60x10xf32>
+  %first = tensor.extract_slice %wide[0, 0] [64, 10] [1, 1] : tensor<64x12xf32> to tensor<64x10xf32>
+  %e = tensor.empty() : tensor<64x10xf32>
+  %c = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%first, %m64 : tensor<64x10xf32>, tensor<64xf32>) outs(%e : tensor<64x10xf32>) {
+  ^bb0(%in: f32, %m: f32, %o: f32):
+    %d = arith.subf %in, %m : f32
+    linalg.yield %d : f32
+  } -> tensor<64x10xf32>
+  %d = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x, %column : tensor<64x10xf32>, tensor<10xf32>) outs(%e : tensor<64x10xf32>) {
+  ^bb0(%in: f32, %m: f32, %o: f32):
+    %d = arith.subf %in, %m : f32
+    linalg.yield %d : f32
+  } -> tensor<64x10xf32>
+  return %a, %b, %c, %d : tensor<64x16xf32>, tensor<60x10xf32>, tensor<64x10xf32>, tensor<64x10xf32>
+}

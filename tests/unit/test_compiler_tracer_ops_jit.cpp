@@ -1132,8 +1132,11 @@ TEST_CASE("tracer ops: elementwise ops over short rows run flattened, every thre
           "[tracer][ops][threads]") {
   // adjit-flatten-short-rows runs these over their operands collapsed to
   // one row; a slice of a row's first columns is not collapsed (it is not
-  // contiguous), and a per-row value is a broadcast.
-  const Shape shapes[] = {{1000, 3}, {37, 10}, {4099, 1}, {5, 2, 3}, {333, 4}};
+  // contiguous). Per-row values (a broadcast row, a row's length) are
+  // spread over whole registers of rows where the rows are whole groups
+  // (1024 x 3, 2048 x 6, 4096 x 10), one row at a time elsewhere.
+  const Shape shapes[] = {{1000, 3}, {37, 10}, {4099, 1}, {5, 2, 3}, {333, 4},
+                          {1024, 3}, {2048, 6}, {4096, 10}, {64, 4, 5}};
   for (const Shape& shape : shapes)
     for (DType dt : {F32, F64}) {
       INFO(dtype_name(dt) << " " << shape.size() << "-d, last " << shape.back());
@@ -1152,15 +1155,16 @@ TEST_CASE("tracer ops: elementwise ops over short rows run flattened, every thre
             [shape](Tensor p, Tensor v, Tensor w, Tensor row) {
               Shape begin(shape.size(), 0);
               Tensor first_columns = slice(w, begin, shape);
+              Tensor unit = p * rsqrt(sum(square(p), {-1}, true));
               return std::vector<Tensor>{p + v * 0.25, exp(p), where(p > v, p, v), exp(first_columns),
-                                         p - row};
+                                         p - row, unit + row};
             },
             {.threads = threads});
         runs.push_back(f(make(p, shape, dt), make(v, shape, dt), make(w, wide, dt), make(row, row_shape, dt)));
       }
       const std::vector<Array>& r = runs.front();
-      REQUIRE(r.size() == 5);
-      Vec want_step, want_exp, want_where, want_first, want_row;
+      REQUIRE(r.size() == 6);
+      Vec want_step, want_exp, want_where, want_first, want_row, want_unit;
       int64_t last = shape.back();
       for (size_t i = 0; i < p.size(); ++i) {
         int64_t outer = static_cast<int64_t>(i) / last, column = static_cast<int64_t>(i) % last;
@@ -1169,12 +1173,16 @@ TEST_CASE("tracer ops: elementwise ops over short rows run flattened, every thre
         want_where.push_back(p[i] > v[i] ? p[i] : v[i]);
         want_first.push_back(std::exp(w[outer * 2 * last + column]));
         want_row.push_back(p[i] - row[outer]);
+        double length = 0;
+        for (int64_t c = 0; c < last; ++c) length += p[outer * last + c] * p[outer * last + c];
+        want_unit.push_back(p[i] / std::sqrt(length) + row[outer]);
       }
       CHECK_ARRAY("p + v * dt", r[0], dt, shape, want_step, exact_tol(dt));
       CHECK_ARRAY("exp", r[1], dt, shape, want_exp, transcendental_tol(dt));
       CHECK_ARRAY("where", r[2], dt, shape, want_where, exact_tol(dt));
       CHECK_ARRAY("exp of the first columns", r[3], dt, shape, want_first, transcendental_tol(dt));
       CHECK_ARRAY("minus a per-row value", r[4], dt, shape, want_row, exact_tol(dt));
+      CHECK_ARRAY("unit rows plus a per-row value", r[5], dt, shape, want_unit, composite_tol(dt));
       for (size_t k = 0; k < r.size(); ++k) CHECK(values(runs[1][k]) == values(r[k]));
     }
 }

@@ -298,6 +298,18 @@ def Vectorize : Pass<"adjit-vectorize", "ModuleOp"> {
     in the body's order. An argmax over rows of 16 runs at 26 GB/s instead
     of 1.3.
 
+    Elementwise work over rows shorter than a register that reads values
+    once per row (log_softmax's `x - max - log(sum)`, points scaled to unit
+    length) runs over the rows as one long row, in whole registers: groups
+    of `lanes / gcd(lanes, row)` rows fill `row / gcd(lanes, row)`
+    registers exactly (8 rows of 10 f32 fill 5 with AVX-512), and each
+    register's per-row values are the group's, read as one vector and
+    spread over its lanes by a shuffle (a vpermps). Operands read through
+    the identity must be contiguous (bufferization collapses them into
+    views), the others read once per row or 0-d, and the rows whole
+    groups; otherwise the generic runs row by row. Unit vectors of 2^18
+    points of 3 take 0.67 of the time.
+
     f16 and bf16 values that are only moved, widened or narrowed (an input
     the body yields as it is or extends to f32, as half-precision math
     computes; f32 results narrowed back, after each op, for an output or
