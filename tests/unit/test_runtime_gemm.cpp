@@ -49,7 +49,11 @@ void gemm(int64_t batch, int64_t m, int64_t n, int64_t k, const Stored<T>& a, co
 // just past them (17: a partial vector of A), and in several slices of B
 // (1030), with rows left over by every tile (45, 77); so do C of at most
 // that many rows with B stored transposed and k of 16 vectors or more
-// (3, 7 and 12 rows, k = 300 and 600), computed as C^T = B^T A^T.
+// (3, 7 and 12 rows, k = 300 and 600), computed as C^T = B^T A^T. C and A
+// of dense rows of at most 4 take whole groups of rows in whole vectors
+// (points times 3 x 3 or 3 x 4, 4 x 4, 2 x 2, a column from 3) and their
+// last rows as above (m x k x n): 300 x 3 x 3, 100 x 4 x 4 (batched),
+// 77 x 3 x 4, 50 x 2 x 2, 35 x 3 x 1 (batched), 41 x 4 x 3.
 template <class T>
 void check_against_reference(double tolerance) {
   std::mt19937 rng(7);
@@ -59,7 +63,8 @@ void check_against_reference(double tolerance) {
                                 {1, 1100, 40, 300}, {1, 100, 600, 700}, {1, 300, 3, 3},
                                 {2, 45, 8, 8}, {1, 77, 16, 17}, {2, 45, 10, 1030},
                                 {1, 9, 4, 200}, {1, 6, 2, 9}, {1, 12, 70, 600},
-                                {1, 7, 70, 600}, {2, 3, 40, 300}})
+                                {1, 7, 70, 600}, {2, 3, 40, 300}, {2, 100, 4, 4},
+                                {1, 77, 4, 3}, {1, 50, 2, 2}, {3, 35, 1, 3}, {1, 41, 3, 4}})
     for (bool ta : {false, true})
       for (bool tb : {false, true})
         for (bool accumulate : {false, true}) {
