@@ -1149,6 +1149,10 @@ private:
         continue;
       AffineMap map = op_.getMatchingIndexingMap(&operand);
       auto type = VectorType::get({lanes_}, argument.getType());
+      if (readsShortRowsFlat(operand, rows)) {
+        tileRows[argument] = shortRowsAsColumns(b, loc, operand, ivs, column0, rows);
+        continue;
+      }
       SmallVector<Value> alongRows;
       ivs[across] = row0;
       for (int64_t q = 0; q < lanes_; ++q) {
@@ -1168,6 +1172,64 @@ private:
       carried = vectorStep(b, loc, lanes_, column0, ivs, values, carried, {});
     }
     return carried;
+  }
+
+  // Rows of at most kMaxFlatColumns elements reduced across rows (the
+  // squared length of points of 3) are read as the tile's rows * lanes
+  // consecutive elements, a few whole vectors, and each of the tile's
+  // columns is gathered from them by rows - 1 two-source shuffles
+  // (vpermt2ps): 3 loads and 6 shuffles for 16 points, where the square
+  // tile took 16 loads and 64 shuffles. The tile's lanes must be whole
+  // registers of AVX-512 (vpermt2ps reads two of them), and the operand
+  // read through the identity, contiguous.
+  static constexpr int64_t kMaxFlatColumns = 4;
+
+  bool readsShortRowsFlat(OpOperand &operand, int64_t rows) {
+    unsigned loops = ranges_.size();
+    return op_.isDpsInput(&operand) && rows <= kMaxFlatColumns && rows == ranges_[*tileDim_] &&
+           lanes_ * widestElementBits_ == 512 && *tileDim_ == loops - 1 && inner_ == loops - 2 &&
+           op_.getMatchingIndexingMap(&operand).isIdentity() && adjit::isContiguous(operand.get());
+  }
+
+  SmallVector<Value> shortRowsAsColumns(OpBuilder &b, Location loc, OpOperand &operand,
+                                        ArrayRef<Value> ivs, Value firstRow, int64_t rows) {
+    auto type = VectorType::get({lanes_}, op_.getMatchingBlockArgument(&operand).getType());
+    // The operand with its rows collapsed into one dimension.
+    int64_t rank = ranges_.size();
+    SmallVector<ReassociationIndices> groups;
+    for (int64_t d = 0; d < rank - 2; ++d)
+      groups.push_back({d});
+    groups.push_back({rank - 2, rank - 1});
+    Value flat = b.create<tensor::CollapseShapeOp>(loc, operand.get(), groups);
+    SmallVector<Value> indices(ivs.begin(), ivs.begin() + (rank - 2));
+    Value start = b.create<arith::MulIOp>(loc, firstRow, b.create<arith::ConstantIndexOp>(loc, rows));
+    SmallVector<Value> vectors;
+    for (int64_t q = 0; q < rows; ++q) {
+      indices.push_back(b.create<arith::AddIOp>(loc, start, b.create<arith::ConstantIndexOp>(loc, q * lanes_)));
+      vectors.push_back(b.create<vector::TransferReadOp>(loc, type, flat, indices, ArrayRef<bool>{true}));
+      indices.pop_back();
+    }
+    // Column c: lane l is element l * rows + c, in vector (l * rows + c) / lanes.
+    SmallVector<Value> columns;
+    for (int64_t c = 0; c < rows; ++c) {
+      auto sourceOf = [&](int64_t l) { return l * rows + c; };
+      int64_t first = sourceOf(0) / lanes_, last = sourceOf(lanes_ - 1) / lanes_;
+      // Each shuffle takes the lanes whose element lies in vector q from
+      // it (the second operand) and keeps the others: the first takes
+      // vector `first`'s from its first operand.
+      Value column = vectors[first];
+      for (int64_t q = first == last ? first : first + 1; q <= last; ++q) {
+        SmallVector<int64_t> mask = llvm::map_to_vector(llvm::seq<int64_t>(0, lanes_), [&](int64_t l) {
+          int64_t vector = sourceOf(l) / lanes_, lane = sourceOf(l) % lanes_;
+          if (vector == q && q != first)
+            return lanes_ + lane;
+          return vector == first && (q == first || q == first + 1) ? lane : l;
+        });
+        column = b.create<vector::ShuffleOp>(loc, column, vectors[q], mask);
+      }
+      columns.push_back(column);
+    }
+    return columns;
   }
 
   // Transposes a square of n vectors of n lanes (n a power of two): at each

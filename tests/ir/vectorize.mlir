@@ -583,3 +583,30 @@ func.func @short_rows_left_in_rows(%x16: tensor<64x16xf32>, %m64: tensor<64xf32>
   } -> tensor<64x10xf32>
   return %a, %b, %c, %d : tensor<64x16xf32>, tensor<60x10xf32>, tensor<64x10xf32>, tensor<64x10xf32>
 }
+
+// -----
+
+// Rows of 3 reduced across rows (squared lengths of points) are read as
+// 3 whole vectors per 16 rows, and each column is gathered from them by
+// two shuffles: lane l of column c is element 3 l + c.
+// CHECK-LABEL: func.func @short_rows_gathered
+// CHECK: scf.for %[[ROW:.*]] = %c0 to %c64 step %c16
+// CHECK: %[[FLAT:.*]] = tensor.collapse_shape %arg0 {{\[\[}}0, 1]] : tensor<64x3xf32> into tensor<192xf32>
+// CHECK: %[[START:.*]] = arith.muli %[[ROW]], %c3
+// CHECK: %[[V0:.*]] = vector.transfer_read %[[FLAT]][%[[START]]]{{.*}} : tensor<192xf32>, vector<16xf32>
+// CHECK: %[[V1:.*]] = vector.transfer_read %[[FLAT]]
+// CHECK: %[[V2:.*]] = vector.transfer_read %[[FLAT]]
+// CHECK: %[[C0:.*]] = vector.shuffle %[[V0]], %[[V1]] [0, 3, 6, 9, 12, 15, 18, 21, 24, 27, 30, 11, 12, 13, 14, 15]
+// CHECK: vector.shuffle %[[C0]], %[[V2]] [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 17, 20, 23, 26, 29]
+// CHECK-COUNT-4: vector.shuffle
+// CHECK-NOT: vector.shuffle
+// CHECK-COUNT-3: arith.addf {{.*}} : vector<16xf32>
+func.func @short_rows_gathered(%x: tensor<64x3xf32>, %init: tensor<64xf32>) -> tensor<64xf32> {
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%x : tensor<64x3xf32>) outs(%init : tensor<64xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %sq = arith.mulf %in, %in : f32
+    %s = arith.addf %out, %sq fastmath<reassoc> : f32
+    linalg.yield %s : f32
+  } -> tensor<64xf32>
+  return %r : tensor<64xf32>
+}

@@ -688,7 +688,8 @@ TEST_CASE("tracer ops: f16 and bf16 math in vectors rounds as one element at a t
 TEST_CASE("tracer ops: reductions over short rows run across rows, in order",
           "[tracer][ops]") {
   // Rows no longer than a register run one row per lane, read in tiles
-  // transposed in registers (the last classes of a tile padding); lengths
+  // transposed in registers (the last classes of a tile padding), rows of
+  // at most 4 as whole vectors whose columns shuffles gather; lengths
   // around the tile's side and row counts with partial tiles.
   auto f = adjit::jit(
       [](Tensor x) {
@@ -697,8 +698,8 @@ TEST_CASE("tracer ops: reductions over short rows run across rows, in order",
       },
       {.name = "short_rows"});
   uint64_t seed = 640;
-  for (int64_t columns : {1, 2, 3, 5, 8, 10, 15, 16, 17})
-    for (int64_t rows : {1, 7, 16, 37})
+  for (int64_t columns : {1, 2, 3, 4, 5, 8, 10, 15, 16, 17})
+    for (int64_t rows : {1, 7, 16, 37, 100})
       for (DType dt : {F32, F64, I32, F16, BF16}) {
         INFO("rows " << rows << " columns " << columns << " dtype " << dtype_name(dt));
         Shape shape{rows, columns};
