@@ -1158,14 +1158,14 @@ TEST_CASE("tracer ops: elementwise ops over short rows run flattened, every thre
               Tensor first_columns = slice(w, begin, shape);
               Tensor unit = p * rsqrt(sum(square(p), {-1}, true));
               return std::vector<Tensor>{p + v * 0.25, exp(p), where(p > v, p, v), exp(first_columns),
-                                         p - row, unit + row};
+                                         p - row, unit + row, where(row > 0.0, p, v * row)};
             },
             {.threads = threads});
         runs.push_back(f(make(p, shape, dt), make(v, shape, dt), make(w, wide, dt), make(row, row_shape, dt)));
       }
       const std::vector<Array>& r = runs.front();
-      REQUIRE(r.size() == 6);
-      Vec want_step, want_exp, want_where, want_first, want_row, want_unit;
+      REQUIRE(r.size() == 7);
+      Vec want_step, want_exp, want_where, want_first, want_row, want_unit, want_row_where;
       int64_t last = shape.back();
       for (size_t i = 0; i < p.size(); ++i) {
         int64_t outer = static_cast<int64_t>(i) / last, column = static_cast<int64_t>(i) % last;
@@ -1177,6 +1177,7 @@ TEST_CASE("tracer ops: elementwise ops over short rows run flattened, every thre
         double length = 0;
         for (int64_t c = 0; c < last; ++c) length += p[outer * last + c] * p[outer * last + c];
         want_unit.push_back(p[i] / std::sqrt(length) + row[outer]);
+        want_row_where.push_back(row[outer] > 0 ? p[i] : v[i] * row[outer]);
       }
       CHECK_ARRAY("p + v * dt", r[0], dt, shape, want_step, exact_tol(dt));
       CHECK_ARRAY("exp", r[1], dt, shape, want_exp, transcendental_tol(dt));
@@ -1184,6 +1185,7 @@ TEST_CASE("tracer ops: elementwise ops over short rows run flattened, every thre
       CHECK_ARRAY("exp of the first columns", r[3], dt, shape, want_first, transcendental_tol(dt));
       CHECK_ARRAY("minus a per-row value", r[4], dt, shape, want_row, exact_tol(dt));
       CHECK_ARRAY("unit rows plus a per-row value", r[5], dt, shape, want_unit, composite_tol(dt));
+      CHECK_ARRAY("where a per-row value is positive", r[6], dt, shape, want_row_where, exact_tol(dt));
       for (size_t k = 0; k < r.size(); ++k) CHECK(values(runs[1][k]) == values(r[k]));
     }
 }
