@@ -169,6 +169,10 @@ int64_t vector_register_bits(const llvm::TargetMachine& machine) {
   return subtarget.checkFeatures("+avx") ? 256 : 128;
 }
 
+bool has_avx512dq(const llvm::TargetMachine& machine) {
+  return machine.getMCSubtargetInfo()->checkFeatures("+avx512dq");
+}
+
 const std::string& host_target_description() {
   static const std::string description = [] {
     const llvm::orc::JITTargetMachineBuilder& host = host_machine_builder();

@@ -39,6 +39,9 @@ LentTargetMachine lend_target_machine(const std::string& cpu = "",
 /// AVX-512, 256 with AVX, else 128): what adjit-vectorize fills.
 int64_t vector_register_bits(const llvm::TargetMachine& machine);
 
+/// Whether `machine` has AVX-512DQ (vrangeps: adjit-avx512-min-max).
+bool has_avx512dq(const llvm::TargetMachine& machine);
+
 /// The host's triple, CPU and features (what its machine code depends on).
 const std::string& host_target_description();
 

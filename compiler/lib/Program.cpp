@@ -162,6 +162,7 @@ mlir::adjit::PipelineOptions pipeline_options(const CompileOptions& options) {
     detail::LentTargetMachine machine =
         detail::lend_target_machine(options.target_cpu, options.target_features);
     pipeline.vectorBits = detail::vector_register_bits(*machine);
+    pipeline.avx512dq = detail::has_avx512dq(*machine);
     pipeline.cpu = machine->getTargetCPU().str();
   }
   if (options.target == Device::Kind::cpu && !options.tune_cpu.empty()) {

@@ -1,3 +1,5 @@
+#include "Avx512Registers.h"
+
 #include "adjit/Passes/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -25,6 +27,8 @@ namespace mlir::adjit {
 } // namespace mlir::adjit
 
 using namespace mlir;
+using mlir::adjit::eachRegister;
+using mlir::adjit::isRegistersOfF32;
 
 namespace {
 
@@ -97,34 +101,7 @@ struct TanhApproximation : OpRewritePattern<math::TanhOp> {
   }
 };
 
-// AVX-512's instructions take 16 f32 lanes, one zmm register.
-constexpr int64_t kLanes = 16;
-
-bool isRegistersOfF32(Type type) {
-  auto vector = dyn_cast<VectorType>(type);
-  return vector && vector.getRank() == 1 && !vector.isScalable() &&
-         vector.getElementType().isF32() && vector.getDimSize(0) % kLanes == 0;
-}
-
-// `perRegister` applied to each 16 lanes of `operands` (vectors as long as
-// `into`), the results inserted into `into`, whose lanes all get replaced.
-Value eachRegister(ImplicitLocOpBuilder &b, Value into, ValueRange operands,
-                   function_ref<Value(ArrayRef<Value>)> perRegister) {
-  int64_t lanes = cast<VectorType>(into.getType()).getDimSize(0);
-  if (lanes == kLanes)
-    return perRegister(llvm::to_vector(operands));
-  Value result = into;
-  for (int64_t lane = 0; lane < lanes; lane += kLanes) {
-    SmallVector<Value> parts;
-    for (Value operand : operands)
-      parts.push_back(b.create<vector::ExtractStridedSliceOp>(
-          operand, ArrayRef<int64_t>{lane}, ArrayRef<int64_t>{kLanes}, ArrayRef<int64_t>{1}));
-    result = b.create<vector::InsertStridedSliceOp>(perRegister(parts), result,
-                                                    ArrayRef<int64_t>{lane},
-                                                    ArrayRef<int64_t>{1});
-  }
-  return result;
-}
+constexpr int64_t kLanes = adjit::kZmmF32Lanes;
 
 // y * 2^floor(k), lane by lane, with vscalefps: exact, subnormal results
 // rounded, overflow to inf.

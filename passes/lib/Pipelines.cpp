@@ -228,6 +228,8 @@ void addLoweringToLLVM(OpPassManager &pm, const PipelineOptions &options,
   approximations.oneDivision = dividesSlowly(options.cpu);
   approximations.reciprocalByNewtonStep = approximations.avx512 && approximations.oneDivision;
   pm.addPass(createApproximateMath(approximations));
+  if (approximations.avx512 && options.avx512dq.value_or(hostHasAvx512Dq()))
+    pm.addPass(createAvx512MinMax());
   pm.addPass(createConvertMathToFuncs());
   pm.addPass(createMathToLibm());
   // After the last canonicalizer: a flat row loop of thousands of ops made

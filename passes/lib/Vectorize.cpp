@@ -37,6 +37,11 @@ bool hostHasFusedMultiplyAdd() {
   static const bool fma = llvm::sys::getHostCPUFeatures().lookup("fma");
   return fma;
 }
+
+bool hostHasAvx512Dq() {
+  static const bool dq = llvm::sys::getHostCPUFeatures().lookup("avx512dq");
+  return dq;
+}
 } // namespace mlir::adjit
 
 using namespace mlir;

@@ -816,6 +816,70 @@ TEST_CASE("tracer ops: logsumexp, softmax, log_softmax (random, -inf rows, huge 
   }
 }
 
+TEST_CASE("tracer ops: maximum, minimum, max and min follow IEEE 754-2019 on NaN and signed zeros",
+          "[tracer][ops]") {
+  // Every pair of special values, in vectors of whole registers (AVX-512's
+  // vrangeps path) and a partial one: NaN gives NaN, +0 is above -0, in
+  // either order; the reductions over rows of 48 with NaN and zeros of both
+  // signs at every lane position.
+  const Vec specials{0.0, -0.0, 1.0, -1.0, kInf, -kInf, kNaN, 1e-45, -1e-45, 3.5, -2.25, 1e38, -1e38};
+  Vec a, b;
+  for (double x : specials)
+    for (double y : specials) a.push_back(x), b.push_back(y);
+  const Shape pairs{static_cast<int64_t>(a.size())};  // 169: 10 registers and 9 lanes
+  const int64_t rows = 6, columns = 48;
+  Vec r(rows * columns, -0.0);
+  for (int64_t c = 0; c < columns; ++c) {
+    r[0 * columns + c] = c % 2 ? 0.0 : -0.0;   // max +0, min -0
+    r[1 * columns + c] = -0.0;                 // max and min -0
+    r[2 * columns + c] = c == 37 ? 0.0 : -0.0; // one +0
+    r[3 * columns + c] = c == 21 ? kNaN : -1.0 * c;
+    r[4 * columns + c] = c == 47 ? kNaN : 1.0 * c;
+    r[5 * columns + c] = c == 5 ? -kInf : (c == 40 ? kInf : 0.5 * c - 7);
+  }
+  auto f = adjit::jit([](Tensor x, Tensor y, Tensor m) {
+    return std::vector<Tensor>{maximum(x, y), minimum(x, y), adjit::max(m, {1}), adjit::min(m, {1})};
+  });
+  auto ieee = [](double x, double y, bool maximum) {
+    if (std::isnan(x) || std::isnan(y)) return kNaN;
+    if (x == 0 && y == 0) return std::signbit(x) == maximum ? y : x;
+    return maximum ? std::max(x, y) : std::min(x, y);
+  };
+  auto same = [](const Vec& got, const Vec& want) {
+    for (size_t i = 0; i < want.size(); ++i)
+      if (std::isnan(want[i]) ? !std::isnan(got[i])
+                              : got[i] != want[i] || std::signbit(got[i]) != std::signbit(want[i]))
+        return "element " + std::to_string(i) + ": got " + std::to_string(got[i]) + ", want " +
+               std::to_string(want[i]);
+    return std::string();
+  };
+  for (DType dt : {F32, F64}) {
+    INFO("dtype " << dtype_name(dt));
+    std::vector<Array> out = f(make(a, pairs, dt), make(b, pairs, dt), make(r, {rows, columns}, dt));
+    Vec want_max, want_min, want_row_max, want_row_min;
+    // The inputs as the dtype holds them (1e-45 is f32's smallest subnormal).
+    Vec x = values(make(a, pairs, dt)), y = values(make(b, pairs, dt));
+    for (size_t i = 0; i < x.size(); ++i) {
+      want_max.push_back(ieee(x[i], y[i], true));
+      want_min.push_back(ieee(x[i], y[i], false));
+    }
+    Vec stored = values(make(r, {rows, columns}, dt));
+    for (int64_t row = 0; row < rows; ++row) {
+      double hi = -kInf, lo = kInf;
+      for (int64_t c = 0; c < columns; ++c) {
+        hi = ieee(hi, stored[row * columns + c], true);
+        lo = ieee(lo, stored[row * columns + c], false);
+      }
+      want_row_max.push_back(hi);
+      want_row_min.push_back(lo);
+    }
+    CHECK(same(values(out[0]), want_max) == "");
+    CHECK(same(values(out[1]), want_min) == "");
+    CHECK(same(values(out[2]), want_row_max) == "");
+    CHECK(same(values(out[3]), want_row_min) == "");
+  }
+}
+
 TEST_CASE("tracer ops: softmax and log_softmax over many short rows, 1 and 2 threads",
           "[tracer][ops]") {
   // Rows shorter than a register run across rows in the vectorizer: the

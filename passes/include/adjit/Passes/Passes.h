@@ -32,6 +32,8 @@ namespace mlir::adjit {
 int64_t hostVectorBits();
 /// Whether the host has fused multiply-add instructions (x86's FMA3).
 bool hostHasFusedMultiplyAdd();
+/// Whether the host has AVX-512DQ (vrangeps: adjit-avx512-min-max).
+bool hostHasAvx512Dq();
 /// Whether the CPU that LLVM calls `cpu` divides vectors slowly against its
 /// multiplies, so that adjit-approximate-math's `one-division` pays: Intel
 /// cores (a 16-lane division every 10 cycles, 20 FMA slots), not AMD Zen

@@ -70,6 +70,8 @@ struct PipelineOptions {
   int64_t vectorBits = 0;
   /// cpu: the target CPU's LLVM name, for tuning (empty: the host's).
   std::string cpu;
+  /// cpu: whether the target has AVX-512DQ (unset: whether the host has).
+  std::optional<bool> avx512dq;
 };
 
 inline constexpr Stage kAllStages[] = {

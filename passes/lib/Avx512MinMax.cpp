@@ -1,0 +1,60 @@
+// adjit-avx512-min-max: vector maximumf and minimumf of f32 with vrangeps
+// (see the pass description in Passes.td).
+
+#include "Avx512Registers.h"
+
+#include "adjit/Passes/Passes.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+
+namespace mlir::adjit {
+#define GEN_PASS_DEF_AVX512MINMAX
+#include "adjit/Passes/Passes.h.inc"
+} // namespace mlir::adjit
+
+using namespace mlir;
+
+namespace {
+
+// vrangeps's control: bits 1:0 choose min (0) or max (1), bits 3:2 = 01
+// take the sign from the comparison's result, so that +0 > -0.
+constexpr int32_t kRangeMin = 0b0100, kRangeMax = 0b0101;
+
+// IEEE 754-2019 maximum (minimum) of two vectors: vrangeps orders signed
+// zeros as these do, but returns the other operand for a quiet NaN, so
+// lanes where either is NaN take their sum, a NaN.
+Value exactMinMax(ImplicitLocOpBuilder &b, Value x, Value y, bool maximum) {
+  Value allLanes = b.create<arith::ConstantIntOp>(-1, 16);
+  Value control = b.create<arith::ConstantIntOp>(maximum ? kRangeMax : kRangeMin, 32);
+  Value currentRounding = b.create<arith::ConstantIntOp>(4, 32); // _MM_FROUND_CUR_DIRECTION
+  Value ranged = adjit::eachRegister(b, x, {x, y}, [&](ArrayRef<Value> part) -> Value {
+    return b.create<LLVM::CallIntrinsicOp>(
+                VectorType::get({adjit::kZmmF32Lanes}, b.getF32Type()),
+                "llvm.x86.avx512.mask.range.ps.512",
+                ValueRange{part[0], part[1], control, part[0], allLanes, currentRounding})
+        .getResult(0);
+  });
+  Value unordered = b.create<arith::CmpFOp>(arith::CmpFPredicate::UNO, x, y);
+  return b.create<arith::SelectOp>(unordered, b.create<arith::AddFOp>(x, y), ranged);
+}
+
+struct Avx512MinMaxPass : adjit::impl::Avx512MinMaxBase<Avx512MinMaxPass> {
+  using Avx512MinMaxBase::Avx512MinMaxBase;
+
+  void runOnOperation() override {
+    SmallVector<Operation *> ops;
+    getOperation()->walk([&](Operation *op) {
+      if (isa<arith::MaximumFOp, arith::MinimumFOp>(op) &&
+          adjit::isRegistersOfF32(op->getResult(0).getType()))
+        ops.push_back(op);
+    });
+    for (Operation *op : ops) {
+      ImplicitLocOpBuilder b(op->getLoc(), op);
+      op->getResult(0).replaceAllUsesWith(
+          exactMinMax(b, op->getOperand(0), op->getOperand(1), isa<arith::MaximumFOp>(op)));
+      op->erase();
+    }
+  }
+};
+
+} // namespace
