@@ -1,5 +1,5 @@
-// adjit-avx512-min-max: vector maximumf and minimumf of f32 with vrangeps
-// (see the pass description in Passes.td).
+// adjit-avx512-min-max: vector maximumf and minimumf of f32 and f64 with
+// vrangeps and vrangepd (see the pass description in Passes.td).
 
 #include "Avx512Registers.h"
 
@@ -20,17 +20,20 @@ namespace {
 // take the sign from the comparison's result, so that +0 > -0.
 constexpr int32_t kRangeMin = 0b0100, kRangeMax = 0b0101;
 
-// IEEE 754-2019 maximum (minimum) of two vectors: vrangeps orders signed
-// zeros as these do, but returns the other operand for a quiet NaN, so
-// lanes where either is NaN take their sum, a NaN.
+// IEEE 754-2019 maximum (minimum) of two vectors: vrangeps (vrangepd)
+// orders signed zeros as these do, but returns the other operand for a
+// quiet NaN, so lanes where either is NaN take their sum, a NaN.
 Value exactMinMax(ImplicitLocOpBuilder &b, Value x, Value y, bool maximum) {
-  Value allLanes = b.create<arith::ConstantIntOp>(-1, 16);
+  Type element = cast<VectorType>(x.getType()).getElementType();
+  int64_t lanes = adjit::zmmLanes(element);
+  Value allLanes = b.create<arith::ConstantIntOp>(-1, lanes);
   Value control = b.create<arith::ConstantIntOp>(maximum ? kRangeMax : kRangeMin, 32);
   Value currentRounding = b.create<arith::ConstantIntOp>(4, 32); // _MM_FROUND_CUR_DIRECTION
+  StringRef intrinsic = element.isF32() ? "llvm.x86.avx512.mask.range.ps.512"
+                                        : "llvm.x86.avx512.mask.range.pd.512";
   Value ranged = adjit::eachRegister(b, x, {x, y}, [&](ArrayRef<Value> part) -> Value {
     return b.create<LLVM::CallIntrinsicOp>(
-                VectorType::get({adjit::kZmmF32Lanes}, b.getF32Type()),
-                "llvm.x86.avx512.mask.range.ps.512",
+                VectorType::get({lanes}, element), intrinsic,
                 ValueRange{part[0], part[1], control, part[0], allLanes, currentRounding})
         .getResult(0);
   });
@@ -45,7 +48,7 @@ struct Avx512MinMaxPass : adjit::impl::Avx512MinMaxBase<Avx512MinMaxPass> {
     SmallVector<Operation *> ops;
     getOperation()->walk([&](Operation *op) {
       if (isa<arith::MaximumFOp, arith::MinimumFOp>(op) &&
-          adjit::isRegistersOfF32(op->getResult(0).getType()))
+          adjit::isRegistersOfF32OrF64(op->getResult(0).getType()))
         ops.push_back(op);
     });
     for (Operation *op : ops) {

@@ -1,7 +1,7 @@
-// adjit-avx512-min-max: vector maximumf and minimumf of f32 in whole zmm
-// registers become vrangeps (control 5: max, 4: min, the sign from the
-// comparison) with NaN lanes replaced by the operands' sum; other types
-// and widths are left to LLVM.
+// adjit-avx512-min-max: vector maximumf and minimumf of f32 and f64 in
+// whole zmm registers become vrangeps and vrangepd (control 5: max, 4: min,
+// the sign from the comparison) with NaN lanes replaced by the operands'
+// sum; other types and widths are left to LLVM.
 // RUN: adjit-opt %s -split-input-file --adjit-avx512-min-max | FileCheck %s
 
 // CHECK-LABEL: func.func @one_register
@@ -38,17 +38,32 @@ func.func @two_registers(%x: vector<32xf32>, %y: vector<32xf32>) -> vector<32xf3
 
 // -----
 
-// Left alone: a partial register, f64, a scalar, maxnumf.
+// f64: vrangepd over 8 lanes, an i8 mask.
+// CHECK-LABEL: func.func @f64
+// CHECK-DAG: %[[ALL:.*]] = arith.constant -1 : i8
+// CHECK: llvm.call_intrinsic "llvm.x86.avx512.mask.range.pd.512"(%arg0, %arg1, %{{.*}}, %arg0, %[[ALL]], %{{.*}}) : (vector<8xf64>, vector<8xf64>, i32, vector<8xf64>, i8, i32) -> vector<8xf64>
+// CHECK: arith.cmpf uno, %arg0, %arg1 : vector<8xf64>
+// CHECK-NOT: arith.maximumf
+func.func @f64(%x: vector<8xf64>, %y: vector<8xf64>) -> vector<8xf64> {
+  %m = arith.maximumf %x, %y : vector<8xf64>
+  return %m : vector<8xf64>
+}
+
+// -----
+
+// Left alone: partial registers, a scalar, maxnumf, f16.
 // CHECK-LABEL: func.func @left_alone
 // CHECK-NOT: llvm.call_intrinsic
 // CHECK: arith.maximumf %arg0, %arg0 : vector<10xf32>
-// CHECK: arith.maximumf %arg1, %arg1 : vector<8xf64>
+// CHECK: arith.maximumf %arg1, %arg1 : vector<4xf64>
 // CHECK: arith.minimumf %arg2, %arg2 : f32
 // CHECK: arith.maxnumf %arg3, %arg3 : vector<16xf32>
-func.func @left_alone(%a: vector<10xf32>, %b: vector<8xf64>, %c: f32, %d: vector<16xf32>) -> (vector<10xf32>, vector<8xf64>, f32, vector<16xf32>) {
+// CHECK: arith.maximumf %arg4, %arg4 : vector<32xf16>
+func.func @left_alone(%a: vector<10xf32>, %b: vector<4xf64>, %c: f32, %d: vector<16xf32>, %e: vector<32xf16>) -> (vector<10xf32>, vector<4xf64>, f32, vector<16xf32>, vector<32xf16>) {
   %0 = arith.maximumf %a, %a : vector<10xf32>
-  %1 = arith.maximumf %b, %b : vector<8xf64>
+  %1 = arith.maximumf %b, %b : vector<4xf64>
   %2 = arith.minimumf %c, %c : f32
   %3 = arith.maxnumf %d, %d : vector<16xf32>
-  return %0, %1, %2, %3 : vector<10xf32>, vector<8xf64>, f32, vector<16xf32>
+  %4 = arith.maximumf %e, %e : vector<32xf16>
+  return %0, %1, %2, %3, %4 : vector<10xf32>, vector<4xf64>, f32, vector<16xf32>, vector<32xf16>
 }

@@ -777,20 +777,20 @@ def PrefetchNextRows : Pass<"adjit-prefetch-next-rows", "func::FuncOp"> {
 }
 
 def Avx512MinMax : Pass<"adjit-avx512-min-max", "ModuleOp"> {
-  let summary = "Vector maximumf and minimumf of f32 with AVX-512DQ's vrangeps";
+  let summary = "Vector maximumf and minimumf of f32 and f64 with AVX-512DQ's vrangeps/vrangepd";
   let description = [{
     `arith.maximumf` and `arith.minimumf` are IEEE 754-2019's maximum and
     minimum: a NaN operand gives NaN, and +0 is above -0. x86's vmaxps and
     vminps are neither (they return the second operand for a NaN or equal
     zeros), so LLVM lowers each vector maximumf to six instructions (two
     blends on the sign, vmaxps, a compare and a masked move for NaN).
-    AVX-512DQ's vrangeps with control max (min) and the sign from the
+    AVX-512DQ's vrangeps (vrangepd) with control max (min) and the sign from the
     comparison orders signed zeros as maximum (minimum) does but returns the
     other operand for a quiet NaN: lanes where either operand is NaN take
     their sum instead, a NaN. Three instructions: a row maximum over 10
     classes in cache takes 0.75 of the time, log_softmax over them 0.9.
 
-    Applies to 1-D vectors of f32 of whole 512-bit registers; the pipeline
+    Applies to 1-D vectors of f32 or f64 of whole 512-bit registers; the pipeline
     runs it for targets with AVX-512DQ (every AVX-512 CPU since Skylake-SP
     and Zen 4).
 
