@@ -215,13 +215,9 @@ private:
     int64_t row = ranges_[inner_];
     if (tileDim_ || !reductions_.empty() || !argReductions_.empty() || loops < 2 ||
         row >= registerLanes || op_.hasIndexSemantics() ||
-        op_.getNumParallelLoops() != loops ||
-        llvm::any_of(op_.getBlock()->getOps<tensor::ExtractOp>(), [](auto) { return true; }))
+        op_.getNumParallelLoops() != loops || !op_.getBlock()->getOps<tensor::ExtractOp>().empty())
       return false;
-    int64_t rows = 1;
-    for (unsigned d = 0; d < inner_; ++d)
-      rows *= ranges_[d];
-    if (rows % (registerLanes / std::gcd(registerLanes, row)) != 0)
+    if (rowsOfShortRows() % (registerLanes / std::gcd(registerLanes, row)) != 0)
       return false;
     SmallVector<BlockArgument> perRow;
     for (OpOperand &operand : op_->getOpOperands()) {
@@ -252,8 +248,15 @@ private:
     return true;
   }
 
-  // `tensor` (of `rank` dimensions) as one dimension, and the reassociation
-  // that restores it.
+  // The rows of the short rows: every loop but the innermost, together.
+  int64_t rowsOfShortRows() const {
+    int64_t rows = 1;
+    for (unsigned d = 0; d < inner_; ++d)
+      rows *= ranges_[d];
+    return rows;
+  }
+
+  // `tensor` as one dimension.
   static Value collapsed(OpBuilder &b, Location loc, Value tensor) {
     int64_t rank = cast<RankedTensorType>(tensor.getType()).getRank();
     if (rank == 1)
@@ -263,10 +266,7 @@ private:
   }
 
   SmallVector<Value> shortRowsFlat(OpBuilder &b, Location loc) {
-    int64_t row = ranges_[inner_], lanes = lanes_;
-    int64_t rows = 1;
-    for (unsigned d = 0; d < inner_; ++d)
-      rows *= ranges_[d];
+    int64_t row = ranges_[inner_], lanes = lanes_, rows = rowsOfShortRows();
     int64_t common = std::gcd(lanes, row);
     int64_t groupRows = lanes / common, groupRegisters = row / common;
     // Operands and outputs as one long row (per-row ones as one row of
