@@ -35,8 +35,8 @@ bool isReplication(Operation *op) {
 }
 
 // Whether `generic` reads `operand` once per row of its innermost loop (a
-// row's max), and those rows are shorter than a register (`shortRow`
-// elements of its result): recomputed in each consumer, it leaves the
+// row's max), and those rows are shorter than a register of `vectorBits`
+// (in its result's elements): recomputed in each consumer, it leaves the
 // reductions over those rows no full-size result to write, so that
 // adjit-vectorize runs them across rows (log_softmax over 10 classes:
 // 1.8x). Over longer rows the result is a row's temporary in the cache,
@@ -56,7 +56,8 @@ bool readsPerRowValueOfShortRows(linalg::GenericOp generic, OpOperand &operand,
 
 // Fuse when every element the producer computes is read once, or when it
 // is cheap to compute again. Duplication is limited to producers that
-// read materialized values (arguments, buffers), not other generics: a chain
+// read materialized values (arguments, buffers), not other generics (but
+// for a value per row of short rows, readsPerRowValueOfShortRows): a chain
 // of shared values (forward values read by the backward pass) would
 // otherwise be copied into every consumer level after level.
 // Upstream's fusion copies both bodies into a new generic: without a
