@@ -181,8 +181,11 @@ TEST_CASE("ad edge: misuse of the transforms throws adjit errors naming the prob
   CHECK_FALSE(contains(m, "(no exception)"));
   CHECK_FALSE(contains(m, "not an adjit::Error"));
   CHECK(contains(m, "f32[3]"));
-  // check_grads with a bad order.
-  CHECK_THROWS_AS(check_grads([](Tensor x) { return x; }, {make({1}, {1}, F64)}, 3), Error);
+  // check_grads with an order it does not take names the range.
+  m = what_of<Error>([] { check_grads([](Tensor x) { return x; }, {make({1}, {1}, F64)}, 0); });
+  INFO(m);
+  CHECK(contains(m, "order must be 1 to 4, got 0"));
+  CHECK_THROWS_AS(check_grads([](Tensor x) { return x; }, {make({1}, {1}, F64)}, 5), Error);
 }
 
 // Regression: vjp/jvp errors pointed at Grad.h instead of the user's call.

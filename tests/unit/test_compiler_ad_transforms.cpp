@@ -106,6 +106,37 @@ TEST_CASE("ad transforms: check_grads order 2 also checks order 1", "[ad][ad-tra
   CHECK(right.checked == 12);
 }
 
+// Orders 3 and 4 check the derivatives of the second and third derivatives.
+// A custom gradient whose value and first derivative are right but whose
+// second derivative is off (x^4's backward plus 4 (x - stop_gradient(x))^2,
+// zero with a zero derivative, second derivative 8) passes orders 1 and 2
+// and fails order 3.
+TEST_CASE("ad transforms: check_grads orders 3 and 4", "[ad][ad-transforms]") {
+  Array x = make({0.4, -0.3, 0.8}, {3}, F64);
+  expect_grads("sin(x) x^2, order 3", FN(sum(sin(x[0]) * x[0] * x[0])), {x}, 3);
+  expect_grads("two arguments, order 3", FN(sum(tanh(x[0] * x[1]))),
+               {x, make({0.5, 1.5, -0.5}, {3}, F64)}, 3);
+  expect_grads("exp, order 4", FN(sum(exp(x[0] * 0.5))), {x}, 4);
+  GradCheckReport right = check_grads([](Tensor a) { return sum(a * a * a * a); }, {x}, 3);
+  INFO(right.summary());
+  CHECK(right);
+  // 2 modes x 3 elements per order.
+  CHECK(right.checked == 18);
+  auto quartic = custom_gradient(
+      [](Tensor a) { return a * a * a * a; },
+      [](Tensor a, Tensor, Tensor ct) {
+        return ct * (a * a * a * 4.0 + square(a - stop_gradient(a)) * 4.0);
+      });
+  auto f = [quartic](Tensor a) { return sum(quartic(a)); };
+  GradCheckReport second = check_grads(f, {x}, 2);
+  INFO(second.summary());
+  CHECK(second);
+  GradCheckReport third = check_grads(f, {x}, 3);
+  INFO(third.summary());
+  CHECK_FALSE(third);
+  CHECK(contains(third.summary(), "order 3"));
+}
+
 TEST_CASE("ad transforms: check_grads with nothing to differentiate is an error",
           "[ad][ad-transforms]") {
   std::string m = what_of<Error>([] {

@@ -2,7 +2,7 @@
 #define ADJIT_CHECKGRADS_H
 
 // check_grads: reverse and forward mode against central finite differences
-// computed in f64, to first or second order.
+// computed in f64, to orders 1 through kMaxCheckGradsOrder.
 
 #include "adjit/Grad.h"
 
@@ -79,17 +79,30 @@ struct WeightedOutput {
   }
 };
 
-// sum_i <grad_i WeightedOutput(xs, w), w2_i>: checks the gradient itself.
-template <class F>
-struct WeightedGradient {
+// The scalar of the check at order K >= 2: S_K = sum_i <grad_i S_{K-1},
+// w_K,i>, with S_1 = WeightedOutput: a (K-1)-th derivative of f's weighted
+// output along fixed weights, whose derivatives (the K-th) the check
+// compares. `ws` holds the weights of orders 2 .. K, xs.size() each.
+template <class F, int K>
+struct WeightedDerivative {
+  static_assert(K >= 2);
   F f;
   Tensor operator()(const std::vector<Tensor>& xs, const Tensor& w,
-                    const std::vector<Tensor>& w2) const {
-    std::vector<Tensor> g =
-        GradTransform<false, WeightedOutput<F>, 0>{WeightedOutput<F>{f}, SourceLocation::current(),
-                                                   GradOptions{.allow_int = true}}(xs, w);
-    Tensor total = sum(g[0] * cast(w2[0], g[0].dtype()));
-    for (size_t i = 1; i < g.size(); ++i) total = total + sum(g[i] * cast(w2[i], g[i].dtype()));
+                    const std::vector<Tensor>& ws) const {
+    size_t n = xs.size();
+    GradOptions options{.allow_int = true};
+    std::vector<Tensor> g;
+    if constexpr (K == 2) {
+      g = GradTransform<false, WeightedOutput<F>, 0>{WeightedOutput<F>{f},
+                                                     SourceLocation::current(), options}(xs, w);
+    } else {
+      std::vector<Tensor> lower(ws.begin(), ws.begin() + (K - 2) * n);
+      g = GradTransform<false, WeightedDerivative<F, K - 1>, 0>{
+          WeightedDerivative<F, K - 1>{f}, SourceLocation::current(), options}(xs, w, lower);
+    }
+    const Tensor* weights = ws.data() + (K - 2) * n;
+    Tensor total = sum(g[0] * cast(weights[0], g[0].dtype()));
+    for (size_t i = 1; i < n; ++i) total = total + sum(g[i] * cast(weights[i], g[i].dtype()));
     return total;
   }
 };
@@ -147,16 +160,42 @@ GradCheckReport check_scalar(const S& s, const std::vector<Array>& xs, int order
 
 }  // namespace detail
 
+/// The highest order check_grads takes: each order nests one more
+/// reverse-mode derivative, compiled on its own.
+inline constexpr int kMaxCheckGradsOrder = 4;
+
+namespace detail {
+
+// Orders K .. order of check_grads, each combined into `report`.
+template <int K, class F>
+void check_orders(const F& f, const std::vector<Array>& args, int order,
+                  const GradCheckOptions& options, const Array& w, std::vector<Array>& ws,
+                  GradCheckReport& report) {
+  if constexpr (K <= kMaxCheckGradsOrder) {
+    if (K > order) return;
+    for (size_t i = 0; i < args.size(); ++i)
+      ws.push_back(random_weights(args[i].shape(), options.seed + 1 + (K - 2) * args.size() + i)
+                       .to(args.front().device()));
+    report = combine(report, check_scalar(WeightedDerivative<F, K>{f}, args, K, options, w, ws));
+    check_orders<K + 1>(f, args, order, options, w, ws, report);
+  }
+}
+
+}  // namespace detail
+
 /// Checks the derivatives of f (a function of args.size() Tensors, or of one
 /// std::vector<Tensor>) at `args`: reverse mode (grad) and forward mode (jvp)
-/// against central differences in f64, for order 1 (first derivatives) or
-/// 2 (first derivatives and the derivatives of the gradient). At least one
-/// argument must be floating-point. Vector outputs are checked through a
-/// fixed random weighting of their elements.
+/// against central differences in f64, for every order from 1 to `order`
+/// (at most kMaxCheckGradsOrder): order K compares the derivatives of the
+/// (K-1)-th derivative along fixed random weights. At least one argument
+/// must be floating-point. Vector outputs are checked through a fixed
+/// random weighting of their elements.
 template <class F>
 GradCheckReport check_grads(F f, std::vector<Array> args, int order = 1,
                             GradCheckOptions options = {}) {
-  if (order != 1 && order != 2) throw Error("check_grads: order must be 1 or 2");
+  if (order < 1 || order > kMaxCheckGradsOrder)
+    throw Error("check_grads: order must be 1 to " + std::to_string(kMaxCheckGradsOrder) +
+                ", got " + std::to_string(order));
   detail::require_differentiable_argument(args);
   std::function<Tensor(const std::vector<Tensor>&)> flat = [f](const std::vector<Tensor>& xs) {
     return detail::invoke_flat(f, xs);
@@ -164,15 +203,12 @@ GradCheckReport check_grads(F f, std::vector<Array> args, int order = 1,
   // The weights live where the arguments do (every function runs there).
   Device device = args.front().device();
   Array w = detail::random_weights(detail::output_shape(flat, args), options.seed).to(device);
-  GradCheckReport first = detail::check_scalar(detail::WeightedOutput<F>{f}, args, 1, options, w);
-  if (order == 1) return first;
-  // Order 2 checks the gradient itself too (as JAX does): a wrong first
-  // derivative can have a right derivative.
-  std::vector<Array> w2;
-  for (size_t i = 0; i < args.size(); ++i)
-    w2.push_back(detail::random_weights(args[i].shape(), options.seed + 1 + i).to(device));
-  return detail::combine(first,
-                         detail::check_scalar(detail::WeightedGradient<F>{f}, args, 2, options, w, w2));
+  GradCheckReport report = detail::check_scalar(detail::WeightedOutput<F>{f}, args, 1, options, w);
+  // Higher orders check each lower derivative too (as JAX does): a wrong
+  // first derivative can have a right derivative.
+  std::vector<Array> ws;
+  detail::check_orders<2>(f, args, order, options, w, ws, report);
+  return report;
 }
 
 }  // namespace adjit
