@@ -256,13 +256,17 @@ private:
     return rows;
   }
 
-  // `tensor` as one dimension.
+  // `tensor` as one dimension, and back to `type`.
+  static SmallVector<ReassociationIndices> allInOne(int64_t rank) {
+    return {llvm::to_vector(llvm::seq<int64_t>(0, rank))};
+  }
   static Value collapsed(OpBuilder &b, Location loc, Value tensor) {
     int64_t rank = cast<RankedTensorType>(tensor.getType()).getRank();
-    if (rank == 1)
-      return tensor;
-    ReassociationIndices all = llvm::to_vector(llvm::seq<int64_t>(0, rank));
-    return b.create<tensor::CollapseShapeOp>(loc, tensor, ArrayRef<ReassociationIndices>{all});
+    return rank == 1 ? tensor : b.create<tensor::CollapseShapeOp>(loc, tensor, allInOne(rank));
+  }
+  static Value expanded(OpBuilder &b, Location loc, Value flat, RankedTensorType type) {
+    return type.getRank() == 1 ? flat
+                               : b.create<tensor::ExpandShapeOp>(loc, type, flat, allInOne(type.getRank()));
   }
 
   SmallVector<Value> shortRowsFlat(OpBuilder &b, Location loc) {
@@ -348,13 +352,8 @@ private:
           return next;
         });
     // Back to the outputs' shapes.
-    for (auto [i, output] : llvm::enumerate(op_.getDpsInits())) {
-      auto type = cast<RankedTensorType>(output.getType());
-      if (type.getRank() == 1)
-        continue;
-      ReassociationIndices all = llvm::to_vector(llvm::seq<int64_t>(0, type.getRank()));
-      results[i] = b.create<tensor::ExpandShapeOp>(loc, type, results[i], ArrayRef<ReassociationIndices>{all});
-    }
+    for (auto [i, output] : llvm::enumerate(op_.getDpsInits()))
+      results[i] = expanded(b, loc, results[i], cast<RankedTensorType>(output.getType()));
     return results;
   }
 
