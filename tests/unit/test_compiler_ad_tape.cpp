@@ -234,6 +234,43 @@ TEST_CASE("ad tape: watching an intermediate value; ops before the tape are not 
   CHECK(mismatch(f(make(kX, {3}, F64)), F64, {3}, map(kX, [](double x) { return x * x; })) == "");
 }
 
+TEST_CASE("ad tape: watching a value computed on the tape", "[ad][ad-tape]") {
+  // As TensorFlow: h's gradient starts at h, whatever h was computed from.
+  auto f = jit([](Tensor x) {
+    GradientTape tape;
+    Tensor h = exp(x) * 2.0;
+    tape.watch(h);
+    Tensor y = sum(h * h * 0.5 + x);
+    return tape.gradient(y, h);  // d/dh (h^2/2 + x) = h
+  });
+  CHECK(mismatch(f(make(kX, {3}, F64)), F64, {3},
+                 map(kX, [](double x) { return 2 * std::exp(x); })) == "");
+  // Watched both: x's derivative flows through h as well, h's starts at h.
+  auto g = jit([](Tensor x) {
+    GradientTape tape;
+    tape.watch(x);
+    Tensor h = x * x;
+    tape.watch(h);
+    Tensor y = sum(h * h * 0.5 + x);
+    auto [gx, gh] = tape.gradient(y, x, h);
+    return std::make_tuple(gx, gh, tape.jacobian(h * 3.0, h));
+  });
+  auto [gx, gh, jacobian] = g(make(kX, {3}, F64));
+  CHECK(mismatch(gx, F64, {3}, map(kX, [](double x) { return 2 * x * x * x + 1; })) == "");
+  CHECK(mismatch(gh, F64, {3}, map(kX, [](double x) { return x * x; })) == "");
+  CHECK(mismatch(jacobian, F64, {3, 3}, {3, 0, 0, 0, 3, 0, 0, 0, 3}) == "");
+  // The source's value is passed on exactly, -0 included: d/dh h^2 = 2h = -0.
+  auto signed_zero = jit([](Tensor x) {
+    GradientTape tape;
+    tape.watch(x);
+    Tensor h = x * 1.0;
+    tape.watch(h);
+    return std::get<1>(tape.gradient(sum(h * h + x), x, h));
+  });
+  Array zero = signed_zero(make({-0.0}, {1}, F64));
+  CHECK(std::signbit(zero.to_vector<double>()[0]));
+}
+
 TEST_CASE("ad tape: jacobian against a closed form", "[ad][ad-tape]") {
   // t = A (x * x) with A [2,3]: dt_i/dx_j = A_ij * 2 x_j.
   Vec A = {1, 2, 3, -1, 0.5, 4};

@@ -8,6 +8,7 @@
 #include "adjit/detail/Transforms.h"
 
 #include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 
 #include <fmt/format.h>
@@ -141,17 +142,39 @@ std::vector<Tensor> GradientTape::gradient(const Tensor& target,
   function.setPrivate();
   mlir::Block* body = function.addEntryBlock();
   mlir::IRMapping mapping;
+  llvm::DenseMap<mlir::Value, mlir::Value> argument_of;
   for (mlir::Value v : inputs)
-    if (!mapping.contains(v)) mapping.map(v, body->addArgument(v.getType(), loc));
+    if (!mapping.contains(v)) {
+      argument_of[v] = body->addArgument(v.getType(), loc);
+      mapping.map(v, argument_of[v]);
+    }
+  auto is_source = [&](mlir::Value v) { return argument_of.contains(v); };
+  // A source computed on the tape from another source (h = f(w), both
+  // watched) is both: w's derivative flows through f, h's starts at h. Its
+  // value becomes f(w) + a, the argument a taking -0 (x + -0 is x, bit for
+  // bit), so that d/da is the derivative with respect to h itself.
+  llvm::DenseSet<mlir::Value> derived_sources;
   std::vector<mlir::Value> captures;
   builder.setInsertionPointToEnd(body);
   for (mlir::Operation* op : slice) {
+    bool derived = llvm::any_of(op->getOperands(), [&](mlir::Value v) { return active.contains(v); });
+    // A source's own op, not fed by another source: the source is an
+    // independent argument, the op not needed.
+    if (!derived && llvm::all_of(op->getResults(), [&](mlir::Value r) {
+          return is_source(r) || !active.contains(r);
+        }))
+      continue;
     for (mlir::Value v : op->getOperands())
       if (!mapping.contains(v)) {
         mapping.map(v, body->addArgument(v.getType(), loc));
         captures.push_back(v);
       }
     builder.clone(*op, mapping);
+    for (mlir::Value r : op->getResults())
+      if (is_source(r)) {
+        mapping.map(r, builder.create<mlir::adjit::AddOp>(loc, mapping.lookup(r), argument_of[r]));
+        derived_sources.insert(r);
+      }
   }
   mlir::Value result = mapping.lookupOrNull(goal);
   if (!result) {  // the target was computed without any recorded op on the path
@@ -169,7 +192,10 @@ std::vector<Tensor> GradientTape::gradient(const Tensor& target,
     auto position = std::find(inputs.begin(), inputs.end(), v) - inputs.begin();
     if (static_cast<size_t>(position) == args.size()) {
       wrt.push_back(static_cast<int64_t>(args.size()));
-      args.push_back(trace.wrap(v));
+      Tensor source = trace.wrap(v);
+      args.push_back(derived_sources.contains(v)
+                         ? full(source.shape(), -0.0, source.dtype(), s.loc)
+                         : source);
     }
   }
   for (mlir::Value v : captures) args.push_back(trace.wrap(v));
