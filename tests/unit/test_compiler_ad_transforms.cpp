@@ -215,6 +215,15 @@ TEST_CASE("ad transforms: hvp over a tuple of two arguments", "[ad][ad-transform
 // vjp, jvp, value_and_grad, argnums
 //===----------------------------------------------------------------------===//
 
+TEST_CASE("ad transforms: hessian with static arguments", "[ad][ad-transforms]") {
+  // sum(x^3) * n: the Hessian is diag(6 n x); n is static, before or after x.
+  auto cubic = [](Tensor x, int n) { return sum(x * x * x) * static_cast<double>(n); };
+  Array x = make({0.5, -2}, {2}, F64);
+  CHECK(mismatch(hessian(cubic)(x, 2), F64, {2, 2}, {6, 0, 0, -24}) == "");
+  auto flipped = [](int n, Tensor x) { return sum(x * x * x) * static_cast<double>(n); };
+  CHECK(mismatch(hessian<1>(flipped)(3, x), F64, {2, 2}, {9, 0, 0, -36}) == "");
+}
+
 TEST_CASE("ad transforms: vjp with one output and one primal", "[ad][ad-transforms]") {
   auto [out, pullback] = vjp([](Tensor x) { return sin(x) * 2.0; }, make(kX, {3}, F64));
   CHECK(mismatch(out, F64, {3}, map(kX, [](double x) { return 2 * std::sin(x); })) == "");
@@ -301,6 +310,15 @@ TEST_CASE("ad transforms: value_and_grad<0,1> and grad with several argnums",
   auto [v1, g1] = value_and_grad(loss)(w, b, x);
   CHECK(mismatch(v1, v) == "");
   CHECK(mismatch(g1, gw) == "");
+  // An argument listed twice gets its gradient twice (JAX's argnums=(0, 0)).
+  auto [gw4, gw5] = grad<0, 0>(loss)(w, b, x);
+  CHECK(mismatch(gw4, gw) == "");
+  CHECK(mismatch(gw5, gw) == "");
+  auto [v2, repeated] = value_and_grad<1, 0, 1>(loss)(w, b, x);
+  CHECK(mismatch(v2, v) == "");
+  CHECK(mismatch(std::get<0>(repeated), gb) == "");
+  CHECK(mismatch(std::get<1>(repeated), gw) == "");
+  CHECK(mismatch(std::get<2>(repeated), gb) == "");
 }
 
 TEST_CASE("ad transforms: grad w.r.t. a std::vector<Tensor> argument", "[ad][ad-transforms]") {

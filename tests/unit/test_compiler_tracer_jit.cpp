@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <array>
+#include <type_traits>
 #include <cmath>
 #include <csignal>
 #include <cstdio>
@@ -286,10 +287,18 @@ TEST_CASE("tracer jit: static int/double/bool/enum/string arguments key the cach
     CHECK(f.cache_info().hits == hits);
   }
   CHECK(traces == static_cast<int>(misses));
-  // A string literal is a static string too (the same key as std::string).
+  // A string literal is a static string too, keyed with its type: a
+  // generic lambda may treat a const char* and a std::string differently.
   Array y = f(x, 1, 2.5, false, Mode::add, "exp");
-  CHECK(f.cache_info().misses == misses);
+  CHECK(f.cache_info().misses == misses + 1);
   CHECK(mismatch(y, F64, {5}, reference(1, 2.5, false, Mode::add, "exp"), 1e-12, 1e-14) == "");
+  auto by_type = adjit::jit([](Tensor t, auto s) {
+    return std::is_same_v<decltype(s), std::string> ? t + 1.0 : t + 2.0;
+  });
+  CHECK(mismatch(by_type(x, "x"), F64, {5}, map(X, [](double v) { return v + 2; }), 0, 0) == "");
+  CHECK(mismatch(by_type(x, std::string("x")), F64, {5}, map(X, [](double v) { return v + 1; }),
+                 0, 0) == "");
+  CHECK(by_type.cache_info().misses == 2);
   // And a std::string_view parameter, given a view or a string.
   auto by_view = adjit::jit([](Tensor t, std::string_view op) { return op == "exp" ? exp(t) : t; });
   CHECK(mismatch(by_view(x, std::string_view("exp")), F64, {5},

@@ -12,6 +12,8 @@
 #include "adjit/UnconnectedGradients.h"
 #include "adjit/detail/Transforms.h"
 
+#include <algorithm>
+#include <cstddef>
 #include <optional>
 #include <tuple>
 #include <utility>
@@ -38,6 +40,30 @@ inline std::vector<int64_t> leaves_of(const std::vector<size_t>& starts,
     for (size_t j = starts[i]; j < starts[i + 1]; ++j) wrt.push_back(static_cast<int64_t>(j));
   return wrt;
 }
+
+// An argument listed twice (grad<0, 0>, as JAX's argnums=(0, 0)) is
+// differentiated once: `leaves` without repeats, and where each entry of
+// the original list lies among them.
+struct DistinctLeaves {
+  std::vector<int64_t> leaves;
+  std::vector<size_t> place;
+
+  explicit DistinctLeaves(const std::vector<int64_t>& wrt) {
+    for (int64_t leaf : wrt) {
+      auto found = std::find(leaves.begin(), leaves.end(), leaf);
+      place.push_back(static_cast<size_t>(found - leaves.begin()));
+      if (found == leaves.end()) leaves.push_back(leaf);
+    }
+  }
+
+  // `values` (the first `offset` of them, then one per distinct leaf)
+  // with one per entry of the original list.
+  std::vector<Tensor> repeated(const std::vector<Tensor>& values, size_t offset) const {
+    std::vector<Tensor> out(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(offset));
+    for (size_t p : place) out.push_back(values[offset + p]);
+    return out;
+  }
+};
 
 // Traces `f` on parameters shaped like `args` into a private function and
 // keeps the traced result, whose structure rebuilds outputs later.
@@ -123,10 +149,14 @@ struct GradTransform {
     if constexpr (WithValue) {
       require_scalar_result(name, call.function, call.flat, loc);
       std::vector<Tensor> ones{full({}, 1.0, call.function.results[0].dtype, loc)};
-      std::vector<Tensor> values = vjp_of(call.function, call.flat, ones, wrt, loc);
+      DistinctLeaves distinct(wrt);
+      std::vector<Tensor> values =
+          distinct.repeated(vjp_of(call.function, call.flat, ones, distinct.leaves, loc), 1);
       return std::pair{values[0], rebuild_arguments<Argnums...>(all, values, 1)};
     } else {
-      std::vector<Tensor> grads = grad_of(name, call.function, call.flat, wrt, loc);
+      DistinctLeaves distinct(wrt);
+      std::vector<Tensor> grads =
+          distinct.repeated(grad_of(name, call.function, call.flat, distinct.leaves, loc), 0);
       return rebuild_arguments<Argnums...>(all, grads, 0);
     }
   }
@@ -202,6 +232,10 @@ template <class F, class... Primals>
 auto vjp(F f, const Primals&... primals) {
   SourceLocation loc = SourceLocation::current();
   if constexpr ((detail::contains_tensor<Primals> || ...)) {
+    static_assert((detail::contains_tensor<Primals> && ...),
+                  "adjit::vjp: every primal is differentiated, so each must hold Tensors; bind a "
+                  "static value (a number, string or enum) into the function instead, as in "
+                  "[n](Tensor x) { ... }");
     auto all = std::tuple<const Primals&...>(primals...);
     auto call = std::make_shared<detail::TracedCall<F, Primals...>>("vjp", f, all, loc);
     size_t position = 0;
@@ -321,8 +355,13 @@ struct HessianTransform {
   SourceLocation loc;
   template <class... Args>
   Tensor operator()(const Args&... args) const {
-    static_assert((std::is_same_v<Args, Tensor> && ...),
-                  "adjit::hessian: the arguments must be Tensors");
+    static_assert(I >= 0 && I < static_cast<int>(sizeof...(Args)),
+                  "adjit::hessian: the argnum is out of range for this call");
+    static_assert(std::is_same_v<std::tuple_element_t<I, std::tuple<Args...>>, Tensor>,
+                  "adjit::hessian: the differentiated argument must be a Tensor");
+    static_assert(((std::is_same_v<Args, Tensor> || !contains_tensor<Args>) && ...),
+                  "adjit::hessian: the arguments must be Tensors or static values (numbers, "
+                  "strings, enums)");
     const Tensor& x = std::get<I>(std::tuple<const Args&...>(args...));
     GradTransform<false, F, I> gradient{f, loc, {}, "hessian"};
     int64_t n = x.size();
@@ -333,8 +372,12 @@ struct HessianTransform {
       Tensor basis = reshape(cast(equal(positions, static_cast<int>(k), loc), x.dtype(), loc),
                              x.shape(), loc);
       auto tangents = std::tuple<Args...>{args...};
-      // Only argument I moves; the others have zero tangents.
-      std::apply([&](auto&... t) { ((t = zeros_like(t, loc)), ...); }, tangents);
+      // Only argument I moves; the other Tensors have zero tangents (static
+      // values have none).
+      auto zero = [&](auto& t) {
+        if constexpr (std::is_same_v<std::decay_t<decltype(t)>, Tensor>) t = zeros_like(t, loc);
+      };
+      std::apply([&](auto&... t) { (zero(t), ...); }, tangents);
       std::get<I>(tangents) = basis;
       auto [g, dg] = JvpApply<GradTransform<false, F, I>>{gradient, loc, "hessian"}(
           std::tuple<Args...>{args...}, tangents);

@@ -128,46 +128,42 @@ struct StructureTraits<T, std::enable_if_t<std::is_arithmetic_v<T> || std::is_en
   }
 };
 
-template <>
-struct StructureTraits<std::string> {
-  using Traced = std::string;
-  using Rebuilt = std::string;
-  // The whole string, 8 bytes a word: a hash could collide and reuse the
-  // code compiled for another value.
-  static void append_key(CacheKey& key, std::string_view s) {
-    key.push(kStaticString);
-    key.push(s.size());
-    for (size_t i = 0; i < s.size(); i += 8) {
-      uint64_t word = 0;
-      std::memcpy(&word, s.data() + i, std::min<size_t>(8, s.size() - i));
-      key.push(word);
-    }
+// A static string's key: its type (a generic lambda may treat a const
+// char* and a std::string differently), then the whole string, 8 bytes a
+// word: a hash could collide and reuse the code compiled for another value.
+template <class S>
+void append_static_string_key(CacheKey& key, std::string_view s) {
+  key.push(typeid(S).hash_code());
+  key.push(kStaticString);
+  key.push(s.size());
+  for (size_t i = 0; i < s.size(); i += 8) {
+    uint64_t word = 0;
+    std::memcpy(&word, s.data() + i, std::min<size_t>(8, s.size() - i));
+    key.push(word);
   }
-  static void collect_arrays(const std::string&, std::vector<Array>&) {}
-  static void collect_tensors(const std::string&, std::vector<Tensor>&) {}
-  static std::string make_traced(const std::string& s, ParameterFn) { return s; }
-  static std::string describe(const std::string& s) { return "\"" + s + "\""; }
-};
+}
 
-// The other spellings of a static string: keyed (so the same code serves
-// all of them) and described as its characters.
+// std::string and the other spellings of a static string, described as
+// their characters.
 template <class S>
 struct StaticStringTraits {
   using Traced = S;
   using Rebuilt = S;
-  static void append_key(CacheKey& key, S s) { StructureTraits<std::string>::append_key(key, s); }
-  static void collect_arrays(S, std::vector<Array>&) {}
-  static void collect_tensors(S, std::vector<Tensor>&) {}
-  static S make_traced(S s, ParameterFn) { return s; }
-  static std::string describe(S s) { return StructureTraits<std::string>::describe(std::string(s)); }
+  static void append_key(CacheKey& key, const S& s) { append_static_string_key<S>(key, s); }
+  static void collect_arrays(const S&, std::vector<Array>&) {}
+  static void collect_tensors(const S&, std::vector<Tensor>&) {}
+  static S make_traced(const S& s, ParameterFn) { return s; }
+  static std::string describe(const S& s) { return "\"" + std::string(s) + "\""; }
 };
 
 template <>
+struct StructureTraits<std::string> : StaticStringTraits<std::string> {};
+template <>
 struct StructureTraits<const char*> : StaticStringTraits<const char*> {};
 template <>
-struct StructureTraits<std::string_view> : StaticStringTraits<std::string_view> {};
+struct StructureTraits<char*> : StaticStringTraits<char*> {};
 template <>
-struct StructureTraits<char*> : StructureTraits<const char*> {};
+struct StructureTraits<std::string_view> : StaticStringTraits<std::string_view> {};
 
 // Containers -----------------------------------------------------------------
 
