@@ -276,6 +276,17 @@ TEST_CASE("ad transforms: jvp with tuple primals and tangents", "[ad][ad-transfo
   CHECK(mismatch(std::get<0>(outs), F32, {3}, {2, 4, 6}) == "");
   CHECK(mismatch(std::get<0>(tans), F32, {3}, {3, 4, 5}) == "");
   CHECK(mismatch(std::get<1>(tans), F32, {}, {3}) == "");
+  // A tangent too few or too many: the user's mistake, named as such.
+  std::string fewer = what_of<TraceError>([&] {
+    jvp(f, std::tuple{make(xs, {2}, F64), make(ys, {2}, F64)}, std::tuple{make(tx, {2}, F64)});
+  });
+  CHECK(contains(fewer, "adjit::jvp: needs one tangent per primal Tensor: 2 primal Tensors, 1 "
+                        "tangents"));
+  std::string more = what_of<TraceError>([&] {
+    jvp([](Tensor x) { return x; }, std::tuple{make(xs, {2}, F64)},
+        std::tuple{make(tx, {2}, F64), make(ty, {2}, F64)});
+  });
+  CHECK(contains(more, "2 tangents"));
 }
 
 TEST_CASE("ad transforms: value_and_grad<0,1> and grad with several argnums",

@@ -1036,4 +1036,10 @@ TEST_CASE("tracer jit: a Tensor used as a C++ condition names where and what to 
   CHECK(contains(m, "adjit::cond(pred, then_fn, else_fn"));
   CHECK(contains(m, "adjit::while_loop"));
   CHECK(contains(m, "test_compiler_tracer_jit.cpp:" + std::to_string(__LINE__ - 9)));
+  CHECK(contains(m, "use adjit::cond / where"));  // DESIGN.md §5's words
+  // A parameter has no line of its own: its type is named instead.
+  auto g = jit([](Tensor flag, Tensor x) { return flag ? x : -x; });
+  m = what_of<TraceError>([&] { g(Array::zeros({3}, DType::i1), Array::zeros({3}, F32)); });
+  INFO(m);
+  CHECK(contains(m, "the condition i1[3] is a parameter of the traced function"));
 }

@@ -57,6 +57,11 @@ std::string trace_error(const BinaryFn& op, DType a, const Shape& as, DType b, c
   return what_of<TraceError>([&] { f.lower(sample(a, as), sample(b, bs)); });
 }
 
+std::string trace_error(const UnaryFn& op, DType a, const Shape& as) {
+  auto f = adjit::jit([&](Tensor x) { return op(x); });
+  return what_of<TraceError>([&] { f.lower(sample(a, as)); });
+}
+
 const BinaryFn add = [](const Tensor& a, const Tensor& b) { return a + b; };
 
 }  // namespace
@@ -120,6 +125,9 @@ TEST_CASE("tracer promotion: C++ numbers are weak", "[tracer][promotion]") {
       {"pow(i32, 2)", [](const Tensor& x) { return pow(x, 2); }, I32, I32},
       {"maximum(f16, 0.0)", [](const Tensor& x) { return maximum(x, 0.0); }, F16, F16},
       {"where(c, 1, 2.5)", [](const Tensor& x) { return where(x > 0, 1, 2.5); }, I32, F32},
+      {"where(c, 1, 0)", [](const Tensor& x) { return where(x > 0, 1, 0); }, F32, I32},
+      {"mean(f16)", [](const Tensor& x) { return mean(x); }, F16, F16},
+      {"mean(bf16)", [](const Tensor& x) { return mean(x, {0}); }, BF16, BF16},
       {"where(c, f16, 0.0)", [](const Tensor& x) { return where(x > 0, x, 0.0); }, F16, F16},
       {"exp(i32)", [](const Tensor& x) { return exp(x); }, I32, F32},
       {"sqrt(i64)", [](const Tensor& x) { return sqrt(x); }, I64, F32},
@@ -172,6 +180,41 @@ TEST_CASE("tracer promotion: promoted values computed end to end", "[tracer][pro
   CHECK_EXACT("i64 + i32 -> i64", r[9], I64, s, (Vec{10, -16, 1000002, 5}));
   CHECK_EXACT("i64 / i32 -> f32", r[10], F32, s, f32([&](size_t n) { return K[n] / J[n]; }));
   CHECK_EXACT("f32 * 3 (int) stays f32", r[11], F32, s, f32([&](size_t n) { return X[n] * 3; }));
+}
+
+TEST_CASE("tracer promotion: integer literals are exact, and must fit", "[tracer][promotion]") {
+  // 2^53 + 1 has no double: the literal keeps it as an integer.
+  auto shifted = adjit::jit([](Tensor k) { return k + int64_t{9007199254740993}; });
+  CHECK(shifted(make({0, -1}, {2}, I64)).to_vector<int64_t>() ==
+        std::vector<int64_t>{9007199254740993, 9007199254740992});
+  // As JAX's OverflowError: 3e9 is no i32; it is an i64.
+  auto wide = [](const Tensor& k) { return k + int64_t{3000000000}; };
+  std::string e = trace_error(wide, I32, {2});
+  INFO(e);
+  CHECK(contains(e, "adjit::add: the integer 3000000000 does not fit the operand's dtype i32"));
+  CHECK(adjit::jit(wide)(make({1}, {1}, I64)).to_vector<int64_t>() ==
+        std::vector<int64_t>{3000000001});
+  // where(c, 1, 0) of two integers is i32, as JAX's.
+  auto choose = adjit::jit([](Tensor c) { return where(c, 1, -2); });
+  CHECK_EXACT("where(c, 1, -2)", choose(make({1, 0}, {2}, I1)), I32, (Shape{2}), (Vec{1, -2}));
+}
+
+TEST_CASE("tracer promotion: mean of f16 and bf16 sums and divides in f32",
+          "[tracer][promotion]") {
+  // In f16 the count 65536 is inf (the mean was 0) and the sum 90000 too.
+  auto average = adjit::jit([](Tensor x) { return mean(x); });
+  CHECK_EXACT("mean of 256 x 256 halves", average(Array::full({256, 256}, 0.5, F16)), F16, (Shape{}),
+              (Vec{0.5}));
+  CHECK_EXACT("mean of 30000 threes", average(Array::full({30000}, 3, F16)), F16, (Shape{}), (Vec{3}));
+  auto by_rows = adjit::jit([](Tensor x) { return mean(x, {0}); });
+  CHECK_EXACT("mean over 70000 rows", by_rows(Array::full({70000, 2}, 1, F16)), F16, (Shape{2}),
+              (Vec{1, 1}));
+  // bf16: 256 ones and a zero average to 0.99611..., 0.99609375 in bf16 (a
+  // count rounded to bf16, 256, gave 1).
+  Vec ones(257, 1.0);
+  ones.back() = 0;
+  CHECK_EXACT("bf16 mean rounded once", average(make(ones, {257}, BF16)), BF16, (Shape{}),
+              (Vec{0.99609375}));
 }
 
 
@@ -256,7 +299,11 @@ TEST_CASE("tracer promotion: incompatible shapes and dtypes throw TraceError",
   CHECK(contains_all(e, {"adjit::add", "bool"}));
   e = trace_error([](const Tensor& a, const Tensor& b) { return logical_and(a, b); }, F32, {3},
                   F32, {3});
-  CHECK(contains_all(e, {"adjit::logical_and", "bool"}));
+  CHECK(contains_all(e, {"adjit::logical_and", "bool", "got f32[3] and f32[3]"}));
+  e = trace_error([](const Tensor& a) { return sum(a, {2}); }, F32, {2, 3});
+  CHECK(contains_all(e, {"adjit::sum", "axis 2 is out of range for rank 2", "f32[2,3]"}));
+  e = trace_error([](const Tensor& a) { return transpose(a, {0, 0}); }, F32, {2, 3});
+  CHECK(contains_all(e, {"adjit::transpose", "[0,0] is not a permutation", "f32[2,3]"}));
   e = trace_error([](const Tensor& a, const Tensor& b) { return where(a, a, b); }, F32, {3}, F32,
                   {3});
   CHECK(contains_all(e, {"adjit::where", "bool", "f32[3]"}));

@@ -64,12 +64,13 @@ struct Operand {
   Operand(float v, SourceLocation loc = SourceLocation::current())
       : number(v), location(loc) {}
   Operand(int v, SourceLocation loc = SourceLocation::current())
-      : number(v), is_integer(true), location(loc) {}
+      : number(v), integer(v), is_integer(true), location(loc) {}
   Operand(int64_t v, SourceLocation loc = SourceLocation::current())
-      : number(static_cast<double>(v)), is_integer(true), location(loc) {}
+      : number(static_cast<double>(v)), integer(v), is_integer(true), location(loc) {}
 
   const Tensor* tensor = nullptr;
   double number = 0;
+  int64_t integer = 0;  // an integer number exactly (a double rounds beyond 2^53)
   bool is_integer = false;
   SourceLocation location;
 };

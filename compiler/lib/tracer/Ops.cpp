@@ -23,20 +23,36 @@ Tensor::operator bool() const {
   // The user's line is where the condition was computed (an if has no
   // location of its own to report).
   std::string where;
-  if (detail::TraceContext* trace = detail::TraceContext::owner(*this))
-    if (mlir::Operation* op = trace->value(*this).getDefiningOp())
-      if (auto file = mlir::dyn_cast<mlir::FileLineColLoc>(op->getLoc()))
-        where = fmt::format(" (the condition {} was computed at {}:{})", describe(*this),
-                            file.getFilename().str(), file.getLine());
+  if (detail::TraceContext* trace = detail::TraceContext::owner(*this)) {
+    mlir::Value value = trace->value(*this);
+    if (!value.getDefiningOp())
+      where = fmt::format(" (the condition {} is a parameter of the traced function)",
+                          describe(*this));
+    else if (auto file = mlir::dyn_cast<mlir::FileLineColLoc>(value.getLoc()))
+      where = fmt::format(" (the condition {} was computed at {}:{})", describe(*this),
+                          file.getFilename().str(), file.getLine());
+  }
   throw TraceError(
-      "a traced adjit::Tensor has no value while tracing, so it cannot be used as a C++ "
-      "condition (if, ?:, &&, ||): use adjit::where(cond, a, b) to choose elementwise, "
-      "adjit::cond(pred, then_fn, else_fn, operands...) to run one of two functions, and "
-      "adjit::while_loop / fori_loop / scan for loops; "
+      "use adjit::cond / where: a traced adjit::Tensor has no value while tracing, so it cannot "
+      "be used as a C++ condition (if, ?:, &&, ||): adjit::where(cond, a, b) chooses "
+      "elementwise, adjit::cond(pred, then_fn, else_fn, operands...) runs one of two functions, "
+      "and adjit::while_loop / fori_loop / scan make loops; "
       "shapes and dtypes are known while tracing, as t.shape() and t.dtype()" + where);
 }
 
 namespace {
+
+// A weak number as a constant of `dtype`. An integer becomes an integer
+// tensor exactly, and only if it fits, as JAX raises OverflowError rather
+// than wrap 3000000000 into an i32.
+Tensor number_constant(Recorder& r, const Operand& o, DType dtype, const Shape& shape) {
+  if (!o.is_integer || (dtype != DType::i32 && dtype != DType::i64))
+    return r.constant(o.number, dtype, shape);
+  if (dtype == DType::i32 && (o.integer < std::numeric_limits<int32_t>::min() ||
+                              o.integer > std::numeric_limits<int32_t>::max()))
+    r.fail(fmt::format("the integer {} does not fit the operand's dtype i32", o.integer));
+  return r.integer_constant(o.integer, dtype, shape);
+}
 
 // Two operands (tensors or weak numbers) promoted to one dtype and
 // broadcast to one shape.
@@ -61,13 +77,17 @@ PromotedPair promote_and_broadcast(Recorder& r, const Operand& a, const Operand&
     shape = (a.tensor ? a.tensor : b.tensor)->shape();
   }
   auto materialize = [&](const Operand& o) {
-    if (!o.tensor) return r.constant(o.number, dtype, shape);
+    if (!o.tensor) return number_constant(r, o, dtype, shape);
     return r.broadcast(r.convert(*o.tensor, dtype), shape);
   };
   return {materialize(a), materialize(b)};
 }
 
 const Tensor* tensor_of(const Operand& o) { return o.tensor; }
+
+std::string describe_operand(const Operand& o) {
+  return o.tensor ? describe(*o.tensor) : fmt::format("the number {}", o.number);
+}
 
 template <class OpTy>
 Tensor arithmetic(const char* name, const Operand& a, const Operand& b, SourceLocation loc) {
@@ -113,7 +133,7 @@ std::vector<int64_t> reduction_axes(Recorder& r, const Tensor& x, const Axes& ax
     for (int d = 0; d < x.rank(); ++d) dims.push_back(d);
     return dims;
   }
-  for (int a : axes) dims.push_back(r.axis(a, x.rank()));
+  for (int a : axes) dims.push_back(r.axis(a, x.rank(), x));
   std::sort(dims.begin(), dims.end());
   if (std::adjacent_find(dims.begin(), dims.end()) != dims.end())
     r.fail(fmt::format("axes {} repeat an axis of {}", axes_string(axes), describe(x)));
@@ -291,7 +311,8 @@ template <class OpTy>
 Tensor logical(const char* name, const Operand& a, const Operand& b, SourceLocation loc) {
   Recorder r(name, loc, {tensor_of(a), tensor_of(b)});
   if (!a.tensor || !b.tensor || a.tensor->dtype() != DType::i1 || b.tensor->dtype() != DType::i1)
-    r.fail("needs two bool tensors");
+    r.fail(fmt::format("needs two bool tensors, got {} and {}", describe_operand(a),
+                       describe_operand(b)));
   PromotedPair x = promote_and_broadcast(r, a, b);
   return r.emit<OpTy>(r.value(x.a), r.value(x.b));
 }
@@ -308,9 +329,11 @@ Tensor where(const Tensor& cond, Operand a, Operand b, SourceLocation loc) {
   Recorder r("where", loc, {&cond, tensor_of(a), tensor_of(b)});
   if (cond.dtype() != DType::i1)
     r.fail(fmt::format("the condition must be a bool tensor, got {}", describe(cond)));
+  // Two numbers: i32 if both are integers (JAX's where(c, 1, 0)), else f32.
+  DType numbers = a.is_integer && b.is_integer ? DType::i32 : DType::f32;
   PromotedPair x = a.tensor || b.tensor ? promote_and_broadcast(r, a, b)
-                                   : PromotedPair{r.constant(a.number, DType::f32, {}),
-                                             r.constant(b.number, DType::f32, {})};
+                                   : PromotedPair{number_constant(r, a, numbers, {}),
+                                             number_constant(r, b, numbers, {})};
   auto shape = detail::broadcast_shapes(cond.shape(), x.a.shape());
   if (!shape)
     r.fail(fmt::format("the condition {} and the values {} cannot be broadcast together",
@@ -337,12 +360,16 @@ Tensor mean(const Tensor& x, Axes axes, bool keepdims, SourceLocation loc) {
   std::vector<int64_t> dims = reduction_axes(r, x, axes);
   int64_t count = 1;
   for (int64_t d : dims) count *= x.shape()[d];
-  Tensor v = is_floating(x.dtype()) ? x : r.convert(x, DType::f32);
-  return sum(v, axes, keepdims, loc) / static_cast<double>(count);
+  // f16 and bf16 sum and divide in f32 and round once, as JAX does: in
+  // f16 a count from 65520 on is inf, and so is a sum beyond 65504.
+  bool narrow = x.dtype() == DType::f16 || x.dtype() == DType::bf16;
+  Tensor v = is_floating(x.dtype()) && !narrow ? x : r.convert(x, DType::f32);
+  Tensor average = sum(v, axes, keepdims, loc) / static_cast<double>(count);
+  return narrow ? r.convert(average, x.dtype()) : average;
 }
 Tensor argmax(const Tensor& x, int axis, SourceLocation loc) {
   Recorder r("argmax", loc, {&x});
-  int a = r.axis(axis, x.rank());
+  int a = r.axis(axis, x.rank(), x);
   if (x.shape()[a] == 0) r.fail(fmt::format("argmax of the empty axis {} of {}", a, describe(x)));
   Tensor input = x.dtype() == DType::i1 ? r.convert(x, DType::i32) : x;
   return r.emit<ir::ArgMaxOp>(r.type(DType::i32, reduced_shape(x, {a}, false)), r.value(input),
@@ -376,7 +403,7 @@ Tensor minus_max(const Tensor& v, int axis, SourceLocation loc) {
 Tensor softmax(const Tensor& x, int axis, SourceLocation loc) {
   Recorder r("softmax", loc, {&x});
   detail::AtUserLine at_user(loc);
-  Axes a{r.axis(axis, x.rank())};
+  Axes a{r.axis(axis, x.rank(), x)};
   Tensor v = is_floating(x.dtype()) ? x : r.convert(x, DType::f32);
   Tensor e = exp(minus_max(v, a[0], loc), loc);
   // One division per row, and a product per element: a vector division
@@ -389,7 +416,7 @@ Tensor softmax(const Tensor& x, int axis, SourceLocation loc) {
 Tensor log_softmax(const Tensor& x, int axis, SourceLocation loc) {
   Recorder r("log_softmax", loc, {&x});
   detail::AtUserLine at_user(loc);
-  Axes a{r.axis(axis, x.rank())};
+  Axes a{r.axis(axis, x.rank(), x)};
   Tensor v = is_floating(x.dtype()) ? x : r.convert(x, DType::f32);
   Tensor shifted = minus_max(v, a[0], loc);
   return shifted - log(sum(exp(shifted, loc), a, true, loc), loc);
@@ -448,8 +475,10 @@ Tensor transpose(const Tensor& x, std::vector<int> perm, SourceLocation loc) {
   std::vector<bool> seen(x.rank(), false);
   Shape shape;
   for (int axis : perm) {
-    int a = r.axis(axis, x.rank(), "perm entry");
-    if (seen[a]) r.fail(fmt::format("perm {} is not a permutation", axes_string(perm)));
+    int a = r.axis(axis, x.rank(), x, "perm entry");
+    if (seen[a])
+      r.fail(fmt::format("perm {} is not a permutation of the axes of {}", axes_string(perm),
+                         describe(x)));
     seen[a] = true;
     p.push_back(a);
     shape.push_back(x.shape()[a]);
@@ -493,7 +522,7 @@ Tensor broadcast_to(const Tensor& x, Shape shape, SourceLocation loc) {
 
 Tensor expand_dims(const Tensor& x, int axis, SourceLocation loc) {
   Recorder r("expand_dims", loc, {&x});
-  int a = r.axis(axis, x.rank() + 1);
+  int a = r.axis(axis, x.rank() + 1, x, "new axis");
   Shape shape = x.shape();
   shape.insert(shape.begin() + a, 1);
   return r.reshape(x, shape);
@@ -501,7 +530,7 @@ Tensor expand_dims(const Tensor& x, int axis, SourceLocation loc) {
 
 Tensor squeeze(const Tensor& x, int axis, SourceLocation loc) {
   Recorder r("squeeze", loc, {&x});
-  int a = r.axis(axis, x.rank());
+  int a = r.axis(axis, x.rank(), x);
   if (x.shape()[a] != 1)
     r.fail(fmt::format("axis {} of {} has size {}, not 1", a, describe(x), x.shape()[a]));
   Shape shape = x.shape();
@@ -534,7 +563,7 @@ Tensor concat(const std::vector<Tensor>& xs, int axis, SourceLocation loc) {
     if (detail::TraceContext::owner(t) != &r.trace()) r.fail("operands come from different traces");
     dtype = detail::promote(dtype, t.dtype());
   }
-  int a = r.axis(axis, xs.front().rank());
+  int a = r.axis(axis, xs.front().rank(), xs.front());
   Shape shape = xs.front().shape();
   shape[a] = 0;
   std::vector<mlir::Value> values;
@@ -554,7 +583,7 @@ Tensor take(const Tensor& x, const Tensor& indices, int axis, SourceLocation loc
   Recorder r("take", loc, {&x, &indices});
   if (indices.dtype() != DType::i32 && indices.dtype() != DType::i64)
     r.fail(fmt::format("indices must be i32 or i64, got {}", describe(indices)));
-  int a = r.axis(axis, x.rank());
+  int a = r.axis(axis, x.rank(), x);
   if (x.shape()[a] == 0 && indices.size() > 0)
     r.fail(fmt::format("cannot take from the empty axis {} of {}", a, describe(x)));
   Shape shape(x.shape().begin(), x.shape().begin() + a);

@@ -71,6 +71,12 @@ Tensor Recorder::constant(double value, DType dtype, const Shape& shape) {
   return emit<mlir::adjit::ConstantOp>(t, mlir::DenseElementsAttr::get(t, scalar));
 }
 
+Tensor Recorder::integer_constant(int64_t value, DType dtype, const Shape& shape) {
+  mlir::RankedTensorType t = type(dtype, shape);
+  auto scalar = mlir::IntegerAttr::get(t.getElementType(), value);
+  return emit<mlir::adjit::ConstantOp>(t, mlir::DenseElementsAttr::get(t, scalar));
+}
+
 Tensor Recorder::convert(const Tensor& x, DType dtype) {
   if (x.dtype() == dtype) return x;
   return emit<mlir::adjit::ConvertOp>(type(dtype, x.shape()), value(x));
@@ -89,9 +95,10 @@ Tensor Recorder::reshape(const Tensor& x, const Shape& shape) {
   return emit<mlir::adjit::ReshapeOp>(type(x.dtype(), shape), value(x));
 }
 
-int Recorder::axis(int axis, int rank, const char* what) const {
+int Recorder::axis(int axis, int rank, const Tensor& operand, const char* what) const {
   if (axis < -rank || axis >= rank)
-    fail(fmt::format("{} {} is out of range for rank {}", what, axis, rank));
+    fail(fmt::format("{} {} is out of range for rank {} (the operand is {})", what, axis, rank,
+                     describe(operand)));
   return axis < 0 ? axis + rank : axis;
 }
 

@@ -34,13 +34,16 @@ class Recorder {
   }
 
   Tensor constant(double value, DType dtype, const Shape& shape);
+  /// `value` exactly, in an integer dtype (i32 or i64) it fits.
+  Tensor integer_constant(int64_t value, DType dtype, const Shape& shape);
   Tensor convert(const Tensor& x, DType dtype);
   /// numpy broadcasting of `x` to `shape` (already known to be compatible).
   Tensor broadcast(const Tensor& x, const Shape& shape);
   Tensor reshape(const Tensor& x, const Shape& shape);
 
-  /// Normalizes a possibly negative axis of a rank-`rank` tensor.
-  int axis(int axis, int rank, const char* what = "axis") const;
+  /// Normalizes a possibly negative axis of a rank-`rank` tensor made from
+  /// `operand`, which errors name (`rank` may exceed its own: a new axis).
+  int axis(int axis, int rank, const Tensor& operand, const char* what = "axis") const;
 
  private:
   const char* op_;

@@ -218,6 +218,9 @@ std::vector<Tensor> jvp_of(const TracedFunction& f, const std::vector<Tensor>& a
                            const std::vector<Tensor>& tangents, const std::vector<int64_t>& wrt,
                            SourceLocation loc, const char* op) {
   Recorder r(op, loc, {args.empty() ? nullptr : &args.front()});
+  if (tangents.size() != wrt.size())
+    r.fail(fmt::format("needs one tangent per primal Tensor: {} primal Tensors, {} tangents",
+                       wrt.size(), tangents.size()));
   std::vector<mlir::Value> ts;
   for (size_t i = 0; i < tangents.size(); ++i) {
     const Tensor& primal = args[wrt[i]];
