@@ -194,6 +194,13 @@ TEST_CASE("tracer promotion: integer literals are exact, and must fit", "[tracer
   CHECK(contains(e, "adjit::add: the integer 3000000000 does not fit the operand's dtype i32"));
   CHECK(adjit::jit(wide)(make({1}, {1}, I64)).to_vector<int64_t>() ==
         std::vector<int64_t>{3000000001});
+  // Every integer type is an integer literal: sizes, long long, unsigned.
+  std::vector<int> three(3);
+  auto sized = adjit::jit([&](Tensor k) { return k * three.size() + 2LL - 1u; });
+  CHECK_EXACT("i32 * size_t + long long - unsigned", sized(make({1, -2}, {2}, I32)), I32,
+              (Shape{2}), (Vec{4, -5}));
+  auto huge = [](const Tensor& k) { return k + UINT64_MAX; };
+  CHECK(contains(trace_error(huge, I64, {1}), "the integer 18446744073709551615 does not fit"));
   // where(c, 1, 0) of two integers is i32, as JAX's.
   auto choose = adjit::jit([](Tensor c) { return where(c, 1, -2); });
   CHECK_EXACT("where(c, 1, -2)", choose(make({1, 0}, {2}, I1)), I32, (Shape{2}), (Vec{1, -2}));

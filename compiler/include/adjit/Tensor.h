@@ -10,8 +10,10 @@
 #include "adjit/runtime/Error.h"
 #include "adjit/runtime/Shape.h"
 
+#include <concepts>
 #include <cstdint>
 #include <source_location>
+#include <type_traits>
 #include <vector>
 
 namespace adjit {
@@ -63,15 +65,24 @@ struct Operand {
       : number(v), location(loc) {}
   Operand(float v, SourceLocation loc = SourceLocation::current())
       : number(v), location(loc) {}
-  Operand(int v, SourceLocation loc = SourceLocation::current())
+  /// Any integer type (int, int64_t, size_t, long long, ...): `x *
+  /// v.size()` is an integer literal like `x * 2`.
+  template <std::integral T>
+    requires(!std::same_as<T, bool>)
+  Operand(T v, SourceLocation loc = SourceLocation::current())
+      : number(static_cast<double>(v)),
+        integer(static_cast<int64_t>(v)),
+        is_integer(true),
+        beyond_int64(std::is_unsigned_v<T> && static_cast<uint64_t>(v) > INT64_MAX),
+        location(loc) {}
+  Operand(bool v, SourceLocation loc = SourceLocation::current())
       : number(v), integer(v), is_integer(true), location(loc) {}
-  Operand(int64_t v, SourceLocation loc = SourceLocation::current())
-      : number(static_cast<double>(v)), integer(v), is_integer(true), location(loc) {}
 
   const Tensor* tensor = nullptr;
   double number = 0;
   int64_t integer = 0;  // an integer number exactly (a double rounds beyond 2^53)
   bool is_integer = false;
+  bool beyond_int64 = false;  // an unsigned integer no i64 holds
   SourceLocation location;
 };
 

@@ -48,6 +48,9 @@ namespace {
 Tensor number_constant(Recorder& r, const Operand& o, DType dtype, const Shape& shape) {
   if (!o.is_integer || (dtype != DType::i32 && dtype != DType::i64))
     return r.constant(o.number, dtype, shape);
+  if (o.beyond_int64)
+    r.fail(fmt::format("the integer {} does not fit the operand's dtype {}",
+                       static_cast<uint64_t>(o.integer), dtype_name(dtype)));
   if (dtype == DType::i32 && (o.integer < std::numeric_limits<int32_t>::min() ||
                               o.integer > std::numeric_limits<int32_t>::max()))
     r.fail(fmt::format("the integer {} does not fit the operand's dtype i32", o.integer));
