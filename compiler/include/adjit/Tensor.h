@@ -137,11 +137,15 @@ ADJIT_BINARY(maximum)
 ADJIT_BINARY(minimum)
 ADJIT_BINARY(equal)
 ADJIT_BINARY(not_equal)
+// logical_and, logical_or (and logical_not above) take any dtype, nonzero
+// being true, as numpy's. On bools, + and maximum are or, * and minimum and;
+// <, <= order false before true.
 ADJIT_BINARY(logical_and)
 ADJIT_BINARY(logical_or)
 #undef ADJIT_BINARY
 
-/// Elementwise choice with broadcasting; `cond` must be a bool tensor.
+/// Elementwise choice with broadcasting. A `cond` of another dtype is read
+/// as numpy reads it: nonzero is true (so is NaN).
 Tensor where(const Tensor& cond, Operand a, Operand b,
              SourceLocation loc = SourceLocation::current());
 

@@ -88,16 +88,27 @@ PromotedPair promote_and_broadcast(Recorder& r, const Operand& a, const Operand&
 
 const Tensor* tensor_of(const Operand& o) { return o.tensor; }
 
-std::string describe_operand(const Operand& o) {
-  return o.tensor ? describe(*o.tensor) : fmt::format("the number {}", o.number);
+// x as a bool tensor: itself, or numpy's truth, x != 0 (NaN is true).
+Tensor truth(Recorder& r, const Tensor& x) {
+  if (x.dtype() == DType::i1) return x;
+  Tensor zero = r.constant(0, x.dtype(), x.shape());
+  return r.emit<ir::CompareOp>(ir::ComparisonDirection::ne, r.value(x), r.value(zero));
 }
 
 template <class OpTy>
 Tensor arithmetic(const char* name, const Operand& a, const Operand& b, SourceLocation loc) {
   Recorder r(name, loc, {tensor_of(a), tensor_of(b)});
   PromotedPair x = promote_and_broadcast(r, a, b);
-  if (x.a.dtype() == DType::i1)
-    r.fail("arithmetic on bool tensors is not defined; cast them first (adjit::cast)");
+  if (x.a.dtype() == DType::i1) {
+    // As numpy and JAX: + and maximum of bools are or, * and minimum and.
+    if constexpr (std::is_same_v<OpTy, ir::AddOp> || std::is_same_v<OpTy, ir::MaxOp>)
+      return r.emit<ir::OrOp>(r.value(x.a), r.value(x.b));
+    else if constexpr (std::is_same_v<OpTy, ir::MulOp> || std::is_same_v<OpTy, ir::MinOp>)
+      return r.emit<ir::AndOp>(r.value(x.a), r.value(x.b));
+    r.fail(fmt::format("is not defined for bool tensors ({} and {}); cast them first "
+                       "(adjit::cast)",
+                       describe(x.a), describe(x.b)));
+  }
   return r.emit<OpTy>(r.value(x.a), r.value(x.b));
 }
 
@@ -107,8 +118,8 @@ Tensor compare(const char* name, ir::ComparisonDirection direction, const Operan
   PromotedPair x = promote_and_broadcast(r, a, b);
   bool equality =
       direction == ir::ComparisonDirection::eq || direction == ir::ComparisonDirection::ne;
-  if (x.a.dtype() == DType::i1 && !equality)
-    r.fail("ordering comparisons of bool tensors are not defined");
+  if (x.a.dtype() == DType::i1 && !equality)  // false < true, as numpy
+    x = {r.convert(x.a, DType::i32), r.convert(x.b, DType::i32)};
   return r.emit<ir::CompareOp>(direction, r.value(x.a), r.value(x.b));
 }
 
@@ -281,8 +292,7 @@ Tensor stop_gradient(const Tensor& x, SourceLocation loc) {
 }
 Tensor logical_not(const Tensor& x, SourceLocation loc) {
   Recorder r("logical_not", loc, {&x});
-  if (x.dtype() != DType::i1) r.fail(fmt::format("needs a bool tensor, got {}", describe(x)));
-  return r.emit<ir::NotOp>(r.value(x));
+  return r.emit<ir::NotOp>(r.value(truth(r, x)));
 }
 Tensor zeros_like(const Tensor& x, SourceLocation loc) {
   Recorder r("zeros_like", loc, {&x});
@@ -313,11 +323,22 @@ namespace {
 template <class OpTy>
 Tensor logical(const char* name, const Operand& a, const Operand& b, SourceLocation loc) {
   Recorder r(name, loc, {tensor_of(a), tensor_of(b)});
-  if (!a.tensor || !b.tensor || a.tensor->dtype() != DType::i1 || b.tensor->dtype() != DType::i1)
-    r.fail(fmt::format("needs two bool tensors, got {} and {}", describe_operand(a),
-                       describe_operand(b)));
-  PromotedPair x = promote_and_broadcast(r, a, b);
-  return r.emit<OpTy>(r.value(x.a), r.value(x.b));
+  if (!a.tensor && !b.tensor) r.fail("needs at least one Tensor operand");
+  Shape shape = (a.tensor ? a.tensor : b.tensor)->shape();
+  if (a.tensor && b.tensor) {
+    auto common = detail::broadcast_shapes(a.tensor->shape(), b.tensor->shape());
+    if (!common)
+      r.fail(fmt::format("shapes {} and {} cannot be broadcast together", describe(*a.tensor),
+                         describe(*b.tensor)));
+    shape = *common;
+  }
+  // Each operand's truth, as numpy's: nonzero.
+  auto truth_of = [&](const Operand& o) {
+    if (!o.tensor) return r.constant(o.number != 0, DType::i1, shape);
+    return r.broadcast(truth(r, *o.tensor), shape);
+  };
+  Tensor x = truth_of(a), y = truth_of(b);
+  return r.emit<OpTy>(r.value(x), r.value(y));
 }
 }  // namespace
 
@@ -330,8 +351,7 @@ Tensor logical_or(Operand a, Operand b, SourceLocation loc) {
 
 Tensor where(const Tensor& cond, Operand a, Operand b, SourceLocation loc) {
   Recorder r("where", loc, {&cond, tensor_of(a), tensor_of(b)});
-  if (cond.dtype() != DType::i1)
-    r.fail(fmt::format("the condition must be a bool tensor, got {}", describe(cond)));
+  Tensor chosen = truth(r, cond);
   // Two numbers: i32 if both are integers (JAX's where(c, 1, 0)), else f32.
   DType numbers = a.is_integer && b.is_integer ? DType::i32 : DType::f32;
   PromotedPair x = a.tensor || b.tensor ? promote_and_broadcast(r, a, b)
@@ -341,7 +361,7 @@ Tensor where(const Tensor& cond, Operand a, Operand b, SourceLocation loc) {
   if (!shape)
     r.fail(fmt::format("the condition {} and the values {} cannot be broadcast together",
                        describe(cond), describe(x.a)));
-  return r.emit<ir::SelectOp>(r.value(r.broadcast(cond, *shape)),
+  return r.emit<ir::SelectOp>(r.value(r.broadcast(chosen, *shape)),
                               r.value(r.broadcast(x.a, *shape)),
                               r.value(r.broadcast(x.b, *shape)));
 }
