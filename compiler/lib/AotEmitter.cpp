@@ -34,20 +34,39 @@ namespace {
 
 namespace fs = std::filesystem;
 
+constexpr const char* kNameRule =
+    "ahead-of-time functions are named by C identifiers that are not C or C++ keywords, not "
+    "main, not reserved (_X..., __..., ..._t) and not adjit_... or ADJIT_...";
+
 bool can_name_c_function(const std::string& name) {
+  // C23's and C++20's keywords (the header is read by both), and the
+  // alternative operator spellings.
   static const std::set<std::string> keywords = {
-      "auto",     "break",    "case",     "char",   "const",    "continue", "default",
-      "do",       "double",   "else",     "enum",   "extern",   "float",    "for",
-      "goto",     "if",       "inline",   "int",    "long",     "register", "restrict",
-      "return",   "short",    "signed",   "sizeof", "static",   "struct",   "switch",
-      "typedef",  "union",    "unsigned", "void",   "volatile", "while",    "bool",
-      "true",     "false",    "class",    "new",    "delete",   "template", "this",
-      "operator", "namespace"};
+      "_Alignas", "_Alignof", "_Atomic", "_BitInt", "_Bool", "_Complex", "_Decimal128",
+      "_Decimal32", "_Decimal64", "_Generic", "_Imaginary", "_Noreturn", "_Static_assert",
+      "_Thread_local", "alignas", "alignof", "and", "and_eq", "asm", "auto", "bitand", "bitor",
+      "bool", "break", "case", "catch", "char", "char16_t", "char32_t", "char8_t", "class",
+      "co_await", "co_return", "co_yield", "compl", "concept", "const", "const_cast", "consteval",
+      "constexpr", "constinit", "continue", "decltype", "default", "delete", "do", "double",
+      "dynamic_cast", "else", "enum", "explicit", "export", "extern", "false", "float", "for",
+      "friend", "goto", "if", "inline", "int", "long", "mutable", "namespace", "new", "noexcept",
+      "not", "not_eq", "nullptr", "operator", "or", "or_eq", "private", "protected", "public",
+      "register", "reinterpret_cast", "requires", "restrict", "return", "short", "signed",
+      "sizeof", "static", "static_assert", "static_cast", "struct", "switch", "template", "this",
+      "thread_local", "throw", "true", "try", "typedef", "typeid", "typename", "typeof",
+      "typeof_unqual", "union", "unsigned", "using", "virtual", "void", "volatile", "wchar_t",
+      "while", "xor", "xor_eq"};
   if (name.empty() || std::isdigit(static_cast<unsigned char>(name[0]))) return false;
   for (char c : name)
     if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') return false;
-  // main too: the C program that links the object defines it.
-  return !keywords.count(name) && name != "main";
+  // Reserved to the implementation: _X... and __...; *_t to POSIX types (the
+  // header declares int32_t and friends); adjit_/ADJIT_ to the runtime and
+  // the header's own names; main to the C program that links the object.
+  bool reserved = (name[0] == '_' && name.size() > 1 &&
+                   (name[1] == '_' || std::isupper(static_cast<unsigned char>(name[1])))) ||
+                  name.ends_with("_t") || name.starts_with("adjit_") ||
+                  name.starts_with("ADJIT_") || name == "main";
+  return !keywords.count(name) && !reserved;
 }
 
 // The symbols compiled code calls for temporaries are the JIT runtime's
@@ -89,11 +108,9 @@ std::vector<Signature> select_entries(const Program& program, const AotOptions& 
   if (selected.empty()) throw CompileError("the module defines no public function to export");
   std::set<std::string> symbols;
   for (const Signature& s : selected) {
-    if (!can_name_c_function(s.name) || s.name.rfind("adjit_", 0) == 0)
-      throw CompileError(fmt::format(
-          "entry '{}' cannot be a C function name: ahead-of-time functions are named by C "
-          "identifiers (not keywords or main, not starting with adjit_)",
-          s.name));
+    if (!can_name_c_function(s.name))
+      throw CompileError(fmt::format("entry '{}' cannot be a C function name: {}", s.name,
+                                     kNameRule));
     for (size_t o = 0; o < s.outputs.size(); ++o)
       if (s.aliased_input(o) >= 0)
         throw CompileError(fmt::format(
@@ -360,9 +377,9 @@ AotResult write(const Program& program, const AotOptions& options,
                 const std::vector<std::string>& entries) {
   if (!can_name_c_function(options.name))
     throw CompileError(fmt::format(
-        "ahead-of-time name '{}' cannot name a C function (a C identifier, not a keyword, not "
-        "main); it names the function and the files",
-        options.name));
+        "ahead-of-time name '{}' cannot name a C function ({}); it names the files, and the "
+        "function when there is one entry",
+        options.name, kNameRule));
   if (program.options().target != Device::Kind::cpu)
     throw CompileError("ahead-of-time compilation supports the cpu target only; GPU kernels "
                        "are not exported yet (compile them with --target=cuda --emit=cubin)");

@@ -211,7 +211,12 @@ class StagedModule {
     if (stage <= reached_) return *module_;
     mlir::MLIRContext& context = program_.context;
     mlir::PassManager pm(&context);
-    if (program_.options.print_ir_after_all) pm.enableIRPrinting();
+    // As mlir-opt's --mlir-print-ir-after-all: after every pass, changed or
+    // not, and never before.
+    if (program_.options.print_ir_after_all)
+      pm.enableIRPrinting([](mlir::Pass*, mlir::Operation*) { return false; },
+                          [](mlir::Pass*, mlir::Operation*) { return true; },
+                          /*printModuleScope=*/true, /*printAfterOnlyOnChange=*/false);
     if (program_.options.timing) pm.enableTiming();
     // As LLVM's pipelines do, the IR is verified once the stage is reached,
     // not after every pass (a fifth of a small function's MLIR time);

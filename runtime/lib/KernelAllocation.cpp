@@ -1,6 +1,7 @@
 #include "adjit/runtime/KernelAllocation.h"
 
 #include "adjit/runtime/Allocator.h"
+#include "adjit/runtime/AotRuntime.h"
 
 #include "adjit/runtime/Error.h"
 #include "adjit/runtime/Threads.h"
@@ -38,6 +39,32 @@ uint64_t align_up(uint64_t value, uint64_t alignment) {
   return (value + alignment - 1) / alignment * alignment;
 }
 
+// Ends the call in progress: recovery longjmps back to run_compiled. Not
+// possible without one, nor inside a parallel region, where the other
+// threads would wait for this one: then report and stop rather than crash
+// later.
+[[noreturn]] void escape_failed_allocation(uint64_t size, const char* what, std::string reason) {
+  if (!reason.empty()) reason = ": " + reason;
+  if (!current_call || omp_get_level() > 0) {
+    std::fprintf(stderr, "adjit: compiled code could not allocate %llu bytes for %s%s (%s: cannot recover)\n",
+                 static_cast<unsigned long long>(size), what, reason.c_str(),
+                 current_call ? "inside a parallel region" : "not called through run_compiled");
+    std::abort();
+  }
+  current_call->failure =
+      fmt::format("compiled code could not allocate {} bytes for {}{}", size, what, reason);
+  std::string().swap(reason);  // longjmp skips its destructor
+  std::longjmp(current_call->escape, 1);
+}
+
+// Scratch memory the kernels allocate themselves (the GEMM kernels' packing
+// space) fails as a temporary does.
+const bool kernel_failures_escape = [] {
+  adjit_aot_set_out_of_memory_handler(
+      [](uint64_t bytes, const char* what) { escape_failed_allocation(bytes, what, {}); });
+  return true;
+}();
+
 void* allocate_payload(uint64_t alignment, uint64_t size) {
   if (alignment < alignof(BlockHeader)) alignment = alignof(BlockHeader);
   uint64_t block_bytes = size + sizeof(BlockHeader) + alignment;
@@ -48,24 +75,7 @@ void* allocate_payload(uint64_t alignment, uint64_t size) {
   } catch (const std::exception& e) {
     failure = e.what();
   }
-  if (!block) {
-    // Recovery longjmps back to run_compiled: not possible without one, nor
-    // inside a parallel region, where the other threads would wait for this
-    // one. Then report and stop rather than crash later.
-    if (!current_call || omp_get_level() > 0) {
-      std::fprintf(stderr,
-                   "adjit: compiled code could not allocate %llu bytes for a temporary "
-                   "buffer: %s (%s: cannot recover)\n",
-                   static_cast<unsigned long long>(size), failure.c_str(),
-                   current_call ? "inside a parallel region" : "not called through run_compiled");
-      std::abort();
-    }
-    current_call->failure =
-        fmt::format("compiled code could not allocate {} bytes for a temporary buffer: {}", size,
-                    failure);
-    std::string().swap(failure);  // longjmp skips its destructor
-    std::longjmp(current_call->escape, 1);
-  }
+  if (!block) escape_failed_allocation(size, "a temporary buffer", std::move(failure));
   if (current_call) current_call->live.emplace(block, block_bytes);
   uint64_t start = reinterpret_cast<uint64_t>(block) + sizeof(BlockHeader);
   auto* payload = reinterpret_cast<char*>(align_up(start, alignment));

@@ -313,6 +313,45 @@ int main(void) {
   CHECK(contains(output, "small 0 2.718282\n"));
 }
 
+TEST_CASE("aot: the GEMM kernels' packing space failing to allocate is a status",
+          "[compiler][aot]") {
+  ScratchDir dir("adjit-aot");
+  Program program = Program::parse(R"(
+    func.func @product(%a: tensor<64x128xf32>, %b: tensor<128x96xf32>) -> tensor<64x96xf32> {
+      %c = adjit.dot_general %a, %b, batch = [] x [], contract = [1] x [0]
+          : (tensor<64x128xf32>, tensor<128x96xf32>) -> tensor<64x96xf32>
+      return %c : tensor<64x96xf32>
+    }
+  )");
+  aot::write(program, options_in(dir, "packing"));
+  // aligned_alloc fails from 1 MiB on while `starved` is set: the packing
+  // space (MiBs) cannot be had, then it can.
+  std::string main_program = link_c_program(dir, "main", R"(
+#include "packing.h"
+#include <malloc.h>
+#include <stdio.h>
+static int starved = 1;
+void* aligned_alloc(size_t alignment, size_t size) {
+  return starved && size >= (1u << 20) ? NULL : memalign(alignment, size);
+}
+int main(void) {
+  static float a[product_IN0_ELEMENTS], b[product_IN1_ELEMENTS], c[product_OUT0_ELEMENTS];
+  for (int i = 0; i < product_IN0_ELEMENTS; ++i) a[i] = 1;
+  for (int i = 0; i < product_IN1_ELEMENTS; ++i) b[i] = 0.5f;
+  printf("starved %d\n", product(a, b, c));
+  starved = 0;
+  int status = product(a, b, c);
+  printf("fed %d %.1f\n", status, c[0]);
+  return 0;
+}
+)", dir.file("packing.o"));
+  auto [ran, output] = shell(main_program);
+  INFO(output);
+  CHECK(ran == 0);
+  CHECK(contains(output, "starved 2\n"));
+  CHECK(contains(output, "fed 0 64.0\n"));
+}
+
 TEST_CASE("aot: a static library, several entries, and no LLVM at run time", "[compiler][aot]") {
   ScratchDir dir("adjit-aot");
   Program program = Program::parse_file(std::string(ADJIT_SOURCE_DIR) + "/examples/mlp.mlir");
@@ -473,6 +512,15 @@ TEST_CASE("aot: clear errors for bad requests", "[compiler][aot]") {
   options.name = "main";  // the C program's own
   CHECK(contains(what_of<CompileError>([&] { aot::write(program, options); }),
                  "'main' cannot name a C function"));
+  // Keywords of C23 and C++ (the header is read by both), reserved names,
+  // and the header's own.
+  for (const char* bad : {"_Bool", "virtual", "typeof", "and", "__x", "_Entry", "int32_t",
+                          "ADJIT_AOT_OK", "adjit_gemm_f32"}) {
+    options.name = bad;
+    std::string message = what_of<CompileError>([&] { aot::write(program, options); });
+    CHECK(contains(message, "'" + std::string(bad) + "' cannot name a C function"));
+    CHECK(contains(message, "not C or C++ keywords"));
+  }
   options.name = "lib";
   Program renamed = Program::parse(R"(
     func.func @"my.fn"(%x: tensor<4xf32>) -> tensor<4xf32> {

@@ -610,6 +610,24 @@ TEST_CASE("cli: --timing reports MLIR's passes and LLVM's share", "[cli]") {
   CHECK_THAT(r.output, !Contains("-O0 code generation"));
 }
 
+TEST_CASE("cli: --print-ir-after-all prints after every pass, as mlir-opt does", "[cli]") {
+  CliResult r = run_cli({"compile", kMlp, "--emit=optimized", "--print-ir-after-all"});
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.output, !Contains("IR Dump Before"));
+  // Passes that change nothing here are printed too.
+  CHECK_THAT(r.output, Contains("IR Dump After SymbolDCE"));
+}
+
+TEST_CASE("cli: --dump-dir with -o also writes the default stage", "[cli]") {
+  ScratchDir dir("adjit-cli-dump");
+  std::string output = dir.path() + "/mlp.ll";
+  CliResult r = run_cli({"compile", kMlp, "--dump-dir", dir.path() + "/stages", "-o", output});
+  REQUIRE(r.exit_code == 0);
+  std::ifstream written(output);
+  std::string text((std::istreambuf_iterator<char>(written)), std::istreambuf_iterator<char>());
+  CHECK_THAT(text, Contains("define"));
+}
+
 // A gradient whose loop body is past the optimizing code generator's block
 // limit (CpuBackend.h) says so in its timing (its numbers are checked in
 // test_compiler_long_programs.cpp).

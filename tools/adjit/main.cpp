@@ -181,7 +181,8 @@ int compile() {
   adjit::Program program = adjit::Program::parse_file(input_file, options);
   if (given(dump_dir)) {
     program.dump(dump_dir);
-    if (!given(emit)) return 0;
+    // Dumping alone, unless a stage or an output file is asked for too.
+    if (!given(emit) && !given(compile_output)) return 0;
   }
   bool cuda = target == adjit::Device::Kind::cuda;
   std::string stage = given(emit) ? emit.getValue() : cuda ? "ptx" : "llvm-ir";

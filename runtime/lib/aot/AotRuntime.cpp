@@ -22,6 +22,7 @@ struct Call {
   Block live;  // the list's sentinel
 };
 thread_local Call* current_call = nullptr;
+adjit_out_of_memory_handler out_of_memory_handler = nullptr;  // set once, before kernels run
 
 void unlink(Block* block) {
   block->previous->next = block->next;
@@ -34,16 +35,7 @@ void* allocate(uint64_t alignment, uint64_t size) {
   void* start = size <= UINT64_MAX - header - alignment
                     ? std::aligned_alloc(alignment, (header + size + alignment - 1) / alignment * alignment)
                     : nullptr;
-  if (!start) {
-    if (!current_call) {
-      std::fprintf(stderr,
-                   "adjit: an ahead-of-time kernel could not allocate %llu bytes for a "
-                   "temporary buffer outside adjit_aot_call: cannot recover\n",
-                   static_cast<unsigned long long>(size));
-      std::abort();
-    }
-    std::longjmp(current_call->escape, 1);
-  }
+  if (!start) adjit_kernel_out_of_memory(size, "a temporary buffer");
   char* payload = static_cast<char*>(start) + header;
   Block* block = reinterpret_cast<Block*>(payload) - 1;
   block->start = start;
@@ -62,6 +54,18 @@ void* allocate(uint64_t alignment, uint64_t size) {
 }  // namespace
 
 extern "C" {
+
+void adjit_kernel_out_of_memory(uint64_t bytes, const char* what) {
+  if (current_call) std::longjmp(current_call->escape, 1);
+  if (out_of_memory_handler) out_of_memory_handler(bytes, what);
+  std::fprintf(stderr, "adjit: a compiled kernel could not allocate %llu bytes for %s: cannot recover\n",
+               static_cast<unsigned long long>(bytes), what);
+  std::abort();
+}
+
+void adjit_aot_set_out_of_memory_handler(adjit_out_of_memory_handler handler) {
+  out_of_memory_handler = handler;
+}
 
 void* adjit_aot_alloc(uint64_t size) { return allocate(64, size); }
 

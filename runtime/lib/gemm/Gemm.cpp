@@ -1,5 +1,7 @@
 #include "adjit/runtime/Gemm.h"
 
+#include "adjit/runtime/AotRuntime.h"
+
 #include "GemmKernels.h"
 
 #include <pthread.h>
@@ -39,6 +41,11 @@ Isa detect_isa() {
   Isa wanted = std::strcmp(requested, "baseline") == 0 ? Isa::baseline
                : std::strcmp(requested, "avx2") == 0   ? Isa::avx2
                                                        : Isa::avx512;
+  if (wanted == Isa::avx512 && std::strcmp(requested, "avx512") != 0)
+    std::fprintf(stderr,
+                 "adjit: ADJIT_GEMM_ISA=%s is not avx512, avx2 or baseline: using the widest "
+                 "kernels the CPU runs\n",
+                 requested);
   return static_cast<int>(wanted) > static_cast<int>(best) ? wanted : best;
 }
 
@@ -131,9 +138,9 @@ T* workspace(int64_t elements) {
     std::free(buffer.bytes);
     buffer.bytes = std::aligned_alloc(64, bytes);
     if (!buffer.bytes) {
-      std::fprintf(stderr, "adjit: the GEMM kernels could not allocate %lld bytes of packing space\n",
-                   static_cast<long long>(bytes));
-      std::abort();
+      buffer.capacity = 0;
+      pthread_setspecific(workspace_key, nullptr);
+      adjit_kernel_out_of_memory(static_cast<uint64_t>(bytes), "the GEMM kernels' packing space");
     }
     buffer.capacity = bytes;
     pthread_setspecific(workspace_key, buffer.bytes);

@@ -33,6 +33,18 @@ void adjit_aot_free(void* pointer);
    different threads are independent. */
 int adjit_aot_call(void (*entry)(void**), void** descriptors);
 
+/* A kernel's scratch memory (`bytes` of `what`, e.g. the GEMM kernels'
+   packing space) could not be allocated: ends the adjit_aot_call in progress
+   on this thread with ADJIT_AOT_OUT_OF_MEMORY, else hands the failure to the
+   handler that adjit_aot_set_out_of_memory_handler installed (the JIT's),
+   else prints the reason and aborts. Never returns. */
+#if defined(__GNUC__)
+__attribute__((noreturn))
+#endif
+void adjit_kernel_out_of_memory(uint64_t bytes, const char* what);
+typedef void (*adjit_out_of_memory_handler)(uint64_t bytes, const char* what);
+void adjit_aot_set_out_of_memory_handler(adjit_out_of_memory_handler handler);
+
 #ifdef __cplusplus
 }
 #endif
