@@ -41,19 +41,23 @@ inline constexpr double kErfcChebyshev[] = {
 // each builds alike where it needs it).
 struct Terms {
   Value squared; // x^2 (the tanh approximation only)
-  Value curve;   // tanh(sqrt(2/pi) (x + 0.044715 x^3)), or erf(x / sqrt(2))
-  // Exact f32 and f64: Phi(x) itself. 0.5 (1 + erf(x / sqrt(2))) cancels
-  // for negative x (f32 loses every digit below x = -5.4, f64 below -8.3,
+  Value curve;   // tanh(sqrt(2/pi) (x + 0.044715 x^3)) (the tanh approximation)
+  // Exact: Phi(x) itself. 0.5 (1 + erf(x / sqrt(2))) cancels for negative x
+  // (f32 loses every digit below x = -5.4, f64 below -8.3, f16 below -3.7,
   // where JAX's erfc-based gelu keeps them); 0.5 erfc(|x| / sqrt(2)) does
   // not.
   Value cdf;
 };
 
-// Whether the exact gelu takes Phi from erfc (f32 and f64) rather than from
-// erf (f16 and bf16, whose few digits the cancellation costs less).
-inline bool cdfFromErfc(Value x) {
+// The exact gelu of f16 and bf16 is computed in f32 and rounded once:
+// erfc's polynomial needs f32's digits.
+template <class Ops, class Formula>
+Value widenedForErfc(Ops &o, Value x, bool approximate, Formula formula) {
   Type element = getElementTypeOrSelf(x.getType());
-  return element.isF32() || element.isF64();
+  if (approximate || !(element.isF16() || element.isBF16()))
+    return formula(x);
+  Type f32 = Float32Type::get(x.getContext());
+  return o.convert(formula(o.convert(x, f32)), element);
 }
 
 // P(t) of erfc's formula above, for x's float type.
@@ -89,7 +93,7 @@ Terms terms(Ops &o, Value x, bool approximate) {
     Value slope = o.add(o.splatLike(x, kSqrtTwoOverPi),
                         o.mulScalar(t.squared, kSqrtTwoOverPi * kCubic));
     t.curve = o.tanh(o.mul(x, slope));
-  } else if (cdfFromErfc(x)) {
+  } else {
     Value one = o.splatLike(x, 1);
     Value ratio = o.div(one, o.add(one, o.mulScalar(o.abs(x), 0.5 / std::numbers::sqrt2)));
     // 0.5 erfc(|x| / sqrt(2)) = Phi(-|x|), with one exponential. P + x (-x
@@ -100,8 +104,6 @@ Terms terms(Ops &o, Value x, bool approximate) {
     Value lower = o.mulScalar(o.mul(ratio, o.exp(exponent)), 0.5);
     Value negative = o.compare(ComparisonDirection::lt, x, o.splatLike(x, 0));
     t.cdf = o.select(negative, lower, o.sub(one, lower));
-  } else {
-    t.curve = o.erf(o.mulScalar(x, 1 / std::numbers::sqrt2));
   }
   return t;
 }
@@ -109,31 +111,35 @@ Terms terms(Ops &o, Value x, bool approximate) {
 // 0.5 x + 0.5 x s: one fused multiply-add, where 0.5 x (1 + s) rounds 1 + s.
 template <class Ops>
 Value value(Ops &o, Value x, bool approximate) {
-  if (!approximate && cdfFromErfc(x))
-    return o.mul(x, terms(o, x, approximate).cdf);
-  Value half = o.mulScalar(x, 0.5);
-  Terms t = terms(o, x, approximate);
-  return o.add(half, o.mul(half, t.curve));
+  return widenedForErfc(o, x, approximate, [&](Value x) {
+    if (!approximate)
+      return o.mul(x, terms(o, x, approximate).cdf);
+    Value half = o.mulScalar(x, 0.5);
+    Terms t = terms(o, x, approximate);
+    return o.add(half, o.mul(half, t.curve));
+  });
 }
 
 // 0.5 (1 + t) + 0.5 x (1 - t^2) k (1 + 3 c x^2) with the tanh;
 // Phi(x) + x e^(-x^2 / 2) / sqrt(2 pi) without.
 template <class Ops>
 Value derivative(Ops &o, Value x, bool approximate) {
-  Terms t = terms(o, x, approximate);
-  Value cdf = t.cdf ? t.cdf : o.add(o.splatLike(x, 0.5), o.mulScalar(t.curve, 0.5));
-  if (approximate) {
-    // 0.5 x (1 - t^2) as 0.5 x - (0.5 x t) t: the value's 0.5 x t (CSE
-    // merges them) and one fused multiply-subtract, a multiply fewer.
-    Value half = o.mulScalar(x, 0.5);
-    Value halfSech2 = o.sub(half, o.mul(o.mul(half, t.curve), t.curve));
-    Value slope = o.add(o.splatLike(x, kSqrtTwoOverPi),
-                        o.mulScalar(t.squared, 3 * kSqrtTwoOverPi * kCubic));
-    return o.add(cdf, o.mul(halfSech2, slope));
-  }
-  Value density = o.mulScalar(o.exp(o.mulScalar(o.mul(x, x), -0.5)),
-                              0.5 * std::numbers::sqrt2 * std::numbers::inv_sqrtpi);
-  return o.add(cdf, o.mul(x, density));
+  return widenedForErfc(o, x, approximate, [&](Value x) {
+    Terms t = terms(o, x, approximate);
+    if (approximate) {
+      Value cdf = o.add(o.splatLike(x, 0.5), o.mulScalar(t.curve, 0.5));
+      // 0.5 x (1 - t^2) as 0.5 x - (0.5 x t) t: the value's 0.5 x t (CSE
+      // merges them) and one fused multiply-subtract, a multiply fewer.
+      Value half = o.mulScalar(x, 0.5);
+      Value halfSech2 = o.sub(half, o.mul(o.mul(half, t.curve), t.curve));
+      Value slope = o.add(o.splatLike(x, kSqrtTwoOverPi),
+                          o.mulScalar(t.squared, 3 * kSqrtTwoOverPi * kCubic));
+      return o.add(cdf, o.mul(halfSech2, slope));
+    }
+    Value density = o.mulScalar(o.exp(o.mulScalar(o.mul(x, x), -0.5)),
+                                0.5 * std::numbers::sqrt2 * std::numbers::inv_sqrtpi);
+    return o.add(t.cdf, o.mul(x, density));
+  });
 }
 
 } // namespace mlir::adjit::gelu

@@ -324,11 +324,11 @@ struct ScalarFloatOps {
   Value abs(Value x) { return b.create<math::AbsFOp>(loc, x); }
   Value exp(Value x) { return b.create<math::ExpOp>(loc, x); }
   Value tanh(Value x) { return b.create<math::TanhOp>(loc, x); }
-  Value erf(Value x) { return b.create<math::ErfOp>(loc, x); }
   Value compare(ComparisonDirection d, Value x, Value y) {
     return emitCompare(d, b, loc, ValueRange{x, y});
   }
   Value select(Value p, Value x, Value y) { return b.create<arith::SelectOp>(loc, p, x, y); }
+  Value convert(Value x, Type element) { return convertScalar(b, loc, x, element); }
 };
 } // namespace
 Value GeluOp::emitScalar(OpBuilder &b, Location loc, ValueRange x) {

@@ -548,8 +548,13 @@ private:
             llvm::any_of(indices.drop_back(), [&](Value v) { return varying_.contains(v); }))
           return failure();
         widestElementBits_ = std::max(widestElementBits_, storedBits(extract.getType()));
-        if (varying_.contains(indices.back()))
+        if (varying_.contains(indices.back())) {
+          // A gather of bools would read them bit-packed, which
+          // adjit-bool-vector-memory-to-llvm refuses: scalar code takes them.
+          if (extract.getType().isInteger(1))
+            return failure();
           varying_.insert(extract.getResult());
+        }
         continue;
       }
       bool mappable = isa<arith::ArithDialect>(inner.getDialect()) ||

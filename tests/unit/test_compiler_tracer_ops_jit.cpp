@@ -1322,6 +1322,40 @@ TEST_CASE("tracer ops: take (negative indices from the end, clamped), one_hot", 
   }
 }
 
+TEST_CASE("tracer ops: take of bools, along either axis", "[tracer][ops]") {
+  // A gather of bools runs as scalar code (a vector gather would read them
+  // bit-packed).
+  auto f = adjit::jit([](Tensor x, Tensor i) {
+    return std::vector<Tensor>{take(x, i, 0), take(x, i, 1), take(reshape(x, {6}), i, 0)};
+  });
+  const Vec X{1, 0, 0, 1, 1, 0}, I{2, -1, 0, 1};
+  std::vector<Array> r = f(make(X, {3, 2}, I1), make(I, {4}, I32));
+  REQUIRE(r.size() == 3);
+  CHECK_ARRAY("take(x, i, 0)", r[0], I1, (Shape{4, 2}), (Vec{1, 0, 1, 0, 1, 0, 0, 1}), kExact);
+  CHECK_ARRAY("take(x, i, 1) (2 clamped to 1)", r[1], I1, (Shape{3, 4}),
+              (Vec{0, 0, 1, 0, 1, 1, 0, 1, 0, 0, 1, 0}), kExact);
+  CHECK_ARRAY("take(flat x, i, 0)", r[2], I1, (Shape{4}), (Vec{0, 0, 1, 0}), kExact);
+}
+
+TEST_CASE("tracer ops: full of an integer dtype converts as cast does", "[tracer][ops]") {
+  // Toward zero, saturated, NaN as 0 (JAX's full), where the constant used
+  // to wrap: 1e10 became 1410065408.
+  double nan = std::nan("");
+  auto f = adjit::jit([nan](Tensor x) {
+    return std::vector<Tensor>{full({1}, 1e10, I32),      full({1}, -1e10, I32),
+                               full({1}, INFINITY, I64), full({1}, nan, I64),
+                               full({1}, -2.9, I32),     cast(x, I32)};
+  });
+  std::vector<Array> r = f(make({1e10}, {1}, F64));
+  REQUIRE(r.size() == 6);
+  CHECK(r[0].to_vector<int32_t>() == std::vector<int32_t>{INT32_MAX});
+  CHECK(r[1].to_vector<int32_t>() == std::vector<int32_t>{INT32_MIN});
+  CHECK(r[2].to_vector<int64_t>() == std::vector<int64_t>{INT64_MAX});
+  CHECK(r[3].to_vector<int64_t>() == std::vector<int64_t>{0});
+  CHECK(r[4].to_vector<int32_t>() == std::vector<int32_t>{-2});
+  CHECK(r[5].to_vector<int32_t>() == r[0].to_vector<int32_t>());
+}
+
 //===----------------------------------------------------------------------===//
 // Constants, casts
 //===----------------------------------------------------------------------===//

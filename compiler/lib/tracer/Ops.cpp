@@ -255,6 +255,8 @@ Tensor sigmoid(const Tensor& x, SourceLocation loc) {
 }
 Tensor erf(const Tensor& x, SourceLocation loc) { return float_unary<ir::ErfOp>("erf", x, loc); }
 Tensor floor(const Tensor& x, SourceLocation loc) {
+  // An integer is its own floor, as jnp.floor keeps it (bools become f32).
+  if (x.dtype() == DType::i32 || x.dtype() == DType::i64) return x;
   return float_unary<ir::FloorOp>("floor", x, loc);
 }
 Tensor abs(const Tensor& x, SourceLocation loc) {

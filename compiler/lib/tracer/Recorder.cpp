@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+
 namespace adjit::detail {
 
 namespace {
@@ -58,6 +60,18 @@ void Recorder::fail(const std::string& message) const {
   throw TraceError(fmt::format("adjit::{}: {}{}", op_, message, at(where_)));
 }
 
+namespace {
+// A double as a `bits`-bit integer the way adjit.convert (cast) turns a
+// float into one, and JAX's full does: toward zero, saturated, NaN as 0.
+int64_t saturated(double value, unsigned bits) {
+  if (std::isnan(value)) return 0;
+  double limit = std::ldexp(1.0, static_cast<int>(bits) - 1);  // 2^(bits-1)
+  if (value >= limit) return static_cast<int64_t>((uint64_t{1} << (bits - 1)) - 1);
+  if (value <= -limit) return -static_cast<int64_t>(uint64_t{1} << (bits - 1));
+  return static_cast<int64_t>(value);
+}
+}  // namespace
+
 Tensor Recorder::constant(double value, DType dtype, const Shape& shape) {
   mlir::RankedTensorType t = type(dtype, shape);
   mlir::Type element = t.getElementType();
@@ -67,7 +81,7 @@ Tensor Recorder::constant(double value, DType dtype, const Shape& shape) {
   else if (dtype == DType::i1)
     scalar = mlir::IntegerAttr::get(element, value != 0);
   else
-    scalar = mlir::IntegerAttr::get(element, static_cast<int64_t>(value));
+    scalar = mlir::IntegerAttr::get(element, saturated(value, element.getIntOrFloatBitWidth()));
   return emit<mlir::adjit::ConstantOp>(t, mlir::DenseElementsAttr::get(t, scalar));
 }
 
