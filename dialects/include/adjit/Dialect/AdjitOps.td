@@ -149,15 +149,15 @@ def Adjit_GeluOp : Adjit_Op<"gelu", !listconcat([Pure, SameOperandsAndResultType
     `0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))` (PyTorch's
     `gelu(approximate='tanh')`, JAX's `nn.gelu`).
 
-    On f32 and f64 the exact form takes `Phi(x)` from erfc, as JAX does,
-    since `1 + erf` cancels for negative `x` (no correct digit below `x =
-    -5.4` in f32, -8.3 in f64): `Phi(-|x|) = 0.5 erfc(|x| / sqrt(2)) = 0.5 t
+    The exact form takes `Phi(x)` from erfc, as JAX does, since `1 + erf`
+    cancels for negative `x` (no correct digit below `x = -5.4` in f32,
+    -8.3 in f64, -3.7 in f16): `Phi(-|x|) = 0.5 erfc(|x| / sqrt(2)) = 0.5 t
     exp(P(t) - x^2 / 2)` with `t = 1 / (1 + |x| / (2 sqrt(2)))`, `P` from
     Numerical Recipes' `erfcc` on f32 (within 1.2e-7) and a Chebyshev series
     of 28 terms on f64 (within 4e-16; `scripts/fit-erfc.py`). Relative
     error, f32: 4e-7 near 0, 1e-6 at `x = -5`, 4e-6 at -12; f64: 6e-16 near
     0, 4e-15 at -8, 6e-14 at -37 (the rounding of the exponent `x^2 / 2`).
-    f16 and bf16 keep `0.5 x (1 + erf(x / sqrt(2)))`.
+    f16 and bf16 compute it (and its derivative) in f32 and round once.
 
     Derivative, in closed form: `Phi(x) + x phi(x)` with `phi` the normal
     density, or `0.5 (1 + t) + 0.5 x (1 - t^2) sqrt(2/pi) (1 + 3 0.044715
@@ -165,8 +165,8 @@ def Adjit_GeluOp : Adjit_Op<"gelu", !listconcat([Pure, SameOperandsAndResultType
     would take about twice the operations and keep the tanh and the cube
     for the backward pass; this rule reads only `x`. A composite op
     (`CompositeOpInterface`): `adjit-expand-composites` replaces it by its
-    formula after differentiation, and CSE shares the `tanh` (or `erf`)
-    between the value and the derivative. Its scalar rule is the same
+    formula after differentiation, and CSE shares the `tanh` (or the
+    erfc terms) between the value and the derivative. Its scalar rule is the same
     formula, for IR that skips that pass.
 
     ```mlir
