@@ -10,6 +10,7 @@
 #include "adjit/Passes/Passes.h"
 #include "adjit/runtime/AotRuntime.h"
 #include "adjit/runtime/Error.h"
+#include "adjit/runtime/Files.h"
 
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/Object/ArchiveWriter.h"
@@ -20,7 +21,6 @@
 #include <cctype>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <iterator>
 #include <optional>
 #include <set>
@@ -314,14 +314,10 @@ std::string header_text(const std::string& library, const std::vector<Signature>
 }
 
 // Written next to its final name, then renamed: a reader never sees half a file.
-void write_file(const fs::path& path, const std::string& bytes) {
+void write_atomically(const fs::path& path, const std::string& bytes) {
   fs::path temporary = path;
   temporary += ".tmp";
-  {
-    std::ofstream out(temporary, std::ios::binary);
-    out << bytes;
-    if (!out) throw Error(fmt::format("cannot write '{}'", temporary.string()));
-  }
+  adjit::write_file(temporary.string(), bytes);
   std::error_code error;
   fs::rename(temporary, path, error);
   if (error) throw Error(fmt::format("cannot write '{}': {}", path.string(), error.message()));
@@ -425,9 +421,9 @@ AotResult write(const Program& program, const AotOptions& options,
   AotResult result;
   result.functions = functions;
   fs::path object_path = dir / (options.static_library ? "lib" + options.name + ".a" : options.name + ".o");
-  write_file(object_path, options.static_library ? archive_of(object, options.name + ".o") : object);
+  write_atomically(object_path, options.static_library ? archive_of(object, options.name + ".o") : object);
   fs::path header_path = dir / (options.name + ".h");
-  write_file(header_path, header_text(options.name, functions));
+  write_atomically(header_path, header_text(options.name, functions));
   result.object_path = object_path.string();
   result.header_path = header_path.string();
 
@@ -443,7 +439,7 @@ AotResult write(const Program& program, const AotOptions& options,
     std::string text;
     llvm::raw_string_ostream os(text);
     module->print(os, nullptr);
-    write_file(fs::path(dump_dir) / (prefix + "aot.ll"), text);
+    write_atomically(fs::path(dump_dir) / (prefix + "aot.ll"), text);
   }
   return result;
 }

@@ -11,6 +11,7 @@
 #include "adjit/Dialect/AdjitDialect.h"
 #include "adjit/Passes/Pipelines.h"
 #include "adjit/runtime/Error.h"
+#include "adjit/runtime/Files.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -497,9 +498,7 @@ void dump_with(Program::Impl& program, const CompileOptions& options, const std:
   auto stages = stages_with(program, options);
   for (size_t i = 0; i < stages.size(); ++i) {
     std::filesystem::path path = std::filesystem::path(dir) / (prefix + file_name_for(i, stages[i].first));
-    std::ofstream out(path, std::ios::binary);
-    out << stages[i].second;
-    if (!out) throw Error("cannot write '" + path.string() + "'");
+    write_file(path.string(), stages[i].second);
   }
 }
 
@@ -512,11 +511,7 @@ std::vector<std::pair<std::string, std::string>> Program::all_stages() const {
   return named;
 }
 
-void Program::save(const std::string& path) const {
-  std::ofstream out(path, std::ios::binary);
-  out << ir("traced");
-  if (!out) throw Error("cannot write '" + path + "'");
-}
+void Program::save(const std::string& path) const { write_file(path, ir("traced")); }
 
 void Program::dump(const std::string& dir, const std::string& prefix) const {
   dump_with(*impl_, impl_->options, dir, prefix);

@@ -457,7 +457,10 @@ TEST_CASE("cli: --emit=obj needs -o", "[cli]") {
 TEST_CASE("cli: an unwritable -o or --out is reported", "[cli]") {
   CliResult o = run_cli({"compile", kMlp, "--emit=asm", "-o", "/nonexistent/dir/out.s"});
   require_clean_failure(o);
-  CHECK_THAT(o.output, Contains("/nonexistent/dir/out.s"));
+  CHECK_THAT(o.output, Contains("cannot write '/nonexistent/dir/out.s': No such file or directory"));
+  CliResult out = run_cli(concat({"run", kMlp, "--out", "/proc/adjit-nope"}, kMlpArgs));
+  require_clean_failure(out);
+  CHECK_THAT(out.output, Contains("cannot create the --out directory '/proc/adjit-nope'"));
 }
 
 //===----------------------------------------------------------------------===//

@@ -8,6 +8,7 @@
 #include "adjit/compiler/Program.h"
 #include "adjit/runtime/ArraySpec.h"
 #include "adjit/runtime/Error.h"
+#include "adjit/runtime/Files.h"
 #include "adjit/runtime/Npy.h"
 
 #include <fmt/format.h>
@@ -17,7 +18,6 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <filesystem>
-#include <fstream>
 #include <string>
 #include <vector>
 
@@ -153,12 +153,6 @@ adjit::Device parse_device(const std::string& name) {
   throw adjit::Error("unknown device '" + name + "'; devices: cpu, cuda, cuda:N");
 }
 
-void write_file(const std::string& path, const std::string& bytes) {
-  std::ofstream out(path, std::ios::binary);
-  out << bytes;
-  if (!out) throw adjit::Error("cannot write '" + path + "'");
-}
-
 void require_input_file(const cl::SubCommand& command) {
   if (input_file.empty()) throw adjit::Error(command.getName().str() + " needs an input file");
 }
@@ -189,7 +183,7 @@ int compile() {
   if ((stage == "obj" || stage == "cubin") && !given(compile_output))
     throw adjit::Error("--emit=" + stage + " writes binary: give -o FILE");
   std::string text = program.ir(stage);
-  if (given(compile_output)) write_file(compile_output, text);
+  if (given(compile_output)) adjit::write_file(compile_output, text);
   else fmt::print("{}", text);
   return 0;
 }
@@ -218,7 +212,13 @@ int run() {
     entry = entries.front().name;
   }
   std::vector<adjit::Array> outputs = executable.run(entry, inputs);
-  if (given(out_dir)) std::filesystem::create_directories(out_dir.getValue());
+  if (given(out_dir)) {
+    std::error_code error;
+    std::filesystem::create_directories(out_dir.getValue(), error);
+    if (error)
+      throw adjit::Error(fmt::format("cannot create the --out directory '{}': {}",
+                                     out_dir.getValue(), error.message()));
+  }
   for (size_t i = 0; i < outputs.size(); ++i) {
     fmt::print("out{} = {}\n", i, adjit::to_string(outputs[i]));
     if (given(out_dir))
