@@ -48,9 +48,20 @@ uint64_t max_bytes_from_environment() {
   return static_cast<uint64_t>(value) << 20;
 }
 
-std::string read_file(const fs::path& path) {
+// The file's bytes, or nothing where it cannot be read whole (a directory
+// in its place, an I/O error): an entry that is not there.
+std::optional<std::string> read_file(const fs::path& path) {
+  std::error_code error;
+  if (!fs::is_regular_file(path, error)) return std::nullopt;
   std::ifstream in(path, std::ios::binary);
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::string bytes;
+  try {
+    bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  } catch (const std::ios_base::failure&) {
+    return std::nullopt;
+  }
+  if (in.bad()) return std::nullopt;
+  return bytes;
 }
 
 }  // namespace
@@ -104,11 +115,11 @@ std::string CompileCache::key(std::initializer_list<std::string_view> parts) {
 
 std::optional<std::string> CompileCache::load(const std::string& key) const {
   fs::path path = fs::path(dir_) / (key + std::string(kSuffix));
+  std::optional<std::string> file = read_file(path);
+  if (!file) return std::nullopt;
   std::error_code error;
-  if (!fs::exists(path, error)) return std::nullopt;
-  std::string file = read_file(path);
   // magic, key, size, SHA-256 of the contents, one per line, then the bytes
-  std::string_view rest(file);
+  std::string_view rest(*file);
   auto line = [&rest]() -> std::optional<std::string_view> {
     size_t end = rest.find('\n');
     if (end == std::string_view::npos) return std::nullopt;

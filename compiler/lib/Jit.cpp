@@ -203,10 +203,10 @@ JitCache::JitCache(JitOptions options)
   if (const char* dir = std::getenv("ADJIT_DUMP_DIR"); dir && options_.dump_dir.empty())
     options_.dump_dir = dir;
   if (environment_mentions("ADJIT_LOG", "retrace")) options_.log_retrace = true;
-  if (options_.threads < 0)
+  if (options_.threads < 0 || options_.threads > threads::kMaxThreads)
     throw Error(fmt::format("adjit::jit '{}': JitOptions::threads must be 0 (the default) or a "
-                            "positive thread count, got {}",
-                            options_.name, options_.threads));
+                            "thread count up to {}, got {}",
+                            options_.name, threads::kMaxThreads, options_.threads));
   for (int argument : options_.donate)
     if (argument < 0)
       throw Error(fmt::format("adjit::jit '{}': JitOptions::donate names argument {}; arguments "
@@ -229,6 +229,28 @@ std::vector<bool> JitCache::donated_inputs(const std::vector<size_t>& argument_e
 
 JitCache::~JitCache() = default;
 
+namespace {
+thread_local CallScratch thread_scratch;
+thread_local bool thread_scratch_busy = false;
+}  // namespace
+
+ScratchLease::ScratchLease() {
+  if (!thread_scratch_busy) {
+    thread_scratch_busy = true;
+    scratch_ = &thread_scratch;
+  } else {
+    own_ = std::make_unique<CallScratch>();
+    scratch_ = own_.get();
+  }
+}
+
+ScratchLease::~ScratchLease() {
+  // Also after a failed call: outputs made before the failure are freed.
+  scratch_->inputs.clear();
+  scratch_->outputs.clear();
+  if (!own_) thread_scratch_busy = false;
+}
+
 CacheInfo JitCache::info() const {
   std::lock_guard lock(state_->mutex);
   CacheInfo info = state_->info;
@@ -237,9 +259,9 @@ CacheInfo JitCache::info() const {
 }
 
 Device JitCache::place(std::vector<Array>& inputs) const {
-  // A donated array is refused here, before a call donates anything.
-  for (const Array& input : inputs)
-    if (input.is_donated()) input.raw_data();  // throws the RuntimeError naming the call
+  // A donated or moved-from array is refused here, before a call donates
+  // anything or compiles for it.
+  for (const Array& input : inputs) (void)input.raw_data();  // throws the RuntimeError saying which
   if (options_.device) {
     for (size_t i = 0; i < inputs.size(); ++i) {
       try {

@@ -25,6 +25,7 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
 
+#include <cctype>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -491,7 +492,13 @@ std::vector<std::pair<Stage, std::string>> stages_with(Program::Impl& program,
 }
 
 void dump_with(Program::Impl& program, const CompileOptions& options, const std::string& dir,
-               const std::string& prefix) {
+               std::string prefix) {
+  // A file name in `dir` whatever the function's name: '/' and other
+  // characters a path would read become '_'.
+  for (char& c : prefix)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-' && c != '.' &&
+        c != '+')
+      c = '_';
   std::error_code error;
   std::filesystem::create_directories(dir, error);
   if (error) throw Error("cannot create dump directory '" + dir + "': " + error.message());

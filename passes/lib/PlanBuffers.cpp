@@ -139,7 +139,13 @@ std::optional<int64_t> mlir::adjit::sizeInBytes(ShapedType type) {
                                                   : 0;
   if (!type.hasStaticShape() || elementBytes == 0)
     return std::nullopt;
-  return type.getNumElements() * elementBytes;
+  // A size past a quarter of int64 cannot be allocated: left unplanned (its
+  // allocation fails when it runs), so that no offset arithmetic overflows.
+  int64_t bytes = elementBytes;
+  for (int64_t extent : type.getShape())
+    if (__builtin_mul_overflow(bytes, extent, &bytes) || bytes > (int64_t{1} << 61))
+      return std::nullopt;
+  return bytes;
 }
 
 BufferPlan mlir::adjit::planBuffers(func::FuncOp function) {

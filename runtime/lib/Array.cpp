@@ -1,6 +1,7 @@
 #include "adjit/runtime/Array.h"
 
 #include <cstring>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -15,6 +16,26 @@ Array::Array() : Array(empty(Shape{0}, DType::f32)) {}
 
 Array::Array(std::shared_ptr<detail::ArrayMemory> memory, Shape shape, DType dtype, int64_t size)
     : memory_(std::move(memory)), shape_(std::move(shape)), dtype_(dtype), size_(size) {}
+
+// The moved-from handle: no memory, shape [], 0 elements.
+Array::Array(Array&& other) noexcept
+    : memory_(std::move(other.memory_)),
+      shape_(std::move(other.shape_)),
+      dtype_(other.dtype_),
+      size_(std::exchange(other.size_, 0)) {
+  other.shape_.clear();
+}
+
+Array& Array::operator=(Array&& other) noexcept {
+  if (this != &other) {
+    memory_ = std::move(other.memory_);
+    shape_ = std::move(other.shape_);
+    other.shape_.clear();
+    dtype_ = other.dtype_;
+    size_ = std::exchange(other.size_, 0);
+  }
+  return *this;
+}
 
 namespace detail {
 
@@ -33,8 +54,8 @@ void release(ArrayMemory& memory) {
 ArrayMemory::~ArrayMemory() { release(*this); }
 
 Array take_donated(const Array& array, const std::string& receiver) {
+  (void)array.live_memory();  // throws for a donated or moved-from array
   ArrayMemory& old = *array.memory_;
-  if (old.donated) array.throw_donated();
   auto taken = std::make_shared<ArrayMemory>(old.data, old.bytes, old.device, old.owner);
   old.data = nullptr;
   old.donated = true;
@@ -43,20 +64,23 @@ Array take_donated(const Array& array, const std::string& receiver) {
 }
 
 void invalidate_donated(const Array& array, const std::string& receiver) {
+  if (!array.memory_ || array.memory_->donated) return;
   ArrayMemory& memory = *array.memory_;
-  if (memory.donated) return;
   release(memory);
   memory.donated = true;
   memory.donated_to = receiver;
 }
 
 bool owns_memory(const Array& array) {
-  return array.memory_->owner != ArrayMemory::Owner::caller;
+  return array.memory_ && array.memory_->owner != ArrayMemory::Owner::caller;
 }
 
 }  // namespace detail
 
-void Array::throw_donated() const {
+void Array::throw_no_value() const {
+  if (!memory_)
+    throw RuntimeError("this Array was moved from (std::move) and holds no value; assign it a "
+                       "new one to use it again");
   throw RuntimeError(fmt::format(
       "this Array ({}) was donated to {} and is no longer valid: its memory was handed to "
       "that call (JitOptions::donate); use the call's results instead",

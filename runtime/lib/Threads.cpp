@@ -32,8 +32,9 @@ int default_count() {
     if (!text || !*text) return available();
     char* end = nullptr;
     long n = std::strtol(text, &end, 10);
-    if (*end != '\0' || n < 1 || n > 4096)
-      throw Error(fmt::format("ADJIT_NUM_THREADS must be a positive integer, got '{}'", text));
+    if (*end != '\0' || n < 1 || n > kMaxThreads)
+      throw Error(fmt::format("ADJIT_NUM_THREADS must be an integer from 1 to {}, got '{}'",
+                              kMaxThreads, text));
     return static_cast<int>(n);
   }();
   return count;

@@ -82,6 +82,16 @@ TEST_CASE("compile cache: corrupt, truncated and foreign entries are recompiled"
   }
 }
 
+TEST_CASE("compile cache: an entry that cannot be read is recompiled", "[cache]") {
+  CacheDir dir;
+  compiled_value(dir.path);
+  fs::path entry = dir.entries().at(0);
+  fs::remove(entry);
+  fs::create_directory(entry);  // a directory where the entry should be
+  CHECK(compiled_value(dir.path) == Approx(kExpected));
+  CHECK(compiled_value(dir.path) == Approx(kExpected));
+}
+
 TEST_CASE("compile cache: concurrent compilations of one program leave one valid entry",
           "[cache]") {
   CacheDir dir;

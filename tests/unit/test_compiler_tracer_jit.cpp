@@ -1021,6 +1021,51 @@ TEST_CASE("tracer jit: a function calling itself while traced is a TraceError, n
   CHECK(contains(what_of<TraceError>([&] { f(Array::zeros({3}, F32)); }), "calls itself"));
 }
 
+TEST_CASE("tracer jit: jitted functions of one lambda type called inside each other's trace",
+          "[tracer][jit]") {
+  // Each call has its own arguments and cache key, also when another call
+  // of the same lambda type is being traced on this thread.
+  std::function<Array(const Array&)> other;
+  auto make = [&](double scale) {
+    return jit([&other, scale](Tensor x) {
+      if (scale > 1) {
+        Array inner = other(Array::full({3}, 7));
+        CHECK(inner.to_vector<float>() == std::vector<float>{7, 7, 7});
+      }
+      return x * scale;
+    });
+  };
+  auto identity = make(1.0), doubled = make(2.0);
+  other = [&](const Array& a) { return identity(a); };
+  CHECK(doubled(Array::full({2}, 5)).to_vector<float>() == std::vector<float>{10, 10});
+  CHECK(doubled(Array::full({2}, 1)).to_vector<float>() == std::vector<float>{2, 2});
+}
+
+TEST_CASE("tracer jit: tensors too large to address and too many threads are clear errors",
+          "[tracer][jit][errors]") {
+  auto filled = jit([](Tensor x) { return x + sum(full({int64_t{1} << 62, 4}, 1.0)); });
+  std::string m = what_of<TraceError>([&] { filled(Array::ones({2})); });
+  INFO(m);
+  CHECK(contains(m, "adjit::full: a tensor of f32[4611686018427387904,4] is too large"));
+  auto counted = jit([](Tensor x) { return x + sum(cast(arange(INT64_MAX), F32)); });
+  m = what_of<TraceError>([&] { counted(Array::ones({2})); });
+  CHECK(contains(m, "adjit::arange: a tensor of i32[9223372036854775807] is too large"));
+  auto reshaped = jit([](Tensor x) { return reshape(x, {-1, INT64_MAX, 4}); });
+  CHECK(contains(what_of<TraceError>([&] { reshaped(Array::ones({2})); }),
+                 "more elements than int64 counts"));
+  CHECK(contains(what_of<Error>([] { jit([](Tensor x) { return x; }, {.threads = 100000}); }),
+                 "thread count up to 4096, got 100000"));
+}
+
+TEST_CASE("tracer jit: a name with a '/' dumps into dump_dir", "[tracer][jit][lower]") {
+  TempDir dir;
+  auto f = jit([](Tensor x) { return x * 2.0; }, {.name = "../a/b", .dump_dir = dir.path()});
+  CHECK(f(Array::ones({2})).to_vector<float>() == std::vector<float>{2, 2});
+  std::vector<std::string> files = dir.files();
+  REQUIRE(!files.empty());
+  for (const std::string& file : files) CHECK(file.rfind(".._a_b-", 0) == 0);
+}
+
 // `if (tensor)` cannot be traced: the error says what to use instead and
 // points at the user's line that computed the condition.
 TEST_CASE("tracer jit: a Tensor used as a C++ condition names where and what to use",

@@ -87,6 +87,30 @@ TEST_CASE("copying an Array shares the buffer; copy() does not", "[runtime][arra
   CHECK(deep.to_vector<int32_t>() == std::vector<int32_t>{10, 20, 3});
 }
 
+TEST_CASE("a moved-from Array holds no value until assigned", "[runtime][array]") {
+  Array original = Array::from<float>({1, 2}, {2});
+  Array moved = std::move(original);
+  CHECK(moved.to_vector<float>() == std::vector<float>{1, 2});
+  // Shape [] and no elements, and reading it is an error, not a crash.
+  CHECK(original.size() == 0);  // NOLINT(bugprone-use-after-move): the point of the test
+  CHECK(original.rank() == 0);
+  CHECK(original.nbytes() == 0);
+  CHECK_FALSE(original.is_donated());
+  CHECK(original.device() == Device::cpu());
+  CHECK_THROWS_WITH(original.to_vector<float>(), Catch::Contains("moved from"));
+  CHECK_THROWS_AS(original.copy(), RuntimeError);
+  Array copied = original;  // copying the empty handle is fine
+  CHECK(copied.size() == 0);
+  Array assigned;
+  assigned = std::move(moved);
+  CHECK(assigned.to_vector<float>() == std::vector<float>{1, 2});
+  CHECK_THROWS_AS(moved.to_vector<float>(), RuntimeError);
+  original = Array::from<float>({3}, {1});  // usable again
+  CHECK(original.to_vector<float>() == std::vector<float>{3});
+  assigned = std::move(assigned);  // a self-move keeps the value
+  CHECK(assigned.to_vector<float>() == std::vector<float>{1, 2});
+}
+
 TEST_CASE("the buffer outlives the handle that created it", "[runtime][array]") {
   Array survivor;
   {

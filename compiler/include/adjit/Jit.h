@@ -160,11 +160,30 @@ class JitCache {
   std::unique_ptr<State> state_;
 };
 
-/// Empties a reused per-thread argument list however the call ends, so that
-/// neither stale arrays nor their memory outlive it.
-struct ClearOnExit {
-  std::vector<Array>& list;
-  ~ClearOnExit() { list.clear(); }
+/// What a call on Arrays works in: its inputs, its outputs (or the Arrays
+/// it writes into) and its cache key.
+struct CallScratch {
+  std::vector<Array> inputs, outputs;
+  CacheKey key;
+};
+
+/// The calling thread's scratch, reused so that a cached call allocates
+/// only its output arrays; a call made while another uses it (a jitted
+/// function called on Arrays while another is being traced) gets its own.
+/// Its argument lists are emptied however the call ends, so that neither
+/// stale arrays nor their memory outlive it.
+class ScratchLease {
+ public:
+  ScratchLease();
+  ~ScratchLease();
+  ScratchLease(const ScratchLease&) = delete;
+  ScratchLease& operator=(const ScratchLease&) = delete;
+  CallScratch& operator*() const { return *scratch_; }
+  CallScratch* operator->() const { return scratch_; }
+
+ private:
+  CallScratch* scratch_;
+  std::unique_ptr<CallScratch> own_;
 };
 
 }  // namespace detail
@@ -184,16 +203,13 @@ class Jitted {
     } else {
       check_callable<detail::traced_t<std::decay_t<Args>>...>();
       using Result = decltype(f_(std::declval<detail::traced_t<std::decay_t<Args>>>()...));
-      // Reused per thread so a cached call allocates only its output arrays.
-      thread_local std::vector<Array> inputs, outputs;
-      // Also on a failed call: outputs made before the failure are freed.
-      detail::ClearOnExit clear_inputs{inputs}, clear_outputs{outputs};
+      detail::ScratchLease scratch;
       std::vector<bool> donated;
-      auto compiled = compiled_for<std::decay_t<Args>...>(inputs, donated, args...);
-      compiled->run(inputs, outputs, donated);
+      auto compiled = compiled_for<std::decay_t<Args>...>(*scratch, donated, args...);
+      compiled->run(scratch->inputs, scratch->outputs, donated);
       size_t position = 0, vector_index = 0;
-      return detail::StructureTraits<Result>::rebuild(outputs, position, compiled->result_layout(),
-                                                      vector_index);
+      return detail::StructureTraits<Result>::rebuild(scratch->outputs, position,
+                                                      compiled->result_layout(), vector_index);
     }
   }
 
@@ -204,12 +220,11 @@ class Jitted {
   template <class Outputs, class... Args>
   void call_into(Outputs& outputs, const Args&... args) const {
     check_callable<detail::traced_t<Args>...>();
-    thread_local std::vector<Array> inputs, targets;
-    detail::ClearOnExit clear_inputs{inputs}, clear_targets{targets};
+    detail::ScratchLease scratch;
     std::vector<bool> donated;
-    auto compiled = compiled_for(inputs, donated, args...);
-    detail::StructureTraits<Outputs>::collect_arrays(outputs, targets);
-    compiled->run_into(inputs, targets, donated);
+    auto compiled = compiled_for(*scratch, donated, args...);
+    detail::StructureTraits<Outputs>::collect_arrays(outputs, scratch->outputs);
+    compiled->run_into(scratch->inputs, scratch->outputs, donated);
   }
 
   /// Traces for these arguments without compiling or caching (with the
@@ -260,14 +275,15 @@ class Jitted {
   }
 
   // The compiled function for `args` (traced and compiled on a miss), with
-  // their Arrays in `inputs`, moved to the call's device, and `donated` set.
+  // their Arrays in the scratch's inputs, moved to the call's device, and
+  // `donated` set.
   template <class... Args>
-  std::shared_ptr<const detail::CompiledFunction> compiled_for(std::vector<Array>& inputs,
+  std::shared_ptr<const detail::CompiledFunction> compiled_for(detail::CallScratch& scratch,
                                                                std::vector<bool>& donated,
                                                                const Args&... args) const {
-    donated = donated_inputs(inputs, args...);
-    Device device = cache_->place(inputs);
-    thread_local detail::CacheKey key;
+    donated = donated_inputs(scratch.inputs, args...);
+    Device device = cache_->place(scratch.inputs);
+    detail::CacheKey& key = scratch.key;
     key.clear();
     (detail::StructureTraits<Args>::append_key(key, args), ...);
     detail::append_device_key(key, device);

@@ -522,8 +522,8 @@ Tensor reshape(const Tensor& x, Shape shape, SourceLocation loc) {
       inferred = static_cast<int>(i);
     } else if (shape[i] < 0) {
       r.fail(fmt::format("negative dimension in {}", shape_string(shape)));
-    } else {
-      known *= shape[i];
+    } else if (__builtin_mul_overflow(known, shape[i], &known)) {
+      r.fail(fmt::format("the shape {} has more elements than int64 counts", shape_string(shape)));
     }
   }
   if (inferred >= 0) {

@@ -72,6 +72,16 @@ int64_t saturated(double value, unsigned bits) {
 }
 }  // namespace
 
+void Recorder::check_size(DType dtype, const Shape& shape) const {
+  int64_t bytes = static_cast<int64_t>(dtype_size(dtype));
+  for (int64_t extent : shape) {
+    if (extent < 0) fail(fmt::format("negative dimension in {}", shape_string(shape)));
+    if (__builtin_mul_overflow(bytes, extent, &bytes))
+      fail(fmt::format("a tensor of {} is too large: its size in bytes overflows int64",
+                       type_string(dtype, shape)));
+  }
+}
+
 Tensor Recorder::constant(double value, DType dtype, const Shape& shape) {
   mlir::RankedTensorType t = type(dtype, shape);
   mlir::Type element = t.getElementType();

@@ -29,9 +29,12 @@ class Recorder {
     return trace_->wrap(op->getResult(0));
   }
 
+  /// The type of a result; fails unless its size in bytes fits int64.
   mlir::RankedTensorType type(DType dtype, const Shape& shape) {
+    check_size(dtype, shape);
     return trace_->tensor_type(dtype, shape);
   }
+  void check_size(DType dtype, const Shape& shape) const;
 
   Tensor constant(double value, DType dtype, const Shape& shape);
   /// `value` exactly, in an integer dtype (i32 or i64) it fits.

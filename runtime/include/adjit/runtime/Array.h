@@ -61,6 +61,13 @@ class Array {
  public:
   // An f32[0] array, so that Array can sit in default-constructed containers.
   Array();
+  Array(const Array&) = default;
+  Array& operator=(const Array&) = default;
+  // A moved-from Array holds no value: reading it throws RuntimeError, and
+  // assigning it a new one makes it usable again.
+  Array(Array&& other) noexcept;
+  Array& operator=(Array&& other) noexcept;
+  ~Array() = default;
 
   // Throws when values.size() differs from the number of elements of `shape`.
   template <class T>
@@ -92,7 +99,7 @@ class Array {
   Array copy() const;
 
   // Where the buffer lives.
-  Device device() const { return memory_->device; }
+  Device device() const { return memory_ ? memory_->device : Device::cpu(); }
   // Waits until this array's value has been computed and returns it: a call
   // on a GPU returns before its kernels finish (JAX's block_until_ready).
   // Reading the array (to_vector, item, to(Device::cpu())) waits by itself.
@@ -115,7 +122,7 @@ class Array {
   void* raw_data() { return live_memory().data; }
   const void* raw_data() const { return live_memory().data; }
   // Whether this array was donated to a jitted call (and is now invalid).
-  bool is_donated() const { return memory_->donated; }
+  bool is_donated() const { return memory_ && memory_->donated; }
 
   // The typed accessors require T to be exactly the element type of dtype().
   // data() requires host memory; to_vector() and item() copy from a GPU.
@@ -154,10 +161,11 @@ class Array {
   friend bool detail::owns_memory(const Array&);
 
   const detail::ArrayMemory& live_memory() const {
-    if (memory_->donated) [[unlikely]] throw_donated();
+    if (!memory_ || memory_->donated) [[unlikely]] throw_no_value();
     return *memory_;
   }
-  [[noreturn]] void throw_donated() const;
+  // Donated or moved from.
+  [[noreturn]] void throw_no_value() const;
 
   template <class T>
   void check_element_type(std::string_view accessor) const {

@@ -11,6 +11,10 @@
 // oversubscribe the cores.
 namespace adjit::threads {
 
+// The most threads a call may ask for (JitOptions::threads,
+// ADJIT_NUM_THREADS): OpenMP aborts the process when it cannot start a team.
+inline constexpr int kMaxThreads = 4096;
+
 // The cores this process may run on.
 int available();
 
