@@ -1,5 +1,6 @@
 #include "adjit/compiler/CompileCache.h"
 
+#include "adjit/runtime/Environment.h"
 #include "adjit/runtime/Error.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -38,14 +39,7 @@ std::string sha256_hex(std::string_view bytes) {
 }
 
 uint64_t max_bytes_from_environment() {
-  const char* megabytes = std::getenv("ADJIT_CACHE_MAX_MB");
-  if (!megabytes) return uint64_t{1024} << 20;
-  char* end = nullptr;
-  unsigned long long value = std::strtoull(megabytes, &end, 10);
-  if (end == megabytes || *end)
-    throw Error(fmt::format("ADJIT_CACHE_MAX_MB must be a number of megabytes, got '{}'",
-                            megabytes));
-  return static_cast<uint64_t>(value) << 20;
+  return megabytes_variable("ADJIT_CACHE_MAX_MB").value_or(uint64_t{1024} << 20);
 }
 
 // The file's bytes, or nothing where it cannot be read whole (a directory

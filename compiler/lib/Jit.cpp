@@ -214,13 +214,18 @@ JitCache::JitCache(JitOptions options)
                               options_.name, argument));
 }
 
-std::vector<bool> JitCache::donated_inputs(const std::vector<size_t>& argument_ends) const {
+std::vector<bool> JitCache::donated_inputs(const std::vector<size_t>& argument_ends,
+                                           const std::vector<bool>& traced) const {
   std::vector<bool> donated(argument_ends.empty() ? 0 : argument_ends.back(), false);
   for (int argument : options_.donate) {
     if (static_cast<size_t>(argument) >= argument_ends.size())
       throw Error(fmt::format("adjit::jit '{}': JitOptions::donate names argument {}, but the "
                               "call has {} arguments",
                               options_.name, argument, argument_ends.size()));
+    if (!traced[argument])
+      throw Error(fmt::format("adjit::jit '{}': JitOptions::donate names argument {}, a static "
+                              "value (part of the cache key), which has no buffer to donate",
+                              options_.name, argument));
     size_t begin = argument == 0 ? 0 : argument_ends[argument - 1];
     std::fill(donated.begin() + begin, donated.begin() + argument_ends[argument], true);
   }

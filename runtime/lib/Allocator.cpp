@@ -1,5 +1,7 @@
 #include "adjit/runtime/Allocator.h"
 
+#include "adjit/runtime/Environment.h"
+
 #include <algorithm>
 #include <atomic>
 #include <cstddef>
@@ -39,14 +41,7 @@ size_t size_class(size_t bytes) {
 }
 
 size_t cache_limit_from_environment() {
-  const char* megabytes = std::getenv("ADJIT_ALLOCATOR_CACHE_MB");
-  if (!megabytes || !*megabytes) return kDefaultCacheLimitBytes;
-  char* end = nullptr;
-  unsigned long long value = std::strtoull(megabytes, &end, 10);
-  if (*end != '\0')
-    throw Error(fmt::format("ADJIT_ALLOCATOR_CACHE_MB='{}' is not a whole number of megabytes",
-                            megabytes));
-  return static_cast<size_t>(value) << 20;
+  return megabytes_variable("ADJIT_ALLOCATOR_CACHE_MB").value_or(kDefaultCacheLimitBytes);
 }
 
 // Blocks of this size and more start on a huge-page boundary and are

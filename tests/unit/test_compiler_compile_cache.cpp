@@ -141,8 +141,14 @@ TEST_CASE("compile cache: entries past the size bound are evicted", "[cache]") {
   CHECK(compiled_value(dir.path) == Approx(kExpected));
   ::unsetenv("ADJIT_CACHE_MAX_MB");
   CHECK(dir.entries().empty());
-  ::setenv("ADJIT_CACHE_MAX_MB", "lots", 1);
-  CHECK_THROWS_WITH(CompileCache(dir.path), Catch::Contains("ADJIT_CACHE_MAX_MB must be a number"));
+  // Not a count of megabytes: words, a sign (strtoull would wrap -1), and
+  // more bytes than 64 bits hold (<< 20 made 2^44 MB 0 bytes).
+  for (const char* bad : {"lots", "-1", "+5", "17592186044416"}) {
+    ::setenv("ADJIT_CACHE_MAX_MB", bad, 1);
+    CHECK_THROWS_WITH(CompileCache(dir.path),
+                      Catch::Contains("ADJIT_CACHE_MAX_MB must be a whole number of megabytes") &&
+                          Catch::Contains(bad));
+  }
   ::unsetenv("ADJIT_CACHE_MAX_MB");
 }
 

@@ -548,6 +548,12 @@ TEST_CASE("JitOptions::donate names arguments that exist", "[compiler][memory][d
   CHECK_THROWS_WITH(f(x), Catch::Matchers::Contains(
                               "JitOptions::donate names argument 3, but the call has 1 arguments"));
   CHECK_FALSE(x.is_donated());
+  auto scaled = jit([](Tensor x, int k) { return x * double(k); },
+                    JitOptions{.name = "scaled", .donate = {1}});
+  CHECK_THROWS_WITH(scaled(x, 2), Catch::Matchers::Contains(
+                                      "'scaled': JitOptions::donate names argument 1, a static "
+                                      "value (part of the cache key)"));
+  CHECK_FALSE(x.is_donated());
 }
 
 // A module that says an output is computed in an input's buffer runs

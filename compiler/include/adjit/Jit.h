@@ -142,8 +142,10 @@ class JitCache {
 
   /// One flag per flat input of a call whose arguments end at
   /// `argument_ends` (flat positions): whether JitOptions::donate names its
-  /// argument. Throws for a donated position past the call's arguments.
-  std::vector<bool> donated_inputs(const std::vector<size_t>& argument_ends) const;
+  /// argument. Throws for a donated position past the call's arguments or
+  /// naming a static one (`traced[i]` false).
+  std::vector<bool> donated_inputs(const std::vector<size_t>& argument_ends,
+                                   const std::vector<bool>& traced) const;
 
   /// The device a call runs on (JitOptions::device, else the arguments'),
   /// with `inputs` moved there; throws RuntimeError when unset and the
@@ -271,7 +273,8 @@ class Jitted {
     ((detail::StructureTraits<Args>::collect_arrays(args, inputs),
       argument_ends.push_back(inputs.size())),
      ...);
-    return cache_->donated_inputs(argument_ends);
+    return cache_->donated_inputs(argument_ends,
+                                  {detail::contains_tensor<detail::traced_t<Args>>...});
   }
 
   // The compiled function for `args` (traced and compiled on a miss), with
