@@ -576,4 +576,10 @@ TEST_CASE("an entry with an aliased output runs on separate buffers", "[compiler
   // Ahead-of-time functions take separate buffers: such an entry is refused.
   CHECK_THROWS_WITH(aot::write(program, aot::AotOptions{.name = "step", .output_dir = "unused"}, {}),
                     Catch::Matchers::Contains("writes output 0 into its input 0"));
+  // So is a jitted function with donated arguments given to aot::compile
+  // (its donation is not quietly dropped).
+  auto donating = jit([](Tensor w, Tensor g) { return w - 0.5 * g; }, {.donate = {0}});
+  CHECK_THROWS_WITH(aot::compile(donating, aot::AotOptions{.name = "step", .output_dir = "unused"},
+                                 w, g),
+                    Catch::Matchers::Contains("writes output 0 into its input 0"));
 }

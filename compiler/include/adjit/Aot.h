@@ -76,6 +76,8 @@ AotResult compile(F f, const AotOptions& options, const Args&... example_args) {
     // Traced inline below, it would silently become other code.
     jit_options.device = f.options().device;
     jit_options.rematerialize = f.options().rematerialize;
+    // Refused by write() as for any donated entry, rather than dropped.
+    jit_options.donate = f.options().donate;
   }
   Lowered lowered = jit(std::move(f), jit_options).lower(example_args...);
   return write(lowered, options, {options.name});

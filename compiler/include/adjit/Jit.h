@@ -56,7 +56,8 @@ struct JitOptions {
   /// Gradients recompute cheap elementwise values in their backward pass
   /// instead of keeping them from the forward pass where that keeps fewer
   /// bytes (CompileOptions::rematerialize; docs/guide/memory.md). The
-  /// results are the same either way.
+  /// results are the same either way up to round-off (fused differently, a
+  /// multiply and an add may become one FMA).
   bool rematerialize = true;
 };
 

@@ -52,7 +52,7 @@ struct CompileOptions {
   /// Gradients recompute cheap elementwise values in their backward pass
   /// instead of keeping them from the forward pass, where that keeps fewer
   /// bytes without adding memory traffic (docs/guide/memory.md). The
-  /// results are the same.
+  /// results are the same up to round-off.
   bool rematerialize = true;
 };
 
