@@ -63,22 +63,24 @@ struct PromotedPair {
   Tensor a, b;
 };
 
-PromotedPair promote_and_broadcast(Recorder& r, const Operand& a, const Operand& b) {
+// The shape two operands broadcast to (a number takes the other's); at
+// least one is a Tensor.
+Shape broadcast_shape(Recorder& r, const Operand& a, const Operand& b) {
   if (!a.tensor && !b.tensor) r.fail("needs at least one Tensor operand");
+  if (!a.tensor || !b.tensor) return (a.tensor ? a.tensor : b.tensor)->shape();
+  auto common = detail::broadcast_shapes(a.tensor->shape(), b.tensor->shape());
+  if (!common)
+    r.fail(fmt::format("shapes {} and {} cannot be broadcast together", describe(*a.tensor),
+                       describe(*b.tensor)));
+  return *common;
+}
+
+PromotedPair promote_and_broadcast(Recorder& r, const Operand& a, const Operand& b) {
+  Shape shape = broadcast_shape(r, a, b);
   DType dtype;
   if (a.tensor && b.tensor) dtype = detail::promote(a.tensor->dtype(), b.tensor->dtype());
   else if (a.tensor) dtype = detail::promote_with_scalar(a.tensor->dtype(), b.is_integer);
   else dtype = detail::promote_with_scalar(b.tensor->dtype(), a.is_integer);
-  Shape shape;
-  if (a.tensor && b.tensor) {
-    auto common = detail::broadcast_shapes(a.tensor->shape(), b.tensor->shape());
-    if (!common)
-      r.fail(fmt::format("shapes {} and {} cannot be broadcast together", describe(*a.tensor),
-                         describe(*b.tensor)));
-    shape = *common;
-  } else {
-    shape = (a.tensor ? a.tensor : b.tensor)->shape();
-  }
   auto materialize = [&](const Operand& o) {
     if (!o.tensor) return number_constant(r, o, dtype, shape);
     return r.broadcast(r.convert(*o.tensor, dtype), shape);
@@ -325,15 +327,7 @@ namespace {
 template <class OpTy>
 Tensor logical(const char* name, const Operand& a, const Operand& b, SourceLocation loc) {
   Recorder r(name, loc, {tensor_of(a), tensor_of(b)});
-  if (!a.tensor && !b.tensor) r.fail("needs at least one Tensor operand");
-  Shape shape = (a.tensor ? a.tensor : b.tensor)->shape();
-  if (a.tensor && b.tensor) {
-    auto common = detail::broadcast_shapes(a.tensor->shape(), b.tensor->shape());
-    if (!common)
-      r.fail(fmt::format("shapes {} and {} cannot be broadcast together", describe(*a.tensor),
-                         describe(*b.tensor)));
-    shape = *common;
-  }
+  Shape shape = broadcast_shape(r, a, b);
   // Each operand's truth, as numpy's: nonzero.
   auto truth_of = [&](const Operand& o) {
     if (!o.tensor) return r.constant(o.number != 0, DType::i1, shape);
