@@ -1,3 +1,4 @@
+#include <cmath>
 #include <iterator>
 #include <ostream>
 
@@ -53,12 +54,18 @@ class ArrayFormatter {
   }
 
   // Floating elements with six significant digits, like printf's %g: "1",
-  // "0.5", "1e+10", "nan", "-inf".
+  // "0.5", "1e+10", "-inf"; a NaN is "nan" whatever its sign bit (0 / 0
+  // makes one with the bit set on x86), as numpy prints it.
   void append_element(T value) {
-    if constexpr (std::is_same_v<T, bool>) out_ += value ? "true" : "false";
-    else if constexpr (detail::is_floating_v<T>)
-      fmt::format_to(std::back_inserter(out_), "{:g}", detail::to_double(value));
-    else fmt::format_to(std::back_inserter(out_), "{}", value);
+    if constexpr (std::is_same_v<T, bool>) {
+      out_ += value ? "true" : "false";
+    } else if constexpr (detail::is_floating_v<T>) {
+      double v = detail::to_double(value);
+      if (std::isnan(v)) out_ += "nan";
+      else fmt::format_to(std::back_inserter(out_), "{:g}", v);
+    } else {
+      fmt::format_to(std::back_inserter(out_), "{}", value);
+    }
   }
 
   const T* elements_;

@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <charconv>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <optional>
 #include <ranges>
@@ -154,7 +155,9 @@ uint32_t read_little_endian(const unsigned char* bytes, int count) {
   return value;
 }
 
-NpyHeader read_header(std::istream& in) {
+// `file_bytes`: the file's size, so that a header or data length it
+// cannot hold is refused before anything that long is allocated.
+NpyHeader read_header(std::istream& in, uint64_t file_bytes) {
   char preamble[8];
   if (!in.read(preamble, sizeof preamble) || std::string_view(preamble, kMagic.size()) != kMagic)
     throw Error("not a .npy file (no \\x93NUMPY magic)");
@@ -164,7 +167,11 @@ NpyHeader read_header(std::istream& in) {
   int length_bytes = major_version == 1 ? 2 : 4;
   unsigned char length[4];
   if (!in.read(reinterpret_cast<char*>(length), length_bytes)) throw Error("truncated header");
-  std::string text(read_little_endian(length, length_bytes), '\0');
+  uint64_t header_bytes = read_little_endian(length, length_bytes);
+  if (header_bytes > file_bytes - static_cast<uint64_t>(in.tellg()))
+    throw Error(fmt::format("truncated header: it claims {} bytes, the file has {} in all",
+                            header_bytes, file_bytes));
+  std::string text(header_bytes, '\0');
   if (!in.read(text.data(), static_cast<std::streamsize>(text.size())))
     throw Error("truncated header");
   return HeaderParser(text).parse();
@@ -203,13 +210,21 @@ std::string header_text(std::string_view descr, const Shape& shape) {
 Array load_npy(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Error(npy_error("load_npy", path, std::strerror(errno)));
+  std::error_code size_error;
+  uint64_t file_bytes = std::filesystem::file_size(path, size_error);
+  if (size_error) throw Error(npy_error("load_npy", path, size_error.message()));
   try {
-    NpyHeader header = read_header(in);
+    NpyHeader header = read_header(in, file_bytes);
     DType dtype = dtype_for_descr(header.descr);
     if (header.fortran_order)
       throw Error(fmt::format(
           "descr '{}' with fortran_order=True is not supported; save a C-order array",
           header.descr));
+    uint64_t data_bytes = static_cast<uint64_t>(num_elements(header.shape)) * dtype_size(dtype);
+    uint64_t left = file_bytes - static_cast<uint64_t>(in.tellg());
+    if (data_bytes > left)
+      throw Error(fmt::format("truncated data: {} needs {} bytes, the file has {}",
+                              type_string(dtype, header.shape), data_bytes, left));
     Array array = Array::empty(header.shape, dtype);
     auto* bytes = static_cast<char*>(array.raw_data());
     in.read(bytes, static_cast<std::streamsize>(array.nbytes()));
@@ -237,6 +252,15 @@ void save_npy(const Array& array, const std::string& path) {
     throw Error(npy_error(
         "save_npy", path,
         fmt::format("shape {} has too many dimensions", shape_string(array.shape()))));
+  // Read (and checked: donated, moved from) before the file is opened, so
+  // that a failure leaves an existing file as it was.
+  Array host;
+  try {
+    host = array.to(Device::cpu());
+    (void)host.raw_data();
+  } catch (const Error& error) {
+    throw Error(npy_error("save_npy", path, error.what()));
+  }
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   if (!out) throw Error(npy_error("save_npy", path, std::strerror(errno)));
   const char version_and_length[4] = {1, 0, static_cast<char>(header.size() & 0xff),
@@ -244,7 +268,6 @@ void save_npy(const Array& array, const std::string& path) {
   out.write(kMagic.data(), static_cast<std::streamsize>(kMagic.size()));
   out.write(version_and_length, sizeof version_and_length);
   out << header;
-  const Array host = array.to(Device::cpu());
   out.write(static_cast<const char*>(host.raw_data()),
             static_cast<std::streamsize>(array.nbytes()));
   if (!out.flush())

@@ -293,8 +293,8 @@ TEST_CASE("arrays print in a short numpy-like form", "[runtime][array][print]") 
   CHECK(to_string(Array::from<bool>({true, false}, {2})) == "i1[2] [true, false]");
   CHECK(to_string(Array::from<double>({0.1, 1.0 / 3, 1e10, -2.5e-7}, {4})) ==
         "f64[4] [0.1, 0.333333, 1e+10, -2.5e-07]");
-  CHECK(to_string(Array::from<float>({NAN, INFINITY, -INFINITY}, {3})) ==
-        "f32[3] [nan, inf, -inf]");
+  CHECK(to_string(Array::from<float>({NAN, INFINITY, -INFINITY, -NAN}, {4})) ==
+        "f32[4] [nan, inf, -inf, nan]");
   CHECK(to_string(Array::from<int64_t>({-9'000'000'000}, {1})) == "i64[1] [-9000000000]");
   CHECK(to_string(Array::full({2}, 0.5, DType::f16)) == "f16[2] [0.5, 0.5]");
   CHECK(to_string(Array::full({1}, 1.0 / 3, DType::bf16)) == "bf16[1] [0.333984]");

@@ -146,6 +146,22 @@ TEST_CASE("npy errors name the file and the problem", "[runtime][npy]") {
       Contains("save_npy") && Contains("b.npy") && Contains("bf16 has no NumPy dtype"));
   REQUIRE_THROWS_WITH(save_npy(Array::zeros({2}), directory.file("no/such/dir.npy")),
                       Contains("save_npy") && Contains("no/such/dir.npy"));
+
+  // Lengths the file cannot hold are refused before anything that long is
+  // allocated: a 4 GiB header in 25 bytes, 8 GiB of data in 128.
+  write_file(path, std::string("\x93NUMPY\x02\x00\xf0\xff\xff\xff{'descr'", 25));
+  REQUIRE_THROWS_WITH(load_npy(path), Contains("truncated header") && Contains("4294967280"));
+  REQUIRE_THROWS_WITH(
+      load_with_header("{'descr': '<f8', 'fortran_order': False, 'shape': (1073741824,), }"),
+      Contains("truncated data") && Contains("8589934592 bytes"));
+  // A failed save leaves an existing file as it was.
+  std::string kept = directory.file("kept.npy");
+  Array a = Array::from<float>({1, 2, 3}, {3});
+  save_npy(a, kept);
+  Array b = std::move(a);
+  REQUIRE_THROWS_WITH(save_npy(a, kept), Contains("save_npy") && Contains("kept.npy") &&
+                                             Contains("moved from"));
+  CHECK(load_npy(kept).to_vector<float>() == std::vector<float>{1, 2, 3});
 }
 
 TEST_CASE("array specs with explicit values", "[runtime][spec]") {
