@@ -57,6 +57,10 @@ class HeaderParser {
       std::string key = parse_quoted();
       expect(':');
       if (key == "descr") {
+        // A list of fields is a structured dtype: a valid file, not ours.
+        if (consume('['))
+          throw Error("unsupported dtype: a structured dtype (a record of named fields); "
+                      "save each field as an array of its own");
         header.descr = parse_quoted();
         has_descr = true;
       } else if (key == "fortran_order") {

@@ -127,6 +127,10 @@ TEST_CASE("npy errors name the file and the problem", "[runtime][npy]") {
   REQUIRE_THROWS_WITH(
       load_with_header("{'descr': '<f8', 'fortran_order': False, 'shape': (2,), }"),
       Contains(path) && Contains("truncated data") && Contains("16 bytes") && Contains("has 8"));
+  REQUIRE_THROWS_WITH(
+      load_with_header("{'descr': [('a', '<f4'), ('b', '<i4')], 'fortran_order': False, "
+                       "'shape': (1,), }"),
+      Contains(path) && Contains("unsupported dtype: a structured dtype"));
   REQUIRE_THROWS_WITH(load_with_header("{'descr': '<f4', 'shape': (2,), }"),
                       Contains("malformed header") && Contains("'fortran_order'"));
   REQUIRE_THROWS_WITH(
