@@ -280,7 +280,8 @@ TEST_CASE("aot: outputs equal the JIT's bit for bit, from a C program", "[compil
 TEST_CASE("aot: statuses for NULL pointers and failed allocations", "[compiler][aot]") {
   ScratchDir dir("adjit-aot");
   // A 256 GiB temporary: the call returns ADJIT_AOT_OUT_OF_MEMORY and frees
-  // what it held; the next call of another function works.
+  // what it held; the next call of another function works. So does a GEMM
+  // whose packing space cannot be allocated.
   Program program = Program::parse(
       read_file(std::string(ADJIT_SOURCE_DIR) + "/tests/fuzz/regressions/huge-intermediate.mlir") +
       R"(
@@ -288,20 +289,40 @@ TEST_CASE("aot: statuses for NULL pointers and failed allocations", "[compiler][
       %y = adjit.exp %x : tensor<4xf32>
       return %y : tensor<4xf32>
     }
+    func.func @product(%a: tensor<64x128xf32>, %b: tensor<128x96xf32>) -> tensor<64x96xf32> {
+      %c = adjit.dot_general %a, %b, batch = [] x [], contract = [1] x [0]
+          : (tensor<64x128xf32>, tensor<128x96xf32>) -> tensor<64x96xf32>
+      return %c : tensor<64x96xf32>
+    }
   )");
   AotOptions options = options_in(dir, "statuses");
   aot::write(program, options);
   std::string main_program = link_c_program(dir, "main", R"(
 #include "statuses.h"
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
+/* While `starved`, aligned_alloc fails from 1 MiB on: the GEMM kernels'
+   packing space (MiBs) cannot be had. */
+static int starved = 0;
+void* aligned_alloc(size_t alignment, size_t size) {
+  return starved && size >= (1u << 20) ? NULL : memalign(alignment, size);
+}
 int main(void) {
   static float x = 1, y[4], v[262144 * 16], m[262144 * 16];
+  static float a[product_IN0_ELEMENTS], b[product_IN1_ELEMENTS], c[product_OUT0_ELEMENTS];
   float small_in[4] = {0, 1, 2, 3};
   printf("huge %d\n", huge(&x, v, m));
   printf("null %d\n", small(NULL, y));
   int status = small(small_in, y);
   printf("small %d %.6f\n", status, y[1]);
+  for (int i = 0; i < product_IN0_ELEMENTS; ++i) a[i] = 1;
+  for (int i = 0; i < product_IN1_ELEMENTS; ++i) b[i] = 0.5f;
+  starved = 1;
+  printf("starved %d\n", product(a, b, c));
+  starved = 0;
+  status = product(a, b, c);
+  printf("fed %d %.1f\n", status, c[0]);
   return 0;
 }
 )", dir.file("statuses.o"));
@@ -311,43 +332,6 @@ int main(void) {
   CHECK(contains(output, "huge 2\n"));
   CHECK(contains(output, "null 1\n"));
   CHECK(contains(output, "small 0 2.718282\n"));
-}
-
-TEST_CASE("aot: the GEMM kernels' packing space failing to allocate is a status",
-          "[compiler][aot]") {
-  ScratchDir dir("adjit-aot");
-  Program program = Program::parse(R"(
-    func.func @product(%a: tensor<64x128xf32>, %b: tensor<128x96xf32>) -> tensor<64x96xf32> {
-      %c = adjit.dot_general %a, %b, batch = [] x [], contract = [1] x [0]
-          : (tensor<64x128xf32>, tensor<128x96xf32>) -> tensor<64x96xf32>
-      return %c : tensor<64x96xf32>
-    }
-  )");
-  aot::write(program, options_in(dir, "packing"));
-  // aligned_alloc fails from 1 MiB on while `starved` is set: the packing
-  // space (MiBs) cannot be had, then it can.
-  std::string main_program = link_c_program(dir, "main", R"(
-#include "packing.h"
-#include <malloc.h>
-#include <stdio.h>
-static int starved = 1;
-void* aligned_alloc(size_t alignment, size_t size) {
-  return starved && size >= (1u << 20) ? NULL : memalign(alignment, size);
-}
-int main(void) {
-  static float a[product_IN0_ELEMENTS], b[product_IN1_ELEMENTS], c[product_OUT0_ELEMENTS];
-  for (int i = 0; i < product_IN0_ELEMENTS; ++i) a[i] = 1;
-  for (int i = 0; i < product_IN1_ELEMENTS; ++i) b[i] = 0.5f;
-  printf("starved %d\n", product(a, b, c));
-  starved = 0;
-  int status = product(a, b, c);
-  printf("fed %d %.1f\n", status, c[0]);
-  return 0;
-}
-)", dir.file("packing.o"));
-  auto [ran, output] = shell(main_program);
-  INFO(output);
-  CHECK(ran == 0);
   CHECK(contains(output, "starved 2\n"));
   CHECK(contains(output, "fed 0 64.0\n"));
 }
