@@ -552,6 +552,17 @@ TEST_CASE("cli: run prints the outputs and writes them as .npy", "[cli]") {
   CliResult npy = run_cli(concat({"run", kMlp}, from_npy));
   REQUIRE(npy.exit_code == 0);
   CHECK(npy.output == r.output);
+  // So it is inside a response file, on separate lines or attached, also
+  // in one named by another.
+  std::string words;
+  for (const std::string& word : from_npy) words += word + "\n";
+  std::string inner = dir.write("inner.txt", words);
+  std::string outer = dir.write("outer.txt", "@" + inner + "\n");
+  for (const std::string& file : {inner, outer}) {
+    CliResult responded = run_cli({"run", kMlp, "@" + file});
+    INFO(responded.output);
+    CHECK(responded.output == r.output);
+  }
 }
 
 TEST_CASE("cli: run matches an independent double-precision MLP", "[cli]") {

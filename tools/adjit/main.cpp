@@ -14,7 +14,10 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "llvm/Support/Allocator.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/StringSaver.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <filesystem>
@@ -284,6 +287,8 @@ int cache() {
 // llvm::cl reads a word "@FILE" as a response file, which would swallow the
 // spec of `--arg @x.npy`: a value in the word after its option is attached to
 // the option ("--arg=@x.npy"), which llvm::cl reads as the same value.
+// Response files are expanded here first (their words spliced in place, as
+// llvm::cl does), so that the same holds inside them.
 std::vector<std::string> attach_at_sign_values(int argc, char** argv) {
   std::vector<std::string> words(argv, argv + argc);
   if (argc < 2) return words;
@@ -291,15 +296,31 @@ std::vector<std::string> attach_at_sign_values(int argc, char** argv) {
   for (cl::SubCommand* registered : cl::getRegisteredSubcommands())
     if (registered->getName() == argv[1]) command = registered;
   const llvm::StringMap<cl::Option*>& options = cl::getRegisteredOptions(*command);
-  for (size_t i = 1; i + 1 < words.size() && words[i] != "--"; ++i) {
-    llvm::StringRef option_name = llvm::StringRef(words[i]).ltrim('-');
-    bool option_without_value = words[i].starts_with('-') && !option_name.contains('=');
-    if (!option_without_value || !words[i + 1].starts_with('@')) continue;
+  auto takes_value = [&](const std::string& word) {
+    llvm::StringRef option_name = llvm::StringRef(word).ltrim('-');
+    if (!word.starts_with('-') || option_name.contains('=')) return false;
     auto option = options.find(option_name);
-    if (option == options.end() || option->second->getValueExpectedFlag() != cl::ValueRequired)
+    return option != options.end() && option->second->getValueExpectedFlag() == cl::ValueRequired;
+  };
+  llvm::BumpPtrAllocator allocator;
+  llvm::StringSaver saver(allocator);
+  int expansions = 0;
+  for (size_t i = 1; i < words.size() && words[i] != "--"; ++i) {
+    if (words[i].starts_with('@') && expansions < 64) {
+      auto file = llvm::MemoryBuffer::getFile(words[i].substr(1));
+      if (!file) continue;  // llvm::cl reports it
+      llvm::SmallVector<const char*, 16> tokens;
+      cl::TokenizeGNUCommandLine((*file)->getBuffer(), saver, tokens);
+      words.erase(words.begin() + static_cast<std::ptrdiff_t>(i));
+      words.insert(words.begin() + static_cast<std::ptrdiff_t>(i), tokens.begin(), tokens.end());
+      ++expansions;
+      --i;  // the spliced words are read next, nested response files too
       continue;
-    words[i] += "=" + words[i + 1];
-    words.erase(words.begin() + i + 1);
+    }
+    if (i + 1 < words.size() && words[i + 1].starts_with('@') && takes_value(words[i])) {
+      words[i] += "=" + words[i + 1];
+      words.erase(words.begin() + static_cast<std::ptrdiff_t>(i) + 1);
+    }
   }
   return words;
 }
