@@ -224,9 +224,11 @@ Array load_npy(const std::string& path) {
       throw Error(fmt::format(
           "descr '{}' with fortran_order=True is not supported; save a C-order array",
           header.descr));
-    uint64_t data_bytes = static_cast<uint64_t>(num_elements(header.shape)) * dtype_size(dtype);
+    uint64_t data_bytes = 0;
     uint64_t left = file_bytes - static_cast<uint64_t>(in.tellg());
-    if (data_bytes > left)
+    if (__builtin_mul_overflow(static_cast<uint64_t>(num_elements(header.shape)),
+                               dtype_size(dtype), &data_bytes) ||
+        data_bytes > left)
       throw Error(fmt::format("truncated data: {} needs {} bytes, the file has {}",
                               type_string(dtype, header.shape), data_bytes, left));
     Array array = Array::empty(header.shape, dtype);

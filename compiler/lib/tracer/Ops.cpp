@@ -646,9 +646,7 @@ Tensor cast(const Tensor& x, DType dtype, SourceLocation loc) {
 
 Tensor full(Shape shape, double value, DType dtype, SourceLocation loc) {
   Recorder r("full", loc, {});
-  for (int64_t d : shape)
-    if (d < 0) r.fail(fmt::format("negative dimension in {}", shape_string(shape)));
-  return r.constant(value, dtype, shape);
+  return r.constant(value, dtype, shape);  // its type checks the shape
 }
 
 Tensor arange(int64_t n, DType dtype, SourceLocation loc) {
