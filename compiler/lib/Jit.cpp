@@ -178,40 +178,48 @@ std::string CompiledFunction::receiver() const {
 
 void CompiledFunction::run_into(const std::vector<Array>& inputs,
                                 const std::vector<Array>& outputs,
-                                const std::vector<bool>& donated) const {
+                                const std::vector<bool>& donated,
+                                const std::string& jitted_at) const {
   for (size_t o = 0; o < outputs.size(); ++o)
     for (size_t i = 0; i < inputs.size(); ++i) {
       if (overlap(outputs[o], inputs[i]))
-        throw Error(fmt::format(
-            "adjit::jit '{}': call_into output {} shares memory with input {}; compiled code may "
-            "read an input after writing an output, so use separate buffers (e.g. alternate two "
-            "sets)",
-            executable_.entries()[entry_].name, o, i));
+        throw RuntimeError(fmt::format(
+            "{} call_into: output {} shares memory with input {}; compiled code may read an "
+            "input after writing an output, so use separate buffers (e.g. alternate two "
+            "sets){}",
+            receiver(), o, i, jitted_at));
     }
-  {
+  try {
     threads::CallThreads scope(threads_);
     executable_.run_into(entry_, inputs, outputs);
+  } catch (const RuntimeError& e) {
+    throw RuntimeError(fmt::format("{} call_into: {}{}", receiver(), e.what(), jitted_at));
   }
   for (size_t i = 0; i < donated.size(); ++i)
     if (donated[i]) detail::invalidate_donated(inputs[i], receiver());
 }
 
-JitCache::JitCache(JitOptions options)
-    : options_(std::move(options)), state_(std::make_unique<State>()) {
+JitCache::JitCache(JitOptions options, SourceLocation where)
+    : options_(std::move(options)),
+      jitted_at_(where.line() == 0
+                     ? ""
+                     : fmt::format(" (jitted at {}:{})", where.file_name(), where.line())),
+      state_(std::make_unique<State>()) {
   static std::atomic<uint64_t> instances{0};
   instance_ = ++instances;
   if (const char* dir = std::getenv("ADJIT_DUMP_DIR"); dir && options_.dump_dir.empty())
     options_.dump_dir = dir;
   if (environment_mentions("ADJIT_LOG", "retrace")) options_.log_retrace = true;
   if (options_.threads < 0 || options_.threads > threads::kMaxThreads)
-    throw Error(fmt::format("adjit::jit '{}': JitOptions::threads must be 0 (the default) or a "
-                            "thread count up to {}, got {}",
-                            options_.name, threads::kMaxThreads, options_.threads));
+    throw TraceError(fmt::format("adjit::jit '{}': JitOptions::threads must be 0 (the default) "
+                                 "or a thread count up to {}, got {}{}",
+                                 options_.name, threads::kMaxThreads, options_.threads,
+                                 jitted_at_));
   for (int argument : options_.donate)
     if (argument < 0)
-      throw Error(fmt::format("adjit::jit '{}': JitOptions::donate names argument {}; arguments "
-                              "are numbered from 0",
-                              options_.name, argument));
+      throw TraceError(fmt::format("adjit::jit '{}': JitOptions::donate names argument {}; "
+                                   "arguments are numbered from 0{}",
+                                   options_.name, argument, jitted_at_));
 }
 
 std::vector<bool> JitCache::donated_inputs(const std::vector<size_t>& argument_ends,
@@ -219,13 +227,14 @@ std::vector<bool> JitCache::donated_inputs(const std::vector<size_t>& argument_e
   std::vector<bool> donated(argument_ends.empty() ? 0 : argument_ends.back(), false);
   for (int argument : options_.donate) {
     if (static_cast<size_t>(argument) >= argument_ends.size())
-      throw Error(fmt::format("adjit::jit '{}': JitOptions::donate names argument {}, but the "
-                              "call has {} arguments",
-                              options_.name, argument, argument_ends.size()));
+      throw TraceError(fmt::format("adjit::jit '{}': JitOptions::donate names argument {}, but "
+                                   "the call has {} arguments{}",
+                                   options_.name, argument, argument_ends.size(), jitted_at_));
     if (!traced[argument])
-      throw Error(fmt::format("adjit::jit '{}': JitOptions::donate names argument {}, a static "
-                              "value (part of the cache key), which has no buffer to donate",
-                              options_.name, argument));
+      throw TraceError(fmt::format("adjit::jit '{}': JitOptions::donate names argument {}, a "
+                                   "static value (part of the cache key), which has no buffer "
+                                   "to donate{}",
+                                   options_.name, argument, jitted_at_));
     size_t begin = argument == 0 ? 0 : argument_ends[argument - 1];
     std::fill(donated.begin() + begin, donated.begin() + argument_ends[argument], true);
   }
@@ -306,7 +315,7 @@ std::shared_ptr<const CompiledFunction> JitCache::lookup(
                          signature_text(entry->arguments) +
                          " it is being traced for; a trace cannot contain a call of itself "
                          "(it would need its own result to finish): compute the recursion "
-                         "with a loop, or call a plain C++ function");
+                         "with a loop, or call a plain C++ function" + jitted_at_);
       state_->compiled.wait(lock, [&] { return entry->ready; });
       if (entry->error) std::rethrow_exception(entry->error);
       entry->last_used = ++state_->clock;
@@ -327,10 +336,10 @@ std::shared_ptr<const CompiledFunction> JitCache::lookup(
       for (const auto& signature : state_->traced_signatures)
         seen += "\n  " + signature_text(signature);
       throw TraceError(fmt::format(
-          "adjit::jit '{}': signature {} would be trace number {}, more than max_traces = {}; "
+          "adjit::jit '{}': signature {} would be trace number {}, more than max_traces = {}{}; "
           "signatures traced so far:{}",
           options_.name, signature_text(entry->arguments), state_->traced_signatures.size() + 1,
-          options_.max_traces, seen));
+          options_.max_traces, jitted_at_, seen));
     }
     if (options_.log_retrace)
       // Through std::cerr, which programs (and tests) may redirect.

@@ -179,7 +179,7 @@ LogicalResult SliceOp::verify() {
       return emitOpError() << "dimension " << d << " needs 0 <= start <= limit"
                            << " <= " << size << ", got start " << start
                            << " and limit " << limit;
-    expected.push_back((limit - start + stride - 1) / stride);
+    expected.push_back(sliceLength(start, limit, stride));
   }
   return verifyResultShape(*this, expected, result);
 }

@@ -152,14 +152,28 @@ LogicalResult Differentiator::reverseBlock(OpBuilder &b, Block &body, ValueRange
   auto restoreActive = llvm::make_scope_exit([&] { activeNow = enclosingActive; });
 
   llvm::DenseMap<Value, Value> adjoint;
-  auto accumulate = [&](Value v, Value contribution) {
+  auto accumulate = [&](Value v, Value contribution) -> LogicalResult {
     Value &slot = adjoint[v];
-    slot = slot ? b.create<AddOp>(contribution.getLoc(), slot, contribution).getResult()
-                : contribution;
+    if (!slot) {
+      slot = contribution;
+      return success();
+    }
+    // Only a loop's per-iteration stack (its residuals, for a run-time
+    // trip count) is dynamically shaped; adjit.add is not.
+    if (!cast<ShapedType>(contribution.getType()).hasStaticShape())
+      return emitError(contribution.getLoc())
+             << "reverse-mode differentiation would add two cotangents of "
+             << contribution.getType()
+             << ", the per-iteration stack of a loop whose trip count is known only at run "
+                "time: reverse mode of third or higher order through such a loop is not "
+                "supported; give the loop static bounds, or take the highest order in "
+                "forward mode (jvp, hessian)";
+    slot = b.create<AddOp>(contribution.getLoc(), slot, contribution).getResult();
+    return success();
   };
   for (auto [out, cotangent] : llvm::zip(results, resultCotangents))
-    if (cotangent && active.contains(out))
-      accumulate(out, cotangent);
+    if (cotangent && active.contains(out) && failed(accumulate(out, cotangent)))
+      return failure();
 
   // The adjoint sweep is appended after the primal ops, walking them
   // backwards; rules may move the builder, so each starts from here.
@@ -182,8 +196,8 @@ LogicalResult Differentiator::reverseBlock(OpBuilder &b, Block &body, ValueRange
                          "operands")))
       return failure();
     for (auto [operand, contribution] : llvm::zip(op->getOperands(), contributions))
-      if (contribution && active.contains(operand))
-        accumulate(operand, contribution);
+      if (contribution && active.contains(operand) && failed(accumulate(operand, contribution)))
+        return failure();
   }
   b.restoreInsertionPoint(sweep);
   llvm::DenseSet<Value> given;

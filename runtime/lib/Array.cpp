@@ -148,6 +148,7 @@ Array Array::copy() const {
 }
 
 Array Array::to(Device target) const {
+  (void)live_memory();
   if (target == device()) return *this;
   if (target.is_cuda() && device().is_cuda()) return to(Device::cpu()).to(target);
   try {

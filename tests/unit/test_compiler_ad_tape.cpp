@@ -247,7 +247,7 @@ TEST_CASE("ad tape: watching a value computed on the tape", "[ad][ad-tape]") {
                  map(kX, [](double x) { return 2 * std::exp(x); })) == "");
   // Watched both: x's derivative flows through h as well, h's starts at h.
   auto g = jit([](Tensor x) {
-    GradientTape tape;
+    GradientTape tape(/*persistent=*/true);  // asked twice
     tape.watch(x);
     Tensor h = x * x;
     tape.watch(h);
@@ -357,4 +357,43 @@ TEST_CASE("ad tape: a tape outside a traced function is a TraceError", "[ad][ad-
   INFO(message);
   CHECK_FALSE(contains(message, "(no exception)"));
   CHECK_FALSE(contains(message, "not a TraceError"));
+}
+
+TEST_CASE("ad tape: jacobian keeps the non-persistent rule", "[ad][ad-tape][errors]") {
+  // After gradient() (or a jacobian) a non-persistent tape answers no more,
+  // and a jacobian's rows leave the tape as persistent as it was.
+  auto after_gradient = jit([](Tensor x) {
+    GradientTape tape;
+    tape.watch(x);
+    Tensor y = x * x;
+    Tensor g = tape.gradient(sum(y), x);
+    return g + sum(tape.jacobian(y, x), {0});
+  });
+  std::string message = what_of([&] { after_gradient(make(kX, {3}, F64)); });
+  INFO(message);
+  CHECK(contains(message, "non-persistent tape"));
+  CHECK_THROWS_AS(after_gradient(make(kX, {3}, F64)), TraceError);
+  auto twice = jit([](Tensor x) {
+    GradientTape tape;
+    tape.watch(x);
+    Tensor y = x * x;
+    return tape.jacobian(y, x) + tape.jacobian(y, x);
+  });
+  CHECK_THROWS_AS(twice(make(kX, {3}, F64)), TraceError);
+  auto empty_then_gradient = jit([](Tensor x) {
+    GradientTape tape;
+    tape.watch(x);
+    Tensor none = slice(x, {0}, {0});
+    Tensor j = tape.jacobian(none, x);  // [0, 3], and the tape is used
+    return tape.gradient(sum(x * x), x) + sum(j, {0});
+  });
+  CHECK_THROWS_AS(empty_then_gradient(make(kX, {3}, F64)), TraceError);
+  // A persistent tape answers both.
+  auto persistent = jit([](Tensor x) {
+    GradientTape tape(true);
+    tape.watch(x);
+    Tensor y = x * x;
+    return tape.gradient(sum(y), x) - sum(tape.jacobian(y, x), {0});
+  });
+  CHECK(mismatch(persistent(make(kX, {3}, F64)), F64, {3}, {0, 0, 0}) == "");
 }

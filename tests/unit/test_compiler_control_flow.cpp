@@ -474,3 +474,73 @@ TEST_CASE("control flow: API forms: closures only, std::array carries, tuple res
   CHECK(mismatch(last, F64, {}, {6.0}) == "");
   CHECK(mismatch(ys, F64, {2}, {3.0, 8.0}) == "");
 }
+
+TEST_CASE("control flow: a Tensor computed inside a body and used after it is a clear error",
+          "[control-flow][errors]") {
+  // As JAX's UnexpectedTracerError: the body's values leave it only as its
+  // results. The message names the construct's line and the use's line.
+  auto leak = [](const std::string& which) {
+    return jit([which](Tensor x) {
+      Tensor leaked;
+      Tensor y;
+      if (which == "fori_loop")
+        y = fori_loop(0, 3, [&](Tensor, Tensor c) { leaked = c * 2.0; return c + 1.0; }, x);
+      else if (which == "cond")
+        y = cond(sum(x) > 0.0, [&](Tensor a) { leaked = a * 3.0; return a; },
+                 [](Tensor a) { return a; }, x);
+      else if (which == "scan")
+        y = scan([&](Tensor c, Tensor r) { leaked = r; return std::make_pair(c + r, c); }, x,
+                 reshape(x, {1, 2})).first;
+      else if (which == "while_loop")
+        y = while_loop([&](Tensor c) { leaked = c * 2.0; return sum(c) < 3.0; },
+                       [](Tensor c) { return c + 1.0; }, x);
+      else if (which == "grad")
+        y = grad([&](Tensor z) { leaked = z * 3.0; return sum(leaked); })(x);
+      else
+        y = checkpoint([&](Tensor z) { leaked = z * 3.0; return z; })(x);
+      return y + leaked;
+    });
+  };
+  for (std::string which : {"fori_loop", "cond", "scan", "while_loop", "grad", "checkpoint"}) {
+    INFO(which);
+    auto f = leak(which);
+    std::string message = what_of([&] { f(Array::ones({2})); });
+    INFO(message);
+    CHECK(contains(message, "adjit::add: an operand, f32[2], is a Tensor computed inside"));
+    CHECK(contains(message, "used after that function returned"));
+    CHECK(contains(message, "test_compiler_control_flow.cpp:"));
+    CHECK_THROWS_AS(f(Array::ones({2})), TraceError);
+  }
+  // Returned directly: the result is named.
+  auto returned = jit([](Tensor x) {
+    Tensor leaked;
+    fori_loop(0, 2, [&](Tensor, Tensor c) { leaked = c; return c; }, x);
+    return leaked;
+  });
+  std::string message = what_of([&] { returned(Array::ones({2})); });
+  INFO(message);
+  CHECK(contains(message, "result 0 of the traced function"));
+  CHECK(contains(message, "adjit::fori_loop (at "));
+  // The function still traces and runs once the body is fixed.
+  auto fixed = jit([](Tensor x) { return fori_loop(0, 3, [](Tensor, Tensor c) { return c + 1.0; }, x); });
+  CHECK(fixed(Array::ones({2})).to_vector<float>() == std::vector<float>{4, 4});
+}
+
+TEST_CASE("control flow: third-order reverse mode through a run-time trip count is refused",
+          "[control-flow][errors]") {
+  // The stacks of such a loop are dynamically shaped, and their cotangents
+  // would need adding: a CompileError naming the loop, not a crash.
+  auto f = [](Tensor x, Tensor n) {
+    return sum(fori_loop(0, n, [&](Tensor, Tensor c) { return sin(c * x); }, x));
+  };
+  auto g1 = [f](Tensor x, Tensor n) { return sum(grad(f)(x, n)); };
+  auto g2 = [g1](Tensor x, Tensor n) { return sum(grad(g1)(x, n)); };
+  Array x = f64({0.5, 0.7}, {2});
+  Array n = Array::scalar<int32_t>(3);
+  Array second = grad(g1)(x, n);  // second order works
+  CHECK(std::isfinite(second.to_vector<double>()[0]));
+  std::string message = what_of([&] { grad(g2)(x, n); });
+  INFO(message);
+  CHECK(contains(message, "trip count is known only at run time"));
+  CHECK_THROWS_AS(grad(g2)(x, n), CompileError);
+}

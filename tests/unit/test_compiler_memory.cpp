@@ -547,6 +547,9 @@ TEST_CASE("JitOptions::donate names arguments that exist", "[compiler][memory][d
   Array x = Array::ones({2});
   CHECK_THROWS_WITH(f(x), Catch::Matchers::Contains(
                               "JitOptions::donate names argument 3, but the call has 1 arguments"));
+  CHECK_THROWS_WITH(f(x), Catch::Matchers::Contains("(jitted at ") &&
+                              Catch::Matchers::Contains("test_compiler_memory.cpp:"));
+  CHECK_THROWS_AS(f(x), TraceError);
   CHECK_FALSE(x.is_donated());
   auto scaled = jit([](Tensor x, int k) { return x * double(k); },
                     JitOptions{.name = "scaled", .donate = {1}});

@@ -482,6 +482,7 @@ TEST_CASE("tracer jit: max_traces counts the trace of a signature dropped from t
 
 TEST_CASE("tracer jit: max_traces makes the next signature a TraceError",
           "[tracer][jit][cache]") {
+  int line = __LINE__ + 1;
   auto f = adjit::jit([](Tensor x) { return x + 1.0; }, {.name = "guarded", .max_traces = 2});
   f(Array::zeros({2}));
   f(Array::zeros({3}));
@@ -497,6 +498,10 @@ TEST_CASE("tracer jit: max_traces makes the next signature a TraceError",
   CHECK(contains(message, "(f32[4])"));
   CHECK(contains(message, "(f32[2])"));
   CHECK(contains(message, "(f32[3])"));
+  // A call's line cannot follow its variadic arguments: the error names
+  // where the function was jitted.
+  CHECK(contains(message, "(jitted at "));
+  CHECK(contains(message, "test_compiler_tracer_jit.cpp:" + std::to_string(line)));
   CHECK_THROWS_AS(f(Array::zeros({4})), TraceError);
   // Earlier signatures still hit.
   CHECK(values(f(Array::zeros({2}))) == (Vec{1, 1}));

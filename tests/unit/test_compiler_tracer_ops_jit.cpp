@@ -341,6 +341,15 @@ TEST_CASE("tracer ops: integer_pow against exact powers (f16, f32, f64, i32, i64
   for (const char* part : {"adjit::integer_pow", "i32[3]", "negative power -1",
                            "test_compiler_tracer_ops_jit.cpp:"})
     CHECK(contains(e, part));
+  // pow with a negative integer literal, as numpy and JAX: refused for integers.
+  e = what_of<TraceError>(
+      [] { jit([](Tensor i) { return pow(i * 2, -1); })(Array::uniform({3}, 1, 1, 4, I32)); });
+  INFO(e);
+  for (const char* part : {"adjit::pow", "i32[3]", "negative power -1",
+                           "test_compiler_tracer_ops_jit.cpp:"})
+    CHECK(contains(e, part));
+  CHECK(jit([](Tensor x) { return pow(x, -1); })(Array::full({2}, 4.0)).to_vector<float>() ==
+        std::vector<float>{0.25f, 0.25f});
   e = what_of<TraceError>(
       [] { jit([](Tensor v) { return integer_pow(v > 0.0, 2); })(Array::uniform({2}, 1)); });
   INFO(e);
@@ -1507,4 +1516,18 @@ TEST_CASE("tracer ops: 0-d and empty tensors", "[tracer][ops]") {
   auto dlse = adjit::grad([](Tensor x) { return sum(logsumexp(x, {1})); });
   CHECK_ARRAY("grad of logsumexp over an empty axis", dlse(Array::zeros({2, 0})), F32,
               (Shape{2, 0}), Vec{}, kExact);
+}
+
+TEST_CASE("tracer ops: slice with a stride past the dimension takes one element",
+          "[tracer][ops]") {
+  // The result's length is computed without overflow for any stride.
+  constexpr int64_t kHuge = std::numeric_limits<int64_t>::max();
+  auto f = jit([](Tensor x) {
+    return std::make_tuple(slice(x * 2.0, {0}, {4}, {kHuge}), slice(x * 2.0, {1}, {4}, {kHuge - 1}),
+                           slice(x * 2.0, {4}, {4}, {kHuge}));
+  });
+  auto [first, second, none] = f(Array::from<float>({1, 2, 3, 4}, {4}));
+  CHECK(first.to_vector<float>() == std::vector<float>{2});
+  CHECK(second.to_vector<float>() == std::vector<float>{4});
+  CHECK(none.shape() == Shape{0});
 }

@@ -98,6 +98,8 @@ TEST_CASE("a moved-from Array holds no value until assigned", "[runtime][array]"
   CHECK_FALSE(original.is_donated());
   CHECK(original.device() == Device::cpu());
   CHECK_THROWS_WITH(original.to_vector<float>(), Catch::Contains("moved from"));
+  CHECK_THROWS_WITH(original.item<float>(), Catch::Contains("moved from"));
+  CHECK_THROWS_WITH(original.to(Device::cpu()), Catch::Contains("moved from"));
   CHECK_THROWS_AS(original.copy(), RuntimeError);
   Array copied = original;  // copying the empty handle is fine
   CHECK(copied.size() == 0);

@@ -79,7 +79,8 @@ AotResult compile(F f, const AotOptions& options, const Args&... example_args) {
     // Refused by write() as for any donated entry, rather than dropped.
     jit_options.donate = f.options().donate;
   }
-  Lowered lowered = jit(std::move(f), jit_options).lower(example_args...);
+  // No line of the user's to name (SourceLocation{}): compile's arguments are variadic.
+  Lowered lowered = jit(std::move(f), jit_options, SourceLocation{}).lower(example_args...);
   return write(lowered, options, {options.name});
 }
 

@@ -139,7 +139,7 @@ GradCheckReport combine(const GradCheckReport& a, const GradCheckReport& b);
 template <class S, class... Extra>
 GradCheckReport check_scalar(const S& s, const std::vector<Array>& xs, int order,
                              const GradCheckOptions& options, const Extra&... extra) {
-  auto value = jit(s, {.name = "check_grads_value"});
+  auto value = jit(s, {.name = "check_grads_value"}, SourceLocation{});
   // Integer arguments (labels, indices) ride along with zero gradients.
   auto gradient = grad<0>(s, GradOptions{.allow_int = true});
   auto tangent = jit(
@@ -148,7 +148,7 @@ GradCheckReport check_scalar(const S& s, const std::vector<Array>& xs, int order
         using Arguments = std::tuple<std::vector<Tensor>, std::decay_t<decltype(e)>...>;
         return jvp(s, Arguments{at, e...}, Arguments{direction, zeros_of(e)...}).second;
       },
-      {.name = "check_grads_jvp"});
+      {.name = "check_grads_jvp"}, SourceLocation{});
   return compare_derivatives(
       xs, order, options,
       [&](const std::vector<Array>& at) { return scalar_value(value(at, extra...)); },

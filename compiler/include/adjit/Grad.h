@@ -133,15 +133,17 @@ struct GradTransform {
   auto operator()(const Args&... args) const {
     const char* name = op ? op : WithValue ? "value_and_grad" : "grad";
     static_assert(((Argnums >= 0 && Argnums < static_cast<int>(sizeof...(Args))) && ...),
-                  "adjit::grad: an argnum is out of range for this call");
+                  "adjit::grad / value_and_grad: an argnum is out of range for this call");
     static_assert((differentiable_argument<Argnums, Args...>() && ...),
-                  "adjit::grad: an argnum names a static argument (a number, string or enum, "
+                  "adjit::grad / value_and_grad: an argnum names a static argument (a number, string or enum, "
                   "part of the cache key), which has no gradient: differentiate Tensor "
                   "arguments only");
     auto all = std::tuple<const Args&...>(args...);
     TracedCall<F, Args...> call(name, f, all, loc);
     static_assert(std::is_same_v<typename TracedCall<F, Args...>::Result, Tensor>,
-                  "adjit::grad: the function must return one scalar Tensor");
+                  "adjit::grad / value_and_grad: the function must return one scalar Tensor "
+                  "(for several results, differentiate one of them: vjp takes a cotangent "
+                  "for each)");
     std::vector<int64_t> wrt = leaves_of(call.starts, {Argnums...});
     if (!options.allow_int) require_floating_wrt(name, call.flat, call.starts, wrt, loc);
     if (options.unconnected == UnconnectedGradients::error)
@@ -198,10 +200,11 @@ inline constexpr bool is_tuple<std::tuple<Ts...>> = true;
 template <int... Argnums, class F>
 auto grad(F f, GradOptions options, SourceLocation loc = SourceLocation::current()) {
   if constexpr (sizeof...(Argnums) == 0)
-    return jit(detail::GradTransform<false, F, 0>{std::move(f), loc, options}, {.name = "grad"});
+    return jit(detail::GradTransform<false, F, 0>{std::move(f), loc, options}, {.name = "grad"},
+               loc);
   else
     return jit(detail::GradTransform<false, F, Argnums...>{std::move(f), loc, options},
-               {.name = "grad"});
+               {.name = "grad"}, loc);
 }
 
 template <int... Argnums, class F>
@@ -214,10 +217,10 @@ template <int... Argnums, class F>
 auto value_and_grad(F f, GradOptions options, SourceLocation loc = SourceLocation::current()) {
   if constexpr (sizeof...(Argnums) == 0)
     return jit(detail::GradTransform<true, F, 0>{std::move(f), loc, options},
-               {.name = "value_and_grad"});
+               {.name = "value_and_grad"}, loc);
   else
     return jit(detail::GradTransform<true, F, Argnums...>{std::move(f), loc, options},
-               {.name = "value_and_grad"});
+               {.name = "value_and_grad"}, loc);
 }
 
 template <int... Argnums, class F>
@@ -263,7 +266,7 @@ auto vjp(F f, const Primals&... primals) {
     auto outputs = jit(f)(primals...);
     std::vector<Array> flat_outputs;
     detail::StructureTraits<std::decay_t<decltype(outputs)>>::collect_arrays(outputs, flat_outputs);
-    auto apply = jit(detail::VjpApply<F>{f, loc}, {.name = "vjp"});
+    auto apply = jit(detail::VjpApply<F>{f, loc}, {.name = "vjp"}, loc);
     auto kept = std::make_tuple(primals...);
     auto pullback = [apply, kept, flat_outputs](const auto& cotangent,
                                                 SourceLocation where = SourceLocation::current()) {
@@ -288,7 +291,7 @@ auto jvp_named(const char* op, F f, const P& primals, const T& tangents, SourceL
     if constexpr (contains_tensor<P>)
       return JvpApply<F>{f, loc, op}(primals, tangents);
     else
-      return jit(JvpApply<F>{f, loc, op}, {.name = op})(primals, tangents);
+      return jit(JvpApply<F>{f, loc, op}, {.name = op}, loc)(primals, tangents);
   } else {
     return jvp_named(op, std::move(f), std::tuple<P>(primals), std::tuple<T>(tangents), loc);
   }
@@ -395,7 +398,7 @@ struct HessianTransform {
 /// of argument I: for small inputs; use hvp for products with vectors.
 template <int I = 0, class F>
 auto hessian(F f, SourceLocation loc = SourceLocation::current()) {
-  return jit(detail::HessianTransform<I, F>{std::move(f), loc}, {.name = "hessian"});
+  return jit(detail::HessianTransform<I, F>{std::move(f), loc}, {.name = "hessian"}, loc);
 }
 
 namespace detail {
@@ -458,7 +461,7 @@ struct CheckpointTransform {
 /// deep network, a loop body). Gradients equal the stored ones to round-off.
 template <class F>
 auto checkpoint(F f, SourceLocation loc = SourceLocation::current()) {
-  return jit(detail::CheckpointTransform<F>{std::move(f), loc}, {.name = "checkpoint"});
+  return jit(detail::CheckpointTransform<F>{std::move(f), loc}, {.name = "checkpoint"}, loc);
 }
 
 /// A function with a user-defined reverse-mode derivative, like
@@ -471,7 +474,7 @@ auto custom_gradient(Forward forward, Backward backward,
                      SourceLocation loc = SourceLocation::current()) {
   return jit(detail::CustomGradientTransform<Forward, Backward>{std::move(forward),
                                                                 std::move(backward), loc},
-             {.name = "custom_gradient"});
+             {.name = "custom_gradient"}, loc);
 }
 
 }  // namespace adjit

@@ -114,8 +114,9 @@ class CompiledFunction {
   /// Runs writing into caller-provided outputs (checked against the
   /// signature, and for sharing memory with an input); then invalidates the
   /// `donated` inputs.
+  /// `jitted_at` ends its errors (JitCache::jitted_at).
   void run_into(const std::vector<Array>& inputs, const std::vector<Array>& outputs,
-                const std::vector<bool>& donated) const;
+                const std::vector<bool>& donated, const std::string& jitted_at) const;
   const std::vector<size_t>& result_layout() const { return result_layout_; }
 
  private:
@@ -132,7 +133,10 @@ class CompiledFunction {
 /// first caller of a signature compiles it, concurrent ones wait for it.
 class JitCache {
  public:
-  explicit JitCache(JitOptions options);
+  /// `where`: the user's line that made the jitted function, which the
+  /// errors of its calls name (a call's own line cannot follow its
+  /// variadic arguments).
+  JitCache(JitOptions options, SourceLocation where);
   ~JitCache();
 
   /// The compiled function for `key`, tracing and compiling on a miss.
@@ -155,10 +159,13 @@ class JitCache {
 
   CacheInfo info() const;
   const JitOptions& options() const { return options_; }
+  /// " (jitted at FILE:LINE)", to end error messages.
+  const std::string& jitted_at() const { return jitted_at_; }
 
  private:
   struct State;
   JitOptions options_;
+  std::string jitted_at_;
   uint64_t instance_;  // distinguishes dumps of functions with one name
   std::unique_ptr<State> state_;
 };
@@ -194,8 +201,8 @@ class ScratchLease {
 template <class F>
 class Jitted {
  public:
-  Jitted(F f, JitOptions options)
-      : f_(std::move(f)), cache_(std::make_shared<detail::JitCache>(std::move(options))) {}
+  Jitted(F f, JitOptions options, SourceLocation where = SourceLocation::current())
+      : f_(std::move(f)), cache_(std::make_shared<detail::JitCache>(std::move(options), where)) {}
 
   template <class... Args>
   auto operator()(Args&&... args) const {
@@ -204,7 +211,7 @@ class Jitted {
       check_callable<Args&&...>();
       return f_(std::forward<Args>(args)...);
     } else {
-      check_callable<detail::traced_t<std::decay_t<Args>>...>();
+      check_callable_on_arrays<detail::traced_t<std::decay_t<Args>>...>();
       using Result = decltype(f_(std::declval<detail::traced_t<std::decay_t<Args>>>()...));
       detail::ScratchLease scratch;
       std::vector<bool> donated;
@@ -222,19 +229,19 @@ class Jitted {
   /// Outputs must not share memory with inputs: alternate two sets.
   template <class Outputs, class... Args>
   void call_into(Outputs& outputs, const Args&... args) const {
-    check_callable<detail::traced_t<Args>...>();
+    check_callable_on_arrays<detail::traced_t<Args>...>();
     detail::ScratchLease scratch;
     std::vector<bool> donated;
     auto compiled = compiled_for(*scratch, donated, args...);
     detail::StructureTraits<Outputs>::collect_arrays(outputs, scratch->outputs);
-    compiled->run_into(scratch->inputs, scratch->outputs, donated);
+    compiled->run_into(scratch->inputs, scratch->outputs, donated, cache_->jitted_at());
   }
 
   /// Traces for these arguments without compiling or caching (with the
   /// donated arguments' outputs computed in their buffers, as a call would).
   template <class... Args>
   Lowered lower(const Args&... args) const {
-    check_callable<detail::traced_t<Args>...>();
+    check_callable_on_arrays<detail::traced_t<Args>...>();
     using Result = decltype(f_(std::declval<detail::traced_t<Args>>()...));
     std::vector<Array> inputs;
     return detail::trace_program(cache_->options().name, trace_body<Result>(args...),
@@ -260,6 +267,17 @@ class Jitted {
                   "adjit::jit: the function cannot be called with these arguments (check their "
                   "number and types; in the trace Arrays are Tensors, and structures of Arrays "
                   "structures of Tensors)");
+  }
+  // Called on Arrays, the results come back as Arrays (inlined into
+  // another trace, a call returns whatever the function does).
+  template <class... Traced>
+  static constexpr void check_callable_on_arrays() {
+    check_callable<Traced...>();
+    if constexpr (std::is_invocable_v<const F&, Traced...>)
+      static_assert(detail::ResultStructure<std::invoke_result_t<const F&, Traced...>>,
+                    "adjit::jit: the function must return a Tensor, or a std::tuple, std::pair, "
+                    "std::array or std::vector of Tensors (a number is not traced: return "
+                    "adjit::full({}, value) for a constant)");
   }
 
   // Appends the Arrays of `args` to `inputs` (leaves in order) and returns
@@ -323,8 +341,8 @@ inline constexpr bool is_jitted<Jitted<F>> = true;
 }  // namespace detail
 
 template <class F>
-Jitted<F> jit(F f, JitOptions options = {}) {
-  return Jitted<F>(std::move(f), std::move(options));
+Jitted<F> jit(F f, JitOptions options = {}, SourceLocation where = SourceLocation::current()) {
+  return Jitted<F>(std::move(f), std::move(options), where);
 }
 
 }  // namespace adjit

@@ -86,6 +86,8 @@ mlir::Value bound(Recorder& r, const LoopBound& b, const char* which) {
     return r.value(r.constant(static_cast<double>(*b.constant), DType::i32, {}));
   }
   const Tensor& t = *b.tensor;
+  if (!TraceContext::owner(t))
+    r.fail(fmt::format("the {} bound is {}", which, TraceContext::why_unusable(t)));
   if (t.rank() != 0 || (t.dtype() != DType::i32 && t.dtype() != DType::i64))
     r.fail(fmt::format("the {} bound must be a C++ integer or a 0-d i32/i64 Tensor, got {}", which,
                        describe(t)));

@@ -11,6 +11,8 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 
+#include "llvm/ADT/ScopeExit.h"
+
 #include <fmt/format.h>
 
 namespace adjit {
@@ -214,10 +216,18 @@ std::vector<Tensor> GradientTape::gradient(const Tensor& target,
 
 Tensor GradientTape::jacobian(const Tensor& target, const Tensor& source) {
   detail::TapeState& s = *state_;
+  if (s.used && !s.options.persistent)
+    s.fail("jacobian() follows gradient() or jacobian() on this non-persistent tape; create it "
+           "with GradientTape(/*persistent=*/true) to ask several times");
   // Each row is one reverse pass with a one-hot cotangent; the tape is
-  // consulted once per row, so it must outlive them all.
+  // consulted once per row, so it must outlive them all (and be itself
+  // again however the rows end).
   bool persistent = s.options.persistent;
   s.options.persistent = true;
+  auto restore = llvm::make_scope_exit([&] {
+    s.options.persistent = persistent;
+    s.used = true;
+  });
   Shape shape = target.shape();
   shape.insert(shape.end(), source.shape().begin(), source.shape().end());
   if (target.size() == 0) return full(shape, 0, source.dtype(), s.loc);
@@ -231,8 +241,6 @@ Tensor GradientTape::jacobian(const Tensor& target, const Tensor& source) {
     rows.push_back(reshape(gradient(picked, std::vector<Tensor>{source})[0], {1, source.size()},
                            s.loc));
   }
-  s.options.persistent = persistent;
-  s.used = true;
   return reshape(concat(rows, 0, s.loc), shape, s.loc);
 }
 

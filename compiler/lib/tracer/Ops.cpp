@@ -308,6 +308,12 @@ Tensor ones_like(const Tensor& x, SourceLocation loc) {
 }
 
 Tensor pow(Operand a, Operand b, SourceLocation loc) {
+  // As numpy and JAX: an integer base has no negative integer powers (a
+  // negative exponent in a Tensor is only known at run time, and gives 0).
+  if (a.tensor && !b.tensor && b.is_integer && b.integer < 0 && !is_floating(a.tensor->dtype()))
+    Recorder("pow", loc, {a.tensor})
+        .fail(fmt::format("cannot raise the integer tensor {} to the negative power {}",
+                          describe(*a.tensor), b.integer));
   return arithmetic<ir::PowOp>("pow", a, b, loc);
 }
 Tensor maximum(Operand a, Operand b, SourceLocation loc) {
@@ -569,7 +575,7 @@ Tensor slice(const Tensor& x, Shape starts, Shape limits, Shape strides, SourceL
     if (starts[d] < 0 || starts[d] > limits[d] || limits[d] > x.shape()[d])
       r.fail(fmt::format("dimension {} of {} needs 0 <= start <= limit <= {}, got {}:{}", d,
                          describe(x), x.shape()[d], starts[d], limits[d]));
-    shape.push_back((limits[d] - starts[d] + strides[d] - 1) / strides[d]);
+    shape.push_back(mlir::adjit::sliceLength(starts[d], limits[d], strides[d]));
   }
   return r.emit<ir::SliceOp>(r.type(x.dtype(), shape), r.value(x), starts, limits, strides);
 }

@@ -16,12 +16,9 @@ TraceContext* trace_for(const char* op, SourceLocation where,
     if (!t) continue;
     TraceContext* owner = TraceContext::owner(*t);
     if (!owner)
-      throw TraceError(fmt::format(
-          "adjit::{}: {}{}", op,
-          t->trace() ? "an operand is a Tensor kept after its trace ended; a Tensor is only "
-                       "valid inside the traced call that made it"
-                     : "an operand is a default-constructed Tensor that belongs to no trace",
-          at(where)));
+      throw TraceError(fmt::format("adjit::{}: an operand{} is {}{}", op,
+                                   t->trace() ? ", " + describe(*t) + "," : "",
+                                   TraceContext::why_unusable(*t), at(where)));
     if (trace && owner != trace)
       throw TraceError(fmt::format(
           "adjit::{}: operands come from different traces; a Tensor is only valid inside the "

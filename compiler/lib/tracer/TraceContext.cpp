@@ -1,6 +1,7 @@
 #include "TraceContext.h"
 
 #include "../Diagnostics.h"
+#include "Recorder.h"
 
 #include "mlir/IR/Verifier.h"
 
@@ -18,7 +19,6 @@ std::atomic<uint64_t> trace_serials{0};
 TraceContext::TraceContext(std::string function_name)
     : program_(std::make_unique<Program::Impl>()),
       builder_(&program_->context),
-      serial_(++trace_serials),
       enclosing_(innermost_trace) {
   mlir::MLIRContext& ctx = program_->context;
   program_->module = mlir::ModuleOp::create(mlir::UnknownLoc::get(&ctx));
@@ -26,7 +26,7 @@ TraceContext::TraceContext(std::string function_name)
   auto function = builder_.create<mlir::func::FuncOp>(
       mlir::UnknownLoc::get(&ctx), function_name, builder_.getFunctionType({}, {}));
   builder_.setInsertionPointToStart(function.addEntryBlock());
-  frames_.push_back(Frame{function, {}});
+  frames_.push_back(Frame{function, {}, ++trace_serials, "the traced function"});
   innermost_trace = this;
 }
 
@@ -36,8 +36,30 @@ TraceContext* TraceContext::current() { return innermost_trace; }
 
 TraceContext* TraceContext::owner(const Tensor& tensor) {
   for (TraceContext* t = innermost_trace; t; t = t->enclosing_)
-    if (t == tensor.trace() && t->serial_ == tensor.trace_serial()) return t;
+    if (t == tensor.trace() && t->is_live(tensor.trace_serial())) return t;
   return nullptr;
+}
+
+// Serials are unique across traces, so a Tensor of an ended trace whose
+// TraceContext's address was reused matches no frame of the new one.
+bool TraceContext::is_live(uint64_t frame_serial) const {
+  for (const Frame& frame : frames_)
+    if (frame.serial == frame_serial) return true;
+  return false;
+}
+
+std::string TraceContext::why_unusable(const Tensor& tensor) {
+  if (!tensor.trace()) return "a default-constructed Tensor that belongs to no trace";
+  for (TraceContext* t = innermost_trace; t; t = t->enclosing_) {
+    if (t != tensor.trace()) continue;
+    if (auto ended = t->ended_frames_.find(tensor.trace_serial()); ended != t->ended_frames_.end())
+      return fmt::format(
+          "a Tensor computed inside {}, used after that function returned: a value leaves "
+          "such a function only as one of its results (JAX's UnexpectedTracerError)",
+          ended->second);
+  }
+  return "a Tensor kept after its trace ended (or made by a trace running on another thread); "
+         "a Tensor is only valid inside the traced call that made it";
 }
 
 mlir::Location TraceContext::location(const SourceLocation& where) {
@@ -54,9 +76,17 @@ mlir::RankedTensorType TraceContext::tensor_type(DType dtype, const Shape& shape
 }
 
 
+uint64_t TraceContext::frame_serial_of(mlir::Value value) const {
+  mlir::Operation* function = value.getParentRegion()->getParentOp();
+  for (auto frame = frames_.rbegin(); frame != frames_.rend(); ++frame)
+    if (mlir::func::FuncOp(frame->function).getOperation() == function) return frame->serial;
+  return frames_.back().serial;
+}
+
 Tensor TraceContext::wrap(mlir::Value value) {
   auto type = mlir::cast<mlir::RankedTensorType>(value.getType());
-  return Tensor(this, serial_, value.getAsOpaquePointer(), *dtype_of(type.getElementType()),
+  return Tensor(this, frame_serial_of(value), value.getAsOpaquePointer(),
+                *dtype_of(type.getElementType()),
                 Shape(type.getShape().begin(), type.getShape().end()));
 }
 
@@ -66,10 +96,9 @@ Tensor TraceContext::add_parameter(DType dtype, const Shape& shape) {
 }
 
 mlir::Value TraceContext::value(const Tensor& tensor) {
-  if (owner(tensor) != this)
-    throw TraceError(
-        "a Tensor from another trace (or a default-constructed one) was used; a Tensor is "
-        "only valid inside the traced call that created it");
+  if (TraceContext* trace = owner(tensor); trace != this)
+    throw TraceError(trace ? "a Tensor of an enclosing trace was used inside a nested one"
+                           : "a Tensor that cannot be used here: " + why_unusable(tensor));
   return value_in(frames_.size() - 1, mlir::Value::getFromOpaquePointer(tensor.value()));
 }
 
@@ -93,7 +122,18 @@ std::string TraceContext::next_function_name(const std::string& kind) {
                      subfunction_count_++);
 }
 
-void TraceContext::begin_subfunction(const std::string& kind) {
+namespace {
+// What a subfunction of `kind` is, in the user's words.
+std::string traced_for(const std::string& kind) {
+  if (kind == "while_cond") return "the condition function of adjit::while_loop";
+  if (kind == "while_body") return "the body of adjit::while_loop";
+  if (kind == "custom_fwd") return "the forward function of adjit::custom_gradient";
+  if (kind == "custom_bwd") return "the backward function of adjit::custom_gradient";
+  return "the function traced for adjit::" + kind;
+}
+}  // namespace
+
+void TraceContext::begin_subfunction(const std::string& kind, SourceLocation where) {
   mlir::OpBuilder::InsertPoint resume = builder_.saveInsertionPoint();
   builder_.setInsertionPointToEnd(program_->module->getBody());
   std::string name = next_function_name(kind);
@@ -101,22 +141,44 @@ void TraceContext::begin_subfunction(const std::string& kind) {
       frames_.back().function.getLoc(), name, builder_.getFunctionType({}, {}));
   function.setPrivate();
   builder_.setInsertionPointToStart(function.addEntryBlock());
-  frames_.push_back(Frame{function, resume});
+  frames_.push_back(Frame{function, resume, ++trace_serials,
+                          traced_for(kind) + at(where)});
+}
+
+TraceContext::Frame TraceContext::pop_frame() {
+  Frame frame = std::move(frames_.back());
+  frames_.pop_back();
+  ended_frames_[frame.serial] = frame.origin;
+  return frame;
+}
+
+// A result that is not a Tensor of this trace is named by its position,
+// with the function it was meant to leave (the user's line, for a
+// subfunction).
+static std::vector<mlir::Value> result_values(TraceContext& trace, const std::string& function,
+                                              const std::vector<Tensor>& results) {
+  std::vector<mlir::Value> values;
+  for (size_t i = 0; i < results.size(); ++i) {
+    TraceContext* owner = TraceContext::owner(results[i]);
+    if (owner != &trace)
+      throw TraceError(fmt::format(
+          "result {} of {} is {}", i, function,
+          owner ? "a Tensor of an enclosing trace" : TraceContext::why_unusable(results[i])));
+    values.push_back(trace.value(results[i]));
+  }
+  return values;
 }
 
 TraceContext::SubFunction TraceContext::end_subfunction(const std::vector<Tensor>& results) {
-  std::vector<mlir::Value> values;
-  for (const Tensor& result : results) values.push_back(value(result));
-  Frame frame = std::move(frames_.back());
-  frames_.pop_back();
+  std::vector<mlir::Value> values = result_values(*this, frames_.back().origin, results);
+  Frame frame = pop_frame();
   end_function(frame.function, values);
   builder_.restoreInsertionPoint(frame.resume);
   return SubFunction{frame.function, std::move(frame.captures)};
 }
 
 void TraceContext::abandon_subfunction() {
-  Frame frame = std::move(frames_.back());
-  frames_.pop_back();
+  Frame frame = pop_frame();
   frame.function.erase();
   builder_.restoreInsertionPoint(frame.resume);
 }
@@ -130,8 +192,9 @@ void TraceContext::end_function(mlir::func::FuncOp function,
 }
 
 Program TraceContext::finish(const std::vector<Tensor>& results) {
-  std::vector<mlir::Value> values;
-  for (const Tensor& result : results) values.push_back(value(result));
+  std::vector<mlir::Value> values = result_values(
+      *this, fmt::format("the traced function '{}'", frames_.front().function.getSymName().str()),
+      results);
   end_function(frames_.front().function, values);
   {
     DiagnosticCapture diagnostics(program_->context);

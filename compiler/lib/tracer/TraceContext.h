@@ -27,8 +27,12 @@ class TraceContext {
   /// The innermost trace of this thread, or null.
   static TraceContext* current();
   /// The live trace of this thread that `tensor` belongs to, or null (a
-  /// default-constructed Tensor, or one kept after its trace ended).
+  /// default-constructed Tensor, one kept after its trace ended, or one
+  /// computed in a function traced for cond, grad... after that returned).
   static TraceContext* owner(const Tensor& tensor);
+  /// Why `tensor` cannot be used here (owner() is null): words that
+  /// complete "an operand is ...".
+  static std::string why_unusable(const Tensor& tensor);
 
   Tensor add_parameter(DType dtype, const Shape& shape);
   /// Ends the function with `results` and hands the module to a Program.
@@ -41,9 +45,10 @@ class TraceContext {
     /// declared parameters as extra arguments, in this order.
     std::vector<mlir::Value> captures;
   };
-  /// Starts a private function named after `kind`; ops go there until
-  /// end_subfunction. Parameters come from add_parameter.
-  void begin_subfunction(const std::string& kind);
+  /// Starts a private function named after `kind` (traced for adjit::kind
+  /// at `where`); ops go there until end_subfunction. Parameters come from
+  /// add_parameter.
+  void begin_subfunction(const std::string& kind, SourceLocation where);
   SubFunction end_subfunction(const std::vector<Tensor>& results);
   /// Drops the function being traced after an error in its body.
   void abandon_subfunction();
@@ -68,17 +73,24 @@ class TraceContext {
   struct Frame {
     mlir::func::FuncOp function;
     mlir::OpBuilder::InsertPoint resume;  // where the enclosing frame continues
+    uint64_t serial;                      // carried by the Tensors computed here
+    std::string origin;                   // "the function traced for adjit::grad (at f.cpp:3)"
     llvm::DenseMap<mlir::Value, mlir::Value> captured{};  // outer value -> argument
     std::vector<mlir::Value> captures{};                  // outer values, in order
   };
   mlir::Value value_in(size_t frame, mlir::Value v);
+  bool is_live(uint64_t frame_serial) const;
+  uint64_t frame_serial_of(mlir::Value value) const;
+  Frame pop_frame();
   void end_function(mlir::func::FuncOp function, const std::vector<mlir::Value>& results);
 
   std::unique_ptr<Program::Impl> program_;
   mlir::OpBuilder builder_;
   std::vector<Frame> frames_;  // frames_[0] is the traced function itself
   int subfunction_count_ = 0;
-  uint64_t serial_;
+  // Frames that returned (or were abandoned), by serial: their Tensors
+  // are no longer usable, and errors say where they came from.
+  llvm::DenseMap<uint64_t, std::string> ended_frames_;
   TraceContext* enclosing_;
 };
 

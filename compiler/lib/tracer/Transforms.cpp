@@ -59,7 +59,7 @@ std::string describe_all(const std::vector<TensorType>& types) {
 TracedFunction trace_function(const char* kind, const std::vector<Tensor>& args, TraceBody body,
                               SourceLocation loc) {
   TraceContext& trace = trace_of(kind, args, loc);
-  trace.begin_subfunction(kind);
+  trace.begin_subfunction(kind, loc);
   TracedFunction traced;
   try {
     auto parameter = [&](DType dtype, const Shape& shape) {

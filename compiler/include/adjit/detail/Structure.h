@@ -56,10 +56,18 @@ enum KeyTag : uint64_t {
 using ParameterFn = FunctionRef<Tensor(DType, const Shape&)>;
 
 template <class T, class Enable = void>
-struct StructureTraits;  // unsupported types fail here: see the static_assert below
+struct StructureTraits;  // unsupported types fail here: Jitted's static_asserts say so
 
 template <class T>
 using traced_t = typename StructureTraits<T>::Traced;
+
+/// What a traced function may return: a Tensor, or a tuple, pair, array
+/// or vector of them.
+template <class T>
+concept ResultStructure =
+    requires(const T& result, std::vector<Tensor>& flat, std::vector<size_t>& layout) {
+      StructureTraits<T>::flatten_result(result, flat, layout);
+    };
 
 // Leaves ---------------------------------------------------------------------
 

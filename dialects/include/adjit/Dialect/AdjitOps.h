@@ -22,6 +22,12 @@ inline bool isFloatTensor(Type type) {
   return shaped && isa<FloatType>(shaped.getElementType());
 }
 
+/// Elements [start, limit) taken every `stride` (>= 1, start <= limit):
+/// written so that no stride overflows it.
+inline int64_t sliceLength(int64_t start, int64_t limit, int64_t stride) {
+  return limit > start ? (limit - start - 1) / stride + 1 : 0;
+}
+
 /// The i1 tensor type of `type`'s shape: what comparisons return.
 inline Type boolTensorLike(Type type) {
   return cast<RankedTensorType>(type).clone(IntegerType::get(type.getContext(), 1));

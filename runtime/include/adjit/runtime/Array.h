@@ -148,6 +148,7 @@ class Array {
   // For one-element arrays of any rank.
   template <class T>
   T item() const {
+    (void)live_memory();  // a moved-from or donated Array says so first
     check_element_type<T>("item");
     check_one_element();
     if (!device().is_cpu()) return to(Device::cpu()).item<T>();
