@@ -77,3 +77,37 @@ func.func @plain(%x: tensor<4xf32>) -> tensor<4xf32> {
   return %0 : tensor<4xf32>
 }
 
+
+// -----
+
+// Third-order reverse mode through a loop with a run-time trip count: the
+// second order's reverse loop reads the stacks of the first (sized at run
+// time), and two cotangents of such a stack cannot be added.
+func.func @third(%x: tensor<2xf64>, %n: tensor<i32>) -> tensor<2xf64> {
+  %0 = adjit.grad @second(%x, %n) wrt [0] : (tensor<2xf64>, tensor<i32>) -> tensor<2xf64>
+  return %0 : tensor<2xf64>
+}
+func.func private @second(%x: tensor<2xf64>, %n: tensor<i32>) -> tensor<f64> {
+  // expected-error @+1 {{the derivative rule of 'func.call' failed}}
+  %0 = adjit.grad @first(%x, %n) wrt [0] : (tensor<2xf64>, tensor<i32>) -> tensor<2xf64>
+  %1 = adjit.reduce sum %0, dims = [0] : (tensor<2xf64>) -> tensor<f64>
+  return %1 : tensor<f64>
+}
+func.func private @first(%x: tensor<2xf64>, %n: tensor<i32>) -> tensor<f64> {
+  // expected-error @+1 {{the derivative rule of 'func.call' failed}}
+  %0 = adjit.grad @loop(%x, %n) wrt [0] : (tensor<2xf64>, tensor<i32>) -> tensor<2xf64>
+  %1 = adjit.reduce sum %0, dims = [0] : (tensor<2xf64>) -> tensor<f64>
+  return %1 : tensor<f64>
+}
+func.func private @loop(%x: tensor<2xf64>, %n: tensor<i32>) -> tensor<f64> {
+  %0 = adjit.constant dense<0> : tensor<i32>
+  // expected-error @+1 {{would add two cotangents of 'tensor<?x2xf64>', the per-iteration stack of a loop whose trip count is known only at run time}}
+  %1 = adjit.for %0 to %n carry(%x) invariant(%x) : (tensor<i32>, tensor<i32>, tensor<2xf64>, tensor<2xf64>) -> tensor<2xf64> {
+  ^bb0(%i: tensor<i32>, %c: tensor<2xf64>, %y: tensor<2xf64>):
+    %3 = adjit.mul %c, %y : tensor<2xf64>
+    %4 = adjit.sin %3 : tensor<2xf64>
+    adjit.yield %4 : tensor<2xf64>
+  }
+  %2 = adjit.reduce sum %1, dims = [0] : (tensor<2xf64>) -> tensor<f64>
+  return %2 : tensor<f64>
+}
