@@ -1531,3 +1531,17 @@ TEST_CASE("tracer ops: slice with a stride past the dimension takes one element"
   CHECK(second.to_vector<float>() == std::vector<float>{4});
   CHECK(none.shape() == Shape{0});
 }
+
+TEST_CASE("tracer ops: a DType outside the enum is a TraceError naming the op", "[tracer][ops]") {
+  const auto bad = static_cast<DType>(42);
+  for (auto [op, run] : std::vector<std::pair<std::string, std::function<void()>>>{
+           {"adjit::cast", [&] { jit([&](Tensor x) { return cast(x, bad); })(Array::ones({2})); }},
+           {"adjit::full", [&] { jit([&](Tensor x) { return x + full({2}, 1.0, bad); })(Array::ones({2})); }},
+           {"adjit::arange", [&] { jit([&](Tensor x) { return x + arange(2, bad); })(Array::ones({2})); }},
+       }) {
+    std::string message = what_of<TraceError>(run);
+    INFO(message);
+    CHECK(contains(message, op + ": invalid dtype 42"));
+    CHECK(contains(message, "test_compiler_tracer_ops_jit.cpp:"));
+  }
+}

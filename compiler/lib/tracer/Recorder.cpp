@@ -70,6 +70,8 @@ int64_t saturated(double value, unsigned bits) {
 }  // namespace
 
 void Recorder::check_size(DType dtype, const Shape& shape) const {
+  if (static_cast<unsigned>(dtype) > static_cast<unsigned>(DType::i64))
+    fail(fmt::format("invalid dtype {}: not a value of adjit::DType", static_cast<int>(dtype)));
   int64_t bytes = static_cast<int64_t>(dtype_size(dtype));
   for (int64_t extent : shape) {
     if (extent < 0) fail(fmt::format("negative dimension in {}", shape_string(shape)));
