@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <tuple>
@@ -396,4 +397,35 @@ TEST_CASE("ad tape: jacobian keeps the non-persistent rule", "[ad][ad-tape][erro
     return tape.gradient(sum(y), x) - sum(tape.jacobian(y, x), {0});
   });
   CHECK(mismatch(persistent(make(kX, {3}, F64)), F64, {3}, {0, 0, 0}) == "");
+}
+
+TEST_CASE("ad tape: errors name the failing call's line; a tape outliving its trace is refused",
+          "[ad][ad-tape][errors]") {
+  Tensor none;
+  int line = 0;
+  auto watch_default = jit([&](Tensor x) {
+    GradientTape tape;
+    line = __LINE__ + 1;
+    tape.watch(none);
+    return x;
+  });
+  std::string message = what_of<TraceError>([&] { watch_default(Array::ones({2})); });
+  INFO(message);
+  CHECK(contains(message, "default-constructed"));
+  CHECK(contains(message, "test_compiler_ad_tape.cpp:" + std::to_string(line) + ";"));
+  // A tape kept past its trace (here in a std::optional) answers nothing later.
+  std::optional<GradientTape> kept;
+  auto make = jit([&](Tensor x) {
+    kept.emplace();
+    kept->watch(x);
+    return x * 2.0;
+  });
+  auto use = jit([&](Tensor x) {
+    kept->watch(x);
+    return x;
+  });
+  make(Array::ones({2}));
+  message = what_of<TraceError>([&] { use(Array::ones({2})); });
+  INFO(message);
+  CHECK(contains(message, "the traced function the tape was created in has returned"));
 }

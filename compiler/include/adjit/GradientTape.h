@@ -42,14 +42,16 @@ class GradientTape {
   GradientTape(const GradientTape&) = delete;
   GradientTape& operator=(const GradientTape&) = delete;
 
-  void watch(const Tensor& t);
-  void watch(const std::vector<Tensor>& ts);
+  void watch(const Tensor& t, SourceLocation where = SourceLocation::current());
+  void watch(const std::vector<Tensor>& ts, SourceLocation where = SourceLocation::current());
 
   /// One source gives a Tensor, several a std::tuple of Tensors.
   template <class... Sources>
   auto gradient(const Tensor& target, const Sources&... sources) {
     static_assert(sizeof...(Sources) > 0, "GradientTape::gradient needs a source");
-    std::vector<Tensor> grads = gradient(target, std::vector<Tensor>{sources...});
+    // No line of the caller's to pass (the sources are variadic): errors
+    // name the tape's.
+    std::vector<Tensor> grads = gradient(target, std::vector<Tensor>{sources...}, SourceLocation{});
     if constexpr (sizeof...(Sources) == 1) {
       return grads[0];
     } else {
@@ -58,11 +60,13 @@ class GradientTape {
       }(std::index_sequence_for<Sources...>{});
     }
   }
-  std::vector<Tensor> gradient(const Tensor& target, const std::vector<Tensor>& sources);
+  std::vector<Tensor> gradient(const Tensor& target, const std::vector<Tensor>& sources,
+                               SourceLocation where = SourceLocation::current());
 
   /// d target / d source, of shape target.shape() + source.shape(): one
   /// reverse pass per target element, for small targets.
-  Tensor jacobian(const Tensor& target, const Tensor& source);
+  Tensor jacobian(const Tensor& target, const Tensor& source,
+                  SourceLocation where = SourceLocation::current());
 
   /// While the returned guard lives, traced ops are not recorded (their
   /// results are constants to this tape).

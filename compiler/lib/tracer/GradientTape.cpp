@@ -21,6 +21,7 @@ namespace detail {
 
 struct TapeState {
   TraceContext* trace;
+  uint64_t frame;  // the trace's frame the tape was made in
   mlir::Block* block;
   mlir::Operation* before_start;  // the op preceding the first recorded one (or null)
   std::vector<std::pair<mlir::Operation*, mlir::Operation*>> paused;  // (before, last) ops
@@ -31,8 +32,31 @@ struct TapeState {
 
   mlir::Operation* last_op() { return block->empty() ? nullptr : &block->back(); }
 
-  [[noreturn]] void fail(const std::string& message) const {
-    throw TraceError("adjit::GradientTape: " + message + " (tape created " + at(loc).substr(2));
+  // `where`: the failing call's line, when known (line 0: not known).
+  [[noreturn]] void fail(const std::string& message, SourceLocation where = {}) const {
+    std::string call = where.line() == 0
+                           ? ""
+                           : fmt::format("at {}:{}; ", where.file_name(), where.line());
+    throw TraceError(fmt::format("adjit::GradientTape: {} ({}tape created at {}:{})", message,
+                                 call, loc.file_name(), loc.line()));
+  }
+
+  // The trace the tape records, after checking it still runs here.
+  TraceContext& live_trace(SourceLocation where) const {
+    if (!TraceContext::running(trace, frame))
+      fail("the traced function the tape was created in has returned (or runs on another "
+           "thread); a GradientTape is used inside the call that made it",
+           where);
+    return *trace;
+  }
+
+  // `t` belongs to the tape's trace; `what` names it in the error.
+  void require_own(const Tensor& t, const std::string& what, SourceLocation where) const {
+    if (TraceContext::owner(t) == trace) return;
+    fail(fmt::format("{} is {}", what,
+                     TraceContext::owner(t) ? "a Tensor of another trace than the tape's"
+                                            : TraceContext::why_unusable(t)),
+         where);
   }
 
   // Ops traced into the tape's block since it was created, minus paused ones.
@@ -59,6 +83,7 @@ GradientTape::GradientTape(TapeOptions options, SourceLocation loc)
     : state_(std::make_unique<detail::TapeState>()) {
   detail::Recorder r("GradientTape", loc, {});
   state_->trace = &r.trace();
+  state_->frame = r.trace().current_frame();
   state_->block = &r.trace().current_block();
   state_->before_start = state_->last_op();
   state_->options = options;
@@ -67,14 +92,14 @@ GradientTape::GradientTape(TapeOptions options, SourceLocation loc)
 
 GradientTape::~GradientTape() = default;
 
-void GradientTape::watch(const Tensor& t) {
-  if (detail::TraceContext::owner(t) != state_->trace)
-    state_->fail("watch() needs a Tensor of the trace the tape lives in");
-  state_->watched.push_back(state_->trace->value(t));
+void GradientTape::watch(const Tensor& t, SourceLocation where) {
+  detail::TraceContext& trace = state_->live_trace(where);
+  state_->require_own(t, "watch()'s Tensor", where);
+  state_->watched.push_back(trace.value(t));
 }
 
-void GradientTape::watch(const std::vector<Tensor>& ts) {
-  for (const Tensor& t : ts) watch(t);
+void GradientTape::watch(const std::vector<Tensor>& ts, SourceLocation where) {
+  for (const Tensor& t : ts) watch(t, where);
 }
 
 GradientTape::Pause::Pause(detail::TapeState& state) : state_(state) {
@@ -89,34 +114,37 @@ GradientTape::Pause::~Pause() {
 }
 
 std::vector<Tensor> GradientTape::gradient(const Tensor& target,
-                                           const std::vector<Tensor>& sources) {
+                                           const std::vector<Tensor>& sources,
+                                           SourceLocation where) {
   detail::TapeState& s = *state_;
-  detail::TraceContext& trace = *s.trace;
-  if (detail::TraceContext::owner(target) != &trace)
-    s.fail("gradient() needs a target of the trace the tape lives in");
+  detail::TraceContext& trace = s.live_trace(where);
+  s.require_own(target, "gradient()'s target", where);
   if (&trace.current_block() != s.block)
-    s.fail("gradient() must be called in the function where the tape was created");
+    s.fail("gradient() must be called in the function where the tape was created", where);
   if (s.used && !s.options.persistent)
     s.fail("gradient() was already called on this non-persistent tape; create it with "
-           "GradientTape(/*persistent=*/true) to ask several times");
+           "GradientTape(/*persistent=*/true) to ask several times",
+           where);
   if (!is_floating(target.dtype()))
-    s.fail(fmt::format("the target must be a float Tensor, got {}", detail::describe(target)));
+    s.fail(fmt::format("the target must be a float Tensor, got {}", detail::describe(target)),
+           where);
   s.used = true;
 
   mlir::Value goal = trace.value(target);
   std::vector<mlir::Value> inputs;
   for (size_t i = 0; i < sources.size(); ++i) {
-    if (detail::TraceContext::owner(sources[i]) != &trace)
-      s.fail(fmt::format("source {} belongs to another trace", i));
+    s.require_own(sources[i], fmt::format("source {}", i), where);
     mlir::Value v = trace.value(sources[i]);
     if (std::find(s.watched.begin(), s.watched.end(), v) == s.watched.end())
       s.fail(fmt::format("source {} ({}) was not watched: call tape.watch() on it first", i,
-                         detail::describe(sources[i])));
+                         detail::describe(sources[i])),
+             where);
     // As adjit::grad: an integer has no gradient to give (not even zeros).
     if (!is_floating(sources[i].dtype()))
       s.fail(fmt::format("source {} is {}: gradients are taken with respect to floating-point "
                          "Tensors only",
-                         i, detail::describe(sources[i])));
+                         i, detail::describe(sources[i])),
+             where);
     inputs.push_back(v);
   }
 
@@ -214,11 +242,15 @@ std::vector<Tensor> GradientTape::gradient(const Tensor& target,
   return grads;
 }
 
-Tensor GradientTape::jacobian(const Tensor& target, const Tensor& source) {
+Tensor GradientTape::jacobian(const Tensor& target, const Tensor& source, SourceLocation where) {
   detail::TapeState& s = *state_;
+  s.live_trace(where);
+  s.require_own(target, "jacobian()'s target", where);
+  s.require_own(source, "jacobian()'s source", where);
   if (s.used && !s.options.persistent)
     s.fail("jacobian() follows gradient() or jacobian() on this non-persistent tape; create it "
-           "with GradientTape(/*persistent=*/true) to ask several times");
+           "with GradientTape(/*persistent=*/true) to ask several times",
+           where);
   // Each row is one reverse pass with a one-hot cotangent; the tape is
   // consulted once per row, so it must outlive them all (and be itself
   // again however the rows end).
@@ -238,8 +270,8 @@ Tensor GradientTape::jacobian(const Tensor& target, const Tensor& source) {
     Tensor weight = reshape(cast(equal(positions, static_cast<int>(k), s.loc), target.dtype(), s.loc),
                             target.shape(), s.loc);
     Tensor picked = sum(Operand(target, s.loc) * Operand(weight, s.loc), {}, false, s.loc);
-    rows.push_back(reshape(gradient(picked, std::vector<Tensor>{source})[0], {1, source.size()},
-                           s.loc));
+    Tensor row = gradient(picked, std::vector<Tensor>{source}, where)[0];
+    rows.push_back(reshape(row, {1, source.size()}, s.loc));
   }
   return reshape(concat(rows, 0, s.loc), shape, s.loc);
 }

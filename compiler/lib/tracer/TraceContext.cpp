@@ -48,6 +48,12 @@ bool TraceContext::is_live(uint64_t frame_serial) const {
   return false;
 }
 
+bool TraceContext::running(const TraceContext* trace, uint64_t frame_serial) {
+  for (TraceContext* t = innermost_trace; t; t = t->enclosing_)
+    if (t == trace) return t->is_live(frame_serial);
+  return false;
+}
+
 std::string TraceContext::why_unusable(const Tensor& tensor) {
   if (!tensor.trace()) return "a default-constructed Tensor that belongs to no trace";
   for (TraceContext* t = innermost_trace; t; t = t->enclosing_) {

@@ -33,6 +33,10 @@ class TraceContext {
   /// Why `tensor` cannot be used here (owner() is null): words that
   /// complete "an operand is ...".
   static std::string why_unusable(const Tensor& tensor);
+  /// Whether `trace` runs on this thread with the frame `frame_serial`
+  /// (current_frame() when something was made there) still open.
+  static bool running(const TraceContext* trace, uint64_t frame_serial);
+  uint64_t current_frame() const { return frames_.back().serial; }
 
   Tensor add_parameter(DType dtype, const Shape& shape);
   /// Ends the function with `results` and hands the module to a Program.
