@@ -75,15 +75,15 @@ double scalar_value(const Array& a) {
   return element(a.to(Device::cpu()), 0);
 }
 
-void require_differentiable_argument(const std::vector<Array>& args) {
+void require_differentiable_argument(const std::vector<Array>& args, const std::string& at) {
   std::string types;
   for (const Array& a : args) {
     if (is_floating(a.dtype())) return;
     types += (types.empty() ? "" : ", ") + type_string(a.dtype(), a.shape());
   }
-  throw Error(
-      fmt::format("check_grads: no floating-point argument to differentiate (arguments: {})",
-                  types.empty() ? "none" : types));
+  throw TraceError(fmt::format(
+      "adjit::check_grads: no floating-point argument to differentiate (arguments: {}){}",
+      types.empty() ? "none" : types, at));
 }
 
 GradCheckReport combine(const GradCheckReport& a, const GradCheckReport& b) {

@@ -185,7 +185,14 @@ TEST_CASE("ad edge: misuse of the transforms throws adjit errors naming the prob
   m = what_of<Error>([] { check_grads([](Tensor x) { return x; }, {make({1}, {1}, F64)}, 0); });
   INFO(m);
   CHECK(contains(m, "order must be 1 to 4, got 0"));
-  CHECK_THROWS_AS(check_grads([](Tensor x) { return x; }, {make({1}, {1}, F64)}, 5), Error);
+  CHECK_THROWS_AS(check_grads([](Tensor x) { return x; }, {make({1}, {1}, F64)}, 5), TraceError);
+  // Arguments the function cannot take: named, with the caller's line.
+  m = what_of<TraceError>([] {
+    check_grads([](Tensor x, Tensor y) { return sum(x * y); }, {make({1}, {1}, F64)});
+  });
+  INFO(m);
+  CHECK(contains(m, "adjit::check_grads: the function cannot be called with 1 Tensor arguments"));
+  CHECK(contains(m, "test_compiler_ad_edge.cpp:"));
 }
 
 // Regression: vjp/jvp errors pointed at Grad.h instead of the user's call.

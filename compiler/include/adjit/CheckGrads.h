@@ -38,6 +38,20 @@ struct GradCheckReport {
 
 namespace detail {
 
+// Whether invoke_flat can call f with `count` Tensors.
+template <class F>
+bool callable_with(size_t count) {
+  if constexpr (std::is_invocable_v<const F&, const std::vector<Tensor>&>) {
+    return true;
+  } else {
+    return [&]<size_t... K>(std::index_sequence<K...>) {
+      return ((count == K && [&]<size_t... I>(std::index_sequence<I...>) {
+                 return std::is_invocable_v<const F&, decltype((void)I, std::declval<Tensor>())...>;
+               }(std::make_index_sequence<K>{})) || ...);
+    }(std::make_index_sequence<9>{});
+  }
+}
+
 // Calls f with the Tensors of `xs` as separate arguments (up to 8), or as
 // one std::vector<Tensor> if f takes that.
 template <class F>
@@ -132,7 +146,8 @@ inline std::vector<Tensor> zeros_of(const std::vector<Tensor>& ts) {
 /// The value of a one-element array as a double.
 double scalar_value(const Array& a);
 /// Throws when no argument is floating-point: nothing would be compared.
-void require_differentiable_argument(const std::vector<Array>& args);
+/// `at` ends the message (the caller's line).
+void require_differentiable_argument(const std::vector<Array>& args, const std::string& at);
 /// Both checks' comparisons; passed iff both passed; the worse one's worst.
 GradCheckReport combine(const GradCheckReport& a, const GradCheckReport& b);
 
@@ -192,11 +207,16 @@ void check_orders(const F& f, const std::vector<Array>& args, int order,
 /// random weighting of their elements.
 template <class F>
 GradCheckReport check_grads(F f, std::vector<Array> args, int order = 1,
-                            GradCheckOptions options = {}) {
+                            GradCheckOptions options = {},
+                            SourceLocation where = SourceLocation::current()) {
+  std::string at = std::string(" (at ") + where.file_name() + ":" + std::to_string(where.line()) + ")";
   if (order < 1 || order > kMaxCheckGradsOrder)
-    throw Error("check_grads: order must be 1 to " + std::to_string(kMaxCheckGradsOrder) +
-                ", got " + std::to_string(order));
-  detail::require_differentiable_argument(args);
+    throw TraceError("adjit::check_grads: order must be 1 to " +
+                     std::to_string(kMaxCheckGradsOrder) + ", got " + std::to_string(order) + at);
+  if (!detail::callable_with<F>(args.size()))
+    throw TraceError("adjit::check_grads: the function cannot be called with " +
+                     std::to_string(args.size()) + " Tensor arguments" + at);
+  detail::require_differentiable_argument(args, at);
   std::function<Tensor(const std::vector<Tensor>&)> flat = [f](const std::vector<Tensor>& xs) {
     return detail::invoke_flat(f, xs);
   };
