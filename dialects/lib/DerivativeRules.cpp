@@ -179,13 +179,14 @@ std::pair<Value, Value> powPartials(PowOp op, Emit &e) {
   return {da, db};
 }
 
-// The share of max/min's cotangent that goes to the lhs: 1 where it alone
-// is selected, 1/2 on ties (split deterministically), 0 otherwise.
-Value lhsShare(Operation *op, ComparisonDirection wins, Emit &e) {
-  Value a = op->getOperand(0), bv = op->getOperand(1);
-  Value one = e.splatLike(a, 1), half = e.splatLike(a, 0.5), zero = e.zerosLike(a);
-  return e.select(e.compare(wins, a, bv), one,
-                  e.select(e.compare(ComparisonDirection::eq, a, bv), half, zero));
+// The share of max/min's cotangent that goes to operand `own` against
+// `other`: 1 where it alone is selected, 1/2 on ties (split
+// deterministically), 0 otherwise, so that where either is NaN (the
+// result is NaN) neither gets any, as in JAX.
+Value share(Value own, Value other, ComparisonDirection wins, Emit &e) {
+  Value one = e.splatLike(own, 1), half = e.splatLike(own, 0.5), zero = e.zerosLike(own);
+  return e.select(e.compare(wins, own, other), one,
+                  e.select(e.compare(ComparisonDirection::eq, own, other), half, zero));
 }
 } // namespace
 
@@ -211,18 +212,17 @@ LogicalResult PowOp::buildJVP(OpBuilder &b, ValueRange t, SmallVectorImpl<Value>
   LogicalResult OP::buildVJP(OpBuilder &b, ValueRange ct,                      \
                              SmallVectorImpl<Value> &out, DerivativeContext &) { \
     Emit e(b, getLoc());                                                       \
-    Value share = lhsShare(*this, WINS, e);                                    \
-    Value toLhs = e.mul(ct[0], share);                                         \
-    out.append({toLhs, e.mul(ct[0], e.sub(e.splatLike(share, 1), share))});    \
+    Value lhs = getOperand(0), rhs = getOperand(1);                            \
+    out.append({e.mul(ct[0], share(lhs, rhs, WINS, e)),                        \
+                e.mul(ct[0], share(rhs, lhs, WINS, e))});                      \
     return success();                                                          \
   }                                                                            \
   LogicalResult OP::buildJVP(OpBuilder &b, ValueRange t,                       \
                              SmallVectorImpl<Value> &out, DerivativeContext &) { \
     Emit e(b, getLoc());                                                       \
-    Value share = lhsShare(*this, WINS, e);                                    \
-    Value fromLhs = t[0] ? e.mul(t[0], share) : Value();                       \
-    Value fromRhs =                                                            \
-        t[1] ? e.mul(t[1], e.sub(e.splatLike(share, 1), share)) : Value();     \
+    Value lhs = getOperand(0), rhs = getOperand(1);                            \
+    Value fromLhs = t[0] ? e.mul(t[0], share(lhs, rhs, WINS, e)) : Value();   \
+    Value fromRhs = t[1] ? e.mul(t[1], share(rhs, lhs, WINS, e)) : Value();   \
     out.push_back(e.addOrNull(fromLhs, fromRhs));                              \
     return success();                                                          \
   }

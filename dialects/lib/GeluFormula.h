@@ -95,14 +95,18 @@ Terms terms(Ops &o, Value x, bool approximate) {
     t.curve = o.tanh(o.mul(x, slope));
   } else {
     Value one = o.splatLike(x, 1);
-    Value ratio = o.div(one, o.add(one, o.mulScalar(o.abs(x), 0.5 / std::numbers::sqrt2)));
+    // |x| as select(x < 0, -x, x), not abs: differentiated (the derivative
+    // rule is written in these ops), its derivative at 0 is the x >= 0
+    // branch's 1, where abs's 0 would drop Phi's density from gelu'' (0).
+    Value negative = o.compare(ComparisonDirection::lt, x, o.splatLike(x, 0));
+    Value magnitude = o.select(negative, o.neg(x), x);
+    Value ratio = o.div(one, o.add(one, o.mulScalar(magnitude, 0.5 / std::numbers::sqrt2)));
     // 0.5 erfc(|x| / sqrt(2)) = Phi(-|x|), with one exponential. P + x (-x
     // / 2) is one fused multiply-add: x^2 / 2 is not rounded on its own (its
     // rounding would add an error of x^2 / 2 ulp to the result).
     Value polynomial = erfcExponent(o, x, ratio);
     Value exponent = o.add(polynomial, o.mul(x, o.mulScalar(x, -0.5)));
     Value lower = o.mulScalar(o.mul(ratio, o.exp(exponent)), 0.5);
-    Value negative = o.compare(ComparisonDirection::lt, x, o.splatLike(x, 0));
     t.cdf = o.select(negative, lower, o.sub(one, lower));
   }
   return t;

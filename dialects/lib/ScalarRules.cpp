@@ -321,7 +321,7 @@ struct ScalarFloatOps {
   Value mulScalar(Value x, double c) { return mul(x, splatLike(x, c)); }
   Value sub(Value x, Value y) { return b.create<arith::SubFOp>(loc, x, y); }
   Value div(Value x, Value y) { return b.create<arith::DivFOp>(loc, x, y); }
-  Value abs(Value x) { return b.create<math::AbsFOp>(loc, x); }
+  Value neg(Value x) { return b.create<arith::NegFOp>(loc, x); }
   Value exp(Value x) { return b.create<math::ExpOp>(loc, x); }
   Value tanh(Value x) { return b.create<math::TanhOp>(loc, x); }
   Value compare(ComparisonDirection d, Value x, Value y) {

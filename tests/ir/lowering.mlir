@@ -134,7 +134,9 @@ func.func @unary_f32(%x: tensor<2x3xf32>) -> (tensor<2x3xf32>, tensor<2x3xf32>, 
 // summed by Clenshaw's recurrence.
 // CHECK: ^bb0(%[[IN:.*]]: f64, %{{.*}}: f64):
 // CHECK-NOT: math.erf
-// CHECK: math.absf %[[IN]] : f64
+// CHECK: %[[NEG:.*]] = arith.cmpf olt, %[[IN]], %{{.*}} : f64
+// CHECK: %[[MINUS:.*]] = arith.negf %[[IN]] : f64
+// CHECK: arith.select %[[NEG]], %[[MINUS]], %[[IN]] : f64
 // CHECK: %[[T:.*]] = arith.divf %{{.*}}, %{{.*}} : f64
 // CHECK-COUNT-25: arith.subf
 // CHECK: math.exp %{{.*}} : f64
@@ -152,16 +154,19 @@ func.func @gelu(%x: tensor<2x3xf32>, %d: tensor<4xf64>) -> (tensor<2x3xf32>, ten
 // The exact gelu on f32 (and f16 and bf16, computed in f32 here) takes
 // Phi(x) from erfc (Numerical Recipes' erfcc:
 // t e^(P(t) - x^2 / 2) / 2 with t = 1 / (1 + |x| / (2 sqrt 2)), which is
-// Phi(-|x|)), not from 1 + erf, which cancels for negative x.
+// Phi(-|x|)), not from 1 + erf, which cancels for negative x. |x| is
+// select(x < 0, -x, x): the formula is also the derivative rule's, whose
+// own derivative at 0 needs |x|'s from the right.
 // CHECK-LABEL: func.func @gelu_exact_f32
 // CHECK: ^bb0(%[[IN:.*]]: f32, %{{.*}}: f32):
 // CHECK-NOT: math.erf
-// CHECK: %[[ABS:.*]] = math.absf %[[IN]] : f32
+// CHECK: %[[NEG:.*]] = arith.cmpf olt, %[[IN]], %{{.*}} : f32
+// CHECK: %[[MINUS:.*]] = arith.negf %[[IN]] : f32
+// CHECK: arith.select %[[NEG]], %[[MINUS]], %[[IN]] : f32
 // CHECK: %[[T:.*]] = arith.divf %{{.*}}, %{{.*}} : f32
 // CHECK-COUNT-9: arith.mulf %{{.*}}, %[[T]] : f32
 // CHECK: math.exp
 // CHECK-NOT: math.exp
-// CHECK: %[[NEG:.*]] = arith.cmpf olt, %[[IN]], %{{.*}} : f32
 // CHECK: %[[UPPER:.*]] = arith.subf %{{.*}}, %[[LOWER:.*]] : f32
 // CHECK: %[[CDF:.*]] = arith.select %[[NEG]], %[[LOWER]], %[[UPPER]] : f32
 // CHECK: %[[Y:.*]] = arith.mulf %[[IN]], %[[CDF]] : f32

@@ -95,6 +95,35 @@ TEST_CASE("ad edge: closures over outer traced values, nested grads", "[ad][ad-e
   CHECK(mismatch(tangent, F64, {}, {1}) == "");
 }
 
+TEST_CASE("ad edge: maximum with a NaN operand and the exact gelu's curvature at 0",
+          "[ad][ad-edge]") {
+  // Where either operand is NaN (so is the result) neither gets a share of
+  // the cotangent, as in JAX: the rule is symmetric in its operands.
+  Array a = make({NAN, 1, 2}, {3}, F32), b = make({1, NAN, 2}, {3}, F32);
+  for (bool maximal : {true, false}) {
+    INFO((maximal ? "maximum" : "minimum"));
+    auto both = grad<0, 1>([maximal](Tensor x, Tensor y) {
+      return sum(maximal ? maximum(x, y) : minimum(x, y));
+    });
+    auto [ga, gb] = both(a, b);
+    CHECK(mismatch(ga, F32, {3}, {0, 0, 0.5}) == "");
+    CHECK(mismatch(gb, F32, {3}, {0, 0, 0.5}) == "");
+    auto [value, tangent] = jvp([maximal](Tensor x, Tensor y) {
+      return maximal ? maximum(x, y) : minimum(x, y);
+    }, std::make_tuple(a, b), std::make_tuple(make({1, 1, 1}, {3}, F32), make({1, 1, 1}, {3}, F32)));
+    CHECK(mismatch(tangent, F32, {3}, {0, 0, 1}) == "");
+  }
+  // gelu'' = 2 phi(x) - x^2 phi(x): 2 phi(0) = 0.7978845608 at 0 (the
+  // derivative of Phi's |x| is taken from the right there).
+  auto curvature = hessian([](Tensor x) { return sum(gelu(x, false)); });
+  for (double at : {0.0, -0.0, 1e-30, -1.0}) {
+    INFO(at);
+    double phi = std::exp(-at * at / 2) / std::sqrt(2 * M_PI);
+    std::vector<double> h = curvature(make({at}, {1}, F64)).to_vector<double>();
+    CHECK(std::abs(h[0] - (2 - at * at) * phi) < 1e-12);
+  }
+}
+
 TEST_CASE("ad edge: the same Tensor passed as several arguments", "[ad][ad-edge]") {
   auto f = [](Tensor a, Tensor b) { return sum(a * b * b); };
   auto g = jit([f](Tensor x) {
