@@ -107,8 +107,17 @@ std::string CompileCache::key(std::initializer_list<std::string_view> parts) {
   return llvm::toHex(hash.final(), /*LowerCase=*/true);
 }
 
+fs::path CompileCache::path_of(const std::string& key) const {
+  return fs::path(dir_) / (key + std::string(kSuffix));
+}
+
+void CompileCache::remove(const std::string& key) const {
+  std::error_code error;
+  fs::remove(path_of(key), error);
+}
+
 std::optional<std::string> CompileCache::load(const std::string& key) const {
-  fs::path path = fs::path(dir_) / (key + std::string(kSuffix));
+  fs::path path = path_of(key);
   std::optional<std::string> file = read_file(path);
   if (!file) return std::nullopt;
   std::error_code error;
@@ -149,7 +158,7 @@ void CompileCache::store(const std::string& key, const std::string& bytes) const
     }
   }
   std::error_code error;
-  fs::rename(temporary, fs::path(dir_) / (key + std::string(kSuffix)), error);
+  fs::rename(temporary, path_of(key), error);
   if (error) fs::remove(temporary, error);
 
   // Evict the entries used longest ago past the bound.

@@ -13,6 +13,7 @@
 #include <condition_variable>
 #include <cstdlib>
 #include <iostream>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -38,7 +39,11 @@ struct JitCache::State {
   mutable std::mutex mutex;
   std::condition_variable compiled;
   std::vector<std::shared_ptr<CompiledEntry>> entries;
-  std::vector<std::vector<std::string>> traced_signatures;  // for max_traces
+  // For max_traces: traces so far (a signature dropped from the cache and
+  // traced again counts again), and how often each distinct signature was
+  // traced (memory bounded by the distinct signatures, not the traces).
+  int traces = 0;
+  std::map<std::vector<std::string>, int> traced_signatures;
   uint64_t clock = 0;
   CacheInfo info;
 };
@@ -145,8 +150,47 @@ CompiledFunction::CompiledFunction(Executable executable, std::string_view entry
       result_layout_(std::move(result_layout)),
       threads_(threads) {}
 
+// Reserves a call's donated inputs while it runs (claim_donation), and
+// gives them back if it fails before taking them.
+class DonationClaims {
+ public:
+  DonationClaims(const std::vector<Array>& inputs, const std::vector<bool>& donated,
+                 const std::string& receiver)
+      : inputs_(inputs) {
+    std::vector<const void*> claimed;  // an Array passed twice is claimed once
+    try {
+      for (size_t i = 0; i < donated.size(); ++i) {
+        if (!donated[i] || inputs[i].nbytes() == 0) continue;
+        const void* bytes = inputs[i].raw_data();
+        if (std::find(claimed.begin(), claimed.end(), bytes) != claimed.end()) continue;
+        detail::claim_donation(inputs[i], receiver);
+        claimed.push_back(bytes);
+        held_.push_back(i);
+      }
+    } catch (...) {
+      release();
+      throw;
+    }
+  }
+  ~DonationClaims() {
+    if (std::uncaught_exceptions() > exceptions_) release();
+  }
+  DonationClaims(const DonationClaims&) = delete;
+  DonationClaims& operator=(const DonationClaims&) = delete;
+
+ private:
+  void release() {
+    for (size_t i : held_) detail::release_claim(inputs_[i]);
+  }
+
+  const std::vector<Array>& inputs_;
+  std::vector<size_t> held_;
+  int exceptions_ = std::uncaught_exceptions();
+};
+
 void CompiledFunction::run(std::vector<Array>& inputs, std::vector<Array>& outputs,
                            const std::vector<bool>& donated) const {
+  DonationClaims claims(inputs, donated, receiver());
   const Signature& signature = executable_.entries()[entry_];
   outputs.clear();
   std::vector<bool> handed_on(donated.empty() ? 0 : inputs.size(), false);
@@ -180,7 +224,8 @@ void CompiledFunction::run_into(const std::vector<Array>& inputs,
                                 const std::vector<Array>& outputs,
                                 const std::vector<bool>& donated,
                                 const std::string& jitted_at) const {
-  for (size_t o = 0; o < outputs.size(); ++o)
+  DonationClaims claims(inputs, donated, receiver());
+  for (size_t o = 0; o < outputs.size(); ++o) {
     for (size_t i = 0; i < inputs.size(); ++i) {
       if (overlap(outputs[o], inputs[i]))
         throw RuntimeError(fmt::format(
@@ -189,6 +234,13 @@ void CompiledFunction::run_into(const std::vector<Array>& inputs,
             "sets){}",
             receiver(), o, i, jitted_at));
     }
+    for (size_t other = 0; other < o; ++other)
+      if (overlap(outputs[o], outputs[other]))
+        throw RuntimeError(fmt::format(
+            "{} call_into: outputs {} and {} share memory; each output needs a buffer of its "
+            "own{}",
+            receiver(), other, o, jitted_at));
+  }
   try {
     threads::CallThreads scope(threads_);
     executable_.run_into(entry_, inputs, outputs);
@@ -197,6 +249,11 @@ void CompiledFunction::run_into(const std::vector<Array>& inputs,
   }
   for (size_t i = 0; i < donated.size(); ++i)
     if (donated[i]) detail::invalidate_donated(inputs[i], receiver());
+}
+
+void throw_moved_jitted() {
+  throw RuntimeError("this jitted function was moved from (std::move) and holds no function; "
+                     "call the object it was moved to");
 }
 
 JitCache::JitCache(JitOptions options, SourceLocation where)
@@ -317,7 +374,10 @@ std::shared_ptr<const CompiledFunction> JitCache::lookup(
                          "(it would need its own result to finish): compute the recursion "
                          "with a loop, or call a plain C++ function" + jitted_at_);
       state_->compiled.wait(lock, [&] { return entry->ready; });
-      if (entry->error) std::rethrow_exception(entry->error);
+      if (entry->error) {
+        ++state_->info.misses;  // hits + misses count every call
+        std::rethrow_exception(entry->error);
+      }
       entry->last_used = ++state_->clock;
       ++state_->info.hits;
       // Shares the slot's ownership: an eviction leaves this call's code alive.
@@ -330,15 +390,15 @@ std::shared_ptr<const CompiledFunction> JitCache::lookup(
     entry->arguments = describe();
     entry->last_used = ++state_->clock;
     entry->tracer = std::this_thread::get_id();
-    if (options_.max_traces > 0 &&
-        static_cast<int>(state_->traced_signatures.size()) >= options_.max_traces) {
+    if (options_.max_traces > 0 && state_->traces >= options_.max_traces) {
       std::string seen;
-      for (const auto& signature : state_->traced_signatures)
-        seen += "\n  " + signature_text(signature);
+      for (const auto& [signature, count] : state_->traced_signatures)
+        seen += "\n  " + signature_text(signature) +
+                (count > 1 ? fmt::format(" ({} times)", count) : "");
       throw TraceError(fmt::format(
           "adjit::jit '{}': signature {} would be trace number {}, more than max_traces = {}{}; "
           "signatures traced so far:{}",
-          options_.name, signature_text(entry->arguments), state_->traced_signatures.size() + 1,
+          options_.name, signature_text(entry->arguments), state_->traces + 1,
           options_.max_traces, jitted_at_, seen));
     }
     if (options_.log_retrace)
@@ -347,7 +407,8 @@ std::shared_ptr<const CompiledFunction> JitCache::lookup(
                                state_->info.misses + 1,
                                explain_retrace(state_->entries, entry->arguments))
                 << std::endl;
-    state_->traced_signatures.push_back(entry->arguments);
+    ++state_->traces;
+    ++state_->traced_signatures[entry->arguments];
     ++state_->info.misses;
     state_->entries.push_back(entry);
   }
@@ -380,8 +441,9 @@ std::shared_ptr<const CompiledFunction> JitCache::lookup(
   if (entry->error) {
     // A failed trace is not cached: the next call reports its error afresh.
     entries.erase(std::find(entries.begin(), entries.end(), entry));
-    auto& traced = state_->traced_signatures;
-    traced.erase(std::find(traced.rbegin(), traced.rend(), entry->arguments).base() - 1);
+    --state_->traces;
+    if (--state_->traced_signatures[entry->arguments] == 0)
+      state_->traced_signatures.erase(entry->arguments);
   } else if (entries.size() > options_.cache_size) {
     auto oldest = std::min_element(entries.begin(), entries.end(), [](const auto& a, const auto& b) {
       return a->ready && (!b->ready || a->last_used < b->last_used);

@@ -561,8 +561,13 @@ Executable Program::compile(Device device) const {
                              for_device.threads ? "threads" : "serial",
                              for_device.plan_buffers ? "planned" : "unplanned",
                              for_device.rematerialize ? "remat" : "no-remat"});
-    if (std::optional<std::string> object = cache->load(key))
-      return detail::load_into_jit(*object, impl_->signatures);
+    if (std::optional<std::string> object = cache->load(key)) {
+      try {
+        return detail::load_into_jit(*object, impl_->signatures);
+      } catch (const CompileError&) {
+        cache->remove(key);  // intact bytes that are no loadable object: compile afresh
+      }
+    }
   }
   mlir::ModuleOp lowered = staged.advance_to(Stage::llvm);
   NativeModule native(lowered, impl_->signatures, for_device, /*for_this_process=*/true);

@@ -1,6 +1,7 @@
 #include "adjit/runtime/Array.h"
 
 #include <cstring>
+#include <mutex>
 #include <utility>
 
 #include <fmt/format.h>
@@ -53,22 +54,60 @@ void release(ArrayMemory& memory) {
 
 ArrayMemory::~ArrayMemory() { release(*this); }
 
+namespace {
+// Donations change an ArrayMemory that other threads' handles share: its
+// bookkeeping (claimed, donated_to, the taking of data) happens under one
+// lock. Donations are rare; reads check the atomic `donated` alone.
+std::mutex donation_lock;
+}  // namespace
+
+// (throw_no_value takes the lock: the errors are thrown after it is let go.)
+void claim_donation(const Array& array, const std::string& receiver) {
+  {
+    std::lock_guard lock(donation_lock);
+    ArrayMemory* memory = array.memory_.get();
+    if (!memory || memory->donated.load(std::memory_order_relaxed)) {
+      // thrown below
+    } else if (memory->claimed) {
+      throw RuntimeError(fmt::format(
+          "this Array ({}) is being donated to a call running now (on another thread); donate "
+          "it once, to {} or to the other",
+          type_string(array.dtype_, array.shape_), receiver));
+    } else {
+      memory->claimed = true;
+      return;
+    }
+  }
+  array.throw_no_value();  // moved from, or donated
+}
+
+void release_claim(const Array& array) {
+  std::lock_guard lock(donation_lock);
+  if (array.memory_) array.memory_->claimed = false;
+}
+
 Array take_donated(const Array& array, const std::string& receiver) {
-  (void)array.live_memory();  // throws for a donated or moved-from array
-  ArrayMemory& old = *array.memory_;
-  auto taken = std::make_shared<ArrayMemory>(old.data, old.bytes, old.device, old.owner);
-  old.data = nullptr;
-  old.donated = true;
-  old.donated_to = receiver;
-  return Array(std::move(taken), array.shape_, array.dtype_, array.size_);
+  {
+    std::lock_guard lock(donation_lock);
+    ArrayMemory* old = array.memory_.get();
+    if (old && !old->donated.load(std::memory_order_relaxed)) {
+      auto taken = std::make_shared<ArrayMemory>(old->data, old->bytes, old->device, old->owner);
+      old->data = nullptr;
+      old->donated_to = receiver;
+      old->donated.store(true, std::memory_order_release);
+      return Array(std::move(taken), array.shape_, array.dtype_, array.size_);
+    }
+  }
+  array.throw_no_value();  // moved from, or donated
 }
 
 void invalidate_donated(const Array& array, const std::string& receiver) {
-  if (!array.memory_ || array.memory_->donated) return;
+  std::lock_guard lock(donation_lock);
+  if (!array.memory_ || array.memory_->donated.load(std::memory_order_relaxed)) return;
   ArrayMemory& memory = *array.memory_;
   release(memory);
-  memory.donated = true;
   memory.donated_to = receiver;
+  memory.donated.store(true, std::memory_order_release);
 }
 
 bool owns_memory(const Array& array) {
@@ -81,6 +120,7 @@ void Array::throw_no_value() const {
   if (!memory_)
     throw RuntimeError("this Array was moved from (std::move) and holds no value; assign it a "
                        "new one to use it again");
+  std::lock_guard lock(detail::donation_lock);  // donated_to is written under it
   throw RuntimeError(fmt::format(
       "this Array ({}) was donated to {} and is no longer valid: its memory was handed to "
       "that call (JitOptions::donate); use the call's results instead",

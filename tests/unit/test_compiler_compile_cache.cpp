@@ -82,6 +82,28 @@ TEST_CASE("compile cache: corrupt, truncated and foreign entries are recompiled"
   }
 }
 
+TEST_CASE("compile cache: an intact entry whose object does not load is recompiled",
+          "[cache]") {
+  // Header and checksum right, contents no object file: deleted and
+  // compiled afresh, not an error on every later call.
+  CacheDir dir;
+  compiled_value(dir.path);
+  fs::path entry = dir.entries().at(0);
+  uintmax_t size = fs::file_size(entry);
+  std::string key;
+  {
+    std::ifstream in(entry, std::ios::binary);
+    std::string magic;
+    std::getline(in, magic);
+    std::getline(in, key);
+  }
+  CompileCache(dir.path.string()).store(key, "intact bytes, but no object file");
+  REQUIRE(fs::file_size(entry) < size);
+  CHECK(compiled_value(dir.path) == Approx(kExpected));
+  CHECK(fs::file_size(entry) == size);  // replaced by a loadable entry
+  CHECK(compiled_value(dir.path) == Approx(kExpected));
+}
+
 TEST_CASE("compile cache: an entry that cannot be read is recompiled", "[cache]") {
   CacheDir dir;
   compiled_value(dir.path);

@@ -32,6 +32,12 @@ TEST_CASE("call_into rejects outputs that alias inputs or mismatch, and recovers
   CHECK_THROWS_WITH(f.call_into(x, x), Contains("shares memory with input 0"));
   Array wrong = Array::empty({3}, adjit::DType::f32);
   CHECK_THROWS_WITH(f.call_into(wrong, x), Contains("must be f32[2], got f32[3]"));
+  CHECK_THROWS_WITH(f.call_into(wrong, x), Contains("call_into"));
+  // Two outputs in one buffer: one result would be lost.
+  auto two = adjit::jit([](Tensor x) { return std::make_tuple(x + 1.0, x * 2.0); });
+  Array shared = Array::empty({2}, adjit::DType::f32);
+  auto both = std::make_tuple(shared, shared);
+  CHECK_THROWS_WITH(two.call_into(both, x), Contains("outputs 0 and 1 share memory"));
   // Nothing from the failed calls lingers into the next one.
   Array out = Array::empty({2}, adjit::DType::f32);
   f.call_into(out, x);

@@ -6,8 +6,10 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <random>
+#include <thread>
 
 
 TEST_CASE("compiled code releases every temporary buffer", "[compiler][memory]") {
@@ -537,6 +539,41 @@ TEST_CASE("an SGD update folded into its GEMM matches the plain computation",
     Array w_copy = w.copy();
     std::vector<float> got = jit(update, JitOptions{.donate = donate})(w_copy, x, dy).to_vector<float>();
     for (size_t k = 0; k < got.size(); ++k) REQUIRE(got[k] == Approx(want[k]).epsilon(1e-4).margin(1e-4));
+  }
+}
+
+TEST_CASE("an Array donated by two threads at once goes to one call",
+          "[compiler][memory][donate]") {
+  // Each call reserves its donated inputs before it runs: of two calls
+  // donating one Array at the same moment, the second is refused (it used
+  // to take the same bytes too, and free them twice).
+  auto update = jit([](Tensor w) { return w + 1.0; }, {.name = "update", .donate = {0}});
+  update(Array::ones({16}));  // compiled before the race
+  constexpr int kArrays = 300;
+  std::vector<Array> arrays;
+  for (int i = 0; i < kArrays; ++i) arrays.push_back(Array::full({16}, 1.0));
+  std::vector<Array> first(kArrays), second(kArrays);
+  std::atomic<int> step{0};
+  auto donate_all = [&](std::vector<Array>& results) {
+    for (int i = 0; i < kArrays; ++i) {
+      Array handle = arrays[i];
+      ++step;
+      while (step.load() < 2 * (i + 1)) {}  // both threads at array i
+      try {
+        results[i] = update(handle);
+      } catch (const RuntimeError&) {
+      }
+    }
+  };
+  std::thread a(donate_all, std::ref(first)), b(donate_all, std::ref(second));
+  a.join();
+  b.join();
+  for (int i = 0; i < kArrays; ++i) {
+    INFO(i);
+    CHECK((first[i].size() == 0) != (second[i].size() == 0));  // exactly one call took it
+    const Array& taken = first[i].size() ? first[i] : second[i];
+    CHECK(taken.to_vector<float>() == std::vector<float>(16, 2.0f));
+    CHECK(arrays[i].is_donated());
   }
 }
 

@@ -237,6 +237,24 @@ namespace {
 enum class Mode { add, mul };
 }
 
+TEST_CASE("tracer jit: a long double static keys the cache with all its digits",
+          "[tracer][jit][static]") {
+  auto f = adjit::jit([](Tensor x, long double k) { return k > 1.0L ? x * 2.0 : x * 3.0; });
+  long double above = std::nextafter(1.0L, 2.0L);
+  REQUIRE(static_cast<double>(above) == 1.0);  // the same as a double
+  CHECK(f(Array::ones({1}), 1.0L).item<float>() == 3);
+  CHECK(f(Array::ones({1}), above).item<float>() == 2);
+  CHECK(f.cache_info().misses == 2);
+}
+
+TEST_CASE("tracer jit: a moved-from jitted function says so when called", "[tracer][jit]") {
+  auto f = adjit::jit([](Tensor x) { return x * 2.0; });
+  auto g = std::move(f);
+  CHECK(g(Array::ones({1})).item<float>() == 2);
+  CHECK_THROWS_WITH(f(Array::ones({1})), Catch::Contains("was moved from"));  // NOLINT(bugprone-use-after-move)
+  CHECK_THROWS_AS(f.cache_info(), RuntimeError);
+}
+
 TEST_CASE("tracer jit: static int/double/bool/enum/string arguments key the cache",
           "[tracer][jit][static]") {
   int traces = 0;

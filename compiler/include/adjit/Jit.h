@@ -170,6 +170,9 @@ class JitCache {
   std::unique_ptr<State> state_;
 };
 
+/// The RuntimeError of a call of a moved-from jitted function.
+[[noreturn]] void throw_moved_jitted();
+
 /// What a call on Arrays works in: its inputs, its outputs (or the Arrays
 /// it writes into) and its cache key.
 struct CallScratch {
@@ -234,7 +237,7 @@ class Jitted {
     std::vector<bool> donated;
     auto compiled = compiled_for(*scratch, donated, args...);
     detail::StructureTraits<Outputs>::collect_arrays(outputs, scratch->outputs);
-    compiled->run_into(scratch->inputs, scratch->outputs, donated, cache_->jitted_at());
+    compiled->run_into(scratch->inputs, scratch->outputs, donated, cache().jitted_at());
   }
 
   /// Traces for these arguments without compiling or caching (with the
@@ -244,14 +247,14 @@ class Jitted {
     check_callable_on_arrays<detail::traced_t<Args>...>();
     using Result = decltype(f_(std::declval<detail::traced_t<Args>>()...));
     std::vector<Array> inputs;
-    return detail::trace_program(cache_->options().name, trace_body<Result>(args...),
-                                 cache_->options().device.value_or(Device::cpu()),
-                                 donated_inputs(inputs, args...), cache_->options().rematerialize)
+    return detail::trace_program(cache().options().name, trace_body<Result>(args...),
+                                 cache().options().device.value_or(Device::cpu()),
+                                 donated_inputs(inputs, args...), cache().options().rematerialize)
         .program;
   }
 
-  CacheInfo cache_info() const { return cache_->info(); }
-  const JitOptions& options() const { return cache_->options(); }
+  CacheInfo cache_info() const { return cache().info(); }
+  const JitOptions& options() const { return cache().options(); }
 
  private:
   // Readable errors in place of the template errors of a call that cannot
@@ -284,7 +287,7 @@ class Jitted {
   // which of them JitOptions::donate names (empty when it names none).
   template <class... Args>
   std::vector<bool> donated_inputs(std::vector<Array>& inputs, const Args&... args) const {
-    if (cache_->options().donate.empty()) {
+    if (cache().options().donate.empty()) {
       (detail::StructureTraits<Args>::collect_arrays(args, inputs), ...);
       return {};
     }
@@ -292,7 +295,7 @@ class Jitted {
     ((detail::StructureTraits<Args>::collect_arrays(args, inputs),
       argument_ends.push_back(inputs.size())),
      ...);
-    return cache_->donated_inputs(argument_ends,
+    return cache().donated_inputs(argument_ends,
                                   {detail::contains_tensor<detail::traced_t<Args>>...});
   }
 
@@ -304,13 +307,13 @@ class Jitted {
                                                                std::vector<bool>& donated,
                                                                const Args&... args) const {
     donated = donated_inputs(scratch.inputs, args...);
-    Device device = cache_->place(scratch.inputs);
+    Device device = cache().place(scratch.inputs);
     detail::CacheKey& key = scratch.key;
     key.clear();
     (detail::StructureTraits<Args>::append_key(key, args), ...);
     detail::append_device_key(key, device);
     using Result = decltype(f_(std::declval<detail::traced_t<Args>>()...));
-    return cache_->lookup(
+    return cache().lookup(
         key, [&] { return std::vector<std::string>{detail::describe_argument(args)...}; },
         trace_body<Result>(args...), device, donated);
   }
@@ -327,6 +330,13 @@ class Jitted {
       detail::StructureTraits<Result>::flatten_result(result, flat, layout);
       return flat;
     };
+  }
+
+  // Throws for a moved-from object, whose cache is gone.
+  detail::JitCache& cache() const {
+    if (!cache_) [[unlikely]]
+      detail::throw_moved_jitted();
+    return *cache_;
   }
 
   F f_;

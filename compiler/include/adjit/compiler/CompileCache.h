@@ -2,6 +2,7 @@
 #define ADJIT_COMPILER_COMPILECACHE_H
 
 #include <cstdint>
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -35,6 +36,8 @@ class CompileCache {
   /// Stores bytes under `key`, then evicts past the size bound. Failures to
   /// write are ignored: the cache is an optimization.
   void store(const std::string& key, const std::string& bytes) const;
+  /// Deletes the entry of `key`, if any (an object that would not load).
+  void remove(const std::string& key) const;
 
   struct Info {
     std::string dir;
@@ -49,6 +52,8 @@ class CompileCache {
   const std::string& dir() const { return dir_; }
 
  private:
+  std::filesystem::path path_of(const std::string& key) const;
+
   std::string dir_;
   uint64_t max_bytes_;
 };

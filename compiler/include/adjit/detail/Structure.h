@@ -118,7 +118,12 @@ struct StructureTraits<T, std::enable_if_t<std::is_arithmetic_v<T> || std::is_en
     key.push(typeid(T).hash_code());  // 1 and true and an enum's 1 differ
     if constexpr (std::is_floating_point_v<T>) {
       key.push(kStaticFloat);
-      key.push(std::bit_cast<uint64_t>(static_cast<double>(v)));
+      double leading = static_cast<double>(v);
+      key.push(std::bit_cast<uint64_t>(leading));
+      // A long double's digits past a double's (exactly a double: x87's 64
+      // bits of mantissa are 53 + 11).
+      if constexpr (sizeof(T) > sizeof(double))
+        key.push(std::bit_cast<uint64_t>(static_cast<double>(v - static_cast<T>(leading))));
     } else {
       key.push(kStaticInteger);
       key.push(static_cast<uint64_t>(static_cast<int64_t>(v)));

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <algorithm>
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <iosfwd>
@@ -34,9 +35,21 @@ struct ArrayMemory {
   size_t bytes;
   Device device;
   Owner owner;
-  bool donated = false;
+  // Set (under the donation lock, after donated_to) when a call took the
+  // bytes; read without the lock by every access.
+  std::atomic<bool> donated{false};
+  // A donating call running now holds them: a second one is refused.
+  bool claimed = false;
   std::string donated_to;  // the call that took them, for the error
 };
+
+// JitOptions::donate, before the call runs: reserves `array`'s bytes for
+// the call named `receiver`, so that a second call donating them (another
+// thread's) is refused instead of both taking them. Throws RuntimeError
+// when donated or reserved already. release_claim undoes it for a call
+// that failed before taking them.
+void claim_donation(const Array& array, const std::string& receiver);
+void release_claim(const Array& array);
 
 // JitOptions::donate. A new handle owning `array`'s bytes; `array` and every
 // other handle of them become invalid (a RuntimeError naming `receiver`).
@@ -122,7 +135,7 @@ class Array {
   void* raw_data() { return live_memory().data; }
   const void* raw_data() const { return live_memory().data; }
   // Whether this array was donated to a jitted call (and is now invalid).
-  bool is_donated() const { return memory_ && memory_->donated; }
+  bool is_donated() const { return memory_ && memory_->donated.load(std::memory_order_acquire); }
 
   // The typed accessors require T to be exactly the element type of dtype().
   // data() requires host memory; to_vector() and item() copy from a GPU.
@@ -159,10 +172,13 @@ class Array {
   Array(std::shared_ptr<detail::ArrayMemory> memory, Shape shape, DType dtype, int64_t size);
   friend Array detail::take_donated(const Array&, const std::string&);
   friend void detail::invalidate_donated(const Array&, const std::string&);
+  friend void detail::claim_donation(const Array&, const std::string&);
+  friend void detail::release_claim(const Array&);
   friend bool detail::owns_memory(const Array&);
 
   const detail::ArrayMemory& live_memory() const {
-    if (!memory_ || memory_->donated) [[unlikely]] throw_no_value();
+    if (!memory_ || memory_->donated.load(std::memory_order_acquire)) [[unlikely]]
+      throw_no_value();
     return *memory_;
   }
   // Donated or moved from.
