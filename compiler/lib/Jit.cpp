@@ -17,6 +17,7 @@
 #include <mutex>
 #include <optional>
 #include <thread>
+#include <unordered_map>
 
 namespace adjit {
 
@@ -54,6 +55,42 @@ bool environment_mentions(const char* variable, const char* word) {
   const char* value = std::getenv(variable);
   return value && std::string_view(value).find(word) != std::string_view::npos;
 }
+
+// Which thread each thread waiting for a trace waits on (the trace's
+// tracer), across all jitted functions: tracing f(1) on one thread while
+// f(1)'s trace calls f(2), being traced on another thread whose trace
+// calls f(1), would wait forever. Registering a wait that closes a cycle
+// throws instead.
+class WaitForTracer {
+ public:
+  WaitForTracer(std::thread::id tracer, const std::string& refusal) {
+    std::lock_guard lock(mutex());
+    std::thread::id self = std::this_thread::get_id();
+    for (std::thread::id t = tracer;;) {
+      if (t == self) throw TraceError(refusal);
+      auto next = waits().find(t);
+      if (next == waits().end()) break;
+      t = next->second;
+    }
+    waits()[self] = tracer;
+  }
+  ~WaitForTracer() {
+    std::lock_guard lock(mutex());
+    waits().erase(std::this_thread::get_id());
+  }
+  WaitForTracer(const WaitForTracer&) = delete;
+  WaitForTracer& operator=(const WaitForTracer&) = delete;
+
+ private:
+  static std::mutex& mutex() {
+    static std::mutex m;
+    return m;
+  }
+  static std::unordered_map<std::thread::id, std::thread::id>& waits() {
+    static std::unordered_map<std::thread::id, std::thread::id> w;
+    return w;
+  }
+};
 
 std::string signature_text(const std::vector<std::string>& arguments) {
   return fmt::format("({})", fmt::join(arguments, ", "));
@@ -366,14 +403,19 @@ std::shared_ptr<const CompiledFunction> JitCache::lookup(
     for (const auto& candidate : state_->entries)
       if (candidate->hash == hash && candidate->key == key.words()) entry = candidate;
     if (entry) {
-      // Waiting for our own trace would never end.
-      if (!entry->ready && entry->tracer == std::this_thread::get_id())
-        throw TraceError("adjit::jit '" + options_.name + "' calls itself with the signature " +
-                         signature_text(entry->arguments) +
-                         " it is being traced for; a trace cannot contain a call of itself "
-                         "(it would need its own result to finish): compute the recursion "
-                         "with a loop, or call a plain C++ function" + jitted_at_);
-      state_->compiled.wait(lock, [&] { return entry->ready; });
+      // Waiting for our own trace (directly, or through traces on other
+      // threads that wait for ours) would never end.
+      if (!entry->ready) {
+        WaitForTracer wait(
+            entry->tracer,
+            "adjit::jit '" + options_.name + "' calls itself with the signature " +
+                signature_text(entry->arguments) +
+                " it is being traced for (here, or through calls being traced on other "
+                "threads); a trace cannot contain a call of itself (it would need its own "
+                "result to finish): compute the recursion with a loop, or call a plain C++ "
+                "function" + jitted_at_);
+        state_->compiled.wait(lock, [&] { return entry->ready; });
+      }
       if (entry->error) {
         ++state_->info.misses;  // hits + misses count every call
         std::rethrow_exception(entry->error);

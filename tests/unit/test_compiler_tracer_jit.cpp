@@ -15,6 +15,8 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
+#include <chrono>
 #include <type_traits>
 #include <cmath>
 #include <csignal>
@@ -1042,6 +1044,32 @@ TEST_CASE("tracer jit: a function calling itself while traced is a TraceError, n
   CHECK(contains(m, "f32[3]"));
   // The failed trace is not cached: a later call reports it again, no hang.
   CHECK(contains(what_of<TraceError>([&] { f(Array::zeros({3}, F32)); }), "calls itself"));
+}
+
+TEST_CASE("tracer jit: a call cycle through traces on two threads is a TraceError, not a hang",
+          "[tracer][jit]") {
+  // f(n = 1)'s trace calls f(2) and f(2)'s calls f(1), each started on its
+  // own thread: each waits for the other's trace. Both traces start before
+  // either calls (a rendezvous), so the cycle forms every time.
+  std::function<Array(int)> call;
+  std::atomic<int> started{0};
+  auto f = jit([&](Tensor x, int n) {
+    ++started;
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (started.load() < 2 && std::chrono::steady_clock::now() < deadline) std::this_thread::yield();
+    double inner = call(3 - n).item<float>();
+    return x * inner;
+  }, {.name = "cycle"});
+  call = [&](int n) { return f(Array::ones({1}), n); };
+  std::string errors[2];
+  std::thread one([&] { errors[0] = what_of<TraceError>([&] { call(1); }); });
+  std::thread two([&] { errors[1] = what_of<TraceError>([&] { call(2); }); });
+  one.join();
+  two.join();
+  for (const std::string& e : errors) {
+    INFO(e);
+    CHECK(contains(e, "'cycle' calls itself"));
+  }
 }
 
 TEST_CASE("tracer jit: jitted functions of one lambda type called inside each other's trace",
