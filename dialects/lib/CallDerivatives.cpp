@@ -46,7 +46,10 @@ struct CallOpDerivatives
     auto call = cast<func::CallOp>(op);
     if (calleeOf(call)->hasAttr(kCustomVJPAttrName))
       return buildCustomVJP(call, calleeOf(call), b, cotangents, operandCotangents);
-    FailureOr<func::FuncOp> reverse = context.reverseFunction(calleeOf(call));
+    SmallVector<bool> given;
+    for (Value ct : cotangents)
+      given.push_back(static_cast<bool>(ct));
+    FailureOr<func::FuncOp> reverse = context.reverseFunction(calleeOf(call), given);
     if (failed(reverse))
       return failure();
     SmallVector<Value> operands(call.getOperands());
@@ -56,8 +59,9 @@ struct CallOpDerivatives
       auto barrier = b.create<OptimizationBarrierOp>(op->getLoc(), operands);
       operands.assign(barrier->result_begin(), barrier->result_end());
     }
-    for (auto [ct, result] : llvm::zip(cotangents, call.getResults()))
-      operands.push_back(orZeros(b, op->getLoc(), ct, result.getType()));
+    for (Value ct : cotangents)
+      if (ct)
+        operands.push_back(ct);
     auto derived = b.create<func::CallOp>(op->getLoc(), *reverse, operands);
     llvm::append_range(operandCotangents, derived.getResults().drop_front(call.getNumResults()));
     return success();
@@ -70,12 +74,16 @@ struct CallOpDerivatives
     // the forward function as written (as JAX's jvp of a custom_vjp's
     // forward rule), which is what forward-over-reverse (hvp) needs.
     auto call = cast<func::CallOp>(op);
-    FailureOr<func::FuncOp> forward = context.forwardFunction(calleeOf(call));
+    SmallVector<bool> given;
+    for (Value t : tangents)
+      given.push_back(static_cast<bool>(t));
+    FailureOr<func::FuncOp> forward = context.forwardFunction(calleeOf(call), given);
     if (failed(forward))
       return failure();
     SmallVector<Value> operands(call.getOperands());
-    for (auto [t, operand] : llvm::zip(tangents, call.getOperands()))
-      operands.push_back(orZeros(b, op->getLoc(), t, operand.getType()));
+    for (Value t : tangents)
+      if (t)
+        operands.push_back(t);
     auto derived = b.create<func::CallOp>(op->getLoc(), *forward, operands);
     llvm::append_range(resultTangents, derived.getResults().drop_front(call.getNumResults()));
     return success();

@@ -32,11 +32,11 @@ class Differentiator : public DerivativeContext {
 public:
   explicit Differentiator(ModuleOp module) : module(module), symbols(module) {}
 
-  FailureOr<func::FuncOp> reverseFunction(func::FuncOp callee) override {
-    return reverse(callee, SmallVector<bool>(callee.getNumArguments(), true));
+  FailureOr<func::FuncOp> reverseFunction(func::FuncOp callee, ArrayRef<bool> given) override {
+    return reverse(callee, SmallVector<bool>(callee.getNumArguments(), true), given);
   }
-  FailureOr<func::FuncOp> forwardFunction(func::FuncOp callee) override {
-    return forward(callee, SmallVector<bool>(callee.getNumArguments(), true));
+  FailureOr<func::FuncOp> forwardFunction(func::FuncOp callee, ArrayRef<bool> given) override {
+    return forward(callee, given);
   }
   LogicalResult reverseBlock(OpBuilder &b, Block &body, ValueRange arguments,
                              ArrayRef<bool> needed, ValueRange resultCotangents,
@@ -55,9 +55,9 @@ public:
     op->replaceAllUsesWith(values);
   }
 
-  /// `(args..., cotangents of results...) -> (results..., cotangents of the
-  /// args in `wrt`)`.
-  FailureOr<func::FuncOp> reverse(func::FuncOp f, ArrayRef<bool> wrt);
+  /// `(args..., cotangents of the results in `given`...) -> (results...,
+  /// cotangents of the args in `wrt`)`; `given` empty: every result's.
+  FailureOr<func::FuncOp> reverse(func::FuncOp f, ArrayRef<bool> wrt, ArrayRef<bool> given = {});
   /// `(args..., tangents of the args in `wrt`) -> (results..., tangents of
   /// the results)`.
   FailureOr<func::FuncOp> forward(func::FuncOp f, ArrayRef<bool> wrt);
@@ -250,21 +250,31 @@ LogicalResult Differentiator::forwardBlock(OpBuilder &b, Block &body, ValueRange
   return success();
 }
 
-FailureOr<func::FuncOp> Differentiator::reverse(func::FuncOp f, ArrayRef<bool> wrt) {
+FailureOr<func::FuncOp> Differentiator::reverse(func::FuncOp f, ArrayRef<bool> wrt,
+                                                ArrayRef<bool> given) {
   FunctionType type = f.getFunctionType();
   unsigned numInputs = type.getNumInputs();
+  SmallVector<bool> withCotangent(given);
+  if (withCotangent.empty())
+    withCotangent.assign(type.getNumResults(), true);
   SmallVector<Type> inputs(type.getInputs()), results(type.getResults());
-  llvm::append_range(inputs, type.getResults());
+  for (auto [r, on] : llvm::enumerate(withCotangent))
+    if (on)
+      inputs.push_back(type.getResult(r));
   for (auto [i, on] : llvm::enumerate(wrt))
     if (on)
       results.push_back(type.getInput(i));
   auto build = [&](OpBuilder &b, Block &entry, SmallVectorImpl<Value> &returned) {
     auto fn = cast<func::FuncOp>(entry.getParentOp());
     fn->setAttr(kCotangentsFromAttrName, b.getI64IntegerAttr(numInputs));
+    fn->setAttr(kPrimalResultsAttrName, b.getI64IntegerAttr(type.getNumResults()));
+    SmallVector<Value> resultCotangents;
+    unsigned next = numInputs;
+    for (bool on : withCotangent)
+      resultCotangents.push_back(on ? entry.getArgument(next++) : Value());
     SmallVector<Value> cotangents;
     if (failed(reverseBlock(b, f.front(), entry.getArguments().take_front(numInputs), wrt,
-                            entry.getArguments().drop_front(numInputs), returned, cotangents,
-                            nullptr)))
+                            resultCotangents, returned, cotangents, nullptr)))
       return failure();
     // Unconnected (or integer) arguments get zeros, never nothing.
     for (auto [i, on] : llvm::enumerate(wrt))
@@ -272,7 +282,9 @@ FailureOr<func::FuncOp> Differentiator::reverse(func::FuncOp f, ArrayRef<bool> w
         returned.push_back(orZeros(b, fn.getLoc(), cotangents[i], type.getInput(i)));
     return success();
   };
-  return derive(f, "_vjp" + maskSuffix(wrt), inputs, results, build);
+  bool all = llvm::all_of(withCotangent, [](bool on) { return on; });
+  return derive(f, "_vjp" + maskSuffix(wrt) + (all ? "" : "_ct" + maskSuffix(withCotangent)),
+                inputs, results, build);
 }
 
 FailureOr<func::FuncOp> Differentiator::forward(func::FuncOp f, ArrayRef<bool> wrt) {

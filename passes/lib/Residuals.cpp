@@ -10,12 +10,12 @@ namespace mlir::adjit {
 
 std::optional<ReverseSplit> splitReverseFunction(func::FuncOp function) {
   auto from = function->getAttrOfType<IntegerAttr>(kCotangentsFromAttrName);
-  if (!from || function.isExternal())
+  auto primal = function->getAttrOfType<IntegerAttr>(kPrimalResultsAttrName);
+  if (!from || !primal || function.isExternal())
     return std::nullopt;
   Block &body = function.getBody().front();
-  // A reverse function returns the primal results, then the gradients; it
-  // takes one cotangent per primal result.
-  int64_t primalResults = function.getNumArguments() - from.getInt();
+  // A reverse function returns the primal results, then the gradients.
+  int64_t primalResults = primal.getInt();
   ReverseSplit split;
   SmallVector<Operation *> worklist;
   auto need = [&](Value v) {

@@ -158,3 +158,30 @@ func.func @gelu_derivatives(%x: tensor<3xf32>, %t: tensor<3xf32>, %d: tensor<3xf
   %yd, %dyd = adjit.jvp @gelu_exact_f16(%d) tangents(%d) wrt [0] : (tensor<3xf16>, tensor<3xf16>) -> (tensor<3xf16>, tensor<3xf16>)
   return %g, %y, %dy, %yd, %dyd : tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf16>, tensor<3xf16>
 }
+
+// -----
+
+// A call whose first result has no cotangent (nothing reads it) calls a
+// reverse function that takes the second result's alone: the first takes
+// no part (no zero cotangent times its partials, which could be infinite).
+// DIFF-LABEL: func.func private @outer_vjp_0
+// DIFF: call @pair_vjp_0_ct_1(%{{.*}}, %{{.*}}) : (tensor<2xf32>, tensor<2xf32>) -> (tensor<2xf32>, tensor<2xf32>, tensor<2xf32>)
+// DIFF-LABEL: func.func private @pair_vjp_0_ct_1
+// DIFF-SAME: (%{{.*}}: tensor<2xf32>, %{{.*}}: tensor<2xf32>) -> (tensor<2xf32>, tensor<2xf32>, tensor<2xf32>)
+// DIFF-SAME: adjit.cotangents_from = 1 : i64
+// DIFF-SAME: adjit.primal_results = 2 : i64
+// OPT-LABEL: func.func @grad_second
+func.func private @pair(%x: tensor<2xf32>) -> (tensor<2xf32>, tensor<2xf32>) {
+  %e = adjit.exp %x : tensor<2xf32>
+  %s = adjit.sin %x : tensor<2xf32>
+  return %e, %s : tensor<2xf32>, tensor<2xf32>
+}
+func.func private @outer(%x: tensor<2xf32>) -> tensor<f32> {
+  %p:2 = call @pair(%x) : (tensor<2xf32>) -> (tensor<2xf32>, tensor<2xf32>)
+  %s = adjit.reduce sum %p#1, dims = [0] : (tensor<2xf32>) -> tensor<f32>
+  return %s : tensor<f32>
+}
+func.func @grad_second(%x: tensor<2xf32>) -> tensor<2xf32> {
+  %g = adjit.grad @outer(%x) wrt [0] : (tensor<2xf32>) -> tensor<2xf32>
+  return %g : tensor<2xf32>
+}

@@ -124,6 +124,23 @@ TEST_CASE("ad edge: maximum with a NaN operand and the exact gelu's curvature at
   }
 }
 
+TEST_CASE("ad edge: second derivatives at infinities are not NaN from zero cotangents",
+          "[ad][ad-edge]") {
+  // An unused result of an inner derivative (its value) and a constant's
+  // tangent take no part, as JAX's symbolic zeros: no 0 * inf = NaN.
+  Array inf = make({INFINITY}, {1}, F64);
+  auto twice = grad([](Tensor x) { return sum(grad([](Tensor y) { return sum(y * y); })(x)); });
+  CHECK(mismatch(twice(inf), F64, {1}, {2}) == "");
+  auto h = hessian([](Tensor x) { return sum(square(x)); });
+  CHECK(mismatch(h(make({INFINITY, 0, 2}, {3}, F64)), F64, {3, 3}, {2, 0, 0, 0, 2, 0, 0, 0, 2}) == "");
+  CHECK(mismatch(hvp([](Tensor x) { return sum(x * x); }, inf, make({1}, {1}, F64)), F64, {1},
+                 {2}) == "");
+  auto through_max = grad([](Tensor x) {
+    return sum(grad([](Tensor y) { return sum(max(y, {0}, true) * y); })(x));
+  });
+  CHECK(mismatch(through_max(make({-INFINITY, 5}, {2}, F64)), F64, {2}, {1, 3}) == "");
+}
+
 TEST_CASE("ad edge: the same Tensor passed as several arguments", "[ad][ad-edge]") {
   auto f = [](Tensor a, Tensor b) { return sum(a * b * b); };
   auto g = jit([f](Tensor x) {

@@ -22,6 +22,10 @@ inline constexpr llvm::StringLiteral kCustomVJPInputsAttrName = "adjit.custom_vj
 /// the forward pass; values of the forward pass that the rest reads are
 /// the residuals (Program::memory_plan reports them).
 inline constexpr llvm::StringLiteral kCotangentsFromAttrName = "adjit.cotangents_from";
+/// Beside it: how many of its results are the primal function's (they come
+/// first). The cotangent arguments may be fewer: only the results whose
+/// cotangents the caller had.
+inline constexpr llvm::StringLiteral kPrimalResultsAttrName = "adjit.primal_results";
 /// On an argument of a public function: the index of the result written in
 /// place into its buffer (the argument was donated, JitOptions::donate). The
 /// caller passes that buffer as the result's too.

@@ -5,6 +5,7 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/OpDefinition.h"
 #include "mlir/Support/LogicalResult.h"
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/DenseSet.h"
 
 namespace mlir::func {
@@ -19,14 +20,18 @@ class DerivativeContext {
  public:
   virtual ~DerivativeContext() = default;
 
-  /// `(args..., result cotangents...) -> (results..., arg cotangents...)`:
-  /// the reverse-mode derivative of `callee` with respect to every argument
-  /// (integer arguments get zero cotangents).
-  virtual FailureOr<func::FuncOp> reverseFunction(func::FuncOp callee) = 0;
+  /// `(args..., cotangents of the results `given`...) -> (results..., arg
+  /// cotangents...)`: the reverse-mode derivative of `callee` with respect
+  /// to every argument (integer arguments get zero cotangents). `given` has
+  /// one flag per result: the others' cotangents are zero and take no part
+  /// (no 0 * inf = NaN from a zero cotangent times an infinite partial, as
+  /// JAX's symbolic zeros).
+  virtual FailureOr<func::FuncOp> reverseFunction(func::FuncOp callee, ArrayRef<bool> given) = 0;
 
-  /// `(args..., arg tangents...) -> (results..., result tangents...)`: the
-  /// forward-mode derivative of `callee`.
-  virtual FailureOr<func::FuncOp> forwardFunction(func::FuncOp callee) = 0;
+  /// `(args..., tangents of the args `given`...) -> (results..., result
+  /// tangents...)`: the forward-mode derivative of `callee`, the other
+  /// arguments' tangents zero (and taking no part).
+  virtual FailureOr<func::FuncOp> forwardFunction(func::FuncOp callee, ArrayRef<bool> given) = 0;
 
   /// Reverse mode over one block, for ops with regions: clones `body`'s ops
   /// at `builder` with its arguments standing for `arguments`, then appends
