@@ -191,16 +191,20 @@ CompiledFunction::CompiledFunction(Executable executable, std::string_view entry
 // gives them back if it fails before taking them.
 class DonationClaims {
  public:
+  // `receiver()` names the call (formatted only when something is donated).
+  template <class Receiver>
   DonationClaims(const std::vector<Array>& inputs, const std::vector<bool>& donated,
-                 const std::string& receiver)
+                 Receiver receiver)
       : inputs_(inputs) {
+    if (donated.empty()) return;  // the usual call: nothing to hold
+    exceptions_ = std::uncaught_exceptions();
     std::vector<const void*> claimed;  // an Array passed twice is claimed once
     try {
       for (size_t i = 0; i < donated.size(); ++i) {
         if (!donated[i] || inputs[i].nbytes() == 0) continue;
         const void* bytes = inputs[i].raw_data();
         if (std::find(claimed.begin(), claimed.end(), bytes) != claimed.end()) continue;
-        detail::claim_donation(inputs[i], receiver);
+        detail::claim_donation(inputs[i], receiver());
         claimed.push_back(bytes);
         held_.push_back(i);
       }
@@ -210,7 +214,7 @@ class DonationClaims {
     }
   }
   ~DonationClaims() {
-    if (std::uncaught_exceptions() > exceptions_) release();
+    if (!held_.empty() && std::uncaught_exceptions() > exceptions_) release();
   }
   DonationClaims(const DonationClaims&) = delete;
   DonationClaims& operator=(const DonationClaims&) = delete;
@@ -222,12 +226,12 @@ class DonationClaims {
 
   const std::vector<Array>& inputs_;
   std::vector<size_t> held_;
-  int exceptions_ = std::uncaught_exceptions();
+  int exceptions_ = 0;
 };
 
 void CompiledFunction::run(std::vector<Array>& inputs, std::vector<Array>& outputs,
                            const std::vector<bool>& donated) const {
-  DonationClaims claims(inputs, donated, receiver());
+  DonationClaims claims(inputs, donated, [this] { return receiver(); });
   const Signature& signature = executable_.entries()[entry_];
   outputs.clear();
   std::vector<bool> handed_on(donated.empty() ? 0 : inputs.size(), false);
@@ -261,7 +265,7 @@ void CompiledFunction::run_into(const std::vector<Array>& inputs,
                                 const std::vector<Array>& outputs,
                                 const std::vector<bool>& donated,
                                 const std::string& jitted_at) const {
-  DonationClaims claims(inputs, donated, receiver());
+  DonationClaims claims(inputs, donated, [this] { return receiver(); });
   for (size_t o = 0; o < outputs.size(); ++o) {
     for (size_t i = 0; i < inputs.size(); ++i) {
       if (overlap(outputs[o], inputs[i]))
