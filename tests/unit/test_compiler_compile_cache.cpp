@@ -40,6 +40,17 @@ double compiled_value(const std::string& dir) {
 
 const double kExpected = 3 * (0.25 + 1 + 4) + std::exp(0.5) + std::exp(-1.0) + std::exp(2.0);
 
+// Compiles once into `dir`: its one entry.
+fs::path stored_entry(const CacheDir& dir) {
+  compiled_value(dir.path);
+  return dir.entries().at(0);
+}
+
+std::string read_bytes(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
 }  // namespace
 
 TEST_CASE("compile cache: the second compilation loads the stored machine code", "[cache]") {
@@ -60,14 +71,9 @@ TEST_CASE("compile cache: the second compilation loads the stored machine code",
 
 TEST_CASE("compile cache: corrupt, truncated and foreign entries are recompiled", "[cache]") {
   CacheDir dir;
-  compiled_value(dir.path);
-  fs::path entry = dir.entries().at(0);
+  fs::path entry = stored_entry(dir);
   uintmax_t size = fs::file_size(entry);
-  std::string original;
-  {
-    std::ifstream in(entry, std::ios::binary);
-    original.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-  }
+  std::string original = read_bytes(entry);
   auto rewrite = [&](const std::string& bytes) {
     std::ofstream(entry, std::ios::binary | std::ios::trunc) << bytes;
   };
@@ -87,16 +93,11 @@ TEST_CASE("compile cache: an intact entry whose object does not load is recompil
   // Header and checksum right, contents no object file: deleted and
   // compiled afresh, not an error on every later call.
   CacheDir dir;
-  compiled_value(dir.path);
-  fs::path entry = dir.entries().at(0);
+  fs::path entry = stored_entry(dir);
   uintmax_t size = fs::file_size(entry);
-  std::string key;
-  {
-    std::ifstream in(entry, std::ios::binary);
-    std::string magic;
-    std::getline(in, magic);
-    std::getline(in, key);
-  }
+  std::string bytes = read_bytes(entry);  // magic, key, size, digest: a line each
+  size_t key_start = bytes.find('\n') + 1;
+  std::string key = bytes.substr(key_start, bytes.find('\n', key_start) - key_start);
   CompileCache(dir.path.string()).store(key, "intact bytes, but no object file");
   REQUIRE(fs::file_size(entry) < size);
   CHECK(compiled_value(dir.path) == Approx(kExpected));
@@ -106,8 +107,7 @@ TEST_CASE("compile cache: an intact entry whose object does not load is recompil
 
 TEST_CASE("compile cache: an entry that cannot be read is recompiled", "[cache]") {
   CacheDir dir;
-  compiled_value(dir.path);
-  fs::path entry = dir.entries().at(0);
+  fs::path entry = stored_entry(dir);
   fs::remove(entry);
   fs::create_directory(entry);  // a directory where the entry should be
   CHECK(compiled_value(dir.path) == Approx(kExpected));
