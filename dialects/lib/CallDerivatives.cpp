@@ -9,6 +9,19 @@ using namespace mlir::adjit;
 
 namespace {
 
+// Which of `derivatives` (one per result or operand, null = zero) are
+// given; the given ones are appended to `operands`: the derived function
+// takes those alone.
+SmallVector<bool> appendGiven(ValueRange derivatives, SmallVectorImpl<Value> &operands) {
+  SmallVector<bool> given;
+  for (Value d : derivatives) {
+    given.push_back(static_cast<bool>(d));
+    if (d)
+      operands.push_back(d);
+  }
+  return given;
+}
+
 struct CallOpDerivatives
     : DifferentiableOpInterface::ExternalModel<CallOpDerivatives, func::CallOp> {
   static func::FuncOp calleeOf(func::CallOp call) {
@@ -46,12 +59,6 @@ struct CallOpDerivatives
     auto call = cast<func::CallOp>(op);
     if (calleeOf(call)->hasAttr(kCustomVJPAttrName))
       return buildCustomVJP(call, calleeOf(call), b, cotangents, operandCotangents);
-    SmallVector<bool> given;
-    for (Value ct : cotangents)
-      given.push_back(static_cast<bool>(ct));
-    FailureOr<func::FuncOp> reverse = context.reverseFunction(calleeOf(call), given);
-    if (failed(reverse))
-      return failure();
     SmallVector<Value> operands(call.getOperands());
     // A checkpoint's recomputation reads its inputs through a barrier, so
     // that once inlined it is not merged back into the forward pass.
@@ -59,9 +66,10 @@ struct CallOpDerivatives
       auto barrier = b.create<OptimizationBarrierOp>(op->getLoc(), operands);
       operands.assign(barrier->result_begin(), barrier->result_end());
     }
-    for (Value ct : cotangents)
-      if (ct)
-        operands.push_back(ct);
+    SmallVector<bool> given = appendGiven(cotangents, operands);
+    FailureOr<func::FuncOp> reverse = context.reverseFunction(calleeOf(call), given);
+    if (failed(reverse))
+      return failure();
     auto derived = b.create<func::CallOp>(op->getLoc(), *reverse, operands);
     llvm::append_range(operandCotangents, derived.getResults().drop_front(call.getNumResults()));
     return success();
@@ -74,16 +82,11 @@ struct CallOpDerivatives
     // the forward function as written (as JAX's jvp of a custom_vjp's
     // forward rule), which is what forward-over-reverse (hvp) needs.
     auto call = cast<func::CallOp>(op);
-    SmallVector<bool> given;
-    for (Value t : tangents)
-      given.push_back(static_cast<bool>(t));
+    SmallVector<Value> operands(call.getOperands());
+    SmallVector<bool> given = appendGiven(tangents, operands);
     FailureOr<func::FuncOp> forward = context.forwardFunction(calleeOf(call), given);
     if (failed(forward))
       return failure();
-    SmallVector<Value> operands(call.getOperands());
-    for (Value t : tangents)
-      if (t)
-        operands.push_back(t);
     auto derived = b.create<func::CallOp>(op->getLoc(), *forward, operands);
     llvm::append_range(resultTangents, derived.getResults().drop_front(call.getNumResults()));
     return success();

@@ -66,17 +66,16 @@ void claim_donation(const Array& array, const std::string& receiver) {
   {
     std::lock_guard lock(donation_lock);
     ArrayMemory* memory = array.memory_.get();
-    if (!memory || memory->donated.load(std::memory_order_relaxed)) {
-      // thrown below
-    } else if (memory->claimed) {
+    bool live = memory && !memory->donated.load(std::memory_order_relaxed);
+    if (live && !memory->claimed) {
+      memory->claimed = true;
+      return;
+    }
+    if (live)
       throw RuntimeError(fmt::format(
           "this Array ({}) is being donated to a call running now (on another thread); donate "
           "it once, to {} or to the other",
           type_string(array.dtype_, array.shape_), receiver));
-    } else {
-      memory->claimed = true;
-      return;
-    }
   }
   array.throw_no_value();  // moved from, or donated
 }

@@ -38,6 +38,14 @@ struct GradCheckReport {
 
 namespace detail {
 
+// Whether f takes K Tensors as separate arguments (K >= 1).
+template <class F, size_t K>
+inline constexpr bool takes_tensors = K > 0 && []<size_t... I>(std::index_sequence<I...>) {
+  return std::is_invocable_v<const F&, decltype((void)I, std::declval<Tensor>())...>;
+}(std::make_index_sequence<K>{});
+
+inline constexpr size_t kMaxSeparateArguments = 8;
+
 // Whether invoke_flat can call f with `count` Tensors.
 template <class F>
 bool callable_with(size_t count) {
@@ -45,15 +53,13 @@ bool callable_with(size_t count) {
     return true;
   } else {
     return [&]<size_t... K>(std::index_sequence<K...>) {
-      return ((count == K && [&]<size_t... I>(std::index_sequence<I...>) {
-                 return std::is_invocable_v<const F&, decltype((void)I, std::declval<Tensor>())...>;
-               }(std::make_index_sequence<K>{})) || ...);
-    }(std::make_index_sequence<9>{});
+      return ((count == K && takes_tensors<F, K>) || ...);
+    }(std::make_index_sequence<kMaxSeparateArguments + 1>{});
   }
 }
 
-// Calls f with the Tensors of `xs` as separate arguments (up to 8), or as
-// one std::vector<Tensor> if f takes that.
+// Calls f with the Tensors of `xs` as separate arguments (up to
+// kMaxSeparateArguments), or as one std::vector<Tensor> if f takes that.
 template <class F>
 Tensor invoke_flat(const F& f, const std::vector<Tensor>& xs) {
   if constexpr (std::is_invocable_v<const F&, const std::vector<Tensor>&>) {
@@ -61,21 +67,19 @@ Tensor invoke_flat(const F& f, const std::vector<Tensor>& xs) {
   } else {
     Tensor result;
     bool called = false;
-    [&]<size_t... N>(std::index_sequence<N...>) {
-      auto attempt = [&]<size_t K>(std::integral_constant<size_t, K>) {
-        if constexpr (K > 0) {
-          return [&]<size_t... I>(std::index_sequence<I...>) {
-            if constexpr (std::is_invocable_v<const F&, decltype((void)I, std::declval<Tensor>())...>) {
-              if (xs.size() == K) {
-                result = f(xs[I]...);
-                called = true;
-              }
-            }
-          }(std::make_index_sequence<K>{});
+    [&]<size_t... K>(std::index_sequence<K...>) {
+      auto attempt = [&]<size_t N>(std::integral_constant<size_t, N>) {
+        if constexpr (takes_tensors<F, N>) {
+          if (xs.size() == N) {
+            [&]<size_t... I>(std::index_sequence<I...>) {
+              result = f(xs[I]...);
+            }(std::make_index_sequence<N>{});
+            called = true;
+          }
         }
       };
-      (attempt(std::integral_constant<size_t, N>{}), ...);
-    }(std::make_index_sequence<9>{});
+      (attempt(std::integral_constant<size_t, K>{}), ...);
+    }(std::make_index_sequence<kMaxSeparateArguments + 1>{});
     if (!called)
       throw Error("check_grads: the function cannot be called with " + std::to_string(xs.size()) +
                   " Tensor arguments");

@@ -53,10 +53,7 @@ struct TapeState {
   // `t` belongs to the tape's trace; `what` names it in the error.
   void require_own(const Tensor& t, const std::string& what, SourceLocation where) const {
     if (TraceContext::owner(t) == trace) return;
-    fail(fmt::format("{} is {}", what,
-                     TraceContext::owner(t) ? "a Tensor of another trace than the tape's"
-                                            : TraceContext::why_unusable(t)),
-         where);
+    fail(fmt::format("{} is {}", what, TraceContext::why_unusable(t, trace)), where);
   }
 
   // Ops traced into the tape's block since it was created, minus paused ones.

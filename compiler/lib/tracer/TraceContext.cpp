@@ -54,8 +54,11 @@ bool TraceContext::running(const TraceContext* trace, uint64_t frame_serial) {
   return false;
 }
 
-std::string TraceContext::why_unusable(const Tensor& tensor) {
+std::string TraceContext::why_unusable(const Tensor& tensor, const TraceContext* user) {
   if (!tensor.trace()) return "a default-constructed Tensor that belongs to no trace";
+  if (TraceContext* live = owner(tensor); live && live != user)
+    return "a Tensor of another trace running now (a Tensor is used only in the trace that "
+           "made it)";
   for (TraceContext* t = innermost_trace; t; t = t->enclosing_) {
     if (t != tensor.trace()) continue;
     if (auto ended = t->ended_frames_.find(tensor.trace_serial()); ended != t->ended_frames_.end())
@@ -102,9 +105,8 @@ Tensor TraceContext::add_parameter(DType dtype, const Shape& shape) {
 }
 
 mlir::Value TraceContext::value(const Tensor& tensor) {
-  if (TraceContext* trace = owner(tensor); trace != this)
-    throw TraceError(trace ? "a Tensor of an enclosing trace was used inside a nested one"
-                           : "a Tensor that cannot be used here: " + why_unusable(tensor));
+  if (owner(tensor) != this)
+    throw TraceError("a Tensor that cannot be used here: " + why_unusable(tensor, this));
   return value_in(frames_.size() - 1, mlir::Value::getFromOpaquePointer(tensor.value()));
 }
 
@@ -165,11 +167,9 @@ static std::vector<mlir::Value> result_values(TraceContext& trace, const std::st
                                               const std::vector<Tensor>& results) {
   std::vector<mlir::Value> values;
   for (size_t i = 0; i < results.size(); ++i) {
-    TraceContext* owner = TraceContext::owner(results[i]);
-    if (owner != &trace)
-      throw TraceError(fmt::format(
-          "result {} of {} is {}", i, function,
-          owner ? "a Tensor of an enclosing trace" : TraceContext::why_unusable(results[i])));
+    if (TraceContext::owner(results[i]) != &trace)
+      throw TraceError(fmt::format("result {} of {} is {}", i, function,
+                                   TraceContext::why_unusable(results[i], &trace)));
     values.push_back(trace.value(results[i]));
   }
   return values;

@@ -30,9 +30,9 @@ class TraceContext {
   /// default-constructed Tensor, one kept after its trace ended, or one
   /// computed in a function traced for cond, grad... after that returned).
   static TraceContext* owner(const Tensor& tensor);
-  /// Why `tensor` cannot be used here (owner() is null): words that
-  /// complete "an operand is ...".
-  static std::string why_unusable(const Tensor& tensor);
+  /// Why `tensor` cannot be used by `user` (or, with none, by any live
+  /// trace): words that complete "an operand is ...".
+  static std::string why_unusable(const Tensor& tensor, const TraceContext* user = nullptr);
   /// Whether `trace` runs on this thread with the frame `frame_serial`
   /// (current_frame() when something was made there) still open.
   static bool running(const TraceContext* trace, uint64_t frame_serial);
