@@ -254,6 +254,18 @@ TEST_CASE("ad edge: vjp/jvp misuse errors name the user's source line", "[ad][ad
   });
   INFO(m);
   CHECK(contains(m, "test_compiler_ad_edge.cpp"));
+  // An error of vjp's own call (not its pullback's), inside a trace.
+  Tensor kept;
+  auto keep = jit([&](Tensor x) {
+    kept = x;
+    return x * 2.0;
+  });
+  keep(make({1, 2}, {2}, F32));
+  auto uses_kept = jit([&](Tensor) { return vjp([](Tensor a) { return sin(a); }, kept).first; });
+  m = what_of<TraceError>([&] { uses_kept(make({1, 2}, {2}, F32)); });
+  INFO(m);
+  CHECK(contains(m, "adjit::vjp: an operand"));
+  CHECK(contains(m, "test_compiler_ad_edge.cpp"));
 }
 
 TEST_CASE("ad edge: vjp and grad with std::vector results and structures", "[ad][ad-edge]") {

@@ -228,12 +228,10 @@ auto value_and_grad(F f, SourceLocation loc = SourceLocation::current()) {
   return value_and_grad<Argnums...>(std::move(f), GradOptions{}, loc);
 }
 
-/// (f(primals...), pullback): pullback(cotangent) returns the cotangent of
-/// each primal (one structure for one primal, a tuple for several). The
-/// cotangent has the structure of f's result.
+namespace detail {
+// adjit::vjp, called at `loc`.
 template <class F, class... Primals>
-auto vjp(F f, const Primals&... primals) {
-  SourceLocation loc = SourceLocation::current();
+auto vjp_at(SourceLocation loc, F f, const Primals&... primals) {
   if constexpr ((detail::contains_tensor<Primals> || ...)) {
     static_assert((detail::contains_tensor<Primals> && ...),
                   "adjit::vjp: every primal is differentiated, so each must hold Tensors; bind a "
@@ -263,7 +261,7 @@ auto vjp(F f, const Primals&... primals) {
     };
     return std::pair{outputs, pullback};
   } else {
-    auto outputs = jit(f)(primals...);
+    auto outputs = jit(f, {}, loc)(primals...);
     std::vector<Array> flat_outputs;
     detail::StructureTraits<std::decay_t<decltype(outputs)>>::collect_arrays(outputs, flat_outputs);
     auto apply = jit(detail::VjpApply<F>{f, loc}, {.name = "vjp"}, loc);
@@ -279,6 +277,26 @@ auto vjp(F f, const Primals&... primals) {
     return std::pair{outputs, pullback};
   }
 }
+
+template <class F, class... Primals>
+using VjpResult = decltype(vjp_at(std::declval<SourceLocation>(), std::declval<F>(),
+                                  std::declval<const Primals&>()...));
+}  // namespace detail
+
+/// (f(primals...), pullback): pullback(cotangent) returns the cotangent of
+/// each primal (one structure for one primal, a tuple for several). The
+/// cotangent has the structure of f's result.
+/// A class whose deduction guide stands in for a function template: only a
+/// constructor can take a defaulted source location after a pack of
+/// arguments, so that errors name the caller's line. It is the std::pair
+/// of outputs and pullback (`auto [y, pullback] = vjp(f, x);`).
+template <class F, class... Primals>
+struct vjp : detail::VjpResult<F, Primals...> {
+  vjp(F f, const Primals&... primals, SourceLocation loc = SourceLocation::current())
+      : detail::VjpResult<F, Primals...>(detail::vjp_at(loc, std::move(f), primals...)) {}
+};
+template <class F, class... Primals>
+vjp(F, const Primals&...) -> vjp<F, Primals...>;
 
 /// (f(primals), tangent of f along `tangents`). One primal and tangent, or
 /// std::tuples of them for several arguments.
@@ -306,7 +324,7 @@ auto jvp(F f, const P& primals, const T& tangents, SourceLocation loc = SourceLo
 template <class F>
 template <class Cotangent, class... Primals>
 auto detail::VjpApply<F>::operator()(const Cotangent& cotangent, const Primals&... primals) const {
-  return adjit::vjp(f, primals...).second(cotangent);
+  return vjp_at(loc, f, primals...).second(cotangent);
 }
 
 template <class F>
