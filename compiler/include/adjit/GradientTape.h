@@ -15,7 +15,17 @@ namespace adjit {
 
 namespace detail {
 struct TapeState;
-}
+
+// A source of GradientTape::gradient with the caller's line: a default
+// argument of the conversion from Tensor is evaluated where the call is,
+// and the function's sources, being variadic, cannot be followed by one.
+struct TapeSource {
+  TapeSource(const Tensor& tensor, SourceLocation where = SourceLocation::current())
+      : tensor(tensor), where(where) {}
+  const Tensor& tensor;
+  SourceLocation where;
+};
+}  // namespace detail
 
 struct TapeOptions {
   /// A persistent tape answers gradient() more than once.
@@ -46,19 +56,22 @@ class GradientTape {
   void watch(const std::vector<Tensor>& ts, SourceLocation where = SourceLocation::current());
 
   /// One source gives a Tensor, several a std::tuple of Tensors.
-  template <class... Sources>
-  auto gradient(const Tensor& target, const Sources&... sources) {
-    static_assert(sizeof...(Sources) > 0, "GradientTape::gradient needs a source");
-    // No line of the caller's to pass (the sources are variadic): errors
-    // name the tape's.
-    std::vector<Tensor> grads = gradient(target, std::vector<Tensor>{sources...}, SourceLocation{});
-    if constexpr (sizeof...(Sources) == 1) {
+  template <class... MoreSources>
+  auto gradient(const Tensor& target, detail::TapeSource source, const MoreSources&... more) {
+    std::vector<Tensor> grads = gradient(target, std::vector<Tensor>{source.tensor, more...}, source.where);
+    if constexpr (sizeof...(MoreSources) == 0) {
       return grads[0];
     } else {
       return [&]<size_t... I>(std::index_sequence<I...>) {
         return std::tuple{grads[I]...};
-      }(std::index_sequence_for<Sources...>{});
+      }(std::make_index_sequence<1 + sizeof...(MoreSources)>{});
     }
+  }
+  template <class... None>
+    requires(sizeof...(None) == 0)
+  Tensor gradient(const Tensor&, const None&...) {
+    static_assert(sizeof...(None) > 0, "GradientTape::gradient needs a source");
+    return {};
   }
   std::vector<Tensor> gradient(const Tensor& target, const std::vector<Tensor>& sources,
                                SourceLocation where = SourceLocation::current());
