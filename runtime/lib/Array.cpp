@@ -129,11 +129,14 @@ void Array::throw_no_value() const {
 Array Array::empty(Shape shape, DType dtype) { return empty(std::move(shape), dtype, Device::cpu()); }
 
 Array Array::empty(Shape shape, DType dtype, Device device) {
-  int64_t size = num_elements(shape);
+  return allocate("Array::empty", std::move(shape), dtype, device);
+}
+
+Array Array::allocate(std::string_view caller, Shape shape, DType dtype, Device device) {
+  int64_t size = num_elements(shape, caller);
   size_t element_size = dtype_size(dtype);
   if (static_cast<uint64_t>(size) > PTRDIFF_MAX / element_size)
-    throw Error(
-        fmt::format("Array::empty: {} is too large to allocate", type_string(dtype, shape)));
+    throw Error(fmt::format("{}: {} is too large to allocate", caller, type_string(dtype, shape)));
   size_t bytes = static_cast<size_t>(size) * element_size;
   using Owner = detail::ArrayMemory::Owner;
   // The bytes are allocated last, so that no failure can leak them.
@@ -144,28 +147,34 @@ Array Array::empty(Shape shape, DType dtype, Device device) {
 }
 
 Array Array::zeros(Shape shape, DType dtype) {
-  Array array = empty(std::move(shape), dtype);
+  Array array = allocate("Array::zeros", std::move(shape), dtype, Device::cpu());
   std::memset(array.raw_data(), 0, array.nbytes());  // all-zero bits are 0 in every dtype
   return array;
 }
 
-Array Array::ones(Shape shape, DType dtype) { return full(std::move(shape), 1, dtype); }
+Array Array::ones(Shape shape, DType dtype) {
+  return filled("Array::ones", std::move(shape), 1, dtype);
+}
 
 Array Array::full(Shape shape, double value, DType dtype) {
+  return filled("Array::full", std::move(shape), value, dtype);
+}
+
+Array Array::filled(std::string_view caller, Shape shape, double value, DType dtype) {
   return visit_dtype(dtype, [&]<class T>(std::type_identity<T>) {
     if constexpr (detail::is_integer_v<T>) {
       if (!detail::holds_exactly<T>(value))
-        throw Error(fmt::format("Array::full: {:g} is not representable as {}", value,
+        throw Error(fmt::format("{}: {:g} is not representable as {}", caller, value,
                                 dtype_name(dtype)));
     }
-    Array array = empty(std::move(shape), dtype);
+    Array array = allocate(caller, std::move(shape), dtype, Device::cpu());
     std::fill_n(static_cast<T*>(array.raw_data()), array.size(), detail::from_double<T>(value));
     return array;
   });
 }
 
 Array Array::view(void* data, Shape shape, DType dtype) {
-  int64_t size = num_elements(shape);
+  int64_t size = num_elements(shape, "Array::view");
   if (!data)
     throw Error(fmt::format("Array::view: data for {} is null", type_string(dtype, shape)));
   if (reinterpret_cast<uintptr_t>(data) % dtype_size(dtype) != 0)
@@ -225,7 +234,7 @@ void Array::check_one_element() const {
 }
 
 void Array::check_value_count(size_t value_count, const Shape& shape) {
-  int64_t expected = num_elements(shape);
+  int64_t expected = num_elements(shape, "Array::from");
   if (value_count != static_cast<uint64_t>(expected))
     throw Error(fmt::format("Array::from: {} values given for shape {}, which has {} elements",
                             value_count, shape_string(shape), expected));

@@ -87,7 +87,7 @@ Array Array::randn(Shape shape, uint64_t seed, DType dtype) {
     throw Error(
         fmt::format("Array::randn: dtype {} is not floating point (use f16, bf16, f32 or f64)",
                     dtype_name(dtype)));
-  Array array = empty(std::move(shape), dtype);
+  Array array = allocate("Array::randn", std::move(shape), dtype, Device::cpu());
   const auto element_count = static_cast<uint64_t>(array.size());
   CounterRandom random(seed);
   visit_dtype(dtype, [&]<class T>(std::type_identity<T>) {
@@ -104,7 +104,7 @@ Array Array::uniform(Shape shape, uint64_t seed, double lo, double hi, DType dty
   if (!(std::isfinite(lo) && std::isfinite(hi) && lo < hi))
     throw Error(fmt::format("Array::uniform: the bounds must be finite with lo < hi, got {}",
                             format_bounds(lo, hi)));
-  Array array = empty(std::move(shape), dtype);
+  Array array = allocate("Array::uniform", std::move(shape), dtype, Device::cpu());
   const auto element_count = static_cast<uint64_t>(array.size());
   CounterRandom random(seed);
   visit_dtype(dtype, [&]<class T>(std::type_identity<T>) {

@@ -7,14 +7,15 @@
 
 namespace adjit {
 
-int64_t num_elements(const Shape& shape) {
+int64_t num_elements(const Shape& shape, std::string_view caller) {
+  std::string prefix = caller.empty() ? "" : fmt::format("{}: ", caller);
   int64_t product = 1;
   for (size_t axis = 0; axis < shape.size(); ++axis) {
     if (shape[axis] < 0)
-      throw Error(fmt::format("invalid shape {}: dimension {} is negative", shape_string(shape),
-                              axis));
+      throw Error(fmt::format("{}invalid shape {}: dimension {} is negative", prefix,
+                              shape_string(shape), axis));
     if (__builtin_mul_overflow(product, shape[axis], &product))
-      throw Error(fmt::format("invalid shape {}: element count overflows int64",
+      throw Error(fmt::format("{}invalid shape {}: element count overflows int64", prefix,
                               shape_string(shape)));
   }
   return product;

@@ -68,9 +68,18 @@ TEST_CASE("Array misuse throws clear errors", "[runtime][array]") {
   REQUIRE_THROWS_WITH(array.item<int64_t>(), Contains("element type must be float"));
   REQUIRE_THROWS_WITH(Array::from<float>({1, 2, 3, 4, 5}, {2, 3}),
                       Contains("5 values") && Contains("[2,3]") && Contains("6 elements"));
-  REQUIRE_THROWS_WITH(Array::zeros({2, -3}), Contains("[2,-3]") && Contains("negative"));
-  REQUIRE_THROWS_WITH(Array::from<int32_t>({}, {-1}), Contains("negative"));
-  REQUIRE_THROWS_AS(Array::empty({int64_t{1} << 62, 4}, DType::f64), Error);
+  REQUIRE_THROWS_WITH(Array::zeros({2, -3}),
+                      Contains("Array::zeros: invalid shape [2,-3]: dimension 1 is negative"));
+  REQUIRE_THROWS_WITH(Array::from<int32_t>({}, {-1}), Contains("Array::from:") && Contains("negative"));
+  REQUIRE_THROWS_WITH(Array::empty({int64_t{1} << 62, 4}, DType::f64),
+                      Contains("Array::empty: f64[4611686018427387904,4] is too large"));
+  // Each factory names itself.
+  REQUIRE_THROWS_WITH(Array::ones({-1}), Contains("Array::ones: invalid shape [-1]"));
+  REQUIRE_THROWS_WITH(Array::full({-1}, 2), Contains("Array::full: invalid shape [-1]"));
+  REQUIRE_THROWS_WITH(Array::randn({-1}, 1), Contains("Array::randn: invalid shape [-1]"));
+  REQUIRE_THROWS_WITH(Array::uniform({-1}, 1), Contains("Array::uniform: invalid shape [-1]"));
+  REQUIRE_THROWS_WITH(Array::zeros({int64_t{1} << 40, int64_t{1} << 40}),
+                      Contains("Array::zeros:") && Contains("element count overflows int64"));
 }
 
 TEST_CASE("copying an Array shares the buffer; copy() does not", "[runtime][array]") {
@@ -183,7 +192,8 @@ TEST_CASE("Array::view wraps caller memory without copying", "[runtime][array]")
   REQUIRE_THROWS_WITH(Array::view(nullptr, {2}, DType::f32), Contains("f32[2] is null"));
   auto* misaligned = reinterpret_cast<char*>(storage.data()) + 1;
   REQUIRE_THROWS_WITH(Array::view(misaligned, {2}, DType::f32), Contains("not aligned"));
-  REQUIRE_THROWS_WITH(Array::view(storage.data(), {-2}, DType::f32), Contains("negative"));
+  REQUIRE_THROWS_WITH(Array::view(storage.data(), {-2}, DType::f32),
+                      Contains("Array::view: invalid shape [-2]"));
 }
 
 TEST_CASE("randn is reproducible and standard normal", "[runtime][array][random]") {

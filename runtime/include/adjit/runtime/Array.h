@@ -192,6 +192,9 @@ class Array {
   void check_one_element() const;
   void check_on_host(std::string_view accessor) const;
   static void check_value_count(size_t value_count, const Shape& shape);
+  // empty() and full(), their errors naming `caller` ("Array::zeros").
+  static Array allocate(std::string_view caller, Shape shape, DType dtype, Device device);
+  static Array filled(std::string_view caller, Shape shape, double value, DType dtype);
 
   std::shared_ptr<detail::ArrayMemory> memory_;
   Shape shape_;
