@@ -472,25 +472,27 @@ MemoryPlan Program::memory_plan(std::string_view entry) const {
 
 namespace {
 
-std::vector<std::pair<Stage, std::string>> stages_with(Program::Impl& program,
-                                                       const CompileOptions& options) {
-  std::vector<std::pair<Stage, std::string>> stages;
+// Each stage's text, in pipeline order, to `emit` as soon as it exists: a
+// stage that fails to build leaves the ones before it emitted.
+template <class Emit>
+void for_each_stage(Program::Impl& program, const CompileOptions& options, Emit emit) {
   StagedModule staged(program, options);
   for (Stage stage : staged.stages())
-    if (mlir::adjit::isMlirStage(stage)) stages.emplace_back(stage, print(staged.advance_to(stage)));
+    if (mlir::adjit::isMlirStage(stage)) emit(stage, print(staged.advance_to(stage)));
   if (is_cuda(options)) {
     gpu::GpuProgram gpu_program = gpu_program_of(staged, program, false);
-    stages.emplace_back(Stage::ptx, gpu_program.image);
-    stages.emplace_back(Stage::gpuProgram, gpu_program.serialize());
-    return stages;
+    emit(Stage::ptx, gpu_program.image);
+    emit(Stage::gpuProgram, gpu_program.serialize());
+    return;
   }
   NativeModule native(staged.advance_to(Stage::llvm), program.signatures, options);
-  stages.emplace_back(Stage::llvmIR, print(*native.module));
-  stages.emplace_back(Stage::assembly, native.machine_code(true));
-  stages.emplace_back(Stage::object, native.machine_code(false));
-  return stages;
+  emit(Stage::llvmIR, print(*native.module));
+  emit(Stage::assembly, native.machine_code(true));
+  emit(Stage::object, native.machine_code(false));
 }
 
+// Writes the stages into `dir` one by one, so that a failing pipeline
+// leaves the stages up to the failure to read.
 void dump_with(Program::Impl& program, const CompileOptions& options, const std::string& dir,
                std::string prefix) {
   // A file name in `dir` whatever the function's name: '/' and other
@@ -502,19 +504,20 @@ void dump_with(Program::Impl& program, const CompileOptions& options, const std:
   std::error_code error;
   std::filesystem::create_directories(dir, error);
   if (error) throw Error("cannot create dump directory '" + dir + "': " + error.message());
-  auto stages = stages_with(program, options);
-  for (size_t i = 0; i < stages.size(); ++i) {
-    std::filesystem::path path = std::filesystem::path(dir) / (prefix + file_name_for(i, stages[i].first));
-    write_file(path.string(), stages[i].second);
-  }
+  size_t index = 0;
+  for_each_stage(program, options, [&](Stage stage, const std::string& text) {
+    std::filesystem::path path = std::filesystem::path(dir) / (prefix + file_name_for(index++, stage));
+    write_file(path.string(), text);
+  });
 }
 
 }  // namespace
 
 std::vector<std::pair<std::string, std::string>> Program::all_stages() const {
   std::vector<std::pair<std::string, std::string>> named;
-  for (auto& [stage, text] : stages_with(*impl_, impl_->options))
+  for_each_stage(*impl_, impl_->options, [&](Stage stage, std::string text) {
     named.emplace_back(mlir::adjit::stageName(stage).str(), std::move(text));
+  });
   return named;
 }
 

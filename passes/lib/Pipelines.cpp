@@ -241,6 +241,7 @@ void addLoweringToLLVM(OpPassManager &pm, const PipelineOptions &options,
   pm.addNestedPass<func::FuncOp>(createPipelineLoops(pipelining));
   pm.addPass(createConvertSCFToCFPass());
   pm.addPass(createExpandBFloat16());
+  pm.addNestedPass<func::FuncOp>(createUnitStrideGathers());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
   // adjit-vectorize reduces floats across lanes only where the program

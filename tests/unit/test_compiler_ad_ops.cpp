@@ -492,6 +492,8 @@ TEST_CASE("ad ops: take (repeated indices accumulate)", "[ad][ad-ops]") {
                  {x2});
     expect_grads("take of 1-D, chained", FN(take(x[0] * x[0], ints({1, 3, 3}), 0)),
                  {uniform({4}, -1, 1, dtype, 82)});
+    expect_grads("take of a slice with strides",
+                 FN(take(slice(x[0], {0, 0}, {4, 3}, {2, 2}), ints({1, 0, 1}), 1)), {x2});
   }
   // Direct: each row's gradient counts how often it was taken.
   auto g = grad<0>([](Tensor x, Tensor idx) { return sum(take(x, idx, 0)); });

@@ -1287,6 +1287,41 @@ TEST_CASE("tracer ops: take along the last axis gathers in vectors", "[tracer][o
   }
 }
 
+// Regression: a take from a slice with strides gathered from a strided view,
+// which LLVM's lowering of vector gathers does not take (compile error).
+TEST_CASE("tracer ops: take from a slice with strides, along either axis", "[tracer][ops]") {
+  const int64_t rows = 6, columns = 40;
+  Vec v = values(Array::uniform({rows, columns}, 663, -100, 100, F64));
+  for (double& x : v) x = std::floor(x);
+  Vec index_values = {1, 1, 0, -1, 12, 19, 5, 30, 2, 7, 18, 3, 0, 9, 4, 11, 6, 8};
+  Array indices = make(index_values, {18}, I32);
+  for (DType dt : {F32, F64, I32}) {
+    INFO("dtype " << dtype_name(dt));
+    Array x = make(v, {rows, columns}, dt);
+    // Columns 1, 4, 7, ... (13 of them), then every other row.
+    auto columns_of = adjit::jit([](Tensor x, Tensor i) {
+      return take(slice(x, {0, 1}, {6, 40}, {1, 3}), i, 1);
+    });
+    auto rows_of = adjit::jit([](Tensor x, Tensor i) {
+      return take(slice(x, {1, 0}, {6, 40}, {2, 1}), i, 0);
+    });
+    auto pick = [](double i, int64_t extent) {
+      int64_t c = static_cast<int64_t>(i);
+      return std::clamp<int64_t>(c < 0 ? c + extent : c, 0, extent - 1);
+    };
+    Vec want_columns, want_rows;
+    for (int64_t r = 0; r < rows; ++r)
+      for (double i : index_values) want_columns.push_back(v[r * columns + 1 + 3 * pick(i, 13)]);
+    for (double i : index_values)
+      for (int64_t c = 0; c < columns; ++c)
+        want_rows.push_back(v[(1 + 2 * pick(i, 3)) * columns + c]);
+    CHECK_ARRAY("take(strided columns, i, 1)", columns_of(x, indices), dt, (Shape{rows, 18}),
+                want_columns, kExact);
+    CHECK_ARRAY("take(strided rows, i, 0)", rows_of(x, indices), dt, (Shape{18, columns}),
+                want_rows, kExact);
+  }
+}
+
 TEST_CASE("tracer ops: take (negative indices from the end, clamped), one_hot", "[tracer][ops]") {
   auto f = adjit::jit(
       [](Tensor x, Tensor idx, Tensor idx2, Tensor labels) {

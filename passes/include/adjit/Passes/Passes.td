@@ -424,6 +424,28 @@ def ContractionsToCalls : Pass<"adjit-contractions-to-calls", "ModuleOp"> {
   ];
 }
 
+def UnitStrideGathers : Pass<"adjit-unit-stride-gathers", "func::FuncOp"> {
+  let summary = "Gather from strided memory through a unit-stride view";
+  let description = [{
+    `adjit-vectorize` reads a `tensor.extract` at per-lane indices (a take)
+    as a `vector.gather`, whose base becomes a strided view once a slice with
+    strides is bufferized. `convert-vector-to-llvm` lowers only gathers whose
+    base has a unit innermost stride. This pass rewrites the others to gather
+    from a one-dimensional unit-stride view of the same buffer, starting at
+    the base element, at the indices times the innermost stride:
+
+    ```mlir
+    %v = vector.gather %s[%c0] [%i], %mask, %pass
+        : memref<2xf32, strided<[2]>>, vector<3xindex>, vector<3xi1>, vector<3xf32> into vector<3xf32>
+    ```
+    becomes a `memref.extract_strided_metadata` of `%s`, a
+    `memref.reinterpret_cast` to `memref<?xf32, strided<[1], offset: ?>>`
+    and a gather from it at `%i * 2`.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::memref::MemRefDialect",
+                           "::mlir::vector::VectorDialect"];
+}
+
 def ConvertBoolVectorMemoryToLLVM
     : Pass<"adjit-convert-bool-vector-memory-to-llvm", "ModuleOp"> {
   let summary = "Load and store vectors of i1 a byte per element";
