@@ -1,5 +1,6 @@
 #include "CpuBackend.h"
 
+#include "Diagnostics.h"
 #include "LoadedCode.h"
 #include "PerfMap.h"
 #include "StreamingStores.h"
@@ -185,9 +186,17 @@ const std::string& host_target_description() {
 std::unique_ptr<llvm::Module> translate(mlir::ModuleOp module, llvm::LLVMContext& context,
                                         llvm::TargetMachine& machine,
                                         const std::string& tune_cpu) {
-  std::unique_ptr<llvm::Module> llvm_module = mlir::translateModuleToLLVMIR(module, context);
+  std::unique_ptr<llvm::Module> llvm_module;
+  std::string diagnostics;
+  {
+    DiagnosticCapture capture(*module.getContext());
+    llvm_module = mlir::translateModuleToLLVMIR(module, context);
+    diagnostics = capture.text();
+  }
   if (!llvm_module)
-    throw CompileError("translation from the MLIR LLVM dialect to LLVM IR failed");
+    throw CompileError("translation from the MLIR LLVM dialect to LLVM IR failed (an internal "
+                       "error of adjit's lowering; please report it with the IR that "
+                       "ADJIT_DUMP_DIR writes):\n" + diagnostics);
   // Temporaries come fresh from the runtime's allocator: telling LLVM spares
   // the vectorizer run-time overlap checks between them and every operand.
   for (const char* allocation : {"_mlir_memref_to_llvm_alloc", "_mlir_memref_to_llvm_aligned_alloc"})

@@ -339,26 +339,42 @@ TEST_CASE("odd functions keep the sign of zero", "[math-accuracy]") {
 // were lost below x = -5.4 in f32 (0 instead of -1.4e-7 there) and -8.3 in
 // f64. Its derivative, Phi(x) + x phi(x), alike. The bound grows with
 // x^2 / 2, the exponent whose rounding the result inherits.
-TEST_CASE("the exact gelu of f16 and bf16 is rounded once from f32", "[math-accuracy]") {
-  // In f16 1 + erf(x / sqrt 2) cancels: gelu(-4) was 0, not -1.27e-4.
-  auto value = adjit::jit([](Tensor t) { return gelu(t, false); });
-  auto derivative = adjit::grad([](Tensor t) { return sum(gelu(t, false)); });
-  for (DType dtype : {F16, BF16}) {
-    Array x = from_doubles({-6, -4, -3.25, -3, -1, -0.25, 0.5, 2, 5}, {9}, dtype);
-    std::vector<long double> in = to_long_doubles(x), got = to_long_doubles(value(x)),
-                             slope = to_long_doubles(derivative(x));
-    // Half an ulp of the format, and a little for f32's own error; f16's
-    // subnormals (gelu(-6) = -5.9e-9) are 6e-8 apart.
-    double ulp = dtype == F16 ? 0x1p-10 : 0x1p-7, floor = dtype == F16 ? 0x1p-25 : 0;
-    for (size_t i = 0; i < in.size(); ++i) {
-      INFO(dtype_name(dtype) << " x = " << static_cast<double>(in[i]));
-      long double cdf = 0.5L * std::erfc(-in[i] / std::sqrt(2.0L));
-      long double want = in[i] * cdf;
-      long double want_slope = cdf + in[i] * std::exp(-in[i] * in[i] / 2) / std::sqrt(2 * M_PIl);
-      CHECK(std::fabs(static_cast<double>(got[i] - want)) <=
-            0.51 * ulp * std::fabs(static_cast<double>(want)) + floor);
-      CHECK(std::fabs(static_cast<double>(slope[i] - want_slope)) <=
-            0.51 * ulp * std::fabs(static_cast<double>(want_slope)) + floor);
+TEST_CASE("the gelu of f16 and bf16 is rounded once from f32, in either form", "[math-accuracy]") {
+  // In f16 1 + erf(x / sqrt 2) cancels: gelu(-4) was 0, not -1.27e-4; the
+  // tanh form rounded after each op: bf16 gelu(-1) was -0.16015625.
+  for (bool approximate : {false, true}) {
+    auto value = adjit::jit([approximate](Tensor t) { return gelu(t, approximate); });
+    auto derivative = adjit::grad([approximate](Tensor t) { return sum(gelu(t, approximate)); });
+    // The tanh form's 1 + tanh cancels in f32 too below -3: not its tail.
+    std::vector<double> points = approximate
+                                     ? std::vector<double>{-3, -1.75, -1, -0.25, 0.5, 2, 5}
+                                     : std::vector<double>{-6, -4, -3.25, -3, -1, -0.25, 0.5, 2, 5};
+    for (DType dtype : {F16, BF16}) {
+      Array x = from_doubles(points, {static_cast<int64_t>(points.size())}, dtype);
+      std::vector<long double> in = to_long_doubles(x), got = to_long_doubles(value(x)),
+                               slope = to_long_doubles(derivative(x));
+      // Half an ulp of the format, and a little for f32's own error; f16's
+      // subnormals (gelu(-6) = -5.9e-9) are 6e-8 apart.
+      double ulp = dtype == F16 ? 0x1p-10 : 0x1p-7, floor = dtype == F16 ? 0x1p-25 : 0;
+      for (size_t i = 0; i < in.size(); ++i) {
+        INFO(dtype_name(dtype) << (approximate ? " tanh form" : " exact") << " x = "
+                               << static_cast<double>(in[i]));
+        long double want, want_slope;
+        if (approximate) {
+          long double k = std::sqrt(2 / M_PIl), c = 0.044715L;
+          long double t = std::tanh(k * (in[i] + c * in[i] * in[i] * in[i]));
+          want = 0.5L * in[i] * (1 + t);
+          want_slope = 0.5L * (1 + t) + 0.5L * in[i] * (1 - t * t) * k * (1 + 3 * c * in[i] * in[i]);
+        } else {
+          long double cdf = 0.5L * std::erfc(-in[i] / std::sqrt(2.0L));
+          want = in[i] * cdf;
+          want_slope = cdf + in[i] * std::exp(-in[i] * in[i] / 2) / std::sqrt(2 * M_PIl);
+        }
+        CHECK(std::fabs(static_cast<double>(got[i] - want)) <=
+              0.51 * ulp * std::fabs(static_cast<double>(want)) + floor);
+        CHECK(std::fabs(static_cast<double>(slope[i] - want_slope)) <=
+              0.51 * ulp * std::fabs(static_cast<double>(want_slope)) + floor);
+      }
     }
   }
 }

@@ -157,7 +157,8 @@ def Adjit_GeluOp : Adjit_Op<"gelu", !listconcat([Pure, SameOperandsAndResultType
     of 28 terms on f64 (within 4e-16; `scripts/fit-erfc.py`). Relative
     error, f32: 4e-7 near 0, 1e-6 at `x = -5`, 4e-6 at -12; f64: 6e-16 near
     0, 4e-15 at -8, 6e-14 at -37 (the rounding of the exponent `x^2 / 2`).
-    f16 and bf16 compute it (and its derivative) in f32 and round once.
+    f16 and bf16 compute either form (and its derivative) in f32 and round
+    once.
 
     Derivative, in closed form: `Phi(x) + x phi(x)` with `phi` the normal
     density, or `0.5 (1 + t) + 0.5 x (1 - t^2) sqrt(2/pi) (1 + 3 0.044715
