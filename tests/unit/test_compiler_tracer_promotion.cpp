@@ -141,6 +141,15 @@ TEST_CASE("tracer promotion: C++ numbers are weak", "[tracer][promotion]") {
       {"softmax(i32)", [](const Tensor& x) { return softmax(x); }, I32, F32},
       {"gelu(i32)", [](const Tensor& x) { return gelu(x); }, I32, F32},
       {"argmax(f16)", [](const Tensor& x) { return argmax(x, 0); }, F16, I32},
+      // A bool is the weakest number: it keeps every dtype, bool included.
+      {"i1 + true", [](const Tensor& x) { return x + true; }, I1, I1},
+      {"true * i1", [](const Tensor& x) { return true * x; }, I1, I1},
+      {"maximum(i1, true)", [](const Tensor& x) { return maximum(x, true); }, I1, I1},
+      {"i32 * true", [](const Tensor& x) { return x * true; }, I32, I32},
+      {"f16 + false", [](const Tensor& x) { return x + false; }, F16, F16},
+      {"where(c, true, false)", [](const Tensor& x) { return where(x > 0, true, false); }, F32, I1},
+      {"where(c, true, 1)", [](const Tensor& x) { return where(x > 0, true, 1); }, F32, I32},
+      {"where(c, i1, false)", [](const Tensor& x) { return where(x, x, false); }, I1, I1},
   };
   for (const Case& c : cases) {
     INFO(c.expression << " on " << type_string(c.input, {2, 3}));
@@ -214,13 +223,14 @@ TEST_CASE("tracer promotion: bools as numpy has them", "[tracer][promotion]") {
     return std::vector<Tensor>{p + q,           p * q,         maximum(p, q),
                                minimum(p, q),   p < q,         p >= q,
                                logical_and(x, q), logical_or(x, 0), logical_not(x),
-                               where(x, 1.0, -1.0), logical_and(p, true)};
+                               where(x, 1.0, -1.0), logical_and(p, true), p + true,
+                               q * true};
   });
   // x: nonzero is true, NaN too, -0 is not.
   Array p = make({0, 0, 1, 1}, {4}, I1), q = make({0, 1, 0, 1}, {4}, I1),
         x = make({0, -0.0, std::nan(""), -2}, {4}, F32);
   std::vector<Array> r = f(p, q, x);
-  REQUIRE(r.size() == 11);
+  REQUIRE(r.size() == 13);
   CHECK_EXACT("p + q (or)", r[0], I1, (Shape{4}), (Vec{0, 1, 1, 1}));
   CHECK_EXACT("p * q (and)", r[1], I1, (Shape{4}), (Vec{0, 0, 0, 1}));
   CHECK_EXACT("maximum (or)", r[2], I1, (Shape{4}), (Vec{0, 1, 1, 1}));
@@ -232,6 +242,8 @@ TEST_CASE("tracer promotion: bools as numpy has them", "[tracer][promotion]") {
   CHECK_EXACT("logical_not(f32)", r[8], I1, (Shape{4}), (Vec{1, 1, 0, 0}));
   CHECK_EXACT("where(f32, 1.0, -1.0)", r[9], F32, (Shape{4}), (Vec{-1, -1, 1, 1}));
   CHECK_EXACT("logical_and(p, true)", r[10], I1, (Shape{4}), (Vec{0, 0, 1, 1}));
+  CHECK_EXACT("p + true (or)", r[11], I1, (Shape{4}), (Vec{1, 1, 1, 1}));
+  CHECK_EXACT("q * true (and)", r[12], I1, (Shape{4}), (Vec{0, 1, 0, 1}));
 }
 
 TEST_CASE("tracer promotion: mean of f16 and bf16 sums and divides in f32",

@@ -75,13 +75,16 @@ struct Operand {
         is_integer(true),
         beyond_int64(std::is_unsigned_v<T> && static_cast<uint64_t>(v) > INT64_MAX),
         location(loc) {}
+  /// A bool is the weakest: `bools + true` stays bool (or), `x * true`
+  /// keeps x's dtype.
   Operand(bool v, SourceLocation loc = SourceLocation::current())
-      : number(v), integer(v), is_integer(true), location(loc) {}
+      : number(v), integer(v), is_integer(true), is_bool(true), location(loc) {}
 
   const Tensor* tensor = nullptr;
   double number = 0;
   int64_t integer = 0;  // an integer number exactly (a double rounds beyond 2^53)
   bool is_integer = false;
+  bool is_bool = false;
   bool beyond_int64 = false;  // an unsigned integer no i64 holds
   SourceLocation location;
 };

@@ -75,12 +75,18 @@ Shape broadcast_shape(Recorder& r, const Operand& a, const Operand& b) {
   return *common;
 }
 
+detail::NumberKind kind_of(const Operand& number) {
+  return number.is_bool      ? detail::NumberKind::boolean
+         : number.is_integer ? detail::NumberKind::integer
+                             : detail::NumberKind::floating;
+}
+
 PromotedPair promote_and_broadcast(Recorder& r, const Operand& a, const Operand& b) {
   Shape shape = broadcast_shape(r, a, b);
   DType dtype;
   if (a.tensor && b.tensor) dtype = detail::promote(a.tensor->dtype(), b.tensor->dtype());
-  else if (a.tensor) dtype = detail::promote_with_scalar(a.tensor->dtype(), b.is_integer);
-  else dtype = detail::promote_with_scalar(b.tensor->dtype(), a.is_integer);
+  else if (a.tensor) dtype = detail::promote_with_scalar(a.tensor->dtype(), kind_of(b));
+  else dtype = detail::promote_with_scalar(b.tensor->dtype(), kind_of(a));
   auto materialize = [&](const Operand& o) {
     if (!o.tensor) return number_constant(r, o, dtype, shape);
     return r.broadcast(r.convert(*o.tensor, dtype), shape);
@@ -354,8 +360,11 @@ Tensor logical_or(Operand a, Operand b, SourceLocation loc) {
 Tensor where(const Tensor& cond, Operand a, Operand b, SourceLocation loc) {
   Recorder r("where", loc, {&cond, tensor_of(a), tensor_of(b)});
   Tensor chosen = truth(r, cond);
-  // Two numbers: i32 if both are integers (JAX's where(c, 1, 0)), else f32.
-  DType numbers = a.is_integer && b.is_integer ? DType::i32 : DType::f32;
+  // Two numbers: bool if both are bools, i32 if both are integers (JAX's
+  // where(c, 1, 0)), else f32.
+  DType numbers = a.is_bool && b.is_bool         ? DType::i1
+                  : a.is_integer && b.is_integer ? DType::i32
+                                                 : DType::f32;
   PromotedPair x = a.tensor || b.tensor ? promote_and_broadcast(r, a, b)
                                    : PromotedPair{number_constant(r, a, numbers, {}),
                                              number_constant(r, b, numbers, {})};

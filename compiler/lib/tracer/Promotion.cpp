@@ -19,8 +19,12 @@ DType promote(DType a, DType b) {
   return wa > wb ? a : b;
 }
 
-DType promote_with_scalar(DType tensor, bool scalar_is_integer) {
-  if (scalar_is_integer) return tensor == DType::i1 ? DType::i32 : tensor;
+DType promote_with_scalar(DType tensor, NumberKind number) {
+  switch (number) {
+    case NumberKind::boolean: return tensor;
+    case NumberKind::integer: return tensor == DType::i1 ? DType::i32 : tensor;
+    case NumberKind::floating: break;
+  }
   return is_floating(tensor) ? tensor : DType::f32;
 }
 

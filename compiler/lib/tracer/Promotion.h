@@ -12,10 +12,14 @@ namespace adjit::detail {
 /// floats the wider wins and f16 with bf16 gives f32 (JAX's lattice).
 DType promote(DType a, DType b);
 
+/// What a C++ number is, for promotion: bool, integer or floating point.
+enum class NumberKind { boolean, integer, floating };
+
 /// The dtype when a tensor meets a C++ number ("weak" scalar, as in JAX):
-/// the tensor's dtype, except that a float scalar makes integer or bool
-/// tensors f32 and an integer scalar makes bool tensors i32.
-DType promote_with_scalar(DType tensor, bool scalar_is_integer);
+/// the tensor's dtype, except that a float number makes integer or bool
+/// tensors f32 and an integer number makes bool tensors i32 (a bool number
+/// keeps every dtype).
+DType promote_with_scalar(DType tensor, NumberKind number);
 
 /// numpy broadcasting; nullopt when the shapes are incompatible.
 std::optional<Shape> broadcast_shapes(const Shape& a, const Shape& b);
