@@ -1500,7 +1500,7 @@ TEST_CASE("tracer ops: 0-d and empty tensors", "[tracer][ops]") {
             mean(e, {0}),                   // 6 [3]: NaN (0/0)
             concat({e, m}, 0),              // 7 [2,3]
             slice(m, {0, 1}, {2, 1}),       // 8 [2,0]
-            arange(0, F32),                 // 9 [0]
+            arange(0, F32) + arange(-3, F32),  // 9 [0]: numpy's arange(-3) too
             transpose(e),                   // 10 [3,0]
             matmul(e, transpose(m)),        // 11 [0,2]
             matmul(transpose(e), e),        // 12 [3,3]: zeros (k = 0)
@@ -1522,7 +1522,7 @@ TEST_CASE("tracer ops: 0-d and empty tensors", "[tracer][ops]") {
   CHECK_ARRAY("mean(e, {0})", r[6], F32, (Shape{3}), Vec(3, std::nan("")), kExact);
   CHECK_ARRAY("concat({e, m}, 0)", r[7], F32, (Shape{2, 3}), M, kExact);
   CHECK_ARRAY("slice(m, {0,1}, {2,1})", r[8], F32, (Shape{2, 0}), Vec{}, kExact);
-  CHECK_ARRAY("arange(0)", r[9], F32, (Shape{0}), Vec{}, kExact);
+  CHECK_ARRAY("arange(0) + arange(-3)", r[9], F32, (Shape{0}), Vec{}, kExact);
   CHECK_ARRAY("transpose(e)", r[10], F32, (Shape{3, 0}), Vec{}, kExact);
   CHECK_ARRAY("[0,3] @ [3,2]", r[11], F32, (Shape{0, 2}), Vec{}, kExact);
   CHECK_ARRAY("[3,0] @ [0,3]", r[12], F32, (Shape{3, 3}), Vec(9, 0.0), kExact);

@@ -134,7 +134,7 @@ TEST_CASE("tracer promotion: C++ numbers are weak", "[tracer][promotion]") {
       {"abs(i32)", [](const Tensor& x) { return abs(x); }, I32, I32},
       {"floor(i32)", [](const Tensor& x) { return floor(x); }, I32, I32},
       {"floor(i64)", [](const Tensor& x) { return floor(x); }, I64, I64},
-      {"floor(i1)", [](const Tensor& x) { return floor(x); }, I1, F32},
+      {"floor(i1)", [](const Tensor& x) { return floor(x); }, I1, I1},
       {"-i64", [](const Tensor& x) { return -x; }, I64, I64},
       {"mean(i32)", [](const Tensor& x) { return mean(x); }, I32, F32},
       {"sum(i1)", [](const Tensor& x) { return sum(x, {1}); }, I1, I32},

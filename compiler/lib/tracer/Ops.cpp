@@ -263,8 +263,8 @@ Tensor sigmoid(const Tensor& x, SourceLocation loc) {
 }
 Tensor erf(const Tensor& x, SourceLocation loc) { return float_unary<ir::ErfOp>("erf", x, loc); }
 Tensor floor(const Tensor& x, SourceLocation loc) {
-  // An integer is its own floor, as jnp.floor keeps it (bools become f32).
-  if (x.dtype() == DType::i32 || x.dtype() == DType::i64) return x;
+  // An integer or bool is its own floor, as jnp.floor keeps it.
+  if (!is_floating(x.dtype())) return x;
   return float_unary<ir::FloorOp>("floor", x, loc);
 }
 Tensor abs(const Tensor& x, SourceLocation loc) {
@@ -666,9 +666,9 @@ Tensor full(Shape shape, double value, DType dtype, SourceLocation loc) {
 
 Tensor arange(int64_t n, DType dtype, SourceLocation loc) {
   Recorder r("arange", loc, {});
-  if (n < 0) r.fail(fmt::format("n must be non-negative, got {}", n));
   if (dtype == DType::i1) r.fail("cannot count in bool");
-  return r.emit<ir::IotaOp>(r.type(dtype, {n}), int64_t{0});
+  // No numbers below a negative n, as numpy's and JAX's arange.
+  return r.emit<ir::IotaOp>(r.type(dtype, {std::max<int64_t>(n, 0)}), int64_t{0});
 }
 
 }  // namespace adjit
