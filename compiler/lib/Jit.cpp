@@ -187,6 +187,27 @@ CompiledFunction::CompiledFunction(Executable executable, std::string_view entry
       result_layout_(std::move(result_layout)),
       threads_(threads) {}
 
+// A failed trace's error, thrown for one of its callers as a copy of the
+// stored one: callers on several threads then never share one exception
+// object, whose reference count lives in the C++ runtime, out of sight of
+// the thread sanitizer. Exceptions of other types than adjit's are thrown
+// as they are.
+namespace {
+[[noreturn]] void throw_copy(const std::exception_ptr& error) {
+  try {
+    std::rethrow_exception(error);
+  } catch (const TraceError& e) {
+    throw TraceError(e);
+  } catch (const CompileError& e) {
+    throw CompileError(e);
+  } catch (const RuntimeError& e) {
+    throw RuntimeError(e);
+  } catch (const Error& e) {
+    throw Error(e);
+  }
+}
+}  // namespace
+
 // Reserves a call's donated inputs while it runs (claim_donation), and
 // gives them back if it fails before taking them.
 class DonationClaims {
@@ -202,10 +223,10 @@ class DonationClaims {
     try {
       for (size_t i = 0; i < donated.size(); ++i) {
         if (!donated[i] || inputs[i].nbytes() == 0) continue;
-        const void* bytes = inputs[i].raw_data();
-        if (std::find(claimed.begin(), claimed.end(), bytes) != claimed.end()) continue;
+        const void* memory = detail::memory_identity(inputs[i]);
+        if (std::find(claimed.begin(), claimed.end(), memory) != claimed.end()) continue;
         detail::claim_donation(inputs[i], receiver());
-        claimed.push_back(bytes);
+        claimed.push_back(memory);
         held_.push_back(i);
       }
     } catch (...) {
@@ -422,7 +443,7 @@ std::shared_ptr<const CompiledFunction> JitCache::lookup(
       }
       if (entry->error) {
         ++state_->info.misses;  // hits + misses count every call
-        std::rethrow_exception(entry->error);
+        throw_copy(entry->error);
       }
       entry->last_used = ++state_->clock;
       ++state_->info.hits;
@@ -497,7 +518,7 @@ std::shared_ptr<const CompiledFunction> JitCache::lookup(
     entries.erase(oldest);
   }
   state_->compiled.notify_all();
-  if (entry->error) std::rethrow_exception(entry->error);
+  if (entry->error) throw_copy(entry->error);
   return std::shared_ptr<const CompiledFunction>(entry, &*entry->compiled);
 }
 

@@ -113,6 +113,8 @@ bool owns_memory(const Array& array) {
   return array.memory_ && array.memory_->owner != ArrayMemory::Owner::caller;
 }
 
+const void* memory_identity(const Array& array) { return array.memory_.get(); }
+
 }  // namespace detail
 
 void Array::throw_no_value() const {

@@ -60,6 +60,10 @@ void invalidate_donated(const Array& array, const std::string& receiver);
 // Whether the bytes are the allocator's (not a view of caller memory), so a
 // donation can hand them on.
 bool owns_memory(const Array& array);
+// What the handles and copies of one Array share (null for a moved-from
+// one): which of a call's arguments are one Array, read without the bytes'
+// address, which a donation on another thread may be taking.
+const void* memory_identity(const Array& array);
 
 }  // namespace detail
 
@@ -175,6 +179,7 @@ class Array {
   friend void detail::claim_donation(const Array&, const std::string&);
   friend void detail::release_claim(const Array&);
   friend bool detail::owns_memory(const Array&);
+  friend const void* detail::memory_identity(const Array&);
 
   const detail::ArrayMemory& live_memory() const {
     if (!memory_ || memory_->donated.load(std::memory_order_acquire)) [[unlikely]]
