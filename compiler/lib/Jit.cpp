@@ -187,12 +187,12 @@ CompiledFunction::CompiledFunction(Executable executable, std::string_view entry
       result_layout_(std::move(result_layout)),
       threads_(threads) {}
 
+namespace {
 // A failed trace's error, thrown for one of its callers as a copy of the
 // stored one: callers on several threads then never share one exception
 // object, whose reference count lives in the C++ runtime, out of sight of
 // the thread sanitizer. Exceptions of other types than adjit's are thrown
 // as they are.
-namespace {
 [[noreturn]] void throw_copy(const std::exception_ptr& error) {
   try {
     std::rethrow_exception(error);

@@ -22,8 +22,7 @@ namespace {
 bool hasUnitInnermostStride(MemRefType type) {
   SmallVector<int64_t> strides;
   int64_t offset;
-  return succeeded(getStridesAndOffset(type, strides, offset)) &&
-         (strides.empty() || strides.back() == 1);
+  return succeeded(getStridesAndOffset(type, strides, offset)) && strides.back() == 1;
 }
 
 struct GatherThroughUnitStrideView : OpRewritePattern<vector::GatherOp> {

@@ -8,15 +8,16 @@
 namespace adjit {
 
 int64_t num_elements(const Shape& shape, std::string_view caller) {
-  std::string prefix = caller.empty() ? "" : fmt::format("{}: ", caller);
+  // Formatted only on failure: every allocation of a call's outputs comes here.
+  auto invalid = [&](std::string_view why) {
+    return Error(fmt::format("{}{}invalid shape {}: {}", caller, caller.empty() ? "" : ": ",
+                             shape_string(shape), why));
+  };
   int64_t product = 1;
   for (size_t axis = 0; axis < shape.size(); ++axis) {
-    if (shape[axis] < 0)
-      throw Error(fmt::format("{}invalid shape {}: dimension {} is negative", prefix,
-                              shape_string(shape), axis));
+    if (shape[axis] < 0) throw invalid(fmt::format("dimension {} is negative", axis));
     if (__builtin_mul_overflow(product, shape[axis], &product))
-      throw Error(fmt::format("{}invalid shape {}: element count overflows int64", prefix,
-                              shape_string(shape)));
+      throw invalid("element count overflows int64");
   }
   return product;
 }
