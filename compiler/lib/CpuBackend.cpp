@@ -24,6 +24,7 @@
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Analysis/CFG.h"
+#include "llvm/Analysis/TargetLibraryInfo.h"
 #include "llvm/ExecutionEngine/Orc/CompileUtils.h"
 #include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
@@ -255,6 +256,15 @@ void optimize(llvm::Module& module, llvm::TargetMachine& machine) {
   tuning.SLPVectorization = true;
   tuning.LoopUnrolling = false;
   llvm::PassBuilder builder(&machine, tuning);
+  // Copy loops (bufferization's copies into views: pads, concatenations,
+  // shifted slices) stay loops for the vectorizer instead of becoming
+  // memcpy calls: glibc's memcpy copies 2 KiB to 1 MiB with `rep movsb`,
+  // which AMD's Zen 4 runs 25x slower when the destination sits 1 to 15
+  // bytes after the source modulo 4 KiB, as a copy shifted by an element
+  // between page-aligned buffers does (docs/performance.md, session 46).
+  llvm::TargetLibraryInfoImpl library(machine.getTargetTriple());
+  library.setUnavailable(llvm::LibFunc_memcpy);
+  functions.registerPass([&] { return llvm::TargetLibraryAnalysis(library); });
   builder.registerModuleAnalyses(modules);
   builder.registerCGSCCAnalyses(cgscc);
   builder.registerFunctionAnalyses(functions);
