@@ -841,8 +841,8 @@ def StreamStores : Pass<"adjit-stream-stores", "func::FuncOp"> {
     A vector store (or a contiguous, in-bounds, unmasked 1-D
     `vector.transfer_write`, which becomes one) into a function argument,
     or a view of one, becomes `vector.store {nontemporal = true}` when the
-    argument has a static size over `min-bytes` (0: the host's L2 cache per
-    core) and nothing in the function reads it: a result computed and
+    argument has a static size over `min-bytes` (0: four times the host's L2
+    cache per core; a smaller result stays in the L3 for its reader) and nothing in the function reads it: a result computed and
     written once. The code generator checks each such store's address at
     run time and uses a plain store where it is not aligned to the vector
     register, as x86's nontemporal stores require (compiler/lib/StreamingStores.cpp).
@@ -859,7 +859,7 @@ def StreamStores : Pass<"adjit-stream-stores", "func::FuncOp"> {
   }];
   let options = [
     Option<"minBytes", "min-bytes", "int64_t", /*default=*/"0",
-           "the smallest result streamed, in bytes (0: the host's L2 cache)">,
+           "the largest result not streamed, in bytes (0: four times the host's L2 cache)">,
   ];
   let dependentDialects = ["::mlir::vector::VectorDialect"];
 }
