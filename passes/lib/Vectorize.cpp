@@ -864,7 +864,10 @@ private:
         continue;
       }
       if (auto extract = dyn_cast<tensor::ExtractOp>(inner)) {
-        values.map(extract.getResult(), gathered(b, loc, extract, values, lanes));
+        values.map(extract.getResult(), isa_and_present<linalg::IndexOp>(
+                                            extract.getIndices().back().getDefiningOp())
+                                            ? readAlongLanes(b, loc, extract, values, lanes, j)
+                                            : gathered(b, loc, extract, values, lanes));
         continue;
       }
       cloneOnLanes(b, loc, inner, values, lanes);
@@ -1015,6 +1018,26 @@ private:
     for (Operation *op : reduction.predicateOps)
       cloneOnLanes(b, loc, *op, values, lanes);
     return values.lookup(reduction.predicate);
+  }
+
+  // The elements `extract` reads in each lane when its last index is the
+  // innermost loop's own (a take along the first axis copies rows): the
+  // lanes' consecutive elements from `j`, one vector read where a gather
+  // would fetch them one by one (Zen 4 gathers 16 floats at 1.5 ns each).
+  // In bounds where the tensor's last dimension holds the whole loop.
+  Value readAlongLanes(OpBuilder &b, Location loc, tensor::ExtractOp extract, IRMapping &values,
+                       int64_t lanes, Value j) const {
+    ValueRange indices = extract.getIndices();
+    SmallVector<Value> at = llvm::map_to_vector(
+        indices.drop_back(), [&](Value v) { return values.lookupOrDefault(v); });
+    at.push_back(j);
+    int64_t extent = extract.getTensor().getType().getShape().back();
+    bool inBounds = !ShapedType::isDynamic(extent) && !ShapedType::isDynamic(ranges_[inner_]) &&
+                    ranges_[inner_] <= extent;
+    Value padding = b.create<arith::ConstantOp>(loc, b.getZeroAttr(extract.getType()));
+    return b.create<vector::TransferReadOp>(loc, VectorType::get({lanes}, extract.getType()),
+                                            extract.getTensor(), at, padding,
+                                            ArrayRef<bool>{inBounds});
   }
 
   // The elements `extract` reads in each lane: a gather along the tensor's

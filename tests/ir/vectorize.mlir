@@ -512,6 +512,47 @@ func.func @gather_columns(%x: tensor<8x100xf32>, %i: tensor<64xi32>) -> tensor<8
 
 // -----
 
+// An element of a tensor from above whose last index is the innermost
+// loop's own (take along the first axis: rows picked by index) reads the
+// lanes' consecutive elements as one vector, not a gather; in bounds where
+// the tensor's rows hold the whole loop (72 of 72: two steps of 32 and a
+// remainder of 8), masked where they may not (a row of 40 for a loop of 72
+// is the program's own out-of-bounds read).
+// CHECK-LABEL: func.func @take_rows
+// CHECK: scf.for %[[ROW:.*]] = %c0 to %c4 step %c1
+// CHECK: %[[PICK:.*]] = arith.index_cast %{{.*}} : i32 to index
+// CHECK: scf.for %[[J:.*]] = %c0 to %c64 step %c32
+// CHECK: vector.transfer_read %arg0[%[[PICK]], %[[J]]], %{{.*}} {in_bounds = [true]} : tensor<9x72xf32>, vector<32xf32>
+// CHECK: vector.transfer_read %arg0[%[[PICK]], %c64], %{{.*}} {in_bounds = [true]} : tensor<9x72xf32>, vector<8xf32>
+// CHECK-NOT: vector.gather
+// CHECK-LABEL: func.func @take_short_rows
+// CHECK: vector.transfer_read %arg0[%{{.*}}, %{{.*}}], %{{.*}} : tensor<9x40xf32>, vector<32xf32>
+// CHECK-NOT: vector.gather
+func.func @take_rows(%x: tensor<9x72xf32>, %i: tensor<4xi32>) -> tensor<4x72xf32> {
+  %empty = tensor.empty() : tensor<4x72xf32>
+  %y = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%i : tensor<4xi32>) outs(%empty : tensor<4x72xf32>) {
+  ^bb0(%in: i32, %out: f32):
+    %r = arith.index_cast %in : i32 to index
+    %c = linalg.index 1 : index
+    %e = tensor.extract %x[%r, %c] : tensor<9x72xf32>
+    linalg.yield %e : f32
+  } -> tensor<4x72xf32>
+  return %y : tensor<4x72xf32>
+}
+func.func @take_short_rows(%x: tensor<9x40xf32>, %i: tensor<4xi32>) -> tensor<4x72xf32> {
+  %empty = tensor.empty() : tensor<4x72xf32>
+  %y = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%i : tensor<4xi32>) outs(%empty : tensor<4x72xf32>) {
+  ^bb0(%in: i32, %out: f32):
+    %r = arith.index_cast %in : i32 to index
+    %c = linalg.index 1 : index
+    %e = tensor.extract %x[%r, %c] : tensor<9x40xf32>
+    linalg.yield %e : f32
+  } -> tensor<4x72xf32>
+  return %y : tensor<4x72xf32>
+}
+
+// -----
+
 // Elementwise work over rows shorter than a register (10 f32) that reads a
 // value per row (log_softmax's x - max - log(sum)) runs over the rows as
 // one long row: groups of 8 rows fill 5 registers exactly, and each

@@ -1287,6 +1287,29 @@ TEST_CASE("tracer ops: take along the last axis gathers in vectors", "[tracer][o
   }
 }
 
+TEST_CASE("tracer ops: take along the first axis reads whole rows in vectors", "[tracer][ops]") {
+  // Rows of 70: two vectors of 32 lanes and a remainder, read as vectors at
+  // each picked row (not gathered); negative indices from the end, out of
+  // range ones clamped; f32, f64, i32 and bf16.
+  auto f = adjit::jit([](Tensor x, Tensor i) { return take(x, i, 0); }, {.name = "take_rows"});
+  const int64_t rows = 9, columns = 70, picks = 13;
+  Vec index_values = values(Array::uniform({picks}, 664, -12, 12, DType::i32));
+  Array indices = make(index_values, {picks}, I32);
+  for (DType dt : {F32, F64, I32, BF16}) {
+    INFO("dtype " << dtype_name(dt));
+    Vec v = values(Array::uniform({rows, columns}, 665, -100, 100, F64));
+    for (double& x : v) x = std::floor(x);
+    Array x = make(v, {rows, columns}, dt);
+    Vec want;
+    for (double i : index_values) {
+      int64_t r = static_cast<int64_t>(i);
+      r = std::clamp<int64_t>(r < 0 ? r + rows : r, 0, rows - 1);
+      want.insert(want.end(), v.begin() + r * columns, v.begin() + (r + 1) * columns);
+    }
+    CHECK_ARRAY("take(x, i, 0)", f(x, indices), dt, (Shape{picks, columns}), want, kExact);
+  }
+}
+
 // Regression: a take from a slice with strides gathered from a strided view,
 // which LLVM's lowering of vector gathers does not take (compile error).
 TEST_CASE("tracer ops: take from a slice with strides, along either axis", "[tracer][ops]") {
