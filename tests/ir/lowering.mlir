@@ -768,7 +768,8 @@ func.func @reduce(%x: tensor<2x3xf32>, %i: tensor<4x5x6xi32>, %h: tensor<8xbf16>
 // -----
 
 // argmax: one generic with two outputs (best value, best index); strictly
-// greater keeps the first index, the first NaN wins.
+// greater keeps the first index, the first NaN wins (greater or NaN, while
+// the best is not NaN).
 // CHECK-LABEL: func.func @argmax
 // CHECK-SAME: (%[[X:.*]]: tensor<2x3xf32>, %[[I:.*]]: tensor<5xi64>)
 // CHECK: %[[NEGINF:.*]] = arith.constant 0xFF800000 : f32
@@ -777,11 +778,9 @@ func.func @reduce(%x: tensor<2x3xf32>, %i: tensor<4x5x6xi32>, %h: tensor<8xbf16>
 // CHECK: %[[BESTI:.*]] = linalg.fill ins(%[[ZERO]] : i64) outs(%{{.*}} : tensor<2xi64>)
 // CHECK: %[[R:.*]]:2 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%[[X]] : tensor<2x3xf32>) outs(%[[BESTV]], %[[BESTI]] : tensor<2xf32>, tensor<2xi64>)
 // CHECK-NEXT: ^bb0(%[[IN:.*]]: f32, %[[V:.*]]: f32, %[[IX:.*]]: i64):
-// CHECK-DAG: %[[GT:.*]] = arith.cmpf ogt, %[[IN]], %[[V]] : f32
-// CHECK-DAG: %[[XNAN:.*]] = arith.cmpf uno, %[[IN]], %[[IN]] : f32
+// CHECK-DAG: %[[GTORNAN:.*]] = arith.cmpf ugt, %[[IN]], %[[V]] : f32
 // CHECK-DAG: %[[VORD:.*]] = arith.cmpf ord, %[[V]], %[[V]] : f32
-// CHECK-DAG: %[[FIRSTNAN:.*]] = arith.andi %[[XNAN]], %[[VORD]] : i1
-// CHECK-DAG: %[[BETTER:.*]] = arith.ori %[[GT]], %[[FIRSTNAN]] : i1
+// CHECK-DAG: %[[BETTER:.*]] = arith.andi %[[GTORNAN]], %[[VORD]] : i1
 // CHECK-DAG: %[[POS:.*]] = linalg.index 1 : index
 // CHECK-DAG: %[[POSI:.*]] = arith.index_cast %[[POS]] : index to i64
 // CHECK-DAG: %[[NV:.*]] = arith.select %[[BETTER]], %[[IN]], %[[V]] : f32
