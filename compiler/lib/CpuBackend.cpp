@@ -259,8 +259,8 @@ void optimize(llvm::Module& module, llvm::TargetMachine& machine) {
   // Copy loops (bufferization's copies into views: pads, concatenations,
   // shifted slices) stay loops for the vectorizer instead of becoming
   // memcpy calls: glibc's memcpy copies 2 KiB to 1 MiB with `rep movsb`,
-  // which AMD's Zen 4 runs 25x slower when the destination sits 1 to 15
-  // bytes after the source modulo 4 KiB, as a copy shifted by an element
+  // which AMD's Zen 4 runs 25x slower when the destination sits a float
+  // or two after the source modulo 4 KiB, as a copy shifted by an element
   // between page-aligned buffers does (docs/performance.md, session 46).
   llvm::TargetLibraryInfoImpl library(machine.getTargetTriple());
   library.setUnavailable(llvm::LibFunc_memcpy);
