@@ -246,6 +246,26 @@ TEST_CASE("tracer promotion: bools as numpy has them", "[tracer][promotion]") {
   CHECK_EXACT("q * true (and)", r[12], I1, (Shape{4}), (Vec{0, 1, 0, 1}));
 }
 
+TEST_CASE("tracer promotion: abs, square, relu, matmul and take of bools as JAX has them",
+          "[tracer][promotion]") {
+  auto f = adjit::jit([](Tensor p, Tensor m, Tensor n, Tensor x) {
+    return std::vector<Tensor>{abs(p),       square(p),     relu(p), matmul(m, n),
+                               matmul(p, p), take(x, p, 0), matmul(m, ones_like(n))};
+  });
+  // m (2x3) @ n (3x2): any of the ands; the last with every n true.
+  Array p = make({0, 1, 1, 0}, {4}, I1), m = make({1, 0, 0, 0, 0, 0}, {2, 3}, I1),
+        n = make({0, 1, 1, 1, 0, 1}, {3, 2}, I1), x = make({10, 20, 30}, {3}, F32);
+  std::vector<Array> r = f(p, m, n, x);
+  REQUIRE(r.size() == 7);
+  CHECK_EXACT("abs(bool)", r[0], I1, (Shape{4}), (Vec{0, 1, 1, 0}));
+  CHECK_EXACT("square(bool)", r[1], I32, (Shape{4}), (Vec{0, 1, 1, 0}));
+  CHECK_EXACT("relu(bool)", r[2], I32, (Shape{4}), (Vec{0, 1, 1, 0}));
+  CHECK_EXACT("matmul(bool, bool)", r[3], I1, (Shape{2, 2}), (Vec{0, 1, 0, 0}));
+  CHECK_EXACT("matmul of bool vectors", r[4], I1, (Shape{}), (Vec{1}));
+  CHECK_EXACT("take(x, bool indices)", r[5], F32, (Shape{4}), (Vec{10, 20, 20, 10}));
+  CHECK_EXACT("matmul(bool, ones)", r[6], I1, (Shape{2, 2}), (Vec{1, 1, 0, 0}));
+}
+
 TEST_CASE("tracer promotion: mean of f16 and bf16 sums and divides in f32",
           "[tracer][promotion]") {
   // In f16 the count 65536 is inf (the mean was 0) and the sum 90000 too.

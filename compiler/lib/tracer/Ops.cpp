@@ -268,6 +268,7 @@ Tensor floor(const Tensor& x, SourceLocation loc) {
   return float_unary<ir::FloorOp>("floor", x, loc);
 }
 Tensor abs(const Tensor& x, SourceLocation loc) {
+  if (x.dtype() == DType::i1) return x;  // as jnp.abs
   return numeric_unary<ir::AbsOp>("abs", x, loc);
 }
 Tensor sign(const Tensor& x, SourceLocation loc) {
@@ -275,12 +276,14 @@ Tensor sign(const Tensor& x, SourceLocation loc) {
 }
 Tensor square(const Tensor& x, SourceLocation loc) {
   Recorder r("square", loc, {&x});
-  if (x.dtype() == DType::i1) r.fail("is not defined for bool tensors");
+  // As jnp.square: a bool counts as the integer 0 or 1, its own square.
+  if (x.dtype() == DType::i1) return r.convert(x, DType::i32);
   return r.emit<ir::MulOp>(r.value(x), r.value(x));
 }
 Tensor relu(const Tensor& x, SourceLocation loc) {
   Recorder r("relu", loc, {&x});
-  if (x.dtype() == DType::i1) r.fail("is not defined for bool tensors");
+  // As jax.nn.relu: max(x, 0) of a bool is the integer 0 or 1.
+  if (x.dtype() == DType::i1) return r.convert(x, DType::i32);
   return r.emit<ir::ReluOp>(r.value(x));
 }
 Tensor integer_pow(const Tensor& x, int64_t exponent, SourceLocation loc) {
@@ -463,7 +466,10 @@ Tensor matmul(const Tensor& a, const Tensor& b, SourceLocation loc) {
   if (a.rank() == 0 || b.rank() == 0)
     r.fail(fmt::format("needs operands of rank >= 1, got {} and {}", describe(a), describe(b)));
   DType dtype = detail::promote(a.dtype(), b.dtype());
-  if (dtype == DType::i1) r.fail("is not defined for bool tensors");
+  // As jnp.matmul: of bools, whether any product (and) is true, from the
+  // products counted in i32.
+  bool logical = dtype == DType::i1;
+  if (logical) dtype = DType::i32;
   // numpy: a vector is a 1-row (lhs) or 1-column (rhs) matrix, dropped after.
   Tensor lhs = a.rank() == 1 ? r.reshape(a, {1, a.shape()[0]}) : a;
   Tensor rhs = b.rank() == 1 ? r.reshape(b, {b.shape()[0], 1}) : b;
@@ -495,7 +501,8 @@ Tensor matmul(const Tensor& a, const Tensor& b, SourceLocation loc) {
   Shape result = *batch;
   if (a.rank() > 1) result.push_back(m);
   if (b.rank() > 1) result.push_back(n);
-  return r.reshape(product, result);
+  Tensor reshaped = r.reshape(product, result);
+  return logical ? truth(r, reshaped) : reshaped;
 }
 
 Tensor transpose(const Tensor& x, std::vector<int> perm, SourceLocation loc) {
@@ -613,10 +620,15 @@ Tensor concat(const std::vector<Tensor>& xs, int axis, SourceLocation loc) {
   return r.emit<ir::ConcatenateOp>(r.type(dtype, shape), values, static_cast<int64_t>(a));
 }
 
-Tensor take(const Tensor& x, const Tensor& indices, int axis, SourceLocation loc) {
-  Recorder r("take", loc, {&x, &indices});
-  if (indices.dtype() != DType::i32 && indices.dtype() != DType::i64)
-    r.fail(fmt::format("indices must be i32 or i64, got {}", describe(indices)));
+Tensor take(const Tensor& x, const Tensor& indices_given, int axis, SourceLocation loc) {
+  Recorder r("take", loc, {&x, &indices_given});
+  DType index_type = indices_given.dtype();
+  if (index_type != DType::i32 && index_type != DType::i64 && index_type != DType::i1)
+    r.fail(fmt::format("indices must be integers (i32, i64, or bool as 0 and 1), got {}",
+                       describe(indices_given)));
+  // As jnp.take: bool indices pick index 0 or 1.
+  Tensor indices =
+      index_type == DType::i1 ? r.convert(indices_given, DType::i32) : indices_given;
   int a = r.axis(axis, x.rank(), x);
   if (x.shape()[a] == 0 && indices.size() > 0)
     r.fail(fmt::format("cannot take from the empty axis {} of {}", a, describe(x)));
