@@ -846,8 +846,8 @@ def StreamStores : Pass<"adjit-stream-stores", "func::FuncOp"> {
     `vector.transfer_write`, which becomes one) into a function argument,
     or a view of one, becomes `vector.store {nontemporal = true}` when the
     argument has a static size over `min-bytes` (0: four times the host's L2
-    cache per core; a smaller result stays in the L3 for its reader) and nothing in the function reads it: a result computed and
-    written once. The code generator checks each such store's address at
+    cache per core; a smaller result stays in the L3 for its reader) and
+    nothing in the function reads it: a result computed and written once. The code generator checks each such store's address at
     run time and uses a plain store where it is not aligned to the vector
     register, as x86's nontemporal stores require (compiler/lib/StreamingStores.cpp).
     Only results whose rows are whole cache lines, and whose every store
