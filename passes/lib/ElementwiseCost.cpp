@@ -13,11 +13,18 @@ static bool computesTranscendental(linalg::GenericOp generic) {
 }
 
 bool adjit::isCheapElementwise(Operation *op) {
-  constexpr size_t kMaxDuplicatedOps = 24;
+  // What computing one element again in every consumer but one may add.
+  constexpr size_t kMaxDuplicatedWork = 32;
   auto generic = dyn_cast<linalg::GenericOp>(op);
-  return generic && generic.getNumResults() == 1 &&
+  if (!generic || generic.getNumResults() != 1)
+    return false;
+  // An element's work: its body's ops and the loads of its inputs, shared
+  // out among the copies that its uses would make.
+  size_t copies = std::max<size_t>(llvm::range_size(generic->getUses()), 2) - 1;
+  size_t loads = generic.getNumDpsInputs(), limit = kMaxDuplicatedWork / copies;
+  return loads < limit &&
          // (a block's size is linear to find: count no further than needed)
-         llvm::hasNItemsOrLess(generic.getBody()->getOperations(), kMaxDuplicatedOps) &&
+         llvm::hasNItemsOrLess(generic.getBody()->getOperations(), limit - loads) &&
          !computesTranscendental(generic) &&
          llvm::all_of(generic.getIteratorTypesArray(),
                       [](utils::IteratorType t) { return t == utils::IteratorType::parallel; }) &&
