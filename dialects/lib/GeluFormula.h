@@ -37,12 +37,12 @@ inline constexpr double kErfcChebyshev[] = {
     -1.5230878975373303e-15, -9.464871412184462e-17, 1.218683266906788e-16,
     -3.0494735135424696e-17};
 
-// What the value and the derivative both read (besides 0.5 x, which
-// each builds alike where it needs it).
+// What the value and the derivative both read.
 struct Terms {
   Value squared; // x^2 (the tanh approximation only)
   Value curve;   // tanh(sqrt(2/pi) (x + 0.044715 x^3)) (the tanh approximation)
-  // Exact: Phi(x) itself. 0.5 (1 + erf(x / sqrt(2))) cancels for negative x
+  // Phi(x): 0.5 + 0.5 curve with the tanh approximation; exact, Phi(x)
+  // itself. 0.5 (1 + erf(x / sqrt(2))) cancels for negative x
   // (f32 loses every digit below x = -5.4, f64 below -8.3, f16 below -3.7,
   // where JAX's erfc-based gelu keeps them); 0.5 erfc(|x| / sqrt(2)) does
   // not.
@@ -95,6 +95,7 @@ Terms terms(Ops &o, Value x, bool approximate) {
     Value slope = o.add(o.splatLike(x, kSqrtTwoOverPi),
                         o.mulScalar(t.squared, kSqrtTwoOverPi * kCubic));
     t.curve = o.tanh(o.mul(x, slope));
+    t.cdf = o.add(o.splatLike(x, 0.5), o.mulScalar(t.curve, 0.5));
   } else {
     Value one = o.splatLike(x, 1);
     // |x| as select(x < 0, -x, x), not abs: differentiated (the derivative
@@ -114,16 +115,12 @@ Terms terms(Ops &o, Value x, bool approximate) {
   return t;
 }
 
-// 0.5 x + 0.5 x s: one fused multiply-add, where 0.5 x (1 + s) rounds 1 + s.
+// x Phi(x), Phi its approximation with the tanh, as JAX writes both: a
+// product with x keeps x's sign where 0.5 x + 0.5 x s would round to +0
+// (x = -0, and x below about -9, where s is -1).
 template <class Ops>
 Value value(Ops &o, Value x, bool approximate) {
-  return widened(o, x, [&](Value x) {
-    if (!approximate)
-      return o.mul(x, terms(o, x, approximate).cdf);
-    Value half = o.mulScalar(x, 0.5);
-    Terms t = terms(o, x, approximate);
-    return o.add(half, o.mul(half, t.curve));
-  });
+  return widened(o, x, [&](Value x) { return o.mul(x, terms(o, x, approximate).cdf); });
 }
 
 // 0.5 (1 + t) + 0.5 x (1 - t^2) k (1 + 3 c x^2) with the tanh;
@@ -133,14 +130,14 @@ Value derivative(Ops &o, Value x, bool approximate) {
   return widened(o, x, [&](Value x) {
     Terms t = terms(o, x, approximate);
     if (approximate) {
-      Value cdf = o.add(o.splatLike(x, 0.5), o.mulScalar(t.curve, 0.5));
-      // 0.5 x (1 - t^2) as 0.5 x - (0.5 x t) t: the value's 0.5 x t (CSE
-      // merges them) and one fused multiply-subtract, a multiply fewer.
-      Value half = o.mulScalar(x, 0.5);
-      Value halfSech2 = o.sub(half, o.mul(o.mul(half, t.curve), t.curve));
+      // 0.5 x (1 - t^2) = gelu(x) (1 - t): the value's product (CSE merges
+      // them) and one fused multiply-subtract, which rounds once where 1 -
+      // t^2 would cancel.
+      Value gelu = o.mul(x, t.cdf);
+      Value halfSech2 = o.sub(gelu, o.mul(gelu, t.curve));
       Value slope = o.add(o.splatLike(x, kSqrtTwoOverPi),
                           o.mulScalar(t.squared, 3 * kSqrtTwoOverPi * kCubic));
-      return o.add(cdf, o.mul(halfSech2, slope));
+      return o.add(t.cdf, o.mul(halfSech2, slope));
     }
     Value density = o.mulScalar(o.exp(o.mulScalar(o.mul(x, x), -0.5)),
                                 0.5 * std::numbers::sqrt2 * std::numbers::inv_sqrtpi);

@@ -114,12 +114,10 @@ func.func @unary_f32(%x: tensor<2x3xf32>) -> (tensor<2x3xf32>, tensor<2x3xf32>, 
 
 // -----
 
-// gelu's scalar rule, for IR that skips adjit-expand-composites: 0.5 x +
-// 0.5 x s with s = tanh(x (k + k 0.044715 x^2)); the exact one below.
+// gelu's scalar rule, for IR that skips adjit-expand-composites: x (0.5 +
+// 0.5 s) with s = tanh(x (k + k 0.044715 x^2)); the exact one below.
 // CHECK-LABEL: func.func @gelu
 // CHECK: ^bb0(%[[IN:.*]]: f32, %{{.*}}: f32):
-// CHECK-NEXT: %[[HALF:.*]] = arith.constant 5.000000e-01 : f32
-// CHECK-NEXT: %[[H:.*]] = arith.mulf %[[IN]], %[[HALF]] : f32
 // CHECK-NEXT: %[[SQ:.*]] = arith.mulf %[[IN]], %[[IN]] : f32
 // CHECK-NEXT: %[[KC:.*]] = arith.constant 0.0356774069 : f32
 // CHECK-NEXT: %[[A:.*]] = arith.mulf %[[SQ]], %[[KC]] : f32
@@ -127,8 +125,11 @@ func.func @unary_f32(%x: tensor<2x3xf32>) -> (tensor<2x3xf32>, tensor<2x3xf32>, 
 // CHECK-NEXT: %[[SLOPE:.*]] = arith.addf %[[K]], %[[A]] : f32
 // CHECK-NEXT: %[[U:.*]] = arith.mulf %[[IN]], %[[SLOPE]] : f32
 // CHECK-NEXT: %[[T:.*]] = math.tanh %[[U]] : f32
-// CHECK-NEXT: %[[HT:.*]] = arith.mulf %[[H]], %[[T]] : f32
-// CHECK-NEXT: %[[Y:.*]] = arith.addf %[[H]], %[[HT]] : f32
+// CHECK-NEXT: %[[HALF:.*]] = arith.constant 5.000000e-01 : f32
+// CHECK-NEXT: %[[HT:.*]] = arith.mulf %[[T]], %[[HALF]] : f32
+// CHECK-NEXT: %[[HALF2:.*]] = arith.constant 5.000000e-01 : f32
+// CHECK-NEXT: %[[CDF:.*]] = arith.addf %[[HALF2]], %[[HT]] : f32
+// CHECK-NEXT: %[[Y:.*]] = arith.mulf %[[IN]], %[[CDF]] : f32
 // CHECK-NEXT: linalg.yield %[[Y]] : f32
 // On f64 the same form with P a Chebyshev series of 28 terms in 2 t - 1,
 // summed by Clenshaw's recurrence.

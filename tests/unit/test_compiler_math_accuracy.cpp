@@ -334,6 +334,30 @@ TEST_CASE("odd functions keep the sign of zero", "[math-accuracy]") {
     }
 }
 
+// gelu(x) = x Phi(x) has x's sign also where it rounds to zero, as JAX's:
+// at -0, at tiny negative x, and in the tanh form below about -9, where
+// 1 + tanh is 0 (0.5 x + 0.5 x tanh gave +0 for each). Every lane of a
+// vector and the scalar tail.
+TEST_CASE("gelu keeps the sign of x where it rounds to zero", "[math-accuracy]") {
+  std::vector<double> pattern{-0.0, 0.0, -1e-30, -1e-45, -20, -100, 1e-30, -1e30};
+  std::vector<double> values;
+  while (values.size() < 37) values.push_back(pattern[values.size() % pattern.size()]);
+  Shape shape{static_cast<int64_t>(values.size())};
+  for (DType dtype : {F32, F64})
+    for (bool approximate : {true, false}) {
+      auto value = adjit::jit([approximate](Tensor t) { return gelu(t, approximate); });
+      Array x = from_doubles(values, shape, dtype);
+      std::vector<long double> in = to_long_doubles(x), got = to_long_doubles(value(x));
+      for (size_t i = 0; i < values.size(); ++i) {
+        INFO(dtype_name(dtype) << (approximate ? " tanh form" : " exact") << " at " << i
+                               << ", x = " << static_cast<double>(in[i]) << ": "
+                               << static_cast<double>(got[i]));
+        CHECK(std::signbit(got[i]) == std::signbit(in[i]));
+        if (in[i] == 0) CHECK(got[i] == 0);
+      }
+    }
+}
+
 // The exact gelu, x Phi(x), on f32 and f64 takes Phi from erfc, so that
 // the negative tail keeps its digits: from 1 + erf(x / sqrt(2)) all of them
 // were lost below x = -5.4 in f32 (0 instead of -1.4e-7 there) and -8.3 in
