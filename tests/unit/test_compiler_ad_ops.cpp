@@ -403,7 +403,15 @@ std::vector<std::pair<Stencil, Shape>> stencil_cases() {
                     {{1, {-1, 0}}, {1, {1, 0}}, {1, {0, -1}}, {1, {0, 1}}, {-4, {0, 0}}}};
   Stencil middle{"middle axis", {0, 0, 0}, {6, 6, 33}, {{2, {0, 1, 0}}, {-1, {0, 0, 0}}}};
   Stencil both_rows{"both, rows", {0, 0}, {127, 40}, {{1, {1, 0}}, {-1, {0, 0}}}};
-  return {{rows, {37, 53}}, {laplacian, {37, 53}}, {middle, {6, 7, 33}}, {both_rows, {128, 40}}};
+  // Row loops long enough for adjit-jam-stencil-rows (blocks of 4 rows and
+  // the rows left), reading 3 rows of x, and of the value in the gradient.
+  Stencil laplacian_jammed{"laplacian, rows jammed", {1, 1}, {298, 201},
+                           {{1, {-1, 0}}, {1, {1, 0}}, {1, {0, -1}}, {1, {0, 1}}, {-4, {0, 0}}}};
+  Stencil second_difference{"second difference along rows", {1, 0}, {299, 130},
+                            {{1, {-1, 0}}, {-2, {0, 0}}, {1, {1, 0}}}};
+  return {{rows, {37, 53}},         {laplacian, {37, 53}},
+          {middle, {6, 7, 33}},     {both_rows, {128, 40}},
+          {laplacian_jammed, {300, 203}}, {second_difference, {301, 130}}};
 }
 
 }  // namespace
