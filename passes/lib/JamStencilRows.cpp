@@ -215,7 +215,20 @@ struct RowStart {
   int64_t rowStride, start;
 };
 
-std::optional<RowStart> rowStartOf(Value value) {
+// Whether `value` is the row index `iv` plus values from outside `rows`:
+// one more for each next row of a block.
+bool isRowIndexPlusInvariant(Value value, scf::ForOp rows) {
+  if (value == rows.getInductionVar())
+    return true;
+  auto sum = value.getDefiningOp<arith::AddIOp>();
+  if (!sum || rows.isDefinedOutsideOfLoop(sum))
+    return false;
+  Value lhs = sum.getLhs(), rhs = sum.getRhs();
+  return (rows.isDefinedOutsideOfLoop(lhs) && isRowIndexPlusInvariant(rhs, rows)) ||
+         (rows.isDefinedOutsideOfLoop(rhs) && isRowIndexPlusInvariant(lhs, rows));
+}
+
+std::optional<RowStart> rowStartOf(Value value, scf::ForOp rows) {
   auto view = value.getDefiningOp<memref::SubViewOp>();
   if (!view)
     return std::nullopt;
@@ -225,7 +238,7 @@ std::optional<RowStart> rowStartOf(Value value) {
   SmallVector<OpFoldResult> offsets = view.getMixedOffsets();
   if (!type || type.getRank() < 2 || failed(getStridesAndOffset(type, strides, offset)) ||
       ShapedType::isDynamic(offset) || strides.back() != 1 || view.getStaticSizes().front() != 1 ||
-      !isa<Value>(offsets.front()) ||
+      !isa<Value>(offsets.front()) || !isRowIndexPlusInvariant(cast<Value>(offsets.front()), rows) ||
       llvm::any_of(strides, [](int64_t stride) { return ShapedType::isDynamic(stride); }))
     return std::nullopt;
   RowStart row{adjit::viewedBuffer(view.getSource()), cast<Value>(offsets.front()),
@@ -240,20 +253,29 @@ std::optional<RowStart> rowStartOf(Value value) {
 }
 
 // A vector read of a row view at [0, indices...]: its row's start for row
-// `k`, the other indices (in the jammed loop), and how it reads.
-using ReadKey = std::tuple<Value, Value, int64_t, int64_t, SmallVector<Value>, Type, Value,
+// `k`, the other indices (in the jammed loop), and how it reads, the
+// view's shape included (it bounds what a read not in bounds pads).
+using ReadKey = std::tuple<Value, Value, int64_t, int64_t, SmallVector<Value>, Type, Type, Value,
                            Attribute, AffineMap>;
 
-std::optional<ReadKey> readKey(vector::TransferReadOp read, int64_t k, IRMapping &mapping) {
-  std::optional<RowStart> row = rowStartOf(read.getSource());
+std::optional<ReadKey> readKey(vector::TransferReadOp read, int64_t k, scf::ForOp rows,
+                               IRMapping &mapping) {
+  std::optional<RowStart> row = rowStartOf(read.getSource(), rows);
   if (!row || read.getMask() || getConstantIntValue(read.getIndices().front()) != 0)
     return std::nullopt;
   SmallVector<Value> indices;
   for (Value index : read.getIndices().drop_front())
     indices.push_back(mapping.lookupOrDefault(index));
-  return ReadKey{row->buffer, row->rowOffset, row->rowStride, row->start + k * row->rowStride,
-                 indices, read.getType(), mapping.lookupOrDefault(read.getPadding()),
-                 read.getInBoundsAttr(), read.getPermutationMap()};
+  return ReadKey{row->buffer,
+                 row->rowOffset,
+                 row->rowStride,
+                 row->start + k * row->rowStride,
+                 indices,
+                 read.getSource().getType(),
+                 read.getType(),
+                 mapping.lookupOrDefault(read.getPadding()),
+                 read.getInBoundsAttr(),
+                 read.getPermutationMap()};
 }
 
 // One loop over the columns for `loop`'s rows of a block: at each step
@@ -261,7 +283,7 @@ std::optional<ReadKey> readKey(vector::TransferReadOp read, int64_t k, IRMapping
 // an earlier row of the block made at the same address is that read's
 // value: no buffer that the loop reads is written in the body
 // (reorderingIsSafe), and LLVM cannot merge them across the rows' stores.
-void jamLoop(OpBuilder &b, scf::ForOp loop, MutableArrayRef<IRMapping> copies) {
+void jamLoop(OpBuilder &b, scf::ForOp rows, scf::ForOp loop, MutableArrayRef<IRMapping> copies) {
   SmallVector<Value> inits;
   for (IRMapping &mapping : copies)
     for (Value init : loop.getInitArgs())
@@ -284,7 +306,7 @@ void jamLoop(OpBuilder &b, scf::ForOp loop, MutableArrayRef<IRMapping> copies) {
     for (Operation &op : loop.getBody()->without_terminator()) {
       auto read = dyn_cast<vector::TransferReadOp>(op);
       std::optional<ReadKey> key =
-          read ? readKey(read, static_cast<int64_t>(k), mapping) : std::nullopt;
+          read ? readKey(read, static_cast<int64_t>(k), rows, mapping) : std::nullopt;
       auto found = key ? llvm::find_if(reads, [&](const auto &made) { return made.first == *key; })
                        : reads.end();
       if (found != reads.end()) {
@@ -328,7 +350,7 @@ void jam(const StencilRows &match, int64_t count) {
   }
   for (const Segment &segment : match.segments) {
     if (segment.jammed) {
-      jamLoop(b, cast<scf::ForOp>(segment.ops.front()), copies);
+      jamLoop(b, rows, cast<scf::ForOp>(segment.ops.front()), copies);
       continue;
     }
     for (IRMapping &mapping : copies)

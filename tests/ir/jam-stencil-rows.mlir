@@ -198,3 +198,45 @@ func.func @in_place(%x: memref<8x64xf32>) {
   }
   return
 }
+
+// -----
+
+// Rows 2i, 2i + 1 and 2i + 2: jammed, but no row of a block reads another's
+// (row k of the block is 2 rows on, not one): all 12 reads stay.
+// CHECK-LABEL: func.func @every_other_row
+// CHECK: scf.for %{{.*}} = %c0 to %{{.*}} step %{{.*}} {
+// CHECK: scf.for %{{.*}} = %c0 to %c64 step %c16 iter_args
+// CHECK-COUNT-12: vector.transfer_read
+// CHECK: scf.yield
+func.func @every_other_row(%x: memref<16x64xf32>, %acc: memref<f32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c4 = arith.constant 4 : index
+  %c16 = arith.constant 16 : index
+  %c64 = arith.constant 64 : index
+  %f0 = arith.constant 0.0 : f32
+  %zero = arith.constant dense<0.0> : vector<16xf32>
+  %x0 = memref.subview %x[0, 0] [14, 64] [1, 1] : memref<16x64xf32> to memref<14x64xf32, strided<[64, 1]>>
+  %x1 = memref.subview %x[1, 0] [14, 64] [1, 1] : memref<16x64xf32> to memref<14x64xf32, strided<[64, 1], offset: 64>>
+  %x2 = memref.subview %x[2, 0] [14, 64] [1, 1] : memref<16x64xf32> to memref<14x64xf32, strided<[64, 1], offset: 128>>
+  scf.for %i = %c0 to %c4 step %c1 {
+    %r = arith.muli %i, %c2 : index
+    %r0 = memref.subview %x0[%r, 0] [1, 64] [1, 1] : memref<14x64xf32, strided<[64, 1]>> to memref<1x64xf32, strided<[64, 1], offset: ?>>
+    %r1 = memref.subview %x1[%r, 0] [1, 64] [1, 1] : memref<14x64xf32, strided<[64, 1], offset: 64>> to memref<1x64xf32, strided<[64, 1], offset: ?>>
+    %r2 = memref.subview %x2[%r, 0] [1, 64] [1, 1] : memref<14x64xf32, strided<[64, 1], offset: 128>> to memref<1x64xf32, strided<[64, 1], offset: ?>>
+    %s = scf.for %j = %c0 to %c64 step %c16 iter_args(%a = %zero) -> (vector<16xf32>) {
+      %v0 = vector.transfer_read %r0[%c0, %j], %f0 {in_bounds = [true]} : memref<1x64xf32, strided<[64, 1], offset: ?>>, vector<16xf32>
+      %v1 = vector.transfer_read %r1[%c0, %j], %f0 {in_bounds = [true]} : memref<1x64xf32, strided<[64, 1], offset: ?>>, vector<16xf32>
+      %v2 = vector.transfer_read %r2[%c0, %j], %f0 {in_bounds = [true]} : memref<1x64xf32, strided<[64, 1], offset: ?>>, vector<16xf32>
+      %p = arith.addf %v0, %v1 : vector<16xf32>
+      %q = arith.addf %p, %v2 : vector<16xf32>
+      %n = arith.addf %a, %q : vector<16xf32>
+      scf.yield %n : vector<16xf32>
+    }
+    %t = memref.load %acc[] : memref<f32>
+    %u = vector.reduction <add>, %s, %t : vector<16xf32> into f32
+    memref.store %u, %acc[] : memref<f32>
+  }
+  return
+}
