@@ -40,18 +40,32 @@ struct StencilRows {
   SmallVector<Segment> segments;
 };
 
-// The row of its buffer at which `view`'s source starts, when its layout
-// says so: the source's static offset in whole rows (its outermost
-// stride), or none.
-std::optional<int64_t> firstRowOfSource(memref::SubViewOp view) {
-  auto type = dyn_cast<MemRefType>(view.getSource().getType());
+// The static layout of a 2-D or higher view's source: its strides, the
+// innermost 1, and its offset in its buffer; none where any is dynamic.
+struct SourceLayout {
   SmallVector<int64_t> strides;
   int64_t offset;
-  if (!type || type.getRank() < 2 || failed(getStridesAndOffset(type, strides, offset)) ||
-      ShapedType::isDynamic(offset) || ShapedType::isDynamic(strides.front()) ||
-      strides.front() <= 0)
+};
+
+std::optional<SourceLayout> sourceLayoutOf(memref::SubViewOp view) {
+  auto type = dyn_cast<MemRefType>(view.getSource().getType());
+  SourceLayout layout;
+  if (!type || type.getRank() < 2 ||
+      failed(getStridesAndOffset(type, layout.strides, layout.offset)) ||
+      ShapedType::isDynamic(layout.offset) || layout.strides.back() != 1 ||
+      layout.strides.front() <= 0 ||
+      llvm::any_of(layout.strides, [](int64_t stride) { return ShapedType::isDynamic(stride); }))
     return std::nullopt;
-  return offset / strides.front();
+  return layout;
+}
+
+// The row of its buffer at which `view`'s source starts: the source's
+// offset in whole rows (its outermost stride).
+std::optional<int64_t> firstRowOfSource(memref::SubViewOp view) {
+  std::optional<SourceLayout> layout = sourceLayoutOf(view);
+  if (!layout)
+    return std::nullopt;
+  return layout->offset / layout->strides.front();
 }
 
 // Whether `loop` reads, through views in `slice`, one buffer from three or
@@ -230,24 +244,19 @@ bool isRowIndexPlusInvariant(Value value, scf::ForOp rows) {
 
 std::optional<RowStart> rowStartOf(Value value, scf::ForOp rows) {
   auto view = value.getDefiningOp<memref::SubViewOp>();
-  if (!view)
+  std::optional<SourceLayout> layout = view ? sourceLayoutOf(view) : std::nullopt;
+  if (!layout || view.getStaticSizes().front() != 1)
     return std::nullopt;
-  auto type = dyn_cast<MemRefType>(view.getSource().getType());
-  SmallVector<int64_t> strides;
-  int64_t offset;
   SmallVector<OpFoldResult> offsets = view.getMixedOffsets();
-  if (!type || type.getRank() < 2 || failed(getStridesAndOffset(type, strides, offset)) ||
-      ShapedType::isDynamic(offset) || strides.back() != 1 || view.getStaticSizes().front() != 1 ||
-      !isa<Value>(offsets.front()) || !isRowIndexPlusInvariant(cast<Value>(offsets.front()), rows) ||
-      llvm::any_of(strides, [](int64_t stride) { return ShapedType::isDynamic(stride); }))
+  if (!isa<Value>(offsets.front()) || !isRowIndexPlusInvariant(cast<Value>(offsets.front()), rows))
     return std::nullopt;
   RowStart row{adjit::viewedBuffer(view.getSource()), cast<Value>(offsets.front()),
-               strides.front(), offset};
+               layout->strides.front(), layout->offset};
   for (size_t d = 1; d < offsets.size(); ++d) {
     std::optional<int64_t> constant = getConstantIntValue(offsets[d]);
     if (!constant)
       return std::nullopt;
-    row.start += *constant * strides[d];
+    row.start += *constant * layout->strides[d];
   }
   return row;
 }
