@@ -99,7 +99,7 @@ bool isRowOfInvariantSource(memref::SubViewOp view, scf::ForOp rows) {
   ArrayRef<int64_t> sizes = view.getStaticSizes();
   SmallVector<OpFoldResult> offsets = view.getMixedOffsets();
   return rows.isDefinedOutsideOfLoop(view.getSource()) && !sizes.empty() && sizes.front() == 1 &&
-         view.getType().getRank() >= 1 && offsets.front() == OpFoldResult(rows.getInductionVar());
+         offsets.front() == OpFoldResult(rows.getInductionVar());
 }
 
 // Where one part of the body reads or writes a buffer.
@@ -114,7 +114,8 @@ struct Access {
 // order did: each buffer that the body writes is either read and written by
 // one segment that is not jammed (its rows keep their order), or never read,
 // and written only through rows of one source at the row index (the rows'
-// writes never meet); and the slice's loads read no written buffer.
+// writes never meet). (The slice loads only buffers the body does not
+// write: matchStencilRows keeps the others in their segments.)
 bool reorderingIsSafe(const StencilRows &match) {
   llvm::MapVector<Value, SmallVector<Access>> accesses;
   for (auto [index, segment] : llvm::enumerate(match.segments))
@@ -130,15 +131,9 @@ bool reorderingIsSafe(const StencilRows &match) {
       if (!known)
         return false;
     }
-  SmallVector<Value> sliceLoads;
-  for (Operation *op : match.slice)
-    if (auto load = dyn_cast<memref::LoadOp>(op))
-      sliceLoads.push_back(adjit::viewedBuffer(load.getMemRef()));
   for (auto &[buffer, uses] : accesses) {
     if (llvm::none_of(uses, [](const Access &access) { return access.write; }))
       continue;
-    if (llvm::is_contained(sliceLoads, buffer))
-      return false;
     size_t first = uses.front().segment;
     if (!match.segments[first].jammed &&
         llvm::all_of(uses, [&](const Access &access) { return access.segment == first; }))
