@@ -4,6 +4,7 @@
 // fresh-process compile latency mean what they say; one JSON object per
 // line on stdout. Each workload checks its gradients before it is timed.
 #include "references.h"
+#include "workloads.h"
 
 #include <adjit/adjit.h>
 #include <adjit/runtime/Allocator.h>
@@ -28,6 +29,14 @@
 using adjit::Array;
 using adjit::DType;
 using adjit::Tensor;
+using bench::MlpSizes;
+using bench::w1_function;
+using bench::w1_size;
+using bench::w2_loss;
+using bench::w2_params;
+using bench::w2_sizes;
+using bench::w3_loss;
+using bench::w3_sizes;
 
 namespace {
 
@@ -184,10 +193,8 @@ void check_passed(const std::string& workload, const std::string& how) {
 
 // ---------------------------------------------------------------- W1 ----
 
-Tensor w1_function(Tensor x) { return adjit::sum(adjit::tanh(x) * adjit::sigmoid(x) + 0.5 * x * x); }
-
 void run_w1(const Settings& s) {
-  int64_t n = s.smoke ? 4096 : 4194304;
+  int64_t n = w1_size(s.smoke);
   Array x = Array::randn({n}, 1);
   auto value = adjit::jit(w1_function, {.name = "w1_value"});
   auto value_and_grad = adjit::value_and_grad(w1_function);
@@ -218,32 +225,11 @@ void run_w1(const Settings& s) {
 
 // ---------------------------------------------------------------- W2 ----
 
-struct MlpSizes {
-  int64_t batch, in, hidden, classes;
-};
-
-MlpSizes w2_sizes(const Settings& s) {
-  return s.smoke ? MlpSizes{16, 32, 24, 10} : MlpSizes{256, 784, 1024, 10};
-}
-
-Tensor w2_loss(const std::vector<Tensor>& p, const Tensor& x, const Tensor& labels) {
-  Tensor h1 = adjit::relu(adjit::matmul(x, p[0]) + p[1]);
-  Tensor h2 = adjit::relu(adjit::matmul(h1, p[2]) + p[3]);
-  Tensor logits = adjit::matmul(h2, p[4]) + p[5];
-  Tensor log_probs = adjit::log_softmax(logits, 1);
-  return -adjit::mean(adjit::sum(log_probs * adjit::one_hot(labels, logits.shape()[1]), {1}));
-}
-
 // The parameters are donated, as a training loop (and JAX's timed step)
 // does: the new ones are computed in the old ones' buffers.
-auto w2_step() {
+auto w2_jitted_step() {
   return adjit::jit(
-      [](std::vector<Tensor> p, Tensor x, Tensor labels) {
-        auto [loss, grads] = adjit::value_and_grad(w2_loss)(p, x, labels);
-        std::vector<Tensor> updated;
-        for (size_t i = 0; i < p.size(); ++i) updated.push_back(p[i] - 0.01 * grads[i]);
-        return std::make_pair(loss, updated);
-      },
+      [](std::vector<Tensor> p, Tensor x, Tensor labels) { return bench::w2_step(p, x, labels); },
       {.name = "w2_step", .donate = {0}});
 }
 
@@ -251,16 +237,6 @@ std::vector<Array> copies(const std::vector<Array>& arrays) {
   std::vector<Array> copied;
   for (const Array& a : arrays) copied.push_back(a.copy());
   return copied;
-}
-
-std::vector<Array> w2_params(const MlpSizes& z) {
-  auto layer = [](int64_t in, int64_t out, uint64_t seed) {
-    double bound = std::sqrt(6.0 / static_cast<double>(in + out));  // Glorot
-    return Array::uniform({in, out}, seed, -bound, bound);
-  };
-  return {layer(z.in, z.hidden, 11), Array::zeros({z.hidden}),
-          layer(z.hidden, z.hidden, 12), Array::zeros({z.hidden}),
-          layer(z.hidden, z.classes, 13), Array::zeros({z.classes})};
 }
 
 void check_w2() {
@@ -281,11 +257,11 @@ void check_w2() {
 
 void run_w2(const Settings& s) {
   check_w2();
-  MlpSizes z = w2_sizes(s);
+  MlpSizes z = w2_sizes(s.smoke);
   std::vector<Array> params = w2_params(z);
   Array x = Array::randn({z.batch, z.in}, 1);
   Array labels = Array::uniform({z.batch}, 2, 0, static_cast<double>(z.classes), DType::i32);
-  auto step = w2_step();
+  auto step = w2_jitted_step();
   auto loss_only = adjit::jit(w2_loss, {.name = "w2_loss"});
   auto [loss, updated] = step(copies(params), x, labels);
   std::vector<Array> params_d;
@@ -333,26 +309,17 @@ void report_first_call(const char* workload, const char* variant,
 void run_w7(const Settings& s) {
   // The first call of W2's step in a fresh process: trace, AD, optimize,
   // codegen (and one run).
-  MlpSizes z = w2_sizes(s);
+  MlpSizes z = w2_sizes(s.smoke);
   std::vector<Array> params = w2_params(z);
   Array x = Array::randn({z.batch, z.in}, 1);
   Array labels = Array::uniform({z.batch}, 2, 0, static_cast<double>(z.classes), DType::i32);
   auto start = std::chrono::steady_clock::now();
-  auto step = w2_step();
+  auto step = w2_jitted_step();
   step(params, x, labels);
   report_first_call("W7", "first_call", start, step.cache_info(), s);
 }
 
 // ---------------------------------------------------------------- W3 ----
-
-Tensor w3_loss(const Tensor& x, const Tensor& gamma, const Tensor& beta, const Tensor& c) {
-  Tensor mean = adjit::mean(x, {-1}, true);
-  Tensor centered = x - mean;
-  Tensor variance = adjit::mean(centered * centered, {-1}, true);
-  Tensor normalized = centered * adjit::rsqrt(variance + 1e-5);
-  Tensor y = adjit::gelu(normalized * gamma + beta, /*tanh_approx=*/true);
-  return adjit::sum(y * c);
-}
 
 void check_w3() {
   auto report = adjit::check_grads(
@@ -365,7 +332,7 @@ void check_w3() {
 
 void run_w3(const Settings& s) {
   check_w3();
-  int64_t rows = s.smoke ? 16 : 8192, cols = s.smoke ? 32 : 1024;
+  auto [rows, cols] = w3_sizes(s.smoke);
   Array x = Array::randn({rows, cols}, 1), gamma = Array::randn({cols}, 2),
         beta = Array::randn({cols}, 3), c = Array::randn({rows, cols}, 4);
   auto value_and_grad = adjit::value_and_grad<0, 1, 2>(w3_loss);

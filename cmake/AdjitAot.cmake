@@ -2,18 +2,18 @@
 #                       GENERATOR gen.cpp [more sources...]
 #                       FUNCTIONS name...
 #                       [TARGET_CPU cpu] [TARGET_FEATURES features] [TUNE_CPU cpu]
-#                       [GENERATOR_ARGS ...])
+#                       [THREADS n] [GENERATOR_ARGS ...])
 #
 # Builds the generator program GENERATOR (C++, linked with adjit::adjit), runs
 # it at build time as `gen -o DIR [--target-cpu=CPU] [--mattr=FEATURES]
-# [--tune-cpu=CPU]`, and
+# [--tune-cpu=CPU] [--threads=N]`, and
 # makes TARGET a static library of the objects it writes: one NAME.o and
 # NAME.h per function in FUNCTIONS, each from one adjit::aot::compile call
 # with AotOptions::from_command_line(argc, argv).named("NAME"). Linking
 # TARGET gives the headers' directory and the AOT runtime (no LLVM, MLIR or
 # JIT). As Halide's add_halide_library does for Halide generators.
 function(adjit_add_aot_library target)
-  cmake_parse_arguments(PARSE_ARGV 1 AOT "" "TARGET_CPU;TARGET_FEATURES;TUNE_CPU"
+  cmake_parse_arguments(PARSE_ARGV 1 AOT "" "TARGET_CPU;TARGET_FEATURES;TUNE_CPU;THREADS"
                         "GENERATOR;FUNCTIONS;GENERATOR_ARGS")
   if(NOT AOT_GENERATOR)
     message(FATAL_ERROR "adjit_add_aot_library(${target}): GENERATOR gen.cpp is required")
@@ -46,6 +46,9 @@ function(adjit_add_aot_library target)
   endif()
   if(AOT_TUNE_CPU)
     list(APPEND arguments --tune-cpu=${AOT_TUNE_CPU})
+  endif()
+  if(DEFINED AOT_THREADS)
+    list(APPEND arguments --threads=${AOT_THREADS})
   endif()
   add_custom_command(
     OUTPUT ${objects} ${headers}

@@ -11,6 +11,7 @@
 #include "adjit/runtime/AotRuntime.h"
 #include "adjit/runtime/Error.h"
 #include "adjit/runtime/Files.h"
+#include "adjit/runtime/Threads.h"
 
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/Object/ArchiveWriter.h"
@@ -20,6 +21,7 @@
 #include <array>
 #include <cctype>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <iterator>
 #include <optional>
@@ -126,17 +128,27 @@ std::vector<Signature> select_entries(const Program& program, const AotOptions& 
   return selected;
 }
 
-// Gives compiled code the AOT runtime's allocation functions, and hides
-// every function of the program behind the exported ones, so that two
+// The OpenMP entry points that parallel regions call (MLIR's OpenMP
+// lowering), which the AOT runtime's team provides (AotThreads.cpp).
+constexpr std::array<const char*, 5> kTeamSymbols = {
+    "__kmpc_global_thread_num", "__kmpc_fork_call", "__kmpc_for_static_init_8u",
+    "__kmpc_for_static_fini", "__kmpc_barrier"};
+
+// Gives compiled code the AOT runtime's allocation functions and team, and
+// hides every function of the program behind the exported ones, so that two
 // ahead-of-time objects link into one program.
 void internalize(llvm::Module& module) {
   for (auto [jit_name, aot_name] : kAllocationSymbols)
     if (llvm::Function* function = module.getFunction(jit_name)) function->setName(aot_name);
+  for (const char* name : kTeamSymbols)
+    if (llvm::Function* function = module.getFunction(name))
+      function->setName("adjit_aot_kmpc_" + function->getName().drop_front(strlen("__kmpc_")));
   for (llvm::Function& function : module) {
     if (function.isDeclaration()) {
       if (function.getName().starts_with("__kmpc_") || function.getName().starts_with("omp_"))
         throw CompileError(fmt::format(
-            "internal error: ahead-of-time code calls the OpenMP runtime ({})",
+            "internal error: ahead-of-time code calls an OpenMP runtime function that the AOT "
+            "runtime does not provide ({})",
             function.getName().str()));
       continue;
     }
@@ -149,9 +161,10 @@ void internalize(llvm::Module& module) {
 
 // int NAME(const T* in0, ..., T* out0, ...): checks the pointers, builds one
 // memref descriptor per array (contiguous, row-major) and runs the entry
-// through adjit_aot_call, which turns a failed allocation into a status.
+// through adjit_aot_call (adjit_aot_call_parallel for `threads` != 1),
+// which turns a failed allocation into a status.
 llvm::Function* emit_typed_function(llvm::Module& module, const Signature& signature,
-                                    llvm::Function* entry) {
+                                    llvm::Function* entry, int threads) {
   llvm::LLVMContext& context = module.getContext();
   llvm::Type* i32 = llvm::Type::getInt32Ty(context);
   llvm::Type* i64 = llvm::Type::getInt64Ty(context);
@@ -198,9 +211,15 @@ llvm::Function* emit_typed_function(llvm::Module& module, const Signature& signa
   };
   for (const TensorType& type : signature.inputs) describe_array(type);
   for (const TensorType& type : signature.outputs) describe_array(type);
-  llvm::FunctionCallee call = module.getOrInsertFunction(
-      "adjit_aot_call", llvm::FunctionType::get(i32, {ptr, ptr}, false));
-  b.CreateRet(b.CreateCall(call, {entry, descriptors}));
+  if (threads == 1) {
+    llvm::FunctionCallee call = module.getOrInsertFunction(
+        "adjit_aot_call", llvm::FunctionType::get(i32, {ptr, ptr}, false));
+    b.CreateRet(b.CreateCall(call, {entry, descriptors}));
+  } else {
+    llvm::FunctionCallee call = module.getOrInsertFunction(
+        "adjit_aot_call_parallel", llvm::FunctionType::get(i32, {ptr, ptr, i32}, false));
+    b.CreateRet(b.CreateCall(call, {entry, descriptors, b.getInt32(threads)}));
+  }
   return function;
 }
 
@@ -236,7 +255,25 @@ void emit_list_function(llvm::Module& module, const Signature& signature,
   b.CreateRet(b.CreateCall(typed, arrays));
 }
 
-std::string header_text(const std::string& library, const std::vector<Signature>& functions) {
+// How the header describes the threads its functions use.
+std::string threads_text(int threads) {
+  if (threads == 1)
+    return " * Functions are thread-safe: calls may run at once on different\n"
+           " * outputs; each runs on the calling thread.\n";
+  std::string team = threads == 0 ? std::string("ADJIT_NUM_THREADS threads, else one per\n"
+                                                " * core the process may run on")
+                                  : fmt::format("{} threads", threads);
+  return fmt::format(
+      " * Functions are thread-safe: calls may run at once on different\n"
+      " * outputs. Each call runs its parallel work on a team of the calling\n"
+      " * thread and workers that the runtime starts at the first call and\n"
+      " * keeps: up to {}. Calls running at once share\n"
+      " * that count. Results do not depend on the number of threads.\n",
+      team);
+}
+
+std::string header_text(const std::string& library, const std::vector<Signature>& functions,
+                        int threads) {
   std::string guard = fmt::format("ADJIT_AOT_{}_H_", library);
   std::transform(guard.begin(), guard.end(), guard.begin(),
                  [](unsigned char c) { return std::toupper(c); });
@@ -251,12 +288,12 @@ std::string header_text(const std::string& library, const std::vector<Signature>
                  " * are unspecified. Outputs must not overlap the inputs or each other.\n"
                  " * f16 and bf16 elements are passed as their uint16_t bit patterns.\n"
                  " * Temporaries are allocated (aligned_alloc) and freed within the call.\n"
-                 " * Functions are thread-safe: calls may run at once on different\n"
-                 " * outputs; each runs on the calling thread.\n"
+                 "{threads}"
                  " * NAME_call(inputs, outputs) is the same function with the pointers in\n"
                  " * two arrays.\n"
                  " *\n"
-                 " * Link with {library}.o (or lib{library}.a), libadjit_aot_runtime.a and -lm.\n"
+                 " * Link with {library}.o (or lib{library}.a), libadjit_aot_runtime.a and\n"
+                 " * -lm{pthread}.\n"
                  " */\n"
                  "#ifndef {guard}\n#define {guard}\n\n"
                  "#include <stdbool.h>\n#include <stdint.h>\n\n"
@@ -270,6 +307,8 @@ std::string header_text(const std::string& library, const std::vector<Signature>
                  " /* a temporary buffer could not be allocated */\n"
                  "}};\n#endif\n",
                  fmt::arg("library", library), fmt::arg("version", ADJIT_VERSION),
+                 fmt::arg("threads", threads_text(threads)),
+                 fmt::arg("pthread", threads == 1 ? "" : " -pthread"),
                  fmt::arg("guard", guard), fmt::arg("ok", static_cast<int>(ADJIT_AOT_OK)),
                  fmt::arg("null_argument", static_cast<int>(ADJIT_AOT_NULL_ARGUMENT)),
                  fmt::arg("out_of_memory", static_cast<int>(ADJIT_AOT_OUT_OF_MEMORY)));
@@ -323,6 +362,15 @@ void write_atomically(const fs::path& path, const std::string& bytes) {
   if (error) throw Error(fmt::format("cannot write '{}': {}", path.string(), error.message()));
 }
 
+int parse_threads(const std::string& text, const std::string& flag) {
+  char* end = nullptr;
+  long n = std::strtol(text.c_str(), &end, 10);
+  if (text.empty() || *end != '\0' || n < 0 || n > threads::kMaxThreads)
+    throw RuntimeError(fmt::format("{} must be an integer from 0 to {}, got '{}'", flag,
+                                   threads::kMaxThreads, text));
+  return static_cast<int>(n);
+}
+
 std::string archive_of(const std::string& object, const std::string& member_name) {
   std::vector<llvm::NewArchiveMember> members;
   members.emplace_back(llvm::MemoryBufferRef(llvm::StringRef(object), member_name));
@@ -359,11 +407,12 @@ AotOptions AotOptions::from_command_line(int argc, char** argv) {
     else if (auto v = value("--target-cpu")) options.target_cpu = *v;
     else if (auto v = value("--mattr")) options.target_features = *v;
     else if (auto v = value("--tune-cpu")) options.tune_cpu = *v;
+    else if (auto v = value("--threads")) options.threads = parse_threads(*v, "--threads");
     else if (word == "--static-library") options.static_library = true;
     else
       throw RuntimeError(fmt::format(
           "unknown generator argument '{}'; a generator takes -o DIR, --target-cpu=CPU, "
-          "--mattr=FEATURES, --tune-cpu=CPU and --static-library",
+          "--mattr=FEATURES, --tune-cpu=CPU, --threads=N and --static-library",
           word));
   }
   return options;
@@ -376,6 +425,11 @@ AotResult write(const Program& program, const AotOptions& options,
         "ahead-of-time name '{}' cannot name a C function ({}); it names the files, and the "
         "function when there is one entry",
         options.name, kNameRule));
+  if (options.threads < 0 || options.threads > threads::kMaxThreads)
+    throw CompileError(fmt::format(
+        "AotOptions::threads of '{}' is {}; it must be 0 (ADJIT_NUM_THREADS, else every core "
+        "at run time), 1 (the calling thread) or at most {}",
+        options.name, options.threads, threads::kMaxThreads));
   if (program.options().target != Device::Kind::cpu)
     throw CompileError("ahead-of-time compilation supports the cpu target only; GPU kernels "
                        "are not exported yet (compile them with --target=cuda --emit=cubin)");
@@ -385,7 +439,7 @@ AotResult write(const Program& program, const AotOptions& options,
   compile_options.target_cpu = options.target_cpu;
   compile_options.target_features = options.target_features;
   compile_options.tune_cpu = options.tune_cpu;
-  compile_options.threads = false;
+  compile_options.threads = options.threads != 1;
   detail::LentTargetMachine machine =
       detail::lend_target_machine(options.target_cpu, options.target_features);
   mlir::OwningOpRef<mlir::ModuleOp> lowered =
@@ -408,7 +462,8 @@ AotResult write(const Program& program, const AotOptions& options,
   internalize(*module);
   for (size_t i = 0; i < functions.size(); ++i)
     emit_list_function(*module, functions[i],
-                       emit_typed_function(*module, functions[i], entry_functions[i]));
+                       emit_typed_function(*module, functions[i], entry_functions[i],
+                                           options.threads));
   detail::erase_unused_functions(*module);
   std::string object = detail::emit_machine_code(*module, *machine, /*assembly=*/false);
 
@@ -423,7 +478,7 @@ AotResult write(const Program& program, const AotOptions& options,
   fs::path object_path = dir / (options.static_library ? "lib" + options.name + ".a" : options.name + ".o");
   write_atomically(object_path, options.static_library ? archive_of(object, options.name + ".o") : object);
   fs::path header_path = dir / (options.name + ".h");
-  write_atomically(header_path, header_text(options.name, functions));
+  write_atomically(header_path, header_text(options.name, functions, options.threads));
   result.object_path = object_path.string();
   result.header_path = header_path.string();
 

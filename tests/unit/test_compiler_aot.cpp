@@ -166,24 +166,32 @@ void flatten(const R& result, std::vector<Array>& out) {
 }
 
 // Compiles `f` ahead of time and with the JIT at `args`; both results
-// agree bit for bit, also with 4 threads calling the AOT code at once.
+// agree bit for bit, also with 4 threads calling the AOT code at once, and
+// from code whose calls run on teams of 3 threads (AotOptions::threads).
 template <class F, class... Args>
 AotResult expect_aot_equals_jit(const ScratchDir& dir, const std::string& name, F f,
                                 const Args&... args) {
-  AotResult aot = aot::compile(f, options_in(dir, name), args...);
   std::vector<Array> want;
   flatten(jit(f)(args...), want);
   std::vector<Array> inputs;
   (flatten(args, inputs), ...);
-  for (int threads : {1, 4}) {
-    std::vector<Array> got = run_aot(dir, aot, inputs, threads);
-    REQUIRE(got.size() == want.size());
-    for (size_t i = 0; i < got.size(); ++i) {
-      INFO(name << " output " << i << " with " << threads << " threads");
-      CHECK(same_bytes(got[i], want[i]));
+  AotResult serial;
+  for (int team : {1, 3}) {
+    AotOptions options = options_in(dir, team == 1 ? name : name + "_team");
+    options.threads = team;
+    AotResult aot = aot::compile(f, options, args...);
+    if (team == 1) serial = aot;
+    for (int callers : {1, 4}) {
+      std::vector<Array> got = run_aot(dir, aot, inputs, callers);
+      REQUIRE(got.size() == want.size());
+      for (size_t i = 0; i < got.size(); ++i) {
+        INFO(name << " output " << i << " with teams of " << team << ", " << callers
+                  << " callers");
+        CHECK(same_bytes(got[i], want[i]));
+      }
     }
   }
-  return aot;
+  return serial;
 }
 
 Tensor w1_loss(const Tensor& x) { return sum(tanh(x) * sigmoid(x) + 0.5 * x * x); }
@@ -277,6 +285,38 @@ TEST_CASE("aot: outputs equal the JIT's bit for bit, from a C program", "[compil
   }
 }
 
+TEST_CASE("aot: threads from ADJIT_NUM_THREADS at run time", "[compiler][aot]") {
+  ScratchDir dir("adjit-aot");
+  Array x = Array::randn({300000}, 1);
+  AotOptions options = options_in(dir, "w1_cores");
+  options.threads = 0;
+  AotResult aot = aot::compile(value_and_grad(w1_loss), options, x);
+  CHECK(contains(read_file(aot.header_path), "keeps: up to ADJIT_NUM_THREADS threads, else one per"));
+  // Its parallel regions call the AOT runtime's team, never an OpenMP
+  // runtime the program may also link.
+  auto [listed, symbols] = shell("nm -u " + aot.object_path);
+  CHECK(listed == 0);
+  CHECK(contains(symbols, "adjit_aot_kmpc_fork_call"));
+  CHECK(contains(symbols, "adjit_aot_call_parallel"));
+  CHECK_FALSE(contains(symbols, "__kmpc"));
+  std::vector<Array> want;
+  flatten(jit(value_and_grad(w1_loss))(x), want);
+  std::string program = link_c_program(dir, "driver", driver_source(aot), aot.object_path);
+  std::string in = dir.write("w1.in", std::string(static_cast<const char*>(x.raw_data()), x.nbytes()));
+  for (const char* setting : {"3", "1", "many"}) {
+    INFO("ADJIT_NUM_THREADS=" << setting);
+    std::string out = dir.file(std::string("w1.") + setting + ".out");
+    auto [ran, output] = shell(std::string("ADJIT_NUM_THREADS=") + setting + " " + program + " " +
+                               in + " " + out + " 2");
+    CHECK(ran == 0);
+    CHECK(contains(output, "ADJIT_NUM_THREADS must be an integer") == (setting == std::string("many")));
+    std::string results = read_file(out);
+    REQUIRE(results.size() == want[0].nbytes() + want[1].nbytes());
+    CHECK(std::memcmp(results.data(), want[0].raw_data(), want[0].nbytes()) == 0);
+    CHECK(std::memcmp(results.data() + want[0].nbytes(), want[1].raw_data(), want[1].nbytes()) == 0);
+  }
+}
+
 TEST_CASE("aot: statuses for NULL pointers and failed allocations", "[compiler][aot]") {
   ScratchDir dir("adjit-aot");
   // A 256 GiB temporary: the call returns ADJIT_AOT_OUT_OF_MEMORY and frees
@@ -295,7 +335,12 @@ TEST_CASE("aot: statuses for NULL pointers and failed allocations", "[compiler][
       return %c : tensor<64x96xf32>
     }
   )");
+  // With teams of 2 threads, the product's tiles run on both, and each
+  // thread fails to allocate its own packing space.
+  int team = GENERATE(1, 2);
+  INFO("teams of " << team);
   AotOptions options = options_in(dir, "statuses");
+  options.threads = team;
   aot::write(program, options);
   std::string main_program = link_c_program(dir, "main", R"(
 #include "statuses.h"
@@ -513,6 +558,10 @@ TEST_CASE("aot: clear errors for bad requests", "[compiler][aot]") {
   )");
   CHECK(contains(what_of<CompileError>([&] { aot::write(renamed, options); }),
                  "entry 'my.fn' cannot be a C function name"));
+  options.threads = -2;
+  CHECK(contains(what_of<CompileError>([&] { aot::write(program, options); }),
+                 "AotOptions::threads of 'lib' is -2; it must be 0"));
+  options.threads = 1;
   CompileOptions cuda;
   cuda.target = Device::Kind::cuda;
   program.set_options(cuda);
@@ -528,7 +577,8 @@ TEST_CASE("aot: clear errors for bad requests", "[compiler][aot]") {
 
 TEST_CASE("aot: generator command lines", "[compiler][aot]") {
   std::vector<std::string> words = {"gen", "-o", "out", "--target-cpu=znver4", "--mattr",
-                                    "+avx2", "--tune-cpu", "znver5", "--static-library"};
+                                    "+avx2", "--tune-cpu", "znver5", "--static-library",
+                                    "--threads=3"};
   std::vector<char*> argv;
   for (std::string& w : words) argv.push_back(w.data());
   AotOptions options = AotOptions::from_command_line(static_cast<int>(argv.size()), argv.data());
@@ -537,6 +587,8 @@ TEST_CASE("aot: generator command lines", "[compiler][aot]") {
   CHECK(options.target_features == "+avx2");
   CHECK(options.tune_cpu == "znver5");
   CHECK(options.static_library);
+  CHECK(options.threads == 3);
+  CHECK(AotOptions{}.threads == 1);
   CHECK(options.named("f").name == "f");
   std::vector<std::string> bad = {"gen", "--output", "x"};
   std::vector<char*> bad_argv;
@@ -545,4 +597,13 @@ TEST_CASE("aot: generator command lines", "[compiler][aot]") {
                    AotOptions::from_command_line(static_cast<int>(bad_argv.size()), bad_argv.data());
                  }),
                  "unknown generator argument '--output'"));
+  for (const char* threads : {"--threads=-1", "--threads=many", "--threads="}) {
+    std::vector<std::string> words = {"gen", threads};
+    std::vector<char*> argv;
+    for (std::string& w : words) argv.push_back(w.data());
+    CHECK(contains(what_of<RuntimeError>([&] {
+                     AotOptions::from_command_line(static_cast<int>(argv.size()), argv.data());
+                   }),
+                   "--threads must be an integer from 0 to 4096, got '"));
+  }
 }

@@ -133,6 +133,11 @@ cl::opt<std::string> library_name(
     cl::sub(aot_command), cl::cat(adjit_options));
 cl::opt<bool> static_library("static-library", cl::desc("write libNAME.a instead of NAME.o"),
                              cl::sub(aot_command), cl::cat(adjit_options));
+cl::opt<int> aot_threads(
+    "threads", cl::value_desc("N"), cl::init(1),
+    cl::desc("threads a call may use: 1 (default) the calling thread, 0 ADJIT_NUM_THREADS\n"
+             "else every core at run time, N at most N (a pool the runtime keeps)"),
+    cl::sub(aot_command), cl::cat(adjit_options));
 
 // adjit cache
 cl::opt<std::string> cache_action(cl::Positional, cl::desc("<info|clear>"), cl::sub(cache_command),
@@ -246,6 +251,7 @@ int aot() {
   options.target_features = target_features;
   options.tune_cpu = tune_cpu;
   options.static_library = static_library;
+  options.threads = aot_threads;
   options.dump_dir = dump_dir;
   std::vector<std::string> entries(aot_entries.begin(), aot_entries.end());
   options.name = given(library_name) ? library_name.getValue()

@@ -30,6 +30,13 @@ struct AotOptions {
   std::string tune_cpu;
   /// libNAME.a (one archive member) instead of NAME.o.
   bool static_library = false;
+  /// Threads a call may use, as JitOptions::threads: 1 runs every call on
+  /// the calling thread; 0 on up to ADJIT_NUM_THREADS threads, else every
+  /// core the process may run on (read at run time); N on up to N. With
+  /// more than one, parallel chunks and the GEMM kernels run on a pool of
+  /// workers that libadjit_aot_runtime.a starts (pthreads) and keeps. The
+  /// results are the same bits for every count.
+  int threads = 1;
   /// When set, every stage's IR of the exported code goes here (as `adjit
   /// compile --dump-dir` writes it), plus the final LLVM IR as aot.ll.
   /// Unset, ADJIT_DUMP_DIR (when set) gets the same files named
@@ -40,9 +47,9 @@ struct AotOptions {
   /// functions with one set of target options.
   AotOptions named(std::string function_name) const;
   /// For generator programs run by the CMake helper adjit_add_aot_library:
-  /// reads `-o DIR`, `--target-cpu=CPU`, `--mattr=FEATURES`, `--tune-cpu=CPU`
-  /// and `--static-library` from the command line; RuntimeError on anything
-  /// else.
+  /// reads `-o DIR`, `--target-cpu=CPU`, `--mattr=FEATURES`, `--tune-cpu=CPU`,
+  /// `--threads=N` and `--static-library` from the command line;
+  /// RuntimeError on anything else.
   static AotOptions from_command_line(int argc, char** argv);
 };
 

@@ -1,5 +1,9 @@
 #include "adjit/runtime/AotRuntime.h"
 
+#include "CallState.h"
+
+#include <pthread.h>
+
 #include <csetjmp>
 #include <cstdio>
 #include <cstdlib>
@@ -7,7 +11,7 @@
 // Part of the ahead-of-time runtime, which links with a C compiler alone: no
 // C++ library calls (no new, no exceptions, no guarded statics) here.
 
-namespace {
+namespace adjit::aot_runtime {
 
 // Each payload is preceded by this header: the block it lives in, and the
 // links of the call's list of live temporaries (freed if the call fails).
@@ -17,11 +21,32 @@ struct Block {
   Block* next;
 };
 
+// The list is shared by the threads of a parallel call (AotThreads.cpp).
 struct Call {
   std::jmp_buf escape;
   Block live;  // the list's sentinel
+  pthread_mutex_t mutex = PTHREAD_MUTEX_INITIALIZER;
+
+  void lock() { pthread_mutex_lock(&mutex); }
+  void unlock() { pthread_mutex_unlock(&mutex); }
 };
-thread_local Call* current_call = nullptr;
+
+namespace {
+thread_local CallState state;
+thread_local Failure failure;
+}  // namespace
+
+CallState& call_state() { return state; }
+Failure& last_failure() { return failure; }
+
+}  // namespace adjit::aot_runtime
+
+namespace {
+
+using adjit::aot_runtime::Block;
+using adjit::aot_runtime::Call;
+using adjit::aot_runtime::call_state;
+
 adjit_out_of_memory_handler out_of_memory_handler = nullptr;  // set once, before kernels run
 
 void unlink(Block* block) {
@@ -39,12 +64,14 @@ void* allocate(uint64_t alignment, uint64_t size) {
   char* payload = static_cast<char*>(start) + header;
   Block* block = reinterpret_cast<Block*>(payload) - 1;
   block->start = start;
-  if (current_call) {
-    Block& live = current_call->live;
+  if (Call* call = call_state().call) {
+    Block& live = call->live;
+    call->lock();
     block->previous = &live;
     block->next = live.next;
     live.next->previous = block;
     live.next = block;
+    call->unlock();
   } else {
     block->previous = block->next = block;
   }
@@ -56,7 +83,10 @@ void* allocate(uint64_t alignment, uint64_t size) {
 extern "C" {
 
 void adjit_kernel_out_of_memory(uint64_t bytes, const char* what) {
-  if (current_call) std::longjmp(current_call->escape, 1);
+  if (std::jmp_buf* escape = call_state().escape) {
+    adjit::aot_runtime::last_failure() = {bytes, what};
+    std::longjmp(*escape, 1);
+  }
   if (out_of_memory_handler) out_of_memory_handler(bytes, what);
   std::fprintf(stderr, "adjit: a compiled kernel could not allocate %llu bytes for %s: cannot recover\n",
                static_cast<unsigned long long>(bytes), what);
@@ -76,25 +106,32 @@ void* adjit_aot_aligned_alloc(uint64_t alignment, uint64_t size) {
 void adjit_aot_free(void* pointer) {
   if (!pointer) return;
   Block* block = static_cast<Block*>(pointer) - 1;
-  unlink(block);
+  if (Call* call = call_state().call) {
+    call->lock();
+    unlink(block);
+    call->unlock();
+  } else {
+    unlink(block);
+  }
   std::free(block->start);
 }
 
 int adjit_aot_call(void (*entry)(void**), void** descriptors) {
   // Thread-local, not on this frame: locals are indeterminate after longjmp.
   thread_local Call call;
-  if (current_call) {  // a kernel calling a kernel: the outer call recovers
+  adjit::aot_runtime::CallState& state = call_state();
+  if (state.call) {  // a kernel calling a kernel: the outer call recovers
     entry(descriptors);
     return ADJIT_AOT_OK;
   }
   call.live.previous = call.live.next = &call.live;
-  current_call = &call;
+  state = {&call, &call.escape};
   if (setjmp(call.escape) == 0) {
     entry(descriptors);
-    current_call = nullptr;
+    state = {};
     return ADJIT_AOT_OK;
   }
-  current_call = nullptr;
+  state = {};
   while (call.live.next != &call.live) {
     Block* block = call.live.next;
     unlink(block);

@@ -33,6 +33,26 @@ void adjit_aot_free(void* pointer);
    different threads are independent. */
 int adjit_aot_call(void (*entry)(void**), void** descriptors);
 
+/* adjit_aot_call for code compiled with AotOptions::threads != 1, whose
+   parallel regions run on a team of up to `threads` threads (0: the
+   ADJIT_NUM_THREADS environment variable, else every core the process may
+   run on): the calling thread and workers of a pool this runtime starts at
+   the first such call and keeps. Calls running at once share the count
+   (each gets threads / calls, at least one), as the JIT's do. */
+int adjit_aot_call_parallel(void (*entry)(void**), void** descriptors, int threads);
+
+/* The OpenMP runtime entry points (libomp's __kmpc_*) that parallel regions
+   of such code call, renamed so that a program's own OpenMP runtime is
+   never mixed in (AotThreads.cpp). Static schedules only. */
+int32_t adjit_aot_kmpc_global_thread_num(void* location);
+void adjit_aot_kmpc_fork_call(void* location, int32_t argc,
+                              void (*microtask)(int32_t*, int32_t*, ...), ...);
+void adjit_aot_kmpc_for_static_init_8u(void* location, int32_t thread, int32_t schedule,
+                                       int32_t* is_last, uint64_t* lower, uint64_t* upper,
+                                       int64_t* stride, int64_t increment, int64_t chunk);
+void adjit_aot_kmpc_for_static_fini(void* location, int32_t thread);
+void adjit_aot_kmpc_barrier(void* location, int32_t thread);
+
 /* A kernel's scratch memory (`bytes` of `what`, e.g. the GEMM kernels'
    packing space) could not be allocated: ends the adjit_aot_call in progress
    on this thread with ADJIT_AOT_OUT_OF_MEMORY, else hands the failure to the
