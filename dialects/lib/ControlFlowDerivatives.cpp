@@ -4,8 +4,10 @@
 // need nothing more.
 #include "adjit/Dialect/AdjitOps.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/SmallPtrSet.h"
 
@@ -333,15 +335,241 @@ LogicalResult ForOp::buildJVP(OpBuilder &b, ValueRange tangents, SmallVectorImpl
   return success();
 }
 
+namespace {
+
+// The driver's context, which knows the values of the program being
+// differentiated: values a rule builds in front of a derived op (the rows
+// of a stacked input it slices) need a cotangent where those they stand
+// for do.
+class StandInContext : public DerivativeContext {
+public:
+  explicit StandInContext(DerivativeContext &driver) : driver(driver) {}
+  void standFor(Value standIn, Value original) { originals[standIn] = original; }
+
+  FailureOr<func::FuncOp> reverseFunction(func::FuncOp callee, ArrayRef<bool> given) override {
+    return driver.reverseFunction(callee, given);
+  }
+  FailureOr<func::FuncOp> forwardFunction(func::FuncOp callee, ArrayRef<bool> given) override {
+    return driver.forwardFunction(callee, given);
+  }
+  LogicalResult reverseBlock(OpBuilder &builder, Block &body, ValueRange arguments,
+                             ArrayRef<bool> needed, ValueRange resultCotangents,
+                             SmallVectorImpl<Value> &results,
+                             SmallVectorImpl<Value> &argumentCotangents,
+                             IRMapping *primalClones) override {
+    return driver.reverseBlock(builder, body, arguments, needed, resultCotangents, results,
+                               argumentCotangents, primalClones);
+  }
+  LogicalResult forwardBlock(OpBuilder &builder, Block &body, ValueRange arguments,
+                             ValueRange argumentTangents, SmallVectorImpl<Value> &results,
+                             SmallVectorImpl<Value> &resultTangents) override {
+    return driver.forwardBlock(builder, body, arguments, argumentTangents, results,
+                               resultTangents);
+  }
+  bool needsCotangent(Value operand) override {
+    auto original = originals.find(operand);
+    return driver.needsCotangent(original == originals.end() ? operand : original->second);
+  }
+  void replacePrimal(Operation *op, ValueRange values) override {
+    driver.replacePrimal(op, values);
+  }
+
+private:
+  DerivativeContext &driver;
+  DenseMap<Value, Value> originals;
+};
+
+// Rows [from, to) of a stacked value (itself when that is all of it).
+Value stackedRows(OpBuilder &b, Location loc, Value stacked, int64_t from, int64_t to) {
+  auto type = cast<RankedTensorType>(stacked.getType());
+  if (from == 0 && to == type.getDimSize(0))
+    return stacked;
+  SmallVector<int64_t> start(type.getRank(), 0), limit(type.getShape()), stride(type.getRank(), 1);
+  start[0] = from;
+  limit[0] = to;
+  return b.create<SliceOp>(loc, stackedType(rowType(type), to - from), stacked, start, limit,
+                           stride);
+}
+
+// A stacked value whose leading rows are regrouped as `leading`: rows as
+// segments x k rows, or segments x k rows as rows.
+Value restack(OpBuilder &b, Location loc, Value stacked, ArrayRef<int64_t> leading) {
+  auto type = cast<RankedTensorType>(stacked.getType());
+  int64_t current = leading.size() == 2 ? 1 : 2; // its leading dimensions now
+  SmallVector<int64_t> shape(leading);
+  llvm::append_range(shape, type.getShape().drop_front(current));
+  return b.create<ReshapeOp>(loc, type.clone(shape), stacked);
+}
+
+} // namespace
+
+// Reverse mode keeping the carries of every k-th iteration only, for a
+// loop with stacked inputs and outputs (a scan): the first T - T mod k
+// iterations become a loop over segments of k (an inner loop each, over
+// the segment's k rows), the rest a loop of their own; their derivatives
+// keep the carries at segment starts and recompute each segment, with its
+// own stacks, in the backward pass. Needs constant bounds.
+static LogicalResult buildSegmentedStackedVJP(ForOp op, int64_t k, OpBuilder &b,
+                                              ValueRange cotangents, SmallVectorImpl<Value> &out,
+                                              DerivativeContext &context) {
+  std::optional<int64_t> trips = op.getConstantTripCount();
+  DenseIntElementsAttr lowerAttr;
+  if (!trips || !matchPattern(op.getLower(), m_Constant(&lowerAttr)))
+    return op.emitError() << "checkpoint_every with stacked inputs or outputs needs constant "
+                             "bounds";
+  Location loc = op.getLoc();
+  Type counter = op.getLower().getType();
+  int64_t lower = (*lowerAttr.begin()).getSExtValue();
+  int64_t segments = *trips / k, rest = *trips % k, split = segments * k;
+  unsigned numCarries = op.getNumCarries(), numStacked = op.getStacked().size();
+  unsigned numInvariants = op.getInvariants().size();
+  ResultRange outputs = op.getStackedResults();
+  StandInContext standIns(context);
+  auto splat = [&](int64_t value) {
+    return createSplat(b, loc, counter, static_cast<double>(value));
+  };
+
+  OpBuilder::InsertPoint sweep = b.saveInsertionPoint();
+  b.setInsertionPoint(op);
+  SmallVector<Value> carries(op.getInits());
+  SmallVector<SmallVector<Value, 2>> outputParts(outputs.size());
+  ForOp outer, tail;
+  if (segments > 0) {
+    SmallVector<Value> segmentRows;
+    for (Value x : op.getStacked()) {
+      Value rows = restack(b, loc, stackedRows(b, loc, x, 0, split), {segments, k});
+      standIns.standFor(rows, x);
+      segmentRows.push_back(rows);
+    }
+    SmallVector<Type> types(op.getInits().getTypes());
+    for (Value y : outputs)
+      types.push_back(stackedType(stackedType(rowType(y.getType()), k), segments));
+    outer = b.create<ForOp>(loc, types, splat(0), splat(segments), carries, segmentRows,
+                            op.getInvariants(), false, 1);
+    OpBuilder::InsertionGuard guard(b);
+    Block *block = createEntry(
+        b, outer.getBody(),
+        forBodyTypes(counter, op.getInits().getTypes(), ValueRange(segmentRows).getTypes(),
+                     op.getInvariants().getTypes()),
+        loc);
+    ValueRange args = block->getArguments();
+    // Segment s runs i = lower + s k + j for j in [0, k).
+    Value first = b.create<AddOp>(loc, b.create<MulOp>(loc, args[0], splat(k)), splat(lower));
+    SmallVector<Value> invariants(args.take_back(numInvariants));
+    invariants.push_back(first);
+    SmallVector<Type> innerTypes(op.getInits().getTypes());
+    for (Value y : outputs)
+      innerTypes.push_back(stackedType(rowType(y.getType()), k));
+    auto inner = b.create<ForOp>(loc, innerTypes, splat(0), splat(k), args.slice(1, numCarries),
+                                 args.slice(1 + numCarries, numStacked), invariants, false);
+    {
+      OpBuilder::InsertionGuard innerGuard(b);
+      SmallVector<Type> innerArgTypes(op.getBody().getArgumentTypes());
+      innerArgTypes.push_back(counter);
+      Block *innerBlock = createEntry(b, inner.getBody(), innerArgTypes, loc);
+      SmallVector<Value> arguments(innerBlock->getArguments().drop_back());
+      arguments[0] = b.create<AddOp>(loc, arguments[0], innerBlock->getArguments().back());
+      b.create<YieldOp>(loc, cloneBody(b, op.getBody().front(), arguments));
+    }
+    b.create<YieldOp>(loc, inner.getResults());
+    b.setInsertionPointAfter(outer);
+    carries.assign(outer.getResults().begin(), outer.getResults().begin() + numCarries);
+    for (auto [parts, y] : llvm::zip(outputParts, outer.getStackedResults()))
+      parts.push_back(restack(b, loc, y, {split}));
+  }
+  if (rest > 0) {
+    SmallVector<Value> tailRows;
+    for (Value x : op.getStacked()) {
+      Value rows = stackedRows(b, loc, x, split, *trips);
+      standIns.standFor(rows, x);
+      tailRows.push_back(rows);
+    }
+    SmallVector<Type> types(op.getInits().getTypes());
+    for (Value y : outputs)
+      types.push_back(stackedType(rowType(y.getType()), rest));
+    tail = b.create<ForOp>(loc, types, splat(lower + split), splat(lower + *trips), carries,
+                           tailRows, op.getInvariants(), false);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      Block *block = createEntry(b, tail.getBody(), op.getBody().getArgumentTypes(), loc);
+      b.create<YieldOp>(loc, cloneBody(b, op.getBody().front(), block->getArguments()));
+    }
+    carries.assign(tail.getResults().begin(), tail.getResults().begin() + numCarries);
+    for (auto [parts, y] : llvm::zip(outputParts, tail.getStackedResults()))
+      parts.push_back(y);
+  }
+  SmallVector<Value> primal(carries);
+  for (auto [parts, y] : llvm::zip(outputParts, outputs))
+    primal.push_back(parts.size() == 1 ? parts[0]
+                                       : b.create<ConcatenateOp>(loc, y.getType(), parts, 0)
+                                             .getResult());
+  context.replacePrimal(op, primal);
+  b.restoreInsertionPoint(sweep);
+
+  // The tail's adjoint first, then the segments'. Each derived loop's
+  // cotangents: [lower, upper, inits..., stacked..., invariants...].
+  SmallVector<Value> carryCts(cotangents.take_front(numCarries));
+  ValueRange outputCts = cotangents.drop_front(numCarries);
+  SmallVector<SmallVector<Value, 2>> stackedParts(numStacked);
+  SmallVector<Value> invariantCts(numInvariants);
+  auto collect = [&](ArrayRef<Value> loopCts, function_ref<Value(Value)> stackedPart) {
+    carryCts.assign(loopCts.begin() + 2, loopCts.begin() + 2 + numCarries);
+    for (unsigned s = 0; s < numStacked; ++s)
+      stackedParts[s].insert(stackedParts[s].begin(), stackedPart(loopCts[2 + numCarries + s]));
+    for (unsigned v = 0; v < numInvariants; ++v) {
+      Value ct = loopCts[2 + numCarries + numStacked + v];
+      invariantCts[v] = !invariantCts[v] ? ct
+                        : ct ? b.create<AddOp>(loc, invariantCts[v], ct).getResult()
+                             : invariantCts[v];
+    }
+  };
+  if (tail) {
+    SmallVector<Value> tailCts(carryCts);
+    for (Value ct : outputCts)
+      tailCts.push_back(ct ? stackedRows(b, loc, ct, split, *trips) : Value());
+    SmallVector<Value> loopCts;
+    if (failed(tail.buildVJP(b, tailCts, loopCts, standIns)))
+      return failure();
+    collect(loopCts, [](Value ct) { return ct; });
+  }
+  if (outer) {
+    SmallVector<Value> outerCts(carryCts);
+    for (Value ct : outputCts)
+      outerCts.push_back(ct ? restack(b, loc, stackedRows(b, loc, ct, 0, split), {segments, k})
+                            : Value());
+    SmallVector<Value> loopCts;
+    if (failed(outer.buildVJP(b, outerCts, loopCts, standIns)))
+      return failure();
+    collect(loopCts, [&](Value ct) { return ct ? restack(b, loc, ct, {split}) : ct; });
+  }
+  out.append(2, Value());  // the bounds
+  llvm::append_range(out, carryCts);
+  for (auto [parts, x] : llvm::zip(stackedParts, op.getStacked())) {
+    if (parts.size() == 1 || llvm::none_of(parts, [](Value v) { return static_cast<bool>(v); })) {
+      out.push_back(parts[0]);
+      continue;
+    }
+    // The segments' rows, then the tail's; a part without cotangent as zeros.
+    if (!parts[0])
+      parts[0] = createSplat(b, loc, stackedType(rowType(x.getType()), split), 0);
+    if (!parts[1])
+      parts[1] = createSplat(b, loc, stackedType(rowType(x.getType()), rest), 0);
+    out.push_back(b.create<ConcatenateOp>(loc, x.getType(), parts, 0));
+  }
+  llvm::append_range(out, invariantCts);
+  return success();
+}
+
 // Reverse mode keeping the carries of every k-th iteration only: the loop
 // becomes a loop over segments of k iterations (an inner loop each), whose
 // derivative keeps the carries at segment starts and recomputes each
 // segment, with its own stacks, in the backward pass.
 static LogicalResult buildSegmentedVJP(ForOp op, int64_t k, OpBuilder &b, ValueRange cotangents,
                                        SmallVectorImpl<Value> &out, DerivativeContext &context) {
-  if (!op.getStacked().empty() || !op.getStackedResults().empty() || op.getReverse())
-    return op.emitError() << "checkpoint_every needs a forward loop without stacked inputs "
-                             "or outputs (a fori_loop)";
+  if (op.getReverse())
+    return op.emitError() << "checkpoint_every needs a forward loop";
+  if (!op.getStacked().empty() || !op.getStackedResults().empty())
+    return buildSegmentedStackedVJP(op, k, b, cotangents, out, context);
   Location loc = op.getLoc();
   Type counter = op.getLower().getType();
   OpBuilder::InsertPoint sweep = b.saveInsertionPoint();

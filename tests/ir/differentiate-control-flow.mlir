@@ -189,3 +189,44 @@ func.func @segmented_grad(%x: tensor<4xf32>) -> tensor<4xf32> {
   %g = adjit.grad @segmented(%x) wrt [0] : (tensor<4xf32>) -> tensor<4xf32>
   return %g : tensor<4xf32>
 }
+
+// -----
+
+// A scan (stacked input and output) checkpointed every 4 of 10 iterations:
+// 2 segments of 4 rows (the rows regrouped 2 x 4, each segment an inner
+// loop over its 4), then a loop over the last 2 rows; the outputs are
+// joined again. The backward pass runs the tail's reverse loop, then the
+// segments' (each recomputed with a stack of 4 rows of its own), and joins
+// the rows' cotangents.
+// CHECK-LABEL: func.func @segmented_scan_grad
+// CHECK-DAG: %[[HEAD:.*]] = adjit.slice %arg1, start = [0, 0], limit = [8, 4], {{.*}} -> tensor<8x4xf32>
+// CHECK-DAG: %[[SEGMENTS:.*]] = adjit.reshape %[[HEAD]] : (tensor<8x4xf32>) -> tensor<2x4x4xf32>
+// CHECK: %[[FWD:.*]]:2 = adjit.for %{{.*}} to %{{.*}} carry(%arg0) stacked(%[[SEGMENTS]]) : {{.*}} -> (tensor<4xf32>, tensor<2x4xf32>) {
+// CHECK: adjit.for %{{.*}} to %{{.*}} carry(%{{.*}}) stacked(%{{.*}}) : (tensor<i32>, tensor<i32>, tensor<4xf32>, tensor<4x4xf32>) -> tensor<4xf32>
+// CHECK: %[[TAIL:.*]] = adjit.slice %arg1, start = [8, 0], limit = [10, 4], {{.*}} -> tensor<2x4xf32>
+// CHECK: %[[TAILFWD:.*]]:2 = adjit.for %{{.*}} to %{{.*}} carry(%[[FWD]]#0) stacked(%[[TAIL]]) : {{.*}} -> (tensor<4xf32>, tensor<2x4xf32>)
+// CHECK: %[[TAILREV:.*]]:2 = adjit.for %{{.*}} to %{{.*}} reverse carry(%{{.*}}) stacked(%[[TAILFWD]]#1, %[[TAIL]], %{{.*}}) : {{.*}} -> (tensor<4xf32>, tensor<2x4xf32>)
+// CHECK: %[[REV:.*]]:2 = adjit.for %{{.*}} to %{{.*}} reverse carry(%[[TAILREV]]#0) stacked(%[[FWD]]#1, %[[SEGMENTS]], %{{.*}}) : {{.*}} -> (tensor<4xf32>, tensor<2x4x4xf32>)
+// CHECK: %[[SEGMENT:.*]]:2 = adjit.for %{{.*}} to %{{.*}} carry(%{{.*}}) stacked(%{{.*}}) : {{.*}} -> (tensor<4xf32>, tensor<4x4xf32>)
+// CHECK: adjit.for %{{.*}} to %{{.*}} reverse carry(%{{.*}}) stacked(%[[SEGMENT]]#1,
+// CHECK: %[[ROWS:.*]] = adjit.reshape %[[REV]]#1 : (tensor<2x4x4xf32>) -> tensor<8x4xf32>
+// CHECK: %[[XS:.*]] = adjit.concatenate(%[[ROWS]], %[[TAILREV]]#1) dim = 0 : (tensor<8x4xf32>, tensor<2x4xf32>) -> tensor<10x4xf32>
+// CHECK: return %[[REV]]#0, %[[XS]]
+func.func private @segmented_scan(%x: tensor<4xf32>, %xs: tensor<10x4xf32>) -> tensor<f32> {
+  %lo = adjit.constant dense<0> : tensor<i32>
+  %hi = adjit.constant dense<10> : tensor<i32>
+  %c, %ys = adjit.for %lo to %hi carry(%x) stacked(%xs) {checkpoint_every = 4 : i64} : (tensor<i32>, tensor<i32>, tensor<4xf32>, tensor<10x4xf32>) -> (tensor<4xf32>, tensor<10x4xf32>) {
+  ^bb0(%i: tensor<i32>, %h: tensor<4xf32>, %r: tensor<4xf32>):
+    %m = adjit.mul %h, %r : tensor<4xf32>
+    %t = adjit.tanh %m : tensor<4xf32>
+    adjit.yield %t, %m : tensor<4xf32>, tensor<4xf32>
+  }
+  %s = adjit.reduce sum %ys, dims = [0, 1] : (tensor<10x4xf32>) -> tensor<f32>
+  %e = adjit.reduce sum %c, dims = [0] : (tensor<4xf32>) -> tensor<f32>
+  %r = adjit.add %s, %e : tensor<f32>
+  return %r : tensor<f32>
+}
+func.func @segmented_scan_grad(%x: tensor<4xf32>, %xs: tensor<10x4xf32>) -> (tensor<4xf32>, tensor<10x4xf32>) {
+  %g:2 = adjit.grad @segmented_scan(%x, %xs) wrt [0, 1] : (tensor<4xf32>, tensor<10x4xf32>) -> (tensor<4xf32>, tensor<10x4xf32>)
+  return %g#0, %g#1 : tensor<4xf32>, tensor<10x4xf32>
+}

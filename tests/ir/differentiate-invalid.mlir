@@ -111,3 +111,24 @@ func.func private @loop(%x: tensor<2xf64>, %n: tensor<i32>) -> tensor<f64> {
   %2 = adjit.reduce sum %1, dims = [0] : (tensor<2xf64>) -> tensor<f64>
   return %2 : tensor<f64>
 }
+
+// -----
+
+// A loop with stacked values checkpointed every k iterations is cut into
+// segments at compile time: bounds known only at run time are refused.
+func.func private @segmented_dynamic_stack(%x: tensor<4xf32>, %n: tensor<i32>) -> tensor<f32> {
+  %lo = adjit.constant dense<0> : tensor<i32>
+  // expected-error @+2 {{checkpoint_every with stacked inputs or outputs needs constant bounds}}
+  // expected-error @+1 {{the derivative rule of 'adjit.for' failed}}
+  %c, %ys = adjit.for %lo to %n carry(%x) {checkpoint_every = 2 : i64} : (tensor<i32>, tensor<i32>, tensor<4xf32>) -> (tensor<4xf32>, tensor<?x4xf32>) {
+  ^bb0(%i: tensor<i32>, %h: tensor<4xf32>):
+    %t = adjit.tanh %h : tensor<4xf32>
+    adjit.yield %t, %t : tensor<4xf32>, tensor<4xf32>
+  }
+  %s = adjit.reduce sum %c, dims = [0] : (tensor<4xf32>) -> tensor<f32>
+  return %s : tensor<f32>
+}
+func.func @g(%x: tensor<4xf32>, %n: tensor<i32>) -> tensor<4xf32> {
+  %g = adjit.grad @segmented_dynamic_stack(%x, %n) wrt [0] : (tensor<4xf32>, tensor<i32>) -> tensor<4xf32>
+  return %g : tensor<4xf32>
+}

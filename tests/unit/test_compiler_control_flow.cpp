@@ -451,6 +451,48 @@ TEST_CASE("control flow: a fori_loop checkpointed every k iterations has the sam
                {x, w, Array::scalar<int32_t>(13)}, 2);
 }
 
+TEST_CASE("control flow: a scan checkpointed every k iterations has the same gradients "
+          "and holds less memory", "[control-flow][ad][checkpoint]") {
+  // Two rows per step (f64 inputs and integer steps), two outputs per step.
+  auto loss = [](int k, int64_t steps) {
+    return [k, steps](Tensor h0, Tensor w, Tensor xs) {
+      Tensor counts = arange(steps, I32);
+      auto [h, ys] = scan(
+          [&](Tensor h, std::pair<Tensor, Tensor> row) {
+            Tensor next = tanh(matmul(h, w) + row.first * cast(row.second, F64) * 0.1);
+            return std::make_pair(next, std::make_tuple(sum(next * next), next * 0.5));
+          },
+          h0, std::make_pair(xs, counts), {.checkpoint_every = k});
+      return sum(std::get<0>(ys)) + sum(std::get<1>(ys) * xs) + sum(h);
+    };
+  };
+  Array h0 = Array::randn({8}, 1, F64), xs = Array::randn({23, 8}, 3, F64);
+  Array w = make(map(values(Array::randn({8, 8}, 2, F64)), [](double v) { return 0.3 * v; }),
+                 {8, 8}, F64);
+  auto [gh, gw, gx] = grad<0, 1, 2>(loss(0, 23))(h0, w, xs);
+  // 23 = 5 segments of 4 and 3 more; 7: 3 and 2; 23 and 30: one loop.
+  for (int k : {1, 4, 7, 23, 30}) {
+    INFO("checkpoint_every " << k);
+    auto [ch, cw, cx] = grad<0, 1, 2>(loss(k, 23))(h0, w, xs);
+    CHECK(mismatch(ch, gh, 1e-12) == "");
+    CHECK(mismatch(cw, gw, 1e-12) == "");
+    CHECK(mismatch(cx, gx, 1e-12) == "");
+  }
+  Fn f = [&](const std::vector<Tensor>& a) { return loss(4, 23)(a[0], a[1], a[2]); };
+  expect_grads("scan checkpointed every 4", f, {h0, w, xs}, 2);
+
+  // Over 400 steps of 64 values, every 20th carry instead of all of them.
+  Array long_xs = Array::randn({400, 64}, 4, F64), long_h0 = Array::randn({64}, 5, F64);
+  Array long_w = make(map(values(Array::randn({64, 64}, 6, F64)), [](double v) { return 0.1 * v; }),
+                      {64, 64}, F64);
+  auto plan = [&](int k) {
+    return jit(grad<1>(loss(k, 400))).lower(long_h0, long_w, long_xs).memory_plan();
+  };
+  int64_t kept = plan(0).peak_bytes, checkpointed = plan(20).peak_bytes;
+  INFO("peak bytes " << kept << " kept, " << checkpointed << " checkpointed");
+  CHECK(checkpointed * 2 < kept);
+}
+
 TEST_CASE("control flow: API forms: closures only, std::array carries, tuple results, "
           "mixed bounds", "[control-flow]") {
   auto f = jit([](Tensor x, Tensor n) {

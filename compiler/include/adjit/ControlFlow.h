@@ -66,9 +66,10 @@ Carry fori_loop(LoopBound lower, LoopBound upper, Body body_fn, const Carry& ini
 
 /// lax.scan: for each row x of xs (its leading dimension), {carry, y} =
 /// body_fn(carry, x); returns {the last carry, the ys stacked}. xs is a
-/// Tensor or a structure of Tensors with one leading dimension.
+/// Tensor or a structure of Tensors with one leading dimension. `options`
+/// trades the memory of reverse mode for recomputation (LoopOptions).
 template <class Body, class Carry, class Xs>
-auto scan(Body body_fn, const Carry& init, const Xs& xs,
+auto scan(Body body_fn, const Carry& init, const Xs& xs, LoopOptions options = {},
           SourceLocation loc = SourceLocation::current()) {
   std::vector<size_t> starts, x_starts;
   std::vector<Tensor> flat = detail::flatten_tensors(starts, init);
@@ -100,7 +101,7 @@ auto scan(Body body_fn, const Carry& init, const Xs& xs,
   all.insert(all.end(), flat_xs.begin(), flat_xs.end());
   detail::TracedFunction traced = detail::trace_function("scan", all, body, loc);
   std::vector<Tensor> out = detail::for_of("scan", 0, length < 0 ? 0 : length, traced, flat,
-                                           detail::layout_of(init), flat_xs, {}, loc);
+                                           detail::layout_of(init), flat_xs, options, loc);
   size_t position = 0;
   Carry carry = detail::StructureTraits<Carry>::rebuild_like(init, out, position);
   Ys ys = detail::StructureTraits<Ys>::rebuild_like(*traced_ys, out, position);

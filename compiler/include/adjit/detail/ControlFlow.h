@@ -21,12 +21,14 @@ struct LoopBound {
   const Tensor* tensor = nullptr;
 };
 
-/// Options of fori_loop.
+/// Options of fori_loop and scan.
 struct LoopOptions {
   /// Reverse mode keeps the carries of every k-th iteration only and runs
   /// the loop again segment by segment in the backward pass: memory for
-  /// about T/k + k carries instead of T (and no other per-iteration values),
-  /// for about one more forward pass. k = sqrt(T) minimizes the memory.
+  /// about T/k + k carries instead of T (and no other per-iteration values;
+  /// a scan's stacked outputs are kept, as they are results), for about one
+  /// more forward pass. k = sqrt(T) minimizes the memory. With T not a
+  /// multiple of k, the last T mod k iterations form one more segment.
   /// 0: keep what makes the backward pass fastest.
   int64_t checkpoint_every = 0;
 };

@@ -743,6 +743,9 @@ def Adjit_ForOp : Adjit_Op<"for", [IsolatedFromAbove, RecursiveMemoryEffects,
     keeps only the carries of every k-th iteration: the backward pass runs
     the loop again segment by segment from them (memory for T/k + k carries
     instead of T); with k = 1 it keeps every carry but recomputes all else.
+    A loop with stacked values (a scan) needs constant bounds for it: its
+    rows are regrouped as segments of k, and the last T mod k iterations
+    run as a loop of their own.
 
     Canonicalization drops stacked outputs nobody reads, stacked inputs and
     invariants the body does not read, and carries whose final value is
