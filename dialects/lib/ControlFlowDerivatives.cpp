@@ -835,10 +835,14 @@ LogicalResult WhileOp::buildVJP(OpBuilder &b, ValueRange cotangents, SmallVector
   context.replacePrimal(*this, counting.getResults().take_front(numCarries));
 
   // 2. The same iterations as a counted loop, whose derivative keeps the
-  //    carries in a stack of `count` rows; the loop itself is left unused.
+  //    carries in a stack of `count` rows (or of every k-th iteration's,
+  //    checkpointed); the loop itself is left unused.
+  std::optional<int64_t> every;
+  if (std::optional<uint64_t> k = getCheckpointEvery())
+    every = static_cast<int64_t>(*k);
   auto counted = b.create<ForOp>(loc, getResultTypes(), createSplat(b, loc, counterType, 0),
                                  counting.getResults().back(), getInits(), ValueRange(),
-                                 getInvariants(), false);
+                                 getInvariants(), false, every);
   {
     OpBuilder::InsertionGuard inner(b);
     SmallVector<Type> types{counterType};

@@ -156,3 +156,18 @@ func.func @for_checkpoint_every_zero(%x: tensor<2xf32>) -> tensor<2xf32> {
   }
   return %r : tensor<2xf32>
 }
+
+// -----
+
+func.func @while_checkpoint_every_zero(%x: tensor<f32>) -> tensor<f32> {
+  // expected-error @+1 {{'adjit.while' op attribute 'checkpoint_every' failed to satisfy constraint: 64-bit signless integer attribute whose minimum value is 1}}
+  %r = adjit.while carry(%x) {checkpoint_every = 0 : i64} : (tensor<f32>) -> tensor<f32> cond {
+  ^bb0(%c: tensor<f32>):
+    %p = adjit.compare lt, %c, %c : tensor<f32>
+    adjit.yield %p : tensor<i1>
+  } do {
+  ^bb0(%c: tensor<f32>):
+    adjit.yield %c : tensor<f32>
+  }
+  return %r : tensor<f32>
+}

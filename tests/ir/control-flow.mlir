@@ -108,6 +108,22 @@ func.func @doubling(%x: tensor<f32>, %limit: tensor<f32>) -> tensor<f32> {
   return %r : tensor<f32>
 }
 
+// The checkpoint_every attribute of a while loop survives a round trip.
+// CHECK-LABEL: func.func @checkpointed_doubling
+// CHECK: adjit.while carry(%{{.*}}) {checkpoint_every = 8 : i64} : (tensor<f32>) -> tensor<f32> cond {
+func.func @checkpointed_doubling(%x: tensor<f32>) -> tensor<f32> {
+  %r = adjit.while carry(%x) {checkpoint_every = 8 : i64} : (tensor<f32>) -> tensor<f32> cond {
+  ^bb0(%c: tensor<f32>):
+    %p = adjit.compare lt, %c, %c : tensor<f32>
+    adjit.yield %p : tensor<i1>
+  } do {
+  ^bb0(%c: tensor<f32>):
+    %n = adjit.add %c, %c : tensor<f32>
+    adjit.yield %n : tensor<f32>
+  }
+  return %r : tensor<f32>
+}
+
 // A stacked output whose rows are only counted at run time (what the
 // reverse mode of a loop with traced bounds keeps).
 // CHECK-LABEL: func.func @stack_rows

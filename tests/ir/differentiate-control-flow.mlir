@@ -161,6 +161,36 @@ func.func @while_grad(%x: tensor<f32>) -> tensor<f32> {
   return %g : tensor<f32>
 }
 
+
+// -----
+
+// A while loop checkpointed every 4 iterations: after counting, the
+// counted loop is cut into segments (their number computed from the count
+// at run time), which keep the carries at segment starts only.
+// CHECK-LABEL: func.func @checkpointed_while_grad
+// CHECK: %[[COUNT:.*]]:2 = adjit.while carry(%arg0, %{{.*}}) : (tensor<f32>, tensor<i32>) -> (tensor<f32>, tensor<i32>) cond {
+// CHECK: %[[SPAN:.*]] = adjit.add %[[COUNT]]#1, %{{.*}} : tensor<i32>
+// CHECK: %[[SEGMENTS:.*]] = adjit.div %[[SPAN]], %{{.*}} : tensor<i32>
+// CHECK: %[[FWD:.*]]:2 = adjit.for %{{.*}} to %{{.*}} carry(%arg0) invariant({{.*}}) : {{.*}} -> (tensor<f32>, tensor<?xf32>)
+// CHECK: adjit.for %{{.*}} to %{{.*}} reverse carry(%{{.*}}) stacked(%[[FWD]]#1)
+func.func private @checkpointed_squaring_loss(%x: tensor<f32>) -> tensor<f32> {
+  %r = adjit.while carry(%x) {checkpoint_every = 4 : i64} : (tensor<f32>) -> tensor<f32> cond {
+  ^bb0(%c: tensor<f32>):
+    %t = adjit.constant dense<1.0e+01> : tensor<f32>
+    %p = adjit.compare lt, %c, %t : tensor<f32>
+    adjit.yield %p : tensor<i1>
+  } do {
+  ^bb0(%c: tensor<f32>):
+    %n = adjit.mul %c, %c : tensor<f32>
+    adjit.yield %n : tensor<f32>
+  }
+  return %r : tensor<f32>
+}
+func.func @checkpointed_while_grad(%x: tensor<f32>) -> tensor<f32> {
+  %g = adjit.grad @checkpointed_squaring_loss(%x) wrt [0] : (tensor<f32>) -> tensor<f32>
+  return %g : tensor<f32>
+}
+
 // -----
 
 // checkpoint_every = 4 over 10 iterations: a loop over 3 segments keeps the

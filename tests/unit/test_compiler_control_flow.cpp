@@ -493,6 +493,48 @@ TEST_CASE("control flow: a scan checkpointed every k iterations has the same gra
   CHECK(checkpointed * 2 < kept);
 }
 
+TEST_CASE("control flow: a while_loop checkpointed every k iterations has the same gradients "
+          "and holds less memory", "[control-flow][ad][checkpoint]") {
+  // The trip count depends on the data (a counter carried beside h).
+  auto loss = [](int k, double steps) {
+    return [k, steps](Tensor h0, Tensor w) {
+      auto [h, n] = while_loop([&](std::pair<Tensor, Tensor> c) { return c.second < steps; },
+                               [&](std::pair<Tensor, Tensor> c) {
+                                 return std::make_pair(tanh(matmul(c.first, w) + 0.01),
+                                                       c.second + 1.0);
+                               },
+                               std::make_pair(h0, zeros_like(sum(h0))), {.checkpoint_every = k});
+      return sum(h * h);
+    };
+  };
+  Array h0 = Array::randn({3, 8}, 1, F64);
+  Array w = make(map(values(Array::randn({8, 8}, 2, F64)), [](double v) { return 0.3 * v; }),
+                 {8, 8}, F64);
+  auto [gh, gw] = grad<0, 1>(loss(0, 30))(h0, w);
+  for (int k : {1, 4, 7, 30, 64}) {
+    INFO("checkpoint_every " << k);
+    auto [ch, cw] = grad<0, 1>(loss(k, 30))(h0, w);
+    CHECK(mismatch(ch, gh, 1e-12) == "");
+    CHECK(mismatch(cw, gw, 1e-12) == "");
+  }
+  Fn f = [&](const std::vector<Tensor>& a) { return loss(4, 30)(a[0], a[1]); };
+  expect_grads("while_loop checkpointed every 4", f, {h0, w}, 2);
+
+  // Its stacks are sized at run time, outside the memory plan: what the
+  // call holds at its peak, from the allocator.
+  auto peak = [&](int k) {
+    auto g = jit(grad<1>(loss(k, 2000)));
+    g(h0, w);
+    reset_allocator_peak();
+    size_t before = allocator_stats().live_bytes;
+    g(h0, w);
+    return allocator_stats().peak_live_bytes - before;
+  };
+  size_t kept = peak(0), checkpointed = peak(45);
+  INFO("peak bytes " << kept << " kept, " << checkpointed << " checkpointed");
+  CHECK(checkpointed * 4 < kept);
+}
+
 TEST_CASE("control flow: API forms: closures only, std::array carries, tuple results, "
           "mixed bounds", "[control-flow]") {
   auto f = jit([](Tensor x, Tensor n) {

@@ -109,9 +109,10 @@ auto scan(Body body_fn, const Carry& init, const Xs& xs, LoopOptions options = {
 }
 
 /// while (cond_fn(carry)) carry = body_fn(carry); cond_fn returns a 0-d
-/// bool Tensor. The trip count may depend on the data.
+/// bool Tensor. The trip count may depend on the data. `options` trades
+/// the memory of reverse mode for recomputation (LoopOptions).
 template <class CondFn, class Body, class Carry>
-Carry while_loop(CondFn cond_fn, Body body_fn, const Carry& init,
+Carry while_loop(CondFn cond_fn, Body body_fn, const Carry& init, LoopOptions options = {},
                  SourceLocation loc = SourceLocation::current()) {
   std::vector<size_t> starts;
   std::vector<Tensor> flat = detail::flatten_tensors(starts, init);
@@ -132,7 +133,7 @@ Carry while_loop(CondFn cond_fn, Body body_fn, const Carry& init,
   detail::TracedFunction traced_cond = detail::trace_function("while_cond", flat, condition, loc);
   detail::TracedFunction traced_body = detail::trace_function("while_body", flat, body, loc);
   std::vector<Tensor> out =
-      detail::while_of(traced_cond, traced_body, flat, detail::layout_of(init), loc);
+      detail::while_of(traced_cond, traced_body, flat, detail::layout_of(init), options, loc);
   size_t position = 0;
   return detail::StructureTraits<Carry>::rebuild_like(init, out, position);
 }

@@ -77,6 +77,15 @@ void check_carries(Recorder& r, const char* fn, const TracedFunction& body,
     r.fail(fmt::format("{} returns std::vectors of other lengths than the carry's", fn));
 }
 
+// LoopOptions::checkpoint_every as the loop op's attribute (none for 0).
+std::optional<int64_t> checkpoint_every(Recorder& r, const LoopOptions& options) {
+  if (options.checkpoint_every < 0)
+    r.fail(fmt::format("checkpoint_every must be 0 (off) or positive, got {}",
+                       options.checkpoint_every));
+  if (options.checkpoint_every == 0) return std::nullopt;
+  return options.checkpoint_every;
+}
+
 // A 0-d i32 bound: a constant, or a traced integer scalar.
 mlir::Value bound(Recorder& r, const LoopBound& b, const char* which) {
   if (b.constant) {
@@ -138,9 +147,7 @@ std::vector<Tensor> for_of(const char* op_name, const LoopBound& lower, const Lo
                            const LoopOptions& options, SourceLocation loc) {
   Recorder r(op_name, loc, {init.empty() ? nullptr : &init.front()});
   check_carries(r, "body_fn", body, init, init_layout);
-  if (options.checkpoint_every < 0)
-    r.fail(fmt::format("checkpoint_every must be 0 (off) or positive, got {}",
-                       options.checkpoint_every));
+  std::optional<int64_t> every = checkpoint_every(r, options);
   bool stacks = !xs.empty() || body.results.size() > init.size();
   if (std::string(op_name) == "scan" && xs.empty())
     r.fail("needs at least one Tensor in xs to scan over");
@@ -166,9 +173,7 @@ std::vector<Tensor> for_of(const char* op_name, const LoopBound& lower, const Lo
   }
   auto op = r.builder().create<ir::ForOp>(
       r.location(), result_types, lo, hi, values_of(r, init), values_of(r, xs),
-      values_of(r, body.captures), false,
-      options.checkpoint_every > 0 ? std::optional<int64_t>(options.checkpoint_every)
-                                   : std::nullopt);
+      values_of(r, body.captures), false, every);
   auto function = r.trace().module().lookupSymbol<mlir::func::FuncOp>(body.symbol);
   std::vector<mlir::Type> types(function.getArgumentTypes().begin(),
                                 function.getArgumentTypes().end());
@@ -180,7 +185,8 @@ std::vector<Tensor> for_of(const char* op_name, const LoopBound& lower, const Lo
 
 std::vector<Tensor> while_of(const TracedFunction& cond_fn, const TracedFunction& body_fn,
                              const std::vector<Tensor>& init,
-                             const std::vector<size_t>& init_layout, SourceLocation loc) {
+                             const std::vector<size_t>& init_layout, const LoopOptions& options,
+                             SourceLocation loc) {
   Recorder r("while_loop", loc, {init.empty() ? nullptr : &init.front()});
   if (cond_fn.results.size() != 1 || cond_fn.results[0].dtype != DType::i1 ||
       !cond_fn.results[0].shape.empty())
@@ -189,6 +195,7 @@ std::vector<Tensor> while_of(const TracedFunction& cond_fn, const TracedFunction
                              cond_fn.results[0].str())
                : std::string("cond_fn must return one 0-d bool Tensor"));
   check_carries(r, "body_fn", body_fn, init, init_layout);
+  std::optional<int64_t> every = checkpoint_every(r, options);
   if (body_fn.results.size() != init.size())
     r.fail(fmt::format("body_fn returns {} Tensors for a carry of {}", body_fn.results.size(),
                        init.size()));
@@ -196,7 +203,7 @@ std::vector<Tensor> while_of(const TracedFunction& cond_fn, const TracedFunction
   for (mlir::Value v : values_of(r, body_fn.captures)) invariants.push_back(v);
   std::vector<mlir::Value> inits = values_of(r, init);
   auto op = r.builder().create<ir::WhileOp>(r.location(), mlir::ValueRange(inits).getTypes(),
-                                            inits, invariants);
+                                            inits, invariants, every);
   std::vector<mlir::Type> types(mlir::ValueRange(inits).getTypes().begin(),
                                 mlir::ValueRange(inits).getTypes().end());
   for (mlir::Value v : invariants) types.push_back(v.getType());

@@ -21,7 +21,7 @@ struct LoopBound {
   const Tensor* tensor = nullptr;
 };
 
-/// Options of fori_loop and scan.
+/// Options of fori_loop, scan and while_loop.
 struct LoopOptions {
   /// Reverse mode keeps the carries of every k-th iteration only and runs
   /// the loop again segment by segment in the backward pass: memory for
@@ -59,7 +59,8 @@ std::vector<Tensor> for_of(const char* op, const LoopBound& lower, const LoopBou
 /// `cond_fn` and `body_fn` were traced on the carries.
 std::vector<Tensor> while_of(const TracedFunction& cond_fn, const TracedFunction& body_fn,
                              const std::vector<Tensor>& init,
-                             const std::vector<size_t>& init_layout, SourceLocation loc);
+                             const std::vector<size_t>& init_layout, const LoopOptions& options,
+                             SourceLocation loc);
 
 /// Appends the Tensor leaves of a body's result to `flat`, in order; vector
 /// lengths go to `layout`.

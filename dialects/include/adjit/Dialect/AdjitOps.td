@@ -812,7 +812,9 @@ def Adjit_WhileOp : Adjit_Op<"while", [IsolatedFromAbove, RecursiveMemoryEffects
     mode first runs the loop counting its iterations, then a counted loop
     (`adjit.for` with the count as its bound) whose derivative keeps the
     carries in a stack sized at run time: the body runs twice forward, no
-    bound is needed.
+    bound is needed. With `checkpoint_every = k` the counted loop is
+    checkpointed so (see `adjit.for`): the carries of every k-th iteration
+    only, the segments run again in the backward pass.
 
     ```mlir
     %r = adjit.while carry(%x) invariant(%t)
@@ -828,7 +830,8 @@ def Adjit_WhileOp : Adjit_Op<"while", [IsolatedFromAbove, RecursiveMemoryEffects
     ```
   }];
   let arguments = (ins Variadic<Adjit_AnyTensor>:$inits,
-                       Variadic<Adjit_AnyTensor>:$invariants);
+                       Variadic<Adjit_AnyTensor>:$invariants,
+                       OptionalAttr<ConfinedAttr<I64Attr, [IntMinValue<1>]>>:$checkpoint_every);
   let results = (outs Variadic<Adjit_AnyTensor>:$results);
   let regions = (region SizedRegion<1>:$condRegion, SizedRegion<1>:$bodyRegion);
   let assemblyFormat = [{
@@ -836,6 +839,12 @@ def Adjit_WhileOp : Adjit_Op<"while", [IsolatedFromAbove, RecursiveMemoryEffects
     attr-dict `:` functional-type(operands, results)
     `cond` $condRegion `do` $bodyRegion
   }];
+  let builders = [OpBuilder<(ins "::mlir::TypeRange":$results, "::mlir::ValueRange":$inits,
+      "::mlir::ValueRange":$invariants,
+      CArg<"std::optional<int64_t>", "std::nullopt">:$checkpointEvery), [{
+    build($_builder, $_state, results, inits, invariants,
+          checkpointEvery ? $_builder.getI64IntegerAttr(*checkpointEvery) : nullptr);
+  }]>];
   let hasVerifier = 1;
 }
 
