@@ -14,6 +14,7 @@
 #include "adjit/runtime/Threads.h"
 
 #include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/InstIterator.h"
 #include "llvm/Object/ArchiveWriter.h"
 #include "llvm/Support/MemoryBuffer.h"
 
@@ -120,7 +121,7 @@ std::vector<Signature> select_entries(const Program& program, const AotOptions& 
             "adjit.aliasing_output): ahead-of-time functions take separate input and output "
             "buffers; trace it without JitOptions::donate",
             s.name, o, s.aliased_input(o)));
-    for (const std::string& symbol : {s.name, s.name + "_call"})
+    for (const std::string& symbol : {s.name, s.name + "_call", s.name + "_with_workspace"})
       if (!symbols.insert(symbol).second)
         throw CompileError(fmt::format(
             "entries '{}' and another both define the C symbol '{}'", s.name, symbol));
@@ -159,20 +160,106 @@ void internalize(llvm::Module& module) {
     if (!global.isDeclaration()) global.setLinkage(llvm::GlobalValue::InternalLinkage);
 }
 
+// A kernel's arena: the block of temporaries whose places adjit-plan-buffers
+// fixed at compile time, which NAME_with_workspace's caller provides.
+struct Workspace {
+  uint64_t bytes = 0, alignment = 1;
+  bool other_temporaries = false;  // allocations besides the arena
+};
+
+llvm::CallInst* call_to(llvm::Value* v, llvm::StringRef callee) {
+  auto* call = llvm::dyn_cast<llvm::CallInst>(v);
+  llvm::Function* f = call ? call->getCalledFunction() : nullptr;
+  return f && f->getName() == callee ? call : nullptr;
+}
+
+// Every arena (a temporary that adjit_arena_buffer offsets) is allocated
+// by adjit_aot_arena and freed by adjit_aot_arena_free, which lend it the
+// call's workspace.
+void lend_arenas(llvm::Module& module) {
+  llvm::LLVMContext& context = module.getContext();
+  llvm::Type* i64 = llvm::Type::getInt64Ty(context);
+  llvm::Type* ptr = llvm::PointerType::getUnqual(context);
+  llvm::FunctionCallee arena =
+      module.getOrInsertFunction("adjit_aot_arena", llvm::FunctionType::get(ptr, {i64, i64}, false));
+  llvm::FunctionCallee arena_free = module.getOrInsertFunction(
+      "adjit_aot_arena_free", llvm::FunctionType::get(llvm::Type::getVoidTy(context), {ptr}, false));
+  std::vector<llvm::CallInst*> allocations;
+  for (llvm::Function& f : module)
+    for (llvm::Instruction& i : llvm::instructions(f))
+      if (call_to(&i, "adjit_aot_aligned_alloc") || call_to(&i, "adjit_aot_alloc"))
+        allocations.push_back(llvm::cast<llvm::CallInst>(&i));
+  for (llvm::CallInst* allocation : allocations) {
+    bool is_arena = llvm::any_of(allocation->users(), [&](llvm::User* user) {
+      llvm::CallInst* use = call_to(user, "adjit_arena_buffer");
+      return use && use->getArgOperand(0) == allocation;
+    });
+    if (!is_arena) continue;
+    llvm::IRBuilder<> b(allocation);
+    bool aligned = allocation->arg_size() == 2;
+    llvm::Value* alignment = aligned ? allocation->getArgOperand(0) : b.getInt64(64);
+    llvm::CallInst* lent =
+        b.CreateCall(arena, {alignment, allocation->getArgOperand(aligned ? 1 : 0)});
+    std::vector<llvm::CallInst*> frees;
+    for (llvm::User* user : allocation->users())
+      if (llvm::CallInst* free = call_to(user, "adjit_aot_free")) frees.push_back(free);
+    for (llvm::CallInst* free : frees) free->setCalledFunction(arena_free);
+    allocation->replaceAllUsesWith(lent);
+    allocation->eraseFromParent();
+  }
+}
+
+// What `entry` and the functions it calls allocate: their largest arena of
+// constant size, and whether anything else.
+Workspace workspace_of(llvm::Function* entry) {
+  Workspace workspace;
+  std::set<llvm::Function*> seen{entry};
+  std::vector<llvm::Function*> pending{entry};
+  while (!pending.empty()) {
+    llvm::Function* f = pending.back();
+    pending.pop_back();
+    for (llvm::Instruction& i : llvm::instructions(*f)) {
+      auto* call = llvm::dyn_cast<llvm::CallInst>(&i);
+      llvm::Function* callee = call ? call->getCalledFunction() : nullptr;
+      if (!callee) continue;
+      if (!callee->isDeclaration() && seen.insert(callee).second) pending.push_back(callee);
+      llvm::StringRef name = callee->getName();
+      if (name == "adjit_aot_alloc" || name == "adjit_aot_aligned_alloc") {
+        workspace.other_temporaries = true;
+      } else if (name == "adjit_aot_arena") {
+        auto* alignment = llvm::dyn_cast<llvm::ConstantInt>(call->getArgOperand(0));
+        auto* bytes = llvm::dyn_cast<llvm::ConstantInt>(call->getArgOperand(1));
+        if (!alignment || !bytes) {
+          workspace.other_temporaries = true;
+          continue;
+        }
+        workspace.bytes = std::max<uint64_t>(workspace.bytes, bytes->getZExtValue());
+        workspace.alignment = std::max<uint64_t>(workspace.alignment, alignment->getZExtValue());
+      }
+    }
+  }
+  return workspace;
+}
+
 // int NAME(const T* in0, ..., T* out0, ...): checks the pointers, builds one
 // memref descriptor per array (contiguous, row-major) and runs the entry
 // through adjit_aot_call (adjit_aot_call_parallel for `threads` != 1),
-// which turns a failed allocation into a status.
+// which turns a failed allocation into a status. With a `workspace`,
+// NAME_with_workspace(..., void* workspace) instead, whose arena is the
+// caller's workspace (adjit_aot_call_workspace).
 llvm::Function* emit_typed_function(llvm::Module& module, const Signature& signature,
-                                    llvm::Function* entry, int threads) {
+                                    llvm::Function* entry, int threads,
+                                    const Workspace* workspace = nullptr) {
   llvm::LLVMContext& context = module.getContext();
   llvm::Type* i32 = llvm::Type::getInt32Ty(context);
   llvm::Type* i64 = llvm::Type::getInt64Ty(context);
   llvm::Type* ptr = llvm::PointerType::getUnqual(context);
   size_t arrays = signature.inputs.size() + signature.outputs.size();
-  auto* type = llvm::FunctionType::get(i32, std::vector<llvm::Type*>(arrays, ptr), false);
-  auto* function =
-      llvm::Function::Create(type, llvm::GlobalValue::ExternalLinkage, signature.name, module);
+  auto* type = llvm::FunctionType::get(
+      i32, std::vector<llvm::Type*>(arrays + (workspace ? 1 : 0), ptr), false);
+  auto* function = llvm::Function::Create(
+      type, llvm::GlobalValue::ExternalLinkage,
+      signature.name + (workspace ? "_with_workspace" : ""), module);
   function->addFnAttr(llvm::Attribute::NoUnwind);
   for (const char* kind : {"target-cpu", "tune-cpu", "target-features", "prefer-vector-width"})
     if (entry->hasFnAttribute(kind)) function->addFnAttr(entry->getFnAttribute(kind));
@@ -183,12 +270,23 @@ llvm::Function* emit_typed_function(llvm::Module& module, const Signature& signa
   llvm::IRBuilder<> b(check);
   llvm::Value* any_null = b.getFalse();
   for (llvm::Argument& argument : function->args())
-    any_null = b.CreateOr(any_null, b.CreateIsNull(&argument));
+    if (argument.getArgNo() < arrays || (workspace && workspace->bytes > 0))
+      any_null = b.CreateOr(any_null, b.CreateIsNull(&argument));
   b.CreateCondBr(any_null, null_argument, body);
   b.SetInsertPoint(null_argument);
   b.CreateRet(b.getInt32(ADJIT_AOT_NULL_ARGUMENT));
 
   b.SetInsertPoint(body);
+  if (workspace && workspace->bytes > 0) {
+    auto* misaligned = llvm::BasicBlock::Create(context, "misaligned", function);
+    auto* aligned = llvm::BasicBlock::Create(context, "aligned", function);
+    llvm::Value* address = b.CreatePtrToInt(function->getArg(arrays), i64);
+    b.CreateCondBr(b.CreateICmpNE(b.CreateAnd(address, workspace->alignment - 1), b.getInt64(0)),
+                   misaligned, aligned);
+    b.SetInsertPoint(misaligned);
+    b.CreateRet(b.getInt32(ADJIT_AOT_MISALIGNED_WORKSPACE));
+    b.SetInsertPoint(aligned);
+  }
   llvm::Value* descriptors = b.CreateAlloca(llvm::ArrayType::get(ptr, arrays), nullptr, "arrays");
   size_t index = 0;
   auto describe_array = [&](const TensorType& type) {
@@ -211,7 +309,12 @@ llvm::Function* emit_typed_function(llvm::Module& module, const Signature& signa
   };
   for (const TensorType& type : signature.inputs) describe_array(type);
   for (const TensorType& type : signature.outputs) describe_array(type);
-  if (threads == 1) {
+  if (workspace) {
+    llvm::FunctionCallee call = module.getOrInsertFunction(
+        "adjit_aot_call_workspace", llvm::FunctionType::get(i32, {ptr, ptr, i32, ptr, i64}, false));
+    b.CreateRet(b.CreateCall(call, {entry, descriptors, b.getInt32(threads),
+                                    function->getArg(arrays), b.getInt64(workspace->bytes)}));
+  } else if (threads == 1) {
     llvm::FunctionCallee call = module.getOrInsertFunction(
         "adjit_aot_call", llvm::FunctionType::get(i32, {ptr, ptr}, false));
     b.CreateRet(b.CreateCall(call, {entry, descriptors}));
@@ -273,7 +376,7 @@ std::string threads_text(int threads) {
 }
 
 std::string header_text(const std::string& library, const std::vector<Signature>& functions,
-                        int threads) {
+                        const std::vector<Workspace>& workspaces, int threads) {
   std::string guard = fmt::format("ADJIT_AOT_{}_H_", library);
   std::transform(guard.begin(), guard.end(), guard.begin(),
                  [](unsigned char c) { return std::toupper(c); });
@@ -290,7 +393,13 @@ std::string header_text(const std::string& library, const std::vector<Signature>
                  " * Temporaries are allocated (aligned_alloc) and freed within the call.\n"
                  "{threads}"
                  " * NAME_call(inputs, outputs) is the same function with the pointers in\n"
-                 " * two arrays.\n"
+                 " * two arrays. NAME_with_workspace(..., workspace) takes the temporaries\n"
+                 " * the compiler placed in one block from `workspace`, the caller's\n"
+                 " * NAME_WORKSPACE_BYTES bytes aligned to NAME_WORKSPACE_ALIGNMENT (not\n"
+                 " * shared by calls running at once; NULL only when the size is 0); with\n"
+                 " * NAME_ALLOCATES_WITH_WORKSPACE 0 it allocates nothing else, but for\n"
+                 " * the GEMM kernels' packing space, made at a thread's first product\n"
+                 " * and kept.\n"
                  " *\n"
                  " * Link with {library}.o (or lib{library}.a), libadjit_aot_runtime.a and\n"
                  " * -lm{pthread}.\n"
@@ -303,16 +412,19 @@ std::string header_text(const std::string& library, const std::vector<Signature>
                  "  ADJIT_AOT_OK = {ok},\n"
                  "  ADJIT_AOT_NULL_ARGUMENT = {null_argument},"
                  " /* an input or output pointer was NULL */\n"
-                 "  ADJIT_AOT_OUT_OF_MEMORY = {out_of_memory} "
+                 "  ADJIT_AOT_OUT_OF_MEMORY = {out_of_memory}, "
                  " /* a temporary buffer could not be allocated */\n"
+                 "  ADJIT_AOT_MISALIGNED_WORKSPACE = {misaligned} "
+                 " /* the workspace is not aligned to NAME_WORKSPACE_ALIGNMENT */\n"
                  "}};\n#endif\n",
                  fmt::arg("library", library), fmt::arg("version", ADJIT_VERSION),
                  fmt::arg("threads", threads_text(threads)),
                  fmt::arg("pthread", threads == 1 ? "" : " -pthread"),
                  fmt::arg("guard", guard), fmt::arg("ok", static_cast<int>(ADJIT_AOT_OK)),
                  fmt::arg("null_argument", static_cast<int>(ADJIT_AOT_NULL_ARGUMENT)),
-                 fmt::arg("out_of_memory", static_cast<int>(ADJIT_AOT_OUT_OF_MEMORY)));
-  for (const Signature& s : functions) {
+                 fmt::arg("out_of_memory", static_cast<int>(ADJIT_AOT_OUT_OF_MEMORY)),
+                 fmt::arg("misaligned", static_cast<int>(ADJIT_AOT_MISALIGNED_WORKSPACE)));
+  for (auto [s, workspace] : llvm::zip(functions, workspaces)) {
     fmt::format_to(h, "\n/* {}\n", s.name);
     auto list = [&](const char* kind, const std::vector<TensorType>& types) {
       for (size_t i = 0; i < types.size(); ++i)
@@ -341,11 +453,18 @@ std::string header_text(const std::string& library, const std::vector<Signature>
     };
     add_parameters("const ", "in", s.inputs);
     add_parameters("", "out", s.outputs);
+    std::vector<std::string> with_workspace = parameters;
+    with_workspace.push_back("void* workspace");
     if (parameters.empty()) parameters.push_back("void");
     fmt::format_to(h,
+                   "#define {0}_WORKSPACE_BYTES {2}\n"
+                   "#define {0}_WORKSPACE_ALIGNMENT {3}\n"
+                   "#define {0}_ALLOCATES_WITH_WORKSPACE {4}\n"
                    "int {0}({1});\n"
-                   "int {0}_call(const void* const* inputs, void* const* outputs);\n",
-                   s.name, fmt::join(parameters, ", "));
+                   "int {0}_call(const void* const* inputs, void* const* outputs);\n"
+                   "int {0}_with_workspace({5});\n",
+                   s.name, fmt::join(parameters, ", "), workspace.bytes, workspace.alignment,
+                   workspace.other_temporaries ? 1 : 0, fmt::join(with_workspace, ", "));
   }
   fmt::format_to(h, "\n#ifdef __cplusplus\n}}  /* extern \"C\" */\n#endif\n\n#endif /* {} */\n",
                  guard);
@@ -460,10 +579,16 @@ AotResult write(const Program& program, const AotOptions& options,
     entry_functions.push_back(entry);
   }
   internalize(*module);
-  for (size_t i = 0; i < functions.size(); ++i)
+  lend_arenas(*module);
+  std::vector<Workspace> workspaces;
+  for (size_t i = 0; i < functions.size(); ++i) {
+    workspaces.push_back(workspace_of(entry_functions[i]));
     emit_list_function(*module, functions[i],
                        emit_typed_function(*module, functions[i], entry_functions[i],
                                            options.threads));
+    emit_typed_function(*module, functions[i], entry_functions[i], options.threads,
+                        &workspaces.back());
+  }
   detail::erase_unused_functions(*module);
   std::string object = detail::emit_machine_code(*module, *machine, /*assembly=*/false);
 
@@ -478,7 +603,7 @@ AotResult write(const Program& program, const AotOptions& options,
   fs::path object_path = dir / (options.static_library ? "lib" + options.name + ".a" : options.name + ".o");
   write_atomically(object_path, options.static_library ? archive_of(object, options.name + ".o") : object);
   fs::path header_path = dir / (options.name + ".h");
-  write_atomically(header_path, header_text(options.name, functions, options.threads));
+  write_atomically(header_path, header_text(options.name, functions, workspaces, options.threads));
   result.object_path = object_path.string();
   result.header_path = header_path.string();
 

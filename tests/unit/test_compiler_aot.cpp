@@ -317,6 +317,104 @@ TEST_CASE("aot: threads from ADJIT_NUM_THREADS at run time", "[compiler][aot]") 
   }
 }
 
+TEST_CASE("aot: a caller's workspace holds the temporaries", "[compiler][aot]") {
+  ScratchDir dir("adjit-aot");
+  int team = GENERATE(1, 2);
+  INFO("teams of " << team);
+  std::vector<Array> p = {Array::randn({64, 128}, 2), Array::zeros({128}),
+                          Array::randn({128, 10}, 3), Array::zeros({10})};
+  std::vector<int32_t> labels(96);
+  for (int i = 0; i < 96; ++i) labels[i] = (i * 7) % 10;
+  AotOptions options = options_in(dir, "mlp_grad");
+  options.threads = team;
+  AotResult aot = aot::compile(value_and_grad(mlp_loss), options, p, Array::randn({96, 64}, 4),
+                               Array::from<int32_t>(labels, {96}));
+  std::string header = read_file(aot.header_path);
+  CHECK(contains(header, "#define mlp_grad_WORKSPACE_ALIGNMENT 64\n"));
+  CHECK(contains(header, "#define mlp_grad_ALLOCATES_WITH_WORKSPACE 0\n"));
+  CHECK(contains(header, "int mlp_grad_with_workspace(const float* in0, const float* in1, "
+                         "const float* in2, const float* in3, const float* in4, "
+                         "const int32_t* in5, float* out0, float* out1, float* out2, "
+                         "float* out3, float* out4, void* workspace);"));
+  // The C program counts the allocations of a call with and without a
+  // workspace (after a first call, which makes the GEMM kernels' packing
+  // space), and compares their outputs.
+  std::string program = link_c_program(dir, "main", R"(
+#include "mlp_grad.h"
+#include <malloc.h>
+#include <stdio.h>
+#include <string.h>
+static int allocations = 0;
+void* aligned_alloc(size_t alignment, size_t size) { ++allocations; return memalign(alignment, size); }
+static float p0[mlp_grad_IN0_ELEMENTS], p1[mlp_grad_IN1_ELEMENTS], p2[mlp_grad_IN2_ELEMENTS],
+    p3[mlp_grad_IN3_ELEMENTS], x[mlp_grad_IN4_ELEMENTS];
+static int labels[mlp_grad_IN5_ELEMENTS];
+struct outputs { float loss, g0[mlp_grad_OUT1_ELEMENTS], g1[mlp_grad_OUT2_ELEMENTS],
+                 g2[mlp_grad_OUT3_ELEMENTS], g3[mlp_grad_OUT4_ELEMENTS]; };
+static struct outputs a, b;
+_Alignas(64) static unsigned char workspace[mlp_grad_WORKSPACE_BYTES + 64];
+static int with(unsigned char* w) {
+  return mlp_grad_with_workspace(p0, p1, p2, p3, x, labels, &b.loss, b.g0, b.g1, b.g2, b.g3, w);
+}
+int main(void) {
+  for (int i = 0; i < mlp_grad_IN0_ELEMENTS; ++i) p0[i] = (i % 7) * 0.1f - 0.3f;
+  for (int i = 0; i < mlp_grad_IN2_ELEMENTS; ++i) p2[i] = (i % 5) * 0.1f - 0.2f;
+  for (int i = 0; i < mlp_grad_IN4_ELEMENTS; ++i) x[i] = (i % 11) * 0.1f - 0.5f;
+  for (int i = 0; i < mlp_grad_IN5_ELEMENTS; ++i) labels[i] = i % 10;
+  int first = mlp_grad(p0, p1, p2, p3, x, labels, &a.loss, a.g0, a.g1, a.g2, a.g3);
+  allocations = 0;
+  int plain = mlp_grad(p0, p1, p2, p3, x, labels, &a.loss, a.g0, a.g1, a.g2, a.g3);
+  int allocated = allocations;
+  allocations = 0;
+  int lent = with(workspace);
+  printf("statuses %d %d %d\n", first, plain, lent);
+  printf("allocations %d %d\n", allocated, allocations);
+  printf("same %d\n", memcmp(&a, &b, sizeof a) == 0);
+  printf("misaligned %d null %d\n", with(workspace + 4), with(NULL));
+  return 0;
+}
+)", aot.object_path);
+  auto [ran, output] = shell(program);
+  INFO(output);
+  CHECK(ran == 0);
+  CHECK(contains(output, "statuses 0 0 0\n"));
+  CHECK(contains(output, "allocations 1 0\n"));
+  CHECK(contains(output, "same 1\n"));
+  CHECK(contains(output, "misaligned 3 null 1\n"));
+}
+
+TEST_CASE("aot: workspace sizes of functions without an arena or with stacks sized at run time",
+          "[compiler][aot]") {
+  ScratchDir dir("adjit-aot");
+  // No temporaries: no workspace needed (NULL is accepted).
+  AotResult small = aot::compile([](Tensor x) { return x * 2.0 + 1.0; }, options_in(dir, "affine"),
+                                 Array::randn({8}, 1));
+  CHECK(contains(read_file(small.header_path), "#define affine_WORKSPACE_BYTES 0\n"));
+  CHECK(contains(read_file(small.header_path), "#define affine_ALLOCATES_WITH_WORKSPACE 0\n"));
+  std::string program = link_c_program(dir, "affine_main", R"(
+#include "affine.h"
+#include <stdio.h>
+int main(void) {
+  float x[8] = {0, 1, 2, 3, 4, 5, 6, 7}, y[8] = {0};
+  int status = affine_with_workspace(x, y, NULL);
+  printf("status %d %.1f\n", status, y[7]);
+  return 0;
+}
+)", small.object_path);
+  auto [ran, output] = shell(program);
+  INFO(output);
+  CHECK(contains(output, "status 0 15.0\n"));
+  // The reverse mode of a while_loop stacks as many carries as it ran
+  // iterations: allocated during the call, workspace or not.
+  auto loss = [](Tensor x) {
+    Tensor y = while_loop([](Tensor c) { return sum(c) < 100.0; }, [](Tensor c) { return c * 1.5; },
+                          x);
+    return sum(y);
+  };
+  AotResult stacks = aot::compile(grad(loss), options_in(dir, "while_grad"), Array::ones({4}));
+  CHECK(contains(read_file(stacks.header_path), "#define while_grad_ALLOCATES_WITH_WORKSPACE 1\n"));
+}
+
 TEST_CASE("aot: statuses for NULL pointers and failed allocations", "[compiler][aot]") {
   ScratchDir dir("adjit-aot");
   // A 256 GiB temporary: the call returns ADJIT_AOT_OUT_OF_MEMORY and frees
@@ -435,13 +533,14 @@ TEST_CASE("aot: forward-only export contains no gradient code", "[compiler][aot]
     CHECK(!contains(text, "adjit.grad"));
     CHECK(!contains(text, "adjit.vjp"));
   }
-  // Only the two exported functions are visible.
+  // Only the three exported functions are visible.
   auto [status, symbols] = shell("nm -g --defined-only " + dir.file("forward_only.o"));
   INFO(symbols);
   CHECK(contains(symbols, " T forward_only\n"));
   CHECK(contains(symbols, " T forward_only_call\n"));
+  CHECK(contains(symbols, " T forward_only_with_workspace\n"));
   size_t lines = std::count(symbols.begin(), symbols.end(), '\n');
-  CHECK(lines == 2);
+  CHECK(lines == 3);
 }
 
 TEST_CASE("aot: ADJIT_DUMP_DIR gets the stages of an export, named after it", "[compiler][aot]") {

@@ -25,6 +25,11 @@ struct Block {
 struct Call {
   std::jmp_buf escape;
   Block live;  // the list's sentinel
+  // The caller's workspace (adjit_aot_call_workspace), lent to the first
+  // arena that fits while no other arena holds it.
+  void* workspace;
+  uint64_t workspace_bytes;
+  bool workspace_lent;
   pthread_mutex_t mutex = PTHREAD_MUTEX_INITIALIZER;
 
   void lock() { pthread_mutex_lock(&mutex); }
@@ -116,7 +121,44 @@ void adjit_aot_free(void* pointer) {
   std::free(block->start);
 }
 
+void* adjit_aot_arena(uint64_t alignment, uint64_t size) {
+  if (Call* call = call_state().call) {
+    call->lock();
+    bool lend = call->workspace && !call->workspace_lent && size <= call->workspace_bytes;
+    if (lend) call->workspace_lent = true;
+    call->unlock();
+    if (lend) return call->workspace;
+  }
+  return allocate(alignment, size);
+}
+
+void adjit_aot_arena_free(void* arena) {
+  Call* call = call_state().call;
+  if (call && call->workspace_lent && arena == call->workspace) {
+    call->lock();
+    call->workspace_lent = false;
+    call->unlock();
+    return;
+  }
+  adjit_aot_free(arena);
+}
+
 int adjit_aot_call(void (*entry)(void**), void** descriptors) {
+  return adjit::aot_runtime::run_call(entry, descriptors, nullptr, 0);
+}
+
+int adjit_aot_call_workspace(void (*entry)(void**), void** descriptors, int threads,
+                             void* workspace, uint64_t workspace_bytes) {
+  return threads == 1
+             ? adjit::aot_runtime::run_call(entry, descriptors, workspace, workspace_bytes)
+             : adjit::aot_runtime::run_on_team(threads, entry, descriptors, workspace,
+                                               workspace_bytes);
+}
+
+}  // extern "C"
+
+int adjit::aot_runtime::run_call(void (*entry)(void**), void** descriptors, void* workspace,
+                                 uint64_t workspace_bytes) {
   // Thread-local, not on this frame: locals are indeterminate after longjmp.
   thread_local Call call;
   adjit::aot_runtime::CallState& state = call_state();
@@ -125,6 +167,9 @@ int adjit_aot_call(void (*entry)(void**), void** descriptors) {
     return ADJIT_AOT_OK;
   }
   call.live.previous = call.live.next = &call.live;
+  call.workspace = workspace;
+  call.workspace_bytes = workspace_bytes;
+  call.workspace_lent = false;
   state = {&call, &call.escape};
   if (setjmp(call.escape) == 0) {
     entry(descriptors);
@@ -139,5 +184,3 @@ int adjit_aot_call(void (*entry)(void**), void** descriptors) {
   }
   return ADJIT_AOT_OUT_OF_MEMORY;
 }
-
-}  // extern "C"

@@ -326,19 +326,24 @@ void run_region(void* argument, int member, int) {
 
 }  // namespace
 
-extern "C" {
-
-int adjit_aot_call_parallel(void (*entry)(void**), void** descriptors, int threads) {
+int adjit::aot_runtime::run_on_team(int threads, void (*entry)(void**), void** descriptors,
+                                    void* workspace, uint64_t workspace_bytes) {
   static std::atomic<bool> gemm_team_lent{false};
   if (!gemm_team_lent.exchange(true)) adjit_gemm_set_threading(&kAotTeam);
   int wanted = threads > 0 ? threads : default_team_size();
   int sharing = running_parallel_calls.fetch_add(1) + 1;
   int outer = call_team_size;
   call_team_size = wanted / sharing > 0 ? wanted / sharing : 1;
-  int status = adjit_aot_call(entry, descriptors);
+  int status = run_call(entry, descriptors, workspace, workspace_bytes);
   call_team_size = outer;
   running_parallel_calls.fetch_sub(1);
   return status;
+}
+
+extern "C" {
+
+int adjit_aot_call_parallel(void (*entry)(void**), void** descriptors, int threads) {
+  return adjit::aot_runtime::run_on_team(threads, entry, descriptors, nullptr, 0);
 }
 
 int32_t adjit_aot_kmpc_global_thread_num(void*) { return current_member; }

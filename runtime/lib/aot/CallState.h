@@ -26,4 +26,12 @@ struct Failure {
 };
 Failure& last_failure();
 
+// Runs a compiled entry as the call on this thread (adjit_aot_call), its
+// arena in `workspace` when one is given; on a team of `threads` threads
+// (AotThreads.cpp) for run_on_team.
+int run_call(void (*entry)(void**), void** descriptors, void* workspace,
+             uint64_t workspace_bytes);
+int run_on_team(int threads, void (*entry)(void**), void** descriptors, void* workspace,
+                uint64_t workspace_bytes);
+
 }  // namespace adjit::aot_runtime

@@ -17,8 +17,9 @@ extern "C" {
 /* The status every generated function returns. */
 enum adjit_aot_status {
   ADJIT_AOT_OK = 0,
-  ADJIT_AOT_NULL_ARGUMENT = 1, /* an input or output pointer was NULL */
-  ADJIT_AOT_OUT_OF_MEMORY = 2  /* a temporary buffer could not be allocated */
+  ADJIT_AOT_NULL_ARGUMENT = 1,        /* an input or output pointer was NULL */
+  ADJIT_AOT_OUT_OF_MEMORY = 2,        /* a temporary buffer could not be allocated */
+  ADJIT_AOT_MISALIGNED_WORKSPACE = 3  /* NAME_with_workspace's workspace is not aligned */
 };
 
 /* Temporary buffers of compiled code: aligned_alloc and free, with each live
@@ -32,6 +33,17 @@ void adjit_aot_free(void* pointer);
    temporaries the call held when an allocation failed. Thread-safe; calls on
    different threads are independent. */
 int adjit_aot_call(void (*entry)(void**), void** descriptors);
+
+/* adjit_aot_call (or adjit_aot_call_parallel for `threads` != 1) whose
+   arena, the temporaries the compiler placed in one block of
+   `workspace_bytes`, is the caller's `workspace` (NAME_with_workspace). */
+int adjit_aot_call_workspace(void (*entry)(void**), void** descriptors, int threads,
+                             void* workspace, uint64_t workspace_bytes);
+
+/* A compiled function's arena and its end: the call's workspace when it
+   has one that fits and no other arena holds it, else a temporary buffer. */
+void* adjit_aot_arena(uint64_t alignment, uint64_t size);
+void adjit_aot_arena_free(void* arena);
 
 /* adjit_aot_call for code compiled with AotOptions::threads != 1, whose
    parallel regions run on a team of up to `threads` threads (0: the
