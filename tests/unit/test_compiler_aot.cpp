@@ -148,6 +148,13 @@ std::vector<Array> run_aot(const ScratchDir& dir, const AotResult& aot,
   return outputs;
 }
 
+// A C program ran and printed each of `lines`.
+void check_printed(const std::pair<int, std::string>& run, std::initializer_list<const char*> lines) {
+  INFO(run.second);
+  CHECK(run.first == 0);
+  for (const char* line : lines) CHECK(contains(run.second, line));
+}
+
 bool same_bytes(const Array& a, const Array& b) {
   return a.dtype() == b.dtype() && a.shape() == b.shape() &&
          std::memcmp(a.raw_data(), b.raw_data(), a.nbytes()) == 0;
@@ -374,13 +381,8 @@ int main(void) {
   return 0;
 }
 )", aot.object_path);
-  auto [ran, output] = shell(program);
-  INFO(output);
-  CHECK(ran == 0);
-  CHECK(contains(output, "statuses 0 0 0\n"));
-  CHECK(contains(output, "allocations 1 0\n"));
-  CHECK(contains(output, "same 1\n"));
-  CHECK(contains(output, "misaligned 3 null 1\n"));
+  check_printed(shell(program), {"statuses 0 0 0\n", "allocations 1 0\n", "same 1\n",
+                                 "misaligned 3 null 1\n"});
 }
 
 TEST_CASE("aot: workspace sizes of functions without an arena or with stacks sized at run time",
@@ -401,9 +403,7 @@ int main(void) {
   return 0;
 }
 )", small.object_path);
-  auto [ran, output] = shell(program);
-  INFO(output);
-  CHECK(contains(output, "status 0 15.0\n"));
+  check_printed(shell(program), {"status 0 15.0\n"});
   // The reverse mode of a while_loop stacks as many carries as it ran
   // iterations: allocated during the call, workspace or not.
   auto loss = [](Tensor x) {
@@ -469,14 +469,8 @@ int main(void) {
   return 0;
 }
 )", dir.file("statuses.o"));
-  auto [ran, output] = shell(main_program);
-  INFO(output);
-  CHECK(ran == 0);
-  CHECK(contains(output, "huge 2\n"));
-  CHECK(contains(output, "null 1\n"));
-  CHECK(contains(output, "small 0 2.718282\n"));
-  CHECK(contains(output, "starved 2\n"));
-  CHECK(contains(output, "fed 0 64.0\n"));
+  check_printed(shell(main_program), {"huge 2\n", "null 1\n", "small 0 2.718282\n",
+                                      "starved 2\n", "fed 0 64.0\n"});
 }
 
 TEST_CASE("aot: a static library, several entries, and no LLVM at run time", "[compiler][aot]") {
