@@ -546,8 +546,8 @@ AotResult write(const Program& program, const AotOptions& options,
         options.name, kNameRule));
   if (options.threads < 0 || options.threads > threads::kMaxThreads)
     throw CompileError(fmt::format(
-        "AotOptions::threads of '{}' is {}; it must be 0 (ADJIT_NUM_THREADS, else every core "
-        "at run time), 1 (the calling thread) or at most {}",
+        "AotOptions::threads (adjit aot --threads) of '{}' is {}; it must be 0 (ADJIT_NUM_THREADS, "
+        "else every core at run time), 1 (the calling thread) or at most {}",
         options.name, options.threads, threads::kMaxThreads));
   if (program.options().target != Device::Kind::cpu)
     throw CompileError("ahead-of-time compilation supports the cpu target only; GPU kernels "

@@ -653,7 +653,7 @@ TEST_CASE("aot: clear errors for bad requests", "[compiler][aot]") {
                  "entry 'my.fn' cannot be a C function name"));
   options.threads = -2;
   CHECK(contains(what_of<CompileError>([&] { aot::write(program, options); }),
-                 "AotOptions::threads of 'lib' is -2; it must be 0"));
+                 "AotOptions::threads (adjit aot --threads) of 'lib' is -2; it must be 0"));
   options.threads = 1;
   CompileOptions cuda;
   cuda.target = Device::Kind::cuda;
