@@ -298,6 +298,10 @@ LogicalResult ReduceOp::verify() {
       failed(verifyDimensionList(*this, getDims(), operand.getRank(),
                                  "reduced")))
     return failure();
+  if (getIgnoresNan() &&
+      (getKind() == ReduceKind::sum || !isa<FloatType>(operand.getElementType())))
+    return emitOpError() << "ignores_nan is for a max or min of floats, not a "
+                         << stringifyReduceKind(getKind()) << " of " << operand;
   SmallVector<int64_t> expected;
   for (int64_t d = 0; d < operand.getRank(); ++d)
     if (!llvm::is_contained(getDims(), d))

@@ -6,6 +6,8 @@
 #include "adjit/Passes/Passes.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Matchers.h"
 
 namespace mlir::adjit {
 #define GEN_PASS_DEF_AVX512MINMAX
@@ -41,6 +43,40 @@ Value exactMinMax(ImplicitLocOpBuilder &b, Value x, Value y, bool maximum) {
   return b.create<arith::SelectOp>(unordered, b.create<arith::AddFOp>(x, y), ranged);
 }
 
+// Whether `acc` is a reduction loop's accumulator that is never NaN: an
+// scf.for iter_arg that starts from a constant without NaN and that the
+// loop advances with `op` alone.
+bool isNanFreeAccumulator(Value acc, Operation *op) {
+  auto arg = dyn_cast<BlockArgument>(acc);
+  auto loop = arg ? dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp()) : nullptr;
+  if (!loop || arg.getArgNumber() == 0)
+    return false;
+  unsigned k = arg.getArgNumber() - 1;
+  DenseFPElementsAttr start;
+  if (loop.getYieldedValues()[k] != op->getResult(0) ||
+      !matchPattern(loop.getInitArgs()[k], m_Constant(&start)))
+    return false;
+  return llvm::none_of(start.getValues<APFloat>(), [](const APFloat &v) { return v.isNaN(); });
+}
+
+// A NaN-skipping max or min (maxnumf, minnumf) that advances a NaN-free
+// accumulator: vmaxps (vminps) with the accumulator second, which it
+// returns where the element is NaN. LLVM's lowering of maxnum adds a
+// compare and a blend for a NaN accumulator.
+Value accumulatingMinMax(ImplicitLocOpBuilder &b, Value element, Value acc, bool maximum) {
+  Type type = cast<VectorType>(acc.getType()).getElementType();
+  StringRef intrinsic = type.isF32() ? (maximum ? "llvm.x86.avx512.max.ps.512"
+                                                : "llvm.x86.avx512.min.ps.512")
+                                     : (maximum ? "llvm.x86.avx512.max.pd.512"
+                                                : "llvm.x86.avx512.min.pd.512");
+  Value currentRounding = b.create<arith::ConstantIntOp>(4, 32); // _MM_FROUND_CUR_DIRECTION
+  return adjit::eachRegister(b, acc, {element, acc}, [&](ArrayRef<Value> part) -> Value {
+    return b.create<LLVM::CallIntrinsicOp>(part[0].getType(), intrinsic,
+                                           ValueRange{part[0], part[1], currentRounding})
+        .getResult(0);
+  });
+}
+
 struct Avx512MinMaxPass : adjit::impl::Avx512MinMaxBase<Avx512MinMaxPass> {
   using Avx512MinMaxBase::Avx512MinMaxBase;
 
@@ -55,6 +91,23 @@ struct Avx512MinMaxPass : adjit::impl::Avx512MinMaxBase<Avx512MinMaxPass> {
       ImplicitLocOpBuilder b(op->getLoc(), op);
       op->getResult(0).replaceAllUsesWith(
           exactMinMax(b, op->getOperand(0), op->getOperand(1), isa<arith::MaximumFOp>(op)));
+      op->erase();
+    }
+    SmallVector<std::pair<Operation *, unsigned>> accumulating; // the op, its accumulator
+    getOperation()->walk([&](Operation *op) {
+      if (!isa<arith::MaxNumFOp, arith::MinNumFOp>(op) ||
+          !adjit::isRegistersOfF32OrF64(op->getResult(0).getType()))
+        return;
+      for (unsigned i : {0u, 1u})
+        if (isNanFreeAccumulator(op->getOperand(i), op)) {
+          accumulating.emplace_back(op, i);
+          return;
+        }
+    });
+    for (auto [op, i] : accumulating) {
+      ImplicitLocOpBuilder b(op->getLoc(), op);
+      op->getResult(0).replaceAllUsesWith(accumulatingMinMax(
+          b, op->getOperand(1 - i), op->getOperand(i), isa<arith::MaxNumFOp>(op)));
       op->erase();
     }
   }

@@ -415,8 +415,9 @@ Value reductionIdentity(OpBuilder &b, Location loc, ReduceKind kind,
                                         : APInt::getSignedMaxValue(width)));
 }
 
+// `ignoresNan`: a float max or min that skips NaN (maxnumf, minnumf).
 Value combine(OpBuilder &b, Location loc, ReduceKind kind, Value acc,
-              Value x) {
+              Value x, bool ignoresNan = false) {
   switch (kind) {
   case ReduceKind::sum:
     // Sums may be reassociated (as in XLA), which lets LLVM vectorize them
@@ -425,8 +426,12 @@ Value combine(OpBuilder &b, Location loc, ReduceKind kind, Value acc,
       return b.create<arith::AddFOp>(loc, acc, x, arith::FastMathFlags::reassoc);
     return b.create<arith::AddIOp>(loc, acc, x);
   case ReduceKind::max:
+    if (ignoresNan)
+      return b.create<arith::MaxNumFOp>(loc, acc, x);
     return floatOrInt<arith::MaximumFOp, arith::MaxSIOp>(b, loc, {acc, x});
   case ReduceKind::min:
+    if (ignoresNan)
+      return b.create<arith::MinNumFOp>(loc, acc, x);
     return floatOrInt<arith::MinimumFOp, arith::MinSIOp>(b, loc, {acc, x});
   }
   llvm_unreachable("unknown reduce kind");
@@ -469,7 +474,8 @@ struct ReduceToGeneric : OpConversionPattern<ReduceOp> {
         reductionIterators(rank, op.getDims()),
         [&](OpBuilder &b, Location l, ValueRange args) {
           b.create<linalg::YieldOp>(
-              l, combine(b, l, op.getKind(), args[1], widenHalfPrecision(b, l, args[0])));
+              l, combine(b, l, op.getKind(), args[1], widenHalfPrecision(b, l, args[0]),
+                         op.getIgnoresNan()));
         });
     rewriter.replaceOp(op, convertTensorElements(rewriter, loc,
                                                  generic.getResult(0),

@@ -595,6 +595,15 @@ private:
     std::optional<TypedAttr> neutral = arith::getNeutralElement(combiner);
     if (!kind || !neutral)
       return failure();
+    // A NaN-skipping max or min (adjit.reduce ignores_nan) starts its lanes
+    // at -inf (+inf), not NaN: its result for NaNs alone may be either,
+    // and an accumulator that is never NaN takes one vmaxps per step
+    // (adjit-avx512-min-max) instead of LLVM's three.
+    if (isa<arith::MaxNumFOp, arith::MinNumFOp>(combiner)) {
+      auto type = cast<FloatType>(neutral->getType());
+      *neutral = FloatAttr::get(type, APFloat::getInf(type.getFloatSemantics(),
+                                                      isa<arith::MaxNumFOp>(combiner)));
+    }
     reductions_[argument] = InnerReduction{combiner, *kind, *neutral};
     return success();
   }

@@ -67,3 +67,56 @@ func.func @left_alone(%a: vector<10xf32>, %b: vector<4xf64>, %c: f32, %d: vector
   %4 = arith.maximumf %e, %e : vector<32xf16>
   return %0, %1, %2, %3, %4 : vector<10xf32>, vector<4xf64>, f32, vector<16xf32>, vector<32xf16>
 }
+
+// -----
+
+// A NaN-skipping maximum (minimum) that advances a reduction's accumulator
+// started without NaN: vmaxps (vminps) with the accumulator second, which
+// it returns for a NaN element. Register by register.
+// CHECK-LABEL: func.func @accumulators
+// CHECK: scf.for {{.*}} iter_args(%[[ACC:.*]] = %{{.*}}, %[[LOW:.*]] = %{{.*}})
+// CHECK-COUNT-2: llvm.call_intrinsic "llvm.x86.avx512.max.ps.512"(%{{.*}}, %{{.*}}, %{{.*}}) : (vector<16xf32>, vector<16xf32>, i32) -> vector<16xf32>
+// CHECK: llvm.call_intrinsic "llvm.x86.avx512.min.pd.512"(%{{.*}}, %[[LOW]], %{{.*}}) : (vector<8xf64>, vector<8xf64>, i32) -> vector<8xf64>
+// CHECK-NOT: arith.maxnumf
+// CHECK-NOT: arith.minnumf
+func.func @accumulators(%x: memref<1024xf32>, %y: memref<512xf64>) -> (vector<32xf32>, vector<8xf64>) {
+  %c0 = arith.constant 0 : index
+  %c32 = arith.constant 32 : index
+  %c8 = arith.constant 8 : index
+  %c1024 = arith.constant 1024 : index
+  %low = arith.constant dense<0xFF800000> : vector<32xf32>
+  %high = arith.constant dense<0x7FF0000000000000> : vector<8xf64>
+  %pad = arith.constant 0.0 : f32
+  %padd = arith.constant 0.0 : f64
+  %r:2 = scf.for %i = %c0 to %c1024 step %c32 iter_args(%acc = %low, %least = %high) -> (vector<32xf32>, vector<8xf64>) {
+    %v = vector.transfer_read %x[%i], %pad {in_bounds = [true]} : memref<1024xf32>, vector<32xf32>
+    %m = arith.maxnumf %acc, %v : vector<32xf32>
+    %w = vector.transfer_read %y[%c8], %padd {in_bounds = [true]} : memref<512xf64>, vector<8xf64>
+    %n = arith.minnumf %w, %least : vector<8xf64>
+    scf.yield %m, %n : vector<32xf32>, vector<8xf64>
+  }
+  return %r#0, %r#1 : vector<32xf32>, vector<8xf64>
+}
+
+// -----
+
+// Left to LLVM's maxnum: an accumulator started at NaN (maxnumf's neutral
+// element), and a maxnumf that does not advance an accumulator.
+// CHECK-LABEL: func.func @nan_start
+// CHECK-NOT: llvm.call_intrinsic
+// CHECK: arith.maxnumf
+// CHECK: arith.maxnumf
+func.func @nan_start(%x: memref<1024xf32>, %z: vector<16xf32>) -> (vector<16xf32>, vector<16xf32>) {
+  %c0 = arith.constant 0 : index
+  %c16 = arith.constant 16 : index
+  %c1024 = arith.constant 1024 : index
+  %nan = arith.constant dense<0xFFC00000> : vector<16xf32>
+  %pad = arith.constant 0.0 : f32
+  %r = scf.for %i = %c0 to %c1024 step %c16 iter_args(%acc = %nan) -> (vector<16xf32>) {
+    %v = vector.transfer_read %x[%i], %pad {in_bounds = [true]} : memref<1024xf32>, vector<16xf32>
+    %m = arith.maxnumf %acc, %v : vector<16xf32>
+    scf.yield %m : vector<16xf32>
+  }
+  %other = arith.maxnumf %r, %z : vector<16xf32>
+  return %r, %other : vector<16xf32>, vector<16xf32>
+}

@@ -978,3 +978,19 @@ func.func @arena_release_of_an_allocation() {
   adjit.arena_release %a : memref<16xf32>
   return
 }
+
+// -----
+
+func.func @reduce_sum_ignores_nan(%x: tensor<4xf32>) -> tensor<f32> {
+  // expected-error @+1 {{'adjit.reduce' op ignores_nan is for a max or min of floats, not a sum of 'tensor<4xf32>'}}
+  %0 = adjit.reduce sum %x, dims = [0] ignores_nan : (tensor<4xf32>) -> tensor<f32>
+  return %0 : tensor<f32>
+}
+
+// -----
+
+func.func @reduce_integer_max_ignores_nan(%x: tensor<4xi32>) -> tensor<i32> {
+  // expected-error @+1 {{'adjit.reduce' op ignores_nan is for a max or min of floats, not a max of 'tensor<4xi32>'}}
+  %0 = adjit.reduce max %x, dims = [0] ignores_nan : (tensor<4xi32>) -> tensor<i32>
+  return %0 : tensor<i32>
+}

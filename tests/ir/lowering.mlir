@@ -768,6 +768,21 @@ func.func @reduce(%x: tensor<2x3xf32>, %i: tensor<4x5x6xi32>, %h: tensor<8xbf16>
 
 // -----
 
+// A max or min that ignores NaN (softmax's shift) combines with maxnumf
+// (minnumf), from -inf (+inf) as the exact ones.
+// CHECK-LABEL: func.func @reduce_ignoring_nan
+// CHECK: arith.constant 0xFF800000 : f32
+// CHECK: arith.maxnumf %{{.*}}, %{{.*}} : f32
+// CHECK: arith.constant 0x7FF0000000000000 : f64
+// CHECK: arith.minnumf %{{.*}}, %{{.*}} : f64
+func.func @reduce_ignoring_nan(%x: tensor<2x3xf32>, %f: tensor<4xf64>) -> (tensor<2xf32>, tensor<f64>) {
+  %0 = adjit.reduce max %x, dims = [1] ignores_nan : (tensor<2x3xf32>) -> tensor<2xf32>
+  %1 = adjit.reduce min %f, dims = [0] ignores_nan : (tensor<4xf64>) -> tensor<f64>
+  return %0, %1 : tensor<2xf32>, tensor<f64>
+}
+
+// -----
+
 // argmax: one generic with two outputs (best value, best index); strictly
 // greater keeps the first index, the first NaN wins (greater or NaN, while
 // the best is not NaN).

@@ -466,6 +466,8 @@ func.func @reduce(%x: tensor<2x3xf32>, %i: tensor<4x5x6xi32>, %h: tensor<8xbf16>
   %1 = adjit.reduce max %i, dims = [0, 2] : (tensor<4x5x6xi32>) -> tensor<5xi32>
   // CHECK: adjit.reduce min %[[H]], dims = [0] : (tensor<8xbf16>) -> tensor<bf16>
   %2 = adjit.reduce min %h, dims = [0] : (tensor<8xbf16>) -> tensor<bf16>
+  // CHECK: adjit.reduce max %[[X]], dims = [1] ignores_nan : (tensor<2x3xf32>) -> tensor<2xf32>
+  %nanmax = adjit.reduce max %x, dims = [1] ignores_nan : (tensor<2x3xf32>) -> tensor<2xf32>
   // CHECK: adjit.reduce sum %[[X]], dims = [] : (tensor<2x3xf32>) -> tensor<2x3xf32>
   %3 = adjit.reduce sum %x, dims = [] : (tensor<2x3xf32>) -> tensor<2x3xf32>
   return

@@ -163,6 +163,24 @@ func.func @row_max(%x: tensor<2x64xf32>, %init: tensor<2xf32>) -> tensor<2xf32> 
 
 // -----
 
+// A NaN-skipping maximum's lanes start at -inf too, not at maxnumf's
+// neutral NaN: its accumulator is then never NaN.
+// CHECK-LABEL: func.func @row_max_ignoring_nan
+// CHECK: %[[NEG_INF:.*]] = arith.constant dense<0xFF800000> : vector<32xf32>
+// CHECK: scf.for {{.*}} iter_args(%{{.*}} = %[[NEG_INF]]) -> (vector<32xf32>)
+// CHECK: arith.maxnumf %{{.*}}, %{{.*}} : vector<32xf32>
+// CHECK: vector.reduction <maxnumf>
+func.func @row_max_ignoring_nan(%x: tensor<2x64xf32>, %init: tensor<2xf32>) -> tensor<2xf32> {
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%x : tensor<2x64xf32>) outs(%init : tensor<2xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %r = arith.maxnumf %out, %in : f32
+    linalg.yield %r : f32
+  } -> tensor<2xf32>
+  return %r : tensor<2xf32>
+}
+
+// -----
+
 // A sum over the rows (a bias gradient) runs along each row in vectors and
 // adds it to the output's vector: the order of the additions is unchanged.
 // CHECK-LABEL: func.func @column_sums

@@ -825,6 +825,56 @@ TEST_CASE("tracer ops: logsumexp, softmax, log_softmax (random, -inf rows, huge 
   }
 }
 
+TEST_CASE("tracer ops: a NaN in a row makes its softmax, log_softmax and logsumexp NaN",
+          "[tracer][ops]") {
+  // Their max skips NaN (adjit.reduce ignores_nan): the NaN must still reach
+  // every output of its row, through the row's sum. Rows of 48 (whole
+  // registers) and 37 (a tail), the NaN at each of several positions, a row
+  // of NaN only, a row with NaN and +inf, rows without NaN; along rows and
+  // along columns.
+  for (int64_t columns : {48, 37}) {
+    const int64_t rows = 8;
+    Vec v(rows * columns);
+    for (int64_t i = 0; i < rows * columns; ++i) v[i] = std::sin(0.37 * i) * 4;
+    std::vector<int64_t> poisoned = {0, 1, 2, 3, 4, 5};
+    v[0 * columns + 0] = kNaN;
+    v[1 * columns + 15] = kNaN;
+    v[2 * columns + columns - 1] = kNaN;
+    for (int64_t c = 0; c < columns; ++c) v[3 * columns + c] = kNaN;
+    v[4 * columns + 7] = kNaN, v[4 * columns + 8] = kInf;
+    v[5 * columns + 20] = kNaN, v[5 * columns + 21] = -kInf;
+    const Shape shape{rows, columns};
+    for (DType dt : {F32, F64}) {
+      INFO(columns << " columns, " << dtype_name(dt));
+      Array x = make(v, shape, dt);
+      auto f = adjit::jit([](Tensor x) {
+        return std::vector<Tensor>{softmax(x, -1), log_softmax(x, -1), logsumexp(x, {-1}),
+                                   softmax(transpose(x, {1, 0}), 0)};
+      });
+      std::vector<Array> r = f(x);
+      Vec sm = values(r[0]), lsm = values(r[1]), lse = values(r[2]), smt = values(r[3]);
+      Vec want_lsm = log_softmax_ref(v, shape, -1), want_lse = logsumexp_ref(v, shape, {-1});
+      Tol co = composite_tol(dt);
+      for (int64_t row = 0; row < rows; ++row) {
+        INFO("row " << row);
+        bool nan_row = std::count(poisoned.begin(), poisoned.end(), row) > 0;
+        CHECK(std::isnan(lse[row]) == nan_row);
+        if (!nan_row) CHECK(std::abs(lse[row] - want_lse[row]) <= co.abs + co.rel * std::abs(want_lse[row]));
+        for (int64_t c = 0; c < columns; ++c) {
+          int64_t i = row * columns + c;
+          CHECK(std::isnan(sm[i]) == nan_row);
+          CHECK(std::isnan(lsm[i]) == nan_row);
+          CHECK(std::isnan(smt[c * rows + row]) == nan_row);
+          if (!nan_row) {
+            CHECK(std::abs(lsm[i] - want_lsm[i]) <= co.abs + co.rel * std::abs(want_lsm[i]));
+            CHECK(std::abs(smt[c * rows + row] - sm[i]) <= co.abs + co.rel * sm[i]);
+          }
+        }
+      }
+    }
+  }
+}
+
 TEST_CASE("tracer ops: maximum, minimum, max and min follow IEEE 754-2019 on NaN and signed zeros",
           "[tracer][ops]") {
   // Every pair of special values, in vectors of whole registers (AVX-512's

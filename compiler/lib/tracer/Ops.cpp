@@ -177,8 +177,10 @@ Shape reduced_shape(const Tensor& x, const std::vector<int64_t>& dims, bool keep
   return shape;
 }
 
+// `ignores_nan`: a float max or min that skips NaN (adjit.reduce's
+// ignores_nan), for shifts whose NaN reaches the result another way.
 Tensor reduce(const char* name, ir::ReduceKind kind, const Tensor& x, const Axes& axes,
-              bool keepdims, SourceLocation loc) {
+              bool keepdims, SourceLocation loc, bool ignores_nan = false) {
   Recorder r(name, loc, {&x});
   std::vector<int64_t> dims = reduction_axes(r, x, axes);
   // Bools reduce as integers: sum counts, max/min are any/all.
@@ -189,7 +191,8 @@ Tensor reduce(const char* name, ir::ReduceKind kind, const Tensor& x, const Axes
         r.fail(fmt::format("cannot take the {} of an empty axis {} of {}", name, d, describe(x)));
   }
   Tensor reduced = r.emit<ir::ReduceOp>(r.type(input.dtype(), reduced_shape(x, dims, false)), kind,
-                                        r.value(input), dims);
+                                        r.value(input), dims,
+                                        ignores_nan && is_floating(input.dtype()));
   if (x.dtype() == DType::i1 && kind != ir::ReduceKind::sum) reduced = r.convert(reduced, DType::i1);
   return r.reshape(reduced, reduced_shape(x, dims, keepdims));
 }
@@ -420,9 +423,11 @@ Tensor logsumexp(const Tensor& x, Axes axes, bool keepdims, SourceLocation loc) 
   // An empty reduction has no max to shift by: log(0) = -inf, as in JAX.
   if (reduces_nothing(x, dims))
     return r.reshape(log(sum(exp(v, loc), axes, true, loc), loc), reduced_shape(x, dims, keepdims));
-  // Shift by the max for stability; an infinite or NaN max shifts by 0 so
-  // that all -inf inputs give -inf rather than NaN.
-  Tensor m = max(v, axes, /*keepdims=*/true, loc);
+  // Shift by the max for stability; an infinite max shifts by 0 so that
+  // all -inf inputs give -inf rather than NaN. A NaN reaches the result
+  // through the sum, so the max may skip it.
+  Tensor m = reduce("max", ir::ReduceKind::max, v, axes, /*keepdims=*/true, loc,
+                    /*ignores_nan=*/true);
   Tensor finite = abs(m, loc) < std::numeric_limits<double>::infinity();
   Tensor shift = stop_gradient(where(finite, m, 0.0, loc), loc);
   Tensor result = log(sum(exp(v - shift, loc), axes, true, loc), loc) + shift;
@@ -431,9 +436,12 @@ Tensor logsumexp(const Tensor& x, Axes axes, bool keepdims, SourceLocation loc) 
 namespace {
 // v minus its max along `axis` (a constant to AD), so that exp cannot
 // overflow; an empty axis has no max to shift by (and the result is empty).
+// The max skips NaN: softmax and log_softmax take a NaN of a row to all of
+// it through the row's sum of exps.
 Tensor minus_max(const Tensor& v, int axis, SourceLocation loc) {
   if (v.shape()[axis] == 0) return v;
-  return v - stop_gradient(max(v, {axis}, true, loc), loc);
+  Tensor m = reduce("max", ir::ReduceKind::max, v, {axis}, true, loc, /*ignores_nan=*/true);
+  return v - stop_gradient(m, loc);
 }
 }  // namespace
 

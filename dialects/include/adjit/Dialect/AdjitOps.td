@@ -583,8 +583,13 @@ def Adjit_ReduceOp : Adjit_Op<"reduce", [Pure, DeclareOpInterfaceMethods<Differe
   let summary = "sum, max or min over dimensions";
   let description = [{
     Reduces the listed dimensions away (the front end adds `keepdims` with a
-    reshape). Max and min propagate NaN. An empty reduction gives the
-    identity: 0, -inf or +inf (the lowest or highest integer).
+    reshape). Max and min propagate NaN; with `ignores_nan` a float max or
+    min skips NaN elements instead (numpy's nanmax; where all are NaN the
+    result is NaN or -inf, +inf for min), which costs fewer instructions:
+    softmax, log_softmax and logsumexp shift by such a max, as a NaN
+    reaches their results through their sums anyway. An empty
+    reduction gives the identity: 0, -inf or +inf (the lowest or highest
+    integer).
 
     Derivative: sum broadcasts the cotangent back; max and min send it to the extremal elements, split equally among ties.
 
@@ -593,10 +598,10 @@ def Adjit_ReduceOp : Adjit_Op<"reduce", [Pure, DeclareOpInterfaceMethods<Differe
     ```
   }];
   let arguments = (ins Adjit_ReduceKind:$kind, Adjit_NumericTensor:$operand,
-                       DenseI64ArrayAttr:$dims);
+                       DenseI64ArrayAttr:$dims, UnitAttr:$ignores_nan);
   let results = (outs Adjit_NumericTensor:$result);
   let assemblyFormat = [{
-    $kind $operand `,` `dims` `=` $dims attr-dict `:`
+    $kind $operand `,` `dims` `=` $dims (`ignores_nan` $ignores_nan^)? attr-dict `:`
     functional-type(operands, results)
   }];
   let hasVerifier = 1;

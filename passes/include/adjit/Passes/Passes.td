@@ -882,6 +882,13 @@ def Avx512MinMax : Pass<"adjit-avx512-min-max", "ModuleOp"> {
     their sum instead, a NaN. Three instructions: a row maximum over 10
     classes in cache takes 0.75 of the time, log_softmax over them 0.9.
 
+    A NaN-skipping `arith.maxnumf` (`arith.minnumf`, from `adjit.reduce`'s
+    `ignores_nan`: softmax's shift) that advances a reduction's accumulator
+    (an `scf.for` iter_arg started from a constant without NaN) becomes one
+    vmaxps (vminps) with the accumulator second, which it returns for a NaN
+    element, instead of LLVM's three instructions for maxnum. softmax along
+    rows of 1024 on Zen 4: 0.85-0.95 of the time (paired runs).
+
     Applies to 1-D vectors of f32 or f64 of whole 512-bit registers; the pipeline
     runs it for targets with AVX-512DQ (every AVX-512 CPU since Skylake-SP
     and Zen 4).
