@@ -434,7 +434,7 @@ static LogicalResult buildSegmentedStackedVJP(ForOp op, int64_t k, OpBuilder &b,
   SmallVector<Value> carries(op.getInits());
   SmallVector<SmallVector<Value, 2>> outputParts(outputs.size());
   ForOp outer, tail;
-  if (segments > 0) {
+  { // T > k (ForOp::buildVJP): at least one segment
     SmallVector<Value> segmentRows;
     for (Value x : op.getStacked()) {
       Value rows = restack(b, loc, stackedRows(b, loc, x, 0, split), {segments, k});
@@ -532,7 +532,7 @@ static LogicalResult buildSegmentedStackedVJP(ForOp op, int64_t k, OpBuilder &b,
       return failure();
     collect(loopCts, [](Value ct) { return ct; });
   }
-  if (outer) {
+  {
     SmallVector<Value> outerCts(carryCts);
     for (Value ct : outputCts)
       outerCts.push_back(ct ? restack(b, loc, stackedRows(b, loc, ct, 0, split), {segments, k})
@@ -629,11 +629,13 @@ static LogicalResult buildSegmentedVJP(ForOp op, int64_t k, OpBuilder &b, ValueR
 LogicalResult ForOp::buildVJP(OpBuilder &b, ValueRange cotangents, SmallVectorImpl<Value> &out,
                               DerivativeContext &context) {
   Location loc = getLoc();
-  if (std::optional<uint64_t> k = getCheckpointEvery(); k && *k > 1)
-    return buildSegmentedVJP(*this, static_cast<int64_t>(*k), b, cotangents, out, context);
   // The carries stack has one row per iteration, sized at run time when
-  // the bounds are traced.
+  // the bounds are traced. Checkpointed, segments of k iterations, unless
+  // the loop is known to have no more than one.
   std::optional<int64_t> trips = getConstantTripCount();
+  if (std::optional<uint64_t> k = getCheckpointEvery();
+      k && *k > 1 && !(trips && *trips <= static_cast<int64_t>(*k)))
+    return buildSegmentedVJP(*this, static_cast<int64_t>(*k), b, cotangents, out, context);
   int64_t rows = trips ? *trips : ShapedType::kDynamic;
   unsigned numCarries = getNumCarries(), numStacked = getStacked().size();
   unsigned numInvariants = getInvariants().size();

@@ -480,6 +480,13 @@ TEST_CASE("control flow: a scan checkpointed every k iterations has the same gra
   }
   Fn f = [&](const std::vector<Tensor>& a) { return loss(4, 23)(a[0], a[1], a[2]); };
   expect_grads("scan checkpointed every 4", f, {h0, w, xs}, 2);
+  // An empty scan has nothing to checkpoint.
+  Array no_rows = Array::zeros({0, 8}, F64);
+  auto [eh, ew, ex] = grad<0, 1, 2>(loss(0, 0))(h0, w, no_rows);
+  auto [ch, cw, cx] = grad<0, 1, 2>(loss(4, 0))(h0, w, no_rows);
+  CHECK(mismatch(ch, eh, 0) == "");
+  CHECK(mismatch(cw, ew, 0) == "");
+  CHECK(cx.size() == 0);
 
   // Over 400 steps of 64 values, every 20th carry instead of all of them.
   Array long_xs = Array::randn({400, 64}, 4, F64), long_h0 = Array::randn({64}, 5, F64);
