@@ -76,7 +76,7 @@ struct Team {
 
 thread_local Team* current_team = nullptr;  // the region this thread works in
 thread_local int current_member = 0;
-thread_local int call_team_size = 0;  // set by adjit_aot_call_parallel
+thread_local int call_team_size = 0;  // set by run_on_team
 
 void release_barrier(Team& team) {  // with team.mutex held
   team.arrived = 0;
@@ -267,6 +267,16 @@ std::atomic<int> running_parallel_calls{0};
 
 int gemm_team_size() { return current_team || call_team_size < 1 ? 1 : call_team_size; }
 
+// Member `member`'s share of `count` tasks in static blocks, as OpenMP's
+// schedule(static) splits them: the first count % members take one more.
+struct Share {
+  uint64_t first, count;
+};
+Share static_share(uint64_t count, uint64_t members, uint64_t member) {
+  uint64_t per = count / members, extra = count % members;
+  return {member * per + (member < extra ? member : extra), per + (member < extra ? 1 : 0)};
+}
+
 struct GemmTasks {
   int64_t tasks;
   void (*task)(void*, int64_t);
@@ -280,10 +290,9 @@ void gemm_parallel_for(int64_t tasks, int threads, void (*task)(void*, int64_t),
       [](void* argument, int member, int size) {
         auto& w = *static_cast<GemmTasks*>(argument);
         // Static blocks, as OpenMP's schedule(static) gives the JIT's.
-        int64_t per = w.tasks / size, extra = w.tasks % size;
-        int64_t first = member * per + (member < extra ? member : extra);
-        int64_t last = first + per + (member < extra ? 1 : 0);
-        for (int64_t t = first; t < last; ++t) w.task(w.context, t);
+        Share share = static_share(w.tasks, size, member);
+        for (uint64_t t = share.first; t < share.first + share.count; ++t)
+          w.task(w.context, static_cast<int64_t>(t));
       },
       &work);
 }
@@ -377,16 +386,11 @@ void adjit_aot_kmpc_for_static_init_8u(void*, int32_t, int32_t schedule, int32_t
   }
   uint64_t trips = (*upper - *lower) / step + 1;
   if (schedule == kStatic) {
-    if (trips < members) {
-      *is_last = member == trips - 1;
-      if (member < trips) *upper = *lower += member * step;
-      else *lower = *upper + step;
-    } else {
-      uint64_t per = trips / members, extra = trips % members;
-      *lower += step * (member * per + (member < extra ? member : extra));
-      *upper = *lower + per * step - (member < extra ? 0 : step);
-      *is_last = member == members - 1;
-    }
+    // A member without iterations gets upper = lower - step.
+    Share share = static_share(trips, members, member);
+    *lower += share.first * step;
+    *upper = *lower + share.count * step - step;
+    *is_last = share.count > 0 && share.first + share.count == trips;
     *stride = static_cast<int64_t>(trips * step);
   } else if (schedule == kStaticChunked) {
     uint64_t span = static_cast<uint64_t>(chunk > 0 ? chunk : 1) * step;
