@@ -94,7 +94,10 @@ int64_t cache_bytes(int name, int64_t fallback) {
 }
 
 // kc: one packed sliver of B (kc x nr) fills two thirds of L1, the rest
-// holds the sliver of A and the tile of C; mc: the packed block of A
+// holds the sliver of A and the tile of C, but kc is at least 256: with a
+// 32 KiB L1 (Zen 4) two thirds make 170, and the passes over C that more
+// slices of k take (k = 1024: 7 instead of 4) cost more than reading the
+// sliver partly from L2 (W2's five matmuls 2-3% faster at 256); mc: the packed block of A
 // (mc x kc) fills an eighth of L2, which leaves room for the panel of B
 // and for C. nc bounds the packed panel of B. (On W2's shapes, kc from
 // half of L1 and mc from half of L2 were 5% slower.) mc_whole and
@@ -109,7 +112,7 @@ Blocking blocking_for(const Tile& tile) {
   int64_t l1 = once(l1_bytes, [] { return cache_bytes(_SC_LEVEL1_DCACHE_SIZE, 32 << 10); });
   int64_t l2 = once(l2_bytes, [] { return cache_bytes(_SC_LEVEL2_CACHE_SIZE, 1 << 20); });
   int64_t size = sizeof(T);
-  int64_t kc = std::clamp<int64_t>(l1 * 2 / 3 / (tile.nr * size), 64, 512);
+  int64_t kc = std::clamp<int64_t>(l1 * 2 / 3 / (tile.nr * size), 256, 512);
   int64_t mc = std::max<int64_t>(l2 / 8 / (kc * size) / tile.mr, 1) * tile.mr;
   int64_t nc = 4096 / tile.nr * tile.nr;
   int64_t mc_last = mc + mc / 4 / tile.mr * tile.mr;
