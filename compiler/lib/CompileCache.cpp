@@ -116,6 +116,12 @@ void CompileCache::remove(const std::string& key) const {
   fs::remove(path_of(key), error);
 }
 
+bool CompileCache::touch(const std::string& key) const {
+  std::error_code error;
+  fs::last_write_time(path_of(key), fs::file_time_type::clock::now(), error);
+  return !error;
+}
+
 std::optional<std::string> CompileCache::load(const std::string& key) const {
   fs::path path = path_of(key);
   std::optional<std::string> file = read_file(path);

@@ -7,6 +7,7 @@
 #include "ProgramImpl.h"
 
 #include "adjit/compiler/CompileCache.h"
+#include "adjit/compiler/ProcessCompileCache.h"
 
 #include "adjit/Dialect/AdjitDialect.h"
 #include "adjit/Passes/Pipelines.h"
@@ -548,36 +549,53 @@ Executable Program::compile(Device device) const {
   StagedModule staged(*impl_, for_device);
   if (device.is_cuda())
     return detail::load_onto_gpu(gpu_program_of(staged, *impl_, false), device);
-  // With a compile cache, the machine code of this program for this CPU may
-  // already be on disk. The key is the traced IR and everything that
-  // decides its staged (the pipeline's options, the host CPU, adjit's
-  // build, LLVM's version), so that a hit skips the MLIR passes too.
+  // The machine code of this program for this CPU may already be in this
+  // process (ProcessCompileCache) or on disk (CompileCache). The key is the
+  // traced IR and everything that decides its staged (the pipeline's
+  // options, the host CPU, adjit's build, LLVM's version), so that a hit
+  // skips the MLIR passes too.
   std::string cache_dir = impl_->options.cache_dir.empty()
                               ? CompileCache::directory_from_environment()
                               : impl_->options.cache_dir;
-  std::optional<CompileCache> cache;
+  ProcessCompileCache& in_process = ProcessCompileCache::instance();
+  std::optional<CompileCache> on_disk;
+  if (!cache_dir.empty()) on_disk.emplace(cache_dir);
   std::string key;
-  if (!cache_dir.empty()) {
-    cache.emplace(cache_dir);
+  if (on_disk || in_process.enabled()) {
     key = CompileCache::key({print(*impl_->module), detail::host_target_description(),
                              "tune=" + for_device.tune_cpu, "O3",
                              for_device.threads ? "threads" : "serial",
                              for_device.plan_buffers ? "planned" : "unplanned",
                              for_device.rematerialize ? "remat" : "no-remat"});
-    if (std::optional<std::string> object = cache->load(key)) {
+    // An object that does not load (intact bytes, but no loadable object)
+    // is dropped and compiled afresh.
+    if (ProcessCompileCache::Object object = in_process.load(key)) {
       try {
-        return detail::load_into_jit(*object, impl_->signatures);
+        Executable executable = detail::load_into_jit(*object, impl_->signatures);
+        // The directory keeps what this process compiled, for the next one.
+        if (on_disk && !on_disk->touch(key)) on_disk->store(key, *object);
+        return executable;
       } catch (const CompileError&) {
-        cache->remove(key);  // intact bytes that are no loadable object: compile afresh
+        in_process.remove(key);
+      }
+    }
+    if (std::optional<std::string> object = on_disk ? on_disk->load(key) : std::nullopt) {
+      try {
+        Executable executable = detail::load_into_jit(*object, impl_->signatures);
+        in_process.store(key, std::make_shared<const std::string>(std::move(*object)));
+        return executable;
+      } catch (const CompileError&) {
+        on_disk->remove(key);
       }
     }
   }
   mlir::ModuleOp lowered = staged.advance_to(Stage::llvm);
   NativeModule native(lowered, impl_->signatures, for_device, /*for_this_process=*/true);
-  std::string object = native.machine_code(false);
-  if (cache) cache->store(key, object);
+  auto object = std::make_shared<const std::string>(native.machine_code(false));
+  if (on_disk) on_disk->store(key, *object);
+  if (!key.empty()) in_process.store(key, object);
   mlir::TimingScope scope = native.timing.phase("LLVM: JIT linking");
-  return detail::load_into_jit(object, impl_->signatures);
+  return detail::load_into_jit(*object, impl_->signatures);
 }
 
 namespace detail {

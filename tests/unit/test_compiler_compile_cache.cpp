@@ -6,6 +6,7 @@
 #include "test_support.h"
 
 #include <adjit/compiler/CompileCache.h>
+#include <adjit/compiler/ProcessCompileCache.h>
 
 #include <chrono>
 #include <cstdlib>
@@ -31,9 +32,11 @@ struct CacheDir {
 
 Tensor poly(Tensor x) { return sum(x * x * 3.0 + exp(x)); }
 
-// A fresh jitted function each time (its own in-memory cache), so that only
-// the disk can spare the compilation.
+// A fresh jitted function each time (its own in-memory cache) and the
+// process's compile cache emptied, so that only the disk can spare the
+// compilation.
 double compiled_value(const std::string& dir) {
+  ProcessCompileCache::instance().clear();
   auto f = jit(poly, {.name = "poly", .cache_dir = dir});
   return f(Array::from<float>({0.5f, -1.0f, 2.0f}, {3})).item<float>();
 }

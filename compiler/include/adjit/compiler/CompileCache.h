@@ -36,6 +36,8 @@ class CompileCache {
   /// Stores bytes under `key`, then evicts past the size bound. Failures to
   /// write are ignored: the cache is an optimization.
   void store(const std::string& key, const std::string& bytes) const;
+  /// Marks the entry of `key` used, if there is one; whether there is.
+  bool touch(const std::string& key) const;
   /// Deletes the entry of `key`, if any (an object that would not load).
   void remove(const std::string& key) const;
 
