@@ -102,6 +102,8 @@ TEST_CASE("ad transforms: check_grads order 2 also checks order 1", "[ad][ad-tra
   GradCheckReport right = check_grads([](Tensor a) { return sum(a * a * a); }, {x}, 2);
   INFO(right.summary());
   CHECK(right);
+  bool passed = right;  // converts to bool, as the API contract says
+  CHECK(passed);
   // Order 1 and order 2 comparisons: 2 modes x 3 elements each.
   CHECK(right.checked == 12);
 }

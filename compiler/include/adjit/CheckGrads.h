@@ -24,13 +24,14 @@ struct GradCheckOptions {
   bool forward = true;
 };
 
-/// The outcome of check_grads; converts to bool (passed).
+/// The outcome of check_grads; converts to bool (passed), implicitly, so
+/// that `bool ok = check_grads(f, args);` works as well as `if (report)`.
 struct GradCheckReport {
   bool passed = true;
   int64_t checked = 0;        ///< element comparisons made
   double worst_ratio = 0;     ///< largest error / tolerance (passed iff <= 1)
   std::string worst;          ///< which comparison that was, in words
-  explicit operator bool() const { return passed; }
+  operator bool() const { return passed; }
   /// One line: pass/fail, the worst element (mode, order, argument, index,
   /// analytic and numeric values) and its error against the tolerance.
   std::string summary() const;
