@@ -121,6 +121,23 @@ TEST_CASE("control flow: fori_loop matches a C++ loop, with static and traced bo
     CHECK(mismatch(h2, F64, {4}, w.first, 1e-12) == "");
     CHECK(mismatch(acc2, F64, {}, {w.second}, 1e-12) == "");
   }
+
+  // Bounds of any C++ integer type: a container's size, long long, unsigned.
+  std::vector<int> steps(9);
+  auto sized = jit([&](Tensor h) {
+    return fori_loop(2LL, steps.size(), body, std::make_tuple(h, full({}, 0.0, F64)));
+  });
+  CHECK(mismatch(std::get<0>(sized(h0)), F64, {4}, want.first, 1e-12) == "");
+  auto unsigned_bounds = jit([&](Tensor h) {
+    return fori_loop(uint8_t{2}, 9u, body, std::make_tuple(h, full({}, 0.0, F64)));
+  });
+  CHECK(mismatch(std::get<1>(unsigned_bounds(h0)), F64, {}, {want.second}, 1e-12) == "");
+  auto huge = jit([&](Tensor h) {
+    return fori_loop(0, ~uint64_t{0}, body, std::make_tuple(h, full({}, 0.0, F64)));
+  });
+  std::string error = what_of([&] { huge(h0); });
+  CHECK(contains(error, "the upper bound 18446744073709551615 does not fit in int32"));
+  CHECK(contains(error, "test_compiler_control_flow.cpp"));
 }
 
 TEST_CASE("control flow: fori_loop gradients (matmuls, reductions, nesting, zero trips)",

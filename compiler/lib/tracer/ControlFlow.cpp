@@ -88,6 +88,7 @@ std::optional<int64_t> checkpoint_every(Recorder& r, const LoopOptions& options)
 
 // A 0-d i32 bound: a constant, or a traced integer scalar.
 mlir::Value bound(Recorder& r, const LoopBound& b, const char* which) {
+  if (b.beyond_int64) r.fail(fmt::format("the {} bound {} does not fit in int32", which, *b.beyond_int64));
   if (b.constant) {
     if (*b.constant < std::numeric_limits<int32_t>::min() ||
         *b.constant > std::numeric_limits<int32_t>::max())

@@ -7,17 +7,27 @@
 
 #include "adjit/detail/Transforms.h"
 
+#include <concepts>
 #include <optional>
+#include <utility>
 
 namespace adjit {
 
-/// A loop bound of fori_loop: a C++ integer (a constant of the trace) or a
-/// 0-d integer Tensor (a bound known only at run time).
+/// A loop bound of fori_loop: a C++ integer of any type (a constant of the
+/// trace: `fori_loop(0, v.size(), ...)`) or a 0-d integer Tensor (a bound
+/// known only at run time).
 struct LoopBound {
-  LoopBound(int value) : constant(value) {}
-  LoopBound(int64_t value) : constant(value) {}
+  template <std::integral T>
+    requires(!std::same_as<T, bool>)
+  LoopBound(T value) {
+    if (std::in_range<int64_t>(value))
+      constant = static_cast<int64_t>(value);
+    else
+      beyond_int64 = static_cast<uint64_t>(value);  // reported with the loop's line
+  }
   LoopBound(const Tensor& t) : tensor(&t) {}
   std::optional<int64_t> constant;
+  std::optional<uint64_t> beyond_int64;  ///< an unsigned value past int64
   const Tensor* tensor = nullptr;
 };
 
