@@ -510,8 +510,9 @@ AotOptions AotOptions::named(std::string function_name) const {
   return copy;
 }
 
-AotOptions AotOptions::from_command_line(int argc, char** argv) {
+AotOptions AotOptions::from_command_line(int argc, char** argv, SourceLocation loc) {
   AotOptions options;
+  options.location = loc;
   for (int i = 1; i < argc; ++i) {
     std::string word = argv[i];
     auto value = [&](const std::string& flag) -> std::optional<std::string> {

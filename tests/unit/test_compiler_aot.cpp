@@ -665,6 +665,13 @@ TEST_CASE("aot: clear errors for bad requests", "[compiler][aot]") {
   CHECK(contains(what_of<CompileError>(
                      [&] { aot::compile(on_gpu, options, Array::randn({4}, 1)); }),
                  "supports the cpu target only"));
+  // A trace's error names the line that made the options (compile's
+  // arguments are variadic: no line of its own).
+  std::string mismatch = what_of<TraceError>([&] {
+    aot::compile([](Tensor x, Tensor y) { return x + y; }, options, Array::zeros({3}),
+                 Array::zeros({4}));
+  });
+  CHECK(contains(mismatch, "test_compiler_aot.cpp:"));
   CHECK(dir.files().empty());  // nothing written by a failed request
 }
 

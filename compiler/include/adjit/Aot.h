@@ -42,6 +42,10 @@ struct AotOptions {
   /// Unset, ADJIT_DUMP_DIR (when set) gets the same files named
   /// aot-NAME-01-traced.mlir, ..., aot-NAME-aot.ll.
   std::string dump_dir;
+  /// Where these options were made (their initialization in the caller's
+  /// code, or the line that called from_command_line): compile() names it
+  /// in the errors of its trace, as jit names its own caller's line.
+  SourceLocation location = SourceLocation::current();
 
   /// The same options with another name: one generator compiles several
   /// functions with one set of target options.
@@ -50,7 +54,8 @@ struct AotOptions {
   /// reads `-o DIR`, `--target-cpu=CPU`, `--mattr=FEATURES`, `--tune-cpu=CPU`,
   /// `--threads=N` and `--static-library` from the command line;
   /// RuntimeError on anything else.
-  static AotOptions from_command_line(int argc, char** argv);
+  static AotOptions from_command_line(int argc, char** argv,
+                                      SourceLocation loc = SourceLocation::current());
 };
 
 /// What was written.
@@ -86,8 +91,8 @@ AotResult compile(F f, const AotOptions& options, const Args&... example_args) {
     // Refused by write() as for any donated entry, rather than dropped.
     jit_options.donate = f.options().donate;
   }
-  // No line of the user's to name (SourceLocation{}): compile's arguments are variadic.
-  Lowered lowered = jit(std::move(f), jit_options, SourceLocation{}).lower(example_args...);
+  // compile's arguments are variadic: the options carry the caller's line.
+  Lowered lowered = jit(std::move(f), jit_options, options.location).lower(example_args...);
   return write(lowered, options, {options.name});
 }
 
