@@ -145,7 +145,7 @@ std::optional<std::string> CompileCache::load(const std::string& key) const {
     fs::remove(path, error);  // corrupt, truncated or foreign: compile afresh
     return std::nullopt;
   }
-  fs::last_write_time(path, fs::file_time_type::clock::now(), error);  // recently used
+  touch(key);  // recently used
   return std::string(rest);
 }
 

@@ -569,24 +569,27 @@ Executable Program::compile(Device device) const {
                              for_device.rematerialize ? "remat" : "no-remat"});
     // An object that does not load (intact bytes, but no loadable object)
     // is dropped and compiled afresh.
-    if (ProcessCompileCache::Object object = in_process.load(key)) {
+    auto link = [&](const std::string& object) -> std::optional<Executable> {
       try {
-        Executable executable = detail::load_into_jit(*object, impl_->signatures);
+        return detail::load_into_jit(object, impl_->signatures);
+      } catch (const CompileError&) {
+        return std::nullopt;
+      }
+    };
+    if (ProcessCompileCache::Object object = in_process.load(key)) {
+      if (std::optional<Executable> executable = link(*object)) {
         // The directory keeps what this process compiled, for the next one.
         if (on_disk && !on_disk->touch(key)) on_disk->store(key, *object);
-        return executable;
-      } catch (const CompileError&) {
-        in_process.remove(key);
+        return std::move(*executable);
       }
+      in_process.remove(key);
     }
     if (std::optional<std::string> object = on_disk ? on_disk->load(key) : std::nullopt) {
-      try {
-        Executable executable = detail::load_into_jit(*object, impl_->signatures);
+      if (std::optional<Executable> executable = link(*object)) {
         in_process.store(key, std::make_shared<const std::string>(std::move(*object)));
-        return executable;
-      } catch (const CompileError&) {
-        on_disk->remove(key);
+        return std::move(*executable);
       }
+      on_disk->remove(key);
     }
   }
   mlir::ModuleOp lowered = staged.advance_to(Stage::llvm);
