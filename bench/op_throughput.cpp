@@ -77,9 +77,14 @@ struct Op {
 };
 
 template <class F, class... Args>
-std::function<void()> jitted(F f, Args... args) {
-  auto compiled = adjit::jit(f);
+std::function<void()> jitted_with(adjit::JitOptions options, F f, Args... args) {
+  auto compiled = adjit::jit(f, options);
   return [compiled, args...]() mutable { compiled(args...); };
+}
+
+template <class F, class... Args>
+std::function<void()> jitted(F f, Args... args) {
+  return jitted_with({}, f, args...);
 }
 
 // sum(L(x)^2) for the 5-point Laplacian L over x's interior: its gradient
@@ -105,6 +110,7 @@ std::vector<Op> ops(int64_t n) {
   Array points = Array::randn({n * n / 3, 3}, 9);  // rows of 3 coordinates
   const double points_bytes = 4.0 * (n * n / 3) * 3;
   Array rotation = Array::randn({3, 3}, 10), classifier = Array::randn({n, 10}, 11);
+  Array doubles = Array::randn({n, n / 2}, 12, DType::f64);  // as many bytes as x
   const double k = 4.0 * n, m = n / 4.0;  // tall's rows and columns
   return {
       {"x * 2 + 1", 2 * bytes, 0, jitted([](Tensor a) { return a * 2.0 + 1.0; }, x)},
@@ -128,6 +134,14 @@ std::vector<Op> ops(int64_t n) {
       {"log_softmax along rows of 10", 2 * classes_bytes, 0,
        jitted([](Tensor a) { return adjit::log_softmax(a, -1); }, classes)},
       {"tanh", 2 * bytes, 0, jitted([](Tensor a) { return adjit::tanh(a); }, x)},
+      // f64 transcendentals call glibc's libmvec a register at a time, or
+      // libm an element at a time (JitOptions::vector_math_library).
+      {"f64 tanh", 2 * bytes, 0, jitted([](Tensor a) { return adjit::tanh(a); }, doubles)},
+      {"f64 tanh, libm per element", 2 * bytes, 0,
+       jitted_with({.vector_math_library = false}, [](Tensor a) { return adjit::tanh(a); },
+                   doubles)},
+      {"f64 exp", 2 * bytes, 0, jitted([](Tensor a) { return adjit::exp(a); }, doubles)},
+      {"f64 sin", 2 * bytes, 0, jitted([](Tensor a) { return adjit::sin(a); }, doubles)},
       {"exp over rows of 3", 2 * points_bytes, 0,
        jitted([](Tensor a) { return adjit::exp(a); }, points)},
       {"transpose", 2 * bytes, 0,

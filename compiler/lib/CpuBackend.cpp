@@ -14,6 +14,7 @@
 #include "adjit/runtime/MemRef.h"
 #include "adjit/runtime/Threads.h"
 
+#include <dlfcn.h>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -173,6 +174,24 @@ int64_t vector_register_bits(const llvm::TargetMachine& machine) {
 
 bool has_avx512dq(const llvm::TargetMachine& machine) {
   return machine.getMCSubtargetInfo()->checkFeatures("+avx512dq");
+}
+
+bool has_avx2(const llvm::TargetMachine& machine) {
+  return machine.getMCSubtargetInfo()->checkFeatures("+avx2");
+}
+
+bool vector_math_library_loaded() {
+  // Global, so that the JIT's search of this process finds its symbols; an
+  // x86-64 glibc before 2.35 lacks the tanh that is looked up.
+  static const bool loaded = [] {
+#if defined(__x86_64__) && defined(__GLIBC__)
+    void* library = dlopen("libmvec.so.1", RTLD_NOW | RTLD_GLOBAL);
+    return library && dlsym(library, "_ZGVbN2v_tanh");
+#else
+    return false;
+#endif
+  }();
+  return loaded;
 }
 
 const std::string& host_target_description() {

@@ -41,6 +41,14 @@ int64_t vector_register_bits(const llvm::TargetMachine& machine);
 
 /// Whether `machine` has AVX-512DQ (vrangeps: adjit-avx512-min-max).
 bool has_avx512dq(const llvm::TargetMachine& machine);
+/// Whether `machine` has AVX2 (libmvec's variants for it).
+bool has_avx2(const llvm::TargetMachine& machine);
+
+/// Whether glibc's vector math library (libmvec, glibc 2.35 or later: its
+/// tanh, erf, expm1, ...) is in this process for compiled code to call,
+/// loading it on the first call. Ahead-of-time objects get it through libm
+/// where they link.
+bool vector_math_library_loaded();
 
 /// The host's triple, CPU and features (what its machine code depends on).
 const std::string& host_target_description();

@@ -164,7 +164,8 @@ bool can_hand_on(const std::vector<Array>& inputs, size_t i) {
 }  // namespace
 
 TracedProgram trace_program(const std::string& name, TraceBody body, Device device,
-                            const std::vector<bool>& donated, bool rematerialize) {
+                            const std::vector<bool>& donated, bool rematerialize,
+                            bool vector_math_library) {
   TraceContext trace(name);
   std::vector<size_t> layout;
   auto add_parameter = [&](DType dtype, const Shape& shape) {
@@ -175,6 +176,7 @@ TracedProgram trace_program(const std::string& name, TraceBody body, Device devi
   CompileOptions options = program.options();
   options.target = device.kind();
   options.rematerialize = rematerialize;
+  options.vector_math_library = vector_math_library;
   program.set_options(options);
   if (device.is_cpu() && llvm::is_contained(donated, true)) alias_donated_outputs(program, donated);
   return {std::move(program), std::move(layout)};
@@ -482,8 +484,9 @@ std::shared_ptr<const CompiledFunction> JitCache::lookup(
 
   auto start = std::chrono::steady_clock::now();
   try {
-    auto [program, result_layout] = trace_program(options_.name, body, device, donated,
-                                                        options_.rematerialize);
+    auto [program, result_layout] =
+        trace_program(options_.name, body, device, donated, options_.rematerialize,
+                      options_.vector_math_library);
     if (!options_.cache_dir.empty()) {
       CompileOptions with_cache = program.options();
       with_cache.cache_dir = options_.cache_dir;

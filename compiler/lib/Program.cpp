@@ -159,6 +159,9 @@ mlir::adjit::PipelineOptions pipeline_options(const CompileOptions& options) {
   pipeline.planBuffers = options.plan_buffers;
   pipeline.rematerialize = options.rematerialize;
   pipeline.target = pipeline_target(options.target);
+  pipeline.vectorMathLibrary = options.target == Device::Kind::cpu &&
+                               options.vector_math_library &&
+                               detail::vector_math_library_loaded();
   // Ahead-of-time code for another CPU gets vectors of that CPU's width.
   if (options.target == Device::Kind::cpu &&
       (!options.target_cpu.empty() || !options.target_features.empty())) {
@@ -166,6 +169,7 @@ mlir::adjit::PipelineOptions pipeline_options(const CompileOptions& options) {
         detail::lend_target_machine(options.target_cpu, options.target_features);
     pipeline.vectorBits = detail::vector_register_bits(*machine);
     pipeline.avx512dq = detail::has_avx512dq(*machine);
+    pipeline.avx2 = detail::has_avx2(*machine);
     pipeline.cpu = machine->getTargetCPU().str();
   }
   if (options.target == Device::Kind::cpu && !options.tune_cpu.empty()) {
@@ -566,7 +570,8 @@ Executable Program::compile(Device device) const {
                              "tune=" + for_device.tune_cpu, "O3",
                              for_device.threads ? "threads" : "serial",
                              for_device.plan_buffers ? "planned" : "unplanned",
-                             for_device.rematerialize ? "remat" : "no-remat"});
+                             for_device.rematerialize ? "remat" : "no-remat",
+                             for_device.vector_math_library ? "libmvec" : "libm"});
     // An object that does not load (intact bytes, but no loadable object)
     // is dropped and compiled afresh.
     auto link = [&](const std::string& object) -> std::optional<Executable> {

@@ -1,8 +1,14 @@
+#include "VectorMathLibrary.h"
+
 #include "adjit/Passes/Passes.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/IR/ImplicitLocOpBuilder.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/SymbolTable.h"
-#include "llvm/ADT/TypeSwitch.h"
 
 namespace mlir::adjit {
 #define GEN_PASS_DEF_MATHTOLIBM
@@ -13,49 +19,143 @@ using namespace mlir;
 
 namespace {
 
-// The libm function for `op` on its scalar type, or "" to leave it to LLVM.
+// The libm function of a scalar `op` that needs libm for accuracy, or ""
+// to leave it to LLVM.
 std::string libmName(Operation *op) {
-  Type type = op->getResult(0).getType();
-  if (!type.isF32() && !type.isF64())
+  if (!isa<math::TanhOp, math::ErfOp, math::ExpM1Op, math::Log1pOp, math::SinOp, math::CosOp>(
+          op) ||
+      isa<VectorType>(op->getResult(0).getType()))
     return "";
-  StringRef base = TypeSwitch<Operation *, StringRef>(op)
-                       .Case([](math::TanhOp) { return "tanh"; })
-                       .Case([](math::ErfOp) { return "erf"; })
-                       .Case([](math::ExpM1Op) { return "expm1"; })
-                       .Case([](math::Log1pOp) { return "log1p"; })
-                       .Case([](math::SinOp) { return "sin"; })
-                       .Case([](math::CosOp) { return "cos"; })
-                       .Default([](Operation *) { return ""; });
-  if (base.empty())
-    return "";
-  return type.isF32() ? (base + "f").str() : base.str();
+  return adjit::libmFunction(op);
+}
+
+// The lanes of one register of the vector function ABI's ISA `isa`.
+int64_t registerLanes(char isa, Type element) {
+  int64_t bits = isa == 'e' ? 512 : isa == 'b' ? 128 : 256;
+  return bits / element.getIntOrFloatBitWidth();
+}
+
+// The 1-D vector `op` applies to (each operand's type), if it has one of
+// whole lanes; n-D vectors stay with LLVM.
+VectorType vectorOperandType(Operation *op) {
+  auto type = dyn_cast<VectorType>(op->getResult(0).getType());
+  bool eachLike = llvm::all_of(op->getOperandTypes(), [&](Type t) { return t == type; });
+  return type && type.getRank() == 1 && !type.isScalable() && eachLike ? type : VectorType();
+}
+
+// A pow by 0, 1, 2, -1 or 0.5 (a constant, splat or broadcast), which LLVM
+// computes exactly as C's pow defines it (1, x, x * x, 1 / x, a square root)
+// on vectors as on scalars.
+bool isPowLlvmFolds(Operation *op) {
+  if (!isa<math::PowFOp>(op))
+    return false;
+  Value exponent = op->getOperand(1);
+  if (auto broadcast = exponent.getDefiningOp<vector::BroadcastOp>())
+    exponent = broadcast.getSource();
+  Attribute value;
+  if (!matchPattern(exponent, m_Constant(&value)))
+    return false;
+  if (auto splat = dyn_cast<SplatElementsAttr>(value))
+    value = splat.getSplatValue<Attribute>();
+  auto number = dyn_cast<FloatAttr>(value);
+  return number && llvm::is_contained({0.0, 1.0, 2.0, -1.0, 0.5}, number.getValueAsDouble());
 }
 
 struct MathToLibmPass : adjit::impl::MathToLibmBase<MathToLibmPass> {
+  using MathToLibmBase::MathToLibmBase;
+
   void runOnOperation() override {
-    ModuleOp module = getOperation();
-    SymbolTable symbols(module);
-    SmallVector<Operation *> calls;
-    module.walk([&](Operation *op) {
-      if (op->getNumResults() == 1 && !libmName(op).empty())
-        calls.push_back(op);
+    if (vectorIsa.size() > 1 || (vectorIsa.size() == 1 && !StringRef("bcde").contains(vectorIsa[0]))) {
+      getOperation().emitError() << "adjit-math-to-libm: vector-isa '" << vectorIsa
+                                 << "' is not b, c, d or e";
+      return signalPassFailure();
+    }
+    SymbolTable symbols(getOperation());
+    SmallVector<Operation *> scalars, vectors;
+    getOperation().walk([&](Operation *op) {
+      if (op->getNumResults() != 1)
+        return;
+      if (!libmName(op).empty())
+        scalars.push_back(op);
+      else if (!vectorIsa.empty() && vectorOperandType(op) &&
+               !adjit::vectorMathFunction(op).empty() && !isPowLlvmFolds(op))
+        vectors.push_back(op);
     });
-    for (Operation *op : calls) {
-      std::string name = libmName(op);
-      Type type = op->getResult(0).getType();
-      auto callee = symbols.lookup<func::FuncOp>(name);
-      if (!callee) {
-        OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
-        callee = b.create<func::FuncOp>(op->getLoc(), name,
-                                        b.getFunctionType({type}, {type}));
-        callee.setPrivate();
-        symbols.insert(callee);
-      }
+    for (Operation *op : scalars) {
       OpBuilder b(op);
-      auto call = b.create<func::CallOp>(op->getLoc(), callee, op->getOperands());
-      op->replaceAllUsesWith(call.getResults());
+      op->getResult(0).replaceAllUsesWith(
+          callFunction(b, symbols, op->getLoc(), libmName(op), op->getOperands()));
       op->erase();
     }
+    for (Operation *op : vectors)
+      callPerRegister(symbols, op);
+  }
+
+  // A call of `name` (declared on first use) on operands of one type.
+  static Value callFunction(OpBuilder &b, SymbolTable &symbols, Location loc, StringRef name,
+                            ValueRange operands) {
+    Type type = operands.front().getType();
+    auto callee = symbols.lookup<func::FuncOp>(name);
+    if (!callee) {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToEnd(&symbols.getOp()->getRegion(0).front());
+      SmallVector<Type> parameters(operands.size(), type);
+      callee = b.create<func::FuncOp>(loc, name, b.getFunctionType(parameters, {type}));
+      callee.setPrivate();
+      symbols.insert(callee);
+    }
+    return b.create<func::CallOp>(loc, callee, operands).getResult(0);
+  }
+
+  // A call of libmvec's variant per register of op's vectors
+  // (`_ZGVeN8v_tanh`: ISA e, no mask, 8 lanes, one vector parameter); the
+  // last register's lanes past the vector's end are ones.
+  void callPerRegister(SymbolTable &symbols, Operation *op) {
+    auto type = vectorOperandType(op);
+    Type element = type.getElementType();
+    char isa = vectorIsa[0];
+    int64_t lanes = registerLanes(isa, element), length = type.getDimSize(0);
+    std::string name = ("_ZGV" + Twine(isa) + "N" + Twine(lanes) +
+                        std::string(op->getNumOperands(), 'v') + "_" +
+                        adjit::vectorMathFunction(op))
+                           .str();
+    ImplicitLocOpBuilder b(op->getLoc(), op);
+    auto registerType = VectorType::get({lanes}, element);
+    Value ones;
+    Value result;
+    for (int64_t lane = 0; lane < length; lane += lanes) {
+      int64_t width = std::min(lanes, length - lane);
+      SmallVector<Value> parts;
+      for (Value operand : op->getOperands()) {
+        Value part = width == length ? operand
+                                     : b.create<vector::ExtractStridedSliceOp>(
+                                           operand, ArrayRef<int64_t>{lane},
+                                           ArrayRef<int64_t>{width}, ArrayRef<int64_t>{1});
+        if (width < lanes && !ones)
+          ones = b.create<arith::ConstantOp>(
+              DenseElementsAttr::get(registerType, b.getFloatAttr(element, 1.0)));
+        if (width < lanes)
+          part = b.create<vector::InsertStridedSliceOp>(part, ones, ArrayRef<int64_t>{0},
+                                                        ArrayRef<int64_t>{1});
+        parts.push_back(part);
+      }
+      Value called = callFunction(b, symbols, op->getLoc(), name, parts);
+      if (width < lanes)
+        called = b.create<vector::ExtractStridedSliceOp>(called, ArrayRef<int64_t>{0},
+                                                         ArrayRef<int64_t>{width},
+                                                         ArrayRef<int64_t>{1});
+      if (width == length) {
+        result = called;
+        break;
+      }
+      if (!result)
+        result = b.create<arith::ConstantOp>(
+            DenseElementsAttr::get(type, b.getFloatAttr(element, 0.0)));
+      result = b.create<vector::InsertStridedSliceOp>(called, result, ArrayRef<int64_t>{lane},
+                                                      ArrayRef<int64_t>{1});
+    }
+    op->getResult(0).replaceAllUsesWith(result);
+    op->erase();
   }
 };
 

@@ -198,6 +198,19 @@ void addLoweringToNVVM(OpPassManager &pm, const PipelineOptions &options,
   kernels.addPass(createReconcileUnrealizedCastsPass());
 }
 
+// The x86-64 vector function ABI's ISA letter of libmvec's variant for the
+// target's widest registers, or "" without the library.
+std::string vectorMathIsa(const PipelineOptions &options) {
+  if (!options.vectorMathLibrary)
+    return "";
+  int64_t bits = options.vectorBits > 0 ? options.vectorBits : hostVectorBits();
+  if (bits >= 512)
+    return "e";
+  if (bits >= 256)
+    return options.avx2.value_or(hostHasAvx2()) ? "d" : "c";
+  return "b";
+}
+
 void addLoweringToLLVM(OpPassManager &pm, const PipelineOptions &options,
                        const CanonicalizerFactory &canonicalizer) {
   pm.addPass(createContractionsToCalls());
@@ -232,7 +245,9 @@ void addLoweringToLLVM(OpPassManager &pm, const PipelineOptions &options,
   if (approximations.avx512 && options.avx512dq.value_or(hostHasAvx512Dq()))
     pm.addPass(createAvx512MinMax());
   pm.addPass(createConvertMathToFuncs());
-  pm.addPass(createMathToLibm());
+  MathToLibmOptions libm;
+  libm.vectorIsa = vectorMathIsa(options);
+  pm.addPass(createMathToLibm(libm));
   // After the last canonicalizer: a flat row loop of thousands of ops made
   // its dead-op checks, which walk the loop on every change, quadratic.
   pm.addNestedPass<func::FuncOp>(createPromoteSingleIterationLoops());
@@ -369,6 +384,7 @@ static void addStagePasses(OpPassManager &pm, Stage stage, const PipelineOptions
     if (options.target == Target::cpu) {
       VectorizeOptions vectorize;
       vectorize.vectorBits = options.vectorBits;
+      vectorize.vectorMathLibrary = options.vectorMathLibrary;
       pm.addPass(createVectorize(vectorize));
     }
     return addCleanup(pm, canonicalizer);

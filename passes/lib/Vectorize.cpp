@@ -8,6 +8,7 @@
 // them for the caches.
 
 #include "ContiguousTensors.h"
+#include "VectorMathLibrary.h"
 
 #include "adjit/Passes/Passes.h"
 
@@ -42,6 +43,11 @@ bool hostHasAvx512Dq() {
   static const bool dq = llvm::sys::getHostCPUFeatures().lookup("avx512dq");
   return dq;
 }
+
+bool hostHasAvx2() {
+  static const bool avx2 = llvm::sys::getHostCPUFeatures().lookup("avx2");
+  return avx2;
+}
 } // namespace mlir::adjit
 
 using namespace mlir;
@@ -61,13 +67,15 @@ int64_t storedBits(Type type) { return std::max<int64_t>(type.getIntOrFloatBitWi
 
 // Math ops that become vector code below: f32 ones that adjit-approximate-math
 // turns into polynomials (sin and cos with a libm path for lanes beyond its
-// range), and ones that are one vector instruction (or a few) on every
-// target. The others (f32 pow, every f64 transcendental) are libm calls one
-// element at a time: in vector form LLVM
-// would unroll a call per lane, spilling the other lanes around each, which
-// is no faster than a loop of calls and makes long programs' code (and its
-// compile time) grow far faster than the program.
-bool lowersToVectorCode(Operation *op) {
+// range), ones that are one vector instruction (or a few) on every target,
+// and with a vector math library, those it has. The others are libm calls
+// one element at a time: in vector form LLVM would unroll a call per lane,
+// spilling the other lanes around each, which is no faster than a loop of
+// calls and makes long programs' code (and its compile time) grow far
+// faster than the program.
+bool lowersToVectorCode(Operation *op, bool vectorMathLibrary) {
+  if (vectorMathLibrary && !adjit::vectorMathFunction(op).empty())
+    return true;
   bool f32 = getElementTypeOrSelf(op->getResult(0).getType()).isF32();
   bool approximated = isa<math::TanhOp, math::ErfOp, math::ExpM1Op, math::Log1pOp,
                           math::AtanOp, math::Atan2Op, math::CbrtOp, math::ExpOp,
@@ -150,7 +158,8 @@ struct ArgReduction {
 // innermost loop, and how each output is produced.
 class InnerLoopVectorizer {
 public:
-  InnerLoopVectorizer(linalg::GenericOp op, int64_t vectorBits) : op_(op) {
+  InnerLoopVectorizer(linalg::GenericOp op, int64_t vectorBits, bool vectorMathLibrary)
+      : op_(op), vectorMathLibrary_(vectorMathLibrary) {
     ranges_ = op.getStaticLoopRanges();
     inner_ = ranges_.empty() ? 0 : ranges_.size() - 1;
     if (failed(analyse()))
@@ -558,7 +567,8 @@ private:
         continue;
       }
       bool mappable = isa<arith::ArithDialect>(inner.getDialect()) ||
-                      (isa<math::MathDialect>(inner.getDialect()) && lowersToVectorCode(&inner));
+                      (isa<math::MathDialect>(inner.getDialect()) &&
+                       lowersToVectorCode(&inner, vectorMathLibrary_));
       if (!mappable || !OpTrait::hasElementwiseMappableTraits(&inner) ||
           inner.getNumRegions() != 0)
         return failure();
@@ -1301,6 +1311,7 @@ private:
   }
 
   linalg::GenericOp op_;
+  bool vectorMathLibrary_;
   SmallVector<int64_t> ranges_;
   unsigned inner_ = 0;
   int64_t widestElementBits_ = 8;
@@ -1328,7 +1339,7 @@ struct VectorizePass : adjit::impl::VectorizeBase<VectorizePass> {
     getOperation()->walk([&](linalg::GenericOp op) { generics.push_back(op); });
     IRRewriter rewriter(&getContext());
     for (linalg::GenericOp op : generics) {
-      InnerLoopVectorizer vectorizer(op, bits);
+      InnerLoopVectorizer vectorizer(op, bits, vectorMathLibrary);
       if (vectorizer.applies())
         vectorizer.rewrite(rewriter);
     }

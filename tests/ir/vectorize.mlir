@@ -220,8 +220,10 @@ func.func @f64(%x: tensor<40xf64>) -> tensor<40xf64> {
 // -----
 
 // Left to LLVM: a float sum that may not be reordered, operands read
-// transposed along two different loops (a gather either way), f64 tanh and f32 pow (libm calls, one element at a time: as vectors, a
-// call per lane), bf16, and a contraction served by the GEMM kernels.
+// transposed along two different loops (a gather either way), f64 tanh and
+// f32 pow without `vector-math-library` (libm calls, one element at a time:
+// as vectors, a call per lane; vectorize-math-library.mlir has them with
+// it), bf16, and a contraction served by the GEMM kernels.
 // CHECK-LABEL: func.func @left_alone
 // CHECK-NOT: vector.
 // CHECK-COUNT-6: linalg.generic

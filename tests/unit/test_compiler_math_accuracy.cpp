@@ -440,3 +440,74 @@ TEST_CASE("accuracy of the exact gelu and its derivative", "[math-accuracy]") {
     CHECK(worst_slope <= 1);
   }
 }
+
+// f64 transcendentals and f32 pow call glibc's vector math library, a
+// register of lanes per call, where this process has it
+// (JitOptions::vector_math_library): within 4 ulp of libm's one call per
+// element, at every length (whole registers, and a tail padded to one),
+// with libm's special values.
+namespace {
+
+template <int operands = 1, class F>
+void check_vector_math_library(const char* name, DType dtype, F f, double lo, double hi) {
+  auto vector_math = adjit::jit(f, {.name = "vector_math"});
+  auto libm = adjit::jit(f, {.name = "libm", .vector_math_library = false});
+  const double inf = INFINITY;
+  const std::vector<double> specials{NAN, inf, -inf, 0.0, -0.0, 1e-310, -1e-310, 1e300, -1e300,
+                                     710.0, -746.0, 1.0, -1.0, 0.5};
+  for (int64_t length : {1, 7, 8, 13, 16, 37, 100}) {
+    std::vector<Array> args;
+    for (int k = 0; k < operands; ++k) {
+      std::vector<double> values = uniform_values(length, lo, hi, 7 + k);
+      for (int64_t i = 0; i < length && i < static_cast<int64_t>(specials.size()); ++i)
+        values[i * 7 % length] = specials[(i + 3 * k) % specials.size()];
+      args.push_back(from_doubles(values, {length}, dtype));
+    }
+    std::vector<long double> got, want;
+    if constexpr (operands == 1) {
+      got = to_long_doubles(vector_math(args[0]));
+      want = to_long_doubles(libm(args[0]));
+    } else {
+      got = to_long_doubles(vector_math(args[0], args[1]));
+      want = to_long_doubles(libm(args[0], args[1]));
+    }
+    for (int64_t i = 0; i < length; ++i) {
+      INFO(name << " on " << dtype_name(dtype) << "[" << length << "] at " << i << ": got "
+                << number(got[i]) << ", libm " << number(want[i]));
+      if (std::isnan(want[i]) || std::isinf(want[i]) || want[i] == 0) {
+        CHECK((std::isnan(got[i]) ? std::isnan(want[i]) : got[i] == want[i]));
+        CHECK(std::signbit(got[i]) == std::signbit(want[i]));
+      } else {
+        CHECK(std::fabs(static_cast<double>(got[i] - want[i])) <=
+              4 * ulp_of(static_cast<double>(want[i]), dtype));
+      }
+    }
+  }
+  // On x86-64 glibc 2.35 or later the library's variants are called.
+#if defined(__x86_64__) && defined(__GLIBC__) && (__GLIBC__ > 2 || __GLIBC_MINOR__ >= 35)
+  Array x = from_doubles(uniform_values(64, lo, hi, 1), {64}, dtype);
+  auto llvm_of = [&](const auto& jitted) {
+    if constexpr (operands == 1)
+      return jitted.lower(x).ir("llvm");
+    else
+      return jitted.lower(x, x).ir("llvm");
+  };
+  CHECK(contains(llvm_of(vector_math), "@_ZGV"));
+  CHECK_FALSE(contains(llvm_of(libm), "@_ZGV"));
+#endif
+}
+
+}  // namespace
+
+TEST_CASE("f64 math through the vector math library agrees with libm", "[math-accuracy]") {
+  check_vector_math_library("exp", F64, [](Tensor x) { return exp(x); }, -700, 700);
+  check_vector_math_library("expm1", F64, [](Tensor x) { return expm1(x); }, -40, 40);
+  check_vector_math_library("log", F64, [](Tensor x) { return log(x); }, 1e-300, 1e300);
+  check_vector_math_library("log1p", F64, [](Tensor x) { return log1p(x); }, -0.999, 1e10);
+  check_vector_math_library("tanh", F64, [](Tensor x) { return tanh(x); }, -20, 20);
+  check_vector_math_library("erf", F64, [](Tensor x) { return erf(x); }, -6, 6);
+  check_vector_math_library("sin", F64, [](Tensor x) { return sin(x); }, -1e6, 1e6);
+  check_vector_math_library("cos", F64, [](Tensor x) { return cos(x); }, -100, 100);
+  check_vector_math_library<2>("pow", F64, [](Tensor x, Tensor y) { return pow(x, y); }, 0, 10);
+  check_vector_math_library<2>("pow", F32, [](Tensor x, Tensor y) { return pow(x, y); }, 0, 10);
+}

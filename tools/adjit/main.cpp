@@ -97,6 +97,11 @@ cl::opt<bool> no_remat("no-remat",
                                 "elementwise ones in the backward pass"),
                        cl::sub(compile_command), cl::sub(run_command), cl::sub(aot_command),
                        cl::cat(adjit_options));
+cl::opt<bool> no_vector_math_library(
+    "no-vector-math-library",
+    cl::desc("f64 transcendentals and f32 pow call libm one element at a time\n"
+             "instead of glibc's vector math library (libmvec)"),
+    cl::sub(compile_command), cl::sub(run_command), cl::sub(aot_command), cl::cat(adjit_options));
 
 // adjit run
 cl::opt<std::string> run_entry(
@@ -177,6 +182,7 @@ int compile() {
   options.print_ir_after_all = print_ir_after_all;
   options.timing = timing;
   options.rematerialize = !no_remat;
+  options.vector_math_library = !no_vector_math_library;
   options.target_cpu = target_cpu;
   options.target_features = target_features;
   options.tune_cpu = tune_cpu;
@@ -204,6 +210,7 @@ int run() {
   adjit::CompileOptions options;
   options.target = device.kind();
   options.rematerialize = !no_remat;
+  options.vector_math_library = !no_vector_math_library;
   adjit::Executable executable = adjit::Program::parse_file(input_file, options).compile(device);
   for (adjit::Array& input : inputs) input = input.to(device);
   std::string entry = run_entry;
@@ -244,6 +251,7 @@ int aot() {
   if (!given(aot_output)) throw adjit::Error("aot needs an output directory: -o DIR");
   adjit::CompileOptions compile_options;
   compile_options.rematerialize = !no_remat;
+  compile_options.vector_math_library = !no_vector_math_library;
   adjit::Program program = adjit::Program::parse_file(input_file, compile_options);
   adjit::aot::AotOptions options;
   options.output_dir = aot_output;

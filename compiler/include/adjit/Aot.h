@@ -78,7 +78,7 @@ AotResult write(const Program& program, const AotOptions& options,
 /// value_and_grad(f), a training step with a GradientTape) at the signature
 /// of `example_args` (Arrays, structures of them, and static values, as for
 /// jit) and writes NAME.o and NAME.h for it. A jitted `f` keeps its
-/// device and rematerialization: one jitted for a GPU is a CompileError, as
+/// device, rematerialization and vector math library: one jitted for a GPU is a CompileError, as
 /// for write.
 template <class F, class... Args>
 AotResult compile(F f, const AotOptions& options, const Args&... example_args) {
@@ -88,6 +88,7 @@ AotResult compile(F f, const AotOptions& options, const Args&... example_args) {
     // Traced inline below, it would silently become other code.
     jit_options.device = f.options().device;
     jit_options.rematerialize = f.options().rematerialize;
+    jit_options.vector_math_library = f.options().vector_math_library;
     // Refused by write() as for any donated entry, rather than dropped.
     jit_options.donate = f.options().donate;
   }

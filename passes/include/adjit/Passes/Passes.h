@@ -34,6 +34,8 @@ int64_t hostVectorBits();
 bool hostHasFusedMultiplyAdd();
 /// Whether the host has AVX-512DQ (vrangeps: adjit-avx512-min-max).
 bool hostHasAvx512Dq();
+/// Whether the host has AVX2 (libmvec's 256-bit variants for it, `d`).
+bool hostHasAvx2();
 /// Whether the CPU that LLVM calls `cpu` divides vectors slowly against its
 /// multiplies, so that adjit-approximate-math's `one-division` pays: Intel
 /// cores (a 16-lane division every 10 cycles, 20 FMA slots), not AMD Zen

@@ -72,6 +72,13 @@ struct PipelineOptions {
   std::string cpu;
   /// cpu: whether the target has AVX-512DQ (unset: whether the host has).
   std::optional<bool> avx512dq;
+  /// cpu: whether the target has AVX2 (unset: whether the host has).
+  std::optional<bool> avx2;
+  /// cpu: vectors of f64 transcendentals and f32 pow call glibc's vector
+  /// math library (libmvec, glibc 2.35 or later; the caller checks that
+  /// the code will find it), in its variant for the target's widest
+  /// registers; false: such loops stay scalar, one libm call per element.
+  bool vectorMathLibrary = false;
 };
 
 inline constexpr Stage kAllStages[] = {
