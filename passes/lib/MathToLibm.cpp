@@ -4,8 +4,8 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/ImplicitLocOpBuilder.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/SymbolTable.h"
@@ -35,8 +35,8 @@ int64_t registerLanes(char isa, Type element) {
   return bits / element.getIntOrFloatBitWidth();
 }
 
-// The 1-D vector `op` applies to (each operand's type), if it has one of
-// whole lanes; n-D vectors stay with LLVM.
+// The 1-D vector type of `op`'s result and operands, where they all have
+// it; n-D vectors stay with LLVM.
 VectorType vectorOperandType(Operation *op) {
   auto type = dyn_cast<VectorType>(op->getResult(0).getType());
   bool eachLike = llvm::all_of(op->getOperandTypes(), [&](Type t) { return t == type; });
@@ -65,7 +65,8 @@ struct MathToLibmPass : adjit::impl::MathToLibmBase<MathToLibmPass> {
   using MathToLibmBase::MathToLibmBase;
 
   void runOnOperation() override {
-    if (vectorIsa.size() > 1 || (vectorIsa.size() == 1 && !StringRef("bcde").contains(vectorIsa[0]))) {
+    if (vectorIsa.size() > 1 ||
+        (vectorIsa.size() == 1 && !StringRef("bcde").contains(vectorIsa[0]))) {
       getOperation().emitError() << "adjit-math-to-libm: vector-isa '" << vectorIsa
                                  << "' is not b, c, d or e";
       return signalPassFailure();
