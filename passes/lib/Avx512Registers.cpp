@@ -22,20 +22,35 @@ bool adjit::isRegistersOfF32OrF64(Type type) {
 }
 
 Value adjit::eachRegister(ImplicitLocOpBuilder &b, Value into, ValueRange operands,
-                          function_ref<Value(ArrayRef<Value>)> perRegister) {
+                          function_ref<Value(ArrayRef<Value>)> perRegister,
+                          int64_t registerLanes, Value padding) {
   auto type = cast<VectorType>(into.getType());
-  int64_t lanes = type.getDimSize(0), registerLanes = zmmLanes(type.getElementType());
+  int64_t lanes = type.getDimSize(0);
+  if (registerLanes == 0)
+    registerLanes = zmmLanes(type.getElementType());
   if (lanes == registerLanes)
     return perRegister(llvm::to_vector(operands));
+  auto slice = [&](Value vector, int64_t offset, int64_t size) -> Value {
+    return b.create<vector::ExtractStridedSliceOp>(vector, ArrayRef<int64_t>{offset},
+                                                   ArrayRef<int64_t>{size}, ArrayRef<int64_t>{1});
+  };
+  auto insert = [&](Value part, Value vector, int64_t offset) -> Value {
+    return b.create<vector::InsertStridedSliceOp>(part, vector, ArrayRef<int64_t>{offset},
+                                                  ArrayRef<int64_t>{1});
+  };
   Value result = into;
   for (int64_t lane = 0; lane < lanes; lane += registerLanes) {
+    int64_t width = std::min(registerLanes, lanes - lane);
+    assert((width == registerLanes || padding) && "a partial register needs padding");
     SmallVector<Value> parts;
-    for (Value operand : operands)
-      parts.push_back(b.create<vector::ExtractStridedSliceOp>(
-          operand, ArrayRef<int64_t>{lane}, ArrayRef<int64_t>{registerLanes}, ArrayRef<int64_t>{1}));
-    result = b.create<vector::InsertStridedSliceOp>(perRegister(parts), result,
-                                                    ArrayRef<int64_t>{lane},
-                                                    ArrayRef<int64_t>{1});
+    for (Value operand : operands) {
+      Value part = width == lanes ? operand : slice(operand, lane, width);
+      parts.push_back(width < registerLanes ? insert(part, padding, 0) : part);
+    }
+    Value computed = perRegister(parts);
+    if (width < registerLanes)
+      computed = slice(computed, 0, width);
+    result = width == lanes ? computed : insert(computed, result, lane);
   }
   return result;
 }

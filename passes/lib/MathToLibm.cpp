@@ -1,3 +1,4 @@
+#include "Avx512Registers.h"
 #include "VectorMathLibrary.h"
 
 #include "adjit/Passes/Passes.h"
@@ -121,40 +122,14 @@ struct MathToLibmPass : adjit::impl::MathToLibmBase<MathToLibmPass> {
                         adjit::vectorMathFunction(op))
                            .str();
     ImplicitLocOpBuilder b(op->getLoc(), op);
-    auto registerType = VectorType::get({lanes}, element);
     Value ones;
-    Value result;
-    for (int64_t lane = 0; lane < length; lane += lanes) {
-      int64_t width = std::min(lanes, length - lane);
-      SmallVector<Value> parts;
-      for (Value operand : op->getOperands()) {
-        Value part = width == length ? operand
-                                     : b.create<vector::ExtractStridedSliceOp>(
-                                           operand, ArrayRef<int64_t>{lane},
-                                           ArrayRef<int64_t>{width}, ArrayRef<int64_t>{1});
-        if (width < lanes && !ones)
-          ones = b.create<arith::ConstantOp>(
-              DenseElementsAttr::get(registerType, b.getFloatAttr(element, 1.0)));
-        if (width < lanes)
-          part = b.create<vector::InsertStridedSliceOp>(part, ones, ArrayRef<int64_t>{0},
-                                                        ArrayRef<int64_t>{1});
-        parts.push_back(part);
-      }
-      Value called = callFunction(b, symbols, op->getLoc(), name, parts);
-      if (width < lanes)
-        called = b.create<vector::ExtractStridedSliceOp>(called, ArrayRef<int64_t>{0},
-                                                         ArrayRef<int64_t>{width},
-                                                         ArrayRef<int64_t>{1});
-      if (width == length) {
-        result = called;
-        break;
-      }
-      if (!result)
-        result = b.create<arith::ConstantOp>(
-            DenseElementsAttr::get(type, b.getFloatAttr(element, 0.0)));
-      result = b.create<vector::InsertStridedSliceOp>(called, result, ArrayRef<int64_t>{lane},
-                                                      ArrayRef<int64_t>{1});
-    }
+    if (length % lanes != 0)
+      ones = b.create<arith::ConstantOp>(DenseElementsAttr::get(
+          VectorType::get({lanes}, element), b.getFloatAttr(element, 1.0)));
+    Value result = adjit::eachRegister(
+        b, op->getOperand(0), op->getOperands(),
+        [&](ArrayRef<Value> parts) { return callFunction(b, symbols, op->getLoc(), name, parts); },
+        lanes, ones);
     op->getResult(0).replaceAllUsesWith(result);
     op->erase();
   }

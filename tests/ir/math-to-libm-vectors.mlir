@@ -64,9 +64,9 @@ func.func @each_function(%x: vector<8xf64>, %y: vector<8xf64>)
 // A vector's last lanes short of a register run in a register filled up
 // with ones (harmless arguments for every function).
 // CHECK-LABEL: func.func @remainder
+// CHECK:       %[[ONES:.*]] = arith.constant dense<1.000000e+00> : vector<8xf64>
 // CHECK:       call @_ZGVeN8v_log({{.*}}) : (vector<8xf64>)
 // CHECK:       %[[TAIL:.*]] = vector.extract_strided_slice %arg0 {offsets = [8], sizes = [5], strides = [1]}
-// CHECK:       %[[ONES:.*]] = arith.constant dense<1.000000e+00> : vector<8xf64>
 // CHECK:       %[[PADDED:.*]] = vector.insert_strided_slice %[[TAIL]], %[[ONES]] {offsets = [0], strides = [1]} : vector<5xf64> into vector<8xf64>
 // CHECK:       %[[LOGS:.*]] = call @_ZGVeN8v_log(%[[PADDED]])
 // CHECK:       %[[FIVE:.*]] = vector.extract_strided_slice %[[LOGS]] {offsets = [0], sizes = [5], strides = [1]}
