@@ -582,6 +582,41 @@ TEST_CASE("aot: target CPU and features", "[compiler][aot]") {
                  "unknown target feature '+avx9000'"));
 }
 
+// f64 transcendentals call glibc's libmvec in the variant of the target's
+// widest registers, with the vector function ABI's registers (xmm, ymm,
+// zmm), and link through -lm; a 37-lane vector's last lanes run padded.
+TEST_CASE("aot: f64 math calls libmvec's variant of the target CPU", "[compiler][aot]") {
+#if defined(__x86_64__) && defined(__GLIBC__) && (__GLIBC__ > 2 || __GLIBC_MINOR__ >= 35)
+  ScratchDir dir("adjit-aot");
+  auto f = [](Tensor x, Tensor y) { return tanh(x) + exp(x) * sin(x) + pow(y, x); };
+  Array x = Array::uniform({37}, 3, -8, 8, DType::f64), y = Array::uniform({37}, 4, 0.5, 4, DType::f64);
+  Array want = jit(f)(x, y);
+  using Variant = std::pair<const char*, const char*>;  // a target CPU, libmvec's prefix
+  for (auto [cpu, variant] : {Variant{"x86-64", "_ZGVbN2v"}, Variant{"sandybridge", "_ZGVcN4v"},
+                              Variant{"x86-64-v3", "_ZGVdN4v"},
+                              Variant{"skylake-avx512", "_ZGVeN8v"}}) {
+    INFO(cpu);
+    AotOptions options = options_in(dir, std::string("libmvec_") + variant[4]);
+    options.target_cpu = cpu;
+    options.dump_dir = dir.file(options.name);
+    AotResult aot = aot::compile(f, options, x, y);
+    std::string ir = read_file(dir.file(options.name + "/aot.ll"));
+    for (const char* function : {"_tanh", "_exp", "_sin", "v_pow"})
+      CHECK(contains(ir, "@" + std::string(variant) + function));
+    // Only where this CPU runs the target's instructions.
+    if (std::string(cpu) == "skylake-avx512" && !__builtin_cpu_supports("avx512f")) continue;
+    if (std::string(cpu) == "x86-64-v3" && !__builtin_cpu_supports("avx2")) continue;
+    CHECK(mismatch(run_aot(dir, aot, {x, y}).at(0), want, 1e-14) == "");
+  }
+  AotOptions options = options_in(dir, "libm_per_element");
+  options.dump_dir = dir.file("libm_per_element");
+  aot::compile(jit(f, {.vector_math_library = false}), options, x, y);
+  CHECK_FALSE(contains(read_file(dir.file("libm_per_element/aot.ll")), "@_ZGV"));
+#else
+  WARN("skipped: no x86-64 glibc 2.35 or later, whose libmvec the code would call");
+#endif
+}
+
 // Tuning chooses among code for the same functions: W1's tanh and sigmoid
 // of one operand share one division when tuned for an Intel core (slow
 // division), keep two for Zen; with AVX-512's table and without it (AVX2
