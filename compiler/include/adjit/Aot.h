@@ -78,8 +78,8 @@ AotResult write(const Program& program, const AotOptions& options,
 /// value_and_grad(f), a training step with a GradientTape) at the signature
 /// of `example_args` (Arrays, structures of them, and static values, as for
 /// jit) and writes NAME.o and NAME.h for it. A jitted `f` keeps its
-/// device, rematerialization and vector math library: one jitted for a GPU is a CompileError, as
-/// for write.
+/// device, rematerialization and vector math library setting: one jitted
+/// for a GPU is a CompileError, as for write.
 template <class F, class... Args>
 AotResult compile(F f, const AotOptions& options, const Args&... example_args) {
   JitOptions jit_options;
