@@ -112,6 +112,11 @@ std::vector<Op> ops(int64_t n) {
   Array rotation = Array::randn({3, 3}, 10), classifier = Array::randn({n, 10}, 11);
   Array doubles = Array::randn({n, n / 2}, 12, DType::f64);  // as many bytes as x
   const double k = 4.0 * n, m = n / 4.0;  // tall's rows and columns
+  // Attention's projections as their reshape leaves them: [batch 8, time
+  // n / 4, heads 8, depth 64] (4 MiB at n = 1024).
+  const int64_t time = n / 4;
+  Array queries = Array::randn({8, time, 8, 64}, 13), keys = Array::randn({8, time, 8, 64}, 14);
+  const double attention_flops = 2.0 * 8 * 8 * time * time * 64;
   return {
       {"x * 2 + 1", 2 * bytes, 0, jitted([](Tensor a) { return a * 2.0 + 1.0; }, x)},
       {"x + y", 3 * bytes, 0, jitted([](Tensor a, Tensor b) { return a + b; }, x, y)},
@@ -172,6 +177,14 @@ std::vector<Op> ops(int64_t n) {
        jitted([](Tensor a, Tensor b) { return adjit::matmul(a, b); }, x, y)},
       {"matmul a^T b, k = 4n", 0, 2.0 * m * k * m,
        jitted([](Tensor a) { return adjit::matmul(adjit::transpose(a), a); }, tall)},
+      // Batch and heads are two batch loops whose strides do not merge.
+      {"attention scores q k^T", 0, attention_flops,
+       jitted(
+           [](Tensor q, Tensor k) {
+             return adjit::matmul(adjit::transpose(q, {0, 2, 1, 3}),
+                                  adjit::transpose(k, {0, 2, 3, 1}));
+           },
+           queries, keys)},
   };
 }
 

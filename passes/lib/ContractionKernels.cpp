@@ -32,8 +32,12 @@ constexpr StringLiteral kOverwriteSuffix = "_overwrite";
 
 // The loops of a contraction C[b, i, j] += A[b, i, p] * B[b, p, j], each
 // operand indexing any order of its loops; -1 for an absent batch, i or j.
+// The kernel takes one batch loop; further batch loops (attention's batch
+// and heads, whose strides need not merge into one) are `outerBatches`,
+// run as loops around the call.
 struct GemmLoops {
   int64_t batch = -1, i = -1, j = -1, p = -1;
+  SmallVector<int64_t, 2> outerBatches;
 };
 
 bool isBlockArgument(Value v, Block &body, unsigned index) {
@@ -67,7 +71,8 @@ bool isMultiplyAccumulate(linalg::GenericOp op) {
 constexpr int64_t kMinKernelWork = 4096;
 
 // The GEMM kernel for this generic, or nothing: f32/f64 throughout, one
-// reduction loop, one row and one column loop, at most one batch loop.
+// reduction loop, one row and one column loop, any number of batch loops
+// (the longest goes to the kernel, the others to `outerBatches`).
 // Matrix-vector products and batched dot products (no row or no column
 // loop) stay loop nests: they are bound by memory, and the kernel's
 // register tile would be mostly padding.
@@ -88,21 +93,23 @@ std::optional<std::pair<StringRef, GemmLoops>> matchGemm(linalg::GenericOp op) {
   if (!llvm::all_of(maps, [](AffineMap m) { return m.isProjectedPermutation(); }))
     return std::nullopt;
   GemmLoops loops;
+  SmallVector<int64_t> batches;
   for (auto [d, iterator] : llvm::enumerate(op.getIteratorTypesArray())) {
     auto uses = [&, d = d](AffineMap m) {
       return m.isFunctionOfDim(d);
     };
     bool inLhs = uses(maps[0]), inRhs = uses(maps[1]), inResult = uses(maps[2]);
+    if (iterator == utils::IteratorType::parallel && inLhs && inRhs && inResult) {
+      batches.push_back(d);
+      continue;
+    }
     int64_t *slot;
     if (iterator == utils::IteratorType::reduction)
       slot = inLhs && inRhs && !inResult ? &loops.p : nullptr;
     else if (!inResult)
       slot = nullptr;
     else
-      slot = inLhs && inRhs ? &loops.batch
-             : inLhs        ? &loops.i
-             : inRhs        ? &loops.j
-                            : nullptr;
+      slot = inLhs ? &loops.i : inRhs ? &loops.j : nullptr;
     if (!slot || *slot >= 0)
       return std::nullopt;
     *slot = d;
@@ -110,6 +117,19 @@ std::optional<std::pair<StringRef, GemmLoops>> matchGemm(linalg::GenericOp op) {
   if (loops.p < 0 || loops.i < 0 || loops.j < 0)
     return std::nullopt;
   SmallVector<int64_t> extents = op.getStaticLoopRanges();
+  // The kernel splits its batch over threads: it takes the longest one
+  // (a dynamic one counts as longest), the last of equals.
+  for (int64_t d : batches) {
+    auto longer = [&](int64_t x, int64_t y) {
+      return ShapedType::isDynamic(extents[x]) ||
+             (!ShapedType::isDynamic(extents[y]) && extents[x] >= extents[y]);
+    };
+    if (loops.batch < 0 || longer(d, loops.batch))
+      loops.batch = d;
+  }
+  for (int64_t d : batches)
+    if (d != loops.batch)
+      loops.outerBatches.push_back(d);
   bool dynamic = false;
   int64_t work = 1;
   for (int64_t d : {loops.i, loops.j, loops.p}) {
@@ -280,23 +300,32 @@ struct SelectKernelsPass : adjit::impl::SelectKernelsBase<SelectKernelsPass> {
 struct CallBuilder {
   OpBuilder &b;
   Location loc;
+  // The loops around the call for the batch loops the kernel does not take:
+  // (loop of the generic, induction variable).
+  SmallVector<std::pair<int64_t, Value>, 2> outerIndices;
 
   Value i64(Value index) {
     return b.create<arith::IndexCastOp>(loc, b.getI64Type(), index);
   }
 
-  // Appends where an operand's data starts and its stride along each of
-  // `loops` (0 for an absent loop or one the operand does not vary along).
+  // Appends where an operand's data starts (at the outer batch indices)
+  // and its stride along each of `loops` (0 for an absent loop or one the
+  // operand does not vary along).
   void appendOperand(SmallVector<Value> &arguments, linalg::GenericOp op,
                      OpOperand &operand, ArrayRef<int64_t> loops) {
     Value memref = operand.get();
     auto metadata = b.create<memref::ExtractStridedMetadataOp>(loc, memref);
     Value base = b.create<memref::ExtractAlignedPointerAsIndexOp>(loc, memref);
-    int64_t bytes = cast<MemRefType>(memref.getType()).getElementTypeBitWidth() / 8;
-    Value offsetBytes = b.create<arith::MulIOp>(
-        loc, metadata.getOffset(), b.create<arith::ConstantIndexOp>(loc, bytes));
-    arguments.push_back(i64(b.create<arith::AddIOp>(loc, base, offsetBytes)));
     AffineMap map = op.getMatchingIndexingMap(&operand);
+    Value offset = metadata.getOffset();
+    for (auto [loop, index] : outerIndices)
+      if (std::optional<unsigned> position = map.getResultPosition(b.getAffineDimExpr(loop)))
+        offset = b.create<arith::AddIOp>(
+            loc, offset, b.create<arith::MulIOp>(loc, index, metadata.getStrides()[*position]));
+    int64_t bytes = cast<MemRefType>(memref.getType()).getElementTypeBitWidth() / 8;
+    Value offsetBytes =
+        b.create<arith::MulIOp>(loc, offset, b.create<arith::ConstantIndexOp>(loc, bytes));
+    arguments.push_back(i64(b.create<arith::AddIOp>(loc, base, offsetBytes)));
     for (int64_t loop : loops) {
       std::optional<unsigned> position =
           loop < 0 ? std::nullopt
@@ -373,7 +402,17 @@ struct ContractionsToCallsPass
       auto [kernel, loops] = *gemm;
       bool overwrite = adjit::absorbZeroFill(op);
       OpBuilder b(op);
-      CallBuilder call{b, op.getLoc()};
+      CallBuilder call{b, op.getLoc(), {}};
+      // One call per element of the outer batch loops, each at its offsets.
+      for (int64_t d : loops.outerBatches) {
+        Value zero = b.create<arith::ConstantIndexOp>(op.getLoc(), 0);
+        Value one = b.create<arith::ConstantIndexOp>(op.getLoc(), 1);
+        Value extent = b.create<arith::IndexCastOp>(op.getLoc(), b.getIndexType(),
+                                                    call.extent(op, d));
+        auto loop = b.create<scf::ForOp>(op.getLoc(), zero, extent, one);
+        b.setInsertionPoint(loop.getBody()->getTerminator());
+        call.outerIndices.emplace_back(d, loop.getInductionVar());
+      }
       SmallVector<Value> arguments{call.extent(op, loops.batch),
                                    call.extent(op, loops.i),
                                    call.extent(op, loops.j),
@@ -396,7 +435,7 @@ std::optional<adjit::LibraryGemm> adjit::matchLibraryGemm(linalg::GenericOp op) 
   if (!call || !call->starts_with(kGemmPrefix) || !op.hasPureBufferSemantics())
     return std::nullopt;
   auto gemm = matchGemm(op);
-  if (!gemm)
+  if (!gemm || !gemm->second.outerBatches.empty())
     return std::nullopt;
   GemmLoops loops = gemm->second;
   SmallVector<int64_t> extents = op.getStaticLoopRanges();

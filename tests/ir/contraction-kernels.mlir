@@ -45,6 +45,34 @@ func.func @batched(%x: tensor<3x16x32xf64>, %y: tensor<3x32x20xf64>) -> tensor<3
 
 // -----
 
+// Attention's scores q k^T with q and k laid out [batch, time, heads, depth]:
+// two batch loops whose strides do not merge. The kernel takes the longer
+// (heads, 3), a loop around the call the other (batch, 2), offsetting each
+// operand's address by its batch stride in bytes.
+// FUSED-LABEL: func.func @attention_scores
+// FUSED: iterator_types = ["parallel", "parallel", "parallel", "reduction", "parallel"], library_call = "adjit_gemm_f32"
+// CALL-LABEL: func.func @attention_scores
+// CALL-SAME: (%[[Q:.*]]: memref<2x70x3x9xf32>, %[[K:.*]]: memref<2x70x3x9xf32>, %[[S:.*]]: memref<2x3x70x70xf32>)
+// CALL-DAG: %[[HEADS:.*]] = arith.constant 3 : i64
+// CALL-DAG: %[[QK_BATCH_BYTES:.*]] = arith.constant 7560 : index
+// CALL-DAG: %[[S_BATCH_BYTES:.*]] = arith.constant 58800 : index
+// CALL-DAG: %[[TWO:.*]] = arith.constant 2 : index
+// CALL: scf.for %[[B:.*]] = %{{.*}} to %[[TWO]]
+// CALL: %[[QBASE:.*]] = memref.extract_aligned_pointer_as_index %[[Q]]
+// CALL: %[[QOFF:.*]] = arith.muli %[[B]], %[[QK_BATCH_BYTES]]
+// CALL: arith.addi %[[QBASE]], %[[QOFF]]
+// CALL: %[[SBASE:.*]] = memref.extract_aligned_pointer_as_index %[[S]]
+// CALL: %[[SOFF:.*]] = arith.muli %[[B]], %[[S_BATCH_BYTES]]
+// CALL: arith.addi %[[SBASE]], %[[SOFF]]
+// CALL: call @adjit_gemm_f32(%[[HEADS]],
+// CALL-NEXT: }
+func.func @attention_scores(%q: tensor<2x70x3x9xf32>, %k: tensor<2x70x3x9xf32>) -> tensor<2x3x70x70xf32> {
+  %0 = adjit.dot_general %q, %k, batch = [0, 2] x [0, 2], contract = [3] x [3] : (tensor<2x70x3x9xf32>, tensor<2x70x3x9xf32>) -> tensor<2x3x70x70xf32>
+  return %0 : tensor<2x3x70x70xf32>
+}
+
+// -----
+
 // Not served by the kernels, so they stay loop nests: integer contractions,
 // contractions over two dimensions at once, matrix-vector products (memory
 // bound; the register tile would be mostly padding), and matmuls too small

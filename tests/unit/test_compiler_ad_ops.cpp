@@ -299,6 +299,11 @@ TEST_CASE("ad ops: matmul 2-D, batched, broadcast batch and 1-D", "[ad][ad-ops]"
     expect_grads("[700,3]@[3,3] (narrow kernels)", FN(matmul(x[0], x[1])), {u({700, 3}), u({3, 3})});
     expect_grads("[40,64]@[64,10] (narrow kernels)", FN(matmul(x[0], x[1])),
                  {u({40, 64}), u({64, 10})});
+    // Attention's scores: batch and heads are two batch loops whose strides
+    // do not merge (the kernel takes one, a loop around the call the other).
+    expect_grads("q k^T, [batch, time, heads, depth] (two batch loops)",
+                 FN(matmul(transpose(x[0], {0, 2, 1, 3}), transpose(x[1], {0, 2, 3, 1}))),
+                 {u({2, 24, 3, 8}), u({2, 24, 3, 8})});
   }
 }
 

@@ -1065,6 +1065,55 @@ TEST_CASE("tracer ops: matmul of transposed operands reads them in place", "[tra
   }
 }
 
+TEST_CASE("tracer ops: matmul with several batch dimensions (attention's batch and heads)",
+          "[tracer][ops]") {
+  // Scores q k^T and the attention-weighted values, with q, k, v laid out
+  // [batch, time, heads, depth] as a projection's reshape leaves them: the
+  // transposes fold into the contraction, whose two batch loops then have
+  // strides that do not merge. The GEMM kernel takes one, a loop around its
+  // call the other. Also a contiguous 4-D product and a broadcast batch.
+  auto f = adjit::jit(
+      [](Tensor q, Tensor k, Tensor v, Tensor a, Tensor b, Tensor c) {
+        Tensor qh = transpose(q, {0, 2, 1, 3}), kh = transpose(k, {0, 2, 3, 1});
+        Tensor scores = matmul(qh, kh);
+        return std::vector<Tensor>{scores, matmul(scores, transpose(v, {0, 2, 1, 3})),
+                                   matmul(a, b), matmul(c, b)};
+      },
+      {.name = "multi_batch_matmul"});
+  const Shape qs{2, 70, 3, 9}, as{2, 3, 40, 50}, bs{2, 3, 50, 30}, cs{2, 1, 40, 50};
+  for (DType dt : {F32, F64}) {
+    INFO("dtype " << dtype_name(dt));
+    Array q = Array::randn(qs, 621, dt), k = Array::randn(qs, 622, dt),
+          v = Array::randn(qs, 623, dt), a = Array::randn(as, 624, dt),
+          b = Array::randn(bs, 625, dt), c = Array::randn(cs, 626, dt);
+    // Every product runs on the kernels: no contraction is left a loop nest.
+    auto occurrences = [](const std::string& text, const std::string& what) {
+      size_t n = 0;
+      for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+      return n;
+    };
+    auto lowered = f.lower(q, k, v, a, b, c);
+    CHECK(occurrences(lowered.ir("fused"), "library_call") == 4);
+    CHECK(occurrences(lowered.ir("llvm"), "call @adjit_gemm_") == 4);
+    std::vector<Array> r = f(q, k, v, a, b, c);
+    REQUIRE(r.size() == 4);
+    Shape qh_shape, kh_shape, vh_shape;
+    Vec qh = transpose_ref(values(q), qs, {0, 2, 1, 3}, qh_shape),
+        kh = transpose_ref(values(k), qs, {0, 2, 3, 1}, kh_shape),
+        vh = transpose_ref(values(v), qs, {0, 2, 1, 3}, vh_shape);
+    Tol ac = accumulate_tol(dt);
+    auto [scores, scores_shape] = matmul_ref(qh, qh_shape, kh, kh_shape);
+    CHECK_ARRAY("q k^T", r[0], dt, scores_shape, scores, ac);
+    // The product of computed scores: compare against the computed ones.
+    auto [weighted, weighted_shape] = matmul_ref(values(r[0]), scores_shape, vh, vh_shape);
+    CHECK_ARRAY("scores v", r[1], dt, weighted_shape, weighted, ac);
+    auto [ab, ab_shape] = matmul_ref(values(a), as, values(b), bs);
+    CHECK_ARRAY("4-D a b", r[2], dt, ab_shape, ab, ac);
+    auto [cb, cb_shape] = matmul_ref(values(c), cs, values(b), bs);
+    CHECK_ARRAY("broadcast c b", r[3], dt, cb_shape, cb, ac);
+  }
+}
+
 TEST_CASE("tracer ops: matmul with a narrow side (points, a classifier, a small batch)",
           "[tracer][ops]") {
   // The GEMM's narrow kernels: C of at most a vector's lanes of columns

@@ -366,8 +366,8 @@ def SelectKernels : Pass<"adjit-select-kernels", "ModuleOp"> {
   let summary = "Mark the contractions that the runtime's GEMM kernels serve";
   let description = [{
     A `linalg.generic` computing `C[b, i, j] += A[b, i, p] * B[b, p, j]` in
-    f32 or f64 (at most one batch, row and column loop, one reduction loop,
-    operands read in any dimension order) gets
+    f32 or f64 (one row, column and reduction loop, any number of batch
+    loops, operands read in any dimension order) gets
     `library_call = "adjit_gemm_f32"` (or `_f64`). These run as packed,
     register-blocked kernels chosen for the host's vector width
     (runtime/lib/gemm), split over threads; other contractions stay loop
@@ -431,8 +431,12 @@ def ContractionsToCalls : Pass<"adjit-contractions-to-calls", "ModuleOp"> {
     Each `linalg.generic` on memrefs marked by `adjit-select-kernels` becomes
     a call of `adjit_gemm_f32`/`adjit_gemm_f64` with the loop extents and,
     per operand, its address and its strides along the batch, row and column
-    loops (so transposed operands are read in place). A zero `linalg.fill`
-    of the output right before it is folded into the call.
+    loops (so transposed operands are read in place). The kernel takes one
+    batch loop, the longest; further batch loops (attention's batch and
+    heads, whose strides need not merge) become `scf.for` loops around the
+    call, which offset each operand's address. A zero `linalg.fill` of the
+    output right before it is folded into the call (each call overwrites its
+    own part of the output).
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::func::FuncDialect",
