@@ -10,7 +10,7 @@
 // COPY: linalg.copy ins(%{{.*}} : memref<1023xf32{{.*}}>) outs(%{{.*}} : memref<1023xf32, strided<[1], offset: 1>>)
 
 // CHECK-NOT: {{memcpy|memmove}}
-// CHECK-LABEL: define internal void @spring_steps(
+// CHECK-LABEL: define void @adjit_entry_spring_steps(
 // CHECK-NOT: {{memcpy|memmove}}
 // CHECK: store <{{[0-9]+}} x float>
 // CHECK-NOT: {{memcpy|memmove}}

@@ -65,3 +65,67 @@ TEST_CASE("long programs: a gradient past the optimizing code generator's block 
     CHECK(std::abs(got[i] - derivative) <= 1e-3 * std::abs(derivative));
   }
 }
+
+TEST_CASE("long programs: a function of many loop nests runs each nest as a function of its own",
+          "[jit][long]") {
+  // 80 layers of tanh(h W_i), too small for the GEMM kernels: a loop nest
+  // per product in the forward pass and two per layer in the backward pass,
+  // far past the 64 nests (LoopNestFunctions.h) above which LLVM's loop
+  // passes would take time quadratic in their number in one function.
+  constexpr int kLayers = 80, kWidth = 8;
+  auto network = [](std::vector<Tensor> weights, Tensor x) {
+    Tensor h = x;
+    for (const Tensor& w : weights) h = tanh(matmul(h, w));
+    return sum(h * h);
+  };
+  std::vector<Array> weights;
+  for (int i = 0; i < kLayers; ++i)
+    weights.push_back(Array::uniform({kWidth, kWidth}, 100 + i, -0.6, 0.6));
+  Array x = Array::uniform({4, kWidth}, 7, -1, 1);
+  auto value_and_gradient =
+      jit(value_and_grad<1>(network), {.name = "many_loop_nests"});
+
+  std::string llvm_ir = value_and_gradient.lower(weights, x).ir("llvm-ir");
+  size_t functions = 0;
+  for (size_t at = llvm_ir.find("\ndefine "); at != std::string::npos;
+       at = llvm_ir.find("\ndefine ", at + 1))
+    ++functions;
+  CHECK(functions > 64);
+  CHECK(longest_block(llvm_ir) < 8000);  // the optimizing code generator
+
+  // The reference: the forward pass row by row, then the backward pass.
+  std::vector<std::vector<double>> h(kLayers + 1, std::vector<double>(4 * kWidth));
+  for (int i = 0; i < 4 * kWidth; ++i) h[0][i] = x.to_vector<float>()[i];
+  for (int l = 0; l < kLayers; ++l) {
+    std::vector<float> w = weights[l].to_vector<float>();
+    for (int r = 0; r < 4; ++r)
+      for (int c = 0; c < kWidth; ++c) {
+        double s = 0;
+        for (int k = 0; k < kWidth; ++k) s += h[l][r * kWidth + k] * w[k * kWidth + c];
+        h[l + 1][r * kWidth + c] = std::tanh(s);
+      }
+  }
+  double value = 0;
+  std::vector<double> g(4 * kWidth);
+  for (int i = 0; i < 4 * kWidth; ++i) {
+    value += h[kLayers][i] * h[kLayers][i];
+    g[i] = 2 * h[kLayers][i];
+  }
+  for (int l = kLayers - 1; l >= 0; --l) {
+    std::vector<float> w = weights[l].to_vector<float>();
+    std::vector<double> previous(4 * kWidth, 0.0);
+    for (int r = 0; r < 4; ++r)
+      for (int c = 0; c < kWidth; ++c) {
+        double dy = g[r * kWidth + c] * (1 - h[l + 1][r * kWidth + c] * h[l + 1][r * kWidth + c]);
+        for (int k = 0; k < kWidth; ++k) previous[r * kWidth + k] += dy * w[k * kWidth + c];
+      }
+    g = previous;
+  }
+  auto [got_value, got_gradient] = value_and_gradient(weights, x);
+  CHECK(std::abs(got_value.item<float>() - value) <= 1e-4 * (1 + std::abs(value)));
+  std::vector<float> got = got_gradient.to_vector<float>();
+  for (int i = 0; i < 4 * kWidth; ++i) {
+    INFO("element " << i << ": adjit " << got[i] << ", reference " << g[i]);
+    CHECK(std::abs(got[i] - g[i]) <= 1e-4 * (1 + std::abs(g[i])));
+  }
+}

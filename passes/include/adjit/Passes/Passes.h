@@ -45,8 +45,9 @@ bool dividesSlowly(StringRef cpu);
 /// The packed entry point that `adjit-emit-entry-points` adds for the public
 /// function `function`: `adjit_entry_<function>(void **descriptors)`, what
 /// the JIT and ahead-of-time objects call.
+inline constexpr StringLiteral kEntryPointPrefix = "adjit_entry_";
 inline std::string entryPointName(StringRef function) {
-  return ("adjit_entry_" + function).str();
+  return (kEntryPointPrefix + function).str();
 }
 
 } // namespace mlir::adjit
