@@ -277,7 +277,8 @@ void optimize(llvm::Module& module, llvm::TargetMachine& machine) {
   // over a thousand arguments, whose instruction selection (quadratic in
   // them) took 5.5 s of its 20 s compilation.
   for (llvm::Function& function : module)
-    if (!function.isDeclaration() && !function.getName().starts_with(mlir::adjit::kEntryPointPrefix))
+    if (!function.isDeclaration() &&
+        !function.getName().starts_with(mlir::adjit::kEntryPointPrefix))
       function.setLinkage(llvm::GlobalValue::InternalLinkage);
   llvm::LoopAnalysisManager loops;
   llvm::FunctionAnalysisManager functions;
