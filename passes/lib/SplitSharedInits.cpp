@@ -8,7 +8,8 @@
 // zero fill just before them). An empty tensor repeated among one op's
 // outputs gets a fresh one per repeat: only one of them could be written in
 // place, and one-shot bufferization's analysis compares every pair of
-// writes into aliases of a value, quadratic in their number. Runs just
+// writes into aliases of a value, quadratic in their number; for the same
+// reason an empty tensor shared by several ops gets one per use. Runs just
 // before bufferization, after the last CSE.
 #include "adjit/Passes/Passes.h"
 
@@ -24,6 +25,7 @@ struct SplitSharedInitsPass : adjit::impl::SplitSharedInitsBase<SplitSharedInits
   void runOnOperation() override {
     splitSharedFills();
     splitRepeatedEmpties();
+    splitSharedEmpties();
   }
 
   void splitSharedFills() {
@@ -84,6 +86,26 @@ struct SplitSharedInitsPass : adjit::impl::SplitSharedInitsBase<SplitSharedInits
       auto type = cast<RankedTensorType>(init->get().getType());
       init->set(b.create<tensor::EmptyOp>(init->getOwner()->getLoc(), type.getShape(),
                                           type.getElementType()));
+    }
+  }
+
+  // A tensor.empty that CSE shares among ops (a deep model's gradient: one
+  // per shape, used by up to 200 ops) makes all their results aliases of
+  // one value, whose pairs of writes one-shot bufferization compares: each
+  // use gets a clone, made where the original is, so that it dominates the
+  // same uses (one made inside a loop would be allocated in every
+  // iteration). Each use gets a buffer of its own either way.
+  void splitSharedEmpties() {
+    SmallVector<tensor::EmptyOp> shared;
+    getOperation()->walk([&](tensor::EmptyOp empty) {
+      if (!empty->hasOneUse() && !empty->use_empty())
+        shared.push_back(empty);
+    });
+    for (tensor::EmptyOp empty : shared) {
+      OpBuilder b(empty);
+      b.setInsertionPointAfter(empty);
+      for (OpOperand &use : llvm::make_early_inc_range(llvm::drop_begin(empty->getUses())))
+        use.set(b.clone(*empty)->getResult(0));
     }
   }
 };

@@ -2,7 +2,8 @@
 // them) is cloned before each op that uses it as its init, so each output
 // is filled in place instead of copied from one shared buffer; other uses
 // keep the original. An empty tensor (or a slice of one) repeated among one
-// op's output inits, unread by its body, gets a fresh one per repeat.
+// op's output inits, unread by its body, gets a fresh one per repeat, and
+// an empty tensor several ops use gets one per use.
 // RUN: adjit-opt %s -split-input-file --adjit-split-shared-inits | FileCheck %s
 
 #id = affine_map<(d0) -> (d0)>
@@ -59,15 +60,17 @@ func.func @kept_for_input(%x: tensor<8xf32>) -> tensor<8xf32> {
 // -----
 
 // One empty tensor, and one slice of it, as the init of several outputs of
-// one op: the first keeps it, each repeat gets its own empty tensor. An
-// init the body reads (an accumulator) and a repeated real tensor stay.
+// one op: each repeat gets its own empty tensor, and so does each op (the
+// slice reads the original). An init the body reads (an accumulator) and a
+// repeated real tensor stay.
 #id = affine_map<(d0) -> (d0)>
 // CHECK-LABEL: func.func @repeated_empties
 // CHECK-SAME:  (%[[X:.*]]: tensor<8xf32>, %[[Y:.*]]: tensor<4xf32>)
 // CHECK:       %[[E:.*]] = tensor.empty() : tensor<8xf32>
-// CHECK:       %[[E1:.*]] = tensor.empty() : tensor<8xf32>
+// CHECK-NEXT:  %[[E0:.*]] = tensor.empty() : tensor<8xf32>
+// CHECK-NEXT:  %[[E1:.*]] = tensor.empty() : tensor<8xf32>
 // CHECK-NEXT:  %[[E2:.*]] = tensor.empty() : tensor<8xf32>
-// CHECK-NEXT:  linalg.generic {{.*}} outs(%[[E]], %[[E1]], %[[E2]], %[[X]], %[[X]] :
+// CHECK-NEXT:  linalg.generic {{.*}} outs(%[[E0]], %[[E1]], %[[E2]], %[[X]], %[[X]] :
 // CHECK:       %[[S:.*]] = tensor.extract_slice %[[E]][0] [4] [1]
 // CHECK:       %[[E3:.*]] = tensor.empty() : tensor<4xf32>
 // CHECK-NEXT:  linalg.generic {{.*}} outs(%[[S]], %[[E3]], %[[S]] :
@@ -87,4 +90,40 @@ func.func @repeated_empties(%x: tensor<8xf32>, %y: tensor<4xf32>) -> (tensor<8xf
     linalg.yield %in, %in, %sum : f32, f32, f32
   } -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>)
   return %a#0, %a#1, %a#2, %a#3, %a#4, %b#0, %b#1, %b#2 : tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
+}
+
+// -----
+
+// One empty tensor as the init of an op and of another in a loop: each use
+// gets its own, made where the original is (one made in the loop would be
+// allocated in every iteration).
+#id = affine_map<(d0) -> (d0)>
+// CHECK-LABEL: func.func @empty_shared_by_ops
+// CHECK:       %[[E:.*]] = tensor.empty() : tensor<8xf32>
+// CHECK-NEXT:  %[[E0:.*]] = tensor.empty() : tensor<8xf32>
+// CHECK-NEXT:  linalg.generic {{.*}} outs(%[[E0]] :
+// CHECK:       scf.for
+// CHECK-NOT:   tensor.empty
+// CHECK:       linalg.generic {{.*}} outs(%[[E]] :
+// CHECK:       scf.yield
+func.func @empty_shared_by_ops(%x: tensor<8xf32>, %n: index) -> (tensor<8xf32>, tensor<8xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %e = tensor.empty() : tensor<8xf32>
+  %a = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%x : tensor<8xf32>) outs(%e : tensor<8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %n2 = arith.negf %in : f32
+    linalg.yield %n2 : f32
+  } -> tensor<8xf32>
+  %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %x) -> (tensor<8xf32>) {
+    %b = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+        ins(%acc : tensor<8xf32>) outs(%e : tensor<8xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %d = arith.addf %in, %in : f32
+      linalg.yield %d : f32
+    } -> tensor<8xf32>
+    scf.yield %b : tensor<8xf32>
+  }
+  return %a, %r : tensor<8xf32>, tensor<8xf32>
 }

@@ -1074,6 +1074,13 @@ def SplitSharedInits : Pass<"adjit-split-shared-inits", "ModuleOp"> {
     hundreds of outputs made its time grow with the square of the program
     (a 8000-op chain under grad: 4.1 s in it, 0.36 s with this).
 
+    For the same reason, an empty tensor that several ops use (CSE leaves one
+    per shape: in a 12-layer transformer's training step, up to 200 uses)
+    gets a clone per use, made where the original is so that it dominates
+    the same uses. Each use gets a buffer of its own either way; empty-tensor
+    elimination and one-shot bufferization took 0.85 s on that step, 0.25 s
+    with this.
+
     ```mlir
     %z = linalg.fill ins(%zero : f32) outs(%e : tensor<256x1024xf32>) -> tensor<256x1024xf32>
     %a = linalg.generic ... outs(%z : tensor<256x1024xf32>) ...
