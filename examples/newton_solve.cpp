@@ -3,7 +3,7 @@
 // respect to the parameters a and b through the loop. The gradient agrees
 // with the implicit function theorem: for F(x, a, b) = x^3 + a x - b = 0,
 // dx/da = -x / (3x^2 + a) and dx/db = 1 / (3x^2 + a).
-// Run: build/examples/example-newton_solve
+// Run: build/examples/adjit-example-newton_solve
 #include <adjit/adjit.h>
 
 #include <cmath>

@@ -2,7 +2,7 @@
 // time steps is one loop in the compiled code, and reverse mode runs it
 // backwards (backpropagation through time) from the carries and residuals
 // the forward loop kept. The task: predict the running mean of the inputs.
-// Run: build/examples/example-rnn_scan
+// Run: build/examples/adjit-example-rnn_scan
 #include <adjit/adjit.h>
 
 #include <cstdio>

@@ -2,7 +2,7 @@
 // steps of symplectic Euler in a fori_loop, and differentiated through the
 // whole simulation: gradient descent on the spring stiffnesses brings the
 // chain's final kinetic energy down.
-// Run: build/examples/example-spring_chain
+// Run: build/examples/adjit-example-spring_chain
 #include <adjit/adjit.h>
 
 #include <cstdio>

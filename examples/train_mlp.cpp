@@ -1,5 +1,5 @@
 // Train a small MLP on a synthetic 3-class problem with jit(value_and_grad)
-// and plain SGD. Run: ./scripts/demo.sh (or build/examples/example-train_mlp)
+// and plain SGD. Run: ./scripts/demo.sh (or build/examples/adjit-example-train_mlp)
 #include <adjit/adjit.h>
 
 #include <cmath>
