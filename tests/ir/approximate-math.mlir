@@ -79,14 +79,22 @@ func.func @kept(%d: f64, %x: f32) -> (f64, f64, f32, f32) {
 // Vectors of f32 sin: |x| reduced by pi/2 in three parts with FMAs, the
 // quadrant's polynomial and sign; lanes beyond 1e5 (or inf, NaN: the
 // comparison is unordered) take libm's result instead: a vector with such
-// a lane calls the runtime once on a stack buffer allocated at the
-// function's start (here outside the loop; in an OpenMP region, at the
-// start of the region) and keeps libm's values for those lanes only.
+// a lane calls the runtime once on a stack buffer and keeps libm's values
+// for those lanes only. The code is a private function per vector type
+// that each sin calls, inlined by LLVM (always_inline; with more than 64
+// sin and cos in the module, no_inline): the caller's block stays whole.
+// The buffer is in the function's entry block, which LLVM's inliner moves
+// to the caller's start (here outside the loop; in an OpenMP region, to
+// the start of the region).
 // CHECK-LABEL: func.func @sin_vector
 // CHECK-SAME:  (%[[V:.*]]: memref<64xf32>)
-// CHECK-NEXT:  %[[BUF:.*]] = memref.alloca() : memref<16xf32>
 // CHECK:       scf.for
-// CHECK:       %[[X:.*]] = vector.load %[[V]]
+// CHECK:       %[[IN:.*]] = vector.load %[[V]]
+// CHECK-NEXT:  %[[OUT:.*]] = func.call @adjit_sinf_v16(%[[IN]]) : (vector<16xf32>) -> vector<16xf32>
+// CHECK-NEXT:  vector.store %[[OUT]], %[[V]]
+// CHECK:       func.func private @adjit_sinf_lanes(i64, i64)
+// CHECK:       func.func private @adjit_sinf_v16(%[[X:.*]]: vector<16xf32>) -> vector<16xf32> attributes {always_inline}
+// CHECK-NEXT:  %[[BUF:.*]] = memref.alloca() : memref<16xf32>
 // CHECK:       %[[ABS:.*]] = math.absf %[[X]] : vector<16xf32>
 // CHECK:       %[[BEYOND:.*]] = arith.cmpf ugt, %[[ABS]], %{{.*}} : vector<16xf32>
 // CHECK:       %[[ANY:.*]] = vector.reduction <or>, %[[BEYOND]]
@@ -109,8 +117,7 @@ func.func @kept(%d: f64, %x: f32) -> (f64, f64, f32, f32) {
 // CHECK:       } else {
 // CHECK:         scf.yield %[[POLY]]
 // CHECK:       }
-// CHECK:       vector.store %[[Y]], %[[V]]
-// CHECK:       func.func private @adjit_sinf_lanes(i64, i64)
+// CHECK:       return %[[Y]]
 func.func @sin_vector(%v: memref<64xf32>) {
   %c0 = arith.constant 0 : index
   %c16 = arith.constant 16 : index
@@ -127,6 +134,8 @@ func.func @sin_vector(%v: memref<64xf32>) {
 
 // cos is sin one quadrant on, without x's sign.
 // CHECK-LABEL: func.func @cos_vector
+// CHECK:       call @adjit_cosf_v32
+// CHECK:       func.func private @adjit_cosf_v32
 // CHECK:       %[[Q:.*]] = arith.fptosi
 // CHECK:       arith.addi %[[Q]], %{{.*}} : vector<32xi32>
 // CHECK-NOT:   arith.bitcast %{{.*}} : vector<32xf32> to vector<32xi32>

@@ -270,6 +270,41 @@ ADJIT_ACCURACY_CASE("log1p", "")
 ADJIT_ACCURACY_CASE("sqrt", "")
 ADJIT_ACCURACY_CASE("rsqrt", "")
 
+// A module with more than 64 vector sin and cos (ApproximateMath.cpp:
+// kMaxInlinedSinCos) calls one function per kind and vector type instead of
+// inlining each: the same code, so the same accuracy, with infinities and
+// NaN in the mix for the branch to libm.
+TEST_CASE("f32 sin and cos called, not inlined, in a module of many", "[math-accuracy]") {
+  constexpr int64_t kSlices = 64;
+  std::vector<double> values = points_for("sin");
+  REQUIRE(values.size() % kSlices == 0);
+  const int64_t width = static_cast<int64_t>(values.size()) / kSlices;
+  for (int64_t slice = 0; slice < kSlices; ++slice) {
+    const double special[] = {INFINITY, -INFINITY, NAN};
+    values[slice * width + 7] = special[slice % 3];
+  }
+  auto f = adjit::jit(
+      [width](Tensor x) {
+        std::vector<Tensor> sines, cosines;
+        for (int64_t i = 0; i < kSlices; ++i) {
+          Tensor row = slice(x, {i, 0}, {i + 1, width});
+          sines.push_back(sin(row));
+          cosines.push_back(cos(row));
+        }
+        return std::make_pair(concat(sines, 0), concat(cosines, 0));
+      },
+      {.name = "many_sin_cos"});
+  Array x = from_doubles(values, {kSlices, width}, F32);
+  std::string llvm = f.lower(x).ir("llvm");
+  CHECK(llvm.find("no_inline") != std::string::npos);
+  CHECK(llvm.find("call @adjit_sinf_v") != std::string::npos);
+  CHECK(llvm.find("call @adjit_cosf_v") != std::string::npos);
+  auto [sines, cosines] = f(x);
+  const double bound = 5e-7;
+  require_accurate("sin", F32, compare(math_fn("sin"), F32, x, sines, bound), bound);
+  require_accurate("cos", F32, compare(math_fn("cos"), F32, x, cosines, bound), bound);
+}
+
 // log on subnormal inputs (1.4e-45 .. 1.2e-38), measured on its own so that
 // the main log case keeps measuring the normal range.
 // (Regression: the f32 polynomial returned log(FLT_MIN) for every subnormal.)

@@ -972,11 +972,19 @@ def ApproximateMath : Pass<"adjit-approximate-math", "ModuleOp"> {
     `adjit_sinf_lanes` / `adjit_cosf_lanes` once, on a buffer allocated on
     the stack at the function's (or OpenMP region's) start, and keeps
     libm's values for those lanes only, so that each lane's result depends
-    on its own input alone:
+    on its own input alone. The code is a private function per kind and
+    vector type (`adjit_sinf_v16`) that each op calls: `always_inline`, or
+    `no_inline` when the module has more than 64 vector sin and cos, so
+    that the caller's block stays whole (lowering one `scf.if` per sin in a
+    block to branches moved the rest of the block each time, quadratic in
+    their number, and LLVM's code generation of thousands of inlined copies
+    grew as fast):
 
     ```mlir
     %y = math.sin %x : vector<16xf32>
     // becomes
+    %y = func.call @adjit_sinf_v16(%x) : (vector<16xf32>) -> vector<16xf32>
+    // whose body, after a memref.alloca of the buffer, is
     %outside = vector.reduction <or>, %beyond : vector<16xi1> into i1
     // k = roundeven(|x| 2/pi), three math.fma, two polynomials, select
     // by k's bit 0, sign from k's bit 1 and x's sign: %poly
