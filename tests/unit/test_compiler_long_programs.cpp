@@ -68,11 +68,11 @@ TEST_CASE("long programs: a gradient past the optimizing code generator's block 
 
 TEST_CASE("long programs: a function of many loop nests runs each nest as a function of its own",
           "[jit][long]") {
-  // 80 layers of tanh(h W_i), too small for the GEMM kernels: a loop nest
+  // 30 layers of tanh(h W_i), too small for the GEMM kernels: a loop nest
   // per product in the forward pass and two per layer in the backward pass,
   // far past the 64 nests (LoopNestFunctions.h) above which LLVM's loop
   // passes would take time quadratic in their number in one function.
-  constexpr int kLayers = 80, kWidth = 8;
+  constexpr int kLayers = 30, kWidth = 8;
   auto network = [](std::vector<Tensor> weights, Tensor x) {
     Tensor h = x;
     for (const Tensor& w : weights) h = tanh(matmul(h, w));
