@@ -25,6 +25,7 @@ struct SplitSharedInitsPass : adjit::impl::SplitSharedInitsBase<SplitSharedInits
   void runOnOperation() override {
     splitSharedFills();
     splitRepeatedEmpties();
+    foldReshapedEmpties();
     splitSharedEmpties();
   }
 
@@ -86,6 +87,32 @@ struct SplitSharedInitsPass : adjit::impl::SplitSharedInitsBase<SplitSharedInits
       auto type = cast<RankedTensorType>(init->get().getType());
       init->set(b.create<tensor::EmptyOp>(init->getOwner()->getLoc(), type.getShape(),
                                           type.getElementType()));
+    }
+  }
+
+  // A reshape of an empty tensor (the output of an elementwise op that
+  // adjit-flatten-short-rows flattened) is an empty tensor of its own
+  // shape, made where the original is, so that splitSharedEmpties sees it:
+  // CSE had shared one collapsed empty tensor among a chain's 79 tanh ops,
+  // and one-shot bufferization's time grew 8x per doubling of the chain.
+  void foldReshapedEmpties() {
+    SmallVector<Operation *> reshapes;
+    getOperation()->walk([&](Operation *op) {
+      if (isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(op) &&
+          op->getOperand(0).getDefiningOp<tensor::EmptyOp>() &&
+          cast<RankedTensorType>(op->getResult(0).getType()).hasStaticShape())
+        reshapes.push_back(op);
+    });
+    for (Operation *reshape : reshapes) {
+      Operation *empty = reshape->getOperand(0).getDefiningOp();
+      OpBuilder b(empty);
+      b.setInsertionPointAfter(empty);
+      auto type = cast<RankedTensorType>(reshape->getResult(0).getType());
+      reshape->getResult(0).replaceAllUsesWith(
+          b.create<tensor::EmptyOp>(reshape->getLoc(), type.getShape(), type.getElementType()));
+      reshape->erase();
+      if (empty->use_empty())
+        empty->erase();
     }
   }
 

@@ -127,3 +127,34 @@ func.func @empty_shared_by_ops(%x: tensor<8xf32>, %n: index) -> (tensor<8xf32>, 
   }
   return %a, %r : tensor<8xf32>, tensor<8xf32>
 }
+
+// -----
+
+// A reshape of an empty tensor is an empty tensor of its own shape (made
+// where the original is), so that two ops writing into one collapsed empty
+// tensor get one each.
+#id = affine_map<(d0) -> (d0)>
+// CHECK-LABEL: func.func @reshaped_empty
+// CHECK-NOT:   tensor.collapse_shape
+// CHECK:       %[[E:.*]] = tensor.empty() : tensor<32xf32>
+// CHECK-NEXT:  %[[F:.*]] = tensor.empty() : tensor<32xf32>
+// CHECK-NOT:   tensor.collapse_shape
+// CHECK:       linalg.generic {{.*}} outs(%[[E]] :
+// CHECK:       linalg.generic {{.*}} outs(%[[F]] :
+func.func @reshaped_empty(%x: tensor<32xf32>) -> (tensor<32xf32>, tensor<32xf32>) {
+  %e = tensor.empty() : tensor<4x8xf32>
+  %c = tensor.collapse_shape %e [[0, 1]] : tensor<4x8xf32> into tensor<32xf32>
+  %a = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%x : tensor<32xf32>) outs(%c : tensor<32xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %t = math.tanh %in : f32
+    linalg.yield %t : f32
+  } -> tensor<32xf32>
+  %b = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%a : tensor<32xf32>) outs(%c : tensor<32xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %t = math.tanh %in : f32
+    linalg.yield %t : f32
+  } -> tensor<32xf32>
+  return %a, %b : tensor<32xf32>, tensor<32xf32>
+}

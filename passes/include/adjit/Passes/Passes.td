@@ -1087,7 +1087,11 @@ def SplitSharedInits : Pass<"adjit-split-shared-inits", "ModuleOp"> {
     gets a clone per use, made where the original is so that it dominates
     the same uses. Each use gets a buffer of its own either way; empty-tensor
     elimination and one-shot bufferization took 0.85 s on that step, 0.25 s
-    with this.
+    with this. A reshape of an empty tensor (a flattened elementwise op's
+    output) first becomes an empty tensor of its own shape: CSE had shared
+    one collapsed empty tensor among the 79 tanh ops of a chain of small
+    layers, whose bufferization then grew 8x per doubling of the chain
+    (80 layers under value_and_grad: 3.5 s, 0.06 s with this).
 
     ```mlir
     %z = linalg.fill ins(%zero : f32) outs(%e : tensor<256x1024xf32>) -> tensor<256x1024xf32>
