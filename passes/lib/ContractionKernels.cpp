@@ -119,14 +119,13 @@ std::optional<std::pair<StringRef, GemmLoops>> matchGemm(linalg::GenericOp op) {
   SmallVector<int64_t> extents = op.getStaticLoopRanges();
   // The kernel splits its batch over threads: it takes the longest one
   // (a dynamic one counts as longest), the last of equals.
-  for (int64_t d : batches) {
-    auto longer = [&](int64_t x, int64_t y) {
-      return ShapedType::isDynamic(extents[x]) ||
-             (!ShapedType::isDynamic(extents[y]) && extents[x] >= extents[y]);
-    };
+  auto longer = [&](int64_t x, int64_t y) {
+    return ShapedType::isDynamic(extents[x]) ||
+           (!ShapedType::isDynamic(extents[y]) && extents[x] >= extents[y]);
+  };
+  for (int64_t d : batches)
     if (loops.batch < 0 || longer(d, loops.batch))
       loops.batch = d;
-  }
   for (int64_t d : batches)
     if (d != loops.batch)
       loops.outerBatches.push_back(d);
