@@ -2,6 +2,7 @@
 
 #include "Diagnostics.h"
 #include "LoadedCode.h"
+#include "LlvmPassTimers.h"
 #include "LoopNestFunctions.h"
 #include "PerfMap.h"
 #include "StreamingStores.h"
@@ -39,6 +40,7 @@
 #include "llvm/Object/ObjectFile.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/TargetSelect.h"
+#include "llvm/Transforms/IPO/MergeFunctions.h"
 #include "llvm/TargetParser/SubtargetFeature.h"
 
 namespace adjit::detail {
@@ -270,7 +272,7 @@ bool has_loops(const llvm::Module& module) {
   return false;
 }
 
-void optimize(llvm::Module& module, llvm::TargetMachine& machine) {
+void optimize(llvm::Module& module, llvm::TargetMachine& machine, mlir::Timer timing) {
   // Only the entry points are called from outside. Local, MLIR's C wrapper
   // and the function it wraps lose the descriptor fields that static shapes
   // leave unused: a 12-layer model's 144 weights otherwise made a call of
@@ -288,7 +290,10 @@ void optimize(llvm::Module& module, llvm::TargetMachine& machine) {
   tuning.LoopVectorization = true;
   tuning.SLPVectorization = true;
   tuning.LoopUnrolling = false;
-  llvm::PassBuilder builder(&machine, tuning);
+  llvm::PassInstrumentationCallbacks instrumentation;
+  LlvmPassTimers pass_timers(timing);
+  pass_timers.register_callbacks(instrumentation);
+  llvm::PassBuilder builder(&machine, tuning, std::nullopt, &instrumentation);
   // Copy loops (bufferization's copies into views: pads, concatenations,
   // shifted slices) stay loops for the vectorizer instead of becoming
   // memcpy calls: glibc's memcpy copies 2 KiB to 1 MiB with `rep movsb`,
@@ -309,9 +314,17 @@ void optimize(llvm::Module& module, llvm::TargetMachine& machine) {
     llvm::cantFail(builder.parsePassPipeline(cleanup, kDescriptorCleanup));
     for (llvm::Function* function : long_functions) {
       cleanup.run(*function, functions);
+      mlir::TimingScope outlining(timing.nest("adjit: loop nests into functions"));
       outline_loop_nests(*function);
     }
     functions.clear();
+    // The layers of a deep model give identical loop nests, differing only
+    // in the buffers they are passed: one function serves them all, so -O3
+    // and code generation see each once (a 12-layer transformer's step:
+    // 385 functions become 37).
+    llvm::ModulePassManager merge;
+    merge.addPass(llvm::MergeFunctionsPass());
+    merge.run(module, modules);
   }
   if (has_loops(module)) {
     builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3).run(module, modules);

@@ -8,6 +8,7 @@
 #include "adjit/compiler/Executable.h"
 
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/Support/Timing.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Target/TargetMachine.h"
@@ -67,8 +68,9 @@ std::unique_ptr<llvm::Module> translate(mlir::ModuleOp module, llvm::LLVMContext
 bool has_loops(const llvm::Module& module);
 
 /// Runs LLVM's -O3 pipeline (without loop unrolling) for `machine`; a module
-/// without loops gets only inlining and scalar clean-up.
-void optimize(llvm::Module& module, llvm::TargetMachine& machine);
+/// without loops gets only inlining and scalar clean-up. With `timing` (a
+/// phase of --timing's report), each pass's time is reported under it.
+void optimize(llvm::Module& module, llvm::TargetMachine& machine, mlir::Timer timing = {});
 
 /// Erases the functions of `module` with local linkage that nothing calls
 /// any more, until none is left (a wrapper that called another one).

@@ -23,11 +23,13 @@ size_t outline_loop_nests(llvm::Function& function) {
   llvm::LoopInfo loops(dominators);
   std::vector<llvm::Loop*> nests(loops.begin(), loops.end());
   size_t outlined = 0;
+  // Built once: extracting a region keeps it valid (and building it walks
+  // the whole function).
+  llvm::CodeExtractorAnalysisCache cache(function);
   for (llvm::Loop* nest : nests) {
     // A nest's header is its only entry; its exits may be several.
     llvm::CodeExtractor extractor(dominators, *nest);
     if (!extractor.isEligible()) continue;
-    llvm::CodeExtractorAnalysisCache cache(function);
     if (llvm::Function* extracted = extractor.extractCodeRegion(cache)) {
       extracted->addFnAttr(llvm::Attribute::NoInline);
       ++outlined;

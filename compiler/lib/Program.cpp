@@ -265,13 +265,16 @@ class BackEndTiming {
  public:
   explicit BackEndTiming(bool enabled) {
     manager_.setEnabled(enabled);
-    root_ = manager_.getRootScope();
+    root_ = manager_.getRootTimer();
+    root_scope_ = mlir::TimingScope(root_);
   }
-  mlir::TimingScope phase(llvm::StringRef name) { return root_.nest(name); }
+  // Not started: time it with a TimingScope, nest timers in it.
+  mlir::Timer phase(llvm::StringRef name) { return root_.nest(name); }
 
  private:
   mlir::DefaultTimingManager manager_;  // prints its report when destroyed
-  mlir::TimingScope root_;
+  mlir::Timer root_;
+  mlir::TimingScope root_scope_;
 };
 
 // LLVM IR for the host (or options' target CPU), with the machine that
@@ -289,12 +292,13 @@ struct NativeModule {
                     ? detail::lend_target_machine()
                     : detail::lend_target_machine(options.target_cpu, options.target_features)) {
     {
-      mlir::TimingScope scope = timing.phase("LLVM: translation to LLVM IR");
+      mlir::TimingScope scope(timing.phase("LLVM: translation to LLVM IR"));
       module = detail::translate(lowered, *context, *machine, options.tune_cpu);
     }
-    mlir::TimingScope scope = timing.phase(
+    mlir::Timer optimization = timing.phase(
         detail::has_loops(*module) ? "LLVM: -O3" : "LLVM: inlining and clean-up (no loops)");
-    detail::optimize(*module, *machine);
+    mlir::TimingScope scope(optimization);
+    detail::optimize(*module, *machine, optimization);
     detail::keep_only_entry_points(*module, signatures);
   }
 
@@ -303,7 +307,7 @@ struct NativeModule {
     if (size_t longest = detail::longest_block(*module);
         longest > detail::kFastCodegenBlockInstructions)
       phase += fmt::format(" (-O0 code generation: a block of {} instructions)", longest);
-    mlir::TimingScope scope = timing.phase(phase);
+    mlir::TimingScope scope(timing.phase(phase));
     return detail::emit_machine_code(*module, *machine, assembly);
   }
 };
