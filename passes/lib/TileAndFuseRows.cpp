@@ -254,10 +254,12 @@ struct RowGroup {
   int64_t rows = 0;
   SmallVector<linalg::GenericOp> members;
   llvm::SmallPtrSet<Operation *, 16> memberSet;
-  // Ops after the first member that use the group's results: they move
-  // after the loop that replaces the group.
+  // Ops after the first member that use the group's results, in block
+  // order: the first `dependentsBeforeLast` stand before the last member,
+  // and move after the loop that replaces the group.
   SmallVector<Operation *> dependents;
   llvm::SmallPtrSet<Operation *, 16> dependentSet;
+  size_t dependentsBeforeLast = 0;
 
   bool defines(Value v) const {
     Operation *op = v.getDefiningOp();
@@ -310,6 +312,7 @@ RowGroup collectGroup(linalg::GenericOp seed, int64_t rows) {
     if (generic && blockableRows(generic) == rows && canJoin(group, generic)) {
       group.members.push_back(generic);
       group.memberSet.insert(generic);
+      group.dependentsBeforeLast = group.dependents.size();
       continue;
     }
     if (usesAny(&op, [&](Value v) { return group.taints(v); })) {
@@ -429,12 +432,13 @@ public:
         else if (auto it = accumulatorIndex.find(result); it != accumulatorIndex.end())
           result.replaceAllUsesWith(carried.accumulators[it->second]);
       }
-    // Dependents that stood between the members now follow the loop.
-    for (Operation *dependent : group.dependents)
-      if (dependent->isBeforeInBlock(last)) {
-        dependent->moveAfter(insertAfter);
-        insertAfter = dependent;
-      }
+    // Dependents that stood between the members now follow the loop. (Not
+    // found by isBeforeInBlock: each move renumbers the block, which took
+    // time quadratic in a deep model's length.)
+    for (Operation *dependent : ArrayRef(group.dependents).take_front(group.dependentsBeforeLast)) {
+      dependent->moveAfter(insertAfter);
+      insertAfter = dependent;
+    }
     for (linalg::GenericOp member : llvm::reverse(group.members))
       member->erase();
   }

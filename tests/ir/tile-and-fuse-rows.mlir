@@ -260,3 +260,31 @@ func.func @transpose_blocks(%x: tensor<1024x128xf32>) -> tensor<128x1024xf32> {
   } -> tensor<128x1024xf32>
   return %y : tensor<128x1024xf32>
 }
+
+// -----
+
+// An op between the members that reads a group value (here an element of
+// it) moves after the loop that computes that value.
+// SEQUENTIAL-LABEL: func.func @dependent_between_members
+// SEQUENTIAL: %[[LOOP:.*]]:2 = scf.for
+// SEQUENTIAL-COUNT-2: linalg.generic
+// SEQUENTIAL: scf.yield
+// SEQUENTIAL-NEXT: }
+// SEQUENTIAL-NEXT: %[[CORNER:.*]] = tensor.extract %[[LOOP]]#0[%c0, %c0]
+// SEQUENTIAL-NEXT: return %[[LOOP]]#1, %[[CORNER]]
+func.func @dependent_between_members(%x: tensor<64x256xf32>) -> (tensor<64x256xf32>, f32) {
+  %c0 = arith.constant 0 : index
+  %full = tensor.empty() : tensor<64x256xf32>
+  %a = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<64x256xf32>) outs(%full : tensor<64x256xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %r = math.exp %in : f32
+    linalg.yield %r : f32
+  } -> tensor<64x256xf32>
+  %corner = tensor.extract %a[%c0, %c0] : tensor<64x256xf32>
+  %b = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<64x256xf32>) outs(%full : tensor<64x256xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %r = math.tanh %in : f32
+    linalg.yield %r : f32
+  } -> tensor<64x256xf32>
+  return %b, %corner : tensor<64x256xf32>, f32
+}
