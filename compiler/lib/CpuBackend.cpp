@@ -3,7 +3,6 @@
 #include "Diagnostics.h"
 #include "LoadedCode.h"
 #include "LlvmPassTimers.h"
-#include "LoopNestFunctions.h"
 #include "PerfMap.h"
 #include "StreamingStores.h"
 
@@ -40,7 +39,6 @@
 #include "llvm/Object/ObjectFile.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/TargetSelect.h"
-#include "llvm/Transforms/IPO/MergeFunctions.h"
 #include "llvm/TargetParser/SubtargetFeature.h"
 
 namespace adjit::detail {
@@ -256,10 +254,6 @@ namespace {
 constexpr const char* kLoopFreePipeline =
     "inline,function(sroa,early-cse,instcombine,simplifycfg,adce)";
 
-// Takes MLIR's memref descriptors apart, so that loop nests moved into
-// functions of their own (LoopNestFunctions.h) receive pointers and sizes.
-constexpr const char* kDescriptorCleanup = "sroa,early-cse,instcombine,simplifycfg";
-
 }  // namespace
 
 bool has_loops(const llvm::Module& module) {
@@ -308,24 +302,6 @@ void optimize(llvm::Module& module, llvm::TargetMachine& machine, mlir::Timer ti
   builder.registerFunctionAnalyses(functions);
   builder.registerLoopAnalyses(loops);
   builder.crossRegisterProxies(loops, functions, cgscc, modules);
-  if (std::vector<llvm::Function*> long_functions = functions_with_many_loop_nests(module);
-      !long_functions.empty()) {
-    llvm::FunctionPassManager cleanup;
-    llvm::cantFail(builder.parsePassPipeline(cleanup, kDescriptorCleanup));
-    for (llvm::Function* function : long_functions) {
-      cleanup.run(*function, functions);
-      mlir::TimingScope outlining(timing.nest("adjit: loop nests into functions"));
-      outline_loop_nests(*function);
-    }
-    functions.clear();
-    // The layers of a deep model give identical loop nests, differing only
-    // in the buffers they are passed: one function serves them all, so -O3
-    // and code generation see each once (a 12-layer transformer's step:
-    // 385 functions become 37).
-    llvm::ModulePassManager merge;
-    merge.addPass(llvm::MergeFunctionsPass());
-    merge.run(module, modules);
-  }
   if (has_loops(module)) {
     builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3).run(module, modules);
   } else {

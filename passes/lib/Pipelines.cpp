@@ -221,6 +221,7 @@ void addLoweringToLLVM(OpPassManager &pm, const PipelineOptions &options,
   pm.addNestedPass<func::FuncOp>(createPrefetchNextRows());
   pm.addNestedPass<func::FuncOp>(createStreamStores());
   pm.addNestedPass<func::FuncOp>(createJamStencilRows());
+  pm.addPass(createOutlineLoopNests());
   // Parallel chunks run on the calling thread's OpenMP team
   // (runtime/include/adjit/runtime/Threads.h), or in order.
   if (options.threads) {
