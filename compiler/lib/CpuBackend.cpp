@@ -1,5 +1,6 @@
 #include "CpuBackend.h"
 
+#include "ArenaAddresses.h"
 #include "Diagnostics.h"
 #include "LoadedCode.h"
 #include "LlvmPassTimers.h"
@@ -7,7 +8,6 @@
 #include "StreamingStores.h"
 
 #include "adjit/Passes/Passes.h"
-#include "adjit/runtime/ArenaBuffers.h"
 #include "adjit/runtime/Error.h"
 #include "adjit/runtime/Gemm.h"
 #include "adjit/runtime/KernelAllocation.h"
@@ -351,6 +351,7 @@ bool needs_fast_codegen(const llvm::Module& module) {
 
 std::string emit_machine_code(llvm::Module& module, llvm::TargetMachine& machine,
                               bool assembly) {
+  inline_arena_addresses(module);
   llvm::CodeGenOptLevel optimizing = machine.getOptLevel();
   if (needs_fast_codegen(module)) machine.setOptLevel(llvm::CodeGenOptLevel::None);
   auto restore = llvm::make_scope_exit([&] { machine.setOptLevel(optimizing); });
@@ -450,8 +451,6 @@ Executable load_into_jit(const std::string& object, std::vector<Signature> signa
   define("_mlir_memref_to_llvm_alloc", &_mlir_memref_to_llvm_alloc);
   define("_mlir_memref_to_llvm_aligned_alloc", &_mlir_memref_to_llvm_aligned_alloc);
   define("_mlir_memref_to_llvm_free", &_mlir_memref_to_llvm_free);
-  define("adjit_arena_buffer", &adjit_arena_buffer);
-  define("adjit_arena_release", &adjit_arena_release);
   define("adjit_gemm_f32", &adjit_gemm_f32);
   define("adjit_gemm_f64", &adjit_gemm_f64);
   define("adjit_sinf_lanes", &adjit_sinf_lanes);

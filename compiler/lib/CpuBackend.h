@@ -101,7 +101,8 @@ inline constexpr size_t kFastCodegenBlockInstructions = 8000;
 /// Whether `module` gets -O0 code generation (see above).
 bool needs_fast_codegen(const llvm::Module& module);
 
-/// Assembly text or object-file bytes for an optimized module.
+/// Assembly text or object-file bytes for an optimized module (whose arena
+/// buffers become plain addresses first, ArenaAddresses.h).
 std::string emit_machine_code(llvm::Module& module, llvm::TargetMachine& machine,
                               bool assembly);
 

@@ -504,8 +504,10 @@ def ConvertArenaToLLVM : Pass<"adjit-convert-arena-to-llvm", "ModuleOp"> {
     `adjit_arena_release(buffer)`, declared to read and write its argument's
     memory and the same owned memory: no access to the released buffer
     moves after it, and the next buffer at the same offset is only made
-    after it. Both functions are the runtime's (runtime/include/adjit/
-    runtime/ArenaBuffers.h): the JIT's and the one ahead-of-time objects link.
+    after it. Both functions do no other work (runtime/include/adjit/
+    runtime/ArenaBuffers.h): once LLVM has optimized the module, code
+    generation replaces each buffer's call by `arena + offset` and drops the
+    releases (compiler/lib/ArenaAddresses.cpp).
     Runs before `finalize-memref-to-llvm`; the casts it leaves between
     memrefs and descriptors are reconciled with the others.
 

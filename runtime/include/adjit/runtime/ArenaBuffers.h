@@ -2,12 +2,14 @@
 #define ADJIT_RUNTIME_ARENABUFFERS_H
 
 /* The buffers of a compiled function's arena (adjit-plan-buffers places
-   each temporary at an offset fixed at compile time). Compiled code calls
-   these instead of computing `arena + offset` itself because LLVM sees their
-   declarations (noalias result; only their own memory and the argument's
-   touched) as an allocation and a deallocation, and so keeps the buffers of
-   one arena apart as separate objects. They do no other work. Part of
-   libadjit_aot_runtime: the JIT and ahead-of-time objects call the same. */
+   each temporary at an offset fixed at compile time). The LLVM IR that
+   adjit optimizes calls these instead of computing `arena + offset` itself
+   because LLVM sees their declarations (noalias result; only their own
+   memory and the argument's touched) as an allocation and a deallocation,
+   and so keeps the buffers of one arena apart as separate objects. They do
+   no other work, and code generation replaces each call by what it would
+   do (compiler/lib/ArenaAddresses.h): objects do not call them. They stay
+   in libadjit_aot_runtime for objects made by adjit before 2026-12-06. */
 
 #include <stdint.h>
 
