@@ -349,9 +349,23 @@ bool needs_fast_codegen(const llvm::Module& module) {
   return longest_block(module) > kFastCodegenBlockInstructions;
 }
 
+namespace {
+
+void tune_long_blocks_generically(llvm::Module& module, const llvm::TargetMachine& machine) {
+  if (!machine.getTargetTriple().isX86()) return;
+  for (llvm::Function& function : module)
+    if (llvm::any_of(function, [](const llvm::BasicBlock& block) {
+          return block.size() > kGenericTuningBlockInstructions;
+        }))
+      function.addFnAttr("tune-cpu", "generic");
+}
+
+}  // namespace
+
 std::string emit_machine_code(llvm::Module& module, llvm::TargetMachine& machine,
                               bool assembly) {
   inline_arena_addresses(module);
+  tune_long_blocks_generically(module, machine);
   llvm::CodeGenOptLevel optimizing = machine.getOptLevel();
   if (needs_fast_codegen(module)) machine.setOptLevel(llvm::CodeGenOptLevel::None);
   auto restore = llvm::make_scope_exit([&] { machine.setOptLevel(optimizing); });
