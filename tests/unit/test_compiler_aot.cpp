@@ -262,6 +262,19 @@ TEST_CASE("aot: outputs equal the JIT's bit for bit, from a C program", "[compil
     AotResult aot = expect_aot_equals_jit(dir, "loop_f64", f, v);
     CHECK(contains(read_file(aot.header_path), "int loop_f64(const double* in0, double* out0, bool* out1);"));
   }
+  SECTION("30 layers: loop nests called as functions, one per kind (adjit-outline-loop-nests)") {
+    std::vector<Array> weights;
+    for (int i = 0; i < 30; ++i) weights.push_back(Array::uniform({8, 8}, 100 + i, -0.6, 0.6));
+    Array x = Array::uniform({4, 8}, 7, -1, 1);
+    auto network = [](std::vector<Tensor> weights, Tensor x) {
+      Tensor h = x;
+      for (const Tensor& w : weights) h = tanh(matmul(h, w));
+      return sum(h * h);
+    };
+    AotResult aot = expect_aot_equals_jit(dir, "deep_value_and_grad",
+                                          value_and_grad<0, 1>(network), weights, x);
+    CHECK(contains(read_file(aot.header_path), "#define deep_value_and_grad_ALLOCATES_WITH_WORKSPACE 0\n"));
+  }
   SECTION("f32 sin and cos: vectors reduced in the code, and vectors with a lane for libm") {
     std::vector<float> values(1024);
     for (size_t i = 0; i < values.size(); ++i)
