@@ -254,12 +254,11 @@ struct RowGroup {
   int64_t rows = 0;
   SmallVector<linalg::GenericOp> members;
   llvm::SmallPtrSet<Operation *, 16> memberSet;
-  // Ops after the first member that use the group's results, in block
-  // order: the first `dependentsBeforeLast` stand before the last member,
-  // and move after the loop that replaces the group.
+  // Ops between the first and the last member that use the group's
+  // results, in block order: they move after the loop that replaces the
+  // group.
   SmallVector<Operation *> dependents;
   llvm::SmallPtrSet<Operation *, 16> dependentSet;
-  size_t dependentsBeforeLast = 0;
 
   bool defines(Value v) const {
     Operation *op = v.getDefiningOp();
@@ -322,6 +321,7 @@ private:
 RowGroup collectGroup(linalg::GenericOp seed, int64_t rows, BlockableRowsCache &blockable) {
   RowGroup group;
   group.rows = rows;
+  size_t dependentsBeforeLast = 0;
   for (Operation &op : llvm::make_range(seed->getIterator(), seed->getBlock()->end())) {
     if (op.hasTrait<OpTrait::IsTerminator>())
       break;
@@ -329,7 +329,7 @@ RowGroup collectGroup(linalg::GenericOp seed, int64_t rows, BlockableRowsCache &
     if (generic && blockable(generic) == rows && canJoin(group, generic)) {
       group.members.push_back(generic);
       group.memberSet.insert(generic);
-      group.dependentsBeforeLast = group.dependents.size();
+      dependentsBeforeLast = group.dependents.size();
       continue;
     }
     if (usesAny(&op, [&](Value v) { return group.taints(v); })) {
@@ -337,6 +337,8 @@ RowGroup collectGroup(linalg::GenericOp seed, int64_t rows, BlockableRowsCache &
       group.dependentSet.insert(&op);
     }
   }
+  // Those after the last member stay where they are.
+  group.dependents.truncate(dependentsBeforeLast);
   return group;
 }
 
@@ -449,10 +451,11 @@ public:
         else if (auto it = accumulatorIndex.find(result); it != accumulatorIndex.end())
           result.replaceAllUsesWith(carried.accumulators[it->second]);
       }
-    // Dependents that stood between the members now follow the loop. (Not
-    // found by isBeforeInBlock: each move renumbers the block, which took
-    // time quadratic in a deep model's length.)
-    for (Operation *dependent : ArrayRef(group.dependents).take_front(group.dependentsBeforeLast)) {
+    // Dependents that stood between the members now follow the loop. (The
+    // scan knows which they are: asking isBeforeInBlock after each move,
+    // which renumbers the block, took time quadratic in a deep model's
+    // length.)
+    for (Operation *dependent : group.dependents) {
       dependent->moveAfter(insertAfter);
       insertAfter = dependent;
     }
