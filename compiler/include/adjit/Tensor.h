@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <source_location>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace adjit {
@@ -184,6 +185,13 @@ Tensor slice(const Tensor& x, Shape starts, Shape limits, Shape strides = {},
              SourceLocation loc = SourceLocation::current());
 Tensor concat(const std::vector<Tensor>& xs, int axis,
               SourceLocation loc = SourceLocation::current());
+/// lax.pad: dimension d gets low[d] copies of `value` before its first
+/// element, high[d] after its last and interior[d] between each two (empty
+/// `interior`: none). A negative low or high removes that many elements from
+/// that end instead. `value` is a number (taking x's dtype) or a 0-d Tensor,
+/// which is differentiable: its gradient sums the cotangent over the padding.
+Tensor pad(const Tensor& x, Shape low, Shape high, Operand value = 0.0, Shape interior = {},
+           SourceLocation loc = SourceLocation::current());
 /// numpy.take along `axis`: a negative index counts from the end (-1 is the
 /// last); one still out of range is clamped to the first or last. (jnp.take's
 /// mode="clip" clamps without counting from the end: -1 gives the first.)
@@ -192,6 +200,35 @@ Tensor take(const Tensor& x, const Tensor& indices, int axis,
 Tensor one_hot(const Tensor& indices, int64_t depth, DType dtype = DType::f32,
                SourceLocation loc = SourceLocation::current());
 Tensor cast(const Tensor& x, DType dtype, SourceLocation loc = SourceLocation::current());
+/// How a convolution pads its spatial dimensions when no explicit amounts
+/// are given (TF's and JAX's padding strings).
+enum class Padding {
+  valid,       ///< none: only windows that lie inside the input
+  same,        ///< output size ceil(input / stride); an odd amount's extra at the end
+  same_lower,  ///< as `same`, the extra at the start
+};
+
+/// Options of conv(), lax.conv_general_dilated's. Per-dimension lists have
+/// one entry per spatial dimension, or none for all 1 (no padding).
+struct ConvOptions {
+  Shape strides;
+  Padding padding = Padding::valid;
+  /// (low, high) per spatial dimension; when given, replaces `padding`. A
+  /// negative amount crops.
+  std::vector<std::pair<int64_t, int64_t>> explicit_padding;
+  Shape lhs_dilation;  ///< input dilation: a transposed convolution (explicit padding only)
+  Shape rhs_dilation;  ///< kernel dilation (atrous convolution)
+  int64_t feature_group_count = 1;  ///< input channels in groups (depthwise: all of them)
+};
+
+/// lax.conv_general_dilated with channels last (TF's NHWC and HWIO): x is
+/// [batch, spatial..., C_in], w is [spatial..., C_in / groups, C_out], the
+/// result [batch, spatial'..., C_out], for any number of spatial dimensions.
+/// Like every ML framework's, a cross-correlation (the kernel is not
+/// flipped). Group g's C_out / groups outputs read its C_in / groups inputs.
+Tensor conv(const Tensor& x, const Tensor& w, ConvOptions options = {},
+            SourceLocation loc = SourceLocation::current());
+
 /// Constants and ranges need a trace to live in: call them while tracing.
 Tensor full(Shape shape, double value, DType dtype = DType::f32,
             SourceLocation loc = SourceLocation::current());

@@ -628,6 +628,52 @@ Tensor concat(const std::vector<Tensor>& xs, int axis, SourceLocation loc) {
   return r.emit<ir::ConcatenateOp>(r.type(dtype, shape), values, static_cast<int64_t>(a));
 }
 
+Tensor pad(const Tensor& x, Shape low, Shape high, Operand value, Shape interior,
+           SourceLocation loc) {
+  Recorder r("pad", loc, {&x, tensor_of(value)});
+  size_t rank = x.shape().size();
+  if (interior.empty()) interior.assign(rank, 0);
+  if (low.size() != rank || high.size() != rank || interior.size() != rank)
+    r.fail(fmt::format("low, high and interior need {} entries for {}, got {}, {} and {}", rank,
+                       describe(x), low.size(), high.size(), interior.size()));
+  if (value.tensor && value.tensor->rank() != 0)
+    r.fail(fmt::format("the padding value must be a number or a 0-d tensor, got {}",
+                       describe(*value.tensor)));
+  // The non-negative amounts pad; the negative ones crop what that made.
+  Shape padded_shape, starts, limits;
+  std::vector<int64_t> pad_low, pad_high;
+  for (size_t d = 0; d < rank; ++d) {
+    if (interior[d] < 0)
+      r.fail(fmt::format("interior padding must be non-negative, got {} in dimension {}",
+                         interior[d], d));
+    int64_t n = x.shape()[d];
+    int64_t size = n + std::max<int64_t>(n - 1, 0) * interior[d] + std::max<int64_t>(low[d], 0) +
+                   std::max<int64_t>(high[d], 0);
+    int64_t crop_low = std::max<int64_t>(-low[d], 0), crop_high = std::max<int64_t>(-high[d], 0);
+    if (crop_low + crop_high > size)
+      r.fail(fmt::format("dimension {} of {} would have {} elements (low {}, high {}, interior "
+                         "{})", d, describe(x), size - crop_low - crop_high, low[d], high[d],
+                         interior[d]));
+    pad_low.push_back(std::max<int64_t>(low[d], 0));
+    pad_high.push_back(std::max<int64_t>(high[d], 0));
+    padded_shape.push_back(size);
+    starts.push_back(crop_low);
+    limits.push_back(size - crop_high);
+  }
+  Tensor padded = x;
+  if (padded_shape != x.shape()) {
+    Tensor fill = value.tensor ? r.convert(*value.tensor, x.dtype())
+                               : number_constant(r, value, x.dtype(), {});
+    padded = r.emit<ir::PadOp>(r.type(x.dtype(), padded_shape), r.value(x), r.value(fill),
+                               pad_low, pad_high, std::vector<int64_t>(interior));
+  }
+  if (starts == Shape(rank, 0) && limits == padded_shape) return padded;
+  Shape shape;
+  for (size_t d = 0; d < rank; ++d) shape.push_back(limits[d] - starts[d]);
+  return r.emit<ir::SliceOp>(r.type(x.dtype(), shape), r.value(padded), starts, limits,
+                             Shape(rank, 1));
+}
+
 Tensor take(const Tensor& x, const Tensor& indices_given, int axis, SourceLocation loc) {
   Recorder r("take", loc, {&x, &indices_given});
   DType index_type = indices_given.dtype();

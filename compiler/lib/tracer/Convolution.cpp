@@ -1,0 +1,198 @@
+// conv: lax.conv_general_dilated (channels last) built from other ops, as
+// im2col: the input padded (and dilated), each kernel tap's window a strided
+// slice, the taps side by side as the rows of one GEMM with the kernel. AD,
+// fusion, the GEMM kernels, the GPU and AOT then need nothing of their own:
+// the gradient of the input is the GEMM with the kernel transposed, spread
+// back by the slices' and the pad's adjoints; the kernel's is the patches
+// transposed times the output's cotangent.
+#include "Promotion.h"
+#include "Recorder.h"
+
+#include "adjit/Tensor.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+namespace adjit {
+
+using detail::describe;
+using detail::Recorder;
+
+namespace {
+
+// One spatial dimension of the convolution.
+struct Window {
+  int64_t input = 0;            // the input's size
+  int64_t kernel = 0;           // the kernel's size
+  int64_t stride = 1, lhs_dilation = 1, rhs_dilation = 1;
+  int64_t low = 0, high = 0;    // padding (negative: cropping)
+  int64_t output = 0;
+
+  int64_t dilated_input() const { return input == 0 ? 0 : (input - 1) * lhs_dilation + 1; }
+  int64_t dilated_kernel() const { return (kernel - 1) * rhs_dilation + 1; }
+  int64_t padded_input() const { return dilated_input() + low + high; }
+};
+
+// A per-dimension option: `values`, or 1 everywhere when empty.
+Shape per_dimension(Recorder& r, const Shape& values, size_t spatial, const char* name) {
+  if (values.empty()) return Shape(spatial, 1);
+  if (values.size() != spatial)
+    r.fail(fmt::format("{} has {} entries; the operands have {} spatial dimensions", name,
+                       values.size(), spatial));
+  for (int64_t v : values)
+    if (v < 1) r.fail(fmt::format("{} must be >= 1, got [{}]", name, fmt::join(values, ",")));
+  return values;
+}
+
+// TF's and JAX's padding strings: an output of ceil(input / stride).
+void pad_same(Window& w, bool extra_low) {
+  int64_t output = (w.input + w.stride - 1) / w.stride;
+  int64_t total = std::max<int64_t>((output - 1) * w.stride + w.dilated_kernel() - w.input, 0);
+  w.low = extra_low ? total - total / 2 : total / 2;
+  w.high = total - w.low;
+}
+
+}  // namespace
+
+Tensor conv(const Tensor& x, const Tensor& w, ConvOptions options, SourceLocation loc) {
+  Recorder r("conv", loc, {&x, &w});
+  detail::AtUserLine at_user(loc);
+  if (x.rank() < 3 || w.rank() != x.rank())
+    r.fail(fmt::format("needs x as [batch, spatial..., C_in] and w as [spatial..., C_in / groups, "
+                       "C_out], at least one spatial dimension, got {} and {}",
+                       describe(x), describe(w)));
+  DType dtype = detail::promote(x.dtype(), w.dtype());
+  if (dtype == DType::i1)
+    r.fail(fmt::format("needs numeric operands, got {} and {}", describe(x), describe(w)));
+  size_t spatial = static_cast<size_t>(x.rank()) - 2;
+  int64_t batch = x.shape().front(), channels = x.shape().back();
+  int64_t groups = options.feature_group_count;
+  int64_t group_inputs = w.shape()[spatial], outputs = w.shape()[spatial + 1];
+  if (groups < 1 || channels % groups != 0 || outputs % groups != 0)
+    r.fail(fmt::format("feature_group_count {} must divide the input channels ({}) and the "
+                       "output channels ({})", groups, channels, outputs));
+  if (group_inputs * groups != channels)
+    r.fail(fmt::format("w {} has {} input channels per group; x {} has {} channels in {} "
+                       "group(s)", describe(w), group_inputs, describe(x), channels, groups));
+
+  Shape strides = per_dimension(r, options.strides, spatial, "strides");
+  Shape lhs_dilation = per_dimension(r, options.lhs_dilation, spatial, "lhs_dilation");
+  Shape rhs_dilation = per_dimension(r, options.rhs_dilation, spatial, "rhs_dilation");
+  bool explicit_padding = !options.explicit_padding.empty();
+  if (explicit_padding && options.explicit_padding.size() != spatial)
+    r.fail(fmt::format("explicit_padding has {} (low, high) pairs; the operands have {} spatial "
+                       "dimensions", options.explicit_padding.size(), spatial));
+  if (!explicit_padding && options.padding != Padding::valid &&
+      std::any_of(lhs_dilation.begin(), lhs_dilation.end(), [](int64_t d) { return d > 1; }))
+    r.fail("padding same and same_lower are not defined with lhs_dilation (a transposed "
+           "convolution): give explicit_padding");
+  std::vector<Window> windows(spatial);
+  Shape result_shape{batch};
+  for (size_t d = 0; d < spatial; ++d) {
+    Window& win = windows[d];
+    win.input = x.shape()[d + 1];
+    win.kernel = w.shape()[d];
+    if (win.kernel == 0)
+      r.fail(fmt::format("w {} has an empty spatial dimension {}", describe(w), d));
+    win.stride = strides[d];
+    win.lhs_dilation = lhs_dilation[d];
+    win.rhs_dilation = rhs_dilation[d];
+    if (explicit_padding) {
+      std::tie(win.low, win.high) = options.explicit_padding[d];
+    } else if (options.padding != Padding::valid) {
+      pad_same(win, options.padding == Padding::same_lower);
+    }
+    if (win.padded_input() < 0)
+      r.fail(fmt::format("spatial dimension {} of {} is cropped to {} elements by padding ({}, "
+                         "{})", d, describe(x), win.padded_input(), win.low, win.high));
+    // No window fits: an empty output, as in JAX.
+    int64_t span = win.padded_input() - win.dilated_kernel();
+    win.output = span < 0 ? 0 : span / win.stride + 1;
+    result_shape.push_back(win.output);
+  }
+  result_shape.push_back(outputs);
+  r.check_size(dtype, result_shape);
+
+  Tensor input = r.convert(x, dtype), kernel = r.convert(w, dtype);
+  // The input padded and dilated: [batch, padded..., C_in].
+  Shape low{0}, high{0}, interior{0};
+  for (const Window& win : windows) {
+    low.push_back(win.low);
+    high.push_back(win.high);
+    interior.push_back(win.lhs_dilation - 1);
+  }
+  low.push_back(0);
+  high.push_back(0);
+  interior.push_back(0);
+  Tensor padded = pad(input, low, high, 0.0, interior, loc);
+
+  // Each tap's window over the padded input: [batch, output..., C_in], in
+  // the kernel's row-major order of taps.
+  std::vector<Tensor> taps;
+  int64_t num_taps = 1;
+  for (const Window& win : windows) num_taps *= win.kernel;
+  for (int64_t t = 0; t < num_taps; ++t) {
+    Shape starts{0}, limits{batch}, slice_strides{1};
+    int64_t rest = t;
+    std::vector<int64_t> position(spatial);
+    for (size_t d = spatial; d-- > 0;) {
+      position[d] = rest % windows[d].kernel;
+      rest /= windows[d].kernel;
+    }
+    for (size_t d = 0; d < spatial; ++d) {
+      const Window& win = windows[d];
+      int64_t start = win.output == 0 ? 0 : position[d] * win.rhs_dilation;
+      starts.push_back(start);
+      limits.push_back(win.output == 0 ? 0 : start + (win.output - 1) * win.stride + 1);
+      slice_strides.push_back(win.stride);
+    }
+    starts.push_back(0);
+    limits.push_back(channels);
+    slice_strides.push_back(1);
+    taps.push_back(slice(padded, starts, limits, slice_strides, loc));
+  }
+  int64_t rows = batch;
+  for (const Window& win : windows) rows *= win.output;
+  int64_t group_outputs = outputs / groups;
+
+  // Depthwise (one input channel per group): the taps' products with the
+  // kernel summed elementwise, one pass that fusion keeps in registers,
+  // rather than a GEMM of inner dimension num_taps.
+  if (group_inputs == 1 && groups > 1) {
+    Shape tap_shape(result_shape.begin(), result_shape.end() - 1);
+    tap_shape.push_back(groups);
+    tap_shape.push_back(1);
+    Tensor per_tap = reshape(kernel, {num_taps, groups, group_outputs}, loc);
+    Tensor total;
+    for (int64_t t = 0; t < num_taps; ++t) {
+      Tensor term = reshape(taps[t], tap_shape, loc) *
+                    reshape(slice(per_tap, {t, 0, 0}, {t + 1, groups, group_outputs}, {}, loc),
+                            {groups, group_outputs}, loc);
+      total = t == 0 ? term : total + term;
+    }
+    return reshape(total, result_shape, loc);
+  }
+
+  // The patches: [rows, taps x C_in], tap-major as the kernel's rows.
+  Tensor patches = reshape(taps.size() == 1 ? taps.front() : concat(taps, -1, loc),
+                           {rows, num_taps * channels}, loc);
+  if (groups == 1)
+    return reshape(matmul(patches, reshape(kernel, {num_taps * channels, outputs}, loc), loc),
+                   result_shape, loc);
+  // Groups: a batch of GEMMs, [groups, rows, taps x C_in / groups] times
+  // [groups, taps x C_in / groups, C_out / groups].
+  Tensor grouped_patches =
+      reshape(transpose(reshape(patches, {rows, num_taps, groups, group_inputs}, loc),
+                        {2, 0, 1, 3}, loc),
+              {groups, rows, num_taps * group_inputs}, loc);
+  Tensor grouped_kernel =
+      reshape(transpose(reshape(kernel, {num_taps, group_inputs, groups, group_outputs}, loc),
+                        {2, 0, 1, 3}, loc),
+              {groups, num_taps * group_inputs, group_outputs}, loc);
+  Tensor products = matmul(grouped_patches, grouped_kernel, loc);  // [groups, rows, C_out / groups]
+  return reshape(transpose(products, {1, 0, 2}, loc), result_shape, loc);
+}
+
+}  // namespace adjit

@@ -1,0 +1,294 @@
+// pad and conv (lax.pad, lax.conv_general_dilated with channels last)
+// against plain C++ references written from their definitions, their
+// gradients through check_grads in both modes, the output shapes JAX gives
+// for the padding modes, and the errors of bad options.
+#include "test_support.h"
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+using namespace adjit;
+using namespace adjit::test;
+using namespace adjit::test::ad;
+
+namespace {
+
+// Deterministic values in [-1, 1): no two inputs alike, no symmetry to hide
+// a transposed index.
+Vec wave(const Shape& shape, double step) {
+  Vec v(static_cast<size_t>(count(shape)));
+  for (size_t i = 0; i < v.size(); ++i) v[i] = std::sin(static_cast<double>(i) * step + 0.3);
+  return v;
+}
+
+// lax.pad from its definition: each output position either maps back to an
+// input element or holds the padding value.
+Vec pad_reference(const Vec& x, const Shape& shape, const Shape& low, const Shape& high,
+                  const Shape& interior, double value, Shape& out_shape) {
+  out_shape.clear();
+  for (size_t d = 0; d < shape.size(); ++d)
+    out_shape.push_back(low[d] + high[d] + shape[d] + std::max<int64_t>(shape[d] - 1, 0) * interior[d]);
+  Vec out(static_cast<size_t>(count(out_shape)));
+  for (int64_t o = 0; o < count(out_shape); ++o) {
+    std::vector<int64_t> at = unravel(o, out_shape), from(shape.size());
+    bool inside = true;
+    for (size_t d = 0; d < shape.size() && inside; ++d) {
+      int64_t q = at[d] - low[d];
+      inside = q >= 0 && q % (interior[d] + 1) == 0 && q / (interior[d] + 1) < shape[d];
+      from[d] = inside ? q / (interior[d] + 1) : 0;
+    }
+    out[o] = inside ? x[ravel(from, shape)] : value;
+  }
+  return out;
+}
+
+struct ConvCase {
+  const char* name;
+  Shape x, w;
+  ConvOptions options;
+  Shape want;  // the output shape, as jax.lax.conv_general_dilated gives it
+};
+
+// The convolution from its definition: output position o, kernel tap k and
+// input channel c of group g read the input at o * stride + k * rhs_dilation
+// - low in the lhs-dilated input, where that lands on an input element.
+Vec conv_reference(const Vec& x, const Shape& xs, const Vec& w, const Shape& ws,
+                   const ConvOptions& o, const Shape& out_shape) {
+  size_t spatial = xs.size() - 2;
+  int64_t groups = o.feature_group_count, cin = xs.back(), cout = ws.back();
+  int64_t cg = cin / groups, og = cout / groups;
+  auto option = [](const Shape& s, size_t d) { return s.empty() ? int64_t{1} : s[d]; };
+  std::vector<int64_t> low(spatial, 0);
+  for (size_t d = 0; d < spatial; ++d) {
+    if (!o.explicit_padding.empty()) {
+      low[d] = o.explicit_padding[d].first;
+    } else if (o.padding != Padding::valid) {
+      int64_t stride = option(o.strides, d), k = (ws[d] - 1) * option(o.rhs_dilation, d) + 1;
+      int64_t out = (xs[d + 1] + stride - 1) / stride;
+      int64_t total = std::max<int64_t>((out - 1) * stride + k - xs[d + 1], 0);
+      low[d] = o.padding == Padding::same ? total / 2 : total - total / 2;
+    }
+  }
+  Shape taps(ws.begin(), ws.begin() + spatial);
+  Vec out(static_cast<size_t>(count(out_shape)), 0.0);
+  for (int64_t flat = 0; flat < count(out_shape); ++flat) {
+    std::vector<int64_t> at = unravel(flat, out_shape);
+    int64_t g = at.back() / og;
+    double acc = 0;
+    for (int64_t t = 0; t < count(taps); ++t) {
+      std::vector<int64_t> k = unravel(t, taps), from{at[0]};
+      bool inside = true;
+      for (size_t d = 0; d < spatial && inside; ++d) {
+        int64_t q = at[d + 1] * option(o.strides, d) + k[d] * option(o.rhs_dilation, d) - low[d];
+        int64_t dil = option(o.lhs_dilation, d);
+        inside = q >= 0 && q % dil == 0 && q / dil < xs[d + 1];
+        from.push_back(q / dil);
+      }
+      if (!inside) continue;
+      from.push_back(0);
+      for (int64_t c = 0; c < cg; ++c) {
+        from.back() = g * cg + c;
+        std::vector<int64_t> wi = k;
+        wi.push_back(c);
+        wi.push_back(at.back());
+        acc += x[ravel(from, xs)] * w[ravel(wi, ws)];
+      }
+    }
+    out[flat] = acc;
+  }
+  return out;
+}
+
+std::vector<ConvCase> conv_cases() {
+  using P = std::vector<std::pair<int64_t, int64_t>>;
+  return {
+      {"1-D valid", {1, 5, 2}, {3, 2, 4}, {}, {1, 3, 4}},
+      {"2-D valid", {2, 7, 6, 3}, {3, 3, 3, 5}, {}, {2, 5, 4, 5}},
+      {"same, stride 2, odd input", {2, 7, 6, 3}, {3, 3, 3, 5},
+       {.strides = {2, 2}, .padding = Padding::same}, {2, 4, 3, 5}},
+      {"same, stride 2, even input", {2, 6, 6, 3}, {3, 3, 3, 5},
+       {.strides = {2, 2}, .padding = Padding::same}, {2, 3, 3, 5}},
+      {"same_lower, stride 2", {2, 6, 6, 3}, {3, 3, 3, 5},
+       {.strides = {2, 2}, .padding = Padding::same_lower}, {2, 3, 3, 5}},
+      {"same, kernel dilation", {2, 6, 6, 3}, {3, 2, 3, 5},
+       {.strides = {1, 2}, .padding = Padding::same, .rhs_dilation = {2, 1}}, {2, 6, 3, 5}},
+      {"two groups", {2, 6, 6, 4}, {3, 3, 2, 6},
+       {.padding = Padding::same, .feature_group_count = 2}, {2, 6, 6, 6}},
+      {"depthwise, multiplier 2", {2, 6, 6, 4}, {3, 3, 1, 8},
+       {.padding = Padding::same, .feature_group_count = 4}, {2, 6, 6, 8}},
+      {"depthwise, strided", {2, 6, 6, 4}, {3, 3, 1, 4},
+       {.strides = {2, 1}, .feature_group_count = 4}, {2, 2, 4, 4}},
+      {"transposed (lhs dilation)", {2, 5, 5, 3}, {3, 3, 3, 2},
+       {.explicit_padding = P{{2, 2}, {1, 2}}, .lhs_dilation = {2, 2}}, {2, 11, 10, 2}},
+      {"negative padding crops", {2, 5, 5, 3}, {3, 3, 3, 2},
+       {.explicit_padding = P{{-1, 2}, {1, -1}}}, {2, 4, 3, 2}},
+      {"3-D, same", {1, 4, 5, 3, 2}, {2, 3, 2, 2, 3},
+       {.strides = {1, 2, 1}, .padding = Padding::same}, {1, 4, 3, 3, 3}},
+      {"1x1 kernel, stride 3", {3, 8, 2}, {1, 2, 4}, {.strides = {3}}, {3, 3, 4}},
+      {"kernel larger than the input: empty", {2, 3, 3, 2}, {5, 5, 2, 2}, {}, {2, 0, 0, 2}},
+      {"groups, strides, dilation, padding", {2, 9, 9, 6}, {3, 3, 2, 9},
+       {.strides = {2, 2}, .explicit_padding = P{{1, 0}, {2, 1}}, .rhs_dilation = {2, 2},
+        .feature_group_count = 3},
+       {2, 3, 4, 9}},
+  };
+}
+
+}  // namespace
+
+TEST_CASE("tracer ops: pad (low, high, interior, negative amounts, a tensor value)",
+          "[tracer][ops][conv]") {
+  struct Case {
+    Shape shape, low, high, interior;
+  };
+  for (const Case& c : std::vector<Case>{{{5}, {2}, {1}, {0}},
+                                         {{3, 4}, {1, 0}, {2, 3}, {1, 2}},
+                                         {{4, 3}, {-1, 2}, {1, -2}, {0, 1}},
+                                         {{2, 3}, {0, 0}, {0, 0}, {0, 0}},
+                                         {{0, 2}, {1, 0}, {1, 1}, {3, 0}}})
+    for (DType dtype : {F32, F64, I32}) {
+      INFO(type_string(dtype, c.shape) << " low " << shape_string(c.low) << " high "
+                                       << shape_string(c.high));
+      // The values the array holds, rounded to its dtype.
+      Vec x = values(make(map(wave(c.shape, 0.7), [](double v) { return std::round(v * 9) / 8; }),
+                          c.shape, dtype));
+      // The reference pads by the positive amounts, then crops the negative ones.
+      Shape low = c.low, high = c.high, padded_shape;
+      for (auto* amounts : {&low, &high})
+        for (int64_t& a : *amounts) a = std::max<int64_t>(a, 0);
+      Vec padded = pad_reference(x, c.shape, low, high, c.interior, 7, padded_shape);
+      Shape want_shape;
+      std::vector<int64_t> start;
+      for (size_t d = 0; d < c.shape.size(); ++d) {
+        start.push_back(std::max<int64_t>(-c.low[d], 0));
+        want_shape.push_back(padded_shape[d] - start[d] - std::max<int64_t>(-c.high[d], 0));
+      }
+      Vec want;
+      for (int64_t o = 0; o < count(want_shape); ++o) {
+        std::vector<int64_t> at = unravel(o, want_shape);
+        for (size_t d = 0; d < at.size(); ++d) at[d] += start[d];
+        want.push_back(padded[ravel(at, padded_shape)]);
+      }
+      Array got = jit([c](Tensor t) { return pad(t, c.low, c.high, 7, c.interior); })(
+          make(x, c.shape, dtype));
+      CHECK_EXACT("pad by a number", got, dtype, want_shape, want);
+      Array by_tensor = jit([c](Tensor t, Tensor v) { return pad(t, c.low, c.high, v, c.interior); })(
+          make(x, c.shape, dtype), make({7}, {}, F64));
+      CHECK_EXACT("pad by a 0-d tensor", by_tensor, dtype, want_shape, want);
+    }
+}
+
+TEST_CASE("ad ops: pad's gradients (operand and padding value, both modes)", "[ad][ad-ops][conv]") {
+  for (DType dtype : {F32, F64}) {
+    Array x = make(wave({3, 4}, 0.9), {3, 4}, dtype);
+    Array v = make({0.4}, {}, dtype);
+    expect_grads("pad with interior", FN(sum(pad(x[0], {1, 0}, {2, 1}, x[1], {1, 2}) * pad(x[0], {1, 0}, {2, 1}, x[1], {1, 2}))), {x, v});
+    expect_grads("pad cropping", FN(pad(x[0], {-1, 2}, {1, -2}, x[1], {0, 1}) * 1.5), {x, v});
+  }
+  // The value's gradient counts the padded positions: 3 x 4 padded to 6 x 8 adds 36.
+  auto g = grad<1>([](Tensor x, Tensor v) { return sum(pad(x, {1, 0}, {2, 1}, v, {0, 1})); });
+  CHECK(g(Array::ones({3, 4}), Array::scalar(0.0f)).item<float>() == 36.0f);
+}
+
+TEST_CASE("tracer ops: pad's errors name the op, the operand and the line", "[tracer][ops][conv]") {
+  auto message = [](std::function<Tensor(Tensor)> f) {
+    return what_of<TraceError>([&] { jit([f](Tensor x) { return f(x); })(Array::zeros({3, 4})); });
+  };
+  std::string e = message([](Tensor x) { return pad(x, {1}, {1, 1}); });
+  INFO(e);
+  for (const char* part : {"adjit::pad", "f32[3,4]", "need 2 entries", "test_compiler_convolution.cpp:"})
+    CHECK(contains(e, part));
+  e = message([](Tensor x) { return pad(x, {0, 0}, {0, 0}, 0, {-1, 0}); });
+  CHECK(contains(e, "interior padding must be non-negative"));
+  e = message([](Tensor x) { return pad(x, {-2, 0}, {-2, 0}); });
+  CHECK(contains(e, "would have -1 elements"));
+  e = message([](Tensor x) { return pad(x, {1, 1}, {1, 1}, sum(x, {0})); });
+  CHECK(contains(e, "a number or a 0-d tensor, got f32[4]"));
+}
+
+TEST_CASE("tracer ops: conv against a reference from its definition (f32, f64; 1 and 2 threads)",
+          "[tracer][ops][conv]") {
+  for (const ConvCase& c : conv_cases())
+    for (DType dtype : {F32, F64})
+      for (int threads : {1, 2}) {
+        INFO(c.name << " " << type_string(dtype, c.x) << " * " << shape_string(c.w) << ", "
+                    << threads << " thread(s)");
+        Vec x = wave(c.x, 0.37), w = wave(c.w, 0.11);
+        ConvOptions options = c.options;
+        auto f = jit([options](Tensor x, Tensor w) { return conv(x, w, options); },
+                     {.threads = threads});
+        Array got = f(make(x, c.x, dtype), make(w, c.w, dtype));
+        Vec want = conv_reference(x, c.x, w, c.w, c.options, c.want);
+        double tol = dtype == F32 ? 1e-5 : 1e-12;
+        CHECK_ARRAY("conv", got, dtype, c.want, want, (Tol{tol, tol}));
+      }
+}
+
+TEST_CASE("ad ops: conv's gradients through check_grads (both modes)", "[ad][ad-ops][conv]") {
+  for (const ConvCase& c : conv_cases()) {
+    if (count(c.want) == 0) continue;
+    // Small enough for central differences over every element.
+    if (count(c.x) + count(c.w) > 600) continue;
+    INFO(c.name);
+    ConvOptions options = c.options;
+    Array x = make(wave(c.x, 0.37), c.x, F64), w = make(wave(c.w, 0.11), c.w, F64);
+    Array weights = make(wave(c.want, 0.23), c.want, F64);
+    expect_grads(c.name, FN(sum(conv(x[0], x[1], options) * x[2])), {x, w, weights});
+  }
+  // A smaller f32 case, and an integer input converted by promotion.
+  Array x = make(wave({1, 4, 3, 2}, 0.5), {1, 4, 3, 2}, F32);
+  Array w = make(wave({2, 2, 2, 3}, 0.3), {2, 2, 2, 3}, F32);
+  expect_grads("f32, same, stride 2",
+               FN(conv(x[0], x[1], {.strides = {2, 1}, .padding = Padding::same}) * 0.5), {x, w});
+}
+
+TEST_CASE("tracer ops: conv traces one GEMM over the patches, depthwise none",
+          "[tracer][ops][conv]") {
+  auto count_of = [](const std::string& text, const std::string& what) {
+    size_t n = 0;
+    for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+    return n;
+  };
+  auto regular = jit([](Tensor x, Tensor w) { return conv(x, w, {.padding = Padding::same}); });
+  std::string ir = regular.lower(Array::zeros({2, 8, 8, 4}), Array::zeros({3, 3, 4, 6})).ir("traced");
+  CHECK(count_of(ir, "adjit.dot_general") == 1);
+  CHECK(count_of(ir, "adjit.pad") == 1);
+  auto depthwise = jit([](Tensor x, Tensor w) {
+    return conv(x, w, {.padding = Padding::same, .feature_group_count = 4});
+  });
+  ir = depthwise.lower(Array::zeros({2, 8, 8, 4}), Array::zeros({3, 3, 1, 4})).ir("traced");
+  CHECK(count_of(ir, "adjit.dot_general") == 0);
+}
+
+TEST_CASE("tracer ops: conv's errors name the op, the operands and the line",
+          "[tracer][ops][conv]") {
+  auto message = [](Shape xs, Shape ws, ConvOptions options) {
+    return what_of<TraceError>([&] {
+      jit([options](Tensor x, Tensor w) { return conv(x, w, options); })(Array::zeros(xs),
+                                                                          Array::zeros(ws));
+    });
+  };
+  std::string e = message({2, 5, 3}, {3, 3, 3, 4}, {});
+  INFO(e);
+  for (const char* part : {"adjit::conv", "f32[2,5,3]", "f32[3,3,3,4]", "test_compiler_convolution.cpp:"})
+    CHECK(contains(e, part));
+  e = message({2, 5, 5, 4}, {3, 3, 3, 6}, {});
+  CHECK(contains(e, "has 3 input channels per group"));
+  e = message({2, 5, 5, 4}, {3, 3, 2, 6}, {.feature_group_count = 3});
+  CHECK(contains(e, "feature_group_count 3 must divide"));
+  e = message({2, 5, 5, 4}, {3, 3, 4, 6}, {.strides = {1}});
+  CHECK(contains(e, "strides has 1 entries; the operands have 2 spatial dimensions"));
+  e = message({2, 5, 5, 4}, {3, 3, 4, 6}, {.rhs_dilation = {1, 0}});
+  CHECK(contains(e, "rhs_dilation must be >= 1"));
+  e = message({2, 5, 5, 4}, {3, 3, 4, 6}, {.padding = Padding::same, .lhs_dilation = {2, 2}});
+  CHECK(contains(e, "give explicit_padding"));
+  e = message({2, 5, 5, 4}, {3, 3, 4, 6}, {.explicit_padding = {{-3, -3}, {0, 0}}});
+  CHECK(contains(e, "cropped to -1 elements"));
+  e = message({2, 5, 5, 4}, {0, 3, 4, 6}, {});
+  CHECK(contains(e, "empty spatial dimension 0"));
+  e = what_of<TraceError>([] {
+    jit([](Tensor x, Tensor w) { return conv(x > 0.0, w > 0.0); })(Array::zeros({1, 3, 2}),
+                                                                   Array::zeros({1, 2, 2}));
+  });
+  CHECK(contains(e, "needs numeric operands"));
+}
