@@ -131,6 +131,15 @@ std::vector<ConvCase> conv_cases() {
        {.strides = {2, 2}, .explicit_padding = P{{1, 0}, {2, 1}}, .rhs_dilation = {2, 2},
         .feature_group_count = 3},
        {2, 3, 4, 9}},
+      // 16 channels: patch rows of a cache line or more are gathered.
+      {"16 channels, same, stride, kernel dilation", {2, 7, 6, 16}, {3, 2, 16, 4},
+       {.strides = {2, 1}, .padding = Padding::same, .rhs_dilation = {1, 2}}, {2, 4, 6, 4}},
+      {"16 channels, two groups", {2, 5, 5, 32}, {3, 3, 16, 8}, {.feature_group_count = 2},
+       {2, 3, 3, 8}},
+      {"16 channels, transposed", {1, 4, 4, 16}, {3, 3, 16, 2},
+       {.explicit_padding = P{{2, 2}, {2, 2}}, .lhs_dilation = {2, 2}}, {1, 9, 9, 2}},
+      {"16 channels, cropped", {2, 5, 5, 16}, {3, 3, 16, 3},
+       {.explicit_padding = P{{-1, 1}, {0, -1}}}, {2, 3, 2, 3}},
   };
 }
 
@@ -242,7 +251,7 @@ TEST_CASE("ad ops: conv's gradients through check_grads (both modes)", "[ad][ad-
                FN(conv(x[0], x[1], {.strides = {2, 1}, .padding = Padding::same}) * 0.5), {x, w});
 }
 
-TEST_CASE("tracer ops: conv traces one GEMM over the patches, depthwise none",
+TEST_CASE("tracer ops: conv traces one GEMM over gathered or copied patches, depthwise none",
           "[tracer][ops][conv]") {
   auto count_of = [](const std::string& text, const std::string& what) {
     size_t n = 0;
@@ -253,6 +262,11 @@ TEST_CASE("tracer ops: conv traces one GEMM over the patches, depthwise none",
   std::string ir = regular.lower(Array::zeros({2, 8, 8, 4}), Array::zeros({3, 3, 4, 6})).ir("traced");
   CHECK(count_of(ir, "adjit.dot_general") == 1);
   CHECK(count_of(ir, "adjit.pad") == 1);
+  CHECK(count_of(ir, "adjit.concatenate") == 1);  // 4 channels: a copy per tap
+  ir = regular.lower(Array::zeros({2, 8, 8, 16}), Array::zeros({3, 3, 16, 6})).ir("traced");
+  CHECK(count_of(ir, "adjit.dot_general") == 1);
+  CHECK(count_of(ir, "adjit.gather") == 1);  // 16 channels: one gather of the patches
+  CHECK(count_of(ir, "adjit.concatenate") == 0);
   auto depthwise = jit([](Tensor x, Tensor w) {
     return conv(x, w, {.padding = Padding::same, .feature_group_count = 4});
   });

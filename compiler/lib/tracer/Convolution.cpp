@@ -1,16 +1,17 @@
 // conv: lax.conv_general_dilated (channels last) built from other ops, as
-// im2col: the input padded (and dilated), each kernel tap's window a strided
-// slice, the taps side by side as the rows of one GEMM with the kernel. AD,
-// fusion, the GEMM kernels, the GPU and AOT then need nothing of their own:
-// the gradient of the input is the GEMM with the kernel transposed, spread
-// back by the slices' and the pad's adjoints; the kernel's is the patches
-// transposed times the output's cotangent.
+// im2col: the input padded (and dilated), every kernel tap's window over it
+// gathered as one row of patches per output pixel, and one GEMM of the
+// patches with the kernel. AD, fusion, the GEMM kernels, the GPU and AOT
+// then need nothing of their own: the input's gradient is the GEMM with the
+// kernel transposed, scattered back by the gather's adjoint and cropped by
+// the pad's; the kernel's is the patches transposed times the cotangent.
 #include "Promotion.h"
 #include "Recorder.h"
 
 #include "adjit/Tensor.h"
 
 #include <algorithm>
+#include <limits>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -52,6 +53,61 @@ void pad_same(Window& w, bool extra_low) {
   int64_t total = std::max<int64_t>((output - 1) * w.stride + w.dilated_kernel() - w.input, 0);
   w.low = extra_low ? total - total / 2 : total / 2;
   w.high = total - w.low;
+}
+
+// Tap t's window over the padded input (taps in the kernel's row-major
+// order): [batch, output..., C], a strided slice.
+Tensor tap_window(const Tensor& padded, const std::vector<Window>& windows, int64_t t,
+                  SourceLocation loc) {
+  size_t spatial = windows.size();
+  Shape starts{0}, limits{padded.shape().front()}, strides{1};
+  std::vector<int64_t> position(spatial);
+  for (size_t d = spatial; d-- > 0;) {
+    position[d] = t % windows[d].kernel;
+    t /= windows[d].kernel;
+  }
+  for (size_t d = 0; d < spatial; ++d) {
+    const Window& win = windows[d];
+    int64_t start = win.output == 0 ? 0 : position[d] * win.rhs_dilation;
+    starts.push_back(start);
+    limits.push_back(win.output == 0 ? 0 : start + (win.output - 1) * win.stride + 1);
+    strides.push_back(win.stride);
+  }
+  starts.push_back(0);
+  limits.push_back(padded.shape().back());
+  strides.push_back(1);
+  return slice(padded, starts, limits, strides, loc);
+}
+
+// Every tap's window at once: [batch, output..., taps, C], one gather of
+// the padded input's pixels (rows of C values), which writes each patch
+// row once, in order. (A concatenation of the taps' windows was one pass
+// over the patches per tap: 3.1x the time for 3 x 3 taps of 64 channels.)
+// The pixel index of (n, o..., k...) is n P + sum_d (o_d stride_d + k_d
+// rhs_dilation_d) P_d, P_d the padded input's pixel stride of dimension d.
+Tensor gather_patches(const Tensor& padded, const std::vector<Window>& windows,
+                      SourceLocation loc) {
+  size_t spatial = windows.size();
+  int64_t batch = padded.shape().front(), channels = padded.shape().back(), pixels = 1;
+  for (const Window& win : windows) pixels *= win.padded_input();
+  DType index_type =
+      batch * pixels <= std::numeric_limits<int32_t>::max() ? DType::i32 : DType::i64;
+  size_t rank = 1 + 2 * spatial;  // [batch, output..., kernel...]
+  auto along = [&](size_t axis, int64_t size, int64_t step) {
+    Shape shape(rank, 1);
+    shape[axis] = size;
+    return reshape(arange(size, index_type, loc) * step, shape, loc);
+  };
+  Tensor index = along(0, batch, pixels);
+  int64_t pixel_stride = pixels;
+  for (size_t d = 0; d < spatial; ++d) {
+    const Window& win = windows[d];
+    pixel_stride /= win.padded_input();
+    index = index + along(1 + d, win.output, win.stride * pixel_stride) +
+            along(1 + spatial + d, win.kernel, win.rhs_dilation * pixel_stride);
+  }
+  Tensor flat = reshape(padded, {batch * pixels, channels}, loc);
+  return take(flat, index, 0, loc);
 }
 
 }  // namespace
@@ -128,38 +184,18 @@ Tensor conv(const Tensor& x, const Tensor& w, ConvOptions options, SourceLocatio
   interior.push_back(0);
   Tensor padded = pad(input, low, high, 0.0, interior, loc);
 
-  // Each tap's window over the padded input: [batch, output..., C_in], in
-  // the kernel's row-major order of taps.
-  std::vector<Tensor> taps;
-  int64_t num_taps = 1;
-  for (const Window& win : windows) num_taps *= win.kernel;
-  for (int64_t t = 0; t < num_taps; ++t) {
-    Shape starts{0}, limits{batch}, slice_strides{1};
-    int64_t rest = t;
-    std::vector<int64_t> position(spatial);
-    for (size_t d = spatial; d-- > 0;) {
-      position[d] = rest % windows[d].kernel;
-      rest /= windows[d].kernel;
-    }
-    for (size_t d = 0; d < spatial; ++d) {
-      const Window& win = windows[d];
-      int64_t start = win.output == 0 ? 0 : position[d] * win.rhs_dilation;
-      starts.push_back(start);
-      limits.push_back(win.output == 0 ? 0 : start + (win.output - 1) * win.stride + 1);
-      slice_strides.push_back(win.stride);
-    }
-    starts.push_back(0);
-    limits.push_back(channels);
-    slice_strides.push_back(1);
-    taps.push_back(slice(padded, starts, limits, slice_strides, loc));
+  int64_t num_taps = 1, rows = batch;
+  for (const Window& win : windows) {
+    num_taps *= win.kernel;
+    rows *= win.output;
   }
-  int64_t rows = batch;
-  for (const Window& win : windows) rows *= win.output;
   int64_t group_outputs = outputs / groups;
+  // No window fits (or no image): nothing to compute, and no pixel to index.
+  if (rows == 0) return full(result_shape, 0.0, dtype, loc);
 
-  // Depthwise (one input channel per group): the taps' products with the
-  // kernel summed elementwise, one pass that fusion keeps in registers,
-  // rather than a GEMM of inner dimension num_taps.
+  // Depthwise (one input channel per group): each tap's window times its
+  // kernel entries, summed elementwise: one pass that fusion keeps in
+  // registers, rather than a GEMM of inner dimension num_taps.
   if (group_inputs == 1 && groups > 1) {
     Shape tap_shape(result_shape.begin(), result_shape.end() - 1);
     tap_shape.push_back(groups);
@@ -167,7 +203,7 @@ Tensor conv(const Tensor& x, const Tensor& w, ConvOptions options, SourceLocatio
     Tensor per_tap = reshape(kernel, {num_taps, groups, group_outputs}, loc);
     Tensor total;
     for (int64_t t = 0; t < num_taps; ++t) {
-      Tensor term = reshape(taps[t], tap_shape, loc) *
+      Tensor term = reshape(tap_window(padded, windows, t, loc), tap_shape, loc) *
                     reshape(slice(per_tap, {t, 0, 0}, {t + 1, groups, group_outputs}, {}, loc),
                             {groups, group_outputs}, loc);
       total = t == 0 ? term : total + term;
@@ -175,9 +211,20 @@ Tensor conv(const Tensor& x, const Tensor& w, ConvOptions options, SourceLocatio
     return reshape(total, result_shape, loc);
   }
 
-  // The patches: [rows, taps x C_in], tap-major as the kernel's rows.
-  Tensor patches = reshape(taps.size() == 1 ? taps.front() : concat(taps, -1, loc),
-                           {rows, num_taps * channels}, loc);
+  // The patches: [rows, taps x C_in], tap-major as the kernel's rows. A
+  // gather moves a pixel's channels as one row; rows shorter than a cache
+  // line (an image's 3 colours) go faster as one strided copy per tap (for
+  // 3 channels: the forward pass 0.84 of the gather's time, the gradient
+  // 0.82), and one tap (a 1 x 1 kernel) is its window: a view.
+  Tensor patches;
+  if (num_taps > 1 && channels * static_cast<int64_t>(dtype_size(dtype)) >= 64) {
+    patches = gather_patches(padded, windows, loc);
+  } else {
+    std::vector<Tensor> taps;
+    for (int64_t t = 0; t < num_taps; ++t) taps.push_back(tap_window(padded, windows, t, loc));
+    patches = taps.size() == 1 ? taps.front() : concat(taps, -1, loc);
+  }
+  patches = reshape(patches, {rows, num_taps * channels}, loc);
   if (groups == 1)
     return reshape(matmul(patches, reshape(kernel, {num_taps * channels, outputs}, loc), loc),
                    result_shape, loc);
