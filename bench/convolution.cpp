@@ -1,0 +1,76 @@
+// adjit-conv-bench: convolution layers (channels last) against
+// bench/peers/conv_jax.py, which defines the same layers: a 3 x 3 layer of
+// 64 channels, an RGB input layer, a strided layer, a 1 x 1 layer and a
+// depthwise one, each as the forward pass and the value and gradient of
+// sum(conv(x, w) * c) w.r.t. x and w. First call and median of 15 calls,
+// one JSON line per measurement. Run with ADJIT_NUM_THREADS=1 to compare
+// with the JAX script, which pins itself to one core.
+#include <adjit/adjit.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+using adjit::Array;
+using adjit::ConvOptions;
+using adjit::Padding;
+using adjit::Tensor;
+
+namespace {
+
+struct Layer {
+  const char* name;
+  adjit::Shape x, w;
+  ConvOptions options;
+};
+
+double milliseconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+      .count();
+}
+
+template <class F>
+void time_calls(const std::string& variant, int reps, F&& call) {
+  auto start = std::chrono::steady_clock::now();
+  call();
+  double first = milliseconds_since(start);
+  std::vector<double> times;
+  for (int i = 0; i < reps; ++i) {
+    start = std::chrono::steady_clock::now();
+    call();
+    times.push_back(milliseconds_since(start));
+  }
+  std::sort(times.begin(), times.end());
+  std::printf("{\"workload\":\"conv\",\"impl\":\"adjit\",\"variant\":\"%s\","
+              "\"first_call_ms\":%.2f,\"median_ms\":%.3f}\n",
+              variant.c_str(), first, times.empty() ? 0 : times[times.size() / 2]);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  bool smoke = argc > 1 && std::string(argv[1]) == "--smoke";
+  int64_t b = smoke ? 2 : 16;
+  std::vector<Layer> layers = {
+      {"3x3 64->64 32x32", {b, 32, 32, 64}, {3, 3, 64, 64}, {.padding = Padding::same}},
+      {"3x3 3->32 64x64", {b, 64, 64, 3}, {3, 3, 3, 32}, {.padding = Padding::same}},
+      {"3x3 stride 2 64->128 32x32", {b, 32, 32, 64}, {3, 3, 64, 128},
+       {.strides = {2, 2}, .padding = Padding::same}},
+      {"1x1 128->256 16x16", {b, 16, 16, 128}, {1, 1, 128, 256}, {}},
+      {"depthwise 3x3 128 16x16", {b, 16, 16, 128}, {3, 3, 1, 128},
+       {.padding = Padding::same, .feature_group_count = 128}},
+  };
+  int reps = smoke ? 1 : 15;
+  for (const Layer& layer : layers) {
+    ConvOptions options = layer.options;
+    auto forward = adjit::jit([options](Tensor x, Tensor w) { return adjit::conv(x, w, options); });
+    auto value_and_grad = adjit::jit(adjit::value_and_grad<0, 1>(
+        [options](Tensor x, Tensor w, Tensor c) { return adjit::sum(adjit::conv(x, w, options) * c); }));
+    Array x = Array::randn(layer.x, 1), w = Array::randn(layer.w, 2);
+    time_calls(std::string(layer.name) + " forward", reps, [&] { forward(x, w); });
+    Array c = Array::randn(forward(x, w).shape(), 3);
+    time_calls(std::string(layer.name) + " value_and_grad", reps, [&] { value_and_grad(x, w, c); });
+  }
+}

@@ -1,0 +1,66 @@
+#!/usr/bin/env python3
+"""JAX's side of bench/convolution.cpp (adjit-conv-bench): the same
+convolution layers (NHWC, HWIO), the same measurements.
+
+  python3 bench/peers/conv_jax.py [--smoke]
+
+One JSON line per measurement; one CPU thread (the process is pinned to one
+core, XLA's pool sized to it), as adjit-conv-bench with ADJIT_NUM_THREADS=1.
+"""
+import argparse
+import json
+import os
+import time
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--smoke", action="store_true")
+    args = parser.parse_args()
+    os.environ.setdefault("XLA_FLAGS", "--xla_cpu_multi_thread_eigen=false "
+                                       "intra_op_parallelism_threads=1")
+    if hasattr(os, "sched_setaffinity"):
+        os.sched_setaffinity(0, sorted(os.sched_getaffinity(0))[:1])
+    import jax
+    import jax.numpy as jnp
+
+    b = 2 if args.smoke else 16
+    layers = [
+        ("3x3 64->64 32x32", (b, 32, 32, 64), (3, 3, 64, 64), (1, 1), "SAME", 1),
+        ("3x3 3->32 64x64", (b, 64, 64, 3), (3, 3, 3, 32), (1, 1), "SAME", 1),
+        ("3x3 stride 2 64->128 32x32", (b, 32, 32, 64), (3, 3, 64, 128), (2, 2), "SAME", 1),
+        ("1x1 128->256 16x16", (b, 16, 16, 128), (1, 1, 128, 256), (1, 1), "VALID", 1),
+        ("depthwise 3x3 128 16x16", (b, 16, 16, 128), (3, 3, 1, 128), (1, 1), "SAME", 128),
+    ]
+    reps = 1 if args.smoke else 15
+
+    def time_calls(variant, call):
+        start = time.perf_counter()
+        jax.block_until_ready(call())
+        first = (time.perf_counter() - start) * 1e3
+        times = []
+        for _ in range(reps):
+            start = time.perf_counter()
+            jax.block_until_ready(call())
+            times.append((time.perf_counter() - start) * 1e3)
+        times.sort()
+        print(json.dumps({"workload": "conv", "impl": "jax", "variant": variant,
+                          "first_call_ms": round(first, 2),
+                          "median_ms": round(times[len(times) // 2], 3)}), flush=True)
+
+    for name, xs, ws, strides, padding, groups in layers:
+        def conv(x, w, strides=strides, padding=padding, groups=groups):
+            return jax.lax.conv_general_dilated(x, w, strides, padding,
+                                                dimension_numbers=("NHWC", "HWIO", "NHWC"),
+                                                feature_group_count=groups)
+        x = jax.random.normal(jax.random.PRNGKey(1), xs)
+        w = jax.random.normal(jax.random.PRNGKey(2), ws)
+        c = jax.random.normal(jax.random.PRNGKey(3), conv(x, w).shape)
+        forward = jax.jit(conv)
+        value_and_grad = jax.jit(jax.value_and_grad(lambda x, w, c: jnp.sum(conv(x, w) * c), (0, 1)))
+        time_calls(name + " forward", lambda: forward(x, w))
+        time_calls(name + " value_and_grad", lambda: value_and_grad(x, w, c))
+
+
+if __name__ == "__main__":
+    main()
