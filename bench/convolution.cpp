@@ -2,7 +2,7 @@
 // bench/peers/conv_jax.py, which defines the same layers: a 3 x 3 layer of
 // 64 channels, an RGB input layer, a strided layer, a 1 x 1 layer and a
 // depthwise one, each as the forward pass and the value and gradient of
-// sum(conv(x, w) * c) w.r.t. x and w. First call and median of 15 calls,
+// sum(conv(x, w) * c) w.r.t. x and w; then a max and an average pool. First call and median of 15 calls,
 // one JSON line per measurement. Run with ADJIT_NUM_THREADS=1 to compare
 // with the JAX script, which pins itself to one core.
 #include <adjit/adjit.h>
@@ -72,5 +72,21 @@ int main(int argc, char** argv) {
     time_calls(std::string(layer.name) + " forward", reps, [&] { forward(x, w); });
     Array c = Array::randn(forward(x, w).shape(), 3);
     time_calls(std::string(layer.name) + " value_and_grad", reps, [&] { value_and_grad(x, w, c); });
+  }
+  // Pooling: a ResNet stem's 3 x 3 max pool of stride 2, a 2 x 2 average pool.
+  Array x = Array::randn({b, 32, 32, 64}, 4);
+  for (bool take_max : {true, false}) {
+    adjit::Shape window = take_max ? adjit::Shape{3, 3} : adjit::Shape{2, 2};
+    adjit::PoolOptions options{.strides = {2, 2}, .padding = take_max ? Padding::same : Padding::valid};
+    auto pool = [take_max, window, options](Tensor x) {
+      return take_max ? adjit::max_pool(x, window, options) : adjit::avg_pool(x, window, options);
+    };
+    auto forward = adjit::jit(pool);
+    auto value_and_grad = adjit::jit(adjit::value_and_grad(
+        [pool](Tensor x, Tensor c) { return adjit::sum(pool(x) * c); }));
+    std::string name = take_max ? "max_pool 3x3 stride 2 64 32x32" : "avg_pool 2x2 stride 2 64 32x32";
+    time_calls(name + " forward", reps, [&] { forward(x); });
+    Array c = Array::randn(forward(x).shape(), 5);
+    time_calls(name + " value_and_grad", reps, [&] { value_and_grad(x, c); });
   }
 }

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """JAX's side of bench/convolution.cpp (adjit-conv-bench): the same
-convolution layers (NHWC, HWIO), the same measurements.
+convolution layers (NHWC, HWIO) and pools, the same measurements.
 
   python3 bench/peers/conv_jax.py [--smoke]
 
@@ -60,6 +60,23 @@ def main():
         value_and_grad = jax.jit(jax.value_and_grad(lambda x, w, c: jnp.sum(conv(x, w) * c), (0, 1)))
         time_calls(name + " forward", lambda: forward(x, w))
         time_calls(name + " value_and_grad", lambda: value_and_grad(x, w, c))
+
+    x = jax.random.normal(jax.random.PRNGKey(4), (b, 32, 32, 64))
+    for take_max in (True, False):
+        window, padding = ((3, 3), "SAME") if take_max else ((2, 2), "VALID")
+        dims, strides = (1,) + window + (1,), (1, 2, 2, 1)
+        pads = jax.lax.padtype_to_pads(x.shape, dims, strides, padding)
+
+        def pool(x, take_max=take_max, dims=dims, pads=pads):
+            if take_max:
+                return jax.lax.reduce_window(x, -jnp.inf, jax.lax.max, dims, strides, pads)
+            return jax.lax.reduce_window(x, 0.0, jax.lax.add, dims, strides, pads) / 4.0
+        name = "max_pool 3x3 stride 2 64 32x32" if take_max else "avg_pool 2x2 stride 2 64 32x32"
+        c = jax.random.normal(jax.random.PRNGKey(5), pool(x).shape)
+        forward = jax.jit(pool)
+        value_and_grad = jax.jit(jax.value_and_grad(lambda x, c, pool=pool: jnp.sum(pool(x) * c)))
+        time_calls(name + " forward", lambda: forward(x))
+        time_calls(name + " value_and_grad", lambda: value_and_grad(x, c))
 
 
 if __name__ == "__main__":

@@ -306,3 +306,145 @@ TEST_CASE("tracer ops: conv's errors name the op, the operands and the line",
   });
   CHECK(contains(e, "needs numeric operands"));
 }
+
+namespace {
+
+struct PoolCase {
+  const char* name;
+  Shape x, window;
+  PoolOptions options;
+  Shape want;  // the output shape, as jax.lax.reduce_window gives it
+};
+
+std::vector<PoolCase> pool_cases() {
+  using P = std::vector<std::pair<int64_t, int64_t>>;
+  return {
+      {"2-D valid", {2, 7, 6, 3}, {3, 3}, {}, {2, 5, 4, 3}},
+      {"same, stride 2", {2, 7, 6, 3}, {3, 3}, {.strides = {2, 2}, .padding = Padding::same},
+       {2, 4, 3, 3}},
+      {"same_lower, uneven", {2, 7, 6, 3}, {2, 3},
+       {.strides = {2, 1}, .padding = Padding::same_lower}, {2, 4, 6, 3}},
+      {"same, not counting the padding", {2, 7, 6, 3}, {3, 3},
+       {.strides = {2, 2}, .padding = Padding::same, .count_include_pad = false}, {2, 4, 3, 3}},
+      {"3-D, explicit", {1, 5, 4, 3, 2}, {2, 2, 2},
+       {.strides = {1, 2, 1}, .explicit_padding = P{{1, 0}, {0, 1}, {1, 1}},
+        .count_include_pad = false},
+       {1, 5, 2, 4, 2}},
+      {"1-D", {3, 9, 4}, {3}, {.strides = {2}, .padding = Padding::same}, {3, 5, 4}},
+  };
+}
+
+// Pools from their definition: window positions o * stride + k - low that
+// land inside the input.
+Vec pool_reference(const Vec& x, const Shape& xs, const Shape& window, const PoolOptions& o,
+                   const Shape& out_shape, bool take_max) {
+  size_t spatial = window.size();
+  std::vector<int64_t> low(spatial, 0);
+  for (size_t d = 0; d < spatial; ++d) {
+    int64_t stride = o.strides.empty() ? 1 : o.strides[d];
+    if (!o.explicit_padding.empty()) {
+      low[d] = o.explicit_padding[d].first;
+    } else if (o.padding != Padding::valid) {
+      int64_t out = (xs[d + 1] + stride - 1) / stride;
+      int64_t total = std::max<int64_t>((out - 1) * stride + window[d] - xs[d + 1], 0);
+      low[d] = o.padding == Padding::same ? total / 2 : total - total / 2;
+    }
+  }
+  Vec out;
+  for (int64_t flat = 0; flat < count(out_shape); ++flat) {
+    std::vector<int64_t> at = unravel(flat, out_shape);
+    double best = -kInf, total = 0;
+    int64_t inside_count = 0;
+    for (int64_t t = 0; t < count(window); ++t) {
+      std::vector<int64_t> k = unravel(t, window), from{at[0]};
+      bool inside = true;
+      for (size_t d = 0; d < spatial; ++d) {
+        int64_t q = at[d + 1] * (o.strides.empty() ? 1 : o.strides[d]) + k[d] - low[d];
+        inside = inside && q >= 0 && q < xs[d + 1];
+        from.push_back(q);
+      }
+      if (!inside) continue;
+      from.push_back(at.back());
+      double v = x[ravel(from, xs)];
+      best = std::max(best, v);
+      total += v;
+      ++inside_count;
+    }
+    double divisor = o.count_include_pad ? static_cast<double>(count(window)) : inside_count;
+    out.push_back(take_max ? best : total / divisor);
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("tracer ops: max_pool and avg_pool against references (f32, f64, i32)",
+          "[tracer][ops][conv]") {
+  for (const PoolCase& c : pool_cases())
+    for (DType dtype : {F32, F64, I32}) {
+      INFO(c.name << " " << type_string(dtype, c.x));
+      // The values the array holds (integers: the wave times 50, rounded).
+      Vec x = values(make(map(wave(c.x, 0.37), [&](double v) { return dtype == I32 ? std::round(v * 50) : v; }),
+                          c.x, dtype));
+      PoolOptions options = c.options;
+      Shape window = c.window;
+      Array got_max = jit([options, window](Tensor t) { return max_pool(t, window, options); })(
+          make(x, c.x, dtype));
+      CHECK_EXACT("max_pool", got_max, dtype, c.want,
+                  pool_reference(x, c.x, c.window, c.options, c.want, true));
+      Array got_avg = jit([options, window](Tensor t) { return avg_pool(t, window, options); })(
+          make(x, c.x, dtype));
+      DType avg_type = dtype == I32 ? F32 : dtype;
+      double tol = avg_type == F32 ? 1e-6 : 1e-14;
+      CHECK_ARRAY("avg_pool", got_avg, avg_type, c.want,
+                  pool_reference(x, c.x, c.window, c.options, c.want, false), (Tol{tol, tol}));
+    }
+}
+
+TEST_CASE("ad ops: max_pool's and avg_pool's gradients through check_grads (both modes)",
+          "[ad][ad-ops][conv]") {
+  for (const PoolCase& c : pool_cases()) {
+    INFO(c.name);
+    PoolOptions options = c.options;
+    Shape window = c.window;
+    // Distinct values: central differences of a maximum need no tie nearby.
+    Vec ramp(static_cast<size_t>(count(c.x)));
+    for (size_t i = 0; i < ramp.size(); ++i) ramp[i] = 0.01 * static_cast<double>((i * 37) % ramp.size());
+    Array x = make(ramp, c.x, F64);
+    Array weights = make(wave(c.want, 0.23), c.want, F64);
+    expect_grads(std::string("max_pool ") + c.name, FN(sum(max_pool(x[0], window, options) * x[1])),
+                 {x, weights});
+    expect_grads(std::string("avg_pool ") + c.name, FN(sum(avg_pool(x[0], window, options) * x[1])),
+                 {x, weights});
+  }
+  // Tied maxima share the gradient; it sums to 1 per window.
+  auto g = grad([](Tensor x) { return sum(max_pool(x, {2, 2}, {.strides = {2, 2}})); });
+  Array tied = g(Array::ones({1, 2, 2, 1}));
+  Vec shares = values(tied);
+  CHECK(shares[0] + shares[1] + shares[2] + shares[3] == 1.0);
+  for (double share : shares) CHECK(share > 0);
+}
+
+TEST_CASE("tracer ops: the pools' errors name the op, the operand and the line",
+          "[tracer][ops][conv]") {
+  auto message = [](Shape xs, Shape window, PoolOptions options, bool take_max) {
+    return what_of<TraceError>([&] {
+      jit([=](Tensor x) { return take_max ? max_pool(x, window, options) : avg_pool(x, window, options); })(
+          Array::zeros(xs));
+    });
+  };
+  std::string e = message({2, 5}, {2}, {}, true);
+  INFO(e);
+  for (const char* part : {"adjit::max_pool", "f32[2,5]", "test_compiler_convolution.cpp:"})
+    CHECK(contains(e, part));
+  e = message({2, 5, 5, 3}, {2}, {}, false);
+  CHECK(contains(e, "adjit::avg_pool"));
+  CHECK(contains(e, "window has 1 entries; x f32[2,5,5,3] has 2 spatial dimensions"));
+  e = message({2, 5, 5, 3}, {2, 0}, {}, true);
+  CHECK(contains(e, "window sizes must be >= 1"));
+  e = message({2, 5, 5, 3}, {2, 2}, {.strides = {1, 2, 3}}, true);
+  CHECK(contains(e, "strides has 3 entries"));
+  e = what_of<TraceError>(
+      [] { jit([](Tensor x) { return max_pool(x > 0.0, {2}); })(Array::zeros({1, 4, 2})); });
+  CHECK(contains(e, "needs a numeric operand"));
+}

@@ -229,6 +229,27 @@ struct ConvOptions {
 Tensor conv(const Tensor& x, const Tensor& w, ConvOptions options = {},
             SourceLocation loc = SourceLocation::current());
 
+/// Options of max_pool and avg_pool (flax.linen's pools). Per-dimension
+/// lists as ConvOptions'.
+struct PoolOptions {
+  Shape strides;  ///< empty: 1 in every dimension, as in flax (Keras: the window)
+  Padding padding = Padding::valid;
+  std::vector<std::pair<int64_t, int64_t>> explicit_padding;  ///< as ConvOptions'
+  /// avg_pool: divide by the whole window (flax's default), or by the number
+  /// of the window's elements inside the input.
+  bool count_include_pad = true;
+};
+
+/// The maximum over each `window` of x [batch, spatial..., C]'s spatial
+/// dimensions (padding never wins). The gradient goes to each window's
+/// maximum; tied maxima share it (JAX gives it all to one of them).
+Tensor max_pool(const Tensor& x, Shape window, PoolOptions options = {},
+                SourceLocation loc = SourceLocation::current());
+/// The mean over each `window` of x [batch, spatial..., C]'s spatial
+/// dimensions; integers are averaged in f32.
+Tensor avg_pool(const Tensor& x, Shape window, PoolOptions options = {},
+                SourceLocation loc = SourceLocation::current());
+
 /// Constants and ranges need a trace to live in: call them while tracing.
 Tensor full(Shape shape, double value, DType dtype = DType::f32,
             SourceLocation loc = SourceLocation::current());

@@ -55,6 +55,77 @@ void pad_same(Window& w, bool extra_low) {
   w.high = total - w.low;
 }
 
+// The options every windowed op reads (the pools' without dilation).
+struct WindowOptions {
+  const Shape& strides;
+  Padding padding;
+  const std::vector<std::pair<int64_t, int64_t>>& explicit_padding;
+  const Shape& lhs_dilation;
+  const Shape& rhs_dilation;
+};
+
+// The windows of a kernel (or pooling window) of `kernel_size` over x's
+// spatial dimensions, [batch, spatial..., C].
+std::vector<Window> spatial_windows(Recorder& r, const Tensor& x, const Shape& kernel_size,
+                                    const WindowOptions& options) {
+  size_t spatial = kernel_size.size();
+  Shape strides = per_dimension(r, options.strides, spatial, "strides");
+  Shape lhs_dilation = per_dimension(r, options.lhs_dilation, spatial, "lhs_dilation");
+  Shape rhs_dilation = per_dimension(r, options.rhs_dilation, spatial, "rhs_dilation");
+  bool explicit_padding = !options.explicit_padding.empty();
+  if (explicit_padding && options.explicit_padding.size() != spatial)
+    r.fail(fmt::format("explicit_padding has {} (low, high) pairs; the operands have {} spatial "
+                       "dimensions", options.explicit_padding.size(), spatial));
+  if (!explicit_padding && options.padding != Padding::valid &&
+      std::any_of(lhs_dilation.begin(), lhs_dilation.end(), [](int64_t d) { return d > 1; }))
+    r.fail("padding same and same_lower are not defined with lhs_dilation (a transposed "
+           "convolution): give explicit_padding");
+  std::vector<Window> windows(spatial);
+  for (size_t d = 0; d < spatial; ++d) {
+    Window& win = windows[d];
+    win.input = x.shape()[d + 1];
+    win.kernel = kernel_size[d];
+    win.stride = strides[d];
+    win.lhs_dilation = lhs_dilation[d];
+    win.rhs_dilation = rhs_dilation[d];
+    if (explicit_padding) {
+      std::tie(win.low, win.high) = options.explicit_padding[d];
+    } else if (options.padding != Padding::valid) {
+      pad_same(win, options.padding == Padding::same_lower);
+    }
+    if (win.padded_input() < 0)
+      r.fail(fmt::format("spatial dimension {} of {} is cropped to {} elements by padding ({}, "
+                         "{})", d, describe(x), win.padded_input(), win.low, win.high));
+    // No window fits: an empty output, as in JAX.
+    int64_t span = win.padded_input() - win.dilated_kernel();
+    win.output = span < 0 ? 0 : span / win.stride + 1;
+  }
+  return windows;
+}
+
+// [batch, output..., channels].
+Shape output_shape(const Tensor& x, const std::vector<Window>& windows, int64_t channels) {
+  Shape shape{x.shape().front()};
+  for (const Window& win : windows) shape.push_back(win.output);
+  shape.push_back(channels);
+  return shape;
+}
+
+// x padded (and dilated) in its spatial dimensions by `value`.
+Tensor pad_spatially(const Tensor& x, const std::vector<Window>& windows, Operand value,
+                     SourceLocation loc) {
+  Shape low{0}, high{0}, interior{0};
+  for (const Window& win : windows) {
+    low.push_back(win.low);
+    high.push_back(win.high);
+    interior.push_back(win.lhs_dilation - 1);
+  }
+  low.push_back(0);
+  high.push_back(0);
+  interior.push_back(0);
+  return pad(x, low, high, value, interior, loc);
+}
+
 // Tap t's window over the padded input (taps in the kernel's row-major
 // order): [batch, output..., C], a strided slice.
 Tensor tap_window(const Tensor& padded, const std::vector<Window>& windows, int64_t t,
@@ -133,56 +204,19 @@ Tensor conv(const Tensor& x, const Tensor& w, ConvOptions options, SourceLocatio
     r.fail(fmt::format("w {} has {} input channels per group; x {} has {} channels in {} "
                        "group(s)", describe(w), group_inputs, describe(x), channels, groups));
 
-  Shape strides = per_dimension(r, options.strides, spatial, "strides");
-  Shape lhs_dilation = per_dimension(r, options.lhs_dilation, spatial, "lhs_dilation");
-  Shape rhs_dilation = per_dimension(r, options.rhs_dilation, spatial, "rhs_dilation");
-  bool explicit_padding = !options.explicit_padding.empty();
-  if (explicit_padding && options.explicit_padding.size() != spatial)
-    r.fail(fmt::format("explicit_padding has {} (low, high) pairs; the operands have {} spatial "
-                       "dimensions", options.explicit_padding.size(), spatial));
-  if (!explicit_padding && options.padding != Padding::valid &&
-      std::any_of(lhs_dilation.begin(), lhs_dilation.end(), [](int64_t d) { return d > 1; }))
-    r.fail("padding same and same_lower are not defined with lhs_dilation (a transposed "
-           "convolution): give explicit_padding");
-  std::vector<Window> windows(spatial);
-  Shape result_shape{batch};
-  for (size_t d = 0; d < spatial; ++d) {
-    Window& win = windows[d];
-    win.input = x.shape()[d + 1];
-    win.kernel = w.shape()[d];
-    if (win.kernel == 0)
+  Shape kernel_size(w.shape().begin(), w.shape().begin() + spatial);
+  for (size_t d = 0; d < spatial; ++d)
+    if (kernel_size[d] == 0)
       r.fail(fmt::format("w {} has an empty spatial dimension {}", describe(w), d));
-    win.stride = strides[d];
-    win.lhs_dilation = lhs_dilation[d];
-    win.rhs_dilation = rhs_dilation[d];
-    if (explicit_padding) {
-      std::tie(win.low, win.high) = options.explicit_padding[d];
-    } else if (options.padding != Padding::valid) {
-      pad_same(win, options.padding == Padding::same_lower);
-    }
-    if (win.padded_input() < 0)
-      r.fail(fmt::format("spatial dimension {} of {} is cropped to {} elements by padding ({}, "
-                         "{})", d, describe(x), win.padded_input(), win.low, win.high));
-    // No window fits: an empty output, as in JAX.
-    int64_t span = win.padded_input() - win.dilated_kernel();
-    win.output = span < 0 ? 0 : span / win.stride + 1;
-    result_shape.push_back(win.output);
-  }
-  result_shape.push_back(outputs);
+  std::vector<Window> windows =
+      spatial_windows(r, x, kernel_size,
+                      {options.strides, options.padding, options.explicit_padding,
+                       options.lhs_dilation, options.rhs_dilation});
+  Shape result_shape = output_shape(x, windows, outputs);
   r.check_size(dtype, result_shape);
 
-  Tensor input = r.convert(x, dtype), kernel = r.convert(w, dtype);
-  // The input padded and dilated: [batch, padded..., C_in].
-  Shape low{0}, high{0}, interior{0};
-  for (const Window& win : windows) {
-    low.push_back(win.low);
-    high.push_back(win.high);
-    interior.push_back(win.lhs_dilation - 1);
-  }
-  low.push_back(0);
-  high.push_back(0);
-  interior.push_back(0);
-  Tensor padded = pad(input, low, high, 0.0, interior, loc);
+  Tensor kernel = r.convert(w, dtype);
+  Tensor padded = pad_spatially(r.convert(x, dtype), windows, 0.0, loc);
 
   int64_t num_taps = 1, rows = batch;
   for (const Window& win : windows) {
@@ -240,6 +274,109 @@ Tensor conv(const Tensor& x, const Tensor& w, ConvOptions options, SourceLocatio
               {groups, num_taps * group_inputs, group_outputs}, loc);
   Tensor products = matmul(grouped_patches, grouped_kernel, loc);  // [groups, rows, C_out / groups]
   return reshape(transpose(products, {1, 0, 2}, loc), result_shape, loc);
+}
+
+namespace {
+
+// The windows of a pool over x [batch, spatial..., C], checked.
+std::vector<Window> pool_windows(Recorder& r, const Tensor& x, const Shape& window,
+                                 const PoolOptions& options) {
+  if (x.rank() < 3)
+    r.fail(fmt::format("needs x as [batch, spatial..., C], at least one spatial dimension, got {}",
+                       describe(x)));
+  size_t spatial = static_cast<size_t>(x.rank()) - 2;
+  if (window.size() != spatial)
+    r.fail(fmt::format("window has {} entries; x {} has {} spatial dimensions", window.size(),
+                       describe(x), spatial));
+  for (int64_t size : window)
+    if (size < 1)
+      r.fail(fmt::format("window sizes must be >= 1, got [{}]", fmt::join(window, ",")));
+  Shape none;
+  std::vector<Window> windows = spatial_windows(
+      r, x, window, {options.strides, options.padding, options.explicit_padding, none, none});
+  r.check_size(x.dtype(), output_shape(x, windows, x.shape().back()));
+  return windows;
+}
+
+// The windows' elements combined by `combine`, tap after tap: one fused
+// elementwise pass over the padded input.
+template <class Combine>
+Tensor combine_taps(const Tensor& padded, const std::vector<Window>& windows, SourceLocation loc,
+                    Combine combine) {
+  int64_t taps = 1;
+  for (const Window& win : windows) taps *= win.kernel;
+  Tensor result = tap_window(padded, windows, 0, loc);
+  for (int64_t t = 1; t < taps; ++t) result = combine(result, tap_window(padded, windows, t, loc));
+  return result;
+}
+
+// Windows that tile the input (stride = window, no padding: the common
+// 2 x 2 pool of stride 2) reduce the input reshaped as [batch, output_1,
+// window_1, ...]: one reduction, whose gradient is one broadcast. For a
+// 2 x 2 average pool of 64 channels its value and gradient took 0.19 of
+// the time of the taps combined pairwise (whose gradient adds a strided pad
+// per tap), 0.72 of that of the reshaped input's taps combined; its
+// forward pass alone 1.9x the latter's (0.12 against 0.06 ms). Returns a
+// null Tensor where the windows overlap or pad.
+Tensor reduce_tiling_windows(const Tensor& x, const std::vector<Window>& windows, bool take_max,
+                             SourceLocation loc) {
+  Shape limits{x.shape().front()}, tiled{x.shape().front()};
+  Axes window_axes;
+  for (const Window& win : windows) {
+    if (win.stride != win.kernel || win.low != 0 || win.high != 0) return Tensor();
+    limits.push_back(win.output * win.kernel);
+    tiled.push_back(win.output);
+    tiled.push_back(win.kernel);
+    window_axes.push_back(static_cast<int>(tiled.size()) - 1);
+  }
+  limits.push_back(x.shape().back());
+  tiled.push_back(x.shape().back());
+  Tensor whole = limits == x.shape()
+                     ? x
+                     : slice(x, Shape(limits.size(), 0), limits, {}, loc);  // the rest fits no window
+  Tensor windowed = reshape(whole, tiled, loc);
+  return take_max ? max(windowed, window_axes, false, loc) : sum(windowed, window_axes, false, loc);
+}
+
+}  // namespace
+
+Tensor max_pool(const Tensor& x, Shape window, PoolOptions options, SourceLocation loc) {
+  Recorder r("max_pool", loc, {&x});
+  detail::AtUserLine at_user(loc);
+  if (x.dtype() == DType::i1)
+    r.fail(fmt::format("needs a numeric operand, got {}", describe(x)));
+  std::vector<Window> windows = pool_windows(r, x, window, options);
+  // Padding never wins: it is the dtype's lowest value.
+  double lowest = is_floating(x.dtype())
+                      ? -std::numeric_limits<double>::infinity()
+                      : x.dtype() == DType::i32
+                            ? static_cast<double>(std::numeric_limits<int32_t>::min())
+                            : static_cast<double>(std::numeric_limits<int64_t>::min());
+  if (Tensor tiled = reduce_tiling_windows(x, windows, true, loc); tiled.trace()) return tiled;
+  Tensor padded = pad_spatially(x, windows, lowest, loc);
+  return combine_taps(padded, windows, loc,
+                      [&](const Tensor& a, const Tensor& b) { return maximum(a, b, loc); });
+}
+
+Tensor avg_pool(const Tensor& x, Shape window, PoolOptions options, SourceLocation loc) {
+  Recorder r("avg_pool", loc, {&x});
+  detail::AtUserLine at_user(loc);
+  std::vector<Window> windows = pool_windows(r, x, window, options);
+  Tensor v = is_floating(x.dtype()) ? x : r.convert(x, DType::f32);
+  int64_t taps = 1;
+  for (const Window& win : windows) taps *= win.kernel;
+  if (Tensor tiled = reduce_tiling_windows(v, windows, false, loc); tiled.trace())
+    return tiled * (1.0 / static_cast<double>(taps));
+  Tensor total = combine_taps(pad_spatially(v, windows, 0.0, loc), windows, loc,
+                              [](const Tensor& a, const Tensor& b) { return a + b; });
+  if (options.count_include_pad) return total * (1.0 / static_cast<double>(taps));
+  // Each window's count of input elements: the same windows over ones.
+  Shape ones_shape(static_cast<size_t>(x.rank()), 1);
+  for (size_t d = 0; d < windows.size(); ++d) ones_shape[d + 1] = windows[d].input;
+  Tensor ones = full(ones_shape, 1.0, v.dtype(), loc);
+  Tensor counts = combine_taps(pad_spatially(ones, windows, 0.0, loc), windows, loc,
+                               [](const Tensor& a, const Tensor& b) { return a + b; });
+  return total / counts;
 }
 
 }  // namespace adjit
