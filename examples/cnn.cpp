@@ -1,7 +1,7 @@
 // Train a small convolutional network to tell stripes apart (horizontal,
 // vertical, diagonal; random phase and noise) with jit(value_and_grad) and
-// SGD: a 3x3 convolution, a strided one, a depthwise one, global average
-// pooling and a dense layer. Run: build/examples/adjit-example-cnn
+// SGD: a 3x3 convolution, a 2x2 max pool, a strided convolution, a
+// depthwise one, global average pooling and a dense layer. Run: build/examples/adjit-example-cnn
 #include <adjit/adjit.h>
 
 #include <cmath>
@@ -17,6 +17,7 @@ constexpr int kSize = 16, kClasses = 3;
 // Logits of images [batch, 16, 16, 1] (channels last).
 Tensor logits_of(const std::vector<Tensor>& p, const Tensor& images) {
   Tensor h = adjit::relu(adjit::conv(images, p[0], {.padding = Padding::same}) + p[1]);
+  h = adjit::max_pool(h, {2, 2}, {.strides = {2, 2}});  // 8 x 8
   h = adjit::relu(adjit::conv(h, p[2], {.strides = {2, 2}, .padding = Padding::same}) + p[3]);
   // Depthwise: each of the 16 channels filtered on its own.
   h = adjit::relu(adjit::conv(h, p[4], {.padding = Padding::same, .feature_group_count = 16}));

@@ -331,6 +331,10 @@ std::vector<PoolCase> pool_cases() {
         .count_include_pad = false},
        {1, 5, 2, 4, 2}},
       {"1-D", {3, 9, 4}, {3}, {.strides = {2}, .padding = Padding::same}, {3, 5, 4}},
+      // Windows that tile the input: one reduction of the input reshaped.
+      {"tiling 2 x 2, the rest cut", {2, 7, 6, 3}, {2, 2}, {.strides = {2, 2}}, {2, 3, 3, 3}},
+      {"tiling 3 x 2, same needs no padding", {2, 6, 6, 3}, {3, 2},
+       {.strides = {3, 2}, .padding = Padding::same}, {2, 2, 3, 3}},
   };
 }
 
@@ -447,4 +451,20 @@ TEST_CASE("tracer ops: the pools' errors name the op, the operand and the line",
   e = what_of<TraceError>(
       [] { jit([](Tensor x) { return max_pool(x > 0.0, {2}); })(Array::zeros({1, 4, 2})); });
   CHECK(contains(e, "needs a numeric operand"));
+}
+
+TEST_CASE("tracer ops: pools whose windows tile the input reduce it reshaped, others pad",
+          "[tracer][ops][conv]") {
+  auto traced = [](Shape window, PoolOptions options) {
+    auto f = jit([=](Tensor x) { return max_pool(x, window, options); });
+    return f.lower(Array::zeros({2, 8, 8, 4})).ir("traced");
+  };
+  std::string tiled = traced({2, 2}, {.strides = {2, 2}});
+  CHECK(contains(tiled, "adjit.reduce"));
+  CHECK(!contains(tiled, "adjit.pad"));
+  CHECK(!contains(tiled, "adjit.max "));
+  std::string overlapping = traced({3, 3}, {.strides = {2, 2}, .padding = Padding::same});
+  CHECK(contains(overlapping, "adjit.pad"));
+  CHECK(contains(overlapping, "adjit.max "));
+  CHECK(!contains(overlapping, "adjit.reduce"));
 }
