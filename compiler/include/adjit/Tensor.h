@@ -13,6 +13,7 @@
 #include <concepts>
 #include <cstdint>
 #include <source_location>
+#include <string>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -173,6 +174,18 @@ Tensor log_softmax(const Tensor& x, int axis = -1,
 /// numpy.matmul: 1-D operands are promoted to matrices, leading (batch)
 /// dimensions broadcast.
 Tensor matmul(const Tensor& a, const Tensor& b, SourceLocation loc = SourceLocation::current());
+/// numpy.einsum: "ij,jk->ik", "bij,bjk->bik", "ii->i" (a diagonal),
+/// "...ij,...jk->...ik" (the ellipsis broadcasts). Without "->" the output
+/// is the ellipsis, then the subscripts used once, in alphabetical order.
+/// Operands are contracted left to right, each pair in one dot_general.
+Tensor einsum(const std::string& subscripts, const std::vector<Tensor>& operands,
+              SourceLocation loc = SourceLocation::current());
+Tensor einsum(const std::string& subscripts, const Tensor& a,
+              SourceLocation loc = SourceLocation::current());
+Tensor einsum(const std::string& subscripts, const Tensor& a, const Tensor& b,
+              SourceLocation loc = SourceLocation::current());
+Tensor einsum(const std::string& subscripts, const Tensor& a, const Tensor& b, const Tensor& c,
+              SourceLocation loc = SourceLocation::current());
 /// Empty `perm` reverses the dimensions.
 Tensor transpose(const Tensor& x, std::vector<int> perm = {},
                  SourceLocation loc = SourceLocation::current());
