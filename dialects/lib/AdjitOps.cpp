@@ -216,6 +216,44 @@ LogicalResult ConcatenateOp::verify() {
   return success();
 }
 
+namespace {
+// A block of `block`'s shape at one start per dimension inside `operand`
+// (the checks dynamic_slice and dynamic_update_slice share).
+LogicalResult verifyBlock(Operation *op, RankedTensorType operand, RankedTensorType block,
+                          size_t numStarts, StringRef blockName) {
+  if (block.getRank() != operand.getRank())
+    return op->emitOpError() << "the " << blockName << " has rank " << block.getRank()
+                             << " but the operand " << operand.getRank();
+  if (static_cast<int64_t>(numStarts) != operand.getRank())
+    return op->emitOpError() << "needs one start per dimension of the operand ("
+                             << operand.getRank() << "), got " << numStarts;
+  for (int64_t d = 0; d < operand.getRank(); ++d)
+    if (block.getDimSize(d) > operand.getDimSize(d))
+      return op->emitOpError() << "the " << blockName << " has " << block.getDimSize(d)
+                               << " elements in dimension " << d << ", more than the operand's "
+                               << operand.getDimSize(d);
+  return success();
+}
+} // namespace
+
+LogicalResult DynamicSliceOp::verify() {
+  if (failed(verifySameElementType(*this, getOperand().getType(), getType(), "operand",
+                                   "result")))
+    return failure();
+  return verifyBlock(*this, getOperand().getType(), getType(), getStarts().size(), "result");
+}
+
+LogicalResult DynamicUpdateSliceOp::verify() {
+  RankedTensorType operand = getOperand().getType();
+  if (failed(verifySameElementType(*this, operand, getUpdate().getType(), "operand",
+                                   "update")))
+    return failure();
+  if (getType() != operand)
+    return emitOpError() << "the result type " << getType() << " must be the operand's, "
+                         << operand;
+  return verifyBlock(*this, operand, getUpdate().getType(), getStarts().size(), "update");
+}
+
 LogicalResult PadOp::verify() {
   RankedTensorType operand = getOperand().getType(), result = getType();
   if (failed(verifySameElementType(*this, operand, result, "operand",

@@ -424,6 +424,45 @@ LogicalResult GatherOp::buildJVP(OpBuilder &b, ValueRange t, SmallVectorImpl<Val
   return success();
 }
 
+LogicalResult DynamicSliceOp::buildVJP(OpBuilder &b, ValueRange ct, SmallVectorImpl<Value> &out,
+                                       DerivativeContext &) {
+  Emit e(b, getLoc());
+  out.push_back(b.create<DynamicUpdateSliceOp>(getLoc(), getOperand().getType(),
+                                               e.zerosLike(getOperand()), getStarts(), ct[0]));
+  out.append(getStarts().size(), Value());
+  return success();
+}
+LogicalResult DynamicSliceOp::buildJVP(OpBuilder &b, ValueRange t, SmallVectorImpl<Value> &out,
+                                       DerivativeContext &) {
+  out.push_back(t[0] ? b.create<DynamicSliceOp>(getLoc(), getType(), t[0], getStarts()).getResult()
+                     : Value());
+  return success();
+}
+
+LogicalResult DynamicUpdateSliceOp::buildVJP(OpBuilder &b, ValueRange ct,
+                                             SmallVectorImpl<Value> &out, DerivativeContext &) {
+  Emit e(b, getLoc());
+  // The block was overwritten: the operand's cotangent there is zero.
+  out.push_back(b.create<DynamicUpdateSliceOp>(getLoc(), getType(), ct[0], getStarts(),
+                                               e.zerosLike(getUpdate())));
+  out.append(getStarts().size(), Value());
+  out.push_back(b.create<DynamicSliceOp>(getLoc(), getUpdate().getType(), ct[0], getStarts()));
+  return success();
+}
+LogicalResult DynamicUpdateSliceOp::buildJVP(OpBuilder &b, ValueRange t,
+                                             SmallVectorImpl<Value> &out, DerivativeContext &) {
+  Value operandTangent = t[0], updateTangent = t.back();
+  if (!operandTangent && !updateTangent) {
+    out.push_back(Value());
+    return success();
+  }
+  Emit e(b, getLoc());
+  out.push_back(b.create<DynamicUpdateSliceOp>(getLoc(), getType(),
+                                               e.orZeros(operandTangent, getOperand()),
+                                               getStarts(), e.orZeros(updateTangent, getUpdate())));
+  return success();
+}
+
 LogicalResult ScatterAddOp::buildVJP(OpBuilder &b, ValueRange ct,
                                      SmallVectorImpl<Value> &out, DerivativeContext &) {
   Value updatesCt = b.create<GatherOp>(getLoc(), getUpdates().getType(), ct[0], getIndices(),

@@ -359,6 +359,51 @@ struct GatherToGeneric : OpConversionPattern<GatherOp> {
   }
 };
 
+// The offsets of a block of `block`'s shape at `starts` (0-d integer
+// tensors) in a tensor of `shape`: each clamped so the block fits.
+SmallVector<OpFoldResult> blockOffsets(OpBuilder &b, Location loc, ValueRange starts,
+                                       ArrayRef<int64_t> shape, ArrayRef<int64_t> block) {
+  SmallVector<OpFoldResult> offsets;
+  for (auto [start, n, size] : llvm::zip(starts, shape, block))
+    offsets.push_back(
+        clampedIndex(b, loc, b.create<tensor::ExtractOp>(loc, start), n - size + 1));
+  return offsets;
+}
+
+struct DynamicSliceToTensor : OpConversionPattern<DynamicSliceOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(DynamicSliceOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    RankedTensorType type = op.getType();
+    SmallVector<OpFoldResult> offsets =
+        blockOffsets(rewriter, op.getLoc(), adaptor.getStarts(),
+                     op.getOperand().getType().getShape(), type.getShape());
+    SmallVector<OpFoldResult> sizes = getAsIndexOpFoldResult(getContext(), type.getShape());
+    SmallVector<OpFoldResult> strides(type.getRank(), rewriter.getIndexAttr(1));
+    rewriter.replaceOpWithNewOp<tensor::ExtractSliceOp>(op, type, adaptor.getOperand(), offsets,
+                                                        sizes, strides);
+    return success();
+  }
+};
+
+struct DynamicUpdateSliceToTensor : OpConversionPattern<DynamicUpdateSliceOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(DynamicUpdateSliceOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    ArrayRef<int64_t> block = op.getUpdate().getType().getShape();
+    SmallVector<OpFoldResult> offsets = blockOffsets(
+        rewriter, op.getLoc(), adaptor.getStarts(), op.getType().getShape(), block);
+    SmallVector<OpFoldResult> sizes = getAsIndexOpFoldResult(getContext(), block);
+    SmallVector<OpFoldResult> strides(block.size(), rewriter.getIndexAttr(1));
+    rewriter.replaceOpWithNewOp<tensor::InsertSliceOp>(op, adaptor.getUpdate(),
+                                                       adaptor.getOperand(), offsets, sizes,
+                                                       strides);
+    return success();
+  }
+};
+
 struct ScatterAddToLoops : OpConversionPattern<ScatterAddOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -628,6 +673,7 @@ struct LowerAdjitToLinalgPass
     target.addLegalOp<OptimizationBarrierOp>();
     RewritePatternSet patterns(context);
     patterns.add<ElementwiseToGeneric>(context);
+    patterns.add<DynamicSliceToTensor, DynamicUpdateSliceToTensor>(context);
     patterns.add<
         ConstantToArith, StopGradientToOperand,
         IotaToGeneric, BroadcastToGeneric, ReshapeToTensor, TransposeToGeneric,

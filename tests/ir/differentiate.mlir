@@ -185,3 +185,28 @@ func.func @grad_second(%x: tensor<2xf32>) -> tensor<2xf32> {
   %g = adjit.grad @outer(%x) wrt [0] : (tensor<2xf32>) -> tensor<2xf32>
   return %g : tensor<2xf32>
 }
+
+// -----
+
+// A block read at a run-time start gives its cotangent back at the same
+// start; a block written gets the cotangent's block, and the operand the
+// cotangent with the block zeroed. The start gets none.
+// OPT-LABEL: func.func @grad_dynamic_blocks
+// OPT-SAME: (%[[X:.*]]: tensor<8xf32>, %[[U:.*]]: tensor<2xf32>, %[[I:.*]]: tensor<i32>)
+// OPT-DAG: %[[ZX:.*]] = adjit.constant dense<0.000000e+00> : tensor<8xf32>
+// OPT-DAG: %[[ZU:.*]] = adjit.constant dense<0.000000e+00> : tensor<2xf32>
+// OPT-DAG: %[[ONES:.*]] = adjit.constant dense<1.000000e+00> : tensor<3xf32>
+// OPT: %[[CTY:.*]] = adjit.dynamic_update_slice %[[ZX]][%[[I]]], %[[ONES]] : (tensor<8xf32>, tensor<i32>, tensor<3xf32>) -> tensor<8xf32>
+// OPT: %[[GX:.*]] = adjit.dynamic_update_slice %[[CTY]][%[[I]]], %[[ZU]]
+// OPT: %[[GU:.*]] = adjit.dynamic_slice %[[CTY]][%[[I]]] : (tensor<8xf32>, tensor<i32>) -> tensor<2xf32>
+// OPT: return %[[GX]], %[[GU]]
+func.func private @read_after_write(%x: tensor<8xf32>, %u: tensor<2xf32>, %i: tensor<i32>) -> tensor<f32> {
+  %y = adjit.dynamic_update_slice %x[%i], %u : (tensor<8xf32>, tensor<i32>, tensor<2xf32>) -> tensor<8xf32>
+  %b = adjit.dynamic_slice %y[%i] : (tensor<8xf32>, tensor<i32>) -> tensor<3xf32>
+  %s = adjit.reduce sum %b, dims = [0] : (tensor<3xf32>) -> tensor<f32>
+  return %s : tensor<f32>
+}
+func.func @grad_dynamic_blocks(%x: tensor<8xf32>, %u: tensor<2xf32>, %i: tensor<i32>) -> (tensor<8xf32>, tensor<2xf32>) {
+  %g:2 = adjit.grad @read_after_write(%x, %u, %i) wrt [0, 1] : (tensor<8xf32>, tensor<2xf32>, tensor<i32>) -> (tensor<8xf32>, tensor<2xf32>)
+  return %g#0, %g#1 : tensor<8xf32>, tensor<2xf32>
+}

@@ -994,3 +994,61 @@ func.func @reduce_integer_max_ignores_nan(%x: tensor<4xi32>) -> tensor<i32> {
   %0 = adjit.reduce max %x, dims = [0] ignores_nan : (tensor<4xi32>) -> tensor<i32>
   return %0 : tensor<i32>
 }
+
+// -----
+
+// dynamic_slice and dynamic_update_slice
+
+func.func @dynamic_slice_starts(%x: tensor<8x6xf32>, %i: tensor<i32>) -> tensor<2x6xf32> {
+  // expected-error @+1 {{'adjit.dynamic_slice' op needs one start per dimension of the operand (2), got 1}}
+  %0 = adjit.dynamic_slice %x[%i] : (tensor<8x6xf32>, tensor<i32>) -> tensor<2x6xf32>
+  return %0 : tensor<2x6xf32>
+}
+
+// -----
+
+func.func @dynamic_slice_too_big(%x: tensor<8x6xf32>, %i: tensor<i32>) -> tensor<2x7xf32> {
+  // expected-error @+1 {{'adjit.dynamic_slice' op the result has 7 elements in dimension 1, more than the operand's 6}}
+  %0 = adjit.dynamic_slice %x[%i, %i] : (tensor<8x6xf32>, tensor<i32>, tensor<i32>) -> tensor<2x7xf32>
+  return %0 : tensor<2x7xf32>
+}
+
+// -----
+
+func.func @dynamic_slice_rank(%x: tensor<8x6xf32>, %i: tensor<i32>) -> tensor<6xf32> {
+  // expected-error @+1 {{'adjit.dynamic_slice' op the result has rank 1 but the operand 2}}
+  %0 = adjit.dynamic_slice %x[%i, %i] : (tensor<8x6xf32>, tensor<i32>, tensor<i32>) -> tensor<6xf32>
+  return %0 : tensor<6xf32>
+}
+
+// -----
+
+func.func @dynamic_slice_float_start(%x: tensor<8xf32>, %i: tensor<f32>) -> tensor<2xf32> {
+  // expected-error @+1 {{operand #1 must be variadic of 0-d integer tensor (an offset known at run time), but got 'tensor<f32>'}}
+  %0 = adjit.dynamic_slice %x[%i] : (tensor<8xf32>, tensor<f32>) -> tensor<2xf32>
+  return %0 : tensor<2xf32>
+}
+
+// -----
+
+func.func @dynamic_update_slice_type(%x: tensor<8xf32>, %i: tensor<i32>, %u: tensor<2xf64>) -> tensor<8xf32> {
+  // expected-error @+1 {{'adjit.dynamic_update_slice' op operand element type 'f32' differs from update element type 'f64'}}
+  %0 = adjit.dynamic_update_slice %x[%i], %u : (tensor<8xf32>, tensor<i32>, tensor<2xf64>) -> tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+
+// -----
+
+func.func @dynamic_update_slice_result(%x: tensor<8xf32>, %i: tensor<i32>, %u: tensor<2xf32>) -> tensor<9xf32> {
+  // expected-error @+1 {{'adjit.dynamic_update_slice' op the result type 'tensor<9xf32>' must be the operand's, 'tensor<8xf32>'}}
+  %0 = adjit.dynamic_update_slice %x[%i], %u : (tensor<8xf32>, tensor<i32>, tensor<2xf32>) -> tensor<9xf32>
+  return %0 : tensor<9xf32>
+}
+
+// -----
+
+func.func @dynamic_update_slice_too_big(%x: tensor<8xf32>, %i: tensor<i32>, %u: tensor<9xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{'adjit.dynamic_update_slice' op the update has 9 elements in dimension 0, more than the operand's 8}}
+  %0 = adjit.dynamic_update_slice %x[%i], %u : (tensor<8xf32>, tensor<i32>, tensor<9xf32>) -> tensor<8xf32>
+  return %0 : tensor<8xf32>
+}

@@ -611,6 +611,25 @@ func.func @slice(%x: tensor<8xf32>, %y: tensor<4x5xi32>) -> (tensor<3xf32>, tens
 
 // -----
 
+// A block at run-time starts: each start clamped into [0, size - block].
+// CHECK-LABEL: func.func @dynamic_blocks
+// CHECK-SAME: (%[[X:.*]]: tensor<8x6xf32>, %[[I:.*]]: tensor<i32>, %[[U:.*]]: tensor<2x6xf32>)
+// CHECK: %[[S:.*]] = tensor.extract %[[I]][] : tensor<i32>
+// CHECK: %[[LO:.*]] = arith.maxsi %[[S]], %{{.*}} : i32
+// CHECK: %[[HI:.*]] = arith.minsi %[[LO]], %{{.*}} : i32
+// CHECK: %[[ROW:.*]] = arith.index_cast %[[HI]] : i32 to index
+// CHECK: %[[Z:.*]] = arith.index_cast %{{.*}} : i32 to index
+// CHECK: %[[A:.*]] = tensor.extract_slice %[[X]][%[[ROW]], %[[Z]]] [2, 3] [1, 1] : tensor<8x6xf32> to tensor<2x3xf32>
+// CHECK: %[[B:.*]] = tensor.insert_slice %[[U]] into %[[X]][%{{.*}}, %{{.*}}] [2, 6] [1, 1] : tensor<2x6xf32> into tensor<8x6xf32>
+// CHECK: return %[[A]], %[[B]]
+func.func @dynamic_blocks(%x: tensor<8x6xf32>, %i: tensor<i32>, %u: tensor<2x6xf32>) -> (tensor<2x3xf32>, tensor<8x6xf32>) {
+  %0 = adjit.dynamic_slice %x[%i, %i] : (tensor<8x6xf32>, tensor<i32>, tensor<i32>) -> tensor<2x3xf32>
+  %1 = adjit.dynamic_update_slice %x[%i, %i], %u : (tensor<8x6xf32>, tensor<i32>, tensor<i32>, tensor<2x6xf32>) -> tensor<8x6xf32>
+  return %0, %1 : tensor<2x3xf32>, tensor<8x6xf32>
+}
+
+// -----
+
 // Each input is inserted at the running offset along dim.
 // CHECK-LABEL: func.func @concatenate
 // CHECK-SAME: (%[[A:.*]]: tensor<2x3xf32>, %[[B:.*]]: tensor<1x3xf32>, %[[C:.*]]: tensor<2x4xf32>)

@@ -372,6 +372,21 @@ func.func @transpose(%x: tensor<2x3xf32>, %y: tensor<2x3x4xi64>, %s: tensor<f16>
 
 // -----
 
+// CHECK-LABEL: func.func @dynamic_blocks
+// CHECK-SAME: (%[[X:.*]]: tensor<8x6xf32>, %[[I:.*]]: tensor<i32>, %[[J:.*]]: tensor<i64>, %[[U:.*]]: tensor<2x6xf32>)
+func.func @dynamic_blocks(%x: tensor<8x6xf32>, %i: tensor<i32>, %j: tensor<i64>, %u: tensor<2x6xf32>) {
+  // CHECK: adjit.dynamic_slice %[[X]][%[[I]], %[[J]]] : (tensor<8x6xf32>, tensor<i32>, tensor<i64>) -> tensor<2x3xf32>
+  %0 = adjit.dynamic_slice %x[%i, %j] : (tensor<8x6xf32>, tensor<i32>, tensor<i64>) -> tensor<2x3xf32>
+  // CHECK: adjit.dynamic_update_slice %[[X]][%[[I]], %[[J]]], %[[U]] : (tensor<8x6xf32>, tensor<i32>, tensor<i64>, tensor<2x6xf32>) -> tensor<8x6xf32>
+  %1 = adjit.dynamic_update_slice %x[%i, %j], %u : (tensor<8x6xf32>, tensor<i32>, tensor<i64>, tensor<2x6xf32>) -> tensor<8x6xf32>
+  return
+}
+// GENERIC-LABEL: sym_name = "dynamic_blocks"
+// GENERIC: "adjit.dynamic_slice"(%arg0, %arg1, %arg2) : (tensor<8x6xf32>, tensor<i32>, tensor<i64>) -> tensor<2x3xf32>
+// GENERIC: "adjit.dynamic_update_slice"(%arg0, %arg1, %arg2, %arg3) : (tensor<8x6xf32>, tensor<i32>, tensor<i64>, tensor<2x6xf32>) -> tensor<8x6xf32>
+
+// -----
+
 // CHECK-LABEL: func.func @slice
 // CHECK-SAME: (%[[X:.*]]: tensor<8xf32>, %[[Y:.*]]: tensor<4x5xi32>)
 func.func @slice(%x: tensor<8xf32>, %y: tensor<4x5xi32>) {

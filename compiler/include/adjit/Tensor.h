@@ -205,6 +205,19 @@ Tensor concat(const std::vector<Tensor>& xs, int axis,
 /// which is differentiable: its gradient sums the cotangent over the padding.
 Tensor pad(const Tensor& x, Shape low, Shape high, Operand value = 0.0, Shape interior = {},
            SourceLocation loc = SourceLocation::current());
+/// lax.dynamic_slice: the block of shape `sizes` whose first element is at
+/// `starts` (one per dimension: C++ integers or 0-d integer Tensors known
+/// only at run time, such as a fori_loop's counter). Each start is clamped
+/// so that the block lies inside x.
+Tensor dynamic_slice(const Tensor& x, const std::vector<Operand>& starts, Shape sizes,
+                     SourceLocation loc = SourceLocation::current());
+/// lax.dynamic_update_slice (jnp's x.at[...].set): x with the block of
+/// update's shape at `starts` (clamped as dynamic_slice's) replaced by
+/// update, converted to x's dtype. A loop's carried buffer is updated in
+/// place.
+Tensor dynamic_update_slice(const Tensor& x, const Tensor& update,
+                            const std::vector<Operand>& starts,
+                            SourceLocation loc = SourceLocation::current());
 /// numpy.take along `axis`: a negative index counts from the end (-1 is the
 /// last); one still out of range is clamped to the first or last. (jnp.take's
 /// mode="clip" clamps without counting from the end: -1 gives the first.)

@@ -674,6 +674,60 @@ Tensor pad(const Tensor& x, Shape low, Shape high, Operand value, Shape interior
                              Shape(rank, 1));
 }
 
+namespace {
+// The starts of a block in x: one 0-d integer tensor per dimension, C++
+// integers as i32 constants.
+std::vector<mlir::Value> block_starts(Recorder& r, const Tensor& x,
+                                      const std::vector<Operand>& starts) {
+  if (starts.size() != x.shape().size())
+    r.fail(fmt::format("needs one start per dimension of {}, got {}", describe(x), starts.size()));
+  std::vector<mlir::Value> values;
+  for (size_t d = 0; d < starts.size(); ++d) {
+    const Operand& s = starts[d];
+    if (!s.tensor) {
+      if (!s.is_integer || s.is_bool)
+        r.fail(fmt::format("start {} must be an integer, got {}", d, s.number));
+      values.push_back(r.value(number_constant(r, s, DType::i64, {})));
+      continue;
+    }
+    if (detail::TraceContext::owner(*s.tensor) != &r.trace())
+      r.fail("operands come from different traces");
+    if (s.tensor->rank() != 0 || (s.tensor->dtype() != DType::i32 && s.tensor->dtype() != DType::i64))
+      r.fail(fmt::format("start {} must be a 0-d i32 or i64 tensor, got {}", d, describe(*s.tensor)));
+    values.push_back(r.value(*s.tensor));
+  }
+  return values;
+}
+}  // namespace
+
+Tensor dynamic_slice(const Tensor& x, const std::vector<Operand>& starts, Shape sizes,
+                     SourceLocation loc) {
+  Recorder r("dynamic_slice", loc, {&x});
+  std::vector<mlir::Value> values = block_starts(r, x, starts);
+  if (sizes.size() != x.shape().size())
+    r.fail(fmt::format("sizes {} need {} entries for {}", shape_string(sizes), x.shape().size(),
+                       describe(x)));
+  for (size_t d = 0; d < sizes.size(); ++d)
+    if (sizes[d] < 0 || sizes[d] > x.shape()[d])
+      r.fail(fmt::format("sizes {} do not fit in {} (dimension {})", shape_string(sizes),
+                         describe(x), d));
+  return r.emit<ir::DynamicSliceOp>(r.type(x.dtype(), sizes), r.value(x), values);
+}
+
+Tensor dynamic_update_slice(const Tensor& x, const Tensor& update,
+                            const std::vector<Operand>& starts, SourceLocation loc) {
+  Recorder r("dynamic_update_slice", loc, {&x, &update});
+  std::vector<mlir::Value> values = block_starts(r, x, starts);
+  if (update.rank() != x.rank())
+    r.fail(fmt::format("the update {} needs the rank of {}", describe(update), describe(x)));
+  for (int d = 0; d < x.rank(); ++d)
+    if (update.shape()[d] > x.shape()[d])
+      r.fail(fmt::format("the update {} does not fit in {} (dimension {})", describe(update),
+                         describe(x), d));
+  return r.emit<ir::DynamicUpdateSliceOp>(r.type(x.dtype(), x.shape()), r.value(x), values,
+                                          r.value(r.convert(update, x.dtype())));
+}
+
 Tensor take(const Tensor& x, const Tensor& indices_given, int axis, SourceLocation loc) {
   Recorder r("take", loc, {&x, &indices_given});
   DType index_type = indices_given.dtype();

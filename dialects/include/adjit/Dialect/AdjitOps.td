@@ -576,6 +576,64 @@ def Adjit_ScatterAddOp : Adjit_Op<"scatter_add", [Pure, DeclareOpInterfaceMethod
 }
 
 //===----------------------------------------------------------------------===//
+// Blocks at run-time offsets
+//===----------------------------------------------------------------------===//
+
+def Adjit_StartIndex : 0DTensorOf<[I32, I64]> {
+  let summary = "0-d integer tensor (an offset known at run time)";
+}
+
+def Adjit_DynamicSliceOp : Adjit_Op<"dynamic_slice", [Pure,
+    DeclareOpInterfaceMethods<DifferentiableOpInterface>]> {
+  let summary = "block of a tensor at offsets known at run time";
+  let description = [{
+    The block of the result's shape whose first element is at `starts` (a
+    0-d integer tensor per dimension) in `operand`. Each start is clamped
+    into `[0, operand.shape[d] - result.shape[d]]`, so the block always
+    lies inside `operand` (XLA's DynamicSlice, `lax.dynamic_slice`).
+
+    Derivative: the cotangent written into zeros at the same clamped starts
+    (`dynamic_update_slice`); none for the starts.
+
+    ```mlir
+    %row = adjit.dynamic_slice %x[%i, %zero] : (tensor<8x6xf32>, tensor<i32>, tensor<i32>) -> tensor<1x6xf32>
+    ```
+  }];
+  let arguments = (ins Adjit_AnyTensor:$operand, Variadic<Adjit_StartIndex>:$starts);
+  let results = (outs Adjit_AnyTensor:$result);
+  let assemblyFormat = [{
+    $operand `[` $starts `]` attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+def Adjit_DynamicUpdateSliceOp : Adjit_Op<"dynamic_update_slice", [Pure,
+    DeclareOpInterfaceMethods<DifferentiableOpInterface>]> {
+  let summary = "tensor with a block replaced at offsets known at run time";
+  let description = [{
+    `operand` with the block of `update`'s shape whose first element is at
+    `starts` (a 0-d integer tensor per dimension) replaced by `update`.
+    Starts are clamped as `dynamic_slice`'s, into `[0, operand.shape[d] -
+    update.shape[d]]` (`lax.dynamic_update_slice`). Where `operand` dies
+    here (a loop's carried buffer), the block is written in place.
+
+    Derivative: the operand gets the cotangent with the block zeroed; the
+    update gets the cotangent's block (`dynamic_slice`); the starts none.
+
+    ```mlir
+    %y = adjit.dynamic_update_slice %x[%i, %zero], %row : (tensor<8x6xf32>, tensor<i32>, tensor<i32>, tensor<1x6xf32>) -> tensor<8x6xf32>
+    ```
+  }];
+  let arguments = (ins Adjit_AnyTensor:$operand, Variadic<Adjit_StartIndex>:$starts,
+                       Adjit_AnyTensor:$update);
+  let results = (outs Adjit_AnyTensor:$result);
+  let assemblyFormat = [{
+    $operand `[` $starts `]` `,` $update attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
 // Reductions and contractions
 //===----------------------------------------------------------------------===//
 
