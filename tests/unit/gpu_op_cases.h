@@ -85,6 +85,19 @@ inline std::vector<OpCase> op_cases() {
       {"dot_general", FN(matmul(x[0], x[1])), {a, signed_values({5, 4}, 7)}},
       {"softmax", FN(softmax(x[0], 1)), {a}},
       {"integer_ops", FN(cast(x[0] * 3 + 1 - x[0] / 2, DType::f32)), {bools}, false},
+      {"dynamic_slice_update",
+       FN(dynamic_update_slice(x[0], dynamic_slice(x[0], {x[1], 1}, {2, 3}) * 2.0, {1, x[1]})),
+       {a, Array::scalar<int32_t>(2)}},
+      // Composites of the ops above, in the shapes they make.
+      {"conv", FN(conv(x[0], x[1], {.padding = Padding::same})),
+       {signed_values({2, 6, 6, 16}, 11), signed_values({3, 3, 16, 4}, 12)}},
+      {"conv_depthwise", FN(conv(x[0], x[1], {.padding = Padding::same, .feature_group_count = 3})),
+       {signed_values({2, 6, 6, 3}, 13), signed_values({3, 3, 1, 3}, 14)}},
+      {"pools", FN(max_pool(x[0], {3, 3}, {.strides = {2, 2}, .padding = Padding::same}) +
+                   avg_pool(x[0], {2, 2}, {.strides = {2, 2}})),
+       {signed_values({2, 6, 6, 3}, 15)}},
+      {"einsum", FN(einsum("bij,bjk->bik", x[0], x[1]) * einsum("ii", x[2])),
+       {signed_values({2, 3, 4}, 16), signed_values({2, 4, 5}, 17), signed_values({3, 3}, 18)}},
   };
 }
 
