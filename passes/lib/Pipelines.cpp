@@ -117,6 +117,7 @@ void addBufferization(OpPassManager &pm, const PipelineOptions &options,
                       const CanonicalizerFactory &canonicalizer) {
   pm.addPass(createEraseOptimizationBarriers());
   pm.addPass(createSplitSharedInits());
+  pm.addPass(createSinkInsertSlices());
   pm.addPass(createMarkEntryPoints());
   bufferization::OneShotBufferizationOptions bufferize;
   bufferize.memCpyFn = copyWithLinalg;
