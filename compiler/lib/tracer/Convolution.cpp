@@ -5,6 +5,9 @@
 // then need nothing of their own: the input's gradient is the GEMM with the
 // kernel transposed, scattered back by the gather's adjoint and cropped by
 // the pad's; the kernel's is the patches transposed times the cotangent.
+// The pools (max_pool, avg_pool) share the windows: the taps of the padded
+// input combined elementwise, or, where the windows tile the input, one
+// reduction of it reshaped.
 #include "Promotion.h"
 #include "Recorder.h"
 

@@ -9,6 +9,7 @@
 #include "adjit/Tensor.h"
 
 #include <algorithm>
+#include <cctype>
 #include <map>
 #include <set>
 
