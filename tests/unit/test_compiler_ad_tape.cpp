@@ -38,7 +38,7 @@ TEST_CASE("ad tape: gradient of a scalar with respect to one watched Tensor", "[
   CHECK(mismatch(f(make(kX, {3}, F64)), g(make(kX, {3}, F64)), 1e-12) == "");
 }
 
-TEST_CASE("ad tape: several sources give a tuple; watch(vector)", "[ad][ad-tape]") {
+TEST_CASE("ad tape: several sources give a tuple, watch(vector)", "[ad][ad-tape]") {
   auto f = jit([](Tensor w, Tensor b, Tensor x) {
     GradientTape tape;
     tape.watch(std::vector<Tensor>{w, b});
@@ -68,7 +68,7 @@ TEST_CASE("ad tape: several sources give a tuple; watch(vector)", "[ad][ad-tape]
   CHECK(mismatch(grads[1], F32, {2}, {9, 16}) == "");
 }
 
-TEST_CASE("ad tape: a persistent tape answers twice; a non-persistent one throws",
+TEST_CASE("ad tape: a persistent tape answers twice, a non-persistent one throws",
           "[ad][ad-tape]") {
   auto twice = jit([](Tensor x) {
     GradientTape tape(/*persistent=*/true);
@@ -225,7 +225,7 @@ TEST_CASE("ad tape: unconnected, unwatched and error-on-unconnected sources", "[
   CHECK(contains(integer_why, "test_compiler_ad_tape.cpp"));
 }
 
-TEST_CASE("ad tape: watching an intermediate value; ops before the tape are not recorded",
+TEST_CASE("ad tape: watching an intermediate value, ops before the tape are not recorded",
           "[ad][ad-tape]") {
   auto f = jit([](Tensor x) {
     Tensor h = x * x;  // before the tape
@@ -401,7 +401,7 @@ TEST_CASE("ad tape: jacobian keeps the non-persistent rule", "[ad][ad-tape][erro
   CHECK(mismatch(persistent(make(kX, {3}, F64)), F64, {3}, {0, 0, 0}) == "");
 }
 
-TEST_CASE("ad tape: errors name the failing call's line; a tape outliving its trace is refused",
+TEST_CASE("ad tape: errors name the failing call's line, a tape outliving its trace is refused",
           "[ad][ad-tape][errors]") {
   Tensor none;
   int line = 0;

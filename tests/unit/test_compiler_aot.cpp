@@ -275,6 +275,27 @@ TEST_CASE("aot: outputs equal the JIT's bit for bit, from a C program", "[compil
                                           value_and_grad<0, 1>(network), weights, x);
     CHECK(contains(read_file(aot.header_path), "#define deep_value_and_grad_ALLOCATES_WITH_WORKSPACE 0\n"));
   }
+  SECTION("a convolution layer's gradient (gathered patches, a pool), and a loop filling rows") {
+    Array x = Array::randn({2, 8, 8, 16}, 11), w = Array::randn({3, 3, 16, 4}, 12);
+    auto cnn = [](Tensor x, Tensor w) {
+      Tensor h = relu(conv(x, w, {.padding = Padding::same}));
+      return sum(max_pool(h, {2, 2}, {.strides = {2, 2}}) * 0.5) + sum(avg_pool(h, {3, 3}));
+    };
+    expect_aot_equals_jit(dir, "conv_value_and_grad", value_and_grad<0, 1>(cnn), x, w);
+    Array h0 = Array::randn({8}, 13);
+    auto fill = [](Tensor h0) {
+      auto [h, rows] = fori_loop(
+          0, 6,
+          [](Tensor i, std::tuple<Tensor, Tensor> c) {
+            auto [h, b] = c;
+            Tensor next = tanh(h * 1.5 - 0.2);
+            return std::make_tuple(next, dynamic_update_slice(b, expand_dims(next, 0), {i, 0}));
+          },
+          std::make_tuple(h0, full({6, 8}, 0.0)));
+      return sum(rows * rows) + sum(dynamic_slice(rows, {3, 2}, {2, 4}));
+    };
+    expect_aot_equals_jit(dir, "fill_rows_grad", value_and_grad(fill), h0);
+  }
   SECTION("f32 sin and cos: vectors reduced in the code, and vectors with a lane for libm") {
     std::vector<float> values(1024);
     for (size_t i = 0; i < values.size(); ++i)

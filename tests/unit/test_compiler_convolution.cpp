@@ -215,7 +215,7 @@ TEST_CASE("tracer ops: pad's errors name the op, the operand and the line", "[tr
   CHECK(contains(e, "a number or a 0-d tensor, got f32[4]"));
 }
 
-TEST_CASE("tracer ops: conv against a reference from its definition (f32, f64; 1 and 2 threads)",
+TEST_CASE("tracer ops: conv against a reference from its definition (f32, f64, 1 and 2 threads)",
           "[tracer][ops][conv]") {
   for (const ConvCase& c : conv_cases())
     for (DType dtype : {F32, F64})

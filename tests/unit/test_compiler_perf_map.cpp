@@ -86,7 +86,7 @@ TEST_CASE("ADJIT_PERF_MAP lists compiled functions, parallel bodies included, fo
   CHECK(parallel_body);
 }
 
-TEST_CASE("ADJIT_PERF_MAP takes 0 or 1; a bad value fails the compilation, not the function",
+TEST_CASE("ADJIT_PERF_MAP takes 0 or 1, a bad value fails the compilation, not the function",
           "[jit][perf]") {
   auto f = adjit::jit([](Tensor x) { return x * 3.0; });
   {

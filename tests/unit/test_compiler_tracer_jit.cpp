@@ -469,7 +469,7 @@ TEST_CASE("tracer jit: retrace log describes static values and structures",
         "adjit::jit 'statics_log': tracing (miss 6): arg 0: [f32[2], i32[]] -> [f32[3]]\n");
 }
 
-TEST_CASE("tracer jit: no retrace log by default; ADJIT_LOG=retrace enables it",
+TEST_CASE("tracer jit: no retrace log by default, ADJIT_LOG=retrace enables it",
           "[tracer][jit][log]") {
   {
     auto quiet = adjit::jit([](Tensor x) { return x + 3.0; }, {.name = "quiet"});
@@ -697,7 +697,7 @@ TEST_CASE("tracer jit: trace errors name the op, the shapes and the user's file:
   }
 }
 
-TEST_CASE("tracer jit: a Tensor has no truth value; ops need a trace",
+TEST_CASE("tracer jit: a Tensor has no truth value, ops need a trace",
           "[tracer][jit][errors]") {
   auto f = adjit::jit([](Tensor x) {
     if (x > 0.0) return x * 2.0;
@@ -756,7 +756,7 @@ TEST_CASE("tracer jit: a Tensor kept past its trace is rejected in another trace
 // 10. lower(), save(), dumps
 //===----------------------------------------------------------------------===//
 
-TEST_CASE("tracer jit: lower() shows every stage; save() round-trips through Program",
+TEST_CASE("tracer jit: lower() shows every stage, save() round-trips through Program",
           "[tracer][jit][lower]") {
   auto f = adjit::jit([](Tensor a, Tensor b) { return tanh(matmul(a, b)) + 1.0; },
                       {.name = "lowered"});
@@ -953,7 +953,7 @@ TEST_CASE("tracer jit: Array misuse throws adjit::Error with a clear message",
 // More cache behaviour
 //===----------------------------------------------------------------------===//
 
-TEST_CASE("tracer jit: exceptions from the user's code propagate; nothing is cached",
+TEST_CASE("tracer jit: exceptions from the user's code propagate, nothing is cached",
           "[tracer][jit][errors]") {
   int calls = 0;
   auto f = adjit::jit(

@@ -188,7 +188,7 @@ TEST_CASE("gpu runtime: synchronizing the CPU waits for nothing and keeps the ha
   CHECK(ready.raw_data() == a.raw_data());
 }
 
-TEST_CASE("gpu runtime: calls queue without waiting; reads and block_until_ready wait for them",
+TEST_CASE("gpu runtime: calls queue without waiting, reads and block_until_ready wait for them",
           "[gpu]") {
   REQUIRE_GPU();
   // Each call's input is dropped at once, so its block returns to the cache

@@ -82,7 +82,7 @@ TEST_CASE("Array misuse throws clear errors", "[runtime][array]") {
                       Contains("Array::zeros:") && Contains("element count overflows int64"));
 }
 
-TEST_CASE("copying an Array shares the buffer; copy() does not", "[runtime][array]") {
+TEST_CASE("copying an Array shares the buffer, copy() does not", "[runtime][array]") {
   Array original = Array::from<int32_t>({1, 2, 3}, {3});
   Array shared = original;
   CHECK(shared.raw_data() == original.raw_data());
