@@ -5,12 +5,12 @@
 // sum(conv(x, w) * c) w.r.t. x and w; then a max and an average pool. First call and median of 15 calls,
 // one JSON line per measurement. Run with ADJIT_NUM_THREADS=1 to compare
 // with the JAX script, which pins itself to one core.
+#include "call_timing.h"
+
 #include <adjit/adjit.h>
 
-#include <algorithm>
-#include <chrono>
-#include <cstdio>
 #include <string>
+#include <utility>
 #include <vector>
 
 using adjit::Array;
@@ -26,26 +26,9 @@ struct Layer {
   ConvOptions options;
 };
 
-double milliseconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-      .count();
-}
-
 template <class F>
 void time_calls(const std::string& variant, int reps, F&& call) {
-  auto start = std::chrono::steady_clock::now();
-  call();
-  double first = milliseconds_since(start);
-  std::vector<double> times;
-  for (int i = 0; i < reps; ++i) {
-    start = std::chrono::steady_clock::now();
-    call();
-    times.push_back(milliseconds_since(start));
-  }
-  std::sort(times.begin(), times.end());
-  std::printf("{\"workload\":\"conv\",\"impl\":\"adjit\",\"variant\":\"%s\","
-              "\"first_call_ms\":%.2f,\"median_ms\":%.3f}\n",
-              variant.c_str(), first, times.empty() ? 0 : times[times.size() / 2]);
+  adjit::bench::time_calls("conv", variant, reps, std::forward<F>(call));
 }
 
 }  // namespace

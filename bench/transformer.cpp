@@ -13,14 +13,15 @@
 //
 // One JSON line per measurement. Run with ADJIT_NUM_THREADS=1 and
 // ADJIT_PROCESS_CACHE_MB=0 to compare with the JAX script pinned to a core.
+#include "call_timing.h"
+
 #include <adjit/adjit.h>
 
-#include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <utility>
 #include <vector>
 
 using adjit::Array;
@@ -68,30 +69,9 @@ std::vector<Array> block_parameters(const Dims& d, uint64_t seed) {
           Array::zeros({d.width}), Array::ones({d.width}), Array::zeros({d.width})};
 }
 
-double milliseconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-      .count();
-}
-
-void report(const std::string& variant, double first_ms, double median_ms) {
-  std::printf("{\"workload\":\"transformer\",\"impl\":\"adjit\",\"variant\":\"%s\","
-              "\"first_call_ms\":%.2f,\"median_ms\":%.3f}\n",
-              variant.c_str(), first_ms, median_ms);
-}
-
 template <class F>
 void time_calls(const std::string& variant, int reps, F&& call) {
-  auto start = std::chrono::steady_clock::now();
-  call();
-  double first = milliseconds_since(start);
-  std::vector<double> times;
-  for (int i = 0; i < reps; ++i) {
-    start = std::chrono::steady_clock::now();
-    call();
-    times.push_back(milliseconds_since(start));
-  }
-  std::sort(times.begin(), times.end());
-  report(variant, first, times.empty() ? 0 : times[times.size() / 2]);
+  adjit::bench::time_calls("transformer", variant, reps, std::forward<F>(call));
 }
 
 void run_block(bool smoke) {

@@ -14,13 +14,7 @@ using namespace adjit::test::ad;
 
 namespace {
 
-// Deterministic values in [-1, 1): no two inputs alike, no symmetry to hide
-// a transposed index.
-Vec wave(const Shape& shape, double step) {
-  Vec v(static_cast<size_t>(count(shape)));
-  for (size_t i = 0; i < v.size(); ++i) v[i] = std::sin(static_cast<double>(i) * step + 0.3);
-  return v;
-}
+Vec wave(const Shape& shape, double step) { return sine_wave(shape, step, 0.3); }
 
 // lax.pad from its definition: each output position either maps back to an
 // input element or holds the padding value.

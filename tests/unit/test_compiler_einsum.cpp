@@ -14,11 +14,7 @@ using namespace adjit::test::ad;
 
 namespace {
 
-Vec wave(const Shape& shape, double phase) {
-  Vec v(static_cast<size_t>(count(shape)));
-  for (size_t i = 0; i < v.size(); ++i) v[i] = std::sin(0.37 * static_cast<double>(i) + phase);
-  return v;
-}
+Vec wave(const Shape& shape, double phase) { return sine_wave(shape, 0.37, phase); }
 
 // The definition: out[o] = sum over the other subscripts of the product of
 // the operands. `letters` spells each operand's subscripts (an ellipsis

@@ -110,6 +110,15 @@ inline int64_t ravel(const std::vector<int64_t>& index, const Shape& shape) {
   return flat;
 }
 
+/// sin(step * i + phase) for the i-th element of `shape`: deterministic
+/// values in [-1, 1], no two neighbours alike, no symmetry to hide a
+/// transposed index.
+inline Vec sine_wave(const Shape& shape, double step, double phase) {
+  Vec v(static_cast<size_t>(count(shape)));
+  for (size_t i = 0; i < v.size(); ++i) v[i] = std::sin(step * static_cast<double>(i) + phase);
+  return v;
+}
+
 inline Vec map(const Vec& v, const std::function<double(double)>& f) {
   Vec out;
   for (double x : v) out.push_back(f(x));

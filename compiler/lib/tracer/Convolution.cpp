@@ -39,6 +39,13 @@ struct Window {
   int64_t padded_input() const { return dilated_input() + low + high; }
 };
 
+// The kernel's taps: the product of its spatial sizes.
+int64_t tap_count(const std::vector<Window>& windows) {
+  int64_t taps = 1;
+  for (const Window& win : windows) taps *= win.kernel;
+  return taps;
+}
+
 // A per-dimension option: `values`, or 1 everywhere when empty.
 Shape per_dimension(Recorder& r, const Shape& values, size_t spatial, const char* name) {
   if (values.empty()) return Shape(spatial, 1);
@@ -221,11 +228,8 @@ Tensor conv(const Tensor& x, const Tensor& w, ConvOptions options, SourceLocatio
   Tensor kernel = r.convert(w, dtype);
   Tensor padded = pad_spatially(r.convert(x, dtype), windows, 0.0, loc);
 
-  int64_t num_taps = 1, rows = batch;
-  for (const Window& win : windows) {
-    num_taps *= win.kernel;
-    rows *= win.output;
-  }
+  int64_t num_taps = tap_count(windows), rows = batch;
+  for (const Window& win : windows) rows *= win.output;
   int64_t group_outputs = outputs / groups;
   // No window fits (or no image): nothing to compute, and no pixel to index.
   if (rows == 0) return full(result_shape, 0.0, dtype, loc);
@@ -306,8 +310,7 @@ std::vector<Window> pool_windows(Recorder& r, const Tensor& x, const Shape& wind
 template <class Combine>
 Tensor combine_taps(const Tensor& padded, const std::vector<Window>& windows, SourceLocation loc,
                     Combine combine) {
-  int64_t taps = 1;
-  for (const Window& win : windows) taps *= win.kernel;
+  int64_t taps = tap_count(windows);
   Tensor result = tap_window(padded, windows, 0, loc);
   for (int64_t t = 1; t < taps; ++t) result = combine(result, tap_window(padded, windows, t, loc));
   return result;
@@ -366,8 +369,7 @@ Tensor avg_pool(const Tensor& x, Shape window, PoolOptions options, SourceLocati
   detail::AtUserLine at_user(loc);
   std::vector<Window> windows = pool_windows(r, x, window, options);
   Tensor v = is_floating(x.dtype()) ? x : r.convert(x, DType::f32);
-  int64_t taps = 1;
-  for (const Window& win : windows) taps *= win.kernel;
+  int64_t taps = tap_count(windows);
   if (Tensor tiled = reduce_tiling_windows(v, windows, false, loc); tiled.trace())
     return tiled * (1.0 / static_cast<double>(taps));
   Tensor total = combine_taps(pad_spatially(v, windows, 0.0, loc), windows, loc,
