@@ -255,6 +255,18 @@ ADJIT_FOLD_IN_DOUBLE(TanhOp, [](double x) { return std::tanh(x); })
 ADJIT_FOLD_IN_DOUBLE(LogisticOp, logistic)
 ADJIT_FOLD_IN_DOUBLE(ErfOp, [](double x) { return std::erf(x); })
 ADJIT_FOLD_IN_DOUBLE(FloorOp, [](double x) { return std::floor(x); })
+ADJIT_FOLD_IN_DOUBLE(CeilOp, [](double x) { return std::ceil(x); })
+ADJIT_FOLD_IN_DOUBLE(RoundOp, [](double x) { return std::nearbyint(x); })
+ADJIT_FOLD_IN_DOUBLE(TanOp, [](double x) { return std::tan(x); })
+ADJIT_FOLD_IN_DOUBLE(AsinOp, [](double x) { return std::asin(x); })
+ADJIT_FOLD_IN_DOUBLE(AcosOp, [](double x) { return std::acos(x); })
+ADJIT_FOLD_IN_DOUBLE(AtanOp, [](double x) { return std::atan(x); })
+ADJIT_FOLD_IN_DOUBLE(SinhOp, [](double x) { return std::sinh(x); })
+ADJIT_FOLD_IN_DOUBLE(CoshOp, [](double x) { return std::cosh(x); })
+ADJIT_FOLD_IN_DOUBLE(AsinhOp, [](double x) { return std::asinh(x); })
+ADJIT_FOLD_IN_DOUBLE(AcoshOp, [](double x) { return std::acosh(x); })
+ADJIT_FOLD_IN_DOUBLE(AtanhOp, [](double x) { return std::atanh(x); })
+ADJIT_FOLD_IN_DOUBLE(CbrtOp, [](double x) { return std::cbrt(x); })
 #undef ADJIT_FOLD_IN_DOUBLE
 
 OpFoldResult NotOp::fold(FoldAdaptor adaptor) {
@@ -389,6 +401,15 @@ OpFoldResult MinOp::fold(FoldAdaptor adaptor) {
       [](const APInt &a, const APInt &b) -> std::optional<APInt> {
         return a.sle(b) ? a : b;
       });
+}
+
+OpFoldResult Atan2Op::fold(FoldAdaptor adaptor) {
+  return foldBinaryExact(
+      *this, adaptor.getOperands(),
+      [](const APFloat &a, const APFloat &b) -> std::optional<APFloat> {
+        return roundTo(std::atan2(a.convertToDouble(), b.convertToDouble()), a.getSemantics());
+      },
+      [](const APInt &, const APInt &) -> std::optional<APInt> { return std::nullopt; });
 }
 
 // Constants compared as the scalar rule compares them: floats ordered

@@ -35,6 +35,12 @@ LogicalResult unaryJVP(OpTy op, Value derivative, ValueRange tangents,
 
 } // namespace
 
+// (1 - x)(1 + x), the 1 - x^2 of asin, acos and atanh.
+static Value oneMinusSquare(Value x, Emit &e) {
+  Value one = e.splatLike(x, 1);
+  return e.mul(e.sub(one, x), e.add(one, x));
+}
+
 // One local derivative f'(x) per unary op; null means zero almost everywhere.
 #define ADJIT_UNARY_RULE(OP, DERIVATIVE)                                        \
   static Value localDerivative(OP op, Emit &e) {                               \
@@ -80,6 +86,20 @@ ADJIT_UNARY_RULE(IntegerPowOp, integerPowDerivative(op, e))
 ADJIT_UNARY_RULE(GeluOp, gelu::derivative(e, x, op.getApproximate()))
 ADJIT_UNARY_RULE(ErfOp, e.mulScalar(e.exp(e.neg(e.mul(x, x))),
                                     2.0 / std::sqrt(std::numbers::pi)))
+ADJIT_UNARY_RULE(CeilOp, Value())
+ADJIT_UNARY_RULE(RoundOp, Value())
+ADJIT_UNARY_RULE(TanOp, e.add(e.splatLike(y, 1), e.mul(y, y)))
+// (1 - x)(1 + x) rather than 1 - x^2: exact near |x| = 1, where it matters.
+ADJIT_UNARY_RULE(AsinOp, e.rsqrt(oneMinusSquare(x, e)))
+ADJIT_UNARY_RULE(AcosOp, e.neg(e.rsqrt(oneMinusSquare(x, e))))
+ADJIT_UNARY_RULE(AtanOp, e.div(e.splatLike(x, 1), e.add(e.splatLike(x, 1), e.mul(x, x))))
+ADJIT_UNARY_RULE(SinhOp, e.cosh(x))
+ADJIT_UNARY_RULE(CoshOp, e.sinh(x))
+ADJIT_UNARY_RULE(AsinhOp, e.rsqrt(e.add(e.mul(x, x), e.splatLike(x, 1))))
+ADJIT_UNARY_RULE(AcoshOp, e.rsqrt(e.mul(e.sub(x, e.splatLike(x, 1)), e.add(x, e.splatLike(x, 1)))))
+ADJIT_UNARY_RULE(AtanhOp, e.div(e.splatLike(x, 1), oneMinusSquare(x, e)))
+// From the result, as JAX: 1 / (3 y^2), infinite at 0.
+ADJIT_UNARY_RULE(CbrtOp, e.div(e.splatLike(y, 1.0 / 3.0), e.mul(y, y)))
 #undef ADJIT_UNARY_RULE
 
 // relu passes the cotangent (tangent) where its result is positive: a
@@ -179,6 +199,14 @@ std::pair<Value, Value> powPartials(PowOp op, Emit &e) {
   return {da, db};
 }
 
+// atan2(a, b) = the angle of (b, a): d/da = b / (a^2 + b^2), d/db = -a /
+// (a^2 + b^2), NaN at the origin as in JAX.
+std::pair<Value, Value> atan2Partials(Atan2Op op, Emit &e) {
+  Value a = op.getLhs(), bArg = op.getRhs();
+  Value radius2 = e.add(e.mul(a, a), e.mul(bArg, bArg));
+  return {e.div(bArg, radius2), e.div(e.neg(a), radius2)};
+}
+
 // The share of max/min's cotangent that goes to operand `own` against
 // `other`: 1 where it alone is selected, 1/2 on ties (split
 // deterministically), 0 otherwise, so that where either is NaN (the
@@ -188,47 +216,41 @@ Value share(Value own, Value other, ComparisonDirection wins, Emit &e) {
   return e.select(e.compare(wins, own, other), one,
                   e.select(e.compare(ComparisonDirection::eq, own, other), half, zero));
 }
+std::pair<Value, Value> maxPartials(MaxOp op, Emit &e) {
+  return {share(op.getLhs(), op.getRhs(), ComparisonDirection::gt, e),
+          share(op.getRhs(), op.getLhs(), ComparisonDirection::gt, e)};
+}
+std::pair<Value, Value> minPartials(MinOp op, Emit &e) {
+  return {share(op.getLhs(), op.getRhs(), ComparisonDirection::lt, e),
+          share(op.getRhs(), op.getLhs(), ComparisonDirection::lt, e)};
+}
 } // namespace
 
-LogicalResult PowOp::buildVJP(OpBuilder &b, ValueRange ct, SmallVectorImpl<Value> &out,
-                              DerivativeContext &) {
-  Emit e(b, getLoc());
-  auto [da, db] = powPartials(*this, e);
-  Value toBase = e.mul(ct[0], da);
-  out.append({toBase, e.mul(ct[0], db)});
-  return success();
-}
-LogicalResult PowOp::buildJVP(OpBuilder &b, ValueRange t, SmallVectorImpl<Value> &out,
-                              DerivativeContext &) {
-  Emit e(b, getLoc());
-  auto [da, db] = powPartials(*this, e);
-  Value fromBase = t[0] ? e.mul(t[0], da) : Value();
-  Value fromExponent = t[1] ? e.mul(t[1], db) : Value();
-  out.push_back(e.addOrNull(fromBase, fromExponent));
-  return success();
-}
-
-#define ADJIT_MINMAX_RULE(OP, WINS)                                             \
+// Binary ops with local partials (d/da, d/db): the cotangent times each,
+// or the tangents' sum weighted by them.
+#define ADJIT_PARTIALS_RULE(OP, PARTIALS)                                      \
   LogicalResult OP::buildVJP(OpBuilder &b, ValueRange ct,                      \
                              SmallVectorImpl<Value> &out, DerivativeContext &) { \
     Emit e(b, getLoc());                                                       \
-    Value lhs = getOperand(0), rhs = getOperand(1);                            \
-    out.append({e.mul(ct[0], share(lhs, rhs, WINS, e)),                        \
-                e.mul(ct[0], share(rhs, lhs, WINS, e))});                      \
+    auto [da, db] = PARTIALS(*this, e);                                        \
+    Value toLhs = e.mul(ct[0], da);                                            \
+    out.append({toLhs, e.mul(ct[0], db)});                                     \
     return success();                                                          \
   }                                                                            \
   LogicalResult OP::buildJVP(OpBuilder &b, ValueRange t,                       \
                              SmallVectorImpl<Value> &out, DerivativeContext &) { \
     Emit e(b, getLoc());                                                       \
-    Value lhs = getOperand(0), rhs = getOperand(1);                            \
-    Value fromLhs = t[0] ? e.mul(t[0], share(lhs, rhs, WINS, e)) : Value();   \
-    Value fromRhs = t[1] ? e.mul(t[1], share(rhs, lhs, WINS, e)) : Value();   \
+    auto [da, db] = PARTIALS(*this, e);                                        \
+    Value fromLhs = t[0] ? e.mul(t[0], da) : Value();                          \
+    Value fromRhs = t[1] ? e.mul(t[1], db) : Value();                          \
     out.push_back(e.addOrNull(fromLhs, fromRhs));                              \
     return success();                                                          \
   }
-ADJIT_MINMAX_RULE(MaxOp, ComparisonDirection::gt)
-ADJIT_MINMAX_RULE(MinOp, ComparisonDirection::lt)
-#undef ADJIT_MINMAX_RULE
+ADJIT_PARTIALS_RULE(PowOp, powPartials)
+ADJIT_PARTIALS_RULE(Atan2Op, atan2Partials)
+ADJIT_PARTIALS_RULE(MaxOp, maxPartials)
+ADJIT_PARTIALS_RULE(MinOp, minPartials)
+#undef ADJIT_PARTIALS_RULE
 
 LogicalResult SelectOp::buildVJP(OpBuilder &b, ValueRange ct, SmallVectorImpl<Value> &out,
                                  DerivativeContext &) {

@@ -29,6 +29,9 @@ public:
   Value sin(Value x) { return b.create<SinOp>(loc, x); }
   Value cos(Value x) { return b.create<CosOp>(loc, x); }
   Value tanh(Value x) { return b.create<TanhOp>(loc, x); }
+  Value sinh(Value x) { return b.create<SinhOp>(loc, x); }
+  Value cosh(Value x) { return b.create<CoshOp>(loc, x); }
+  Value rsqrt(Value x) { return b.create<RsqrtOp>(loc, x); }
   Value sign(Value x) { return b.create<SignOp>(loc, x); }
   Value pow(Value x, Value y) { return b.create<PowOp>(loc, x, y); }
   Value integerPow(Value x, int64_t n) {

@@ -310,6 +310,26 @@ Value LogisticOp::emitScalar(OpBuilder &b, Location loc, ValueRange x) {
 Value ErfOp::emitScalar(OpBuilder &b, Location loc, ValueRange x) {
   return b.create<math::ErfOp>(loc, x[0]);
 }
+// The math op of the same name; each lowers to a vector polynomial, a
+// libmvec variant, a libm or a libdevice call (adjit-math-to-libm).
+#define ADJIT_SCALAR_AS_MATH(OP, MATH_OP)                                      \
+  Value OP::emitScalar(OpBuilder &b, Location loc, ValueRange x) {             \
+    return b.create<MATH_OP>(loc, x);                                          \
+  }
+ADJIT_SCALAR_AS_MATH(CeilOp, math::CeilOp)
+ADJIT_SCALAR_AS_MATH(RoundOp, math::RoundEvenOp)
+ADJIT_SCALAR_AS_MATH(TanOp, math::TanOp)
+ADJIT_SCALAR_AS_MATH(AsinOp, math::AsinOp)
+ADJIT_SCALAR_AS_MATH(AcosOp, math::AcosOp)
+ADJIT_SCALAR_AS_MATH(AtanOp, math::AtanOp)
+ADJIT_SCALAR_AS_MATH(SinhOp, math::SinhOp)
+ADJIT_SCALAR_AS_MATH(CoshOp, math::CoshOp)
+ADJIT_SCALAR_AS_MATH(AsinhOp, math::AsinhOp)
+ADJIT_SCALAR_AS_MATH(AcoshOp, math::AcoshOp)
+ADJIT_SCALAR_AS_MATH(AtanhOp, math::AtanhOp)
+ADJIT_SCALAR_AS_MATH(CbrtOp, math::CbrtOp)
+ADJIT_SCALAR_AS_MATH(Atan2Op, math::Atan2Op)
+#undef ADJIT_SCALAR_AS_MATH
 namespace {
 // The vocabulary GeluFormula.h is written in, on float scalars.
 struct ScalarFloatOps {

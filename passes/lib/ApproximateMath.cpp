@@ -1,5 +1,6 @@
 #include "Avx512Registers.h"
 
+#include "VectorMathLibrary.h"
 #include "adjit/Passes/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -554,9 +555,11 @@ struct ApproximateMathPass
     // upstream polynomials reduce the argument with a single f32 constant
     // for pi/2 and lose all accuracy for |x| beyond ~100 and for small
     // negative x.
+    // Only the functions whose polynomials meet adjit's accuracy
+    // (VectorMathLibrary.cpp): the others stay for libmvec or libm.
     SmallVector<Operation *> approximated;
     getOperation()->walk([&](Operation *op) {
-      if (isa<math::MathDialect>(op->getDialect()) && !isa<math::SinOp, math::CosOp>(op))
+      if (adjit::hasF32Polynomial(op) && !isa<math::SinOp, math::CosOp>(op))
         approximated.push_back(op);
     });
     GreedyRewriteConfig config;

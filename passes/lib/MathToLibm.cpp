@@ -5,6 +5,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/ImplicitLocOpBuilder.h"
@@ -20,14 +21,33 @@ using namespace mlir;
 
 namespace {
 
-// The libm function of a scalar `op` that needs libm for accuracy, or ""
-// to leave it to LLVM.
+// The libm function of a scalar `op` that needs libm for accuracy or has
+// no LLVM lowering at all, or "" to leave it to LLVM.
 std::string libmName(Operation *op) {
-  if (!isa<math::TanhOp, math::ErfOp, math::ExpM1Op, math::Log1pOp, math::SinOp, math::CosOp>(
+  bool needsLibm =
+      isa<math::TanhOp, math::ErfOp, math::ExpM1Op, math::Log1pOp, math::SinOp, math::CosOp>(
           op) ||
-      isa<VectorType>(op->getResult(0).getType()))
+      adjit::needsLibrary(op);
+  if (!needsLibm || isa<VectorType>(op->getResult(0).getType()))
     return "";
   return adjit::libmFunction(op);
+}
+
+// The libdevice function of a scalar `op` that upstream's GPU-to-NVVM
+// lowering leaves out, or "". roundeven is libdevice's rint (the default
+// rounding mode rounds ties to even).
+std::string libdeviceName(Operation *op) {
+  if (isa<VectorType>(op->getResult(0).getType()))
+    return "";
+  if (isa<math::RoundEvenOp>(op)) {
+    Type element = op->getResult(0).getType();
+    return element.isF32() ? "__nv_rintf" : element.isF64() ? "__nv_rint" : "";
+  }
+  bool upstreamLowers = isa<math::TanOp, math::AtanOp, math::Atan2Op, math::CbrtOp>(op);
+  if (!adjit::needsLibrary(op) || upstreamLowers)
+    return "";
+  std::string name = adjit::libmFunction(op);
+  return name.empty() ? "" : "__nv_" + name;
 }
 
 // The lanes of one register of the vector function ABI's ISA `isa`.
@@ -68,16 +88,24 @@ struct MathToLibmPass : adjit::impl::MathToLibmBase<MathToLibmPass> {
   void runOnOperation() override {
     if (vectorIsa.size() > 1 ||
         (vectorIsa.size() == 1 && !StringRef("bcde").contains(vectorIsa[0]))) {
-      getOperation().emitError() << "adjit-math-to-libm: vector-isa '" << vectorIsa
+      getOperation()->emitError() << "adjit-math-to-libm: vector-isa '" << vectorIsa
                                  << "' is not b, c, d or e";
       return signalPassFailure();
     }
+    if (!getOperation()->hasTrait<OpTrait::SymbolTable>()) {
+      getOperation()->emitError("adjit-math-to-libm runs on a symbol table (a module)");
+      return signalPassFailure();
+    }
+    auto scalarName = deviceLibrary ? libdeviceName : libmName;
     SymbolTable symbols(getOperation());
     SmallVector<Operation *> scalars, vectors;
-    getOperation().walk([&](Operation *op) {
-      if (op->getNumResults() != 1)
+    getOperation()->walk([&](Operation *op) {
+      // Ops of a nested symbol table (a gpu.module's kernels) call their own
+      // library, declared there.
+      if (op->getNumResults() != 1 ||
+          op->getParentWithTrait<OpTrait::SymbolTable>() != getOperation())
         return;
-      if (!libmName(op).empty())
+      if (!scalarName(op).empty())
         scalars.push_back(op);
       else if (!vectorIsa.empty() && vectorOperandType(op) &&
                !adjit::vectorMathFunction(op).empty() && !isPowLlvmFolds(op))
@@ -86,27 +114,43 @@ struct MathToLibmPass : adjit::impl::MathToLibmBase<MathToLibmPass> {
     for (Operation *op : scalars) {
       OpBuilder b(op);
       op->getResult(0).replaceAllUsesWith(
-          callFunction(b, symbols, op->getLoc(), libmName(op), op->getOperands()));
+          callFunction(b, symbols, op->getLoc(), scalarName(op), op->getOperands()));
       op->erase();
     }
     for (Operation *op : vectors)
       callPerRegister(symbols, op);
   }
 
-  // A call of `name` (declared on first use) on operands of one type.
-  static Value callFunction(OpBuilder &b, SymbolTable &symbols, Location loc, StringRef name,
-                            ValueRange operands) {
+  // A call of `name` (declared on first use) on operands of one type: of a
+  // func.func, or in kernels of an llvm.func, since GPU-to-NVVM gives every
+  // func.func a C wrapper (`_mlir_ciface_`) that nothing would define.
+  Value callFunction(OpBuilder &b, SymbolTable &symbols, Location loc, StringRef name,
+                     ValueRange operands) {
     Type type = operands.front().getType();
-    auto callee = symbols.lookup<func::FuncOp>(name);
+    Operation *callee = symbols.lookup(name);
     if (!callee) {
       OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToEnd(&symbols.getOp()->getRegion(0).front());
+      // At the end of the module (before a gpu.module's terminator).
+      Block &body = symbols.getOp()->getRegion(0).front();
+      if (!body.empty() && body.back().hasTrait<OpTrait::IsTerminator>())
+        b.setInsertionPoint(&body.back());
+      else
+        b.setInsertionPointToEnd(&body);
       SmallVector<Type> parameters(operands.size(), type);
-      callee = b.create<func::FuncOp>(loc, name, b.getFunctionType(parameters, {type}));
-      callee.setPrivate();
+      if (deviceLibrary) {
+        callee = b.create<LLVM::LLVMFuncOp>(loc, name,
+                                            LLVM::LLVMFunctionType::get(type, parameters));
+      } else {
+        auto function =
+            b.create<func::FuncOp>(loc, name, b.getFunctionType(parameters, {type}));
+        function.setPrivate();
+        callee = function;
+      }
       symbols.insert(callee);
     }
-    return b.create<func::CallOp>(loc, callee, operands).getResult(0);
+    if (deviceLibrary)
+      return b.create<LLVM::CallOp>(loc, cast<LLVM::LLVMFuncOp>(callee), operands).getResult();
+    return b.create<func::CallOp>(loc, cast<func::FuncOp>(callee), operands).getResult(0);
   }
 
   // A call of libmvec's variant per register of op's vectors

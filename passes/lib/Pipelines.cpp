@@ -194,6 +194,9 @@ void addLoweringToNVVM(OpPassManager &pm, const PipelineOptions &options,
   kernels.addPass(memref::createExpandStridedMetadataPass());
   kernels.addPass(createLowerAffinePass());
   kernels.addPass(createConvertSCFToCFPass());
+  MathToLibmOptions libdevice;
+  libdevice.deviceLibrary = true;
+  kernels.addPass(createMathToLibm(libdevice));
   kernels.addPass(createConvertGpuOpsToNVVMOps());
   kernels.addPass(canonicalizer.create());
   kernels.addPass(createReconcileUnrealizedCastsPass());

@@ -77,9 +77,7 @@ bool lowersToVectorCode(Operation *op, bool vectorMathLibrary) {
   if (vectorMathLibrary && !adjit::vectorMathFunction(op).empty())
     return true;
   bool f32 = getElementTypeOrSelf(op->getResult(0).getType()).isF32();
-  bool approximated = isa<math::TanhOp, math::ErfOp, math::ExpM1Op, math::Log1pOp,
-                          math::AtanOp, math::Atan2Op, math::CbrtOp, math::ExpOp,
-                          math::LogOp, math::Log2Op, math::SinOp, math::CosOp>(op);
+  bool approximated = adjit::hasF32Polynomial(op);
   bool instruction =
       isa<math::AbsFOp, math::AbsIOp, math::CeilOp, math::CopySignOp, math::FloorOp,
           math::FmaOp, math::RoundEvenOp, math::RoundOp, math::RsqrtOp, math::SqrtOp,

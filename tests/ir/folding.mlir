@@ -120,6 +120,59 @@ func.func @fold_transcendentals() -> (tensor<2xf32>, tensor<3xf16>, tensor<f64>,
 
 // -----
 
+// The trigonometric, hyperbolic and rounding ops of constants fold in
+// double, rounded once to the element type; round ties to even.
+// CHECK-LABEL: func.func @fold_trigonometric_hyperbolic_rounding
+// CHECK-DAG: %[[TAN:.*]] = adjit.constant dense<[0.000000e+00, -0.000000e+00]> : tensor<2xf32>
+// CHECK-DAG: %[[ASIN:.*]] = adjit.constant dense<1.5707963267948966> : tensor<f64>
+// CHECK-DAG: %[[ACOS:.*]] = adjit.constant dense<[0.000000e+00, 3.140630e+00]> : tensor<2xf16>
+// CHECK-DAG: %[[ATAN:.*]] = adjit.constant dense<[0.000000e+00, 0.785398185]> : tensor<2xf32>
+// CHECK-DAG: %[[SINHCOSH:.*]] = adjit.constant dense<1.000000e+00> : tensor<2xf64>
+// CHECK-DAG: %[[INVERSE:.*]] = adjit.constant dense<0.000000e+00> : tensor<3xf32>
+// CHECK-DAG: %[[CBRT:.*]] = adjit.constant dense<[-2.000000e+00, 1.000000e+00]> : tensor<2xf64>
+// CHECK-DAG: %[[CEIL:.*]] = adjit.constant dense<[-1.000000e+00, 2.000000e+00, -0.000000e+00]> : tensor<3xf32>
+// CHECK-DAG: %[[ROUND:.*]] = adjit.constant dense<[0.000000e+00, 2.000000e+00, 2.000000e+00, -0.000000e+00, -2.000000e+00]> : tensor<5xbf16>
+// CHECK-DAG: %[[ATAN2:.*]] = adjit.constant dense<[0.000000e+00, 1.5707963267948966, 3.1415926535897931, -0.000000e+00]> : tensor<4xf64>
+// CHECK-NOT: adjit.{{tan|asin|acos|atan|sinh|cosh|asinh|acosh|atanh|cbrt|ceil|round|atan2}}
+// CHECK: return %[[TAN]], %[[ASIN]], %[[ACOS]], %[[ATAN]], %[[SINHCOSH]], %[[INVERSE]], %[[CBRT]], %[[CEIL]], %[[ROUND]], %[[ATAN2]]
+func.func @fold_trigonometric_hyperbolic_rounding()
+    -> (tensor<2xf32>, tensor<f64>, tensor<2xf16>, tensor<2xf32>, tensor<2xf64>, tensor<3xf32>,
+        tensor<2xf64>, tensor<3xf32>, tensor<5xbf16>, tensor<4xf64>) {
+  %c0 = adjit.constant dense<[0.0, -0.0]> : tensor<2xf32>
+  %0 = adjit.tan %c0 : tensor<2xf32>
+  %c1 = adjit.constant dense<1.0> : tensor<f64>
+  %1 = adjit.asin %c1 : tensor<f64>
+  %c2 = adjit.constant dense<[1.0, -1.0]> : tensor<2xf16>
+  %2 = adjit.acos %c2 : tensor<2xf16>
+  %c3 = adjit.constant dense<[0.0, 1.0]> : tensor<2xf32>
+  %3 = adjit.atan %c3 : tensor<2xf32>
+  %c4 = adjit.constant dense<[0.0, -0.0]> : tensor<2xf64>
+  %v4a = adjit.sinh %c4 : tensor<2xf64>
+  %v4b = adjit.cosh %c4 : tensor<2xf64>
+  %4 = adjit.add %v4a, %v4b : tensor<2xf64>
+  %c5 = adjit.constant dense<0.0> : tensor<3xf32>
+  %c5b = adjit.constant dense<1.0> : tensor<3xf32>
+  %v5a = adjit.asinh %c5 : tensor<3xf32>
+  %v5b = adjit.acosh %c5b : tensor<3xf32>
+  %v5c = adjit.atanh %c5 : tensor<3xf32>
+  %v5d = adjit.mul %v5b, %v5c : tensor<3xf32>
+  %5 = adjit.mul %v5a, %v5d : tensor<3xf32>
+  %c6 = adjit.constant dense<[-8.0, 1.0]> : tensor<2xf64>
+  %6 = adjit.cbrt %c6 : tensor<2xf64>
+  %c7 = adjit.constant dense<[-1.5, 1.25, -0.5]> : tensor<3xf32>
+  %7 = adjit.ceil %c7 : tensor<3xf32>
+  %c8 = adjit.constant dense<[0.5, 1.5, 2.5, -0.5, -2.5]> : tensor<5xbf16>
+  %8 = adjit.round %c8 : tensor<5xbf16>
+  %c9y = adjit.constant dense<[0.0, 1.0, 0.0, -0.0]> : tensor<4xf64>
+  %c9x = adjit.constant dense<[1.0, 0.0, -1.0, 1.0]> : tensor<4xf64>
+  %9 = adjit.atan2 %c9y, %c9x : tensor<4xf64>
+  return %0, %1, %2, %3, %4, %5, %6, %7, %8, %9
+      : tensor<2xf32>, tensor<f64>, tensor<2xf16>, tensor<2xf32>, tensor<2xf64>, tensor<3xf32>,
+        tensor<2xf64>, tensor<3xf32>, tensor<5xbf16>, tensor<4xf64>
+}
+
+// -----
+
 // integer_pow of constants: the products of the lowering in its order
 // (3^3 = 27, (-2)^3 = -8, 0.5^-2 = 4, 0^-1 = inf, NaN^0 = 1), integers wrap
 // (3^41 mod 2^32), f16 computes in f32 and rounds once, as the lowering does

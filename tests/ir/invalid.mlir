@@ -22,6 +22,30 @@ func.func @floor_on_bool(%x: tensor<4xi1>) -> tensor<4xi1> {
 
 // -----
 
+func.func @asin_on_integers(%x: tensor<4xi32>) -> tensor<4xi32> {
+  // expected-error @+1 {{'adjit.asin' op operand #0 must be statically shaped tensor of 16-bit float or bfloat16 type or 32-bit float or 64-bit float values}}
+  %0 = adjit.asin %x : tensor<4xi32>
+  return %0 : tensor<4xi32>
+}
+
+// -----
+
+func.func @atan2_on_integers(%x: tensor<4xi64>) -> tensor<4xi64> {
+  // expected-error @+1 {{'adjit.atan2' op operand #0 must be statically shaped tensor of 16-bit float or bfloat16 type or 32-bit float or 64-bit float values}}
+  %0 = adjit.atan2 %x, %x : tensor<4xi64>
+  return %0 : tensor<4xi64>
+}
+
+// -----
+
+func.func @atan2_of_two_types(%x: tensor<4xf32>, %y: tensor<4xf64>) -> tensor<4xf32> {
+  // expected-error @+1 {{'adjit.atan2' op requires the same type for all operands and results}}
+  %0 = "adjit.atan2"(%x, %y) : (tensor<4xf32>, tensor<4xf64>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
 func.func @integer_pow_on_bool(%x: tensor<4xi1>) -> tensor<4xi1> {
   // expected-error @+1 {{'adjit.integer_pow' op operand #0 must be statically shaped tensor of 16-bit float or bfloat16 type or 32-bit float or 64-bit float or 32-bit signless integer or 64-bit signless integer values}}
   %0 = adjit.integer_pow %x, 2 : tensor<4xi1>

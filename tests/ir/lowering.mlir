@@ -114,6 +114,47 @@ func.func @unary_f32(%x: tensor<2x3xf32>) -> (tensor<2x3xf32>, tensor<2x3xf32>, 
 
 // -----
 
+// The trigonometric, hyperbolic and rounding ops: one math op each (round
+// ties to even), atan2 taking both operands in order.
+// CHECK-LABEL: func.func @trigonometric_hyperbolic_rounding
+// CHECK: math.tan %{{.*}} : f64
+// CHECK: math.asin %{{.*}} : f64
+// CHECK: math.acos %{{.*}} : f64
+// CHECK: math.atan %{{.*}} : f64
+// CHECK: math.sinh %{{.*}} : f64
+// CHECK: math.cosh %{{.*}} : f64
+// CHECK: math.asinh %{{.*}} : f64
+// CHECK: math.acosh %{{.*}} : f64
+// CHECK: math.atanh %{{.*}} : f64
+// CHECK: math.cbrt %{{.*}} : f64
+// CHECK: math.ceil %{{.*}} : f64
+// CHECK: math.roundeven %{{.*}} : f64
+// CHECK: ^bb0(%[[Y:.*]]: f64, %[[X:.*]]: f64, %{{.*}}: f64):
+// CHECK-NEXT: %[[A:.*]] = math.atan2 %[[Y]], %[[X]] : f64
+// CHECK-NEXT: linalg.yield %[[A]] : f64
+func.func @trigonometric_hyperbolic_rounding(%x: tensor<5xf64>, %y: tensor<5xf64>)
+    -> (tensor<5xf64>, tensor<5xf64>, tensor<5xf64>, tensor<5xf64>, tensor<5xf64>, tensor<5xf64>, tensor<5xf64>,
+        tensor<5xf64>, tensor<5xf64>, tensor<5xf64>, tensor<5xf64>, tensor<5xf64>, tensor<5xf64>) {
+  %0 = adjit.tan %x : tensor<5xf64>
+  %1 = adjit.asin %x : tensor<5xf64>
+  %2 = adjit.acos %x : tensor<5xf64>
+  %3 = adjit.atan %x : tensor<5xf64>
+  %4 = adjit.sinh %x : tensor<5xf64>
+  %5 = adjit.cosh %x : tensor<5xf64>
+  %6 = adjit.asinh %x : tensor<5xf64>
+  %7 = adjit.acosh %x : tensor<5xf64>
+  %8 = adjit.atanh %x : tensor<5xf64>
+  %9 = adjit.cbrt %x : tensor<5xf64>
+  %10 = adjit.ceil %x : tensor<5xf64>
+  %11 = adjit.round %x : tensor<5xf64>
+  %12 = adjit.atan2 %y, %x : tensor<5xf64>
+  return %0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12
+      : tensor<5xf64>, tensor<5xf64>, tensor<5xf64>, tensor<5xf64>, tensor<5xf64>, tensor<5xf64>, tensor<5xf64>,
+        tensor<5xf64>, tensor<5xf64>, tensor<5xf64>, tensor<5xf64>, tensor<5xf64>, tensor<5xf64>
+}
+
+// -----
+
 // gelu's scalar rule, for IR that skips adjit-expand-composites: x (0.5 +
 // 0.5 s) with s = tanh(x (k + k 0.044715 x^2)); the exact one below.
 // CHECK-LABEL: func.func @gelu

@@ -76,15 +76,42 @@ func.func @remainder(%x: vector<13xf64>) -> vector<13xf64> {
   return %0 : vector<13xf64>
 }
 
-// f32's pow is the one f32 function without a polynomial of
-// adjit-approximate-math; the others stay for it.
+// f32 functions without a polynomial of adjit-approximate-math (pow, tan,
+// the inverse and hyperbolic ones) call libmvec; the others (tanh) stay
+// for it.
 // CHECK-LABEL: func.func @f32
 // CHECK-NEXT:  call @_ZGVeN16vv_powf(%arg0, %arg1) : (vector<16xf32>, vector<16xf32>) -> vector<16xf32>
 // CHECK-NEXT:  math.tanh %arg0 : vector<16xf32>
-func.func @f32(%x: vector<16xf32>, %y: vector<16xf32>) -> (vector<16xf32>, vector<16xf32>) {
+// CHECK-NEXT:  call @_ZGVeN16v_tanf(%arg0)
+// CHECK-NEXT:  call @_ZGVeN16v_asinf(%arg0)
+// CHECK-NEXT:  call @_ZGVeN16v_acosf(%arg0)
+// CHECK-NEXT:  call @_ZGVeN16v_sinhf(%arg0)
+// CHECK-NEXT:  call @_ZGVeN16v_coshf(%arg0)
+// CHECK-NEXT:  call @_ZGVeN16v_asinhf(%arg0)
+// CHECK-NEXT:  call @_ZGVeN16v_acoshf(%arg0)
+// CHECK-NEXT:  call @_ZGVeN16v_atanhf(%arg0)
+// CHECK-NEXT:  call @_ZGVeN16v_atanf(%arg0)
+// AVX2-LABEL:  func.func @f32
+// AVX2-COUNT-2: call @_ZGVdN8v_asinf({{.*}}) : (vector<8xf32>) -> vector<8xf32>
+func.func @f32(%x: vector<16xf32>, %y: vector<16xf32>)
+    -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>,
+        vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>,
+        vector<16xf32>) {
   %0 = math.powf %x, %y : vector<16xf32>
   %1 = math.tanh %x : vector<16xf32>
-  return %0, %1 : vector<16xf32>, vector<16xf32>
+  %2 = math.tan %x : vector<16xf32>
+  %3 = math.asin %x : vector<16xf32>
+  %4 = math.acos %x : vector<16xf32>
+  %5 = math.sinh %x : vector<16xf32>
+  %6 = math.cosh %x : vector<16xf32>
+  %7 = math.asinh %x : vector<16xf32>
+  %8 = math.acosh %x : vector<16xf32>
+  %9 = math.atanh %x : vector<16xf32>
+  %10 = math.atan %x : vector<16xf32>
+  return %0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10
+      : vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>,
+        vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>,
+        vector<16xf32>
 }
 
 // pow by 0, 1, 2, -1 and 0.5 stays for LLVM, which computes it exactly (1,

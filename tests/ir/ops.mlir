@@ -160,6 +160,54 @@ func.func @unary_float(%x: tensor<4xf32>, %d: tensor<f64>, %h: tensor<2x2xf16>, 
 
 // -----
 
+// CHECK-LABEL: func.func @trigonometric_hyperbolic_rounding
+// CHECK-SAME: (%[[X:.*]]: tensor<4xf32>, %[[D:.*]]: tensor<f64>, %[[H:.*]]: tensor<2x2xf16>, %[[B:.*]]: tensor<3xbf16>)
+func.func @trigonometric_hyperbolic_rounding(%x: tensor<4xf32>, %d: tensor<f64>, %h: tensor<2x2xf16>, %b: tensor<3xbf16>) {
+  // CHECK: adjit.tan %[[X]] : tensor<4xf32>
+  %0 = adjit.tan %x : tensor<4xf32>
+  // CHECK: adjit.asin %[[D]] : tensor<f64>
+  %1 = adjit.asin %d : tensor<f64>
+  // CHECK: adjit.acos %[[H]] : tensor<2x2xf16>
+  %2 = adjit.acos %h : tensor<2x2xf16>
+  // CHECK: adjit.atan %[[B]] : tensor<3xbf16>
+  %3 = adjit.atan %b : tensor<3xbf16>
+  // CHECK: adjit.sinh %[[X]] : tensor<4xf32>
+  %4 = adjit.sinh %x : tensor<4xf32>
+  // CHECK: adjit.cosh %[[D]] : tensor<f64>
+  %5 = adjit.cosh %d : tensor<f64>
+  // CHECK: adjit.asinh %[[H]] : tensor<2x2xf16>
+  %6 = adjit.asinh %h : tensor<2x2xf16>
+  // CHECK: adjit.acosh %[[B]] : tensor<3xbf16>
+  %7 = adjit.acosh %b : tensor<3xbf16>
+  // CHECK: adjit.atanh %[[X]] : tensor<4xf32>
+  %8 = adjit.atanh %x : tensor<4xf32>
+  // CHECK: adjit.cbrt %[[D]] : tensor<f64>
+  %9 = adjit.cbrt %d : tensor<f64>
+  // CHECK: adjit.ceil %[[H]] : tensor<2x2xf16>
+  %10 = adjit.ceil %h : tensor<2x2xf16>
+  // CHECK: adjit.round %[[B]] : tensor<3xbf16>
+  %11 = adjit.round %b : tensor<3xbf16>
+  // CHECK: adjit.atan2 %[[X]], %[[X]] : tensor<4xf32>
+  %12 = adjit.atan2 %x, %x : tensor<4xf32>
+  return
+}
+// GENERIC-LABEL: sym_name = "trigonometric_hyperbolic_rounding"
+// GENERIC: "adjit.tan"(%arg0) : (tensor<4xf32>) -> tensor<4xf32>
+// GENERIC: "adjit.asin"(%arg1) : (tensor<f64>) -> tensor<f64>
+// GENERIC: "adjit.acos"
+// GENERIC: "adjit.atan"
+// GENERIC: "adjit.sinh"
+// GENERIC: "adjit.cosh"
+// GENERIC: "adjit.asinh"
+// GENERIC: "adjit.acosh"
+// GENERIC: "adjit.atanh"
+// GENERIC: "adjit.cbrt"
+// GENERIC: "adjit.ceil"
+// GENERIC: "adjit.round"(%arg3) : (tensor<3xbf16>) -> tensor<3xbf16>
+// GENERIC: "adjit.atan2"(%arg0, %arg0) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+
+// -----
+
 //===----------------------------------------------------------------------===//
 // Elementwise binary
 //===----------------------------------------------------------------------===//

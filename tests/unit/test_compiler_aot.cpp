@@ -296,6 +296,18 @@ TEST_CASE("aot: outputs equal the JIT's bit for bit, from a C program", "[compil
     };
     expect_aot_equals_jit(dir, "fill_rows_grad", value_and_grad(fill), h0);
   }
+  SECTION("inverse and hyperbolic trigonometry, atan2: libmvec's f32 and f64 variants") {
+    auto f = [](Tensor x, Tensor y) {
+      return sum(asin(x) * acos(x) + atanh(x) + atan2(y, x) + asinh(y) * cosh(y) + tan(x) +
+                 sinh(y) + atan(y) + cbrt(y) + acosh(y * y + 1.0) + round(y * 4.0) + ceil(y));
+    };
+    for (DType dtype : {DType::f32, DType::f64}) {
+      Array x = Array::uniform({1000}, 14, -0.95, 0.95, dtype);
+      Array y = Array::uniform({1000}, 15, -2, 2, dtype);
+      expect_aot_equals_jit(dir, dtype == DType::f32 ? "trigonometry_f32" : "trigonometry_f64",
+                            value_and_grad<0, 1>(f), x, y);
+    }
+  }
   SECTION("f32 sin and cos: vectors reduced in the code, and vectors with a lane for libm") {
     std::vector<float> values(1024);
     for (size_t i = 0; i < values.size(); ++i)

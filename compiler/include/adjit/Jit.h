@@ -59,8 +59,9 @@ struct JitOptions {
   /// results are the same either way up to round-off (fused differently, a
   /// multiply and an add may become one FMA).
   bool rematerialize = true;
-  /// On the CPU, loops of f64 transcendentals and of f32 pow call glibc's
-  /// vector math library (CompileOptions::vector_math_library): several
+  /// On the CPU, loops of f64 transcendentals, and of f32 pow, tan and the
+  /// inverse and hyperbolic trigonometric functions, call glibc's vector
+  /// math library (CompileOptions::vector_math_library): several
   /// times faster, accurate to 4 ulp instead of libm's 1.
   bool vector_math_library = true;
 };

@@ -121,6 +121,20 @@ ADJIT_UNARY(tanh)
 ADJIT_UNARY(sigmoid)
 ADJIT_UNARY(relu)
 ADJIT_UNARY(erf)
+ADJIT_UNARY(ceil)
+ADJIT_UNARY(round)  // to the nearest integer, ties to even, as numpy
+ADJIT_UNARY(tan)
+ADJIT_UNARY(asin)
+ADJIT_UNARY(acos)
+ADJIT_UNARY(atan)
+ADJIT_UNARY(sinh)
+ADJIT_UNARY(cosh)
+ADJIT_UNARY(asinh)
+ADJIT_UNARY(acosh)
+ADJIT_UNARY(atanh)
+ADJIT_UNARY(cbrt)
+ADJIT_UNARY(log2)
+ADJIT_UNARY(log10)
 ADJIT_UNARY(logical_not)
 ADJIT_UNARY(stop_gradient)
 ADJIT_UNARY(zeros_like)
@@ -140,6 +154,8 @@ Tensor gelu(const Tensor& x, bool tanh_approx = true, SourceLocation loc = Sourc
 ADJIT_BINARY(pow)
 ADJIT_BINARY(maximum)
 ADJIT_BINARY(minimum)
+// The angle of the point (b, a) in (-pi, pi], as std::atan2 and numpy.arctan2(a, b).
+ADJIT_BINARY(atan2)
 ADJIT_BINARY(equal)
 ADJIT_BINARY(not_equal)
 // logical_and, logical_or (and logical_not above) take any dtype, nonzero
@@ -148,6 +164,10 @@ ADJIT_BINARY(not_equal)
 ADJIT_BINARY(logical_and)
 ADJIT_BINARY(logical_or)
 #undef ADJIT_BINARY
+
+/// x limited to [lo, hi], as jnp.clip: minimum(maximum(x, lo), hi).
+Tensor clip(const Tensor& x, Operand lo, Operand hi,
+            SourceLocation loc = SourceLocation::current());
 
 /// Elementwise choice with broadcasting. A `cond` of another dtype is read
 /// as numpy reads it: nonzero is true (so is NaN).

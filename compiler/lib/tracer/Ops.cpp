@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <numbers>
 #include <numeric>
 
 #include <fmt/format.h>
@@ -270,6 +271,37 @@ Tensor floor(const Tensor& x, SourceLocation loc) {
   if (!is_floating(x.dtype())) return x;
   return float_unary<ir::FloorOp>("floor", x, loc);
 }
+// An integer or bool is its own ceil and round too.
+Tensor ceil(const Tensor& x, SourceLocation loc) {
+  if (!is_floating(x.dtype())) return x;
+  return float_unary<ir::CeilOp>("ceil", x, loc);
+}
+Tensor round(const Tensor& x, SourceLocation loc) {
+  if (!is_floating(x.dtype())) return x;
+  return float_unary<ir::RoundOp>("round", x, loc);
+}
+#define ADJIT_FLOAT_UNARY(NAME, OP) \
+  Tensor NAME(const Tensor& x, SourceLocation loc) { return float_unary<ir::OP>(#NAME, x, loc); }
+ADJIT_FLOAT_UNARY(tan, TanOp)
+ADJIT_FLOAT_UNARY(asin, AsinOp)
+ADJIT_FLOAT_UNARY(acos, AcosOp)
+ADJIT_FLOAT_UNARY(atan, AtanOp)
+ADJIT_FLOAT_UNARY(sinh, SinhOp)
+ADJIT_FLOAT_UNARY(cosh, CoshOp)
+ADJIT_FLOAT_UNARY(asinh, AsinhOp)
+ADJIT_FLOAT_UNARY(acosh, AcoshOp)
+ADJIT_FLOAT_UNARY(atanh, AtanhOp)
+ADJIT_FLOAT_UNARY(cbrt, CbrtOp)
+#undef ADJIT_FLOAT_UNARY
+// As jnp.log2 and jnp.log10: ln(x) divided by ln(2) or ln(10).
+Tensor log2(const Tensor& x, SourceLocation loc) {
+  Tensor ln = log(x, loc);
+  return arithmetic<ir::DivOp>("log2", ln, std::numbers::ln2, loc);
+}
+Tensor log10(const Tensor& x, SourceLocation loc) {
+  Tensor ln = log(x, loc);
+  return arithmetic<ir::DivOp>("log10", ln, std::numbers::ln10, loc);
+}
 Tensor abs(const Tensor& x, SourceLocation loc) {
   if (x.dtype() == DType::i1) return x;  // as jnp.abs
   return numeric_unary<ir::AbsOp>("abs", x, loc);
@@ -327,6 +359,16 @@ Tensor pow(Operand a, Operand b, SourceLocation loc) {
         .fail(fmt::format("cannot raise the integer tensor {} to the negative power {}",
                           describe(*a.tensor), b.integer));
   return arithmetic<ir::PowOp>("pow", a, b, loc);
+}
+Tensor atan2(Operand a, Operand b, SourceLocation loc) {
+  Recorder r("atan2", loc, {tensor_of(a), tensor_of(b)});
+  PromotedPair x = promote_and_broadcast(r, a, b);
+  // As numpy: integers and bools give f32 angles.
+  if (!is_floating(x.a.dtype())) x = {r.convert(x.a, DType::f32), r.convert(x.b, DType::f32)};
+  return r.emit<ir::Atan2Op>(r.value(x.a), r.value(x.b));
+}
+Tensor clip(const Tensor& x, Operand lo, Operand hi, SourceLocation loc) {
+  return minimum(maximum(x, lo, loc), hi, loc);
 }
 Tensor maximum(Operand a, Operand b, SourceLocation loc) {
   return arithmetic<ir::MaxOp>("maximum", a, b, loc);

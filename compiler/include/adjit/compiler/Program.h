@@ -55,7 +55,7 @@ struct CompileOptions {
   /// results are the same up to round-off.
   bool rematerialize = true;
   /// cpu: loops of f64 transcendentals (exp, log, tanh, sin, pow, ...) and
-  /// of f32 pow become vector code that calls glibc's vector math library
+  /// of f32 pow, tan, asin, atan2, sinh, ... become vector code that calls glibc's vector math library
   /// (libmvec, which libm brings along, glibc 2.35 or later; used where
   /// this process finds it) instead of libm once per element: accurate to
   /// 4 ulp instead of 1. Ahead-of-time objects then need it where they link.

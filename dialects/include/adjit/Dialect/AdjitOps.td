@@ -138,6 +138,31 @@ def Adjit_ErfOp : Adjit_UnaryOp<"erf", Adjit_FloatTensor, "erf(x)",
     "2 / sqrt(pi) e^(-x^2)">;
 def Adjit_FloorOp : Adjit_UnaryOp<"floor", Adjit_FloatTensor, "floor(x)",
     "0 (almost everywhere)">;
+def Adjit_CeilOp : Adjit_UnaryOp<"ceil", Adjit_FloatTensor, "ceil(x)",
+    "0 (almost everywhere)">;
+def Adjit_RoundOp : Adjit_UnaryOp<"round", Adjit_FloatTensor,
+    "x rounded to the nearest integer, ties to even (numpy's round)",
+    "0 (almost everywhere)">;
+def Adjit_TanOp : Adjit_UnaryOp<"tan", Adjit_FloatTensor, "tan(x)",
+    "1 + y^2">;
+def Adjit_AsinOp : Adjit_UnaryOp<"asin", Adjit_FloatTensor, "arcsin(x)",
+    "1 / sqrt((1 - x) (1 + x))">;
+def Adjit_AcosOp : Adjit_UnaryOp<"acos", Adjit_FloatTensor, "arccos(x)",
+    "-1 / sqrt((1 - x) (1 + x))">;
+def Adjit_AtanOp : Adjit_UnaryOp<"atan", Adjit_FloatTensor, "arctan(x)",
+    "1 / (1 + x^2)">;
+def Adjit_SinhOp : Adjit_UnaryOp<"sinh", Adjit_FloatTensor, "sinh(x)",
+    "cosh(x)">;
+def Adjit_CoshOp : Adjit_UnaryOp<"cosh", Adjit_FloatTensor, "cosh(x)",
+    "sinh(x)">;
+def Adjit_AsinhOp : Adjit_UnaryOp<"asinh", Adjit_FloatTensor, "arsinh(x)",
+    "1 / sqrt(x^2 + 1)">;
+def Adjit_AcoshOp : Adjit_UnaryOp<"acosh", Adjit_FloatTensor, "arcosh(x)",
+    "1 / sqrt((x - 1) (x + 1))">;
+def Adjit_AtanhOp : Adjit_UnaryOp<"atanh", Adjit_FloatTensor, "artanh(x)",
+    "1 / ((1 - x) (1 + x))">;
+def Adjit_CbrtOp : Adjit_UnaryOp<"cbrt", Adjit_FloatTensor, "the real cube root of x",
+    "1 / (3 y^2)">;
 
 def Adjit_GeluOp : Adjit_Op<"gelu", !listconcat([Pure, SameOperandsAndResultType,
     DeclareOpInterfaceMethods<DifferentiableOpInterface>,
@@ -247,6 +272,12 @@ def Adjit_MaxOp : Adjit_BinaryOp<"max", "max(x, y) (NaN if either is NaN)",
     "the larger operand\'s derivative; ties split it 1/2 and 1/2", [Commutative]>;
 def Adjit_MinOp : Adjit_BinaryOp<"min", "min(x, y) (NaN if either is NaN)",
     "the smaller operand\'s derivative; ties split it 1/2 and 1/2", [Commutative]>;
+def Adjit_Atan2Op : Adjit_BinaryOp<"atan2",
+    "atan2(x, y): the angle of the point (y, x) in (-pi, pi], signed zeros and infinities as in C",
+    "(y d(x) - x d(y)) / (x^2 + y^2)"> {
+  let arguments = (ins Adjit_FloatTensor:$lhs, Adjit_FloatTensor:$rhs);
+  let results = (outs Adjit_FloatTensor:$result);
+}
 
 def Adjit_CompareOp : Adjit_Op<"compare", !listconcat([Pure, SameTypeOperands, NotDifferentiable,
     TypesMatchWith<"result is the i1 tensor of the operands' shape",

@@ -343,7 +343,8 @@ def Vectorize : Pass<"adjit-vectorize", "ModuleOp"> {
     GEMM kernels, element types other than f32, f64 and integers (but for
     moved, widened or narrowed f16 and bf16), and math
     functions that would not lower to vector code: every f64
-    transcendental and f32 pow, which go to libm one element at a time,
+    transcendental, and f32 pow, tan and the inverse and hyperbolic
+    trigonometric functions, which go to libm one element at a time,
     unless `vector-math-library` lets adjit-math-to-libm call glibc's
     vector variants of them (an f64 tanh 8.2x faster on Zen 4,
     `adjit-op-bench --filter f64`).
@@ -354,7 +355,8 @@ def Vectorize : Pass<"adjit-vectorize", "ModuleOp"> {
            "widest: 512 with AVX-512, 256 with AVX, else 128)">,
     Option<"vectorMathLibrary", "vector-math-library", "bool", /*default=*/"false",
            "Vector code for the math functions of glibc's vector math library "
-           "(f64 transcendentals, f32 pow), which adjit-math-to-libm then "
+           "(f64 transcendentals; f32 pow, tan, inverse and hyperbolic "
+           "trigonometry), which adjit-math-to-libm then "
            "calls; without it, generics with them stay scalar loops">,
   ];
   let dependentDialects = ["::mlir::scf::SCFDialect",
@@ -1343,19 +1345,29 @@ def ElideDonatedCopies : Pass<"adjit-elide-donated-copies", "func::FuncOp"> {
   let dependentDialects = ["::mlir::memref::MemRefDialect"];
 }
 
-def MathToLibm : Pass<"adjit-math-to-libm", "ModuleOp"> {
-  let summary = "Call libm for the math ops that need it";
+def MathToLibm : Pass<"adjit-math-to-libm"> {
+  let summary = "Call libm (or libdevice) for the math ops that need it";
   let description = [{
-    Scalar `math` ops whose accurate evaluation needs libm (tanh, erf,
-    expm1, log1p, sin, cos: f64, and f32 sin/cos) become calls to tanh,
-    tanhf, ... Everything else is left to LLVM intrinsics (fma, floor,
-    sqrt, exp, log, pow...), which vectorize. Upstream's math-to-libm would
-    also turn the polynomials' fma and floor into calls, and its LLVM
-    lowering computes expm1 and log1p inexactly as exp(x) - 1 and log(1 + x).
+    Runs on a module or a `gpu.module` (any symbol table). Scalar `math` ops
+    whose accurate evaluation needs libm (tanh, erf, expm1, log1p, sin, cos:
+    f64, and f32 sin/cos) or that LLVM cannot lower at all (tan, asin, acos,
+    atan, atan2, sinh, cosh, asinh, acosh, atanh, cbrt, where no polynomial
+    of adjit-approximate-math took them) become calls to tanh, tanhf, ...
+    Everything else is left to LLVM intrinsics (fma, floor, sqrt, exp, log,
+    pow...), which vectorize. Upstream's math-to-libm would also turn the
+    polynomials' fma and floor into calls, and its LLVM lowering computes
+    expm1 and log1p inexactly as exp(x) - 1 and log(1 + x).
+
+    With `device-library`, inside GPU kernels: only the ops that neither
+    LLVM nor upstream's GPU-to-NVVM lowering handles (asin, acos, sinh,
+    cosh, asinh, acosh, atanh among the above, and roundeven) become calls,
+    of libdevice's `__nv_asinf`, `__nv_asin`, ..., `__nv_rintf` (declared
+    as `llvm.func`s: GPU-to-NVVM would give a `func.func` a C wrapper).
 
     With `vector-isa`, vectors of the functions that glibc's vector math
-    library has (every f64 transcendental above plus exp, log, log2, pow,
-    atan, atan2 and cbrt; f32 pow) become calls to its variants for that ISA
+    library has (every f64 transcendental above plus exp, log, log2 and
+    pow; f32 pow and the functions LLVM cannot lower) become calls to its
+    variants for that ISA
     of the x86-64 vector function ABI (`_ZGVeN8v_tanh`: AVX-512, 8 lanes of
     f64, in and out in a zmm register), a register's lanes per call; a
     vector's last lanes short of a register are filled with ones. libmvec
@@ -1368,8 +1380,11 @@ def MathToLibm : Pass<"adjit-math-to-libm", "ModuleOp"> {
            "The ISA letter of the x86-64 vector function ABI whose libmvec "
            "variants vectors call: b (SSE2), c (AVX), d (AVX2), e (AVX-512); "
            "empty: none">,
+    Option<"deviceLibrary", "device-library", "bool", /*default=*/"false",
+           "Call libdevice's __nv_ functions (in GPU kernels)">,
   ];
-  let dependentDialects = ["::mlir::func::FuncDialect", "::mlir::vector::VectorDialect"];
+  let dependentDialects = ["::mlir::func::FuncDialect", "::mlir::LLVM::LLVMDialect",
+                           "::mlir::vector::VectorDialect"];
 }
 
 def ExpandBFloat16 : Pass<"adjit-expand-bf16", "ModuleOp"> {
