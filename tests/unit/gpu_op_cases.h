@@ -56,6 +56,7 @@ inline std::vector<OpCase> op_cases() {
       {"asinh_acosh", FN(asinh(x[0] * 3.0) + acosh(x[0] + 1.0)), {p}},
       {"cbrt", FN(cbrt(x[0])), {p}},
       {"atan2", FN(atan2(x[0], x[1])), {a, b}},
+      {"cumulative", FN(cumsum(x[0], 1) + cummax(x[0], 0, true) * cumlogsumexp(x[0], 1)), {a}},
       {"relu", FN(relu(x[0]) * x[0]), {a}},
       {"integer_pow", FN(integer_pow(x[0], 3) + integer_pow(x[0], -2)), {p}},
       {"log1p_expm1", FN(log1p(x[0]) + expm1(x[0])), {p}},

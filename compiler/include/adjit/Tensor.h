@@ -183,6 +183,20 @@ Tensor max(const Tensor& x, Axes axes = {}, bool keepdims = false,
            SourceLocation loc = SourceLocation::current());
 Tensor min(const Tensor& x, Axes axes = {}, bool keepdims = false,
            SourceLocation loc = SourceLocation::current());
+/// Cumulative reductions along `axis` (jnp.cumsum, jnp.cumprod, lax.cummax,
+/// lax.cummin, lax.cumlogsumexp): element i reduces elements 0..i, or i..n-1
+/// with `reverse`. Sums and products of bools count in i32; cumlogsumexp
+/// of integers is f32. An associative scan of log2(n) levels, as JAX's.
+Tensor cumsum(const Tensor& x, int axis, bool reverse = false,
+              SourceLocation loc = SourceLocation::current());
+Tensor cumprod(const Tensor& x, int axis, bool reverse = false,
+               SourceLocation loc = SourceLocation::current());
+Tensor cummax(const Tensor& x, int axis, bool reverse = false,
+              SourceLocation loc = SourceLocation::current());
+Tensor cummin(const Tensor& x, int axis, bool reverse = false,
+              SourceLocation loc = SourceLocation::current());
+Tensor cumlogsumexp(const Tensor& x, int axis, bool reverse = false,
+                    SourceLocation loc = SourceLocation::current());
 /// Index of the first maximum along `axis`, as i32.
 Tensor argmax(const Tensor& x, int axis, SourceLocation loc = SourceLocation::current());
 Tensor logsumexp(const Tensor& x, Axes axes = {}, bool keepdims = false,
