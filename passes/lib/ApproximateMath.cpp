@@ -551,12 +551,11 @@ struct ApproximateMathPass
     patterns.add<TanhApproximation>(&getContext());
     if (avx512)
       patterns.add<ExpWithScalef>(&getContext());
-    // Scalar sin and cos (and the lanes above) are left to libm: the
-    // upstream polynomials reduce the argument with a single f32 constant
-    // for pi/2 and lose all accuracy for |x| beyond ~100 and for small
-    // negative x.
     // Only the functions whose polynomials meet adjit's accuracy
-    // (VectorMathLibrary.cpp): the others stay for libmvec or libm.
+    // (VectorMathLibrary.cpp); the others stay for libmvec or libm. Scalar
+    // sin and cos (and the lanes above) are left to libm too: the upstream
+    // polynomials reduce the argument with a single f32 constant for pi/2
+    // and lose all accuracy for |x| beyond ~100 and for small negative x.
     SmallVector<Operation *> approximated;
     getOperation()->walk([&](Operation *op) {
       if (adjit::hasF32Polynomial(op) && !isa<math::SinOp, math::CosOp>(op))

@@ -266,20 +266,18 @@ Tensor sigmoid(const Tensor& x, SourceLocation loc) {
   return float_unary<ir::LogisticOp>("sigmoid", x, loc);
 }
 Tensor erf(const Tensor& x, SourceLocation loc) { return float_unary<ir::ErfOp>("erf", x, loc); }
-Tensor floor(const Tensor& x, SourceLocation loc) {
-  // An integer or bool is its own floor, as jnp.floor keeps it.
+namespace {
+// Rounding keeps an integer or bool as it is, as jnp.floor, ceil and round
+// do.
+template <class OpTy>
+Tensor rounding(const char* name, const Tensor& x, SourceLocation loc) {
   if (!is_floating(x.dtype())) return x;
-  return float_unary<ir::FloorOp>("floor", x, loc);
+  return float_unary<OpTy>(name, x, loc);
 }
-// An integer or bool is its own ceil and round too.
-Tensor ceil(const Tensor& x, SourceLocation loc) {
-  if (!is_floating(x.dtype())) return x;
-  return float_unary<ir::CeilOp>("ceil", x, loc);
-}
-Tensor round(const Tensor& x, SourceLocation loc) {
-  if (!is_floating(x.dtype())) return x;
-  return float_unary<ir::RoundOp>("round", x, loc);
-}
+}  // namespace
+Tensor floor(const Tensor& x, SourceLocation loc) { return rounding<ir::FloorOp>("floor", x, loc); }
+Tensor ceil(const Tensor& x, SourceLocation loc) { return rounding<ir::CeilOp>("ceil", x, loc); }
+Tensor round(const Tensor& x, SourceLocation loc) { return rounding<ir::RoundOp>("round", x, loc); }
 #define ADJIT_FLOAT_UNARY(NAME, OP) \
   Tensor NAME(const Tensor& x, SourceLocation loc) { return float_unary<ir::OP>(#NAME, x, loc); }
 ADJIT_FLOAT_UNARY(tan, TanOp)
@@ -293,14 +291,17 @@ ADJIT_FLOAT_UNARY(acosh, AcoshOp)
 ADJIT_FLOAT_UNARY(atanh, AtanhOp)
 ADJIT_FLOAT_UNARY(cbrt, CbrtOp)
 #undef ADJIT_FLOAT_UNARY
-// As jnp.log2 and jnp.log10: ln(x) divided by ln(2) or ln(10).
+namespace {
+// As jnp.log2 and jnp.log10: ln(x) divided by ln(base).
+Tensor log_base(const char* name, const Tensor& x, double ln_base, SourceLocation loc) {
+  return arithmetic<ir::DivOp>(name, log(x, loc), ln_base, loc);
+}
+}  // namespace
 Tensor log2(const Tensor& x, SourceLocation loc) {
-  Tensor ln = log(x, loc);
-  return arithmetic<ir::DivOp>("log2", ln, std::numbers::ln2, loc);
+  return log_base("log2", x, std::numbers::ln2, loc);
 }
 Tensor log10(const Tensor& x, SourceLocation loc) {
-  Tensor ln = log(x, loc);
-  return arithmetic<ir::DivOp>("log10", ln, std::numbers::ln10, loc);
+  return log_base("log10", x, std::numbers::ln10, loc);
 }
 Tensor abs(const Tensor& x, SourceLocation loc) {
   if (x.dtype() == DType::i1) return x;  // as jnp.abs
