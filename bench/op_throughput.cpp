@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <functional>
@@ -117,6 +118,21 @@ std::vector<Op> ops(int64_t n) {
   const int64_t time = n / 4;
   Array queries = Array::randn({8, time, 8, 64}, 13), keys = Array::randn({8, time, 8, 64}, 14);
   const double attention_flops = 2.0 * 8 * 8 * time * time * 64;
+  // n^2/64 symmetric positive definite 6x6 matrices (diagonally dominant),
+  // their right-hand sides, and an n/4 x n/4 system.
+  const int64_t small_batch = n * n / 64, big = n / 4;
+  std::vector<float> spd_values(small_batch * 36), system_values(big * big);
+  for (int64_t b = 0; b < small_batch; ++b)
+    for (int i = 0; i < 6; ++i)
+      for (int j = 0; j < 6; ++j)
+        spd_values[b * 36 + i * 6 + j] =
+            i == j ? 6.0f : 0.1f * std::sin(static_cast<float>(b + (i + 1) * (j + 1)));
+  for (int64_t i = 0; i < big * big; ++i)
+    system_values[i] = std::sin(0.37f * static_cast<float>(i)) + (i % (big + 1) == 0 ? 4.0f : 0.0f);
+  Array small_spd = Array::from<float>(spd_values, {small_batch, 6, 6});
+  Array small_rhs = Array::randn({small_batch, 6}, 15);
+  Array system = Array::from<float>(system_values, {big, big}), system_rhs = Array::randn({big}, 16);
+  const double small_spd_bytes = 4.0 * small_batch * 36;
   return {
       {"x * 2 + 1", 2 * bytes, 0, jitted([](Tensor a) { return a * 2.0 + 1.0; }, x)},
       {"x + y", 3 * bytes, 0, jitted([](Tensor a, Tensor b) { return a + b; }, x, y)},
@@ -160,6 +176,17 @@ std::vector<Op> ops(int64_t n) {
        jitted([](Tensor a) { return adjit::cumsum(a, 0); }, x)},
       {"cumsum of a vector", 2 * bytes, 0,
        jitted([n](Tensor a) { return adjit::cumsum(adjit::reshape(a, {n * n}), 0); }, x)},
+      // Batches of small systems, as robotics and simulation solve them,
+      // and one larger one: loops over one matrix at a time
+      // (LinearAlgebraToLoops.cpp). Flops: n^3/3 (Cholesky), 2n^3/3 + 2n^2
+      // (LU and substitution for one right-hand side).
+      {"cholesky of 6x6 matrices", 2 * small_spd_bytes, small_batch * 6 * 6 * 6 / 3.0,
+       jitted([](Tensor a) { return adjit::linalg::cholesky(a); }, small_spd)},
+      {"solve of 6x6 systems", small_spd_bytes * 8 / 6, small_batch * (144.0 + 72.0),
+       jitted([](Tensor a, Tensor b) { return adjit::linalg::solve(a, adjit::expand_dims(b, -1)); },
+              small_spd, small_rhs)},
+      {"solve of one n/4 x n/4 system", bytes / 16, 2.0 * m * m * m / 3 + 2 * m * m,
+       jitted([](Tensor a, Tensor b) { return adjit::linalg::solve(a, b); }, system, system_rhs)},
       {"exp over rows of 3", 2 * points_bytes, 0,
        jitted([](Tensor a) { return adjit::exp(a); }, points)},
       {"transpose", 2 * bytes, 0,

@@ -398,6 +398,45 @@ LogicalResult DotGeneralOp::verify() {
   return verifyResultShape(*this, expected, getType());
 }
 
+namespace {
+
+// A batch of square matrices: rank >= 2, the last two dimensions equal.
+LogicalResult verifySquareMatrices(Operation *op, RankedTensorType type, StringRef what) {
+  int64_t rank = type.getRank();
+  if (rank < 2 || type.getDimSize(rank - 1) != type.getDimSize(rank - 2))
+    return op->emitOpError() << what << " " << type
+                             << " is not a (batch of) square matrices";
+  return success();
+}
+
+// `b`, the right-hand sides of a system with the square `a`: the same
+// element type and batch dimensions, and as many rows as `a`.
+LogicalResult verifyRightHandSides(Operation *op, RankedTensorType a, RankedTensorType b) {
+  if (failed(verifySquareMatrices(op, a, "a")) ||
+      failed(verifySameElementType(op, a, b, "a", "b")))
+    return failure();
+  int64_t rank = a.getRank();
+  if (b.getRank() != rank || a.getShape().drop_back(1) != b.getShape().drop_back(1))
+    return op->emitOpError() << "b " << b << " is not a batch of right-hand sides for a " << a
+                             << " (expected [batch..., " << a.getDimSize(rank - 1)
+                             << ", k])";
+  return success();
+}
+
+} // namespace
+
+LogicalResult CholeskyOp::verify() {
+  return verifySquareMatrices(*this, getType(), "operand");
+}
+
+LogicalResult TriangularSolveOp::verify() {
+  return verifyRightHandSides(*this, getA().getType(), getB().getType());
+}
+
+LogicalResult SolveOp::verify() {
+  return verifyRightHandSides(*this, getA().getType(), getB().getType());
+}
+
 Value mlir::adjit::createSplat(OpBuilder &builder, Location loc, Type type,
                                double value) {
   auto tensor = cast<RankedTensorType>(type);

@@ -2,6 +2,7 @@
 // linalg.generic around its own scalar rule (ElementwiseOpInterface), so
 // this file names none of them; structural ops get one pattern each.
 #include "ControlFlowToSCF.h"
+#include "LinearAlgebraToLoops.h"
 
 #include "adjit/Dialect/AdjitOps.h"
 #include "adjit/Dialect/ScalarRules.h"
@@ -681,6 +682,7 @@ struct LowerAdjitToLinalgPass
         ScatterAddToLoops, ReduceToGeneric, ArgMaxToGeneric,
         DotGeneralToContraction>(context);
     populateControlFlowToSCFPatterns(patterns);
+    populateLinearAlgebraToLoopsPatterns(patterns);
     if (failed(applyPartialConversion(getOperation(), target,
                                       std::move(patterns))))
       signalPassFailure();

@@ -1076,3 +1076,71 @@ func.func @dynamic_update_slice_too_big(%x: tensor<8xf32>, %i: tensor<i32>, %u: 
   %0 = adjit.dynamic_update_slice %x[%i], %u : (tensor<8xf32>, tensor<i32>, tensor<9xf32>) -> tensor<8xf32>
   return %0 : tensor<8xf32>
 }
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// Linear algebra
+//===----------------------------------------------------------------------===//
+
+func.func @cholesky_not_square(%a: tensor<3x4xf32>) -> tensor<3x4xf32> {
+  // expected-error @+1 {{'adjit.cholesky' op operand 'tensor<3x4xf32>' is not a (batch of) square matrices}}
+  %0 = adjit.cholesky %a : tensor<3x4xf32>
+  return %0 : tensor<3x4xf32>
+}
+
+// -----
+
+func.func @cholesky_of_a_vector(%a: tensor<3xf32>) -> tensor<3xf32> {
+  // expected-error @+1 {{'adjit.cholesky' op operand 'tensor<3xf32>' is not a (batch of) square matrices}}
+  %0 = adjit.cholesky %a : tensor<3xf32>
+  return %0 : tensor<3xf32>
+}
+
+// -----
+
+func.func @cholesky_f16(%a: tensor<3x3xf16>) -> tensor<3x3xf16> {
+  // expected-error @+1 {{'adjit.cholesky' op operand #0 must be statically shaped tensor of 32-bit float or 64-bit float values}}
+  %0 = adjit.cholesky %a : tensor<3x3xf16>
+  return %0 : tensor<3x3xf16>
+}
+
+// -----
+
+func.func @triangular_solve_rows(%a: tensor<3x3xf32>, %b: tensor<4x2xf32>) -> tensor<4x2xf32> {
+  // expected-error @+1 {{'adjit.triangular_solve' op b 'tensor<4x2xf32>' is not a batch of right-hand sides for a 'tensor<3x3xf32>' (expected [batch..., 3, k])}}
+  %0 = adjit.triangular_solve %a, %b {lower} : (tensor<3x3xf32>, tensor<4x2xf32>) -> tensor<4x2xf32>
+  return %0 : tensor<4x2xf32>
+}
+
+// -----
+
+func.func @triangular_solve_element_types(%a: tensor<3x3xf64>, %b: tensor<3x2xf32>) -> tensor<3x2xf32> {
+  // expected-error @+1 {{'adjit.triangular_solve' op a element type 'f64' differs from b element type 'f32'}}
+  %0 = adjit.triangular_solve %a, %b : (tensor<3x3xf64>, tensor<3x2xf32>) -> tensor<3x2xf32>
+  return %0 : tensor<3x2xf32>
+}
+
+// -----
+
+func.func @solve_batches(%a: tensor<2x3x3xf32>, %b: tensor<3x3x1xf32>) -> tensor<3x3x1xf32> {
+  // expected-error @+1 {{'adjit.solve' op b 'tensor<3x3x1xf32>' is not a batch of right-hand sides for a 'tensor<2x3x3xf32>' (expected [batch..., 3, k])}}
+  %0 = adjit.solve %a, %b : (tensor<2x3x3xf32>, tensor<3x3x1xf32>) -> tensor<3x3x1xf32>
+  return %0 : tensor<3x3x1xf32>
+}
+
+// -----
+
+func.func @solve_not_square(%a: tensor<3x2xf32>, %b: tensor<3x1xf32>) -> tensor<3x1xf32> {
+  // expected-error @+1 {{'adjit.solve' op a 'tensor<3x2xf32>' is not a (batch of) square matrices}}
+  %0 = adjit.solve %a, %b : (tensor<3x2xf32>, tensor<3x1xf32>) -> tensor<3x1xf32>
+  return %0 : tensor<3x1xf32>
+}
+
+// -----
+
+func.func @solve_result_type(%a: tensor<3x3xf32>, %b: tensor<3x1xf32>) -> tensor<3x2xf32> {
+  // expected-error @+1 {{'adjit.solve' op failed to verify that all of {b, result} have same type}}
+  %0 = adjit.solve %a, %b : (tensor<3x3xf32>, tensor<3x1xf32>) -> tensor<3x2xf32>
+  return %0 : tensor<3x2xf32>
+}

@@ -579,6 +579,27 @@ func.func @dot_general(%a: tensor<4x8xf32>, %b: tensor<8x5xf32>, %x: tensor<2x4x
 
 // -----
 
+// CHECK-LABEL: func.func @linear_algebra
+// CHECK-SAME: (%[[A:.*]]: tensor<2x3x3xf32>, %[[B:.*]]: tensor<2x3x4xf32>, %[[G:.*]]: tensor<5x5xf64>, %[[R:.*]]: tensor<5x1xf64>)
+func.func @linear_algebra(%a: tensor<2x3x3xf32>, %b: tensor<2x3x4xf32>, %g: tensor<5x5xf64>, %r: tensor<5x1xf64>) {
+  // CHECK: adjit.cholesky %[[A]] : tensor<2x3x3xf32>
+  %0 = adjit.cholesky %a : tensor<2x3x3xf32>
+  // CHECK: adjit.triangular_solve %[[A]], %[[B]] {lower} : (tensor<2x3x3xf32>, tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
+  %1 = adjit.triangular_solve %a, %b {lower} : (tensor<2x3x3xf32>, tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
+  // CHECK: adjit.triangular_solve %[[A]], %[[B]] {transpose_a, unit_diagonal} : (tensor<2x3x3xf32>, tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
+  %2 = adjit.triangular_solve %a, %b {transpose_a, unit_diagonal} : (tensor<2x3x3xf32>, tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
+  // CHECK: adjit.solve %[[G]], %[[R]] : (tensor<5x5xf64>, tensor<5x1xf64>) -> tensor<5x1xf64>
+  %3 = adjit.solve %g, %r : (tensor<5x5xf64>, tensor<5x1xf64>) -> tensor<5x1xf64>
+  return
+}
+// GENERIC-LABEL: sym_name = "linear_algebra"
+// GENERIC: "adjit.cholesky"(%arg0) : (tensor<2x3x3xf32>) -> tensor<2x3x3xf32>
+// GENERIC: "adjit.triangular_solve"(%arg0, %arg1) <{lower}> : (tensor<2x3x3xf32>, tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
+// GENERIC: "adjit.triangular_solve"(%arg0, %arg1) <{transpose_a, unit_diagonal}> : (tensor<2x3x3xf32>, tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
+// GENERIC: "adjit.solve"(%arg2, %arg3) : (tensor<5x5xf64>, tensor<5x1xf64>) -> tensor<5x1xf64>
+
+// -----
+
 // Buffers of an arena (what adjit-plan-buffers makes after bufferization).
 // CHECK-LABEL: func.func @arena_buffers
 // CHECK: %[[ARENA:.*]] = memref.alloc() {alignment = 64 : i64} : memref<8192xi8>

@@ -28,10 +28,16 @@ inline Array signed_values(const Shape& shape, uint64_t seed) {
   return Array::uniform(shape, seed, -1.8, 1.8);
 }
 
+// The 3x3 identity, traced.
+inline Tensor eye3() {
+  return cast(equal(reshape(arange(3), {3, 1}), arange(3)), DType::f32);
+}
+
 inline std::vector<OpCase> op_cases() {
   Array a = signed_values({3, 5}, 1), b = signed_values({3, 5}, 2), p = positive({3, 5}, 3);
   Array bools = Array::uniform({3, 5}, 4, 0, 2, DType::i32);
   Array indices = Array::uniform({4}, 5, 0, 3, DType::i32);
+  Array matrices = signed_values({2, 3, 3}, 6), rhs = signed_values({2, 3, 2}, 7);
   return {
       {"constant", FN(x[0] + full({3, 5}, 2.5)), {a}},
       {"iota", FN(x[0] * cast(arange(5), DType::f32)), {a}},
@@ -57,6 +63,12 @@ inline std::vector<OpCase> op_cases() {
       {"cbrt", FN(cbrt(x[0])), {p}},
       {"atan2", FN(atan2(x[0], x[1])), {a, b}},
       {"cumulative", FN(cumsum(x[0], 1) + cummax(x[0], 0, true) * cumlogsumexp(x[0], 1)), {a}},
+      // Kept well conditioned: x + 4 I and x x^T + 4 I.
+      {"linear_algebra",
+       FN(linalg::solve(x[0] + 4.0 * eye3(), x[1]) +
+          linalg::cho_solve(linalg::cholesky(matmul(x[0], transpose(x[0], {0, 2, 1})) + 4.0 * eye3()), x[1]) +
+          linalg::triangular_solve(x[0] + 4.0 * eye3(), x[1], /*lower=*/false, /*transpose_a=*/true)),
+       {matrices, rhs}},
       {"relu", FN(relu(x[0]) * x[0]), {a}},
       {"integer_pow", FN(integer_pow(x[0], 3) + integer_pow(x[0], -2)), {p}},
       {"log1p_expm1", FN(log1p(x[0]) + expm1(x[0])), {p}},

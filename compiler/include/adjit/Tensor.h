@@ -220,6 +220,32 @@ Tensor einsum(const std::string& subscripts, const Tensor& a, const Tensor& b,
               SourceLocation loc = SourceLocation::current());
 Tensor einsum(const std::string& subscripts, const Tensor& a, const Tensor& b, const Tensor& c,
               SourceLocation loc = SourceLocation::current());
+/// Linear algebra (namespace adjit::linalg, as jnp.linalg: `solve` and `inv`
+/// are common names) on the last two dimensions, matrices; leading dimensions
+/// are batches, broadcast against each other. Integers and bools give f32,
+/// f16 and bf16 are computed in f32 and rounded back. A matrix that cannot
+/// be factored gives NaN (cholesky) or infinities and NaN (solves), as
+/// JAX's. Gradients in both modes, as JAX's rules (docs/guide/ops.md).
+namespace linalg {
+/// jnp.linalg.cholesky: the lower triangular L with L L^T = (a + a^T) / 2.
+Tensor cholesky(const Tensor& a, SourceLocation loc = SourceLocation::current());
+/// jax.scipy.linalg.solve_triangular: x with op(a) x = b, op(a) = a or a^T
+/// (`transpose_a`), reading only a's lower (`lower`) or upper triangle and,
+/// with `unit_diagonal`, taking its diagonal as ones. b is [..., n, k], or a
+/// vector [..., n] when its rank is a's minus one.
+Tensor triangular_solve(const Tensor& a, const Tensor& b, bool lower, bool transpose_a = false,
+                        bool unit_diagonal = false,
+                        SourceLocation loc = SourceLocation::current());
+/// jax.scipy.linalg.cho_solve: x with (l l^T) x = b, for l = cholesky(a);
+/// b as in triangular_solve.
+Tensor cho_solve(const Tensor& l, const Tensor& b, SourceLocation loc = SourceLocation::current());
+/// jnp.linalg.solve: x with a x = b, by LU factorization with partial
+/// pivoting. b is [..., n, k], or a vector [n] when it has rank 1 (numpy 2).
+Tensor solve(const Tensor& a, const Tensor& b, SourceLocation loc = SourceLocation::current());
+/// jnp.linalg.inv: solve(a, identity).
+Tensor inv(const Tensor& a, SourceLocation loc = SourceLocation::current());
+}  // namespace linalg
+
 /// Empty `perm` reverses the dimensions.
 Tensor transpose(const Tensor& x, std::vector<int> perm = {},
                  SourceLocation loc = SourceLocation::current());

@@ -27,6 +27,8 @@ def Adjit_Dialect : Dialect {
 def Adjit_AnyTensor : StaticShapeTensorOf<[F16, BF16, F32, F64, I1, I32, I64]>;
 def Adjit_NumericTensor : StaticShapeTensorOf<[F16, BF16, F32, F64, I32, I64]>;
 def Adjit_FloatTensor : StaticShapeTensorOf<[F16, BF16, F32, F64]>;
+// Linear algebra factors in f32 or f64 (the tracer widens f16 and bf16).
+def Adjit_SolverTensor : StaticShapeTensorOf<[F32, F64]>;
 def Adjit_BoolTensor : StaticShapeTensorOf<[I1]>;
 def Adjit_IndexTensor : StaticShapeTensorOf<[I32, I64]>;
 def Adjit_ScalarTensor : 0DTensorOf<[F16, BF16, F32, F64, I1, I32, I64]>;

@@ -754,6 +754,86 @@ def Adjit_DotGeneralOp : Adjit_Op<"dot_general", [Pure,
 }
 
 //===----------------------------------------------------------------------===//
+// Linear algebra. Each op works on the last two dimensions, matrices; the
+// leading dimensions are a batch of independent problems (the same in every
+// operand). Each lowers to loops over one matrix at a time, in the
+// element type.
+//===----------------------------------------------------------------------===//
+
+def Adjit_CholeskyOp : Adjit_Op<"cholesky", [Pure, SameOperandsAndResultType,
+    DeclareOpInterfaceMethods<DifferentiableOpInterface>]> {
+  let summary = "Cholesky factor of a symmetric positive definite matrix";
+  let description = [{
+    The lower triangular `L` with positive diagonal and `L L^T = S`, where
+    `S = (A + A^T) / 2` is the symmetric part of `operand` (as
+    `jnp.linalg.cholesky`, whose input is symmetrized). The strict upper
+    triangle of the result is zero. A matrix that is not positive definite
+    (or holds a NaN) gives a matrix of NaN, as JAX's.
+
+    Derivative: `dL = L Phi(L^-1 dS L^-T)`, where `Phi` keeps the lower
+    triangle and halves the diagonal; the adjoint is `L^-T Phi(L^T Lbar) L^-1`,
+    symmetrized (Murray, arXiv:1602.07527).
+
+    ```mlir
+    %l = adjit.cholesky %a : tensor<8x3x3xf32>
+    ```
+  }];
+  let arguments = (ins Adjit_SolverTensor:$operand);
+  let results = (outs Adjit_SolverTensor:$result);
+  let assemblyFormat = "$operand attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+def Adjit_TriangularSolveOp : Adjit_Op<"triangular_solve", [Pure,
+    AllTypesMatch<["b", "result"]>, DeclareOpInterfaceMethods<DifferentiableOpInterface>]> {
+  let summary = "solve a triangular system op(A) X = B";
+  let description = [{
+    `X` with `op(A) X = B`, where `op(A)` is `A` or, with `transpose_a`,
+    `A^T`. Only the lower triangle of `A` is read (`lower`) or only the
+    upper; with `unit_diagonal` its diagonal is taken to be ones and not
+    read. `B` has `k` columns of right-hand sides (`lax.linalg.triangular_solve`
+    with `left_side`). A zero on the diagonal gives infinities or NaN.
+
+    Derivative: `dX = op(A)^-1 (dB - op(dA) X)`, with `dA` restricted to the
+    triangle read; the adjoint is `Bbar = op(A)^-T Xbar` and
+    `Abar = -Bbar X^T` (or `-X Bbar^T` with `transpose_a`), restricted alike.
+
+    ```mlir
+    %x = adjit.triangular_solve %l, %b {lower} : (tensor<3x3xf32>, tensor<3x2xf32>) -> tensor<3x2xf32>
+    %y = adjit.triangular_solve %l, %x {lower, transpose_a} : (tensor<3x3xf32>, tensor<3x2xf32>) -> tensor<3x2xf32>
+    ```
+  }];
+  let arguments = (ins Adjit_SolverTensor:$a, Adjit_SolverTensor:$b, UnitAttr:$lower,
+                       UnitAttr:$transpose_a, UnitAttr:$unit_diagonal);
+  let results = (outs Adjit_SolverTensor:$result);
+  let assemblyFormat = "$a `,` $b attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def Adjit_SolveOp : Adjit_Op<"solve", [Pure, AllTypesMatch<["b", "result"]>,
+    DeclareOpInterfaceMethods<DifferentiableOpInterface>]> {
+  let summary = "solve a general linear system A X = B";
+  let description = [{
+    `X` with `A X = B` for a square `A`, by LU factorization with partial
+    pivoting (Gaussian elimination choosing the largest remaining magnitude
+    in each column, as LAPACK's `getrf`/`getrs` behind `jnp.linalg.solve`).
+    `B` has `k` columns of right-hand sides. A singular `A` gives infinities
+    or NaN.
+
+    Derivative: `dX = A^-1 (dB - dA X)`; the adjoint is `Bbar = A^-T Xbar`
+    and `Abar = -Bbar X^T`.
+
+    ```mlir
+    %x = adjit.solve %a, %b : (tensor<4x4xf64>, tensor<4x1xf64>) -> tensor<4x1xf64>
+    ```
+  }];
+  let arguments = (ins Adjit_SolverTensor:$a, Adjit_SolverTensor:$b);
+  let results = (outs Adjit_SolverTensor:$result);
+  let assemblyFormat = "$a `,` $b attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
 // Control flow. Regions take every value they use as an explicit operand
 // (IsolatedFromAbove), so derivative rules see all the values that a body
 // depends on and can return their cotangents.

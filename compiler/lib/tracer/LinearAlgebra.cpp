@@ -1,0 +1,130 @@
+// Linear algebra (jnp.linalg.cholesky, solve, inv; jax.scipy.linalg's
+// solve_triangular and cho_solve): dtypes, vectors and batch broadcasting
+// here; each factorization is one adjit op (adjit.cholesky,
+// adjit.triangular_solve, adjit.solve) on f32 or f64 batches of matrices.
+#include "Promotion.h"
+#include "Recorder.h"
+
+#include "adjit/Tensor.h"
+
+#include <fmt/format.h>
+
+namespace adjit {
+
+using detail::describe;
+using detail::Recorder;
+
+namespace {
+
+namespace ir = mlir::adjit;
+
+// Integers and bools solve in f32, as jnp.linalg's; f16 and bf16 are
+// widened for the factorization and rounded back after it.
+DType result_dtype(DType dtype) { return is_floating(dtype) ? dtype : DType::f32; }
+DType solver_dtype(DType dtype) { return dtype == DType::f64 ? DType::f64 : DType::f32; }
+
+void check_square(Recorder& r, const Tensor& a) {
+  int rank = a.rank();
+  if (rank < 2 || a.shape()[rank - 1] != a.shape()[rank - 2])
+    r.fail(fmt::format("needs a square matrix or a batch of them ([..., n, n]), got {}",
+                       describe(a)));
+}
+
+// a and b of a system a x = b, broadcast to common batch dimensions, in the
+// solver's dtype, with b as a matrix of right-hand sides; and how to shape
+// the solution back.
+struct System {
+  Tensor a, b;
+  DType result;
+  Shape result_shape;
+};
+
+// b is a vector where its rank is `vector_rank`, else matrices.
+System system(Recorder& r, const Tensor& a, const Tensor& b, int vector_rank) {
+  check_square(r, a);
+  bool b_is_vector = b.rank() == vector_rank;
+  int64_t n = a.shape().back();
+  if (b.rank() < 1 || (!b_is_vector && b.rank() < 2))
+    r.fail(fmt::format("needs right-hand sides b as vectors [..., n] of rank {} or matrices "
+                       "[..., n, k], got {} for a {}",
+                       vector_rank, describe(b), describe(a)));
+  int64_t rows = b.shape()[b.rank() - (b_is_vector ? 1 : 2)];
+  if (rows != n)
+    r.fail(fmt::format("b {} has {} rows but a {} is {}x{}", describe(b), rows, describe(a), n,
+                       n));
+  Shape a_batch(a.shape().begin(), a.shape().end() - 2);
+  Shape b_batch(b.shape().begin(), b.shape().end() - (b_is_vector ? 1 : 2));
+  auto batch = detail::broadcast_shapes(a_batch, b_batch);
+  if (!batch)
+    r.fail(fmt::format("batch dimensions of a {} and b {} cannot be broadcast together",
+                       describe(a), describe(b)));
+  DType result = result_dtype(detail::promote(a.dtype(), b.dtype()));
+  DType solver = solver_dtype(result);
+  int64_t columns = b_is_vector ? 1 : b.shape().back();
+  Shape matrix = *batch, rhs = *batch, result_shape = *batch;
+  matrix.insert(matrix.end(), {n, n});
+  rhs.insert(rhs.end(), {n, columns});
+  result_shape.push_back(n);
+  if (!b_is_vector) result_shape.push_back(columns);
+  Tensor b_matrix = b_is_vector ? r.reshape(b, [&] {
+    Shape s = b.shape();
+    s.push_back(1);
+    return s;
+  }())
+                                : b;
+  return {r.broadcast(r.convert(a, solver), matrix),
+          r.broadcast(r.convert(b_matrix, solver), rhs), result, result_shape};
+}
+
+Tensor solution(Recorder& r, const System& s, const Tensor& x) {
+  return r.convert(r.reshape(x, s.result_shape), s.result);
+}
+
+}  // namespace
+
+namespace linalg {
+
+Tensor cholesky(const Tensor& a, SourceLocation loc) {
+  Recorder r("cholesky", loc, {&a});
+  check_square(r, a);
+  DType result = result_dtype(a.dtype());
+  Tensor x = r.convert(a, solver_dtype(result));
+  Tensor l = r.emit<ir::CholeskyOp>(r.value(x).getType(), r.value(x));
+  return r.convert(l, result);
+}
+
+Tensor triangular_solve(const Tensor& a, const Tensor& b, bool lower, bool transpose_a,
+                        bool unit_diagonal, SourceLocation loc) {
+  Recorder r("triangular_solve", loc, {&a, &b});
+  System s = system(r, a, b, /*vector_rank=*/a.rank() - 1);
+  Tensor x = r.emit<ir::TriangularSolveOp>(r.value(s.b).getType(), r.value(s.a), r.value(s.b),
+                                           lower, transpose_a, unit_diagonal);
+  return solution(r, s, x);
+}
+
+Tensor cho_solve(const Tensor& l, const Tensor& b, SourceLocation loc) {
+  detail::AtUserLine at_user(loc);
+  Tensor y = triangular_solve(l, b, /*lower=*/true, false, false, loc);
+  return triangular_solve(l, y, /*lower=*/true, /*transpose_a=*/true, false, loc);
+}
+
+Tensor solve(const Tensor& a, const Tensor& b, SourceLocation loc) {
+  Recorder r("solve", loc, {&a, &b});
+  System s = system(r, a, b, /*vector_rank=*/1);
+  Tensor x = r.emit<ir::SolveOp>(r.value(s.b).getType(), r.value(s.a), r.value(s.b));
+  return solution(r, s, x);
+}
+
+Tensor inv(const Tensor& a, SourceLocation loc) {
+  Recorder r("inv", loc, {&a});
+  check_square(r, a);
+  detail::AtUserLine at_user(loc);
+  int64_t n = a.shape().back();
+  Tensor identity = cast(adjit::equal(reshape(arange(n, DType::i32, loc), {n, 1}, loc),
+                               arange(n, DType::i32, loc), loc),
+                         result_dtype(a.dtype()), loc);
+  return solve(a, broadcast_to(identity, a.shape(), loc), loc);
+}
+
+}  // namespace linalg
+}  // namespace adjit

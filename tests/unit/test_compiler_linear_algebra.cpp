@@ -1,0 +1,327 @@
+// cholesky, triangular_solve, cho_solve, solve and inv: against plain
+// long-double references (Cholesky, substitution, Gaussian elimination
+// with partial pivoting) for sizes 1 to 17, batched and broadcast, vectors
+// and matrices of right-hand sides, f32/f64/f16/i32; the triangle a solve
+// must not read holding NaN; failures as JAX reports them; gradients in
+// both modes and of second order; errors.
+#include "test_support.h"
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+using namespace adjit;
+using namespace adjit::test;
+using namespace adjit::test::ad;
+using namespace adjit::linalg;
+
+namespace {
+
+using Matrix = std::vector<std::vector<long double>>;
+
+// Deterministic entries in [-1, 1].
+Vec wave(int64_t count, double phase) {
+  Vec v;
+  for (int64_t i = 0; i < count; ++i) v.push_back(std::sin(1.7 * static_cast<double>(i) + phase));
+  return v;
+}
+
+Matrix matrix_at(const Vec& flat, int64_t batch, int64_t rows, int64_t cols) {
+  Matrix m(rows, std::vector<long double>(cols));
+  for (int64_t i = 0; i < rows; ++i)
+    for (int64_t j = 0; j < cols; ++j) m[i][j] = flat[(batch * rows + i) * cols + j];
+  return m;
+}
+
+void append(Vec& flat, const Matrix& m) {
+  for (const auto& row : m)
+    for (long double x : row) flat.push_back(static_cast<double>(x));
+}
+
+// batch x n x n symmetric positive definite: M M^T + n I.
+Vec spd(int64_t batch, int64_t n, double phase) {
+  Vec m = wave(batch * n * n, phase), out;
+  for (int64_t b = 0; b < batch; ++b) {
+    Matrix a(n, std::vector<long double>(n));
+    for (int64_t i = 0; i < n; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        long double s = i == j ? n : 0;
+        for (int64_t k = 0; k < n; ++k) s += m[(b * n + i) * n + k] * m[(b * n + j) * n + k];
+        a[i][j] = s;
+      }
+    append(out, a);
+  }
+  return out;
+}
+
+Matrix cholesky_ref(const Matrix& a) {
+  size_t n = a.size();
+  Matrix l(n, std::vector<long double>(n, 0));
+  for (size_t j = 0; j < n; ++j) {
+    long double s = a[j][j];
+    for (size_t k = 0; k < j; ++k) s -= l[j][k] * l[j][k];
+    l[j][j] = std::sqrt(s);
+    for (size_t i = j + 1; i < n; ++i) {
+      long double v = a[i][j];
+      for (size_t k = 0; k < j; ++k) v -= l[i][k] * l[j][k];
+      l[i][j] = v / l[j][j];
+    }
+  }
+  return l;
+}
+
+// x with op(a) x = b, op(a) triangular as the flags say.
+Matrix triangular_ref(const Matrix& a, Matrix x, bool lower, bool transpose, bool unit) {
+  int64_t n = static_cast<int64_t>(a.size());
+  auto t = [&](int64_t i, int64_t k) { return transpose ? a[k][i] : a[i][k]; };
+  bool forward = lower != transpose;
+  for (int64_t step = 0; step < n; ++step) {
+    int64_t i = forward ? step : n - 1 - step;
+    for (size_t c = 0; c < x[i].size(); ++c) {
+      long double s = x[i][c];
+      for (int64_t k = forward ? 0 : i + 1; k < (forward ? i : n); ++k) s -= t(i, k) * x[k][c];
+      x[i][c] = unit ? s : s / t(i, i);
+    }
+  }
+  return x;
+}
+
+// Gaussian elimination with partial pivoting.
+Matrix solve_ref(Matrix a, Matrix x) {
+  size_t n = a.size();
+  for (size_t j = 0; j < n; ++j) {
+    size_t p = j;
+    for (size_t i = j + 1; i < n; ++i)
+      if (std::fabs(a[i][j]) > std::fabs(a[p][j])) p = i;
+    std::swap(a[j], a[p]);
+    std::swap(x[j], x[p]);
+    for (size_t i = j + 1; i < n; ++i) {
+      long double f = a[i][j] / a[j][j];
+      for (size_t c = j; c < n; ++c) a[i][c] -= f * a[j][c];
+      for (size_t c = 0; c < x[i].size(); ++c) x[i][c] -= f * x[j][c];
+    }
+  }
+  return triangular_ref(a, x, /*lower=*/false, false, false);
+}
+
+// A general matrix that needs pivoting: small (or zero) leading entries.
+Vec general(int64_t batch, int64_t n, double phase) {
+  Vec v = wave(batch * n * n, phase);
+  for (int64_t b = 0; b < batch; ++b)
+    for (int64_t i = 0; i < n; ++i) {
+      v[(b * n + i) * n + i] *= 0.01;
+      v[(b * n + i) * n + (n - 1 - i)] += 2;
+    }
+  return v;
+}
+
+Tol tolerance(DType dtype) { return dtype == F64 ? Tol{1e-11, 1e-11} : Tol{2e-4, 2e-4}; }
+
+}  // namespace
+
+TEST_CASE("linear algebra: cholesky of sizes 1 to 17 against the reference",
+          "[tracer][ops][linalg]") {
+  for (DType dtype : {F32, F64})
+    for (int64_t n : {1, 2, 3, 4, 5, 8, 17}) {
+      INFO(dtype_name(dtype) << " n = " << n);
+      const int64_t batch = 3;
+      Vec a = spd(batch, n, 0.3 * n);
+      Vec want;
+      for (int64_t b = 0; b < batch; ++b) append(want, cholesky_ref(matrix_at(a, b, n, n)));
+      Array got = jit([](Tensor x) { return cholesky(x); })(make(a, {batch, n, n}, dtype));
+      CHECK_ARRAY("L", got, dtype, (Shape{batch, n, n}), want, tolerance(dtype));
+    }
+}
+
+TEST_CASE("linear algebra: cholesky symmetrizes its input and reports failures with NaN",
+          "[tracer][ops][linalg]") {
+  auto f = jit([](Tensor x) { return cholesky(x); });
+  // Only the symmetric part counts: adding an antisymmetric part changes nothing.
+  Vec a = spd(1, 4, 0.5), skewed = a;
+  for (int64_t i = 0; i < 4; ++i)
+    for (int64_t j = 0; j < i; ++j) skewed[i * 4 + j] += 0.25, skewed[j * 4 + i] -= 0.25;
+  Array l = f(make(a, {4, 4}, F64));
+  CHECK(mismatch(f(make(skewed, {4, 4}, F64)), l, 1e-14) == "");
+  // Indefinite, semidefinite and NaN matrices give NaN everywhere; the
+  // other matrices of the batch are unaffected.
+  Vec batch = spd(1, 2, 0.1);
+  append(batch, Matrix{{1, 2}, {2, 1}});
+  append(batch, Matrix{{1, 1}, {1, 1}});
+  append(batch, Matrix{{NAN, 0}, {0, 1}});
+  Array got = f(make(batch, {4, 2, 2}, F64));
+  Vec want;
+  append(want, cholesky_ref(matrix_at(batch, 0, 2, 2)));
+  for (int i = 0; i < 12; ++i) want.push_back(kNaN);
+  Vec values_got = values(got);
+  for (int i = 0; i < 4; ++i) CHECK(values_got[i] == Approx(want[i]).epsilon(1e-14));
+  for (int i = 4; i < 16; ++i) CHECK(std::isnan(values_got[i]));
+  // Integers give f32; f16 is computed in f32 and rounded back; 0x0 is empty.
+  Array ints = jit([](Tensor x) { return cholesky(x); })(make({4, 2, 2, 5}, {2, 2}, I32));
+  CHECK_ARRAY("i32", ints, F32, (Shape{2, 2}), (Vec{2, 0, 1, 2}), (Tol{1e-6, 1e-6}));
+  Array halves = f(make({4, 2, 2, 5}, {2, 2}, F16));
+  CHECK_ARRAY("f16", halves, F16, (Shape{2, 2}), (Vec{2, 0, 1, 2}), kExact);
+  CHECK(f(Array::zeros({0, 0})).shape() == Shape{0, 0});
+}
+
+TEST_CASE("linear algebra: triangular_solve in every orientation, never reading the other triangle",
+          "[tracer][ops][linalg]") {
+  const int64_t n = 6, k = 3, batch = 2;
+  for (bool lower : {true, false})
+    for (bool transpose : {false, true})
+      for (bool unit : {false, true}) {
+        INFO((lower ? "lower" : "upper") << (transpose ? " transposed" : "")
+                                         << (unit ? " unit diagonal" : ""));
+        // The unread triangle (and a unit diagonal) hold NaN.
+        Vec a = wave(batch * n * n, 0.7), clean = a;
+        for (int64_t b = 0; b < batch; ++b)
+          for (int64_t i = 0; i < n; ++i)
+            for (int64_t j = 0; j < n; ++j) {
+              double& x = a[(b * n + i) * n + j];
+              bool read = i == j ? !unit : (lower ? i > j : i < j);
+              if (i == j && !unit) x += 3;
+              clean[(b * n + i) * n + j] = x;
+              if (!read) x = NAN;
+            }
+        Vec rhs = wave(batch * n * k, 2.1);
+        auto f = jit([=](Tensor x, Tensor y) { return triangular_solve(x, y, lower, transpose, unit); });
+        for (DType dtype : {F32, F64}) {
+          Array got = f(make(a, {batch, n, n}, dtype), make(rhs, {batch, n, k}, dtype));
+          Vec want;
+          for (int64_t b = 0; b < batch; ++b)
+            append(want, triangular_ref(matrix_at(clean, b, n, n), matrix_at(rhs, b, n, k), lower,
+                                        transpose, unit));
+          CHECK_ARRAY(dtype_name(dtype), got, dtype, (Shape{batch, n, k}), want, tolerance(dtype));
+        }
+        // Vectors (rank one less than a's, jax.scipy.linalg's rule).
+        Vec v = wave(batch * n, 0.2);
+        Array got = f(make(a, {batch, n, n}, F64), make(v, {batch, n}, F64));
+        Vec want;
+        for (int64_t b = 0; b < batch; ++b)
+          append(want, triangular_ref(matrix_at(clean, b, n, n), matrix_at(v, b, n, 1), lower,
+                                      transpose, unit));
+        CHECK_ARRAY("vector", got, F64, (Shape{batch, n}), want, tolerance(F64));
+      }
+}
+
+TEST_CASE("linear algebra: solve with pivoting for sizes 1 to 17, vectors and batches",
+          "[tracer][ops][linalg]") {
+  auto f = jit([](Tensor a, Tensor b) { return solve(a, b); });
+  for (DType dtype : {F32, F64})
+    for (int64_t n : {1, 2, 3, 4, 7, 9, 17}) {
+      INFO(dtype_name(dtype) << " n = " << n);
+      const int64_t batch = 2, k = 3;
+      Vec a = general(batch, n, 0.1 * n), b = wave(n * k, 1.3);
+      // b [n, k] broadcasts over a's batch.
+      Array got = f(make(a, {batch, n, n}, dtype), make(b, {n, k}, dtype));
+      Vec want;
+      for (int64_t i = 0; i < batch; ++i)
+        append(want, solve_ref(matrix_at(a, i, n, n), matrix_at(b, 0, n, k)));
+      CHECK_ARRAY("X", got, dtype, (Shape{batch, n, k}), want, tolerance(dtype));
+      // A vector b: rank 1 only (numpy 2's rule).
+      Vec v = wave(n, 0.4);
+      Array x = f(make(a, {batch, n, n}, dtype), make(v, {n}, dtype));
+      Vec want_v;
+      for (int64_t i = 0; i < batch; ++i)
+        append(want_v, solve_ref(matrix_at(a, i, n, n), matrix_at(v, 0, n, 1)));
+      CHECK_ARRAY("x", x, dtype, (Shape{batch, n}), want_v, tolerance(dtype));
+    }
+  // A zero first pivot needs a row exchange.
+  Array swap = f(make({0, 1, 1, 0}, {2, 2}, F64), make({3, 5}, {2}, F64));
+  CHECK_EXACT("permutation", swap, F64, Shape{2}, (Vec{5, 3}));
+  // Singular: not finite, as LAPACK's getrs gives.
+  Array singular = f(make({1, 2, 2, 4}, {2, 2}, F64), make({1, 1}, {2}, F64));
+  for (double x : values(singular)) CHECK(!std::isfinite(x));
+  // Integers give f32; bf16 is computed in f32.
+  CHECK_ARRAY("i32", f(make({2, 0, 0, 4}, {2, 2}, I32), make({2, 2}, {2}, I32)), F32, Shape{2},
+              (Vec{1, 0.5}), kExact);
+  CHECK_ARRAY("bf16", f(make({2, 0, 0, 4}, {2, 2}, BF16), make({2, 2}, {2}, BF16)), BF16,
+              Shape{2}, (Vec{1, 0.5}), kExact);
+}
+
+TEST_CASE("linear algebra: inv and cho_solve, at 1 and 2 threads", "[tracer][ops][linalg]") {
+  const int64_t batch = 5, n = 7;
+  Vec a = general(batch, n, 0.9), s = spd(batch, n, 0.2), rhs = wave(batch * n, 0.6);
+  std::vector<Array> previous;
+  for (int threads : {1, 2}) {
+    INFO(threads << " threads");
+    auto f = jit(
+        [](Tensor x, Tensor spd_matrix, Tensor b) {
+          return std::vector<Tensor>{matmul(x, inv(x)), cho_solve(cholesky(spd_matrix), b)};
+        },
+        {.threads = threads});
+    std::vector<Array> got =
+        f(make(a, {batch, n, n}, F64), make(s, {batch, n, n}, F64), make(rhs, {batch, n}, F64));
+    Vec identity;
+    for (int64_t b = 0; b < batch; ++b)
+      for (int64_t i = 0; i < n; ++i)
+        for (int64_t j = 0; j < n; ++j) identity.push_back(i == j);
+    CHECK_ARRAY("a inv(a)", got[0], F64, (Shape{batch, n, n}), identity, (Tol{0, 1e-12}));
+    Vec want;
+    for (int64_t b = 0; b < batch; ++b)
+      append(want, solve_ref(matrix_at(s, b, n, n), matrix_at(rhs, b, n, 1)));
+    CHECK_ARRAY("cho_solve", got[1], F64, (Shape{batch, n}), want, tolerance(F64));
+    if (!previous.empty())
+      for (size_t i = 0; i < got.size(); ++i) CHECK(mismatch(got[i], previous[i], 0) == "");
+    previous = got;
+  }
+}
+
+TEST_CASE("ad ops: gradients of the linear algebra ops, both modes", "[ad][ad-ops][linalg]") {
+  const int64_t n = 4;
+  Array m = make(wave(n * n, 0.3), {n, n}, F64);
+  Array g = make(general(1, n, 0.5), {n, n}, F64);
+  // Triangles far from singular: finite differences stay accurate.
+  Vec dominant = wave(n * n, 0.5);
+  for (int64_t i = 0; i < n; ++i) dominant[i * n + i] += 3;
+  Array t = make(dominant, {n, n}, F64);
+  Array b = make(wave(n * 2, 1.1), {n, 2}, F64);
+  Array v = make(wave(n, 0.8), {n}, F64);
+  Array spd_matrix = make(spd(1, n, 0.4), {n, n}, F64);
+  Array four_identity = make({4, 0, 0, 0, 0, 4, 0, 0, 0, 0, 4, 0, 0, 0, 0, 4}, {n, n}, F64);
+  // Positive definite for every perturbation: x x^T + 4 I.
+  expect_grads("cholesky", FN(cholesky(matmul(x[0], transpose(x[0])) + x[1])), {m, four_identity});
+  expect_grads("cholesky of a non-symmetric input", FN(cholesky(x[0]) * x[0]), {spd_matrix});
+  for (bool lower : {true, false})
+    for (bool transpose : {false, true})
+      for (bool unit : {false, true}) {
+        INFO((lower ? "lower" : "upper") << (transpose ? " transposed" : "")
+                                         << (unit ? " unit diagonal" : ""));
+        expect_grads("triangular_solve",
+                     FN(triangular_solve(x[0], x[1], lower, transpose, unit)), {t, b});
+      }
+  expect_grads("triangular_solve of a vector", FN(triangular_solve(x[0], x[1], true)), {t, v});
+  expect_grads("solve", FN(solve(x[0], x[1])), {g, b});
+  expect_grads("solve of a vector", FN(solve(x[0], x[1])), {g, v});
+  expect_grads("inv", FN(inv(x[0])), {g});
+  expect_grads("cho_solve", FN(cho_solve(cholesky(x[0]), x[1])), {spd_matrix, b});
+  expect_grads("second order: solve", FN(solve(x[0], x[1]) * solve(x[0], x[1])), {g, b}, 2);
+  expect_grads("second order: cholesky", FN(cholesky(x[0])), {spd_matrix}, 2);
+}
+
+TEST_CASE("linear algebra: errors name the op, the shapes and the line",
+          "[tracer][ops][linalg][errors]") {
+  auto expect = [](const std::function<void()>& f, const std::vector<std::string>& parts) {
+    std::string message = what_of<TraceError>(f);
+    INFO(message);
+    for (const std::string& part : parts) CHECK(contains(message, part));
+    CHECK(contains(message, "test_compiler_linear_algebra.cpp"));
+  };
+  expect([] { jit([](Tensor x) { return cholesky(x); })(Array::zeros({3, 4})); },
+         {"cholesky", "f32[3,4]", "square"});
+  expect([] { jit([](Tensor x) { return inv(x); })(Array::zeros({3})); }, {"inv", "f32[3]"});
+  expect([] { jit([](Tensor a, Tensor b) { return solve(a, b); })(Array::zeros({3, 3}), Array::zeros({4})); },
+         {"solve", "f32[4]", "4 rows", "f32[3,3]"});
+  expect([] {
+    jit([](Tensor a, Tensor b) { return solve(a, b); })(Array::zeros({2, 3, 3}),
+                                                         Array::zeros({4, 3, 1}));
+  }, {"solve", "f32[2,3,3]", "f32[4,3,1]", "broadcast"});
+  expect([] {
+    jit([](Tensor a, Tensor b) { return triangular_solve(a, b, true); })(Array::zeros({3, 3}),
+                                                                        Array::zeros({2, 5}));
+  }, {"triangular_solve", "f32[2,5]", "rows"});
+  // A vector b has a's rank minus one (jax.scipy.linalg's rule).
+  expect([] {
+    jit([](Tensor a, Tensor b) { return triangular_solve(a, b, true); })(Array::zeros({2, 3, 3}),
+                                                                        Array::zeros({3}));
+  }, {"triangular_solve", "f32[3]", "rank 2"});
+}
