@@ -13,14 +13,20 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Utils/Utils.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Transforms/DialectConversion.h"
 
 #include <limits>
+#include <optional>
 
 using namespace mlir;
 using namespace mlir::adjit;
 
 namespace {
+
+// Loops of up to this many iterations are unrolled (matrices up to 8x8 are
+// factored by straight-line code).
+constexpr int64_t kUnrolledTrips = 8;
 
 // Builds the scalar code of one matrix problem of a batch: indices and
 // elements at the batch position `batch`, arithmetic in the element type.
@@ -46,9 +52,19 @@ public:
   Value div(Value x, Value y) { return b.create<arith::DivFOp>(loc, x, y); }
 
   // A loop over [lower, upper) carrying `carried`; `body` returns the new
-  // carried values.
+  // carried values. A loop of at most kUnrolledTrips iterations between
+  // constant bounds is unrolled: a small matrix's factorization becomes
+  // straight-line code that LLVM keeps in registers, and consecutive
+  // matrices of a batch overlap in the out-of-order core.
   using Body = function_ref<SmallVector<Value>(Value iv, ValueRange carried)>;
-  ValueRange loop(Value lower, Value upper, ValueRange carried, Body body) {
+  SmallVector<Value> loop(Value lower, Value upper, ValueRange carried, Body body) {
+    std::optional<int64_t> from = getConstantIntValue(lower), to = getConstantIntValue(upper);
+    if (from && to && *to - *from <= kUnrolledTrips) {
+      SmallVector<Value> values(carried);
+      for (int64_t i = *from; i < *to; ++i)
+        values = body(index(i), values);
+      return values;
+    }
     auto forOp = b.create<scf::ForOp>(
         loc, lower, upper, index(1), carried,
         [&](OpBuilder &nested, Location, Value iv, ValueRange args) {
@@ -56,7 +72,15 @@ public:
           b.setInsertionPoint(nested.getInsertionBlock(), nested.getInsertionPoint());
           b.create<scf::YieldOp>(loc, body(iv, args));
         });
-    return forOp.getResults();
+    return SmallVector<Value>(forOp.getResults());
+  }
+  // i + offset, folded where i is a constant (in an unrolled loop).
+  Value offset(Value i, int64_t offset) {
+    return b.createOrFold<arith::AddIOp>(loc, i, index(offset));
+  }
+  // n - 1 - i: the i-th row from the end.
+  Value fromEnd(int64_t n, Value i) {
+    return b.createOrFold<arith::SubIOp>(loc, index(n - 1), i);
   }
 
   // `start` minus the sum of a(k) * c(k) over k in [lower, upper).
@@ -149,7 +173,7 @@ struct CholeskyToLoops : OpConversionPattern<CholeskyOp> {
             Value diagonal = m.b.create<arith::SelectOp>(
                 m.loc, positive, m.b.create<math::SqrtOp>(m.loc, s), nan);
             Value withDiagonal = m.put(diagonal, lj[0], j, j);
-            Value below = m.b.create<arith::AddIOp>(m.loc, j, m.index(1));
+            Value below = m.offset(j, 1);
             return m.loop(below, size, withDiagonal, [&](Value i, ValueRange li) -> SmallVector<Value> {
               Value v = m.minusDot(symmetric(i, j), first, j, [&](Value k) {
                 return std::pair{m.at(li[0], i, k), m.at(li[0], j, k)};
@@ -197,9 +221,8 @@ struct TriangularSolveToLoops : OpConversionPattern<TriangularSolveOp> {
           auto t = [&](Value i, Value k) { return transposed ? m.at(a, k, i) : m.at(a, i, k); };
           Value first = m.index(0), size = m.index(n);
           return SmallVector<Value>(m.loop(first, size, carried, [&](Value step, ValueRange xs) {
-            Value i = forward ? step
-                              : m.b.create<arith::SubIOp>(m.loc, m.index(n - 1), step).getResult();
-            Value after = m.b.create<arith::AddIOp>(m.loc, i, m.index(1));
+            Value i = forward ? step : m.fromEnd(n, step);
+            Value after = m.offset(i, 1);
             Value solvedFrom = forward ? first : after, solvedTo = forward ? i : size;
             return SmallVector<Value>(
                 m.loop(first, m.index(cols), xs, [&](Value c, ValueRange xc) -> SmallVector<Value> {
@@ -228,18 +251,32 @@ struct SolveToLoops : OpConversionPattern<SolveOp> {
     auto results = forEachMatrix(
         rewriter, loc, op.getA().getType(), init, [&](MatrixBuilder &m, ValueRange carried) {
           OpBuilder &b = m.b;
-          Value first = m.index(0), one = m.index(1), size = m.index(n), width = m.index(cols);
+          Value first = m.index(0), size = m.index(n), width = m.index(cols);
           auto magnitude = [&](Value x) { return b.create<math::AbsFOp>(m.loc, x).getResult(); };
-          // Swaps rows r and p of `t` over columns [from, to).
+          // Swaps rows r and p >= r of `t` over columns [from, to). Where
+          // the row loops are unrolled (r a constant), by selects over the
+          // rows after r: every address stays a constant, and the matrix
+          // in registers.
           auto swapRows = [&](Value t, Value r, Value p, Value from, Value to) {
+            if (std::optional<int64_t> row = getConstantIntValue(r); row && n <= kUnrolledTrips)
+              return m.loop(from, to, t, [&](Value c, ValueRange tc) -> SmallVector<Value> {
+                Value current = tc[0], top = m.at(current, r, c), picked = top;
+                for (int64_t i = *row + 1; i < n; ++i) {
+                  Value at = m.index(i), v = m.at(current, at, c);
+                  Value isPivot = b.create<arith::CmpIOp>(m.loc, arith::CmpIPredicate::eq, p, at);
+                  picked = b.create<arith::SelectOp>(m.loc, isPivot, v, picked);
+                  current = m.put(b.create<arith::SelectOp>(m.loc, isPivot, top, v), current, at, c);
+                }
+                return {m.put(picked, current, r, c)};
+              })[0];
             return m.loop(from, to, t, [&](Value c, ValueRange tc) -> SmallVector<Value> {
               Value x = m.at(tc[0], r, c), y = m.at(tc[0], p, c);
               return {m.put(x, m.put(y, tc[0], r, c), p, c)};
             })[0];
           };
-          ValueRange eliminated = m.loop(first, size, carried, [&](Value j, ValueRange state) {
+          SmallVector<Value> eliminated = m.loop(first, size, carried, [&](Value j, ValueRange state) {
             Value lu = state[0], x = state[1];
-            Value below = b.create<arith::AddIOp>(m.loc, j, one);
+            Value below = m.offset(j, 1);
             // The first row of the largest magnitude in column j, from j down.
             Value start[] = {magnitude(m.at(lu, j, j)), j};
             Value pivotRow = m.loop(below, size, start, [&](Value i, ValueRange best) -> SmallVector<Value> {
@@ -267,8 +304,8 @@ struct SolveToLoops : OpConversionPattern<SolveOp> {
           });
           Value lu = eliminated[0];
           Value solved = m.loop(first, size, eliminated[1], [&](Value step, ValueRange xs) {
-            Value i = b.create<arith::SubIOp>(m.loc, m.index(n - 1), step);
-            Value after = b.create<arith::AddIOp>(m.loc, i, one);
+            Value i = m.fromEnd(n, step);
+            Value after = m.offset(i, 1);
             return SmallVector<Value>(
                 m.loop(first, width, xs, [&](Value c, ValueRange xc) -> SmallVector<Value> {
                   Value s = m.minusDot(m.at(xc[0], i, c), after, size, [&](Value k) {

@@ -945,7 +945,8 @@ func.func @dot_reshaped(%v: tensor<8xi32>, %w: tensor<8xi32>, %m: tensor<3x4x8xf
 
 //===----------------------------------------------------------------------===//
 // Linear algebra: loops over the batch, and in them the algorithm on one
-// matrix with tensor.extract/insert.
+// matrix with tensor.extract/insert; loops of up to 8 iterations between
+// constant bounds are unrolled (9x9 matrices keep theirs).
 //===----------------------------------------------------------------------===//
 
 // cholesky: zeros, then column j's diagonal sqrt(s) (NaN unless s > 0) and
@@ -953,11 +954,11 @@ func.func @dot_reshaped(%v: tensor<8xi32>, %w: tensor<8xi32>, %m: tensor<3x4x8xf
 // a[j][i]) / 2 is read; a NaN in the last diagonal entry fills the matrix
 // with NaN.
 // CHECK-LABEL: func.func @cholesky
-// CHECK-SAME: (%[[A:.*]]: tensor<2x3x3xf32>)
+// CHECK-SAME: (%[[A:.*]]: tensor<2x9x9xf32>)
 // CHECK: %[[ZEROS:.*]] = linalg.fill
-// CHECK: %[[R:.*]] = scf.for %[[B:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%{{.*}} = %[[ZEROS]]) -> (tensor<2x3x3xf32>)
+// CHECK: %[[R:.*]] = scf.for %[[B:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%{{.*}} = %[[ZEROS]]) -> (tensor<2x9x9xf32>)
 // CHECK: %[[NAN:.*]] = arith.constant 0x7FC00000 : f32
-// CHECK: %[[L:.*]] = scf.for %[[J:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[LJ:.*]] = %{{.*}}) -> (tensor<2x3x3xf32>)
+// CHECK: %[[L:.*]] = scf.for %[[J:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[LJ:.*]] = %{{.*}}) -> (tensor<2x9x9xf32>)
 // CHECK: %[[S:.*]] = scf.for %{{.*}} iter_args(%{{.*}} = %{{.*}}) -> (f32)
 // CHECK: arith.mulf %{{.*}}, %{{.*}} fastmath<reassoc,contract> : f32
 // CHECK: arith.subf %{{.*}}, %{{.*}} fastmath<reassoc,contract> : f32
@@ -965,19 +966,19 @@ func.func @dot_reshaped(%v: tensor<8xi32>, %w: tensor<8xi32>, %m: tensor<3x4x8xf
 // CHECK: %[[ROOT:.*]] = math.sqrt %[[S]] : f32
 // CHECK: %[[D:.*]] = arith.select %[[POSITIVE]], %[[ROOT]], %[[NAN]] : f32
 // CHECK: tensor.insert %[[D]] into %[[LJ]][%[[B]], %[[J]], %[[J]]]
-// CHECK: tensor.extract %[[A]][%[[B]], %[[J]], %[[I:.*]]] : tensor<2x3x3xf32>
-// CHECK: tensor.extract %[[A]][%[[B]], %[[I]], %[[J]]] : tensor<2x3x3xf32>
+// CHECK: tensor.extract %[[A]][%[[B]], %[[J]], %[[I:.*]]] : tensor<2x9x9xf32>
+// CHECK: tensor.extract %[[A]][%[[B]], %[[I]], %[[J]]] : tensor<2x9x9xf32>
 // CHECK: %[[V:.*]] = scf.for
 // CHECK: arith.divf %[[V]], %[[D]] : f32
 // CHECK: %[[FAILED:.*]] = arith.cmpf uno
-// CHECK: scf.if %[[FAILED]] -> (tensor<2x3x3xf32>)
+// CHECK: scf.if %[[FAILED]] -> (tensor<2x9x9xf32>)
 // CHECK: tensor.insert %[[NAN]]
 // CHECK: } else {
 // CHECK-NEXT: scf.yield %[[L]]
 // CHECK: return %[[R]]
-func.func @cholesky(%a: tensor<2x3x3xf32>) -> tensor<2x3x3xf32> {
-  %0 = adjit.cholesky %a : tensor<2x3x3xf32>
-  return %0 : tensor<2x3x3xf32>
+func.func @cholesky(%a: tensor<2x9x9xf32>) -> tensor<2x9x9xf32> {
+  %0 = adjit.cholesky %a : tensor<2x9x9xf32>
+  return %0 : tensor<2x9x9xf32>
 }
 
 // -----
@@ -985,18 +986,18 @@ func.func @cholesky(%a: tensor<2x3x3xf32>) -> tensor<2x3x3xf32> {
 // triangular_solve, upper triangular and transposed: op(A) = A^T is lower,
 // so rows are solved from the first down, reading A[k][i].
 // CHECK-LABEL: func.func @triangular_solve_transposed
-// CHECK-SAME: (%[[A:.*]]: tensor<3x3xf64>, %[[RHS:.*]]: tensor<3x2xf64>)
-// CHECK: %[[X:.*]] = scf.for %[[I:.*]] = %[[ZERO:.*]] to %{{.*}} step %{{.*}} iter_args(%{{.*}} = %[[RHS]]) -> (tensor<3x2xf64>)
-// CHECK: scf.for %[[C:.*]] = %[[ZERO]] to %{{.*}} step %{{.*}} iter_args(%[[XC:.*]] = %{{.*}}) -> (tensor<3x2xf64>)
+// CHECK-SAME: (%[[A:.*]]: tensor<9x9xf64>, %[[RHS:.*]]: tensor<9x12xf64>)
+// CHECK: %[[X:.*]] = scf.for %[[I:.*]] = %[[ZERO:.*]] to %{{.*}} step %{{.*}} iter_args(%{{.*}} = %[[RHS]]) -> (tensor<9x12xf64>)
+// CHECK: scf.for %[[C:.*]] = %[[ZERO]] to %{{.*}} step %{{.*}} iter_args(%[[XC:.*]] = %{{.*}}) -> (tensor<9x12xf64>)
 // CHECK: scf.for %[[K:.*]] = %[[ZERO]] to %[[I]] step
-// CHECK: tensor.extract %[[A]][%[[K]], %[[I]]] : tensor<3x3xf64>
-// CHECK: tensor.extract %[[XC]][%[[K]], %[[C]]] : tensor<3x2xf64>
-// CHECK: tensor.extract %[[A]][%[[I]], %[[I]]] : tensor<3x3xf64>
+// CHECK: tensor.extract %[[A]][%[[K]], %[[I]]] : tensor<9x9xf64>
+// CHECK: tensor.extract %[[XC]][%[[K]], %[[C]]] : tensor<9x12xf64>
+// CHECK: tensor.extract %[[A]][%[[I]], %[[I]]] : tensor<9x9xf64>
 // CHECK: arith.divf
 // CHECK: return %[[X]]
-func.func @triangular_solve_transposed(%a: tensor<3x3xf64>, %b: tensor<3x2xf64>) -> tensor<3x2xf64> {
-  %0 = adjit.triangular_solve %a, %b {transpose_a} : (tensor<3x3xf64>, tensor<3x2xf64>) -> tensor<3x2xf64>
-  return %0 : tensor<3x2xf64>
+func.func @triangular_solve_transposed(%a: tensor<9x9xf64>, %b: tensor<9x12xf64>) -> tensor<9x12xf64> {
+  %0 = adjit.triangular_solve %a, %b {transpose_a} : (tensor<9x9xf64>, tensor<9x12xf64>) -> tensor<9x12xf64>
+  return %0 : tensor<9x12xf64>
 }
 
 // -----
@@ -1017,21 +1018,37 @@ func.func @triangular_solve_unit(%a: tensor<3x3xf32>, %b: tensor<3x1xf32>) -> te
 // (the first of equals), rows exchanged in A (from column j) and in B,
 // rows below eliminated in both; then back substitution with U.
 // CHECK-LABEL: func.func @solve
-// CHECK-SAME: (%[[A:.*]]: tensor<4x4xf32>, %[[RHS:.*]]: tensor<4x1xf32>)
-// CHECK: %[[E:.*]]:2 = scf.for %[[J:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%{{.*}} = %[[A]], %{{.*}} = %[[RHS]]) -> (tensor<4x4xf32>, tensor<4x1xf32>)
+// CHECK-SAME: (%[[A:.*]]: tensor<9x9xf32>, %[[RHS:.*]]: tensor<9x1xf32>)
+// CHECK: %[[E:.*]]:2 = scf.for %[[J:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%{{.*}} = %[[A]], %{{.*}} = %[[RHS]]) -> (tensor<9x9xf32>, tensor<9x1xf32>)
 // CHECK: %[[PIVOT:.*]]:2 = scf.for {{.*}} -> (f32, index)
 // CHECK: math.absf
 // CHECK: %[[LARGER:.*]] = arith.cmpf ogt
 // CHECK: arith.select %[[LARGER]], %{{.*}}, %{{.*}} : index
 // CHECK: scf.for %{{.*}} = %[[J]] to
-// CHECK: tensor.extract %{{.*}}[%[[PIVOT]]#1, %{{.*}}] : tensor<4x4xf32>
-// CHECK: tensor.extract %{{.*}}[%[[PIVOT]]#1, %{{.*}}] : tensor<4x1xf32>
-// CHECK: scf.for {{.*}} -> (tensor<4x4xf32>, tensor<4x1xf32>)
+// CHECK: tensor.extract %{{.*}}[%[[PIVOT]]#1, %{{.*}}] : tensor<9x9xf32>
+// CHECK: tensor.extract %{{.*}}[%[[PIVOT]]#1, %{{.*}}] : tensor<9x1xf32>
+// CHECK: scf.for {{.*}} -> (tensor<9x9xf32>, tensor<9x1xf32>)
 // CHECK: %[[FACTOR:.*]] = arith.divf
 // CHECK: arith.mulf %[[FACTOR]]
-// CHECK: %[[X:.*]] = scf.for {{.*}} iter_args(%{{.*}} = %[[E]]#1) -> (tensor<4x1xf32>)
+// CHECK: %[[X:.*]] = scf.for {{.*}} iter_args(%{{.*}} = %[[E]]#1) -> (tensor<9x1xf32>)
 // CHECK: return %[[X]]
-func.func @solve(%a: tensor<4x4xf32>, %b: tensor<4x1xf32>) -> tensor<4x1xf32> {
-  %0 = adjit.solve %a, %b : (tensor<4x4xf32>, tensor<4x1xf32>) -> tensor<4x1xf32>
-  return %0 : tensor<4x1xf32>
+func.func @solve(%a: tensor<9x9xf32>, %b: tensor<9x1xf32>) -> tensor<9x1xf32> {
+  %0 = adjit.solve %a, %b : (tensor<9x9xf32>, tensor<9x1xf32>) -> tensor<9x1xf32>
+  return %0 : tensor<9x1xf32>
+}
+
+// -----
+
+// A 2x2 Cholesky factor is straight-line code: every index a constant.
+// CHECK-LABEL: func.func @cholesky_unrolled
+// CHECK-NOT: scf.for
+// CHECK: %[[S:.*]] = arith.subf
+// CHECK: math.sqrt %[[S]] : f64
+// CHECK: scf.if
+// CHECK-NOT: scf.for
+// CHECK: } else {
+// CHECK: return
+func.func @cholesky_unrolled(%a: tensor<2x2xf64>) -> tensor<2x2xf64> {
+  %0 = adjit.cholesky %a : tensor<2x2xf64>
+  return %0 : tensor<2x2xf64>
 }
