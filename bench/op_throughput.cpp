@@ -176,10 +176,10 @@ std::vector<Op> ops(int64_t n) {
        jitted([](Tensor a) { return adjit::cumsum(a, 0); }, x)},
       {"cumsum of a vector", 2 * bytes, 0,
        jitted([n](Tensor a) { return adjit::cumsum(adjit::reshape(a, {n * n}), 0); }, x)},
-      // Batches of small systems, as robotics and simulation solve them,
-      // and one larger one: loops over one matrix at a time
-      // (LinearAlgebraToLoops.cpp). Flops: n^3/3 (Cholesky), 2n^3/3 + 2n^2
-      // (LU and substitution for one right-hand side).
+      // Batches of small systems, as robotics and simulation solve them
+      // (a matrix per vector lane), and one larger one (loops over the
+      // matrix; LinearAlgebraToLoops.cpp). Flops: n^3/3 (Cholesky),
+      // 2n^3/3 + 2n^2 (LU and substitution for one right-hand side).
       {"cholesky of 6x6 matrices", 2 * small_spd_bytes, small_batch * 6 * 6 * 6 / 3.0,
        jitted([](Tensor a) { return adjit::linalg::cholesky(a); }, small_spd)},
       {"solve of 6x6 systems", small_spd_bytes * 8 / 6, small_batch * (144.0 + 72.0),

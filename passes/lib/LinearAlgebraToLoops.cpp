@@ -2,7 +2,11 @@
 // tensors: one loop nest over the batch, and in it the textbook algorithm
 // on one matrix (LAPACK's potrf, trsm and getrf+getrs, unblocked), element
 // by element with tensor.extract/insert, which bufferization turns into
-// loads and stores in place.
+// loads and stores in place. On a CPU, a batch of small matrices (up to
+// kUnrolledTrips rows and columns) runs a matrix per vector lane instead:
+// the batch is rearranged in groups of `lanes` matrices with the lane
+// innermost, and each group is loaded into registers, factored by
+// straight-line vector code and stored.
 #include "LinearAlgebraToLoops.h"
 
 #include "adjit/Dialect/AdjitOps.h"
@@ -13,6 +17,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Utils/Utils.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Transforms/DialectConversion.h"
 
@@ -28,24 +33,43 @@ namespace {
 // factored by straight-line code).
 constexpr int64_t kUnrolledTrips = 8;
 
-// Builds the scalar code of one matrix problem of a batch: indices and
-// elements at the batch position `batch`, arithmetic in the element type.
+// Builds the code of one matrix problem of a batch: indices and elements at
+// the batch position `batch` of tensors, arithmetic in the element type;
+// or, with `lanes`, of a group of `lanes` matrices held in registers as
+// vector<rows x cols x lanes> values, each element a vector of one entry
+// of each matrix of the group.
 // Sums may be reassociated, so that LLVM vectorizes the dot products.
 class MatrixBuilder {
 public:
-  MatrixBuilder(OpBuilder &b, Location loc, ValueRange batch, Type element)
-      : b(b), loc(loc), batch(batch), element(element) {}
+  MatrixBuilder(OpBuilder &b, Location loc, ValueRange batch, Type element, int64_t lanes = 0)
+      : b(b), loc(loc), batch(batch), element(element), lanes(lanes) {}
 
   Value index(int64_t i) { return b.create<arith::ConstantIndexOp>(loc, i); }
   Value constant(double value) {
-    return b.create<arith::ConstantOp>(loc, b.getFloatAttr(element, value));
+    TypedAttr scalar = b.getFloatAttr(element, value);
+    if (!lanes)
+      return b.create<arith::ConstantOp>(loc, scalar);
+    return b.create<arith::ConstantOp>(
+        loc, SplatElementsAttr::get(VectorType::get({lanes}, element), scalar));
   }
-  Value at(Value tensor, Value row, Value col) {
-    return b.create<tensor::ExtractOp>(loc, tensor, position(row, col));
+  Value at(Value matrix, Value row, Value col) {
+    if (!lanes)
+      return b.create<tensor::ExtractOp>(loc, matrix, position(row, col));
+    return b.create<vector::ExtractOp>(loc, matrix, lanePosition(row, col));
   }
-  Value put(Value value, Value tensor, Value row, Value col) {
-    return b.create<tensor::InsertOp>(loc, value, tensor, position(row, col));
+  Value put(Value value, Value matrix, Value row, Value col) {
+    if (!lanes)
+      return b.create<tensor::InsertOp>(loc, value, matrix, position(row, col));
+    return b.create<vector::InsertOp>(loc, value, matrix, lanePosition(row, col));
   }
+  // A row index, as a vector of one per lane where rows differ by matrix
+  // (the pivot rows of LU).
+  Value rowIndex(Value i) {
+    if (!lanes || isa<VectorType>(i.getType()))
+      return i;
+    return b.create<vector::BroadcastOp>(loc, VectorType::get({lanes}, b.getIndexType()), i);
+  }
+  bool perLane() const { return lanes > 0; }
   Value add(Value x, Value y) { return b.create<arith::AddFOp>(loc, x, y, reassociable()); }
   Value sub(Value x, Value y) { return b.create<arith::SubFOp>(loc, x, y, reassociable()); }
   Value mul(Value x, Value y) { return b.create<arith::MulFOp>(loc, x, y, reassociable()); }
@@ -105,32 +129,182 @@ private:
     p.append({row, col});
     return p;
   }
+  // Where matrices sit in lanes, every loop is unrolled: rows and columns
+  // are constants.
+  SmallVector<int64_t> lanePosition(Value row, Value col) {
+    return {*getConstantIntValue(row), *getConstantIntValue(col)};
+  }
 
   ValueRange batch;
   Type element;
+  int64_t lanes;
 };
 
-// Runs `body` once per matrix of the batch dimensions of `type` (all but
-// the last two), carrying `tensors` through: the loop nest's results.
-SmallVector<Value> forEachMatrix(
-    OpBuilder &b, Location loc, RankedTensorType type, ValueRange tensors,
-    function_ref<SmallVector<Value>(MatrixBuilder &, ValueRange)> body) {
+using MatrixBody =
+    function_ref<SmallVector<Value>(MatrixBuilder &, ValueRange inputs, ValueRange carried)>;
+
+// The lanes of a vector of `element`s in `vectorBits` (0 without vectors).
+int64_t lanesOf(int64_t vectorBits, Type element) {
+  return vectorBits / element.getIntOrFloatBitWidth();
+}
+
+// [batch..., rows, cols] -> [groups, rows, cols, lanes] and back: the
+// batch, padded with zero matrices to whole groups, in groups of `lanes`
+// matrices, each group contiguous (a batch-innermost layout of the whole
+// batch would put a matrix's entries a power of two apart, in one cache
+// set). adjit ops, which the conversion lowers like any others.
+struct LaneGroups {
+  int64_t count, lanes;
+  int64_t groups() const { return (count + lanes - 1) / lanes; }
+};
+
+Value toLaneGroups(OpBuilder &b, Location loc, Value tensor, LaneGroups g) {
+  auto type = cast<RankedTensorType>(tensor.getType());
+  ArrayRef<int64_t> shape = type.getShape();
+  int64_t rows = shape[shape.size() - 2], cols = shape.back();
+  Value flat = b.create<ReshapeOp>(loc, type.clone({g.count, rows, cols}), tensor);
+  if (int64_t extra = g.groups() * g.lanes - g.count) {
+    Value zero = createSplat(b, loc, RankedTensorType::get({}, type.getElementType()), 0);
+    flat = b.create<PadOp>(loc, type.clone({g.count + extra, rows, cols}), flat, zero,
+                           ArrayRef<int64_t>{0, 0, 0}, ArrayRef<int64_t>{extra, 0, 0},
+                           ArrayRef<int64_t>{0, 0, 0});
+  }
+  Value grouped = b.create<ReshapeOp>(loc, type.clone({g.groups(), g.lanes, rows, cols}), flat);
+  return b.create<TransposeOp>(loc, type.clone({g.groups(), rows, cols, g.lanes}), grouped,
+                               ArrayRef<int64_t>{0, 2, 3, 1});
+}
+Value fromLaneGroups(OpBuilder &b, Location loc, Value tensor, RankedTensorType original,
+                     LaneGroups g) {
+  auto type = cast<RankedTensorType>(tensor.getType());
+  int64_t rows = type.getDimSize(1), cols = type.getDimSize(2);
+  Value grouped = b.create<TransposeOp>(loc, type.clone({g.groups(), g.lanes, rows, cols}),
+                                        tensor, ArrayRef<int64_t>{0, 3, 1, 2});
+  Value flat =
+      b.create<ReshapeOp>(loc, type.clone({g.groups() * g.lanes, rows, cols}), grouped);
+  if (g.groups() * g.lanes != g.count)
+    flat = b.create<SliceOp>(loc, type.clone({g.count, rows, cols}), flat,
+                             ArrayRef<int64_t>{0, 0, 0}, ArrayRef<int64_t>{g.count, rows, cols},
+                             ArrayRef<int64_t>{1, 1, 1});
+  return b.create<ReshapeOp>(loc, original, flat);
+}
+
+// forEachMatrix for `groups.lanes` matrices at a time. Each group's
+// matrices are loaded into registers first and stored last: the tensors
+// are never read after a write in one iteration (which would make
+// bufferization copy them).
+SmallVector<Value> forEachLaneGroup(OpBuilder &b, Location loc, LaneGroups groups,
+                                    ValueRange inputs, ValueRange carried, MatrixBody body) {
+  auto type = cast<RankedTensorType>(carried[0].getType());
+  int64_t lanes = groups.lanes;
   Value zero = b.create<arith::ConstantIndexOp>(loc, 0);
   Value one = b.create<arith::ConstantIndexOp>(loc, 1);
+  SmallVector<Value> groupedInputs, groupedCarried;
+  for (Value v : inputs)
+    groupedInputs.push_back(toLaneGroups(b, loc, v, groups));
+  for (Value v : carried)
+    groupedCarried.push_back(toLaneGroups(b, loc, v, groups));
+  auto loop = b.create<scf::ForOp>(
+      loc, zero, b.create<arith::ConstantIndexOp>(loc, groups.groups()), one, groupedCarried,
+      [&](OpBuilder &nested, Location l, Value group, ValueRange args) {
+        Type element = type.getElementType();
+        auto entryAt = [&](int64_t row, int64_t col) {
+          auto indexAt = [&](int64_t i) { return nested.create<arith::ConstantIndexOp>(l, i); };
+          return SmallVector<Value>{group, indexAt(row), indexAt(col), indexAt(0)};
+        };
+        auto load = [&](Value tensor) {
+          auto tensorType = cast<RankedTensorType>(tensor.getType());
+          int64_t rows = tensorType.getDimSize(1), cols = tensorType.getDimSize(2);
+          Value matrix = nested.create<arith::ConstantOp>(
+              l, SplatElementsAttr::get(VectorType::get({rows, cols, lanes}, element),
+                                        nested.getFloatAttr(element, 0)));
+          for (int64_t i = 0; i < rows; ++i)
+            for (int64_t j = 0; j < cols; ++j) {
+              Value entry = nested.create<vector::TransferReadOp>(
+                  l, VectorType::get({lanes}, element), tensor, entryAt(i, j),
+                  ArrayRef<bool>{true});
+              matrix = nested.create<vector::InsertOp>(l, entry, matrix,
+                                                       ArrayRef<int64_t>{i, j});
+            }
+          return matrix;
+        };
+        auto store = [&](Value matrix, Value tensor) {
+          auto tensorType = cast<RankedTensorType>(tensor.getType());
+          for (int64_t i = 0; i < tensorType.getDimSize(1); ++i)
+            for (int64_t j = 0; j < tensorType.getDimSize(2); ++j) {
+              Value entry =
+                  nested.create<vector::ExtractOp>(l, matrix, ArrayRef<int64_t>{i, j});
+              tensor = nested
+                           .create<vector::TransferWriteOp>(l, entry, tensor,
+                                                            entryAt(i, j),
+                                                            ArrayRef<bool>{true})
+                           ->getResult(0);
+            }
+          return tensor;
+        };
+        SmallVector<Value> loadedInputs, loadedCarried, stored;
+        for (Value v : groupedInputs)
+          loadedInputs.push_back(load(v));
+        for (Value v : args)
+          loadedCarried.push_back(load(v));
+        MatrixBuilder m(nested, l, {}, element, lanes);
+        SmallVector<Value> results = body(m, loadedInputs, loadedCarried);
+        for (auto [result, tensor] : llvm::zip(results, args))
+          stored.push_back(store(result, tensor));
+        nested.create<scf::YieldOp>(l, stored);
+      });
+  SmallVector<Value> results;
+  for (auto [result, original] : llvm::zip(loop.getResults(), carried))
+    results.push_back(fromLaneGroups(b, loc, result,
+                                     cast<RankedTensorType>(original.getType()), groups));
+  return results;
+}
+
+// Runs `body` on every matrix of a batch: `inputs` (read) and `carried`
+// (updated, the results) are [batch..., rows, cols] alike in their batch
+// dimensions. A batch of at least `lanes` (> 1) matrices of at most
+// kUnrolledTrips rows and columns runs `lanes` matrices at a time;
+// otherwise a loop nest runs one matrix at a time.
+SmallVector<Value> forEachMatrix(OpBuilder &b, Location loc, int64_t lanes, ValueRange inputs,
+                                 ValueRange carried, MatrixBody body) {
+  auto type = cast<RankedTensorType>(carried[0].getType());
+  ArrayRef<int64_t> batchShape = type.getShape().drop_back(2);
+  int64_t count = 1;
+  for (int64_t size : batchShape)
+    count *= size;
+  // Every loop of a matrix is unrolled where rows and columns are few.
+  auto isSmall = [](Value v) {
+    ArrayRef<int64_t> shape = cast<RankedTensorType>(v.getType()).getShape();
+    return shape[shape.size() - 2] <= kUnrolledTrips && shape.back() <= kUnrolledTrips;
+  };
+  bool small = llvm::all_of(inputs, isSmall) && llvm::all_of(carried, isSmall);
+  Value zero = b.create<arith::ConstantIndexOp>(loc, 0);
+  Value one = b.create<arith::ConstantIndexOp>(loc, 1);
+  if (lanes > 1 && small && count >= lanes)
+    return forEachLaneGroup(b, loc, LaneGroups{count, lanes}, inputs, carried, body);
   SmallVector<Value> lbs, ubs, steps;
-  for (int64_t size : type.getShape().drop_back(2)) {
+  for (int64_t size : batchShape) {
     lbs.push_back(zero);
     ubs.push_back(b.create<arith::ConstantIndexOp>(loc, size));
     steps.push_back(one);
   }
+  SmallVector<Value> inputValues(inputs);
   scf::LoopNest nest = scf::buildLoopNest(
-      b, loc, lbs, ubs, steps, tensors,
-      [&](OpBuilder &nested, Location l, ValueRange ivs, ValueRange carried) {
+      b, loc, lbs, ubs, steps, carried,
+      [&](OpBuilder &nested, Location l, ValueRange ivs, ValueRange args) {
         MatrixBuilder m(nested, l, ivs, type.getElementType());
-        return scf::ValueVector(body(m, carried));
+        return scf::ValueVector(body(m, inputValues, args));
       });
   return SmallVector<Value>(nest.results);
 }
+
+// A pattern that knows the CPU's vector width (0: one matrix at a time).
+template <class OpTy>
+struct MatrixPattern : OpConversionPattern<OpTy> {
+  MatrixPattern(MLIRContext *context, int64_t vectorBits)
+      : OpConversionPattern<OpTy>(context), vectorBits(vectorBits) {}
+  int64_t lanes(Type element) const { return lanesOf(vectorBits, element); }
+  int64_t vectorBits;
+};
 
 Value zerosOfType(OpBuilder &b, Location loc, RankedTensorType type) {
   Value zero = b.create<arith::ConstantOp>(loc, b.getFloatAttr(type.getElementType(), 0));
@@ -143,21 +317,22 @@ Value zerosOfType(OpBuilder &b, Location loc, RankedTensorType type) {
 // s is the symmetric part of the operand. A pivot that is not positive
 // makes the diagonal NaN, which reaches L[n-1][n-1]; the matrix is then
 // filled with NaN, as JAX reports a failed factorization.
-struct CholeskyToLoops : OpConversionPattern<CholeskyOp> {
-  using OpConversionPattern::OpConversionPattern;
+struct CholeskyToLoops : MatrixPattern<CholeskyOp> {
+  using MatrixPattern::MatrixPattern;
   LogicalResult matchAndRewrite(CholeskyOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     RankedTensorType type = op.getType();
     int64_t n = type.getShape().back();
-    Value a = adaptor.getOperand();
     Value init = zerosOfType(rewriter, loc, type);
     if (n == 0) {
       rewriter.replaceOp(op, init);
       return success();
     }
     auto results = forEachMatrix(
-        rewriter, loc, type, init, [&](MatrixBuilder &m, ValueRange carried) {
+        rewriter, loc, lanes(type.getElementType()), adaptor.getOperand(), init,
+        [&](MatrixBuilder &m, ValueRange inputs, ValueRange carried) {
+          Value a = inputs[0];
           Value half = m.constant(0.5), zero = m.constant(0);
           Value nan = m.constant(std::numeric_limits<double>::quiet_NaN());
           auto symmetric = [&](Value i, Value j) {
@@ -183,16 +358,23 @@ struct CholeskyToLoops : OpConversionPattern<CholeskyOp> {
           })[0];
           Value failed = m.b.create<arith::CmpFOp>(m.loc, arith::CmpFPredicate::UNO,
                                                   m.at(l, last, last), m.at(l, last, last));
+          auto fill = [&](Value l, function_ref<Value(Value)> entry) {
+            return m.loop(first, size, l, [&](Value i, ValueRange li) -> SmallVector<Value> {
+              return m.loop(first, size, li, [&](Value j, ValueRange lij) -> SmallVector<Value> {
+                return {m.put(entry(m.at(lij[0], i, j)), lij[0], i, j)};
+              });
+            })[0];
+          };
+          // Matrices side by side in lanes fail or not each on its own.
+          if (m.perLane())
+            return SmallVector<Value>{fill(l, [&](Value x) -> Value {
+              return m.b.create<arith::SelectOp>(m.loc, failed, nan, x);
+            })};
           auto ifOp = m.b.create<scf::IfOp>(m.loc, TypeRange{l.getType()}, failed,
                                             /*withElseRegion=*/true);
           OpBuilder::InsertionGuard guard(m.b);
           m.b.setInsertionPointToStart(ifOp.thenBlock());
-          Value filled = m.loop(first, size, l, [&](Value i, ValueRange li) -> SmallVector<Value> {
-            return m.loop(first, size, li, [&](Value j, ValueRange lij) -> SmallVector<Value> {
-              return {m.put(nan, lij[0], i, j)};
-            });
-          })[0];
-          m.b.create<scf::YieldOp>(m.loc, filled);
+          m.b.create<scf::YieldOp>(m.loc, fill(l, [&](Value) { return nan; }));
           m.b.setInsertionPointToStart(ifOp.elseBlock());
           m.b.create<scf::YieldOp>(m.loc, l);
           return SmallVector<Value>{ifOp.getResult(0)};
@@ -205,19 +387,20 @@ struct CholeskyToLoops : OpConversionPattern<CholeskyOp> {
 // Substitution, row by row in the order the triangle allows: X[i][c] =
 // (B[i][c] - sum T[i][k] X[k][c]) / T[i][i] over the k solved before i,
 // where T = op(A).
-struct TriangularSolveToLoops : OpConversionPattern<TriangularSolveOp> {
-  using OpConversionPattern::OpConversionPattern;
+struct TriangularSolveToLoops : MatrixPattern<TriangularSolveOp> {
+  using MatrixPattern::MatrixPattern;
   LogicalResult matchAndRewrite(TriangularSolveOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     RankedTensorType type = op.getType();
     int64_t n = type.getShape().drop_back().back(), cols = type.getShape().back();
-    Value a = adaptor.getA();
     bool transposed = op.getTransposeA(), unit = op.getUnitDiagonal();
     // op(A) is lower triangular: solve from the first row down.
     bool forward = op.getLower() != transposed;
     auto results = forEachMatrix(
-        rewriter, loc, type, adaptor.getB(), [&](MatrixBuilder &m, ValueRange carried) {
+        rewriter, loc, lanes(type.getElementType()), adaptor.getA(), adaptor.getB(),
+        [&](MatrixBuilder &m, ValueRange inputs, ValueRange carried) {
+          Value a = inputs[0];
           auto t = [&](Value i, Value k) { return transposed ? m.at(a, k, i) : m.at(a, i, k); };
           Value first = m.index(0), size = m.index(n);
           return SmallVector<Value>(m.loop(first, size, carried, [&](Value step, ValueRange xs) {
@@ -240,8 +423,8 @@ struct TriangularSolveToLoops : OpConversionPattern<TriangularSolveOp> {
 
 // Gaussian elimination with partial pivoting (getrf) applied to the
 // right-hand sides as it goes, then back substitution with U (getrs).
-struct SolveToLoops : OpConversionPattern<SolveOp> {
-  using OpConversionPattern::OpConversionPattern;
+struct SolveToLoops : MatrixPattern<SolveOp> {
+  using MatrixPattern::MatrixPattern;
   LogicalResult matchAndRewrite(SolveOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
@@ -249,7 +432,8 @@ struct SolveToLoops : OpConversionPattern<SolveOp> {
     int64_t n = type.getShape().drop_back().back(), cols = type.getShape().back();
     Value init[] = {adaptor.getA(), adaptor.getB()};
     auto results = forEachMatrix(
-        rewriter, loc, op.getA().getType(), init, [&](MatrixBuilder &m, ValueRange carried) {
+        rewriter, loc, lanes(type.getElementType()), {}, init,
+        [&](MatrixBuilder &m, ValueRange, ValueRange carried) {
           OpBuilder &b = m.b;
           Value first = m.index(0), size = m.index(n), width = m.index(cols);
           auto magnitude = [&](Value x) { return b.create<math::AbsFOp>(m.loc, x).getResult(); };
@@ -263,12 +447,14 @@ struct SolveToLoops : OpConversionPattern<SolveOp> {
                 Value current = tc[0], top = m.at(current, r, c), picked = top;
                 for (int64_t i = *row + 1; i < n; ++i) {
                   Value at = m.index(i), v = m.at(current, at, c);
-                  Value isPivot = b.create<arith::CmpIOp>(m.loc, arith::CmpIPredicate::eq, p, at);
+                  Value isPivot =
+                      b.create<arith::CmpIOp>(m.loc, arith::CmpIPredicate::eq, p, m.rowIndex(at));
                   picked = b.create<arith::SelectOp>(m.loc, isPivot, v, picked);
                   current = m.put(b.create<arith::SelectOp>(m.loc, isPivot, top, v), current, at, c);
                 }
                 return {m.put(picked, current, r, c)};
               })[0];
+            assert(!m.perLane() && "matrices in lanes are small: their rows are unrolled");
             return m.loop(from, to, t, [&](Value c, ValueRange tc) -> SmallVector<Value> {
               Value x = m.at(tc[0], r, c), y = m.at(tc[0], p, c);
               return {m.put(x, m.put(y, tc[0], r, c), p, c)};
@@ -278,12 +464,12 @@ struct SolveToLoops : OpConversionPattern<SolveOp> {
             Value lu = state[0], x = state[1];
             Value below = m.offset(j, 1);
             // The first row of the largest magnitude in column j, from j down.
-            Value start[] = {magnitude(m.at(lu, j, j)), j};
+            Value start[] = {magnitude(m.at(lu, j, j)), m.rowIndex(j)};
             Value pivotRow = m.loop(below, size, start, [&](Value i, ValueRange best) -> SmallVector<Value> {
               Value v = magnitude(m.at(lu, i, j));
               Value larger = b.create<arith::CmpFOp>(m.loc, arith::CmpFPredicate::OGT, v, best[0]);
               return {b.create<arith::SelectOp>(m.loc, larger, v, best[0]),
-                      b.create<arith::SelectOp>(m.loc, larger, i, best[1])};
+                      b.create<arith::SelectOp>(m.loc, larger, m.rowIndex(i), best[1])};
             })[1];
             // Columns before j are no longer read: the multipliers are
             // applied to x as they are found.
@@ -323,6 +509,8 @@ struct SolveToLoops : OpConversionPattern<SolveOp> {
 
 } // namespace
 
-void mlir::adjit::populateLinearAlgebraToLoopsPatterns(RewritePatternSet &patterns) {
-  patterns.add<CholeskyToLoops, TriangularSolveToLoops, SolveToLoops>(patterns.getContext());
+void mlir::adjit::populateLinearAlgebraToLoopsPatterns(RewritePatternSet &patterns,
+                                                       int64_t vectorBits) {
+  patterns.add<CholeskyToLoops, TriangularSolveToLoops, SolveToLoops>(patterns.getContext(),
+                                                                        vectorBits);
 }

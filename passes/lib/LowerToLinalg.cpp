@@ -9,6 +9,7 @@
 #include "adjit/Passes/Passes.h"
 
 #include "mlir/Dialect/SCF/Utils/Utils.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/AffineMap.h"
 #include "mlir/Transforms/DialectConversion.h"
 
@@ -663,12 +664,13 @@ struct DotGeneralToContraction : OpConversionPattern<DotGeneralOp> {
 
 struct LowerAdjitToLinalgPass
     : adjit::impl::LowerAdjitToLinalgBase<LowerAdjitToLinalgPass> {
+  using LowerAdjitToLinalgBase::LowerAdjitToLinalgBase;
   void runOnOperation() override {
     MLIRContext *context = &getContext();
     ConversionTarget target(*context);
     target.addLegalDialect<arith::ArithDialect, linalg::LinalgDialect,
                            math::MathDialect, scf::SCFDialect,
-                           tensor::TensorDialect>();
+                           tensor::TensorDialect, vector::VectorDialect>();
     target.addIllegalDialect<AdjitDialect>();
     // Kept until bufferization (adjit-erase-optimization-barriers).
     target.addLegalOp<OptimizationBarrierOp>();
@@ -682,7 +684,7 @@ struct LowerAdjitToLinalgPass
         ScatterAddToLoops, ReduceToGeneric, ArgMaxToGeneric,
         DotGeneralToContraction>(context);
     populateControlFlowToSCFPatterns(patterns);
-    populateLinearAlgebraToLoopsPatterns(patterns);
+    populateLinearAlgebraToLoopsPatterns(patterns, matrixVectorBits);
     if (failed(applyPartialConversion(getOperation(), target,
                                       std::move(patterns))))
       signalPassFailure();

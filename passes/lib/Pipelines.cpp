@@ -330,9 +330,14 @@ static void addStagePasses(OpPassManager &pm, Stage stage, const PipelineOptions
     pm.addPass(createSymbolDCEPass());
     pm.addPass(createExpandComposites());
     return addCleanup(pm, canonicalizer);
-  case Stage::linalg:
-    pm.addPass(createLowerAdjitToLinalg());
+  case Stage::linalg: {
+    // On a CPU, batches of small matrices run a matrix per vector lane.
+    LowerAdjitToLinalgOptions lowering;
+    if (options.target == Target::cpu)
+      lowering.matrixVectorBits = options.vectorBits > 0 ? options.vectorBits : hostVectorBits();
+    pm.addPass(createLowerAdjitToLinalg(lowering));
     return addCleanup(pm, canonicalizer);
+  }
   case Stage::fused:
     // Unit dimensions (a keepdims reduction) would hide producers from
     // their consumers behind reshapes.

@@ -266,6 +266,58 @@ TEST_CASE("linear algebra: inv and cho_solve, at 1 and 2 threads", "[tracer][ops
   }
 }
 
+TEST_CASE("linear algebra: batches of small matrices, a matrix per vector lane",
+          "[tracer][ops][linalg]") {
+  // 37 matrices: whole groups of 16 (f32) or 8 (f64) lanes and a remainder
+  // that the vector transfers mask; up to 8 rows run in lanes on a CPU.
+  const int64_t batch = 37, k = 2;
+  for (DType dtype : {F32, F64})
+    for (int64_t n : {1, 2, 3, 6, 8}) {
+      INFO(dtype_name(dtype) << " n = " << n);
+      Vec s = spd(batch, n, 0.2 * n), g = general(batch, n, 0.3 * n), rhs = wave(batch * n * k, 0.9);
+      // Two matrices that cannot be factored, among good ones.
+      for (int64_t i = 0; i < n * n; ++i) s[5 * n * n + i] = -s[5 * n * n + i], s[36 * n * n + i] = NAN;
+      // Triangles far from singular (g's own need pivoting).
+      Vec t = g;
+      for (int64_t b = 0; b < batch; ++b)
+        for (int64_t i = 0; i < n; ++i) t[(b * n + i) * n + i] += 3;
+      std::vector<Array> got = jit([](Tensor a, Tensor spd_matrices, Tensor tri, Tensor b) {
+        return std::vector<Tensor>{cholesky(spd_matrices), solve(a, b),
+                                   triangular_solve(tri, b, /*lower=*/true),
+                                   triangular_solve(tri, b, /*lower=*/false, /*transpose_a=*/true)};
+      })(make(g, {batch, n, n}, dtype), make(s, {batch, n, n}, dtype), make(t, {batch, n, n}, dtype),
+         make(rhs, {batch, n, k}, dtype));
+      Vec chol, solved, lower, upper_transposed;
+      for (int64_t b = 0; b < batch; ++b) {
+        if (b == 5 || b == 36)
+          for (int64_t i = 0; i < n * n; ++i) chol.push_back(kNaN);
+        else
+          append(chol, cholesky_ref(matrix_at(s, b, n, n)));
+        Matrix r = matrix_at(rhs, b, n, k), tri = matrix_at(t, b, n, n);
+        append(solved, solve_ref(matrix_at(g, b, n, n), r));
+        append(lower, triangular_ref(tri, r, true, false, false));
+        append(upper_transposed, triangular_ref(tri, r, false, true, false));
+      }
+      Vec got_chol = values(got[0]);
+      for (size_t i = 0; i < chol.size(); ++i) {
+        INFO("cholesky entry " << i);
+        if (std::isnan(chol[i]))
+          CHECK(std::isnan(got_chol[i]));
+        else
+          CHECK(std::fabs(got_chol[i] - chol[i]) <= tolerance(dtype).abs * (1 + std::fabs(chol[i])));
+      }
+      CHECK_ARRAY("solve", got[1], dtype, (Shape{batch, n, k}), solved, tolerance(dtype));
+      CHECK_ARRAY("lower", got[2], dtype, (Shape{batch, n, k}), lower, tolerance(dtype));
+      CHECK_ARRAY("upper transposed", got[3], dtype, (Shape{batch, n, k}), upper_transposed,
+                  tolerance(dtype));
+    }
+  // Gradients through the lanes, both modes.
+  Array a = make(general(20, 3, 0.4), {20, 3, 3}, F64), b = make(wave(20 * 3, 0.1), {20, 3}, F64);
+  Array s = make(spd(20, 3, 0.6), {20, 3, 3}, F64);
+  expect_grads("solve in lanes", FN(solve(x[0], expand_dims(x[1], -1))), {a, b});
+  expect_grads("cholesky in lanes", FN(cholesky(x[0])), {s});
+}
+
 TEST_CASE("ad ops: gradients of the linear algebra ops, both modes", "[ad][ad-ops][linalg]") {
   const int64_t n = 4;
   Array m = make(wave(n * n, 0.3), {n, n}, F64);

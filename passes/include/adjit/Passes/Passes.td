@@ -11,11 +11,22 @@ def LowerAdjitToLinalg : Pass<"adjit-lower-to-linalg", "ModuleOp"> {
     become generics with projected or permuted input maps for the same
     reason. f16 and bf16 arithmetic is computed in f32 and rounded once,
     and their reductions and contractions accumulate in f32.
+
+    The linear algebra ops become loops over one matrix at a time; with
+    `matrix-vector-bits` (a CPU's vector width), a batch of matrices of at
+    most 8 rows runs a matrix per vector lane, transposed so that the batch
+    is innermost.
   }];
+  let options = [
+    Option<"matrixVectorBits", "matrix-vector-bits", "int64_t", /*default=*/"0",
+           "Width in bits of the vectors that carry a batch of small matrices "
+           "through cholesky, triangular_solve and solve, a matrix per lane "
+           "(0: one matrix at a time, as on a GPU)">,
+  ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::linalg::LinalgDialect",
     "::mlir::math::MathDialect", "::mlir::scf::SCFDialect",
-    "::mlir::tensor::TensorDialect"
+    "::mlir::tensor::TensorDialect", "::mlir::vector::VectorDialect"
   ];
 }
 

@@ -1,0 +1,58 @@
+// On a CPU (matrix-vector-bits, the vector width), a batch of small
+// matrices runs a matrix per vector lane: the batch, padded with zero
+// matrices to whole groups of 16 (f32) or 8 (f64), is rearranged to
+// [groups, rows, cols, lanes]. A group's matrices are loaded into a
+// vector<rows x cols x lanes> (an entry of every matrix per transfer),
+// factored in registers, and stored after the last load.
+// RUN: adjit-opt %s --adjit-lower-to-linalg="matrix-vector-bits=512" -split-input-file | FileCheck %s
+// Without the option (the GPU), one matrix at a time.
+// RUN: adjit-opt %s --adjit-lower-to-linalg -split-input-file | FileCheck %s --check-prefix=SCALAR
+
+// CHECK-LABEL: func.func @cholesky_lanes
+// CHECK: tensor.pad %{{.*}} low[0, 0, 0] high[12, 0, 0]
+// CHECK: %[[GROUPS:.*]] = tensor.expand_shape %{{.*}} into tensor<2x16x3x3xf32>
+// CHECK: %[[T:.*]] = linalg.generic {{.*}} ins(%[[GROUPS]] : tensor<2x16x3x3xf32>) outs(%{{.*}} : tensor<2x3x3x16xf32>)
+// CHECK: %[[R:.*]] = scf.for %[[G:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%{{.*}} = %{{.*}}) -> (tensor<2x3x3x16xf32>)
+// CHECK-NOT: tensor.extract
+// CHECK: vector.transfer_read %[[T]][%[[G]], %{{.*}}, %{{.*}}, %{{.*}}], %{{.*}} {in_bounds = [true]} : tensor<2x3x3x16xf32>, vector<16xf32>
+// CHECK: vector.insert %{{.*}}, %{{.*}} [0, 0] : vector<16xf32> into vector<3x3x16xf32>
+// CHECK: math.sqrt %{{.*}} : vector<16xf32>
+// CHECK: arith.cmpf uno, %{{.*}}, %{{.*}} : vector<16xf32>
+// CHECK-NOT: scf.if
+// CHECK-NOT: vector.transfer_read
+// CHECK: vector.transfer_write %{{.*}}, %{{.*}}[%[[G]], %{{.*}}, %{{.*}}, %{{.*}}] {in_bounds = [true]} : vector<16xf32>, tensor<2x3x3x16xf32>
+// CHECK: linalg.generic {{.*}} ins(%[[R]] : tensor<2x3x3x16xf32>) outs(%{{.*}} : tensor<2x16x3x3xf32>)
+// CHECK: tensor.extract_slice %{{.*}}[0, 0, 0] [20, 3, 3] [1, 1, 1] : tensor<32x3x3xf32> to tensor<20x3x3xf32>
+// SCALAR-LABEL: func.func @cholesky_lanes
+// SCALAR-NOT: vector.
+// SCALAR: tensor.extract
+func.func @cholesky_lanes(%a: tensor<4x5x3x3xf32>) -> tensor<4x5x3x3xf32> {
+  %0 = adjit.cholesky %a : tensor<4x5x3x3xf32>
+  return %0 : tensor<4x5x3x3xf32>
+}
+
+// -----
+
+// LU's pivot rows differ by matrix: a vector of row indices, and rows
+// exchanged by lane-wise selects.
+// CHECK-LABEL: func.func @solve_lanes
+// CHECK: scf.for {{.*}} -> (tensor<2x4x4x8xf64>, tensor<2x4x2x8xf64>)
+// CHECK: vector.broadcast %{{.*}} : index to vector<8xindex>
+// CHECK: arith.cmpi eq, %{{.*}}, %{{.*}} : vector<8xindex>
+// CHECK: arith.select %{{.*}}, %{{.*}}, %{{.*}} : vector<8xi1>, vector<8xf64>
+func.func @solve_lanes(%a: tensor<9x4x4xf64>, %b: tensor<9x4x2xf64>) -> tensor<9x4x2xf64> {
+  %0 = adjit.solve %a, %b : (tensor<9x4x4xf64>, tensor<9x4x2xf64>) -> tensor<9x4x2xf64>
+  return %0 : tensor<9x4x2xf64>
+}
+
+// -----
+
+// Fewer matrices than lanes, or more than 8 rows: one matrix at a time.
+// CHECK-LABEL: func.func @too_few_or_too_large
+// CHECK-NOT: vector.
+// CHECK: return
+func.func @too_few_or_too_large(%few: tensor<15x3x3xf32>, %large: tensor<64x9x9xf32>) -> (tensor<15x3x3xf32>, tensor<64x9x9xf32>) {
+  %0 = adjit.cholesky %few : tensor<15x3x3xf32>
+  %1 = adjit.cholesky %large : tensor<64x9x9xf32>
+  return %0, %1 : tensor<15x3x3xf32>, tensor<64x9x9xf32>
+}
