@@ -21,6 +21,7 @@
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Transforms/DialectConversion.h"
 
+#include <algorithm>
 #include <limits>
 #include <optional>
 
@@ -188,25 +189,18 @@ Value fromLaneGroups(OpBuilder &b, Location loc, Value tensor, RankedTensorType 
   return b.create<ReshapeOp>(loc, original, flat);
 }
 
-// forEachMatrix for `groups.lanes` matrices at a time. Each group's
-// matrices are loaded into registers first and stored last: the tensors
-// are never read after a write in one iteration (which would make
-// bufferization copy them).
-SmallVector<Value> forEachLaneGroup(OpBuilder &b, Location loc, LaneGroups groups,
-                                    ValueRange inputs, ValueRange carried, MatrixBody body) {
-  auto type = cast<RankedTensorType>(carried[0].getType());
-  int64_t lanes = groups.lanes;
+// The loop over `count` groups of `lanes` matrices ([groups, rows, cols,
+// lanes] tensors). Each group's matrices are loaded into registers first
+// and stored last: the tensors are never read after a write in one
+// iteration (which would make bufferization copy them).
+SmallVector<Value> buildGroupLoop(OpBuilder &b, Location loc, int64_t count, int64_t lanes,
+                                  Type element, ValueRange inputs, ValueRange carried,
+                                  MatrixBody body) {
   Value zero = b.create<arith::ConstantIndexOp>(loc, 0);
   Value one = b.create<arith::ConstantIndexOp>(loc, 1);
-  SmallVector<Value> groupedInputs, groupedCarried;
-  for (Value v : inputs)
-    groupedInputs.push_back(toLaneGroups(b, loc, v, groups));
-  for (Value v : carried)
-    groupedCarried.push_back(toLaneGroups(b, loc, v, groups));
   auto loop = b.create<scf::ForOp>(
-      loc, zero, b.create<arith::ConstantIndexOp>(loc, groups.groups()), one, groupedCarried,
+      loc, zero, b.create<arith::ConstantIndexOp>(loc, count), one, carried,
       [&](OpBuilder &nested, Location l, Value group, ValueRange args) {
-        Type element = type.getElementType();
         auto entryAt = [&](int64_t row, int64_t col) {
           auto indexAt = [&](int64_t i) { return nested.create<arith::ConstantIndexOp>(l, i); };
           return SmallVector<Value>{group, indexAt(row), indexAt(col), indexAt(0)};
@@ -234,15 +228,14 @@ SmallVector<Value> forEachLaneGroup(OpBuilder &b, Location loc, LaneGroups group
               Value entry =
                   nested.create<vector::ExtractOp>(l, matrix, ArrayRef<int64_t>{i, j});
               tensor = nested
-                           .create<vector::TransferWriteOp>(l, entry, tensor,
-                                                            entryAt(i, j),
+                           .create<vector::TransferWriteOp>(l, entry, tensor, entryAt(i, j),
                                                             ArrayRef<bool>{true})
                            ->getResult(0);
             }
           return tensor;
         };
         SmallVector<Value> loadedInputs, loadedCarried, stored;
-        for (Value v : groupedInputs)
+        for (Value v : inputs)
           loadedInputs.push_back(load(v));
         for (Value v : args)
           loadedCarried.push_back(load(v));
@@ -252,8 +245,79 @@ SmallVector<Value> forEachLaneGroup(OpBuilder &b, Location loc, LaneGroups group
           stored.push_back(store(result, tensor));
         nested.create<scf::YieldOp>(l, stored);
       });
-  SmallVector<Value> results;
-  for (auto [result, original] : llvm::zip(loop.getResults(), carried))
+  return SmallVector<Value>(loop.getResults());
+}
+
+// Chunks of groups that run in parallel (scf.forall, OpenMP threads
+// later), as row groups' chunks are planned: as many as divide the groups,
+// up to kMaxChunks, each worth at least kMinChunkWork multiply-adds (n^3
+// per matrix). The count depends on the shapes only: results are the same
+// for every thread count (the matrices are independent anyway).
+constexpr int64_t kMaxChunks = 16, kMinChunkWork = 131072;
+int64_t chunksOf(LaneGroups groups, int64_t rows) {
+  int64_t work = groups.groups() * groups.lanes * rows * rows * rows;
+  for (int64_t c = std::min({kMaxChunks, groups.groups(), work / kMinChunkWork}); c >= 2; --c)
+    if (groups.groups() % c == 0)
+      return c;
+  return 1;
+}
+
+// forEachMatrix for `groups.lanes` matrices at a time, in parallel chunks
+// of groups where there is enough work.
+SmallVector<Value> forEachLaneGroup(OpBuilder &b, Location loc, LaneGroups groups,
+                                    ValueRange inputs, ValueRange carried, MatrixBody body) {
+  auto type = cast<RankedTensorType>(carried[0].getType());
+  Type element = type.getElementType();
+  SmallVector<Value> groupedInputs, groupedCarried, results;
+  for (Value v : inputs)
+    groupedInputs.push_back(toLaneGroups(b, loc, v, groups));
+  for (Value v : carried)
+    groupedCarried.push_back(toLaneGroups(b, loc, v, groups));
+  int64_t chunks = chunksOf(groups, type.getShape().drop_back().back());
+  SmallVector<Value> grouped;
+  if (chunks == 1) {
+    grouped = buildGroupLoop(b, loc, groups.groups(), groups.lanes, element, groupedInputs,
+                             groupedCarried, body);
+  } else {
+    int64_t perChunk = groups.groups() / chunks;
+    auto forall = b.create<scf::ForallOp>(loc, ArrayRef<OpFoldResult>{b.getIndexAttr(chunks)},
+                                          groupedCarried, std::nullopt);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(forall.getBody());
+    Value first = b.create<arith::MulIOp>(loc, forall.getInductionVars().front(),
+                                          b.create<arith::ConstantIndexOp>(loc, perChunk));
+    // The chunk's groups of a [groups, rows, cols, lanes] tensor.
+    auto chunkOf = [&](Value tensor, auto makeSlice) {
+      auto tensorType = cast<RankedTensorType>(tensor.getType());
+      SmallVector<OpFoldResult> offsets{first}, sizes{b.getIndexAttr(perChunk)},
+          strides(4, b.getIndexAttr(1));
+      for (int64_t d = 1; d < 4; ++d) {
+        offsets.push_back(b.getIndexAttr(0));
+        sizes.push_back(b.getIndexAttr(tensorType.getDimSize(d)));
+      }
+      return makeSlice(offsets, sizes, strides);
+    };
+    auto extract = [&](Value tensor) -> Value {
+      return chunkOf(tensor, [&](auto offsets, auto sizes, auto strides) {
+        return b.create<tensor::ExtractSliceOp>(loc, tensor, offsets, sizes, strides).getResult();
+      });
+    };
+    SmallVector<Value> chunkInputs, chunkCarried;
+    for (Value v : groupedInputs)
+      chunkInputs.push_back(extract(v));
+    for (Value v : forall.getRegionIterArgs())
+      chunkCarried.push_back(extract(v));
+    SmallVector<Value> done =
+        buildGroupLoop(b, loc, perChunk, groups.lanes, element, chunkInputs, chunkCarried, body);
+    b.setInsertionPointToStart(forall.getTerminator().getBody());
+    for (auto [value, shared] : llvm::zip(done, forall.getRegionIterArgs()))
+      chunkOf(shared, [&](auto offsets, auto sizes, auto strides) {
+        b.create<tensor::ParallelInsertSliceOp>(loc, value, shared, offsets, sizes, strides);
+        return Value();
+      });
+    grouped.assign(forall.getResults().begin(), forall.getResults().end());
+  }
+  for (auto [result, original] : llvm::zip(grouped, carried))
     results.push_back(fromLaneGroups(b, loc, result,
                                      cast<RankedTensorType>(original.getType()), groups));
   return results;

@@ -56,3 +56,20 @@ func.func @too_few_or_too_large(%few: tensor<15x3x3xf32>, %large: tensor<64x9x9x
   %1 = adjit.cholesky %large : tensor<64x9x9xf32>
   return %0, %1 : tensor<15x3x3xf32>, tensor<64x9x9xf32>
 }
+
+// -----
+
+// Enough work (256 groups of 16 6x6 matrices) runs in parallel chunks of
+// whole groups, as many as divide the groups and each worth 131072
+// multiply-adds: 4 chunks of 64 groups.
+// CHECK-LABEL: func.func @chunks
+// CHECK: %[[R:.*]] = scf.forall (%[[C:.*]]) in (4) shared_outs(%[[OUT:.*]] = %{{.*}}) -> (tensor<256x6x6x16xf32>)
+// CHECK: %[[FIRST:.*]] = arith.muli %[[C]], %{{.*}} : index
+// CHECK: tensor.extract_slice %{{.*}}[%[[FIRST]], 0, 0, 0] [64, 6, 6, 16] [1, 1, 1, 1] : tensor<256x6x6x16xf32> to tensor<64x6x6x16xf32>
+// CHECK: %[[DONE:.*]] = scf.for {{.*}} -> (tensor<64x6x6x16xf32>)
+// CHECK: scf.forall.in_parallel
+// CHECK-NEXT: tensor.parallel_insert_slice %[[DONE]] into %[[OUT]][%[[FIRST]], 0, 0, 0] [64, 6, 6, 16] [1, 1, 1, 1]
+func.func @chunks(%a: tensor<4096x6x6xf32>) -> tensor<4096x6x6xf32> {
+  %0 = adjit.cholesky %a : tensor<4096x6x6xf32>
+  return %0 : tensor<4096x6x6xf32>
+}

@@ -14,8 +14,10 @@ def LowerAdjitToLinalg : Pass<"adjit-lower-to-linalg", "ModuleOp"> {
 
     The linear algebra ops become loops over one matrix at a time; with
     `matrix-vector-bits` (a CPU's vector width), a batch of matrices of at
-    most 8 rows runs a matrix per vector lane, transposed so that the batch
-    is innermost.
+    most 8 rows and columns runs a matrix per vector lane: in groups of a
+    vector's worth of matrices, [groups, rows, cols, lanes], each group
+    factored in registers, chunks of groups in parallel (`scf.forall`)
+    where there is enough work.
   }];
   let options = [
     Option<"matrixVectorBits", "matrix-vector-bits", "int64_t", /*default=*/"0",
