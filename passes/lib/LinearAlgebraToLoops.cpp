@@ -448,9 +448,26 @@ struct CholeskyToLoops : MatrixPattern<CholeskyOp> {
   }
 };
 
-// Substitution, row by row in the order the triangle allows: X[i][c] =
-// (B[i][c] - sum T[i][k] X[k][c]) / T[i][i] over the k solved before i,
-// where T = op(A).
+// Substitution with the triangular T (t(i, k) its entries), row by row in
+// the order the triangle allows: X[i][c] = (X[i][c] - sum T[i][k] X[k][c])
+// / T[i][i] over the k solved before i, in place in the n x cols `x`.
+Value substitute(MatrixBuilder &m, Value x, int64_t n, int64_t cols, bool forward, bool unit,
+                 function_ref<Value(Value i, Value k)> t) {
+  Value first = m.index(0), size = m.index(n);
+  return m.loop(first, size, x, [&](Value step, ValueRange xs) {
+    Value i = forward ? step : m.fromEnd(n, step);
+    Value after = m.offset(i, 1);
+    Value solvedFrom = forward ? first : after, solvedTo = forward ? i : size;
+    return m.loop(first, m.index(cols), xs, [&](Value c, ValueRange xc) -> SmallVector<Value> {
+      Value s = m.minusDot(m.at(xc[0], i, c), solvedFrom, solvedTo, [&](Value k) {
+        return std::pair{t(i, k), m.at(xc[0], k, c)};
+      });
+      return {m.put(unit ? s : m.div(s, t(i, i)), xc[0], i, c)};
+    });
+  })[0];
+}
+
+// Substitution with T = op(A), from B.
 struct TriangularSolveToLoops : MatrixPattern<TriangularSolveOp> {
   using MatrixPattern::MatrixPattern;
   LogicalResult matchAndRewrite(TriangularSolveOp op, OpAdaptor adaptor,
@@ -466,19 +483,7 @@ struct TriangularSolveToLoops : MatrixPattern<TriangularSolveOp> {
         [&](MatrixBuilder &m, ValueRange inputs, ValueRange carried) {
           Value a = inputs[0];
           auto t = [&](Value i, Value k) { return transposed ? m.at(a, k, i) : m.at(a, i, k); };
-          Value first = m.index(0), size = m.index(n);
-          return SmallVector<Value>(m.loop(first, size, carried, [&](Value step, ValueRange xs) {
-            Value i = forward ? step : m.fromEnd(n, step);
-            Value after = m.offset(i, 1);
-            Value solvedFrom = forward ? first : after, solvedTo = forward ? i : size;
-            return SmallVector<Value>(
-                m.loop(first, m.index(cols), xs, [&](Value c, ValueRange xc) -> SmallVector<Value> {
-                  Value s = m.minusDot(m.at(xc[0], i, c), solvedFrom, solvedTo, [&](Value k) {
-                    return std::pair{t(i, k), m.at(xc[0], k, c)};
-                  });
-                  return {m.put(unit ? s : m.div(s, t(i, i)), xc[0], i, c)};
-                }));
-          }));
+          return SmallVector<Value>{substitute(m, carried[0], n, cols, forward, unit, t)};
         });
     rewriter.replaceOp(op, results);
     return success();
@@ -553,17 +558,8 @@ struct SolveToLoops : MatrixPattern<SolveOp> {
             }));
           });
           Value lu = eliminated[0];
-          Value solved = m.loop(first, size, eliminated[1], [&](Value step, ValueRange xs) {
-            Value i = m.fromEnd(n, step);
-            Value after = m.offset(i, 1);
-            return SmallVector<Value>(
-                m.loop(first, width, xs, [&](Value c, ValueRange xc) -> SmallVector<Value> {
-                  Value s = m.minusDot(m.at(xc[0], i, c), after, size, [&](Value k) {
-                    return std::pair{m.at(lu, i, k), m.at(xc[0], k, c)};
-                  });
-                  return {m.put(m.div(s, m.at(lu, i, i)), xc[0], i, c)};
-                }));
-          })[0];
+          Value solved = substitute(m, eliminated[1], n, cols, /*forward=*/false, /*unit=*/false,
+                                    [&](Value i, Value k) { return m.at(lu, i, k); });
           return SmallVector<Value>{lu, solved};
         });
     rewriter.replaceOp(op, results[1]);
