@@ -437,6 +437,22 @@ LogicalResult SolveOp::verify() {
   return verifyRightHandSides(*this, getA().getType(), getB().getType());
 }
 
+// Both results have the operand's batch dimensions.
+LogicalResult SlogdetOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                          ValueRange operands, DictionaryAttr, OpaqueProperties,
+                                          RegionRange, SmallVectorImpl<Type> &types) {
+  auto a = cast<RankedTensorType>(operands[0].getType());
+  if (a.getRank() < 2)
+    return emitOptionalError(loc, "'adjit.slogdet' op operand ", a,
+                             " is not a (batch of) square matrices");
+  types.assign(2, a.clone(a.getShape().drop_back(2)));
+  return success();
+}
+
+LogicalResult SlogdetOp::verify() {
+  return verifySquareMatrices(*this, getOperand().getType(), "operand");
+}
+
 Value mlir::adjit::createSplat(OpBuilder &builder, Location loc, Type type,
                                double value) {
   auto tensor = cast<RankedTensorType>(type);

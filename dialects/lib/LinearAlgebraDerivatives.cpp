@@ -1,5 +1,5 @@
 // Derivative rules of the linear algebra ops (cholesky, triangular_solve,
-// solve), as JAX's: each written with the ops themselves, batched matrix
+// solve, slogdet), as JAX's: each written with the ops themselves, batched matrix
 // products and triangle masks, so that they differentiate again.
 #include "Emit.h"
 #include "adjit/Dialect/AdjitOps.h"
@@ -42,15 +42,29 @@ public:
   // with the diagonal times `diagonal` (1 keeps it, 0 drops it); zeros
   // elsewhere.
   Value triangle(Value x, bool lower, double diagonal) {
-    RankedTensorType type = typeOf(x);
-    int64_t rank = type.getRank();
-    auto indexType = type.clone(b.getI32Type());
-    Value rows = b.create<IotaOp>(loc, indexType, rank - 2);
-    Value cols = b.create<IotaOp>(loc, indexType, rank - 1);
     Value zeros = zerosLike(x);
     Value onDiagonal = diagonal == 0 ? zeros : diagonal == 1 ? x : mulScalar(x, diagonal);
-    Value inside = compare(lower ? ComparisonDirection::gt : ComparisonDirection::lt, rows, cols);
-    return select(inside, x, select(compare(ComparisonDirection::eq, rows, cols), onDiagonal, zeros));
+    Value inside = rowsVersusColumns(x, lower ? ComparisonDirection::gt : ComparisonDirection::lt);
+    return select(inside, x, select(rowsVersusColumns(x, ComparisonDirection::eq), onDiagonal, zeros));
+  }
+
+  // The identity matrices of x's shape, times `scale` ([batch...], one
+  // factor per matrix) where given.
+  Value diagonalMatrices(Value x, Value scale = {}) {
+    RankedTensorType type = typeOf(x);
+    Value diagonal = splatLike(x, 1);
+    if (scale) {
+      SmallVector<int64_t> batch;
+      for (int64_t d = 0; d < type.getRank() - 2; ++d)
+        batch.push_back(d);
+      diagonal = broadcast(scale, type, batch);
+    }
+    return select(rowsVersusColumns(x, ComparisonDirection::eq), diagonal, zerosLike(x));
+  }
+  // The traces of the square matrices x.
+  Value trace(Value x) {
+    int64_t rank = typeOf(x).getRank();
+    return reduce(ReduceKind::sum, mul(x, diagonalMatrices(x)), {rank - 2, rank - 1});
   }
 
   Value triangularSolve(Value a, Value rhs, bool lower, bool transposeA, bool unitDiagonal) {
@@ -61,6 +75,16 @@ public:
     return op;
   }
   Value solve(Value a, Value rhs) { return b.create<SolveOp>(loc, rhs.getType(), a, rhs); }
+
+private:
+  // Where (row index `direction` column index) holds, x's shape.
+  Value rowsVersusColumns(Value x, ComparisonDirection direction) {
+    RankedTensorType type = typeOf(x);
+    int64_t rank = type.getRank();
+    auto indexType = type.clone(b.getI32Type());
+    return compare(direction, b.create<IotaOp>(loc, indexType, rank - 2),
+                   b.create<IotaOp>(loc, indexType, rank - 1));
+  }
 };
 
 } // namespace
@@ -140,5 +164,25 @@ LogicalResult SolveOp::buildVJP(OpBuilder &b, ValueRange ct, SmallVectorImpl<Val
   MatrixEmit e(b, getLoc());
   Value bBar = e.solve(e.swapLast(getA()), ct[0]);
   out.append({e.neg(e.matmul(bBar, e.swapLast(getResult()))), bBar});
+  return success();
+}
+
+// d log|det A| = tr(A^-1 dA); the sign's derivative is zero where defined.
+LogicalResult SlogdetOp::buildJVP(OpBuilder &b, ValueRange t, SmallVectorImpl<Value> &out,
+                                  DerivativeContext &) {
+  MatrixEmit e(b, getLoc());
+  out.append({Value(), e.trace(e.solve(getOperand(), t[0]))});
+  return success();
+}
+// Abar = logabsdetbar A^-T: one solve with A^T of the scaled identities.
+LogicalResult SlogdetOp::buildVJP(OpBuilder &b, ValueRange ct, SmallVectorImpl<Value> &out,
+                                  DerivativeContext &) {
+  MatrixEmit e(b, getLoc());
+  if (!ct[1]) {
+    out.push_back(Value());
+    return success();
+  }
+  Value a = getOperand();
+  out.push_back(e.solve(e.swapLast(a), e.diagonalMatrices(a, ct[1])));
   return success();
 }

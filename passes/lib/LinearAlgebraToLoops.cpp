@@ -1,7 +1,7 @@
-// adjit.cholesky, adjit.triangular_solve and adjit.solve -> scf loops on
-// tensors: one loop nest over the batch, and in it the textbook algorithm
-// on one matrix (LAPACK's potrf, trsm and getrf+getrs, unblocked), element
-// by element with tensor.extract/insert, which bufferization turns into
+// adjit.cholesky, adjit.triangular_solve, adjit.solve and adjit.slogdet ->
+// scf loops on tensors: one loop nest over the batch, and in it the
+// textbook algorithm on one matrix (LAPACK's potrf, trsm, getrf+getrs and
+// getrf, unblocked), element by element with tensor.extract/insert, which bufferization turns into
 // loads and stores in place. On a CPU, a batch of small matrices (up to
 // kUnrolledTrips rows and columns) runs a matrix per vector lane instead:
 // the batch is rearranged in groups of `lanes` matrices with the lane
@@ -490,8 +490,97 @@ struct TriangularSolveToLoops : MatrixPattern<TriangularSolveOp> {
   }
 };
 
-// Gaussian elimination with partial pivoting (getrf) applied to the
-// right-hand sides as it goes, then back substitution with U (getrs).
+// Gaussian elimination with partial pivoting (getrf) of the n x n `lu`,
+// whose row operations are applied as it goes to the n x cols `x` where
+// there is one. The result's `lu` holds U in and above its diagonal (the
+// multipliers are applied at once, not stored); `sign` is the sign of the
+// row permutation, where asked for.
+struct Elimination {
+  Value lu, x, sign;
+};
+Elimination eliminate(MatrixBuilder &m, Value lu, Value x, int64_t n, int64_t cols,
+                      bool withSign) {
+  OpBuilder &b = m.b;
+  Value first = m.index(0), size = m.index(n), width = m.index(cols);
+  auto magnitude = [&](Value v) { return b.create<math::AbsFOp>(m.loc, v).getResult(); };
+  // Swaps rows r and p >= r of `t` over columns [from, to). Where the row
+  // loops are unrolled (r a constant), by selects over the rows after r:
+  // every address stays a constant, and the matrix in registers.
+  auto swapRows = [&](Value t, Value r, Value p, Value from, Value to) {
+    if (std::optional<int64_t> row = getConstantIntValue(r); row && n <= kUnrolledTrips)
+      return m.loop(from, to, t, [&](Value c, ValueRange tc) -> SmallVector<Value> {
+        Value current = tc[0], top = m.at(current, r, c), picked = top;
+        for (int64_t i = *row + 1; i < n; ++i) {
+          Value at = m.index(i), v = m.at(current, at, c);
+          Value isPivot =
+              b.create<arith::CmpIOp>(m.loc, arith::CmpIPredicate::eq, p, m.rowIndex(at));
+          picked = b.create<arith::SelectOp>(m.loc, isPivot, v, picked);
+          current = m.put(b.create<arith::SelectOp>(m.loc, isPivot, top, v), current, at, c);
+        }
+        return {m.put(picked, current, r, c)};
+      })[0];
+    assert(!m.perLane() && "matrices in lanes are small: their rows are unrolled");
+    return m.loop(from, to, t, [&](Value c, ValueRange tc) -> SmallVector<Value> {
+      Value v = m.at(tc[0], r, c), w = m.at(tc[0], p, c);
+      return {m.put(v, m.put(w, tc[0], r, c), p, c)};
+    })[0];
+  };
+  // The state carried from column to column: lu, then x and the sign where
+  // there are.
+  SmallVector<Value> start{lu};
+  if (x)
+    start.push_back(x);
+  if (withSign)
+    start.push_back(m.constant(1));
+  SmallVector<Value> eliminated = m.loop(first, size, start, [&](Value j, ValueRange state) {
+    SmallVector<Value> next(state);
+    Value below = m.offset(j, 1);
+    // The first row of the largest magnitude in column j, from j down.
+    Value best[] = {magnitude(m.at(state[0], j, j)), m.rowIndex(j)};
+    Value pivotRow = m.loop(below, size, best, [&](Value i, ValueRange most) -> SmallVector<Value> {
+      Value v = magnitude(m.at(state[0], i, j));
+      Value larger = b.create<arith::CmpFOp>(m.loc, arith::CmpFPredicate::OGT, v, most[0]);
+      return {b.create<arith::SelectOp>(m.loc, larger, v, most[0]),
+              b.create<arith::SelectOp>(m.loc, larger, m.rowIndex(i), most[1])};
+    })[1];
+    // Columns before j are no longer read: the multipliers are applied to
+    // x as they are found.
+    next[0] = swapRows(state[0], j, pivotRow, j, size);
+    if (x)
+      next[1] = swapRows(state[1], j, pivotRow, first, width);
+    if (withSign) {
+      Value swapped =
+          b.create<arith::CmpIOp>(m.loc, arith::CmpIPredicate::ne, pivotRow, m.rowIndex(j));
+      Value sign = next.back();
+      next.back() = b.create<arith::SelectOp>(m.loc, swapped, m.sub(m.constant(0), sign), sign);
+    }
+    // A zero pivot leaves its column as it is (LAPACK's getf2): the column
+    // is zero from j down, and dividing by it would make NaN of the rows
+    // below, and of the determinant.
+    Value pivot = m.at(next[0], j, j), zero = m.constant(0);
+    Value zeroPivot = b.create<arith::CmpFOp>(m.loc, arith::CmpFPredicate::OEQ, pivot, zero);
+    SmallVector<Value> rows(ValueRange(next).take_front(x ? 2 : 1));
+    SmallVector<Value> updated = m.loop(below, size, rows, [&](Value i, ValueRange t) {
+      Value factor = b.create<arith::SelectOp>(m.loc, zeroPivot, zero,
+                                               m.div(m.at(t[0], i, j), pivot));
+      auto update = [&](Value tensor, Value from, Value to) {
+        return m.loop(from, to, tensor, [&](Value c, ValueRange tc) -> SmallVector<Value> {
+          Value v = m.sub(m.at(tc[0], i, c), m.mul(factor, m.at(tc[0], j, c)));
+          return {m.put(v, tc[0], i, c)};
+        })[0];
+      };
+      SmallVector<Value> done{update(t[0], below, size)};
+      if (x)
+        done.push_back(update(t[1], first, width));
+      return done;
+    });
+    llvm::copy(updated, next.begin());
+    return next;
+  });
+  return {eliminated[0], x ? eliminated[1] : Value(), withSign ? eliminated.back() : Value()};
+}
+
+// getrf, then back substitution with U (getrs).
 struct SolveToLoops : MatrixPattern<SolveOp> {
   using MatrixPattern::MatrixPattern;
   LogicalResult matchAndRewrite(SolveOp op, OpAdaptor adaptor,
@@ -503,66 +592,75 @@ struct SolveToLoops : MatrixPattern<SolveOp> {
     auto results = forEachMatrix(
         rewriter, loc, lanes(type.getElementType()), {}, init,
         [&](MatrixBuilder &m, ValueRange, ValueRange carried) {
-          OpBuilder &b = m.b;
-          Value first = m.index(0), size = m.index(n), width = m.index(cols);
-          auto magnitude = [&](Value x) { return b.create<math::AbsFOp>(m.loc, x).getResult(); };
-          // Swaps rows r and p >= r of `t` over columns [from, to). Where
-          // the row loops are unrolled (r a constant), by selects over the
-          // rows after r: every address stays a constant, and the matrix
-          // in registers.
-          auto swapRows = [&](Value t, Value r, Value p, Value from, Value to) {
-            if (std::optional<int64_t> row = getConstantIntValue(r); row && n <= kUnrolledTrips)
-              return m.loop(from, to, t, [&](Value c, ValueRange tc) -> SmallVector<Value> {
-                Value current = tc[0], top = m.at(current, r, c), picked = top;
-                for (int64_t i = *row + 1; i < n; ++i) {
-                  Value at = m.index(i), v = m.at(current, at, c);
-                  Value isPivot =
-                      b.create<arith::CmpIOp>(m.loc, arith::CmpIPredicate::eq, p, m.rowIndex(at));
-                  picked = b.create<arith::SelectOp>(m.loc, isPivot, v, picked);
-                  current = m.put(b.create<arith::SelectOp>(m.loc, isPivot, top, v), current, at, c);
-                }
-                return {m.put(picked, current, r, c)};
-              })[0];
-            assert(!m.perLane() && "matrices in lanes are small: their rows are unrolled");
-            return m.loop(from, to, t, [&](Value c, ValueRange tc) -> SmallVector<Value> {
-              Value x = m.at(tc[0], r, c), y = m.at(tc[0], p, c);
-              return {m.put(x, m.put(y, tc[0], r, c), p, c)};
-            })[0];
-          };
-          SmallVector<Value> eliminated = m.loop(first, size, carried, [&](Value j, ValueRange state) {
-            Value lu = state[0], x = state[1];
-            Value below = m.offset(j, 1);
-            // The first row of the largest magnitude in column j, from j down.
-            Value start[] = {magnitude(m.at(lu, j, j)), m.rowIndex(j)};
-            Value pivotRow = m.loop(below, size, start, [&](Value i, ValueRange best) -> SmallVector<Value> {
-              Value v = magnitude(m.at(lu, i, j));
-              Value larger = b.create<arith::CmpFOp>(m.loc, arith::CmpFPredicate::OGT, v, best[0]);
-              return {b.create<arith::SelectOp>(m.loc, larger, v, best[0]),
-                      b.create<arith::SelectOp>(m.loc, larger, m.rowIndex(i), best[1])};
-            })[1];
-            // Columns before j are no longer read: the multipliers are
-            // applied to x as they are found.
-            lu = swapRows(lu, j, pivotRow, j, size);
-            x = swapRows(x, j, pivotRow, first, width);
-            Value pivot = m.at(lu, j, j);
-            Value rows[] = {lu, x};
-            return SmallVector<Value>(m.loop(below, size, rows, [&](Value i, ValueRange t) {
-              Value factor = m.div(m.at(t[0], i, j), pivot);
-              auto update = [&](Value tensor, Value from, Value to) {
-                return m.loop(from, to, tensor, [&](Value c, ValueRange tc) -> SmallVector<Value> {
-                  Value v = m.sub(m.at(tc[0], i, c), m.mul(factor, m.at(tc[0], j, c)));
-                  return {m.put(v, tc[0], i, c)};
-                })[0];
-              };
-              return SmallVector<Value>{update(t[0], below, size), update(t[1], first, width)};
-            }));
-          });
-          Value lu = eliminated[0];
-          Value solved = substitute(m, eliminated[1], n, cols, /*forward=*/false, /*unit=*/false,
-                                    [&](Value i, Value k) { return m.at(lu, i, k); });
-          return SmallVector<Value>{lu, solved};
+          Elimination e = eliminate(m, carried[0], carried[1], n, cols, /*withSign=*/false);
+          Value solved = substitute(m, e.x, n, cols, /*forward=*/false, /*unit=*/false,
+                                    [&](Value i, Value k) { return m.at(e.lu, i, k); });
+          return SmallVector<Value>{e.lu, solved};
         });
     rewriter.replaceOp(op, results[1]);
+    return success();
+  }
+};
+
+// getrf, then the product of U's diagonal as a sign and a sum of logs, with
+// the permutation's sign. Each matrix's pair is a 1 x 2 matrix of a
+// [batch..., 1, 2] tensor, which forEachMatrix carries like any other.
+struct SlogdetToLoops : MatrixPattern<SlogdetOp> {
+  using MatrixPattern::MatrixPattern;
+  LogicalResult matchAndRewrite(SlogdetOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType matrices = op.getOperand().getType(), type = op.getSign().getType();
+    int64_t n = matrices.getShape().back();
+    if (n == 0) {
+      // The empty product: det = 1.
+      rewriter.replaceOp(op, {createSplat(rewriter, loc, type, 1),
+                              createSplat(rewriter, loc, type, 0)});
+      return success();
+    }
+    SmallVector<int64_t> pairShape(type.getShape());
+    pairShape.append({1, 2});
+    RankedTensorType pairType = matrices.clone(pairShape);
+    Value init[] = {adaptor.getOperand(), zerosOfType(rewriter, loc, pairType)};
+    auto results = forEachMatrix(
+        rewriter, loc, lanes(type.getElementType()), {}, init,
+        [&](MatrixBuilder &m, ValueRange, ValueRange carried) {
+          OpBuilder &b = m.b;
+          Elimination e = eliminate(m, carried[0], Value(), n, 0, /*withSign=*/true);
+          Value one = m.constant(1), minusOne = m.constant(-1), zero = m.constant(0);
+          Value start[] = {e.sign, zero};
+          SmallVector<Value> product =
+              m.loop(m.index(0), m.index(n), start, [&](Value j, ValueRange acc) {
+                Value u = m.at(e.lu, j, j);
+                auto is = [&](arith::CmpFPredicate predicate) {
+                  return b.create<arith::CmpFOp>(m.loc, predicate, u, zero);
+                };
+                // 1 or -1 by u's sign; u itself where it is 0 or NaN.
+                Value signOfU = b.create<arith::SelectOp>(
+                    m.loc, is(arith::CmpFPredicate::OGT), one,
+                    b.create<arith::SelectOp>(m.loc, is(arith::CmpFPredicate::OLT), minusOne, u));
+                Value logOfU =
+                    b.create<math::LogOp>(m.loc, b.create<math::AbsFOp>(m.loc, u));
+                return SmallVector<Value>{m.mul(acc[0], signOfU), m.add(acc[1], logOfU)};
+              });
+          Value row = m.index(0);
+          Value pair = m.put(product[1], m.put(product[0], carried[1], row, m.index(0)), row,
+                             m.index(1));
+          return SmallVector<Value>{e.lu, pair};
+        });
+    // The pairs' two columns, without the pair dimensions.
+    auto column = [&](int64_t c) -> Value {
+      SmallVector<int64_t> starts(pairShape.size(), 0), limits(pairShape),
+          strides(pairShape.size(), 1);
+      starts.back() = c;
+      limits.back() = c + 1;
+      SmallVector<int64_t> one(type.getShape());
+      one.append({1, 1});
+      Value slice = rewriter.create<SliceOp>(loc, matrices.clone(one), results[1], starts,
+                                             limits, strides);
+      return rewriter.create<ReshapeOp>(loc, type, slice);
+    };
+    rewriter.replaceOp(op, {column(0), column(1)});
     return success();
   }
 };
@@ -571,6 +669,6 @@ struct SolveToLoops : MatrixPattern<SolveOp> {
 
 void mlir::adjit::populateLinearAlgebraToLoopsPatterns(RewritePatternSet &patterns,
                                                        int64_t vectorBits) {
-  patterns.add<CholeskyToLoops, TriangularSolveToLoops, SolveToLoops>(patterns.getContext(),
-                                                                        vectorBits);
+  patterns.add<CholeskyToLoops, TriangularSolveToLoops, SolveToLoops, SlogdetToLoops>(
+      patterns.getContext(), vectorBits);
 }

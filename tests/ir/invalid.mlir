@@ -1139,6 +1139,40 @@ func.func @solve_not_square(%a: tensor<3x2xf32>, %b: tensor<3x1xf32>) -> tensor<
 
 // -----
 
+func.func @slogdet_not_square(%a: tensor<2x3x4xf32>) {
+  // expected-error @+1 {{'adjit.slogdet' op operand 'tensor<2x3x4xf32>' is not a (batch of) square matrices}}
+  %0:2 = adjit.slogdet %a : tensor<2x3x4xf32>
+  return
+}
+
+// -----
+
+func.func @slogdet_of_a_vector(%a: tensor<3xf32>) {
+  // expected-error @+1 {{'adjit.slogdet' op operand 'tensor<3xf32>' is not a (batch of) square matrices}}
+  %0:2 = adjit.slogdet %a : tensor<3xf32>
+  return
+}
+
+// -----
+
+// The results have the operand's batch dimensions and element type.
+func.func @slogdet_result_types(%a: tensor<2x3x3xf32>) {
+  // expected-error @+2 {{'adjit.slogdet' op inferred type(s) 'tensor<2xf32>', 'tensor<2xf32>' are incompatible with return type(s) of operation 'tensor<2xf32>', 'tensor<3xf32>'}}
+  // expected-error @+1 {{'adjit.slogdet' op failed to infer returned types}}
+  %0:2 = "adjit.slogdet"(%a) : (tensor<2x3x3xf32>) -> (tensor<2xf32>, tensor<3xf32>)
+  return
+}
+
+// -----
+
+func.func @slogdet_i32(%a: tensor<3x3xi32>) {
+  // expected-error @+1 {{'adjit.slogdet' op operand #0 must be statically shaped tensor of 32-bit float or 64-bit float values}}
+  %0:2 = "adjit.slogdet"(%a) : (tensor<3x3xi32>) -> (tensor<i32>, tensor<i32>)
+  return
+}
+
+// -----
+
 func.func @solve_result_type(%a: tensor<3x3xf32>, %b: tensor<3x1xf32>) -> tensor<3x2xf32> {
   // expected-error @+1 {{'adjit.solve' op failed to verify that all of {b, result} have same type}}
   %0 = adjit.solve %a, %b : (tensor<3x3xf32>, tensor<3x1xf32>) -> tensor<3x2xf32>

@@ -47,6 +47,21 @@ func.func @solve_lanes(%a: tensor<9x4x4xf64>, %b: tensor<9x4x2xf64>) -> tensor<9
 
 // -----
 
+// slogdet in lanes: signs flip per lane where its matrix's rows were
+// exchanged, and the logs are vector code; each matrix's (sign, log) pair
+// is a 1x2 matrix of the groups.
+// CHECK-LABEL: func.func @slogdet_lanes
+// CHECK: scf.for {{.*}} -> (tensor<2x3x3x16xf32>, tensor<2x1x2x16xf32>)
+// CHECK: arith.cmpi ne, %{{.*}}, %{{.*}} : vector<16xindex>
+// CHECK: math.log %{{.*}} : vector<16xf32>
+// CHECK: vector.transfer_write %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}] {in_bounds = [true]} : vector<16xf32>, tensor<2x1x2x16xf32>
+func.func @slogdet_lanes(%a: tensor<20x3x3xf32>) -> (tensor<20xf32>, tensor<20xf32>) {
+  %0:2 = adjit.slogdet %a : tensor<20x3x3xf32>
+  return %0#0, %0#1 : tensor<20xf32>, tensor<20xf32>
+}
+
+// -----
+
 // Fewer matrices than lanes, or more than 8 rows: one matrix at a time.
 // CHECK-LABEL: func.func @too_few_or_too_large
 // CHECK-NOT: vector.

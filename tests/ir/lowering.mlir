@@ -1027,14 +1027,54 @@ func.func @triangular_solve_unit(%a: tensor<3x3xf32>, %b: tensor<3x1xf32>) -> te
 // CHECK: scf.for %{{.*}} = %[[J]] to
 // CHECK: tensor.extract %{{.*}}[%[[PIVOT]]#1, %{{.*}}] : tensor<9x9xf32>
 // CHECK: tensor.extract %{{.*}}[%[[PIVOT]]#1, %{{.*}}] : tensor<9x1xf32>
+// A zero pivot eliminates nothing (as LAPACK's getf2), not dividing by it.
+// CHECK: %[[ZERO:.*]] = arith.cmpf oeq
 // CHECK: scf.for {{.*}} -> (tensor<9x9xf32>, tensor<9x1xf32>)
-// CHECK: %[[FACTOR:.*]] = arith.divf
+// CHECK: %[[QUOTIENT:.*]] = arith.divf
+// CHECK: %[[FACTOR:.*]] = arith.select %[[ZERO]], %{{.*}}, %[[QUOTIENT]]
 // CHECK: arith.mulf %[[FACTOR]]
 // CHECK: %[[X:.*]] = scf.for {{.*}} iter_args(%{{.*}} = %[[E]]#1) -> (tensor<9x1xf32>)
 // CHECK: return %[[X]]
 func.func @solve(%a: tensor<9x9xf32>, %b: tensor<9x1xf32>) -> tensor<9x1xf32> {
   %0 = adjit.solve %a, %b : (tensor<9x9xf32>, tensor<9x1xf32>) -> tensor<9x1xf32>
   return %0 : tensor<9x1xf32>
+}
+
+// -----
+
+// slogdet: the same elimination without right-hand sides, flipping the
+// sign at each row exchange; then U's diagonal as a product of signs and
+// a sum of logs, each matrix's pair kept in a 1x2 tensor.
+// CHECK-LABEL: func.func @slogdet
+// CHECK: %[[E:.*]]:2 = scf.for %[[J:[a-z0-9_]+]] = {{.*}} -> (tensor<9x9xf32>, f32)
+// CHECK: %[[PIVOT:.*]]:2 = scf.for {{.*}} -> (f32, index)
+// CHECK: %[[SWAPPED:.*]] = arith.cmpi ne, %[[PIVOT]]#1, %[[J]] : index
+// CHECK: %[[FLIPPED:.*]] = arith.subf
+// CHECK: arith.select %[[SWAPPED]], %[[FLIPPED]], %{{.*}} : f32
+// CHECK: %[[D:.*]]:2 = scf.for {{.*}} iter_args(%{{.*}} = %[[E]]#1, %{{.*}} = %{{.*}}) -> (f32, f32)
+// CHECK: %[[U:.*]] = tensor.extract %[[E]]#0
+// CHECK: arith.cmpf olt, %[[U]]
+// CHECK: arith.cmpf ogt, %[[U]]
+// CHECK: %[[ABS:.*]] = math.absf %[[U]]
+// CHECK: math.log %[[ABS]] : f32
+// CHECK: %[[P:.*]] = tensor.insert %[[D]]#0 into
+// CHECK: %[[PAIR:.*]] = tensor.insert %[[D]]#1 into %[[P]]
+// CHECK: %[[SIGN:.*]] = tensor.extract_slice %[[PAIR]][0, 0] [1, 1] [1, 1]
+// CHECK: %[[LOG:.*]] = tensor.extract_slice %[[PAIR]][0, 1] [1, 1] [1, 1]
+func.func @slogdet(%a: tensor<9x9xf32>) -> (tensor<f32>, tensor<f32>) {
+  %0:2 = adjit.slogdet %a : tensor<9x9xf32>
+  return %0#0, %0#1 : tensor<f32>, tensor<f32>
+}
+
+// -----
+
+// The determinant of 0x0 matrices is 1: no loops.
+// CHECK-LABEL: func.func @slogdet_empty
+// CHECK-NOT: scf.for
+// CHECK: return
+func.func @slogdet_empty(%a: tensor<4x0x0xf64>) -> (tensor<4xf64>, tensor<4xf64>) {
+  %0:2 = adjit.slogdet %a : tensor<4x0x0xf64>
+  return %0#0, %0#1 : tensor<4xf64>, tensor<4xf64>
 }
 
 // -----

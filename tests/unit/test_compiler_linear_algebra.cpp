@@ -1,11 +1,12 @@
-// cholesky, triangular_solve, cho_solve, solve and inv: against plain
-// long-double references (Cholesky, substitution, Gaussian elimination
-// with partial pivoting) for sizes 1 to 17, batched and broadcast, vectors
+// cholesky, triangular_solve, cho_solve, solve, inv, slogdet and det:
+// against plain long-double references (Cholesky, substitution, Gaussian
+// elimination with partial pivoting) for sizes 1 to 17, batched and broadcast, vectors
 // and matrices of right-hand sides, f32/f64/f16/i32; the triangle a solve
 // must not read holding NaN; failures as JAX reports them; gradients in
 // both modes and of second order; errors.
 #include "test_support.h"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -102,6 +103,26 @@ Matrix solve_ref(Matrix a, Matrix x) {
     }
   }
   return triangular_ref(a, x, /*lower=*/false, false, false);
+}
+
+// The determinant's sign and log|det| by elimination with partial pivoting.
+std::pair<long double, long double> slogdet_ref(Matrix a) {
+  size_t n = a.size();
+  long double sign = 1, log_abs = 0;
+  for (size_t j = 0; j < n; ++j) {
+    size_t p = j;
+    for (size_t i = j + 1; i < n; ++i)
+      if (std::fabs(a[i][j]) > std::fabs(a[p][j])) p = i;
+    if (p != j) std::swap(a[j], a[p]), sign = -sign;
+    if (a[j][j] == 0) return {0, -INFINITY};
+    sign *= a[j][j] < 0 ? -1 : 1;
+    log_abs += std::log(std::fabs(a[j][j]));
+    for (size_t i = j + 1; i < n; ++i) {
+      long double f = a[i][j] / a[j][j];
+      for (size_t c = j; c < n; ++c) a[i][c] -= f * a[j][c];
+    }
+  }
+  return {sign, log_abs};
 }
 
 // A general matrix that needs pivoting: small (or zero) leading entries.
@@ -238,6 +259,71 @@ TEST_CASE("linear algebra: solve with pivoting for sizes 1 to 17, vectors and ba
               Shape{2}, (Vec{1, 0.5}), kExact);
 }
 
+TEST_CASE("linear algebra: slogdet and det of sizes 0 to 17, in lanes and not",
+          "[tracer][ops][linalg]") {
+  auto f = jit([](Tensor a) {
+    auto [sign, logabsdet] = slogdet(a);
+    return std::vector<Tensor>{sign, logabsdet, det(a)};
+  });
+  // 37 matrices: in vector lanes on a CPU up to 8 rows (whole groups and a
+  // remainder), one at a time above.
+  const int64_t batch = 37;
+  for (DType dtype : {F32, F64})
+    for (int64_t n : {1, 2, 3, 5, 8, 9, 17}) {
+      INFO(dtype_name(dtype) << " n = " << n);
+      Vec a = general(batch, n, 0.2 * n);
+      // Negated rows flip the sign; a repeated row makes a singular matrix.
+      for (int64_t j = 0; j < n; ++j) a[(3 * n + 0) * n + j] *= -1;
+      if (n > 1)
+        for (int64_t j = 0; j < n; ++j) a[(7 * n + 1) * n + j] = a[(7 * n + 0) * n + j];
+      std::vector<Array> got = f(make(a, {batch, n, n}, dtype));
+      Vec sign, log_abs, determinant;
+      for (int64_t b = 0; b < batch; ++b) {
+        auto [s, l] = slogdet_ref(matrix_at(a, b, n, n));
+        sign.push_back(static_cast<double>(s));
+        log_abs.push_back(static_cast<double>(l));
+        determinant.push_back(static_cast<double>(s * std::exp(l)));
+      }
+      CHECK_ARRAY("sign", got[0], dtype, Shape{batch}, sign, kExact);
+      Vec got_log = values(got[1]);
+      for (int64_t b = 0; b < batch; ++b) {
+        INFO("matrix " << b);
+        if (std::isinf(log_abs[b]))
+          // Elimination in floating point may leave a rounding error for a
+          // zero pivot: very negative, or -inf.
+          CHECK(got_log[b] < (dtype == F64 ? -25 : -8));
+        else
+          CHECK(std::fabs(got_log[b] - log_abs[b]) <= tolerance(dtype).abs * (1 + std::fabs(log_abs[b])));
+      }
+      if (n > 1) CHECK(sign[7] == 0);
+      CHECK(std::count(sign.begin(), sign.end(), -1.0) > 0);
+      Vec got_det = values(got[2]);
+      for (int64_t b = 0; b < batch; ++b)
+        if (sign[b] != 0)
+          CHECK(std::fabs(got_det[b] - determinant[b]) <=
+                tolerance(dtype).abs * 10 * (1 + std::fabs(determinant[b])));
+    }
+  // Exact for small integers, -inf for a singular matrix, NaN in NaN out;
+  // integers give f32; 0x0 has determinant 1.
+  // A zero column does not divide by its zero pivot (LAPACK's getf2).
+  std::vector<Array> exact = f(make({2, 1, 1, 3, 0, 1, 1, 0, 1, 2, 2, 4, 0, 1, 0, 0, NAN, 0, 0, 1},
+                                    {5, 2, 2}, F64));
+  CHECK_EXACT("sign", exact[0], F64, Shape{5}, (Vec{1, -1, 0, 0, kNaN}));
+  CHECK_ARRAY("log|det|", exact[1], F64, Shape{5},
+              (Vec{std::log(5.0), 0, -INFINITY, -INFINITY, kNaN}), (Tol{1e-15, 1e-15}));
+  CHECK_ARRAY("det", exact[2], F64, Shape{5}, (Vec{5, -1, 0, 0, kNaN}), (Tol{1e-15, 1e-15}));
+  CHECK_ARRAY("i32", f(make({2, 1, 1, 3}, {2, 2}, I32))[2], F32, Shape{}, (Vec{5}), (Tol{1e-6, 1e-6}));
+  CHECK_EXACT("0x0", f(Array::zeros({2, 0, 0}))[2], F32, Shape{2}, (Vec{1, 1}));
+  // log|det| of a matrix whose determinant overflows f32 (1e4^17).
+  Vec big = general(1, 17, 0.3);
+  for (double& x : big) x *= 1e4;
+  auto [big_sign, big_log] = slogdet_ref(matrix_at(big, 0, 17, 17));
+  std::vector<Array> huge = f(make(big, {17, 17}, F32));
+  CHECK(values(huge[1])[0] == Approx(static_cast<double>(big_log)).epsilon(1e-5));
+  CHECK(values(huge[0])[0] == static_cast<double>(big_sign));
+  CHECK(std::isinf(values(huge[2])[0]));
+}
+
 TEST_CASE("linear algebra: inv and cho_solve, at 1 and 2 threads", "[tracer][ops][linalg]") {
   // 2048 matrices of 7x7: on a CPU, groups of 8 f64 lanes in parallel chunks.
   const int64_t batch = 2048, n = 7;
@@ -317,6 +403,7 @@ TEST_CASE("linear algebra: batches of small matrices, a matrix per vector lane",
   Array s = make(spd(20, 3, 0.6), {20, 3, 3}, F64);
   expect_grads("solve in lanes", FN(solve(x[0], expand_dims(x[1], -1))), {a, b});
   expect_grads("cholesky in lanes", FN(cholesky(x[0])), {s});
+  expect_grads("slogdet in lanes", FN(slogdet(x[0]).logabsdet), {a});
 }
 
 TEST_CASE("ad ops: gradients of the linear algebra ops, both modes", "[ad][ad-ops][linalg]") {
@@ -347,6 +434,11 @@ TEST_CASE("ad ops: gradients of the linear algebra ops, both modes", "[ad][ad-op
   expect_grads("solve of a vector", FN(solve(x[0], x[1])), {g, v});
   expect_grads("inv", FN(inv(x[0])), {g});
   expect_grads("cho_solve", FN(cho_solve(cholesky(x[0]), x[1])), {spd_matrix, b});
+  expect_grads("slogdet", FN(slogdet(x[0]).logabsdet), {g});
+  expect_grads("slogdet's sign", FN(slogdet(x[0]).sign * x[0]), {g});
+  expect_grads("det", FN(det(x[0])), {g});
+  expect_grads("det of a batch", FN(det(x[0] + x[1])), {make(general(3, n, 0.2), {3, n, n}, F64), g});
+  expect_grads("second order: slogdet", FN(slogdet(x[0]).logabsdet), {g}, 2);
   expect_grads("second order: solve", FN(solve(x[0], x[1]) * solve(x[0], x[1])), {g, b}, 2);
   expect_grads("second order: cholesky", FN(cholesky(x[0])), {spd_matrix}, 2);
 }
@@ -372,6 +464,8 @@ TEST_CASE("linear algebra: errors name the op, the shapes and the line",
     jit([](Tensor a, Tensor b) { return triangular_solve(a, b, true); })(Array::zeros({3, 3}),
                                                                         Array::zeros({2, 5}));
   }, {"triangular_solve", "f32[2,5]", "rows"});
+  expect([] { jit([](Tensor x) { return det(x); })(Array::zeros({2, 3})); },
+         {"slogdet", "f32[2,3]", "square"});
   // A vector b has a's rank minus one (jax.scipy.linalg's rule).
   expect([] {
     jit([](Tensor a, Tensor b) { return triangular_solve(a, b, true); })(Array::zeros({2, 3, 3}),

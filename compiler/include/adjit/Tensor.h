@@ -244,6 +244,19 @@ Tensor cho_solve(const Tensor& l, const Tensor& b, SourceLocation loc = SourceLo
 Tensor solve(const Tensor& a, const Tensor& b, SourceLocation loc = SourceLocation::current());
 /// jnp.linalg.inv: solve(a, identity).
 Tensor inv(const Tensor& a, SourceLocation loc = SourceLocation::current());
+/// jnp.linalg.slogdet: of each matrix of a [..., n, n], the sign of its
+/// determinant (1, -1, or 0 where singular) and the log of its absolute
+/// value (-inf where singular), both [...]: det = sign * exp(logabsdet),
+/// which neither overflows nor underflows. By LU factorization with
+/// partial pivoting. `auto [sign, logabsdet] = linalg::slogdet(a);`
+struct SlogdetResult {
+  Tensor sign, logabsdet;
+};
+SlogdetResult slogdet(const Tensor& a, SourceLocation loc = SourceLocation::current());
+/// jnp.linalg.det: sign * exp(logabsdet) of slogdet. Its gradient,
+/// det(a) a^-T, is not finite where a is singular (JAX's is the adjugate
+/// there); differentiate slogdet's logabsdet where that matters.
+Tensor det(const Tensor& a, SourceLocation loc = SourceLocation::current());
 }  // namespace linalg
 
 /// Empty `perm` reverses the dimensions.

@@ -1,7 +1,8 @@
-// Linear algebra (jnp.linalg.cholesky, solve, inv; jax.scipy.linalg's
-// solve_triangular and cho_solve): dtypes, vectors and batch broadcasting
-// here; each factorization is one adjit op (adjit.cholesky,
-// adjit.triangular_solve, adjit.solve) on f32 or f64 batches of matrices.
+// Linear algebra (jnp.linalg.cholesky, solve, inv, slogdet, det;
+// jax.scipy.linalg's solve_triangular and cho_solve): dtypes, vectors and
+// batch broadcasting here; each factorization is one adjit op
+// (adjit.cholesky, adjit.triangular_solve, adjit.solve, adjit.slogdet) on
+// f32 or f64 batches of matrices.
 #include "Promotion.h"
 #include "Recorder.h"
 
@@ -124,6 +125,22 @@ Tensor inv(const Tensor& a, SourceLocation loc) {
                                arange(n, DType::i32, loc), loc),
                          result_dtype(a.dtype()), loc);
   return solve(a, broadcast_to(identity, a.shape(), loc), loc);
+}
+
+SlogdetResult slogdet(const Tensor& a, SourceLocation loc) {
+  Recorder r("slogdet", loc, {&a});
+  check_square(r, a);
+  DType result = result_dtype(a.dtype());
+  Tensor x = r.convert(a, solver_dtype(result));
+  auto op = r.builder().create<ir::SlogdetOp>(r.location(), r.value(x));
+  return {r.convert(r.trace().wrap(op.getSign()), result),
+          r.convert(r.trace().wrap(op.getLogabsdet()), result)};
+}
+
+Tensor det(const Tensor& a, SourceLocation loc) {
+  detail::AtUserLine at_user(loc);
+  auto [sign, logabsdet] = slogdet(a, loc);
+  return sign * exp(logabsdet, loc);
 }
 
 }  // namespace linalg

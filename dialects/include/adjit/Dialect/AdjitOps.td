@@ -833,6 +833,32 @@ def Adjit_SolveOp : Adjit_Op<"solve", [Pure, AllTypesMatch<["b", "result"]>,
   let hasVerifier = 1;
 }
 
+def Adjit_SlogdetOp : Adjit_Op<"slogdet", [Pure,
+    DeclareOpInterfaceMethods<InferTypeOpInterface>,
+    DeclareOpInterfaceMethods<DifferentiableOpInterface>]> {
+  let summary = "sign and log of the absolute value of a determinant";
+  let description = [{
+    For each square matrix `A` of the batch, `sign` (1, -1, or 0 for a
+    singular matrix) and `logabsdet = log |det A|` (`-inf` for a singular
+    matrix), so that `det A = sign * exp(logabsdet)` without overflow (as
+    `jnp.linalg.slogdet`). Computed by LU factorization with partial
+    pivoting: the product of U's diagonal, with the sign of the row
+    permutation. The results have the batch dimensions of `operand`; a NaN
+    in a matrix gives NaN results.
+
+    Derivative: `d logabsdet = tr(A^-1 dA)`; the adjoint is
+    `Abar = logabsdetbar A^-T`. `sign` is piecewise constant: it has none.
+
+    ```mlir
+    %sign, %logabsdet = adjit.slogdet %a : tensor<8x3x3xf32>
+    ```
+  }];
+  let arguments = (ins Adjit_SolverTensor:$operand);
+  let results = (outs Adjit_SolverTensor:$sign, Adjit_SolverTensor:$logabsdet);
+  let assemblyFormat = "$operand attr-dict `:` type($operand)";
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Control flow. Regions take every value they use as an explicit operand
 // (IsolatedFromAbove), so derivative rules see all the values that a body
