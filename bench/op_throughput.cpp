@@ -185,6 +185,10 @@ std::vector<Op> ops(int64_t n) {
       {"solve of 6x6 systems", small_spd_bytes * 8 / 6, small_batch * (144.0 + 72.0),
        jitted([](Tensor a, Tensor b) { return adjit::linalg::solve(a, adjit::expand_dims(b, -1)); },
               small_spd, small_rhs)},
+      // slogdet: LU's 2n^3/3 (plus a log per row); reads the matrices and
+      // writes two numbers per matrix.
+      {"slogdet of 6x6 matrices", small_spd_bytes * 38 / 36, small_batch * 144.0,
+       jitted([](Tensor a) { return adjit::linalg::slogdet(a).logabsdet; }, small_spd)},
       {"solve of one n/4 x n/4 system", bytes / 16, 2.0 * m * m * m / 3 + 2 * m * m,
        jitted([](Tensor a, Tensor b) { return adjit::linalg::solve(a, b); }, system, system_rhs)},
       {"exp over rows of 3", 2 * points_bytes, 0,

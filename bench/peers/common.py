@@ -1,5 +1,6 @@
 """Shared plumbing of the peer benchmarks (jax_bench.py, tf_bench.py,
-torch_bench.py): command line, thread settings, timing, peak RSS, .npy
+torch_bench.py, and the single-program comparisons conv_jax.py,
+linalg_jax.py, transformer_jax.py): command line, thread settings, timing, peak RSS, .npy
 input/output, the comparison against adjit's outputs, JSON lines.
 
 The workloads themselves are DESIGN.md §6 and live in each peer script; this
@@ -245,6 +246,35 @@ def report_first_call(impl, first_ms, steady_ms, args, compile_ms=None, method=N
     ex.update(extra or {})
     line["extra"] = ex
     emit(line)
+
+
+def pin_to_one_core_for_xla():
+    """One CPU thread for XLA, pinned to one core, as the C++ side's
+    single-program benchmarks with ADJIT_NUM_THREADS=1. Before jax is
+    imported."""
+    os.environ.setdefault("XLA_FLAGS", "--xla_cpu_multi_thread_eigen=false "
+                                       "intra_op_parallelism_threads=1")
+    if hasattr(os, "sched_setaffinity"):
+        os.sched_setaffinity(0, sorted(os.sched_getaffinity(0))[:1])
+
+
+def time_calls(workload, impl, variant, reps, call, finish):
+    """The first call of `call` (its compilation included) and the median
+    of `reps` more, in milliseconds, as one JSON line: the format of the
+    C++ side's bench/call_timing.h. `finish` blocks until a call's results
+    exist (jax.block_until_ready)."""
+    start = time.perf_counter()
+    finish(call())
+    first = (time.perf_counter() - start) * 1e3
+    times = []
+    for _ in range(reps):
+        start = time.perf_counter()
+        finish(call())
+        times.append((time.perf_counter() - start) * 1e3)
+    times.sort()
+    emit({"workload": workload, "impl": impl, "variant": variant,
+          "first_call_ms": round(first, 2),
+          "median_ms": round(times[len(times) // 2], 3) if times else 0.0})
 
 
 # ---------------------------------------------------------------- npy ----

@@ -8,19 +8,15 @@ One JSON line per measurement; one CPU thread (the process is pinned to one
 core, XLA's pool sized to it), as adjit-conv-bench with ADJIT_NUM_THREADS=1.
 """
 import argparse
-import json
-import os
-import time
+
+import common
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--smoke", action="store_true")
     args = parser.parse_args()
-    os.environ.setdefault("XLA_FLAGS", "--xla_cpu_multi_thread_eigen=false "
-                                       "intra_op_parallelism_threads=1")
-    if hasattr(os, "sched_setaffinity"):
-        os.sched_setaffinity(0, sorted(os.sched_getaffinity(0))[:1])
+    common.pin_to_one_core_for_xla()
     import jax
     import jax.numpy as jnp
 
@@ -35,18 +31,7 @@ def main():
     reps = 1 if args.smoke else 15
 
     def time_calls(variant, call):
-        start = time.perf_counter()
-        jax.block_until_ready(call())
-        first = (time.perf_counter() - start) * 1e3
-        times = []
-        for _ in range(reps):
-            start = time.perf_counter()
-            jax.block_until_ready(call())
-            times.append((time.perf_counter() - start) * 1e3)
-        times.sort()
-        print(json.dumps({"workload": "conv", "impl": "jax", "variant": variant,
-                          "first_call_ms": round(first, 2),
-                          "median_ms": round(times[len(times) // 2], 3)}), flush=True)
+        common.time_calls("conv", "jax", variant, reps, call, jax.block_until_ready)
 
     for name, xs, ws, strides, padding, groups in layers:
         def conv(x, w, strides=strides, padding=padding, groups=groups):

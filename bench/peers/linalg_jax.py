@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """JAX's side of bench/linear_algebra.cpp (adjit-linalg-bench): the same
-batches of small SPD matrices (f32), factored and solved, the gradient of
-a Cholesky solve over the batch, and one 256 x 256 system.
+batches of small SPD matrices (f32), factored and solved, their
+log-determinants, the gradients of a Cholesky solve and of the
+log-determinants over the batch, and one 256 x 256 system.
 
   python3 bench/peers/linalg_jax.py [--smoke]
 
@@ -9,9 +10,8 @@ One JSON line per measurement; one CPU thread (the process is pinned to one
 core, XLA's pool sized to it), as adjit-linalg-bench with ADJIT_NUM_THREADS=1.
 """
 import argparse
-import json
-import os
-import time
+
+import common
 
 import numpy as np
 
@@ -26,10 +26,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--smoke", action="store_true")
     args = parser.parse_args()
-    os.environ.setdefault("XLA_FLAGS", "--xla_cpu_multi_thread_eigen=false "
-                                       "intra_op_parallelism_threads=1")
-    if hasattr(os, "sched_setaffinity"):
-        os.sched_setaffinity(0, sorted(os.sched_getaffinity(0))[:1])
+    common.pin_to_one_core_for_xla()
     import jax
     import jax.numpy as jnp
     from jax.scipy.linalg import cho_solve
@@ -37,18 +34,7 @@ def main():
     reps = 1 if args.smoke else 20
 
     def time_calls(variant, call):
-        start = time.perf_counter()
-        jax.block_until_ready(call())
-        first = (time.perf_counter() - start) * 1e3
-        times = []
-        for _ in range(reps):
-            start = time.perf_counter()
-            jax.block_until_ready(call())
-            times.append((time.perf_counter() - start) * 1e3)
-        times.sort()
-        print(json.dumps({"workload": "linalg", "impl": "jax", "variant": variant,
-                          "first_call_ms": round(first, 2),
-                          "median_ms": round(times[len(times) // 2], 3)}), flush=True)
+        common.time_calls("linalg", "jax", variant, reps, call, jax.block_until_ready)
 
     for batch, n in ((64 if args.smoke else 16384, 6), (64 if args.smoke else 4096, 3)):
         shape = "%dx%dx%d" % (batch, n, n)
@@ -60,7 +46,11 @@ def main():
             lambda x, y: jnp.sum(cho_solve((jnp.linalg.cholesky(x), True), y) ** 2), (0, 1)))
         time_calls("cholesky " + shape, lambda: cholesky(a))
         time_calls("solve " + shape, lambda: solve(a, b))
+        slogdet = jax.jit(lambda x: jnp.linalg.slogdet(x)[1])
+        logdet_gradient = jax.jit(jax.grad(lambda x: jnp.sum(jnp.linalg.slogdet(x)[1])))
         time_calls("grad cho_solve " + shape, lambda: gradient(a, b))
+        time_calls("slogdet " + shape, lambda: slogdet(a))
+        time_calls("grad logdet " + shape, lambda: logdet_gradient(a))
 
     m = 32 if args.smoke else 256
     k = np.arange(m * m)

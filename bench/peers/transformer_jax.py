@@ -10,9 +10,8 @@ core, XLA's pool sized to it), as adjit-transformer-bench with
 ADJIT_NUM_THREADS=1.
 """
 import argparse
-import json
-import os
-import time
+
+import common
 
 
 def main():
@@ -22,10 +21,7 @@ def main():
     args = parser.parse_args()
     if not args.block and args.layers <= 0:
         parser.error("give --block or --layers L")
-    os.environ.setdefault("XLA_FLAGS", "--xla_cpu_multi_thread_eigen=false "
-                                       "intra_op_parallelism_threads=1")
-    if hasattr(os, "sched_setaffinity"):
-        os.sched_setaffinity(0, sorted(os.sched_getaffinity(0))[:1])
+    common.pin_to_one_core_for_xla()
     import jax
     import jax.numpy as jnp
     import numpy as np
@@ -60,21 +56,9 @@ def main():
                 u((width, width), w), ones, zeros, u((width, hidden), w),
                 jnp.zeros(hidden, jnp.float32), u((hidden, width), h), zeros, ones, zeros]
 
-    def report(variant, first_ms, median_ms):
-        print(json.dumps({"workload": "transformer", "impl": "jax", "variant": variant,
-                          "first_call_ms": round(first_ms, 2), "median_ms": round(median_ms, 3)}),
-              flush=True)
-
     def time_calls(variant, reps, f, *arguments):
-        start = time.perf_counter()
-        jax.block_until_ready(f(*arguments))
-        first = (time.perf_counter() - start) * 1e3
-        times = []
-        for _ in range(reps):
-            start = time.perf_counter()
-            jax.block_until_ready(f(*arguments))
-            times.append((time.perf_counter() - start) * 1e3)
-        report(variant, first, sorted(times)[len(times) // 2] if times else 0.0)
+        common.time_calls("transformer", "jax", variant, reps, lambda: f(*arguments),
+                          jax.block_until_ready)
 
     if args.block:
         d = (8, 256, 512, 8, 2048)
