@@ -453,6 +453,22 @@ LogicalResult SlogdetOp::verify() {
   return verifySquareMatrices(*this, getOperand().getType(), "operand");
 }
 
+// The eigenvalues [batch..., n] and the eigenvectors [batch..., n, n].
+LogicalResult EighOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                       ValueRange operands, DictionaryAttr, OpaqueProperties,
+                                       RegionRange, SmallVectorImpl<Type> &types) {
+  auto a = cast<RankedTensorType>(operands[0].getType());
+  if (a.getRank() < 2)
+    return emitOptionalError(loc, "'adjit.eigh' op operand ", a,
+                             " is not a (batch of) square matrices");
+  types.assign({a.clone(a.getShape().drop_back()), a});
+  return success();
+}
+
+LogicalResult EighOp::verify() {
+  return verifySquareMatrices(*this, getOperand().getType(), "operand");
+}
+
 Value mlir::adjit::createSplat(OpBuilder &builder, Location loc, Type type,
                                double value) {
   auto tensor = cast<RankedTensorType>(type);

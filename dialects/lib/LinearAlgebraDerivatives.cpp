@@ -1,5 +1,5 @@
 // Derivative rules of the linear algebra ops (cholesky, triangular_solve,
-// solve, slogdet), as JAX's: each written with the ops themselves, batched matrix
+// solve, slogdet, eigh), as JAX's: each written with the ops themselves, batched matrix
 // products and triangle masks, so that they differentiate again.
 #include "Emit.h"
 #include "adjit/Dialect/AdjitOps.h"
@@ -48,24 +48,30 @@ public:
     return select(inside, x, select(rowsVersusColumns(x, ComparisonDirection::eq), onDiagonal, zeros));
   }
 
-  // The identity matrices of x's shape, times `scale` ([batch...], one
-  // factor per matrix) where given.
-  Value diagonalMatrices(Value x, Value scale = {}) {
-    RankedTensorType type = typeOf(x);
-    Value diagonal = splatLike(x, 1);
-    if (scale) {
-      SmallVector<int64_t> batch;
-      for (int64_t d = 0; d < type.getRank() - 2; ++d)
-        batch.push_back(d);
-      diagonal = broadcast(scale, type, batch);
-    }
-    return select(rowsVersusColumns(x, ComparisonDirection::eq), diagonal, zerosLike(x));
+  // Matrices of `type` with `entries` on their diagonals and zeros
+  // elsewhere: entries [batch...] (the same on a matrix's diagonal),
+  // [batch..., n] (one per diagonal entry), or none (identities).
+  Value diagonalMatrices(RankedTensorType type, Value entries = {}) {
+    int64_t rank = type.getRank();
+    SmallVector<int64_t> dims;
+    for (int64_t d = 0; d < rank - 2; ++d)
+      dims.push_back(d);
+    if (entries && typeOf(entries).getRank() == rank - 1)
+      dims.push_back(rank - 1);
+    Value zeros = createSplat(b, loc, type, 0);
+    Value diagonal = entries ? broadcast(entries, type, dims) : createSplat(b, loc, type, 1);
+    return select(rowsVersusColumns(zeros, ComparisonDirection::eq), diagonal, zeros);
+  }
+  // The diagonals [batch..., n] of the square matrices x.
+  Value diagonalOf(Value x) {
+    return reduce(ReduceKind::sum, mul(x, diagonalMatrices(typeOf(x))), {typeOf(x).getRank() - 1});
   }
   // The traces of the square matrices x.
   Value trace(Value x) {
-    int64_t rank = typeOf(x).getRank();
-    return reduce(ReduceKind::sum, mul(x, diagonalMatrices(x)), {rank - 2, rank - 1});
+    return reduce(ReduceKind::sum, diagonalOf(x), {typeOf(x).getRank() - 2});
   }
+  // (x + x^T) / 2.
+  Value symmetricPart(Value x) { return mulScalar(add(x, swapLast(x)), 0.5); }
 
   Value triangularSolve(Value a, Value rhs, bool lower, bool transposeA, bool unitDiagonal) {
     auto op = b.create<TriangularSolveOp>(loc, rhs.getType(), a, rhs);
@@ -96,7 +102,7 @@ LogicalResult CholeskyOp::buildJVP(OpBuilder &b, ValueRange t, SmallVectorImpl<V
                                    DerivativeContext &) {
   MatrixEmit e(b, getLoc());
   Value l = getResult();
-  Value ds = e.mulScalar(e.add(t[0], e.swapLast(t[0])), 0.5);
+  Value ds = e.symmetricPart(t[0]);
   Value half = e.triangularSolve(l, ds, /*lower=*/true, false, false);
   Value inner = e.triangularSolve(l, e.swapLast(half), /*lower=*/true, false, false);
   out.push_back(e.matmul(l, e.triangle(inner, /*lower=*/true, 0.5)));
@@ -111,7 +117,7 @@ LogicalResult CholeskyOp::buildVJP(OpBuilder &b, ValueRange ct, SmallVectorImpl<
   Value phi = e.triangle(e.matmul(e.swapLast(l), ct[0]), /*lower=*/true, 0.5);
   Value left = e.triangularSolve(l, phi, /*lower=*/true, /*transposeA=*/true, false);
   Value gTransposed = e.triangularSolve(l, e.swapLast(left), true, true, false);
-  out.push_back(e.mulScalar(e.add(gTransposed, e.swapLast(gTransposed)), 0.5));
+  out.push_back(e.symmetricPart(gTransposed));
   return success();
 }
 
@@ -183,6 +189,49 @@ LogicalResult SlogdetOp::buildVJP(OpBuilder &b, ValueRange ct, SmallVectorImpl<V
     return success();
   }
   Value a = getOperand();
-  out.push_back(e.solve(e.swapLast(a), e.diagonalMatrices(a, ct[1])));
+  out.push_back(e.solve(e.swapLast(a), e.diagonalMatrices(e.typeOf(a), ct[1])));
+  return success();
+}
+
+namespace {
+// F[i][j] = 1 / (w[j] - w[i]) off the diagonal and 0 on it, for the
+// eigenvalues w of `matrices` (JAX's reciprocal(I + w_j - w_i) - I).
+Value reciprocalGaps(MatrixEmit &e, Value w, RankedTensorType matrices) {
+  int64_t rank = matrices.getRank();
+  SmallVector<int64_t> byColumn, byRow;
+  for (int64_t d = 0; d < rank - 2; ++d)
+    byColumn.push_back(d), byRow.push_back(d);
+  byColumn.push_back(rank - 1);
+  byRow.push_back(rank - 2);
+  Value identity = e.diagonalMatrices(matrices);
+  Value gaps = e.sub(e.broadcast(w, matrices, byColumn), e.broadcast(w, matrices, byRow));
+  return e.sub(e.div(e.splatLike(gaps, 1), e.add(identity, gaps)), identity);
+}
+} // namespace
+
+// With M = V^T dS V: dw = diag(M), dV = V (F * M).
+LogicalResult EighOp::buildJVP(OpBuilder &b, ValueRange t, SmallVectorImpl<Value> &out,
+                               DerivativeContext &) {
+  MatrixEmit e(b, getLoc());
+  Value v = getEigenvectors();
+  Value m = e.matmul(e.swapLast(v), e.matmul(e.symmetricPart(t[0]), v));
+  Value gaps = reciprocalGaps(e, getEigenvalues(), e.typeOf(v));
+  out.append({e.diagonalOf(m), e.matmul(v, e.mul(gaps, m))});
+  return success();
+}
+// The adjoint: Sbar = V (diag(wbar) + F * (V^T Vbar)) V^T, symmetrized.
+LogicalResult EighOp::buildVJP(OpBuilder &b, ValueRange ct, SmallVectorImpl<Value> &out,
+                               DerivativeContext &) {
+  MatrixEmit e(b, getLoc());
+  Value v = getEigenvectors();
+  RankedTensorType type = e.typeOf(v);
+  Value inner;
+  if (ct[0])
+    inner = e.diagonalMatrices(type, ct[0]);
+  if (ct[1]) {
+    Value gaps = reciprocalGaps(e, getEigenvalues(), type);
+    inner = e.addOrNull(inner, e.mul(gaps, e.matmul(e.swapLast(v), ct[1])));
+  }
+  out.push_back(e.symmetricPart(e.matmul(v, e.matmul(inner, e.swapLast(v)))));
   return success();
 }

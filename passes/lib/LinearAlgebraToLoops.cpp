@@ -1,7 +1,7 @@
-// adjit.cholesky, adjit.triangular_solve, adjit.solve and adjit.slogdet ->
-// scf loops on tensors: one loop nest over the batch, and in it the
-// textbook algorithm on one matrix (LAPACK's potrf, trsm, getrf+getrs and
-// getrf, unblocked), element by element with tensor.extract/insert, which bufferization turns into
+// adjit.cholesky, adjit.triangular_solve, adjit.solve, adjit.slogdet and
+// adjit.eigh -> scf loops on tensors: one loop nest over the batch, and in
+// it the textbook algorithm on one matrix (LAPACK's potrf, trsm,
+// getrf+getrs and getrf, unblocked; cyclic Jacobi), element by element with tensor.extract/insert, which bufferization turns into
 // loads and stores in place. On a CPU, a batch of small matrices (up to
 // kUnrolledTrips rows and columns) runs a matrix per vector lane instead:
 // the batch is rearranged in groups of `lanes` matrices with the lane
@@ -22,6 +22,7 @@
 #include "mlir/Transforms/DialectConversion.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <optional>
 
@@ -30,9 +31,14 @@ using namespace mlir::adjit;
 
 namespace {
 
-// Loops of up to this many iterations are unrolled (matrices up to 8x8 are
-// factored by straight-line code).
+// Loops of up to this many iterations are unrolled where matrices sit in
+// vector lanes (matrices up to 8x8 are factored by straight-line code in
+// registers); a matrix at a time, in tensors, only up to
+// kUnrolledTensorTrips: unrolled code there is a chain of tensor.insert
+// ops, whose bufferization analysis grows faster than quadratically with
+// its length (an 8x8 solve took 23 s to compile).
 constexpr int64_t kUnrolledTrips = 8;
+constexpr int64_t kUnrolledTensorTrips = 4;
 
 // Builds the code of one matrix problem of a batch: indices and elements at
 // the batch position `batch` of tensors, arithmetic in the element type;
@@ -71,20 +77,30 @@ public:
     return b.create<vector::BroadcastOp>(loc, VectorType::get({lanes}, b.getIndexType()), i);
   }
   bool perLane() const { return lanes > 0; }
+  // Whether `condition` holds for any matrix (of the lanes).
+  Value anyLane(Value condition) {
+    if (!lanes)
+      return condition;
+    return b.create<vector::ReductionOp>(loc, vector::CombiningKind::OR, condition);
+  }
   Value add(Value x, Value y) { return b.create<arith::AddFOp>(loc, x, y, reassociable()); }
   Value sub(Value x, Value y) { return b.create<arith::SubFOp>(loc, x, y, reassociable()); }
   Value mul(Value x, Value y) { return b.create<arith::MulFOp>(loc, x, y, reassociable()); }
   Value div(Value x, Value y) { return b.create<arith::DivFOp>(loc, x, y); }
 
+  // Whether loops of `trips` iterations are unrolled.
+  bool unrolls(int64_t trips) const {
+    return trips <= (lanes ? kUnrolledTrips : kUnrolledTensorTrips);
+  }
+
   // A loop over [lower, upper) carrying `carried`; `body` returns the new
-  // carried values. A loop of at most kUnrolledTrips iterations between
-  // constant bounds is unrolled: a small matrix's factorization becomes
-  // straight-line code that LLVM keeps in registers, and consecutive
-  // matrices of a batch overlap in the out-of-order core.
+  // carried values. A short loop between constant bounds is unrolled: a
+  // small matrix's factorization becomes straight-line code that LLVM
+  // keeps in registers.
   using Body = function_ref<SmallVector<Value>(Value iv, ValueRange carried)>;
   SmallVector<Value> loop(Value lower, Value upper, ValueRange carried, Body body) {
     std::optional<int64_t> from = getConstantIntValue(lower), to = getConstantIntValue(upper);
-    if (from && to && *to - *from <= kUnrolledTrips) {
+    if (from && to && unrolls(*to - *from)) {
       SmallVector<Value> values(carried);
       for (int64_t i = *from; i < *to; ++i)
         values = body(index(i), values);
@@ -325,9 +341,11 @@ SmallVector<Value> forEachLaneGroup(OpBuilder &b, Location loc, LaneGroups group
 
 // Runs `body` on every matrix of a batch: `inputs` (read) and `carried`
 // (updated, the results) are [batch..., rows, cols] alike in their batch
-// dimensions. A batch of at least `lanes` (> 1) matrices of at most
-// kUnrolledTrips rows and columns runs `lanes` matrices at a time;
-// otherwise a loop nest runs one matrix at a time.
+// dimensions. With `lanes` (> 1), matrices of at most kUnrolledTrips rows
+// and columns run `lanes` matrices at a time, however few (a lone matrix
+// in a group of padding compiles far faster than its unrolled code in
+// tensors, and runs as fast); otherwise a loop nest runs one matrix at a
+// time.
 SmallVector<Value> forEachMatrix(OpBuilder &b, Location loc, int64_t lanes, ValueRange inputs,
                                  ValueRange carried, MatrixBody body) {
   auto type = cast<RankedTensorType>(carried[0].getType());
@@ -343,7 +361,7 @@ SmallVector<Value> forEachMatrix(OpBuilder &b, Location loc, int64_t lanes, Valu
   bool small = llvm::all_of(inputs, isSmall) && llvm::all_of(carried, isSmall);
   Value zero = b.create<arith::ConstantIndexOp>(loc, 0);
   Value one = b.create<arith::ConstantIndexOp>(loc, 1);
-  if (lanes > 1 && small && count >= lanes)
+  if (lanes > 1 && small && count > 0)
     return forEachLaneGroup(b, loc, LaneGroups{count, lanes}, inputs, carried, body);
   SmallVector<Value> lbs, ubs, steps;
   for (int64_t size : batchShape) {
@@ -490,6 +508,47 @@ struct TriangularSolveToLoops : MatrixPattern<TriangularSolveOp> {
   }
 };
 
+// The first row i in [from, n) whose key(i) is the largest (or, with
+// `smallest`, the smallest): an index, or a vector of one per lane.
+Value bestRow(MatrixBuilder &m, Value from, int64_t n, function_ref<Value(Value i)> key,
+              bool smallest) {
+  OpBuilder &b = m.b;
+  Value start[] = {key(from), m.rowIndex(from)};
+  return m.loop(m.offset(from, 1), m.index(n), start,
+                [&](Value i, ValueRange best) -> SmallVector<Value> {
+                  Value v = key(i);
+                  Value better = b.create<arith::CmpFOp>(
+                      m.loc, smallest ? arith::CmpFPredicate::OLT : arith::CmpFPredicate::OGT, v,
+                      best[0]);
+                  return {b.create<arith::SelectOp>(m.loc, better, v, best[0]),
+                          b.create<arith::SelectOp>(m.loc, better, m.rowIndex(i), best[1])};
+                })[1];
+}
+
+// Swaps rows r and p >= r of `t` (of n rows) over columns [from, to).
+// Where the row loops are unrolled (r a constant), by selects over the rows
+// after r: every address stays a constant, and the matrix in registers.
+Value swapRows(MatrixBuilder &m, Value t, int64_t n, Value r, Value p, Value from, Value to) {
+  OpBuilder &b = m.b;
+  if (std::optional<int64_t> row = getConstantIntValue(r); row && m.unrolls(n))
+    return m.loop(from, to, t, [&](Value c, ValueRange tc) -> SmallVector<Value> {
+      Value current = tc[0], top = m.at(current, r, c), picked = top;
+      for (int64_t i = *row + 1; i < n; ++i) {
+        Value at = m.index(i), v = m.at(current, at, c);
+        Value isPivot =
+            b.create<arith::CmpIOp>(m.loc, arith::CmpIPredicate::eq, p, m.rowIndex(at));
+        picked = b.create<arith::SelectOp>(m.loc, isPivot, v, picked);
+        current = m.put(b.create<arith::SelectOp>(m.loc, isPivot, top, v), current, at, c);
+      }
+      return {m.put(picked, current, r, c)};
+    })[0];
+  assert(!m.perLane() && "matrices in lanes are small: their rows are unrolled");
+  return m.loop(from, to, t, [&](Value c, ValueRange tc) -> SmallVector<Value> {
+    Value v = m.at(tc[0], r, c), w = m.at(tc[0], p, c);
+    return {m.put(v, m.put(w, tc[0], r, c), p, c)};
+  })[0];
+}
+
 // Gaussian elimination with partial pivoting (getrf) of the n x n `lu`,
 // whose row operations are applied as it goes to the n x cols `x` where
 // there is one. The result's `lu` holds U in and above its diagonal (the
@@ -502,29 +561,6 @@ Elimination eliminate(MatrixBuilder &m, Value lu, Value x, int64_t n, int64_t co
                       bool withSign) {
   OpBuilder &b = m.b;
   Value first = m.index(0), size = m.index(n), width = m.index(cols);
-  auto magnitude = [&](Value v) { return b.create<math::AbsFOp>(m.loc, v).getResult(); };
-  // Swaps rows r and p >= r of `t` over columns [from, to). Where the row
-  // loops are unrolled (r a constant), by selects over the rows after r:
-  // every address stays a constant, and the matrix in registers.
-  auto swapRows = [&](Value t, Value r, Value p, Value from, Value to) {
-    if (std::optional<int64_t> row = getConstantIntValue(r); row && n <= kUnrolledTrips)
-      return m.loop(from, to, t, [&](Value c, ValueRange tc) -> SmallVector<Value> {
-        Value current = tc[0], top = m.at(current, r, c), picked = top;
-        for (int64_t i = *row + 1; i < n; ++i) {
-          Value at = m.index(i), v = m.at(current, at, c);
-          Value isPivot =
-              b.create<arith::CmpIOp>(m.loc, arith::CmpIPredicate::eq, p, m.rowIndex(at));
-          picked = b.create<arith::SelectOp>(m.loc, isPivot, v, picked);
-          current = m.put(b.create<arith::SelectOp>(m.loc, isPivot, top, v), current, at, c);
-        }
-        return {m.put(picked, current, r, c)};
-      })[0];
-    assert(!m.perLane() && "matrices in lanes are small: their rows are unrolled");
-    return m.loop(from, to, t, [&](Value c, ValueRange tc) -> SmallVector<Value> {
-      Value v = m.at(tc[0], r, c), w = m.at(tc[0], p, c);
-      return {m.put(v, m.put(w, tc[0], r, c), p, c)};
-    })[0];
-  };
   // The state carried from column to column: lu, then x and the sign where
   // there are.
   SmallVector<Value> start{lu};
@@ -536,18 +572,15 @@ Elimination eliminate(MatrixBuilder &m, Value lu, Value x, int64_t n, int64_t co
     SmallVector<Value> next(state);
     Value below = m.offset(j, 1);
     // The first row of the largest magnitude in column j, from j down.
-    Value best[] = {magnitude(m.at(state[0], j, j)), m.rowIndex(j)};
-    Value pivotRow = m.loop(below, size, best, [&](Value i, ValueRange most) -> SmallVector<Value> {
-      Value v = magnitude(m.at(state[0], i, j));
-      Value larger = b.create<arith::CmpFOp>(m.loc, arith::CmpFPredicate::OGT, v, most[0]);
-      return {b.create<arith::SelectOp>(m.loc, larger, v, most[0]),
-              b.create<arith::SelectOp>(m.loc, larger, m.rowIndex(i), most[1])};
-    })[1];
+    Value pivotRow = bestRow(
+        m, j, n,
+        [&](Value i) { return b.create<math::AbsFOp>(m.loc, m.at(state[0], i, j)).getResult(); },
+        /*smallest=*/false);
     // Columns before j are no longer read: the multipliers are applied to
     // x as they are found.
-    next[0] = swapRows(state[0], j, pivotRow, j, size);
+    next[0] = swapRows(m, state[0], n, j, pivotRow, j, size);
     if (x)
-      next[1] = swapRows(state[1], j, pivotRow, first, width);
+      next[1] = swapRows(m, state[1], n, j, pivotRow, first, width);
     if (withSign) {
       Value swapped =
           b.create<arith::CmpIOp>(m.loc, arith::CmpIPredicate::ne, pivotRow, m.rowIndex(j));
@@ -665,10 +698,183 @@ struct SlogdetToLoops : MatrixPattern<SlogdetOp> {
   }
 };
 
+// The cyclic Jacobi method (Golub and Van Loan, 8.5.3) on S = (A + A^T) / 2:
+// sweeps of plane rotations J, S <- J^T S J, each zeroing one off-diagonal
+// entry in turn, while the off-diagonal part is above the element type's
+// epsilon relative to S. Off-diagonal entries only ever combine with other
+// off-diagonal entries, so their sum of squares falls (quadratically near
+// the end) to that bound: a few sweeps. The eigenvectors are accumulated
+// as the rows of W = V^T (rotations then exchange rows, as do the sorting
+// exchanges); the eigenvalues, S's diagonal, are then sorted ascending, a
+// column matrix, by selection.
+constexpr int64_t kMaxSweeps = 40;
+
+struct EighToLoops : MatrixPattern<EighOp> {
+  using MatrixPattern::MatrixPattern;
+  LogicalResult matchAndRewrite(EighOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType matrices = op.getOperand().getType();
+    RankedTensorType valuesType = op.getEigenvalues().getType();
+    Type element = matrices.getElementType();
+    int64_t n = matrices.getShape().back();
+    SmallVector<int64_t> columnShape(valuesType.getShape());
+    columnShape.push_back(1);
+    RankedTensorType columnType = matrices.clone(columnShape);
+    if (n == 0) {
+      rewriter.replaceOp(op, {zerosOfType(rewriter, loc, valuesType),
+                              zerosOfType(rewriter, loc, matrices)});
+      return success();
+    }
+    double epsilon = std::ldexp(1.0, 1 - static_cast<int>(llvm::APFloat::semanticsPrecision(
+                                             cast<FloatType>(element).getFloatSemantics())));
+    Value init[] = {adaptor.getOperand(), zerosOfType(rewriter, loc, matrices),
+                    zerosOfType(rewriter, loc, columnType)};
+    auto results = forEachMatrix(
+        rewriter, loc, lanes(element), {}, init,
+        [&](MatrixBuilder &m, ValueRange, ValueRange carried) {
+          OpBuilder &b = m.b;
+          Value first = m.index(0), size = m.index(n), one = m.constant(1);
+          auto each = [&](Value from, Value to, Value state, auto body) {
+            return m.loop(from, to, state, [&](Value i, ValueRange t) -> SmallVector<Value> {
+              return {body(i, t[0])};
+            })[0];
+          };
+          // S, symmetrized in place; W = I; and the largest magnitude in S,
+          // which scales the convergence test (squares of large entries
+          // would overflow).
+          Value a = each(first, size, carried[0], [&](Value i, Value ai) {
+            return each(first, i, ai, [&](Value j, Value aij) {
+              Value v = m.mul(m.add(m.at(aij, i, j), m.at(aij, j, i)), m.constant(0.5));
+              return m.put(v, m.put(v, aij, i, j), j, i);
+            });
+          });
+          Value w = each(first, size, carried[1], [&](Value i, Value wi) { return m.put(one, wi, i, i); });
+          auto magnitude = [&](Value x) { return b.create<math::AbsFOp>(m.loc, x).getResult(); };
+          Value largest = each(first, size, m.constant(0), [&](Value i, Value li) {
+            return each(first, size, li, [&](Value j, Value lij) -> Value {
+              return b.create<arith::MaximumFOp>(m.loc, lij, magnitude(m.at(a, i, j)));
+            });
+          });
+          // An infinite or NaN entry: NaN results, as LAPACK's (no sweeps).
+          Value failed = b.create<arith::CmpFOp>(
+              m.loc, arith::CmpFPredicate::UGE, largest,
+              m.constant(std::numeric_limits<double>::infinity()));
+          Value scale = m.div(one, largest);
+          // The sum of squares of S's scaled entries, all or off the diagonal.
+          auto sumOfSquares = [&](Value s, bool offDiagonal) {
+            return each(first, size, m.constant(0), [&](Value i, Value acc) {
+              return each(first, size, acc, [&](Value j, Value accj) -> Value {
+                Value x = m.mul(m.at(s, i, j), scale), square = m.add(accj, m.mul(x, x));
+                if (!offDiagonal)
+                  return square;
+                Value onDiagonal = b.create<arith::CmpIOp>(m.loc, arith::CmpIPredicate::eq, i, j);
+                return b.create<arith::SelectOp>(m.loc, onDiagonal, accj, square);
+              });
+            });
+          };
+          Value bound = m.mul(sumOfSquares(a, false), m.constant(epsilon * epsilon));
+          // A rotation in the (p, q) plane zeroing S[p][q].
+          auto rotate = [&](Value p, Value q, Value s, Value wt) -> std::pair<Value, Value> {
+            Value spp = m.at(s, p, p), sqq = m.at(s, q, q), spq = m.at(s, p, q);
+            Value zero = m.constant(0);
+            Value theta = m.div(m.sub(sqq, spp), m.add(spq, spq));
+            Value positive = b.create<arith::CmpFOp>(m.loc, arith::CmpFPredicate::OGE, theta, zero);
+            Value root = b.create<math::SqrtOp>(m.loc, m.add(m.mul(theta, theta), one));
+            Value t = m.div(b.create<arith::SelectOp>(m.loc, positive, one, m.constant(-1)),
+                            m.add(magnitude(theta), root));
+            // Nothing to zero: no rotation (theta would be NaN or infinite).
+            Value nothing = b.create<arith::CmpFOp>(m.loc, arith::CmpFPredicate::OEQ, spq, zero);
+            t = b.create<arith::SelectOp>(m.loc, nothing, zero, t);
+            Value c = m.div(one, b.create<math::SqrtOp>(m.loc, m.add(m.mul(t, t), one)));
+            Value sine = m.mul(t, c);
+            // Columns (and, S being symmetric, rows) p and q of S; rows p
+            // and q of W. S's four entries at p and q are set after.
+            s = each(first, size, s, [&](Value r, Value sr) {
+              Value srp = m.at(sr, r, p), srq = m.at(sr, r, q);
+              Value rp = m.sub(m.mul(c, srp), m.mul(sine, srq));
+              Value rq = m.add(m.mul(sine, srp), m.mul(c, srq));
+              sr = m.put(rp, m.put(rp, sr, r, p), p, r);
+              return m.put(rq, m.put(rq, sr, r, q), q, r);
+            });
+            s = m.put(m.sub(spp, m.mul(t, spq)), s, p, p);
+            s = m.put(m.add(sqq, m.mul(t, spq)), s, q, q);
+            s = m.put(zero, m.put(zero, s, p, q), q, p);
+            wt = each(first, size, wt, [&](Value r, Value wr) {
+              Value wpr = m.at(wr, p, r), wqr = m.at(wr, q, r);
+              wr = m.put(m.sub(m.mul(c, wpr), m.mul(sine, wqr)), wr, p, r);
+              return m.put(m.add(m.mul(sine, wpr), m.mul(c, wqr)), wr, q, r);
+            });
+            return {s, wt};
+          };
+          Value sweeps = m.index(0);
+          Value start[] = {a, w, sweeps};
+          auto loop = b.create<scf::WhileOp>(
+              m.loc, ValueRange(start).getTypes(), start,
+              [&](OpBuilder &nested, Location, ValueRange args) {
+                OpBuilder::InsertionGuard guard(b);
+                b.setInsertionPoint(nested.getInsertionBlock(), nested.getInsertionPoint());
+                Value unconverged = m.anyLane(b.create<arith::CmpFOp>(
+                    m.loc, arith::CmpFPredicate::OGT, sumOfSquares(args[0], true), bound));
+                Value more = b.create<arith::CmpIOp>(m.loc, arith::CmpIPredicate::slt, args[2],
+                                                     m.index(kMaxSweeps));
+                b.create<scf::ConditionOp>(
+                    m.loc, b.create<arith::AndIOp>(m.loc, unconverged, more), args);
+              },
+              [&](OpBuilder &nested, Location, ValueRange args) {
+                OpBuilder::InsertionGuard guard(b);
+                b.setInsertionPoint(nested.getInsertionBlock(), nested.getInsertionPoint());
+                Value pair[] = {args[0], args[1]};
+                SmallVector<Value> swept =
+                    m.loop(first, m.index(n - 1), pair, [&](Value p, ValueRange sp) {
+                      return m.loop(m.offset(p, 1), size, sp, [&](Value q, ValueRange sq) {
+                        auto [s, wt] = rotate(p, q, sq[0], sq[1]);
+                        return SmallVector<Value>{s, wt};
+                      });
+                    });
+                b.create<scf::YieldOp>(m.loc, ValueRange{swept[0], swept[1], m.offset(args[2], 1)});
+              });
+          Value diagonalized = loop.getResult(0);
+          Value values = each(first, size, carried[2], [&](Value i, Value d) {
+            return m.put(m.at(diagonalized, i, i), d, i, first);
+          });
+          Value sorted[] = {values, loop.getResult(1)};
+          SmallVector<Value> done =
+              m.loop(first, m.index(n - 1), sorted, [&](Value i, ValueRange state) {
+                Value smallest = bestRow(
+                    m, i, n, [&](Value k) { return m.at(state[0], k, first); }, /*smallest=*/true);
+                return SmallVector<Value>{
+                    swapRows(m, state[0], n, i, smallest, first, m.index(1)),
+                    swapRows(m, state[1], n, i, smallest, first, size)};
+              });
+          // Matrices side by side in lanes fail or not each on its own.
+          Value nan = m.constant(std::numeric_limits<double>::quiet_NaN());
+          auto orNaN = [&](Value t, int64_t cols) {
+            return each(first, size, t, [&](Value i, Value ti) {
+              return each(first, m.index(cols), ti, [&](Value j, Value tij) {
+                return m.put(b.create<arith::SelectOp>(m.loc, failed, nan, m.at(tij, i, j)), tij,
+                             i, j);
+              });
+            });
+          };
+          return SmallVector<Value>{diagonalized, orNaN(done[1], n), orNaN(done[0], 1)};
+        });
+    // V = W^T; the eigenvalues without their column dimension.
+    SmallVector<int64_t> perm;
+    for (int64_t d = 0; d < matrices.getRank(); ++d)
+      perm.push_back(d);
+    std::swap(perm[perm.size() - 1], perm[perm.size() - 2]);
+    Value vectors = rewriter.create<TransposeOp>(loc, matrices, results[1], perm);
+    rewriter.replaceOp(op, {rewriter.create<ReshapeOp>(loc, valuesType, results[2]).getResult(),
+                            vectors});
+    return success();
+  }
+};
+
 } // namespace
 
 void mlir::adjit::populateLinearAlgebraToLoopsPatterns(RewritePatternSet &patterns,
                                                        int64_t vectorBits) {
-  patterns.add<CholeskyToLoops, TriangularSolveToLoops, SolveToLoops, SlogdetToLoops>(
-      patterns.getContext(), vectorBits);
+  patterns.add<CholeskyToLoops, TriangularSolveToLoops, SolveToLoops, SlogdetToLoops,
+               EighToLoops>(patterns.getContext(), vectorBits);
 }

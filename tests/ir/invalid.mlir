@@ -1173,6 +1173,24 @@ func.func @slogdet_i32(%a: tensor<3x3xi32>) {
 
 // -----
 
+func.func @eigh_not_square(%a: tensor<3x2xf64>) {
+  // expected-error @+1 {{'adjit.eigh' op operand 'tensor<3x2xf64>' is not a (batch of) square matrices}}
+  %0:2 = adjit.eigh %a : tensor<3x2xf64>
+  return
+}
+
+// -----
+
+// The eigenvalues are [batch..., n], the eigenvectors the operand's type.
+func.func @eigh_result_types(%a: tensor<3x3xf32>) {
+  // expected-error @+2 {{'adjit.eigh' op inferred type(s) 'tensor<3xf32>', 'tensor<3x3xf32>' are incompatible with return type(s) of operation 'tensor<f32>', 'tensor<3x3xf32>'}}
+  // expected-error @+1 {{'adjit.eigh' op failed to infer returned types}}
+  %0:2 = "adjit.eigh"(%a) : (tensor<3x3xf32>) -> (tensor<f32>, tensor<3x3xf32>)
+  return
+}
+
+// -----
+
 func.func @solve_result_type(%a: tensor<3x3xf32>, %b: tensor<3x1xf32>) -> tensor<3x2xf32> {
   // expected-error @+1 {{'adjit.solve' op failed to verify that all of {b, result} have same type}}
   %0 = adjit.solve %a, %b : (tensor<3x3xf32>, tensor<3x1xf32>) -> tensor<3x2xf32>

@@ -62,11 +62,33 @@ func.func @slogdet_lanes(%a: tensor<20x3x3xf32>) -> (tensor<20xf32>, tensor<20xf
 
 // -----
 
-// Fewer matrices than lanes, or more than 8 rows: one matrix at a time.
-// CHECK-LABEL: func.func @too_few_or_too_large
-// CHECK-NOT: vector.
+// eigh in lanes: the sweeps go on while any matrix of the group is not
+// yet diagonal (a reduction of the lanes' tests).
+// CHECK-LABEL: func.func @eigh_lanes
+// CHECK: scf.while {{.*}} : (vector<3x3x8xf64>, vector<3x3x8xf64>, index)
+// CHECK: %[[TESTS:.*]] = arith.cmpf ogt, %{{.*}}, %{{.*}} : vector<8xf64>
+// CHECK: vector.reduction <or>, %[[TESTS]] : vector<8xi1> into i1
+// CHECK: scf.condition
+// CHECK: math.sqrt %{{.*}} : vector<8xf64>
+func.func @eigh_lanes(%a: tensor<9x3x3xf64>) -> (tensor<9x3xf64>, tensor<9x3x3xf64>) {
+  %0:2 = adjit.eigh %a : tensor<9x3x3xf64>
+  return %0#0, %0#1 : tensor<9x3xf64>, tensor<9x3x3xf64>
+}
+
+// -----
+
+// Fewer matrices than lanes still run in lanes, one group padded with zero
+// matrices (their unrolled code in tensors would take seconds to
+// bufferize); more than 8 rows run one matrix at a time.
+// CHECK-LABEL: func.func @few_or_large
+// CHECK: tensor.pad %{{.*}} low[0, 0, 0] high[1, 0, 0]
+// CHECK: vector.transfer_read {{.*}} : tensor<1x3x3x16xf32>, vector<16xf32>
+// CHECK: tensor.extract %{{.*}} : tensor<64x9x9xf32>
 // CHECK: return
-func.func @too_few_or_too_large(%few: tensor<15x3x3xf32>, %large: tensor<64x9x9xf32>) -> (tensor<15x3x3xf32>, tensor<64x9x9xf32>) {
+// SCALAR-LABEL: func.func @few_or_large
+// SCALAR-NOT: vector.
+// SCALAR: return
+func.func @few_or_large(%few: tensor<15x3x3xf32>, %large: tensor<64x9x9xf32>) -> (tensor<15x3x3xf32>, tensor<64x9x9xf32>) {
   %0 = adjit.cholesky %few : tensor<15x3x3xf32>
   %1 = adjit.cholesky %large : tensor<64x9x9xf32>
   return %0, %1 : tensor<15x3x3xf32>, tensor<64x9x9xf32>

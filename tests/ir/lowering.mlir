@@ -1068,6 +1068,32 @@ func.func @slogdet(%a: tensor<9x9xf32>) -> (tensor<f32>, tensor<f32>) {
 
 // -----
 
+// eigh: the symmetric part, W = I, then sweeps (scf.while) while the
+// scaled off-diagonal sum of squares is above epsilon^2 times the whole's
+// and fewer than 40 sweeps have run; each sweep rotates every pair p < q
+// (theta, t, c, s from square roots); then the eigenvalues are sorted by
+// selection, and V is W transposed.
+// CHECK-LABEL: func.func @eigh
+// CHECK: %[[SWEPT:.*]]:3 = scf.while (%{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}, %[[COUNT:.*]] = %{{.*}}) : (tensor<9x9xf64>, tensor<9x9xf64>, index) -> (tensor<9x9xf64>, tensor<9x9xf64>, index)
+// CHECK: %[[UNCONVERGED:.*]] = arith.cmpf ogt, %{{.*}}, %{{.*}} : f64
+// CHECK: %[[MORE:.*]] = arith.cmpi slt, %[[COUNT]], %{{.*}} : index
+// CHECK: %[[GO:.*]] = arith.andi %[[UNCONVERGED]], %[[MORE]] : i1
+// CHECK: scf.condition(%[[GO]])
+// CHECK: } do {
+// CHECK: scf.for
+// CHECK: scf.for
+// CHECK: math.sqrt
+// CHECK: math.sqrt
+// CHECK: scf.yield
+// CHECK: %[[V:.*]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<9x9xf64>) outs(%{{.*}} : tensor<9x9xf64>)
+// CHECK: return %{{.*}}, %[[V]]
+func.func @eigh(%a: tensor<9x9xf64>) -> (tensor<9xf64>, tensor<9x9xf64>) {
+  %0:2 = adjit.eigh %a : tensor<9x9xf64>
+  return %0#0, %0#1 : tensor<9xf64>, tensor<9x9xf64>
+}
+
+// -----
+
 // The determinant of 0x0 matrices is 1: no loops.
 // CHECK-LABEL: func.func @slogdet_empty
 // CHECK-NOT: scf.for

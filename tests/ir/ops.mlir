@@ -592,6 +592,8 @@ func.func @linear_algebra(%a: tensor<2x3x3xf32>, %b: tensor<2x3x4xf32>, %g: tens
   %3 = adjit.solve %g, %r : (tensor<5x5xf64>, tensor<5x1xf64>) -> tensor<5x1xf64>
   // CHECK: %{{.*}}, %{{.*}} = adjit.slogdet %[[A]] : tensor<2x3x3xf32>
   %4:2 = adjit.slogdet %a : tensor<2x3x3xf32>
+  // CHECK: %{{.*}}, %{{.*}} = adjit.eigh %[[A]] : tensor<2x3x3xf32>
+  %5:2 = adjit.eigh %a : tensor<2x3x3xf32>
   return
 }
 // GENERIC-LABEL: sym_name = "linear_algebra"
@@ -600,6 +602,7 @@ func.func @linear_algebra(%a: tensor<2x3x3xf32>, %b: tensor<2x3x4xf32>, %g: tens
 // GENERIC: "adjit.triangular_solve"(%arg0, %arg1) <{transpose_a, unit_diagonal}> : (tensor<2x3x3xf32>, tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
 // GENERIC: "adjit.solve"(%arg2, %arg3) : (tensor<5x5xf64>, tensor<5x1xf64>) -> tensor<5x1xf64>
 // GENERIC: "adjit.slogdet"(%arg0) : (tensor<2x3x3xf32>) -> (tensor<2xf32>, tensor<2xf32>)
+// GENERIC: "adjit.eigh"(%arg0) : (tensor<2x3x3xf32>) -> (tensor<2x3xf32>, tensor<2x3x3xf32>)
 
 // -----
 

@@ -70,6 +70,10 @@ inline std::vector<OpCase> op_cases() {
           linalg::triangular_solve(x[0] + 4.0 * eye3(), x[1], /*lower=*/false, /*transpose_a=*/true)),
        {matrices, rhs}},
       {"determinant", FN(linalg::det(x[0] + 4.0 * eye3()) + linalg::slogdet(x[0] + 4.0 * eye3()).logabsdet), {matrices}},
+      {"symmetric_eigen",
+       FN(linalg::eigh(x[0]).eigenvectors * linalg::eigh(x[0]).eigenvectors +
+          expand_dims(linalg::eigvalsh(x[0]), -1)),
+       {matrices}},
       {"relu", FN(relu(x[0]) * x[0]), {a}},
       {"integer_pow", FN(integer_pow(x[0], 3) + integer_pow(x[0], -2)), {p}},
       {"log1p_expm1", FN(log1p(x[0]) + expm1(x[0])), {p}},

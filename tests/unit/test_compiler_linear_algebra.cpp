@@ -1,6 +1,7 @@
-// cholesky, triangular_solve, cho_solve, solve, inv, slogdet and det:
-// against plain long-double references (Cholesky, substitution, Gaussian
-// elimination with partial pivoting) for sizes 1 to 17, batched and broadcast, vectors
+// cholesky, triangular_solve, cho_solve, solve, inv, slogdet, det, eigh
+// and eigvalsh: against plain long-double references (Cholesky,
+// substitution, Gaussian elimination with partial pivoting, Jacobi
+// rotations) for sizes 1 to 17, batched and broadcast, vectors
 // and matrices of right-hand sides, f32/f64/f16/i32; the triangle a solve
 // must not read holding NaN; failures as JAX reports them; gradients in
 // both modes and of second order; errors.
@@ -24,6 +25,18 @@ using Matrix = std::vector<std::vector<long double>>;
 Vec wave(int64_t count, double phase) {
   Vec v;
   for (int64_t i = 0; i < count; ++i) v.push_back(std::sin(1.7 * static_cast<double>(i) + phase));
+  return v;
+}
+
+// Deterministic entries in [-1, 1] with no structure: wave's matrices have
+// rank 2 (sin(a + b) = sin a cos b + cos a sin b), so repeated zero
+// eigenvalues, whose eigenvectors are not unique.
+Vec noise(int64_t count, double seed) {
+  Vec v;
+  for (int64_t i = 0; i < count; ++i) {
+    double x = std::sin(12.9898 * static_cast<double>(i) + 78.233 * seed) * 43758.5453;
+    v.push_back(2 * (x - std::floor(x)) - 1);
+  }
   return v;
 }
 
@@ -123,6 +136,51 @@ std::pair<long double, long double> slogdet_ref(Matrix a) {
     }
   }
   return {sign, log_abs};
+}
+
+// The eigenvalues (ascending) and eigenvectors (columns) of the symmetric
+// part of a, by Jacobi rotations in long double until the off-diagonal
+// part vanishes, each time on the largest off-diagonal entry (classical
+// Jacobi, where adjit sweeps cyclically).
+std::pair<std::vector<long double>, Matrix> eigh_ref(Matrix a) {
+  size_t n = a.size();
+  for (size_t i = 0; i < n; ++i)
+    for (size_t j = 0; j < i; ++j) a[i][j] = a[j][i] = (a[i][j] + a[j][i]) / 2;
+  Matrix v(n, std::vector<long double>(n, 0));
+  for (size_t i = 0; i < n; ++i) v[i][i] = 1;
+  for (int rotation = 0; rotation < 100000; ++rotation) {
+    size_t p = 0, q = 1;
+    long double largest = 0;
+    for (size_t i = 0; i < n; ++i)
+      for (size_t j = i + 1; j < n; ++j)
+        if (std::fabs(a[i][j]) > largest) largest = std::fabs(a[i][j]), p = i, q = j;
+    if (largest < 1e-30L) break;
+    long double theta = (a[q][q] - a[p][p]) / (2 * a[p][q]);
+    long double t = (theta >= 0 ? 1 : -1) / (std::fabs(theta) + std::sqrt(theta * theta + 1));
+    long double c = 1 / std::sqrt(t * t + 1), s = t * c;
+    for (size_t r = 0; r < n; ++r) {
+      long double rp = c * a[r][p] - s * a[r][q], rq = s * a[r][p] + c * a[r][q];
+      a[r][p] = rp, a[r][q] = rq;
+    }
+    for (size_t r = 0; r < n; ++r) {
+      long double pr = c * a[p][r] - s * a[q][r], qr = s * a[p][r] + c * a[q][r];
+      a[p][r] = pr, a[q][r] = qr;
+    }
+    for (size_t r = 0; r < n; ++r) {
+      long double rp = c * v[r][p] - s * v[r][q], rq = s * v[r][p] + c * v[r][q];
+      v[r][p] = rp, v[r][q] = rq;
+    }
+  }
+  std::vector<size_t> order(n);
+  for (size_t i = 0; i < n; ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](size_t x, size_t y) { return a[x][x] < a[y][y]; });
+  std::vector<long double> w;
+  Matrix sorted(n, std::vector<long double>(n));
+  for (size_t k = 0; k < n; ++k) {
+    w.push_back(a[order[k]][order[k]]);
+    for (size_t r = 0; r < n; ++r) sorted[r][k] = v[r][order[k]];
+  }
+  return {w, sorted};
 }
 
 // A general matrix that needs pivoting: small (or zero) leading entries.
@@ -324,6 +382,73 @@ TEST_CASE("linear algebra: slogdet and det of sizes 0 to 17, in lanes and not",
   CHECK(std::isinf(values(huge[2])[0]));
 }
 
+TEST_CASE("linear algebra: eigh of sizes 1 to 17 against the reference, in lanes and not",
+          "[tracer][ops][linalg]") {
+  auto f = jit([](Tensor a) {
+    auto [w, v] = eigh(a);
+    return std::vector<Tensor>{w, v, eigvalsh(a)};
+  });
+  // 37 matrices: in vector lanes on a CPU up to 8 rows, one at a time above.
+  const int64_t batch = 37;
+  for (DType dtype : {F32, F64})
+    for (int64_t n : {1, 2, 3, 4, 6, 8, 9, 17}) {
+      INFO(dtype_name(dtype) << " n = " << n);
+      // Not symmetric: eigh reads its symmetric part.
+      Vec a = noise(batch * n * n, 0.3 * n);
+      // A diagonal matrix (no rotation at all) and a zero matrix.
+      for (int64_t i = 0; i < n; ++i)
+        for (int64_t j = 0; j < n; ++j)
+          a[(2 * n + i) * n + j] = i == j ? std::cos(3.0 * i) : 0, a[(4 * n + i) * n + j] = 0;
+      std::vector<Array> got = f(make(a, {batch, n, n}, dtype));
+      Vec got_w = values(got[0]), got_v = values(got[1]);
+      CHECK(mismatch(got[2], got[0], 0) == "");
+      double tol = dtype == F64 ? 1e-12 : 2e-5;
+      for (int64_t b = 0; b < batch; ++b) {
+        INFO("matrix " << b);
+        auto [w, v] = eigh_ref(matrix_at(a, b, n, n));
+        for (int64_t k = 0; k < n; ++k) {
+          CHECK(std::fabs(got_w[b * n + k] - static_cast<double>(w[k])) <= tol * (1 + std::fabs(w[k])));
+          if (k > 0) CHECK(got_w[b * n + k] >= got_w[b * n + k - 1]);
+          // Each eigenvector up to its sign, within the bound of its
+          // eigenvalue's distance to the others (Davis-Kahan): rounding
+          // of the order of epsilon |S| turns it by that over the gap.
+          // The zero matrix's vectors need only be orthonormal.
+          if (b == 4) continue;
+          long double gap = INFINITY;
+          for (int64_t j = 0; j < n; ++j)
+            if (j != k) gap = std::min(gap, std::fabs(w[j] - w[k]));
+          long double dot = 0;
+          for (int64_t r = 0; r < n; ++r) dot += got_v[(b * n + r) * n + k] * v[r][k];
+          for (int64_t r = 0; r < n; ++r)
+            CHECK(std::fabs(got_v[(b * n + r) * n + k] - static_cast<double>((dot < 0 ? -1 : 1) * v[r][k])) <=
+                  tol * n / std::min(1.0L, gap));
+        }
+        // V^T V = I.
+        for (int64_t i = 0; i < n; ++i)
+          for (int64_t j = 0; j < n; ++j) {
+            double d = 0;
+            for (int64_t r = 0; r < n; ++r) d += got_v[(b * n + r) * n + i] * got_v[(b * n + r) * n + j];
+            CHECK(std::fabs(d - (i == j)) <= 10 * tol);
+          }
+      }
+    }
+  // NaN and infinite entries give NaN matrices of results, the others of the
+  // batch unaffected; entries near f32's largest are scaled, not squared;
+  // integers give f32; 0x0 is empty.
+  Vec bad{1, 2, 2, 1, NAN, 0, 0, 1, INFINITY, 0, 0, 1, 3e37, 1e37, 1e37, 3e37};
+  std::vector<Array> got = f(make(bad, {4, 2, 2}, F32));
+  Vec w = values(got[0]), v = values(got[1]);
+  CHECK(w[0] == Approx(-1).epsilon(1e-6));
+  CHECK(w[1] == Approx(3).epsilon(1e-6));
+  for (int i = 2; i < 6; ++i) CHECK(std::isnan(w[i]));
+  for (int i = 4; i < 12; ++i) CHECK(std::isnan(v[i]));
+  CHECK(w[6] == Approx(2e37).epsilon(1e-6));
+  CHECK(w[7] == Approx(4e37).epsilon(1e-6));
+  CHECK(std::fabs(std::fabs(v[12]) - std::sqrt(0.5)) < 1e-6);
+  CHECK_ARRAY("i32", f(make({2, 0, 0, 1}, {2, 2}, I32))[0], F32, Shape{2}, (Vec{1, 2}), kExact);
+  CHECK(f(Array::zeros({3, 0, 0}))[1].shape() == Shape{3, 0, 0});
+}
+
 TEST_CASE("linear algebra: inv and cho_solve, at 1 and 2 threads", "[tracer][ops][linalg]") {
   // 2048 matrices of 7x7: on a CPU, groups of 8 f64 lanes in parallel chunks.
   const int64_t batch = 2048, n = 7;
@@ -404,6 +529,7 @@ TEST_CASE("linear algebra: batches of small matrices, a matrix per vector lane",
   expect_grads("solve in lanes", FN(solve(x[0], expand_dims(x[1], -1))), {a, b});
   expect_grads("cholesky in lanes", FN(cholesky(x[0])), {s});
   expect_grads("slogdet in lanes", FN(slogdet(x[0]).logabsdet), {a});
+  expect_grads("eigh in lanes", FN(eigh(x[0]).eigenvectors * eigh(x[0]).eigenvectors + expand_dims(eigh(x[0]).eigenvalues, -1)), {a});
 }
 
 TEST_CASE("ad ops: gradients of the linear algebra ops, both modes", "[ad][ad-ops][linalg]") {
@@ -439,6 +565,14 @@ TEST_CASE("ad ops: gradients of the linear algebra ops, both modes", "[ad][ad-op
   expect_grads("det", FN(det(x[0])), {g});
   expect_grads("det of a batch", FN(det(x[0] + x[1])), {make(general(3, n, 0.2), {3, n, n}, F64), g});
   expect_grads("second order: slogdet", FN(slogdet(x[0]).logabsdet), {g}, 2);
+  // Functions of the eigenvectors that do not depend on their signs.
+  // Distinct eigenvalues (spd's repeat: its M M^T has rank 2).
+  Array symmetric = make(noise(n * n, 0.7), {n, n}, F64);
+  expect_grads("eigh's eigenvalues", FN(eigh(x[0]).eigenvalues * x[1]),
+               {m, make({1, 2, 3, 4}, {4}, F64)});
+  expect_grads("eigh's eigenvectors", FN(eigh(x[0]).eigenvectors * eigh(x[0]).eigenvectors), {m});
+  expect_grads("eigh of a batch", FN(eigh(x[0] + x[1]).eigenvalues), {make(general(3, n, 0.2), {3, n, n}, F64), symmetric});
+  expect_grads("second order: eigvalsh", FN(eigvalsh(x[0])), {symmetric}, 2);
   expect_grads("second order: solve", FN(solve(x[0], x[1]) * solve(x[0], x[1])), {g, b}, 2);
   expect_grads("second order: cholesky", FN(cholesky(x[0])), {spd_matrix}, 2);
 }
@@ -466,6 +600,8 @@ TEST_CASE("linear algebra: errors name the op, the shapes and the line",
   }, {"triangular_solve", "f32[2,5]", "rows"});
   expect([] { jit([](Tensor x) { return det(x); })(Array::zeros({2, 3})); },
          {"slogdet", "f32[2,3]", "square"});
+  expect([] { jit([](Tensor x) { return eigvalsh(x); })(Array::zeros({4})); },
+         {"eigvalsh", "f32[4]", "square"});
   // A vector b has a's rank minus one (jax.scipy.linalg's rule).
   expect([] {
     jit([](Tensor a, Tensor b) { return triangular_solve(a, b, true); })(Array::zeros({2, 3, 3}),

@@ -257,6 +257,18 @@ SlogdetResult slogdet(const Tensor& a, SourceLocation loc = SourceLocation::curr
 /// det(a) a^-T, is not finite where a is singular (JAX's is the adjugate
 /// there); differentiate slogdet's logabsdet where that matters.
 Tensor det(const Tensor& a, SourceLocation loc = SourceLocation::current());
+/// jnp.linalg.eigh: of each matrix's symmetric part (a + a^T) / 2 in
+/// a [..., n, n], the eigenvalues [..., n] in ascending order and the
+/// orthonormal eigenvectors [..., n, n] as columns (the column for each
+/// eigenvalue; its sign is not specified), by the cyclic Jacobi method.
+/// Gradients are infinite where eigenvalues repeat, as JAX's.
+/// `auto [w, v] = linalg::eigh(a);`
+struct EighResult {
+  Tensor eigenvalues, eigenvectors;
+};
+EighResult eigh(const Tensor& a, SourceLocation loc = SourceLocation::current());
+/// jnp.linalg.eigvalsh: eigh's eigenvalues.
+Tensor eigvalsh(const Tensor& a, SourceLocation loc = SourceLocation::current());
 }  // namespace linalg
 
 /// Empty `perm` reverses the dimensions.

@@ -1,8 +1,8 @@
-// Linear algebra (jnp.linalg.cholesky, solve, inv, slogdet, det;
-// jax.scipy.linalg's solve_triangular and cho_solve): dtypes, vectors and
-// batch broadcasting here; each factorization is one adjit op
-// (adjit.cholesky, adjit.triangular_solve, adjit.solve, adjit.slogdet) on
-// f32 or f64 batches of matrices.
+// Linear algebra (jnp.linalg.cholesky, solve, inv, slogdet, det, eigh,
+// eigvalsh; jax.scipy.linalg's solve_triangular and cho_solve): dtypes,
+// vectors and batch broadcasting here; each factorization is one adjit op
+// (adjit.cholesky, adjit.triangular_solve, adjit.solve, adjit.slogdet,
+// adjit.eigh) on f32 or f64 batches of matrices.
 #include "Promotion.h"
 #include "Recorder.h"
 
@@ -141,6 +141,25 @@ Tensor det(const Tensor& a, SourceLocation loc) {
   detail::AtUserLine at_user(loc);
   auto [sign, logabsdet] = slogdet(a, loc);
   return sign * exp(logabsdet, loc);
+}
+
+namespace {
+// eigh, whose errors name the user's op.
+EighResult eigen_decomposition(const char* op_name, const Tensor& a, SourceLocation loc) {
+  Recorder r(op_name, loc, {&a});
+  check_square(r, a);
+  DType result = result_dtype(a.dtype());
+  Tensor x = r.convert(a, solver_dtype(result));
+  auto op = r.builder().create<ir::EighOp>(r.location(), r.value(x));
+  return {r.convert(r.trace().wrap(op.getEigenvalues()), result),
+          r.convert(r.trace().wrap(op.getEigenvectors()), result)};
+}
+}  // namespace
+
+EighResult eigh(const Tensor& a, SourceLocation loc) { return eigen_decomposition("eigh", a, loc); }
+
+Tensor eigvalsh(const Tensor& a, SourceLocation loc) {
+  return eigen_decomposition("eigvalsh", a, loc).eigenvalues;
 }
 
 }  // namespace linalg

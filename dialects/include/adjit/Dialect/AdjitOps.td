@@ -859,6 +859,35 @@ def Adjit_SlogdetOp : Adjit_Op<"slogdet", [Pure,
   let hasVerifier = 1;
 }
 
+def Adjit_EighOp : Adjit_Op<"eigh", [Pure,
+    DeclareOpInterfaceMethods<InferTypeOpInterface>,
+    DeclareOpInterfaceMethods<DifferentiableOpInterface>]> {
+  let summary = "eigenvalues and eigenvectors of a symmetric matrix";
+  let description = [{
+    For each matrix of the batch, the eigenvalues `w` of its symmetric part
+    `S = (A + A^T) / 2` in ascending order and the orthonormal eigenvectors
+    `V` as columns, `S = V diag(w) V^T` (as `jnp.linalg.eigh`, which also
+    symmetrizes). Computed by the cyclic Jacobi method: sweeps of plane
+    rotations that zero each off-diagonal entry in turn, until the
+    off-diagonal part is below the element type's epsilon relative to `S`
+    (quadratic convergence: a few sweeps), then sorted. An eigenvector's
+    sign is not specified. A NaN in a matrix gives NaN results.
+
+    Derivative: with `F[i][j] = 1 / (w[j] - w[i])` off the diagonal and 0
+    on it, `dw = diag(V^T dS V)` and `dV = V (F * (V^T dS V))`; the adjoint
+    is `Sbar = V (diag(wbar) + F * (V^T Vbar)) V^T`, symmetrized. Repeated
+    eigenvalues make `F`, and the eigenvectors' derivatives, infinite.
+
+    ```mlir
+    %w, %v = adjit.eigh %a : tensor<8x3x3xf32>
+    ```
+  }];
+  let arguments = (ins Adjit_SolverTensor:$operand);
+  let results = (outs Adjit_SolverTensor:$eigenvalues, Adjit_SolverTensor:$eigenvectors);
+  let assemblyFormat = "$operand attr-dict `:` type($operand)";
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Control flow. Regions take every value they use as an explicit operand
 // (IsolatedFromAbove), so derivative rules see all the values that a body
