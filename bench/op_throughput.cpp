@@ -189,6 +189,11 @@ std::vector<Op> ops(int64_t n) {
       // writes two numbers per matrix.
       {"slogdet of 6x6 matrices", small_spd_bytes * 38 / 36, small_batch * 144.0,
        jitted([](Tensor a) { return adjit::linalg::slogdet(a).logabsdet; }, small_spd)},
+      // eigh: Jacobi sweeps, each n(n-1)/2 rotations of two rows and
+      // columns of S and two rows of V (12n flops each, 1080 per 6x6
+      // sweep); counted for 4 sweeps, a lower bound for a few more.
+      {"eigh of 6x6 matrices", small_spd_bytes * (2 + 6.0 / 36), small_batch * 4 * 1080.0,
+       jitted([](Tensor a) { return adjit::linalg::eigh(a).eigenvectors; }, small_spd)},
       {"solve of one n/4 x n/4 system", bytes / 16, 2.0 * m * m * m / 3 + 2 * m * m,
        jitted([](Tensor a, Tensor b) { return adjit::linalg::solve(a, b); }, system, system_rhs)},
       {"exp over rows of 3", 2 * points_bytes, 0,

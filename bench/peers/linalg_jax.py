@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """JAX's side of bench/linear_algebra.cpp (adjit-linalg-bench): the same
 batches of small SPD matrices (f32), factored and solved, their
-log-determinants, the gradients of a Cholesky solve and of the
-log-determinants over the batch, and one 256 x 256 system.
+log-determinants and eigendecompositions, the gradients of a Cholesky
+solve, of the log-determinants and of the eigenvalues over the batch, and
+one 256 x 256 system.
 
   python3 bench/peers/linalg_jax.py [--smoke]
 
@@ -51,6 +52,10 @@ def main():
         time_calls("grad cho_solve " + shape, lambda: gradient(a, b))
         time_calls("slogdet " + shape, lambda: slogdet(a))
         time_calls("grad logdet " + shape, lambda: logdet_gradient(a))
+        eigh = jax.jit(jnp.linalg.eigh)
+        eigvalsh_gradient = jax.jit(jax.grad(lambda x: jnp.sum(jnp.linalg.eigvalsh(x) ** 2)))
+        time_calls("eigh " + shape, lambda: eigh(a))
+        time_calls("grad eigvalsh " + shape, lambda: eigvalsh_gradient(a))
 
     m = 32 if args.smoke else 256
     k = np.arange(m * m)
