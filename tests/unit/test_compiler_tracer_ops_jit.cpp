@@ -1702,3 +1702,67 @@ TEST_CASE("tracer ops: a DType outside the enum is a TraceError naming the op", 
     CHECK(contains(message, "test_compiler_tracer_ops_jit.cpp:"));
   }
 }
+
+TEST_CASE("tracer ops: diagonal and trace, any offset and pair of axes, and their gradients",
+          "[tracer][ops]") {
+  // x [2,3,4]: diagonals of axes (1,2) at offsets 0, 2, -1, -3 (empty),
+  // of axes (2,0), and of a square matrix; traces alike.
+  auto f = adjit::jit([](Tensor x, Tensor m) {
+    return std::vector<Tensor>{diagonal(x, 0, 1, 2), diagonal(x, 2, 1, 2),  diagonal(x, -1, -2, -1),
+                               diagonal(x, -3, 1, 2), diagonal(x, 1, 2, 0), diagonal(m),
+                               trace(m),              trace(x, 1, 1, 2)};
+  });
+  Array x = Array::randn({2, 3, 4}, 801, F64), m = Array::randn({3, 3}, 802, F64);
+  Vec X = values(x), M = values(m);
+  auto at = [&](int64_t a, int64_t b, int64_t c) { return X[(a * 3 + b) * 4 + c]; };
+  // The reference: element (rest..., k) is x at i = k + first_row,
+  // j = k + first_col along the two axes.
+  auto reference = [&](int offset, int axis1, int axis2, Shape& shape) {
+    Shape dims{2, 3, 4};
+    int other = 3 - axis1 - axis2;
+    int64_t rows = dims[axis1], cols = dims[axis2];
+    int64_t r0 = offset < 0 ? -offset : 0, c0 = offset > 0 ? offset : 0;
+    int64_t length = std::max<int64_t>(0, std::min(rows - r0, cols - c0));
+    shape = {dims[other], length};
+    Vec out;
+    for (int64_t o = 0; o < dims[other]; ++o)
+      for (int64_t k = 0; k < length; ++k) {
+        int64_t index[3];
+        index[other] = o, index[axis1] = k + r0, index[axis2] = k + c0;
+        out.push_back(at(index[0], index[1], index[2]));
+      }
+    return out;
+  };
+  std::vector<Array> got = f(x, m);
+  Shape s;
+  Vec want = reference(0, 1, 2, s);
+  CHECK_ARRAY("diagonal(x, 0, 1, 2)", got[0], F64, s, want, kExact);
+  want = reference(2, 1, 2, s);
+  CHECK_ARRAY("diagonal(x, 2, 1, 2)", got[1], F64, s, want, kExact);
+  want = reference(-1, 1, 2, s);
+  CHECK_ARRAY("diagonal(x, -1, -2, -1)", got[2], F64, s, want, kExact);
+  CHECK(got[3].shape() == Shape{2, 0});
+  want = reference(1, 2, 0, s);
+  CHECK_ARRAY("diagonal(x, 1, 2, 0)", got[4], F64, s, want, kExact);
+  CHECK_ARRAY("diagonal(m)", got[5], F64, Shape{3}, (Vec{M[0], M[4], M[8]}), kExact);
+  CHECK_ARRAY("trace(m)", got[6], F64, Shape{}, (Vec{M[0] + M[4] + M[8]}), (Tol{1e-15, 1e-15}));
+  Vec traces;
+  for (int64_t a = 0; a < 2; ++a) traces.push_back(at(a, 0, 1) + at(a, 1, 2) + at(a, 2, 3));
+  CHECK_ARRAY("trace(x, 1, 1, 2)", got[7], F64, Shape{2}, traces, (Tol{1e-15, 1e-15}));
+  using ad::Fn;
+  ad::expect_grads("diagonal", FN(diagonal(x[0], -1, 2, 1) * diagonal(x[0], -1, 2, 1)), {x});
+  ad::expect_grads("trace", FN(trace(x[0] * x[0], 1, 0, 2)), {x});
+  // Errors name the op, the operand and the line.
+  for (auto [run, parts] : std::vector<std::pair<std::function<void()>, std::vector<std::string>>>{
+           {[] { adjit::jit([](Tensor v) { return trace(v); })(Array::zeros({4})); },
+            {"trace", "f32[4]", "2 dimensions"}},
+           {[] { adjit::jit([](Tensor v) { return diagonal(v, 0, 1, -1); })(Array::zeros({2, 3})); },
+            {"diagonal", "f32[2,3]", "both axis 1"}},
+           {[] { adjit::jit([](Tensor v) { return diagonal(v, 0, 0, 2); })(Array::zeros({2, 3})); },
+            {"diagonal", "axis2"}}}) {
+    std::string message = what_of<TraceError>(run);
+    INFO(message);
+    for (const std::string& part : parts) CHECK(contains(message, part));
+    CHECK(contains(message, "test_compiler_tracer_ops_jit.cpp"));
+  }
+}

@@ -283,6 +283,15 @@ Tensor slice(const Tensor& x, Shape starts, Shape limits, Shape strides = {},
              SourceLocation loc = SourceLocation::current());
 Tensor concat(const std::vector<Tensor>& xs, int axis,
               SourceLocation loc = SourceLocation::current());
+/// numpy.diagonal: the entries x[..., i, i + offset, ...] of axes `axis1`
+/// and `axis2` (a negative offset: below the main diagonal), along a new
+/// last axis after the remaining ones (jnp.linalg.diagonal is
+/// diagonal(x, 0, -2, -1)).
+Tensor diagonal(const Tensor& x, int offset = 0, int axis1 = 0, int axis2 = 1,
+                SourceLocation loc = SourceLocation::current());
+/// numpy.trace: the sums of diagonal(x, offset, axis1, axis2).
+Tensor trace(const Tensor& x, int offset = 0, int axis1 = 0, int axis2 = 1,
+             SourceLocation loc = SourceLocation::current());
 /// lax.pad: dimension d gets low[d] copies of `value` before its first
 /// element, high[d] after its last and interior[d] between each two (empty
 /// `interior`: none). A negative low or high removes that many elements from

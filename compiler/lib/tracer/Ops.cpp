@@ -647,6 +647,44 @@ Tensor slice(const Tensor& x, Shape starts, Shape limits, Shape strides, SourceL
   return r.emit<ir::SliceOp>(r.type(x.dtype(), shape), r.value(x), starts, limits, strides);
 }
 
+namespace {
+// The two axes moved last and flattened: the diagonal is then every
+// (n2 + 1)-th element from its first, one strided slice. Errors name
+// `op_name`, the user's op.
+Tensor diagonal_of(const char* op_name, const Tensor& x, int offset, int axis1, int axis2,
+                   SourceLocation loc) {
+  Recorder r(op_name, loc, {&x});
+  if (x.rank() < 2) r.fail(fmt::format("needs at least 2 dimensions, got {}", describe(x)));
+  int a1 = r.axis(axis1, x.rank(), x, "axis1"), a2 = r.axis(axis2, x.rank(), x, "axis2");
+  if (a1 == a2) r.fail(fmt::format("axis1 and axis2 are both axis {} of {}", a1, describe(x)));
+  detail::AtUserLine at_user(loc);
+  std::vector<int> perm;
+  Shape shape;
+  for (int d = 0; d < x.rank(); ++d)
+    if (d != a1 && d != a2) perm.push_back(d), shape.push_back(x.shape()[d]);
+  perm.insert(perm.end(), {a1, a2});
+  int64_t rows = x.shape()[a1], cols = x.shape()[a2];
+  int64_t first_row = offset < 0 ? -int64_t{offset} : 0, first_col = offset > 0 ? offset : 0;
+  int64_t length = std::max<int64_t>(0, std::min(rows - first_row, cols - first_col));
+  Shape flat_shape = shape, starts(shape.size(), 0), limits = shape, strides(shape.size(), 1);
+  flat_shape.push_back(rows * cols);
+  int64_t start = length ? first_row * cols + first_col : 0;
+  starts.push_back(start);
+  limits.push_back(length ? start + (length - 1) * (cols + 1) + 1 : 0);
+  strides.push_back(cols + 1);
+  return slice(reshape(transpose(x, perm, loc), flat_shape, loc), starts, limits, strides, loc);
+}
+}  // namespace
+
+Tensor diagonal(const Tensor& x, int offset, int axis1, int axis2, SourceLocation loc) {
+  return diagonal_of("diagonal", x, offset, axis1, axis2, loc);
+}
+
+Tensor trace(const Tensor& x, int offset, int axis1, int axis2, SourceLocation loc) {
+  detail::AtUserLine at_user(loc);
+  return sum(diagonal_of("trace", x, offset, axis1, axis2, loc), {-1}, false, loc);
+}
+
 Tensor concat(const std::vector<Tensor>& xs, int axis, SourceLocation loc) {
   Recorder r("concat", loc, {xs.empty() ? nullptr : &xs.front()});
   if (xs.empty()) r.fail("needs at least one tensor");
