@@ -437,15 +437,27 @@ LogicalResult SolveOp::verify() {
   return verifyRightHandSides(*this, getA().getType(), getB().getType());
 }
 
+namespace {
+// The square matrices that an op whose result types are inferred reads,
+// or the error its verifier would give.
+FailureOr<RankedTensorType> squareMatricesOperand(std::optional<Location> loc, StringRef opName,
+                                                  ValueRange operands) {
+  auto a = cast<RankedTensorType>(operands[0].getType());
+  if (a.getRank() < 2)
+    return emitOptionalError(loc, "'", opName, "' op operand ", a,
+                             " is not a (batch of) square matrices");
+  return a;
+}
+} // namespace
+
 // Both results have the operand's batch dimensions.
 LogicalResult SlogdetOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
                                           ValueRange operands, DictionaryAttr, OpaqueProperties,
                                           RegionRange, SmallVectorImpl<Type> &types) {
-  auto a = cast<RankedTensorType>(operands[0].getType());
-  if (a.getRank() < 2)
-    return emitOptionalError(loc, "'adjit.slogdet' op operand ", a,
-                             " is not a (batch of) square matrices");
-  types.assign(2, a.clone(a.getShape().drop_back(2)));
+  FailureOr<RankedTensorType> a = squareMatricesOperand(loc, getOperationName(), operands);
+  if (failed(a))
+    return failure();
+  types.assign(2, a->clone(a->getShape().drop_back(2)));
   return success();
 }
 
@@ -457,11 +469,10 @@ LogicalResult SlogdetOp::verify() {
 LogicalResult EighOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
                                        ValueRange operands, DictionaryAttr, OpaqueProperties,
                                        RegionRange, SmallVectorImpl<Type> &types) {
-  auto a = cast<RankedTensorType>(operands[0].getType());
-  if (a.getRank() < 2)
-    return emitOptionalError(loc, "'adjit.eigh' op operand ", a,
-                             " is not a (batch of) square matrices");
-  types.assign({a.clone(a.getShape().drop_back()), a});
+  FailureOr<RankedTensorType> a = squareMatricesOperand(loc, getOperationName(), operands);
+  if (failed(a))
+    return failure();
+  types.assign({a->clone(a->getShape().drop_back()), *a});
   return success();
 }
 

@@ -127,14 +127,24 @@ Tensor inv(const Tensor& a, SourceLocation loc) {
   return solve(a, broadcast_to(identity, a.shape(), loc), loc);
 }
 
-SlogdetResult slogdet(const Tensor& a, SourceLocation loc) {
-  Recorder r("slogdet", loc, {&a});
+namespace {
+// The two results of the one-operand op OpTy (slogdet, eigh) on the
+// matrices a, in a's dtype; errors name `op_name`, the user's op.
+template <class OpTy>
+std::pair<Tensor, Tensor> two_results(const char* op_name, const Tensor& a, SourceLocation loc) {
+  Recorder r(op_name, loc, {&a});
   check_square(r, a);
   DType result = result_dtype(a.dtype());
   Tensor x = r.convert(a, solver_dtype(result));
-  auto op = r.builder().create<ir::SlogdetOp>(r.location(), r.value(x));
-  return {r.convert(r.trace().wrap(op.getSign()), result),
-          r.convert(r.trace().wrap(op.getLogabsdet()), result)};
+  auto op = r.builder().create<OpTy>(r.location(), r.value(x));
+  return {r.convert(r.trace().wrap(op->getResult(0)), result),
+          r.convert(r.trace().wrap(op->getResult(1)), result)};
+}
+}  // namespace
+
+SlogdetResult slogdet(const Tensor& a, SourceLocation loc) {
+  auto [sign, logabsdet] = two_results<ir::SlogdetOp>("slogdet", a, loc);
+  return {sign, logabsdet};
 }
 
 Tensor det(const Tensor& a, SourceLocation loc) {
@@ -143,23 +153,13 @@ Tensor det(const Tensor& a, SourceLocation loc) {
   return sign * exp(logabsdet, loc);
 }
 
-namespace {
-// eigh, whose errors name the user's op.
-EighResult eigen_decomposition(const char* op_name, const Tensor& a, SourceLocation loc) {
-  Recorder r(op_name, loc, {&a});
-  check_square(r, a);
-  DType result = result_dtype(a.dtype());
-  Tensor x = r.convert(a, solver_dtype(result));
-  auto op = r.builder().create<ir::EighOp>(r.location(), r.value(x));
-  return {r.convert(r.trace().wrap(op.getEigenvalues()), result),
-          r.convert(r.trace().wrap(op.getEigenvectors()), result)};
+EighResult eigh(const Tensor& a, SourceLocation loc) {
+  auto [eigenvalues, eigenvectors] = two_results<ir::EighOp>("eigh", a, loc);
+  return {eigenvalues, eigenvectors};
 }
-}  // namespace
-
-EighResult eigh(const Tensor& a, SourceLocation loc) { return eigen_decomposition("eigh", a, loc); }
 
 Tensor eigvalsh(const Tensor& a, SourceLocation loc) {
-  return eigen_decomposition("eigvalsh", a, loc).eigenvalues;
+  return two_results<ir::EighOp>("eigvalsh", a, loc).first;
 }
 
 }  // namespace linalg
