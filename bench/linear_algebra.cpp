@@ -1,10 +1,10 @@
 // adjit-linalg-bench: linear algebra against bench/peers/linalg_jax.py,
 // which defines the same problems: batches of 16384 small SPD matrices
 // (6x6, the size of a rigid body's or a 6-joint arm's systems) and of
-// 4096 3x3 ones (f32), factored and solved, their log-determinants and
-// eigendecompositions, and the gradients of a Cholesky solve, of the
-// log-determinants and of the eigenvalues over the batch; one 256 x 256
-// system. First call and
+// 4096 3x3 ones (f32), factored and solved, their log-determinants,
+// eigendecompositions and QR factors, and the gradients of a Cholesky
+// solve, of the log-determinants, of the eigenvalues and of the QR factors
+// over the batch; one 256 x 256 system. First call and
 // median of 20 calls, one JSON line per measurement. Run with
 // ADJIT_NUM_THREADS=1 to compare with the JAX script, which pins itself to
 // one core.
@@ -70,6 +70,16 @@ int main(int argc, char** argv) {
         adjit::jit(adjit::grad([](Tensor x) { return adjit::sum(linalg::eigvalsh(x) * linalg::eigvalsh(x)); }));
     time_calls("eigh " + shape, reps, [&] { eigh(a); });
     time_calls("grad eigvalsh " + shape, reps, [&] { eigvalsh_gradient(a); });
+    auto qr = adjit::jit([](Tensor x) {
+      auto [q, r] = linalg::qr(x);
+      return std::vector<Tensor>{q, r};
+    });
+    auto qr_gradient = adjit::jit(adjit::grad([](Tensor x) {
+      auto [q, r] = linalg::qr(x);
+      return adjit::sum(q) + adjit::sum(r);
+    }));
+    time_calls("qr " + shape, reps, [&] { qr(a); });
+    time_calls("grad qr " + shape, reps, [&] { qr_gradient(a); });
   }
   const int64_t m = smoke ? 32 : 256;
   std::vector<float> values(m * m);

@@ -194,6 +194,13 @@ std::vector<Op> ops(int64_t n) {
       // sweep); counted for 4 sweeps, a lower bound for a few more.
       {"eigh of 6x6 matrices", small_spd_bytes * (2 + 6.0 / 36), small_batch * 4 * 1080.0,
        jitted([](Tensor a) { return adjit::linalg::eigh(a).eigenvectors; }, small_spd)},
+      // qr: Householder's 4n^3/3 flops for R and as many for Q; reads the
+      // matrices and writes Q and R.
+      {"qr of 6x6 matrices", 3 * small_spd_bytes, small_batch * 8 * 216 / 3.0,
+       jitted([](Tensor a) {
+         auto [q, r] = adjit::linalg::qr(a);
+         return std::vector<Tensor>{q, r};
+       }, small_spd)},
       {"solve of one n/4 x n/4 system", bytes / 16, 2.0 * m * m * m / 3 + 2 * m * m,
        jitted([](Tensor a, Tensor b) { return adjit::linalg::solve(a, b); }, system, system_rhs)},
       {"exp over rows of 3", 2 * points_bytes, 0,

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """JAX's side of bench/linear_algebra.cpp (adjit-linalg-bench): the same
 batches of small SPD matrices (f32), factored and solved, their
-log-determinants and eigendecompositions, the gradients of a Cholesky
-solve, of the log-determinants and of the eigenvalues over the batch, and
-one 256 x 256 system.
+log-determinants, eigendecompositions and QR factors, the gradients of a
+Cholesky solve, of the log-determinants, of the eigenvalues and of the QR
+factors over the batch, and one 256 x 256 system.
 
   python3 bench/peers/linalg_jax.py [--smoke]
 
@@ -56,6 +56,10 @@ def main():
         eigvalsh_gradient = jax.jit(jax.grad(lambda x: jnp.sum(jnp.linalg.eigvalsh(x) ** 2)))
         time_calls("eigh " + shape, lambda: eigh(a))
         time_calls("grad eigvalsh " + shape, lambda: eigvalsh_gradient(a))
+        qr = jax.jit(jnp.linalg.qr)
+        qr_gradient = jax.jit(jax.grad(lambda x: sum(jnp.sum(f) for f in jnp.linalg.qr(x))))
+        time_calls("qr " + shape, lambda: qr(a))
+        time_calls("grad qr " + shape, lambda: qr_gradient(a))
 
     m = 32 if args.smoke else 256
     k = np.arange(m * m)

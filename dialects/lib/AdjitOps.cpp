@@ -438,15 +438,20 @@ LogicalResult SolveOp::verify() {
 }
 
 namespace {
-// The square matrices that an op whose result types are inferred reads,
-// or the error its verifier would give.
-FailureOr<RankedTensorType> squareMatricesOperand(std::optional<Location> loc, StringRef opName,
-                                                  ValueRange operands) {
+// The matrices (`kind`: "matrices" or "square matrices", which the
+// verifier checks) that an op whose result types are inferred reads, or
+// the error for fewer than two dimensions.
+FailureOr<RankedTensorType> matricesOperand(std::optional<Location> loc, StringRef opName,
+                                            ValueRange operands, StringRef kind) {
   auto a = cast<RankedTensorType>(operands[0].getType());
   if (a.getRank() < 2)
-    return emitOptionalError(loc, "'", opName, "' op operand ", a,
-                             " is not a (batch of) square matrices");
+    return emitOptionalError(loc, "'", opName, "' op operand ", a, " is not a (batch of) ",
+                             kind);
   return a;
+}
+FailureOr<RankedTensorType> squareMatricesOperand(std::optional<Location> loc, StringRef opName,
+                                                  ValueRange operands) {
+  return matricesOperand(loc, opName, operands, "square matrices");
 }
 } // namespace
 
@@ -478,6 +483,22 @@ LogicalResult EighOp::inferReturnTypes(MLIRContext *, std::optional<Location> lo
 
 LogicalResult EighOp::verify() {
   return verifySquareMatrices(*this, getOperand().getType(), "operand");
+}
+
+// Q [batch..., m, k] and R [batch..., k, n], k = min(m, n).
+LogicalResult QrOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                     ValueRange operands, DictionaryAttr, OpaqueProperties,
+                                     RegionRange, SmallVectorImpl<Type> &types) {
+  FailureOr<RankedTensorType> a = matricesOperand(loc, getOperationName(), operands, "matrices");
+  if (failed(a))
+    return failure();
+  ArrayRef<int64_t> shape = a->getShape();
+  int64_t m = shape[shape.size() - 2], n = shape.back(), k = std::min(m, n);
+  SmallVector<int64_t> q(shape.drop_back()), r(shape.drop_back(2));
+  q.push_back(k);
+  r.append({k, n});
+  types.assign({a->clone(q), a->clone(r)});
+  return success();
 }
 
 Value mlir::adjit::createSplat(OpBuilder &builder, Location loc, Type type,

@@ -1,5 +1,5 @@
 // Derivative rules of the linear algebra ops (cholesky, triangular_solve,
-// solve, slogdet, eigh), as JAX's: each written with the ops themselves, batched matrix
+// solve, slogdet, eigh, qr), as JAX's: each written with the ops themselves, batched matrix
 // products and triangle masks, so that they differentiate again.
 #include "Emit.h"
 #include "adjit/Dialect/AdjitOps.h"
@@ -233,5 +233,109 @@ LogicalResult EighOp::buildVJP(OpBuilder &b, ValueRange ct, SmallVectorImpl<Valu
     inner = e.addOrNull(inner, e.mul(gaps, e.matmul(e.swapLast(v), ct[1])));
   }
   out.push_back(e.symmetricPart(e.matmul(v, e.matmul(inner, e.swapLast(v)))));
+  return success();
+}
+
+namespace {
+// Z R^-1, or Z R^-T where `transposed`: the transpose of a solve with R^T
+// (or R) from the left.
+Value timesInverseOfR(MatrixEmit &e, Value z, Value r, bool transposed) {
+  return e.swapLast(
+      e.triangularSolve(r, e.swapLast(z), /*lower=*/false, /*transposeA=*/!transposed, false));
+}
+
+// The columns [from, to) of the matrices x, and x and y side by side.
+Value columns(MatrixEmit &e, Value x, int64_t from, int64_t to) {
+  RankedTensorType type = e.typeOf(x);
+  int64_t rank = type.getRank();
+  SmallVector<int64_t> starts(rank, 0), limits(type.getShape()), strides(rank, 1), shape(limits);
+  starts.back() = from;
+  limits.back() = to;
+  shape.back() = to - from;
+  return e.b.create<SliceOp>(e.loc, type.clone(shape), x, starts, limits, strides);
+}
+Value sideBySide(MatrixEmit &e, Value x, Value y) {
+  RankedTensorType type = e.typeOf(x);
+  SmallVector<int64_t> shape(type.getShape());
+  shape.back() += e.typeOf(y).getShape().back();
+  return e.b.create<ConcatenateOp>(e.loc, type.clone(shape), ValueRange{x, y},
+                                   type.getRank() - 1);
+}
+
+// Of A = Q R with m >= n (R square and invertible): with X = dA R^-1,
+// C = Q^T X and W = tril(C, -1) - tril(C, -1)^T (skew-symmetric),
+// dQ = Q (W - C) + X and dR = (C - W) R.
+std::pair<Value, Value> tallQrJVP(MatrixEmit &e, Value da, Value q, Value r) {
+  Value x = timesInverseOfR(e, da, r, /*transposed=*/false);
+  Value c = e.matmul(e.swapLast(q), x);
+  Value below = e.triangle(c, /*lower=*/true, 0);
+  Value w = e.sub(below, e.swapLast(below));
+  return {e.add(e.matmul(q, e.sub(w, c)), x), e.matmul(e.sub(c, w), r)};
+}
+// Its adjoint: Abar = (Qbar + Q N) R^-T, N the symmetric matrix with the
+// upper triangle of M = Rbar R^T - Q^T Qbar (the inner products with C and
+// with W's two triangles of C fold into it). Null cotangents are zeros.
+Value tallQrVJP(MatrixEmit &e, Value qBar, Value rBar, Value q, Value r) {
+  Value m;
+  if (rBar)
+    m = e.matmul(rBar, e.swapLast(r));
+  if (qBar) {
+    Value fromQ = e.matmul(e.swapLast(q), qBar);
+    m = m ? e.sub(m, fromQ) : e.neg(fromQ);
+  }
+  if (!m)
+    return Value();
+  Value n = e.add(e.triangle(m, /*lower=*/false, 1), e.swapLast(e.triangle(m, false, 0)));
+  Value z = e.matmul(q, n);
+  return timesInverseOfR(e, qBar ? e.add(qBar, z) : z, r, /*transposed=*/true);
+}
+} // namespace
+
+// m >= n: the rule above. m < n: A = [X Y] with X square, whose QR gives Q
+// and R's first m columns, and the rest of R is Q^T Y: dR's rest is
+// dQ^T Y + Q^T dY (PyTorch's rule; JAX has none).
+LogicalResult QrOp::buildJVP(OpBuilder &b, ValueRange t, SmallVectorImpl<Value> &out,
+                             DerivativeContext &) {
+  MatrixEmit e(b, getLoc());
+  Value a = getOperand(), q = getQ(), r = getR();
+  ArrayRef<int64_t> shape = getOperand().getType().getShape();
+  int64_t m = shape[shape.size() - 2], n = shape.back();
+  if (m >= n) {
+    auto [dq, dr] = tallQrJVP(e, t[0], q, r);
+    out.append({dq, dr});
+    return success();
+  }
+  auto [dq, drSquare] = tallQrJVP(e, columns(e, t[0], 0, m), q, columns(e, r, 0, m));
+  Value drRest = e.add(e.matmul(e.swapLast(dq), columns(e, a, m, n)),
+                       e.matmul(e.swapLast(q), columns(e, t[0], m, n)));
+  out.append({dq, sideBySide(e, drSquare, drRest)});
+  return success();
+}
+// The adjoints: Ybar = Q Rbar's rest, and X's as above with Qbar + Y
+// (Rbar's rest)^T.
+LogicalResult QrOp::buildVJP(OpBuilder &b, ValueRange ct, SmallVectorImpl<Value> &out,
+                             DerivativeContext &) {
+  MatrixEmit e(b, getLoc());
+  Value a = getOperand(), q = getQ(), r = getR();
+  ArrayRef<int64_t> shape = getOperand().getType().getShape();
+  int64_t m = shape[shape.size() - 2], n = shape.back();
+  if (m >= n) {
+    out.push_back(tallQrVJP(e, ct[0], ct[1], q, r));
+    return success();
+  }
+  Value qBar = ct[0], rBarSquare, yBar;
+  if (ct[1]) {
+    Value rBarRest = columns(e, ct[1], m, n);
+    rBarSquare = columns(e, ct[1], 0, m);
+    yBar = e.matmul(q, rBarRest);
+    qBar = e.addOrNull(qBar, e.matmul(columns(e, a, m, n), e.swapLast(rBarRest)));
+  }
+  Value xBar = tallQrVJP(e, qBar, rBarSquare, q, columns(e, r, 0, m));
+  if (!xBar && !yBar) {
+    out.push_back(Value());
+    return success();
+  }
+  out.push_back(sideBySide(e, e.orZeros(xBar, columns(e, a, 0, m)),
+                           e.orZeros(yBar, columns(e, a, m, n))));
   return success();
 }

@@ -1,11 +1,12 @@
-// adjit.cholesky, adjit.triangular_solve, adjit.solve, adjit.slogdet and
-// adjit.eigh -> scf loops on tensors: one loop nest over the batch, and in
-// it the textbook algorithm on one matrix (LAPACK's potrf, trsm,
-// getrf+getrs and getrf, unblocked; cyclic Jacobi), element by element with tensor.extract/insert, which bufferization turns into
-// loads and stores in place. On a CPU, a batch of small matrices (up to
-// kUnrolledTrips rows and columns) runs a matrix per vector lane instead:
-// the batch is rearranged in groups of `lanes` matrices with the lane
-// innermost, and each group is loaded into registers, factored by
+// adjit.cholesky, adjit.triangular_solve, adjit.solve, adjit.slogdet,
+// adjit.eigh and adjit.qr -> scf loops on tensors: one loop nest over the
+// batch, and in it the textbook algorithm on one matrix (LAPACK's potrf,
+// trsm, getrf+getrs, getrf and geqr2+org2r, unblocked; cyclic Jacobi),
+// element by element with tensor.extract/insert, which bufferization turns
+// into loads and stores in place. On a CPU, a batch of small matrices (up
+// to kUnrolledTrips rows and columns) runs a matrix per vector lane
+// instead: the batch is rearranged in groups of `lanes` matrices with the
+// lane innermost, and each group is loaded into registers, factored by
 // straight-line vector code and stored.
 #include "LinearAlgebraToLoops.h"
 
@@ -114,6 +115,12 @@ public:
           b.create<scf::YieldOp>(loc, body(iv, args));
         });
     return SmallVector<Value>(forOp.getResults());
+  }
+  // loop() with one carried value.
+  Value each(Value lower, Value upper, Value state, function_ref<Value(Value i, Value state)> body) {
+    return loop(lower, upper, state, [&](Value i, ValueRange s) -> SmallVector<Value> {
+      return {body(i, s[0])};
+    })[0];
   }
   // i + offset, folded where i is a constant (in an unrolled loop).
   Value offset(Value i, int64_t offset) {
@@ -735,24 +742,19 @@ struct EighToLoops : MatrixPattern<EighOp> {
         [&](MatrixBuilder &m, ValueRange, ValueRange carried) {
           OpBuilder &b = m.b;
           Value first = m.index(0), size = m.index(n), one = m.constant(1);
-          auto each = [&](Value from, Value to, Value state, auto body) {
-            return m.loop(from, to, state, [&](Value i, ValueRange t) -> SmallVector<Value> {
-              return {body(i, t[0])};
-            })[0];
-          };
           // S, symmetrized in place; W = I; and the largest magnitude in S,
           // which scales the convergence test (squares of large entries
           // would overflow).
-          Value a = each(first, size, carried[0], [&](Value i, Value ai) {
-            return each(first, i, ai, [&](Value j, Value aij) {
+          Value a = m.each(first, size, carried[0], [&](Value i, Value ai) {
+            return m.each(first, i, ai, [&](Value j, Value aij) {
               Value v = m.mul(m.add(m.at(aij, i, j), m.at(aij, j, i)), m.constant(0.5));
               return m.put(v, m.put(v, aij, i, j), j, i);
             });
           });
-          Value w = each(first, size, carried[1], [&](Value i, Value wi) { return m.put(one, wi, i, i); });
+          Value w = m.each(first, size, carried[1], [&](Value i, Value wi) { return m.put(one, wi, i, i); });
           auto magnitude = [&](Value x) { return b.create<math::AbsFOp>(m.loc, x).getResult(); };
-          Value largest = each(first, size, m.constant(0), [&](Value i, Value li) {
-            return each(first, size, li, [&](Value j, Value lij) -> Value {
+          Value largest = m.each(first, size, m.constant(0), [&](Value i, Value li) {
+            return m.each(first, size, li, [&](Value j, Value lij) -> Value {
               return b.create<arith::MaximumFOp>(m.loc, lij, magnitude(m.at(a, i, j)));
             });
           });
@@ -763,8 +765,8 @@ struct EighToLoops : MatrixPattern<EighOp> {
           Value scale = m.div(one, largest);
           // The sum of squares of S's scaled entries, all or off the diagonal.
           auto sumOfSquares = [&](Value s, bool offDiagonal) {
-            return each(first, size, m.constant(0), [&](Value i, Value acc) {
-              return each(first, size, acc, [&](Value j, Value accj) -> Value {
+            return m.each(first, size, m.constant(0), [&](Value i, Value acc) {
+              return m.each(first, size, acc, [&](Value j, Value accj) -> Value {
                 Value x = m.mul(m.at(s, i, j), scale), square = m.add(accj, m.mul(x, x));
                 if (!offDiagonal)
                   return square;
@@ -790,7 +792,7 @@ struct EighToLoops : MatrixPattern<EighOp> {
             Value sine = m.mul(t, c);
             // Columns (and, S being symmetric, rows) p and q of S; rows p
             // and q of W. S's four entries at p and q are set after.
-            s = each(first, size, s, [&](Value r, Value sr) {
+            s = m.each(first, size, s, [&](Value r, Value sr) {
               Value srp = m.at(sr, r, p), srq = m.at(sr, r, q);
               Value rp = m.sub(m.mul(c, srp), m.mul(sine, srq));
               Value rq = m.add(m.mul(sine, srp), m.mul(c, srq));
@@ -800,7 +802,7 @@ struct EighToLoops : MatrixPattern<EighOp> {
             s = m.put(m.sub(spp, m.mul(t, spq)), s, p, p);
             s = m.put(m.add(sqq, m.mul(t, spq)), s, q, q);
             s = m.put(zero, m.put(zero, s, p, q), q, p);
-            wt = each(first, size, wt, [&](Value r, Value wr) {
+            wt = m.each(first, size, wt, [&](Value r, Value wr) {
               Value wpr = m.at(wr, p, r), wqr = m.at(wr, q, r);
               wr = m.put(m.sub(m.mul(c, wpr), m.mul(sine, wqr)), wr, p, r);
               return m.put(m.add(m.mul(sine, wpr), m.mul(c, wqr)), wr, q, r);
@@ -835,7 +837,7 @@ struct EighToLoops : MatrixPattern<EighOp> {
                 b.create<scf::YieldOp>(m.loc, ValueRange{swept[0], swept[1], m.offset(args[2], 1)});
               });
           Value diagonalized = loop.getResult(0);
-          Value values = each(first, size, carried[2], [&](Value i, Value d) {
+          Value values = m.each(first, size, carried[2], [&](Value i, Value d) {
             return m.put(m.at(diagonalized, i, i), d, i, first);
           });
           Value sorted[] = {values, loop.getResult(1)};
@@ -850,8 +852,8 @@ struct EighToLoops : MatrixPattern<EighOp> {
           // Matrices side by side in lanes fail or not each on its own.
           Value nan = m.constant(std::numeric_limits<double>::quiet_NaN());
           auto orNaN = [&](Value t, int64_t cols) {
-            return each(first, size, t, [&](Value i, Value ti) {
-              return each(first, m.index(cols), ti, [&](Value j, Value tij) {
+            return m.each(first, size, t, [&](Value i, Value ti) {
+              return m.each(first, m.index(cols), ti, [&](Value j, Value tij) {
                 return m.put(b.create<arith::SelectOp>(m.loc, failed, nan, m.at(tij, i, j)), tij,
                              i, j);
               });
@@ -871,10 +873,118 @@ struct EighToLoops : MatrixPattern<EighOp> {
   }
 };
 
+// Column c of x, rows j.., times the reflection H_j = I - tau v v^T, where
+// v[j] = 1 and v's entries below are those of column j of `reflectors`
+// (of x itself where null: its column j is not changed).
+Value reflectColumn(MatrixBuilder &m, Value x, Value reflectors, Value j, Value c, Value tau,
+                    int64_t rows) {
+  Value below = m.offset(j, 1), end = m.index(rows);
+  auto v = [&](Value current, Value i) { return m.at(reflectors ? reflectors : current, i, j); };
+  Value w = m.each(below, end, m.at(x, j, c), [&](Value i, Value acc) {
+    return m.add(acc, m.mul(v(x, i), m.at(x, i, c)));
+  });
+  Value scaled = m.mul(tau, w);
+  x = m.put(m.sub(m.at(x, j, c), scaled), x, j, c);
+  return m.each(below, end, x, [&](Value i, Value xi) {
+    return m.put(m.sub(m.at(xi, i, c), m.mul(scaled, v(xi, i))), xi, i, c);
+  });
+}
+
+// Householder QR, as LAPACK's geqr2 then org2r: for each column j < k the
+// reflection H_j that maps A[j:, j] onto beta e_j, beta = -sign(A[j][j])
+// ||A[j:, j]||, is applied to the columns on its right, its v kept below
+// A's diagonal and its tau in a k x 1 column; a column already zero below
+// the diagonal gets none (tau = 0). R is A's upper triangle, and Q =
+// H_0 ... H_{k-1} I[:, :k], accumulated from the last reflection back
+// (H_j then changes rows and columns from j only). Norms are scaled by
+// the column's largest magnitude, so that no square overflows.
+struct QrToLoops : MatrixPattern<QrOp> {
+  using MatrixPattern::MatrixPattern;
+  LogicalResult matchAndRewrite(QrOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType matrices = op.getOperand().getType(), qType = op.getQ().getType(),
+                     rType = op.getR().getType();
+    int64_t rows = qType.getShape().drop_back().back(), cols = rType.getShape().back(),
+            k = rType.getShape().drop_back().back();
+    if (k == 0) {
+      rewriter.replaceOp(op, {zerosOfType(rewriter, loc, qType), zerosOfType(rewriter, loc, rType)});
+      return success();
+    }
+    SmallVector<int64_t> tauShape(rType.getShape().drop_back());
+    tauShape.push_back(1);
+    Value init[] = {adaptor.getOperand(), zerosOfType(rewriter, loc, matrices.clone(tauShape)),
+                    zerosOfType(rewriter, loc, qType), zerosOfType(rewriter, loc, rType)};
+    auto results = forEachMatrix(
+        rewriter, loc, lanes(matrices.getElementType()), {}, init,
+        [&](MatrixBuilder &m, ValueRange, ValueRange carried) {
+          OpBuilder &b = m.b;
+          Value first = m.index(0), end = m.index(rows), width = m.index(cols),
+                rank = m.index(k), zero = m.constant(0), one = m.constant(1);
+          auto magnitude = [&](Value x) { return b.create<math::AbsFOp>(m.loc, x).getResult(); };
+          auto select = [&](Value condition, Value x, Value y) {
+            return b.create<arith::SelectOp>(m.loc, condition, x, y).getResult();
+          };
+          Value start[] = {carried[0], carried[1]};
+          SmallVector<Value> factored =
+              m.loop(first, rank, start, [&](Value j, ValueRange state) -> SmallVector<Value> {
+                Value a = state[0], below = m.offset(j, 1);
+                Value alpha = m.at(a, j, j);
+                Value tailLargest = m.each(below, end, zero, [&](Value i, Value acc) -> Value {
+                  return b.create<arith::MaximumFOp>(m.loc, acc, magnitude(m.at(a, i, j)));
+                });
+                Value none = b.create<arith::CmpFOp>(m.loc, arith::CmpFPredicate::OEQ,
+                                                     tailLargest, zero);
+                Value scale = b.create<arith::MaximumFOp>(m.loc, tailLargest, magnitude(alpha));
+                Value inverse = m.div(one, scale);
+                Value scaledAlpha = m.mul(alpha, inverse);
+                Value squares =
+                    m.each(below, end, m.mul(scaledAlpha, scaledAlpha), [&](Value i, Value acc) {
+                      Value x = m.mul(m.at(a, i, j), inverse);
+                      return m.add(acc, m.mul(x, x));
+                    });
+                Value norm = m.mul(scale, b.create<math::SqrtOp>(m.loc, squares));
+                Value beta = select(
+                    none, alpha,
+                    b.create<math::CopySignOp>(m.loc, norm, b.create<arith::NegFOp>(m.loc, alpha)));
+                Value tau = select(none, zero, m.div(m.sub(beta, alpha), beta));
+                Value vScale = select(none, zero, m.div(one, m.sub(alpha, beta)));
+                a = m.each(below, end, a, [&](Value i, Value ai) {
+                  return m.put(m.mul(m.at(ai, i, j), vScale), ai, i, j);
+                });
+                a = m.put(beta, a, j, j);
+                a = m.each(below, width, a, [&](Value c, Value ac) {
+                  return reflectColumn(m, ac, Value(), j, c, tau, rows);
+                });
+                return {a, m.put(tau, state[1], j, first)};
+              });
+          Value a = factored[0], taus = factored[1];
+          Value r = m.each(first, rank, carried[3], [&](Value i, Value ri) {
+            return m.each(i, width, ri, [&](Value c, Value ric) {
+              return m.put(m.at(a, i, c), ric, i, c);
+            });
+          });
+          Value q = m.each(first, rank, carried[2], [&](Value i, Value qi) {
+            return m.put(one, qi, i, i);
+          });
+          q = m.each(first, rank, q, [&](Value step, Value qs) {
+            Value j = m.fromEnd(k, step);
+            Value tau = m.at(taus, j, first);
+            return m.each(j, rank, qs, [&](Value c, Value qc) {
+              return reflectColumn(m, qc, a, j, c, tau, rows);
+            });
+          });
+          return SmallVector<Value>{a, taus, q, r};
+        });
+    rewriter.replaceOp(op, {results[2], results[3]});
+    return success();
+  }
+};
+
 } // namespace
 
 void mlir::adjit::populateLinearAlgebraToLoopsPatterns(RewritePatternSet &patterns,
                                                        int64_t vectorBits) {
   patterns.add<CholeskyToLoops, TriangularSolveToLoops, SolveToLoops, SlogdetToLoops,
-               EighToLoops>(patterns.getContext(), vectorBits);
+               EighToLoops, QrToLoops>(patterns.getContext(), vectorBits);
 }

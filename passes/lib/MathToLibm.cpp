@@ -39,9 +39,10 @@ std::string libmName(Operation *op) {
 std::string libdeviceName(Operation *op) {
   if (isa<VectorType>(op->getResult(0).getType()))
     return "";
-  if (isa<math::RoundEvenOp>(op)) {
+  if (isa<math::RoundEvenOp, math::CopySignOp>(op)) {
     Type element = op->getResult(0).getType();
-    return element.isF32() ? "__nv_rintf" : element.isF64() ? "__nv_rint" : "";
+    std::string name = isa<math::RoundEvenOp>(op) ? "__nv_rint" : "__nv_copysign";
+    return element.isF32() ? name + "f" : element.isF64() ? name : "";
   }
   bool upstreamLowers = isa<math::TanOp, math::AtanOp, math::Atan2Op, math::CbrtOp>(op);
   if (!adjit::needsLibrary(op) || upstreamLowers)

@@ -1191,6 +1191,33 @@ func.func @eigh_result_types(%a: tensor<3x3xf32>) {
 
 // -----
 
+func.func @qr_of_a_vector(%a: tensor<5xf32>) {
+  // expected-error @+1 {{'adjit.qr' op operand 'tensor<5xf32>' is not a (batch of) matrices}}
+  %0:2 = adjit.qr %a : tensor<5xf32>
+  return
+}
+
+// -----
+
+// Q is [batch..., m, min(m, n)], R [batch..., min(m, n), n].
+func.func @qr_result_types(%a: tensor<2x5x3xf64>) {
+  // expected-error @+2 {{'adjit.qr' op inferred type(s) 'tensor<2x5x3xf64>', 'tensor<2x3x3xf64>' are incompatible with return type(s) of operation 'tensor<2x5x5xf64>', 'tensor<2x5x3xf64>'}}
+  // expected-error @+1 {{'adjit.qr' op failed to infer returned types}}
+  %0:2 = "adjit.qr"(%a) : (tensor<2x5x3xf64>) -> (tensor<2x5x5xf64>, tensor<2x5x3xf64>)
+  return
+}
+
+// -----
+
+// QR factors f32 or f64 only.
+func.func @qr_of_integers(%a: tensor<3x3xi32>) {
+  // expected-error @+1 {{'adjit.qr' op operand #0 must be statically shaped tensor of 32-bit float or 64-bit float values, but got 'tensor<3x3xi32>'}}
+  %0:2 = "adjit.qr"(%a) : (tensor<3x3xi32>) -> (tensor<3x3xi32>, tensor<3x3xi32>)
+  return
+}
+
+// -----
+
 func.func @solve_result_type(%a: tensor<3x3xf32>, %b: tensor<3x1xf32>) -> tensor<3x2xf32> {
   // expected-error @+1 {{'adjit.solve' op failed to verify that all of {b, result} have same type}}
   %0 = adjit.solve %a, %b : (tensor<3x3xf32>, tensor<3x1xf32>) -> tensor<3x2xf32>

@@ -77,6 +77,24 @@ func.func @eigh_lanes(%a: tensor<9x3x3xf64>) -> (tensor<9x3xf64>, tensor<9x3x3xf
 
 // -----
 
+// qr in lanes: every loop unrolled, the reflections' norms and signs
+// vector code, Q and R stored per lane.
+// CHECK-LABEL: func.func @qr_lanes
+// CHECK: scf.for {{.*}} -> (tensor<2x4x3x16xf32>, tensor<2x3x1x16xf32>, tensor<2x4x3x16xf32>, tensor<2x3x3x16xf32>)
+// CHECK-NOT: scf.for
+// CHECK: math.sqrt %{{.*}} : vector<16xf32>
+// CHECK: math.copysign %{{.*}}, %{{.*}} : vector<16xf32>
+// CHECK: vector.transfer_write %{{.*}} : vector<16xf32>, tensor<2x3x3x16xf32>
+// SCALAR-LABEL: func.func @qr_lanes
+// SCALAR-NOT: vector.
+// SCALAR: return
+func.func @qr_lanes(%a: tensor<20x4x3xf32>) -> (tensor<20x4x3xf32>, tensor<20x3x3xf32>) {
+  %0:2 = adjit.qr %a : tensor<20x4x3xf32>
+  return %0#0, %0#1 : tensor<20x4x3xf32>, tensor<20x3x3xf32>
+}
+
+// -----
+
 // Fewer matrices than lanes still run in lanes, one group padded with zero
 // matrices (their unrolled code in tensors would take seconds to
 // bufferize); more than 8 rows run one matrix at a time.

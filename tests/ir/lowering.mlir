@@ -1094,6 +1094,49 @@ func.func @eigh(%a: tensor<9x9xf64>) -> (tensor<9xf64>, tensor<9x9xf64>) {
 
 // -----
 
+// qr: Householder reflections (LAPACK's geqr2): per column, the largest
+// magnitude below the diagonal (zero: no reflection), the norm scaled by
+// the largest magnitude, beta of the sign opposite to the diagonal entry,
+// the reflection applied to the columns on the right; then R, the upper
+// triangle, and Q accumulated from the last reflection back (org2r).
+// CHECK-LABEL: func.func @qr
+// CHECK: %[[F:.*]]:2 = scf.for {{.*}} -> (tensor<10x6xf64>, tensor<6x1xf64>)
+// CHECK: %[[ALPHA:.*]] = tensor.extract
+// CHECK: %[[TAIL:.*]] = scf.for {{.*}} -> (f64)
+// CHECK: math.absf
+// CHECK: arith.maximumf
+// CHECK: %[[NONE:.*]] = arith.cmpf oeq, %[[TAIL]]
+// CHECK: %[[SCALE:.*]] = arith.maximumf %[[TAIL]]
+// CHECK: math.sqrt
+// CHECK: %[[NORM:.*]] = arith.mulf %[[SCALE]]
+// CHECK: %[[NEG:.*]] = arith.negf %[[ALPHA]] : f64
+// CHECK: %[[SIGNED:.*]] = math.copysign %[[NORM]], %[[NEG]] : f64
+// CHECK: %[[BETA:.*]] = arith.select %[[NONE]], %[[ALPHA]], %[[SIGNED]] : f64
+// CHECK: tensor.insert %[[BETA]]
+// CHECK: %[[R:.*]] = scf.for {{.*}} -> (tensor<6x6xf64>)
+// CHECK: tensor.extract %[[F]]#0
+// CHECK: %[[IDENTITY:.*]] = scf.for {{.*}} -> (tensor<10x6xf64>)
+// CHECK: %[[Q:.*]] = scf.for {{.*}} iter_args(%{{.*}} = %[[IDENTITY]]) -> (tensor<10x6xf64>)
+// CHECK: tensor.extract %[[F]]#1
+// CHECK: return %[[Q]], %[[R]]
+func.func @qr(%a: tensor<10x6xf64>) -> (tensor<10x6xf64>, tensor<6x6xf64>) {
+  %0:2 = adjit.qr %a : tensor<10x6xf64>
+  return %0#0, %0#1 : tensor<10x6xf64>, tensor<6x6xf64>
+}
+
+// -----
+
+// The QR of matrices with no columns or no rows: empty factors, no loops.
+// CHECK-LABEL: func.func @qr_empty
+// CHECK-NOT: scf.for
+// CHECK: return
+func.func @qr_empty(%a: tensor<4x3x0xf32>) -> (tensor<4x3x0xf32>, tensor<4x0x0xf32>) {
+  %0:2 = adjit.qr %a : tensor<4x3x0xf32>
+  return %0#0, %0#1 : tensor<4x3x0xf32>, tensor<4x0x0xf32>
+}
+
+// -----
+
 // The determinant of 0x0 matrices is 1: no loops.
 // CHECK-LABEL: func.func @slogdet_empty
 // CHECK-NOT: scf.for

@@ -83,7 +83,7 @@ func.func @twice(%d: f64) -> f64 {
 
 // In GPU kernels, with device-library: libdevice's functions for what
 // neither LLVM nor upstream's GPU-to-NVVM lowering handles (roundeven is
-// rint); tan, atan, atan2, cbrt and tanh stay for the latter (which calls
+// rint; copysign); tan, atan, atan2, cbrt and tanh stay for the latter (which calls
 // libdevice too).
 // GPU-LABEL: gpu.module @kernels
 // GPU:       func.func @math
@@ -98,10 +98,11 @@ func.func @twice(%d: f64) -> f64 {
 // GPU-NEXT:  math.atan2
 // GPU-NEXT:  math.tanh
 // GPU-NEXT:  llvm.call @__nv_rintf(%{{.*}}) : (f32) -> f32
+// GPU-NEXT:  llvm.call @__nv_copysign(%{{.*}}, %{{.*}}) : (f64, f64) -> f64
 // GPU:       llvm.func @__nv_asinf(f32) -> f32
 // GPU-NEXT:  llvm.func @__nv_acos(f64) -> f64
 gpu.module @kernels {
-  func.func @math(%x: f32, %d: f64) -> (f32, f64, f32, f64, f32, f64, f32, f32, f32, f32, f32) {
+  func.func @math(%x: f32, %d: f64) -> (f32, f64, f32, f64, f32, f64, f32, f32, f32, f32, f32, f64) {
     %0 = math.asin %x : f32
     %1 = math.acos %d : f64
     %2 = math.sinh %x : f32
@@ -113,6 +114,7 @@ gpu.module @kernels {
     %8 = math.atan2 %x, %x : f32
     %9 = math.tanh %x : f32
     %10 = math.roundeven %x : f32
-    return %0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10 : f32, f64, f32, f64, f32, f64, f32, f32, f32, f32, f32
+    %11 = math.copysign %d, %d : f64
+    return %0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11 : f32, f64, f32, f64, f32, f64, f32, f32, f32, f32, f32, f64
   }
 }

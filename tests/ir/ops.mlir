@@ -594,6 +594,8 @@ func.func @linear_algebra(%a: tensor<2x3x3xf32>, %b: tensor<2x3x4xf32>, %g: tens
   %4:2 = adjit.slogdet %a : tensor<2x3x3xf32>
   // CHECK: %{{.*}}, %{{.*}} = adjit.eigh %[[A]] : tensor<2x3x3xf32>
   %5:2 = adjit.eigh %a : tensor<2x3x3xf32>
+  // CHECK: %{{.*}}, %{{.*}} = adjit.qr %[[B]] : tensor<2x3x4xf32>
+  %6:2 = adjit.qr %b : tensor<2x3x4xf32>
   return
 }
 // GENERIC-LABEL: sym_name = "linear_algebra"
@@ -603,6 +605,7 @@ func.func @linear_algebra(%a: tensor<2x3x3xf32>, %b: tensor<2x3x4xf32>, %g: tens
 // GENERIC: "adjit.solve"(%arg2, %arg3) : (tensor<5x5xf64>, tensor<5x1xf64>) -> tensor<5x1xf64>
 // GENERIC: "adjit.slogdet"(%arg0) : (tensor<2x3x3xf32>) -> (tensor<2xf32>, tensor<2xf32>)
 // GENERIC: "adjit.eigh"(%arg0) : (tensor<2x3x3xf32>) -> (tensor<2x3xf32>, tensor<2x3x3xf32>)
+// GENERIC: "adjit.qr"(%arg1) : (tensor<2x3x4xf32>) -> (tensor<2x3x3xf32>, tensor<2x3x4xf32>)
 
 // -----
 

@@ -1,7 +1,7 @@
-// cholesky, triangular_solve, cho_solve, solve, inv, slogdet, det, eigh
-// and eigvalsh: against plain long-double references (Cholesky,
+// cholesky, triangular_solve, cho_solve, solve, inv, slogdet, det, eigh,
+// eigvalsh and qr: against plain long-double references (Cholesky,
 // substitution, Gaussian elimination with partial pivoting, Jacobi
-// rotations) for sizes 1 to 17, batched and broadcast, vectors
+// rotations, Householder reflections) for sizes 1 to 17, batched and broadcast, vectors
 // and matrices of right-hand sides, f32/f64/f16/i32; the triangle a solve
 // must not read holding NaN; failures as JAX reports them; gradients in
 // both modes and of second order; errors.
@@ -181,6 +181,46 @@ std::pair<std::vector<long double>, Matrix> eigh_ref(Matrix a) {
     for (size_t r = 0; r < n; ++r) sorted[r][k] = v[r][order[k]];
   }
   return {w, sorted};
+}
+
+// The reduced QR of the m x n a by Householder reflections in long double,
+// with LAPACK's signs (beta opposite to the diagonal entry; no reflection
+// of a column already zero below it): Q is m x k, R k x n.
+std::pair<Matrix, Matrix> qr_ref(Matrix a) {
+  size_t m = a.size(), n = a[0].size(), k = std::min(m, n);
+  std::vector<std::vector<long double>> reflectors;
+  std::vector<long double> taus;
+  for (size_t j = 0; j < k; ++j) {
+    long double tail = 0;
+    for (size_t i = j + 1; i < m; ++i) tail += a[i][j] * a[i][j];
+    std::vector<long double> v(m, 0);
+    v[j] = 1;
+    long double tau = 0;
+    if (tail > 0) {
+      long double alpha = a[j][j], beta = -std::copysign(std::sqrt(alpha * alpha + tail), alpha);
+      tau = (beta - alpha) / beta;
+      for (size_t i = j + 1; i < m; ++i) v[i] = a[i][j] / (alpha - beta);
+    }
+    for (size_t c = j; c < n; ++c) {
+      long double w = 0;
+      for (size_t i = j; i < m; ++i) w += v[i] * a[i][c];
+      for (size_t i = j; i < m; ++i) a[i][c] -= tau * v[i] * w;
+    }
+    reflectors.push_back(v);
+    taus.push_back(tau);
+  }
+  Matrix q(m, std::vector<long double>(k, 0)), r(k, std::vector<long double>(n, 0));
+  for (size_t i = 0; i < k; ++i) {
+    q[i][i] = 1;
+    for (size_t c = i; c < n; ++c) r[i][c] = a[i][c];
+  }
+  for (size_t j = k; j-- > 0;)
+    for (size_t c = 0; c < k; ++c) {
+      long double w = 0;
+      for (size_t i = j; i < m; ++i) w += reflectors[j][i] * q[i][c];
+      for (size_t i = j; i < m; ++i) q[i][c] -= taus[j] * reflectors[j][i] * w;
+    }
+  return {q, r};
 }
 
 // A general matrix that needs pivoting: small (or zero) leading entries.
@@ -449,6 +489,84 @@ TEST_CASE("linear algebra: eigh of sizes 1 to 17 against the reference, in lanes
   CHECK(f(Array::zeros({3, 0, 0}))[1].shape() == Shape{3, 0, 0});
 }
 
+TEST_CASE("linear algebra: qr of tall, square and wide matrices against the reference, in lanes and not",
+          "[tracer][ops][linalg]") {
+  auto f = jit([](Tensor a) {
+    auto [q, r] = qr(a);
+    return std::vector<Tensor>{q, r};
+  });
+  // 37 matrices: in vector lanes on a CPU up to 8 rows and columns, one at a
+  // time beyond.
+  const int64_t batch = 37;
+  const std::pair<int64_t, int64_t> shapes[] = {{1, 1}, {2, 2}, {3, 2}, {2, 3}, {5, 3}, {3, 5}, {6, 6},
+                                                {8, 8}, {8, 1}, {1, 8}, {9, 9}, {17, 5}, {5, 17}, {12, 12}};
+  for (DType dtype : {F32, F64})
+    for (auto [m, n] : shapes) {
+      INFO(dtype_name(dtype) << " " << m << "x" << n);
+      int64_t k = std::min(m, n);
+      Vec a = noise(batch * m * n, 0.1 * m + 0.7 * n);
+      // A zero matrix, and one whose first column is zero below its diagonal
+      // (no reflection: R keeps its sign).
+      for (int64_t i = 0; i < m; ++i)
+        for (int64_t j = 0; j < n; ++j) {
+          a[(2 * m + i) * n + j] = 0;
+          if (j == 0 && i > 0) a[(3 * m + i) * n + j] = 0;
+        }
+      a[3 * m * n] = -std::fabs(a[3 * m * n]) - 0.5;
+      std::vector<Array> got = f(make(a, {batch, m, n}, dtype));
+      REQUIRE(got[0].shape() == Shape{batch, m, k});
+      REQUIRE(got[1].shape() == Shape{batch, k, n});
+      Vec got_q = values(got[0]), got_r = values(got[1]);
+      double tol = dtype == F64 ? 1e-12 : 3e-5;
+      for (int64_t b = 0; b < batch; ++b) {
+        INFO("matrix " << b);
+        Matrix input = matrix_at(a, b, m, n);
+        auto [q, r] = qr_ref(input);
+        for (int64_t i = 0; i < m; ++i)
+          for (int64_t j = 0; j < k; ++j)
+            CHECK(std::fabs(got_q[(b * m + i) * k + j] - static_cast<double>(q[i][j])) <= tol * std::max<int64_t>(m, n));
+        for (int64_t i = 0; i < k; ++i)
+          for (int64_t j = 0; j < n; ++j) {
+            double entry = got_r[(b * k + i) * n + j];
+            if (j < i)
+              CHECK(entry == 0);
+            else
+              CHECK(std::fabs(entry - static_cast<double>(r[i][j])) <= tol * std::max<int64_t>(m, n));
+          }
+        // Q^T Q = I and Q R = A.
+        for (int64_t i = 0; i < k; ++i)
+          for (int64_t j = 0; j < k; ++j) {
+            double d = 0;
+            for (int64_t row = 0; row < m; ++row) d += got_q[(b * m + row) * k + i] * got_q[(b * m + row) * k + j];
+            CHECK(std::fabs(d - (i == j)) <= 10 * tol);
+          }
+        for (int64_t i = 0; i < m; ++i)
+          for (int64_t j = 0; j < n; ++j) {
+            double product = 0;
+            for (int64_t c = 0; c < k; ++c) product += got_q[(b * m + i) * k + c] * got_r[(b * k + c) * n + j];
+            CHECK(std::fabs(product - static_cast<double>(input[i][j])) <= 10 * tol);
+          }
+      }
+      CHECK(got_r[3 * k * n] == Approx(a[3 * m * n]).epsilon(1e-6));
+    }
+  // A NaN reaches the factors of its own matrix only; entries near f32's
+  // largest are scaled, not squared; integers give f32; empty shapes.
+  Vec bad{3, 4, NAN, 1, 3e37, 4e37};
+  std::vector<Array> got = f(make(bad, {3, 2, 1}, F32));
+  Vec q = values(got[0]), r = values(got[1]);
+  CHECK(q[0] == Approx(-0.6).epsilon(1e-6));
+  CHECK(q[1] == Approx(-0.8).epsilon(1e-6));
+  CHECK(r[0] == Approx(-5).epsilon(1e-6));
+  CHECK((std::isnan(q[2]) && std::isnan(q[3]) && std::isnan(r[1])));
+  CHECK(q[4] == Approx(-0.6).epsilon(1e-6));
+  CHECK(r[2] == Approx(-5e37).epsilon(1e-6));
+  CHECK_ARRAY("i32", f(make({0, 2, 3, 0}, {2, 2}, I32))[1], F32, (Shape{2, 2}), (Vec{-3, 0, 0, -2}), kExact);
+  CHECK(f(Array::zeros({3, 0, 4}))[0].shape() == Shape{3, 0, 0});
+  CHECK(f(Array::zeros({3, 0, 4}))[1].shape() == Shape{3, 0, 4});
+  CHECK(f(Array::zeros({4, 0}))[0].shape() == Shape{4, 0});
+  CHECK(f(Array::zeros({0, 5, 3}))[1].shape() == Shape{0, 3, 3});
+}
+
 TEST_CASE("linear algebra: inv and cho_solve, at 1 and 2 threads", "[tracer][ops][linalg]") {
   // 2048 matrices of 7x7: on a CPU, groups of 8 f64 lanes in parallel chunks.
   const int64_t batch = 2048, n = 7;
@@ -530,6 +648,7 @@ TEST_CASE("linear algebra: batches of small matrices, a matrix per vector lane",
   expect_grads("cholesky in lanes", FN(cholesky(x[0])), {s});
   expect_grads("slogdet in lanes", FN(slogdet(x[0]).logabsdet), {a});
   expect_grads("eigh in lanes", FN(eigh(x[0]).eigenvectors * eigh(x[0]).eigenvectors + expand_dims(eigh(x[0]).eigenvalues, -1)), {a});
+  expect_grads("qr in lanes", FN(qr(x[0]).q + qr(x[0]).r), {a});
 }
 
 TEST_CASE("ad ops: gradients of the linear algebra ops, both modes", "[ad][ad-ops][linalg]") {
@@ -573,6 +692,17 @@ TEST_CASE("ad ops: gradients of the linear algebra ops, both modes", "[ad][ad-op
   expect_grads("eigh's eigenvectors", FN(eigh(x[0]).eigenvectors * eigh(x[0]).eigenvectors), {m});
   expect_grads("eigh of a batch", FN(eigh(x[0] + x[1]).eigenvalues), {make(general(3, n, 0.2), {3, n, n}, F64), symmetric});
   expect_grads("second order: eigvalsh", FN(eigvalsh(x[0])), {symmetric}, 2);
+  // Tall (JAX's rule), square and wide (PyTorch's) matrices.
+  Array tall = make(noise(5 * 3, 0.2), {5, 3}, F64), wide = make(noise(3 * 5, 0.4), {3, 5}, F64);
+  expect_grads("qr's q of a tall matrix", FN(qr(x[0]).q), {tall});
+  expect_grads("qr's r of a tall matrix", FN(qr(x[0]).r), {tall});
+  expect_grads("qr of a square matrix", FN(qr(x[0]).q * x[0] + qr(x[0]).r), {g});
+  expect_grads("qr's q of a wide matrix", FN(qr(x[0]).q), {wide});
+  expect_grads("qr's r of a wide matrix", FN(qr(x[0]).r), {wide});
+  expect_grads("qr of a batch", FN(matmul(qr(x[0]).q, qr(x[0]).r)),
+               {make(noise(2 * 4 * 2, 0.9), {2, 4, 2}, F64)});
+  expect_grads("second order: qr", FN(qr(x[0]).r), {tall}, 2);
+  expect_grads("second order: qr of a wide matrix", FN(qr(x[0]).q), {wide}, 2);
   expect_grads("second order: solve", FN(solve(x[0], x[1]) * solve(x[0], x[1])), {g, b}, 2);
   expect_grads("second order: cholesky", FN(cholesky(x[0])), {spd_matrix}, 2);
 }
@@ -602,6 +732,8 @@ TEST_CASE("linear algebra: errors name the op, the shapes and the line",
          {"slogdet", "f32[2,3]", "square"});
   expect([] { jit([](Tensor x) { return eigvalsh(x); })(Array::zeros({4})); },
          {"eigvalsh", "f32[4]", "square"});
+  expect([] { jit([](Tensor x) { return qr(x).q; })(Array::zeros({4})); },
+         {"qr", "f32[4]", "matrix"});
   // A vector b has a's rank minus one (jax.scipy.linalg's rule).
   expect([] {
     jit([](Tensor a, Tensor b) { return triangular_solve(a, b, true); })(Array::zeros({2, 3, 3}),

@@ -269,6 +269,16 @@ struct EighResult {
 EighResult eigh(const Tensor& a, SourceLocation loc = SourceLocation::current());
 /// jnp.linalg.eigvalsh: eigh's eigenvalues.
 Tensor eigvalsh(const Tensor& a, SourceLocation loc = SourceLocation::current());
+/// jnp.linalg.qr (mode "reduced"): of each matrix of a [..., m, n], with
+/// k = min(m, n), q [..., m, k] with orthonormal columns and the upper
+/// triangular r [..., k, n] with a = q r, by Householder reflections with
+/// LAPACK's sign conventions (r's diagonal signs are numpy's and JAX's).
+/// Gradients where r's first k columns are invertible: JAX's rule for
+/// m >= n, PyTorch's for m < n. `auto [q, r] = linalg::qr(a);`
+struct QrResult {
+  Tensor q, r;
+};
+QrResult qr(const Tensor& a, SourceLocation loc = SourceLocation::current());
 }  // namespace linalg
 
 /// Empty `perm` reverses the dimensions.

@@ -1,14 +1,16 @@
 // Linear algebra (jnp.linalg.cholesky, solve, inv, slogdet, det, eigh,
-// eigvalsh; jax.scipy.linalg's solve_triangular and cho_solve): dtypes,
-// vectors and batch broadcasting here; each factorization is one adjit op
-// (adjit.cholesky, adjit.triangular_solve, adjit.solve, adjit.slogdet,
-// adjit.eigh) on f32 or f64 batches of matrices.
+// eigvalsh, qr; jax.scipy.linalg's solve_triangular and cho_solve):
+// dtypes, vectors and batch broadcasting here; each factorization is one
+// adjit op (adjit.cholesky, adjit.triangular_solve, adjit.solve,
+// adjit.slogdet, adjit.eigh, adjit.qr) on f32 or f64 batches of matrices.
 #include "Promotion.h"
 #include "Recorder.h"
 
 #include "adjit/Tensor.h"
 
 #include <fmt/format.h>
+
+#include <type_traits>
 
 namespace adjit {
 
@@ -29,6 +31,11 @@ void check_square(Recorder& r, const Tensor& a) {
   if (rank < 2 || a.shape()[rank - 1] != a.shape()[rank - 2])
     r.fail(fmt::format("needs a square matrix or a batch of them ([..., n, n]), got {}",
                        describe(a)));
+}
+
+void check_matrices(Recorder& r, const Tensor& a) {
+  if (a.rank() < 2)
+    r.fail(fmt::format("needs a matrix or a batch of them ([..., m, n]), got {}", describe(a)));
 }
 
 // a and b of a system a x = b, broadcast to common batch dimensions, in the
@@ -128,12 +135,16 @@ Tensor inv(const Tensor& a, SourceLocation loc) {
 }
 
 namespace {
-// The two results of the one-operand op OpTy (slogdet, eigh) on the
-// matrices a, in a's dtype; errors name `op_name`, the user's op.
+// The two results of the one-operand op OpTy (slogdet, eigh, qr) on the
+// matrices a, square ones unless OpTy is qr, in a's dtype; errors name
+// `op_name`, the user's op.
 template <class OpTy>
 std::pair<Tensor, Tensor> two_results(const char* op_name, const Tensor& a, SourceLocation loc) {
   Recorder r(op_name, loc, {&a});
-  check_square(r, a);
+  if constexpr (std::is_same_v<OpTy, ir::QrOp>)
+    check_matrices(r, a);
+  else
+    check_square(r, a);
   DType result = result_dtype(a.dtype());
   Tensor x = r.convert(a, solver_dtype(result));
   auto op = r.builder().create<OpTy>(r.location(), r.value(x));
@@ -160,6 +171,11 @@ EighResult eigh(const Tensor& a, SourceLocation loc) {
 
 Tensor eigvalsh(const Tensor& a, SourceLocation loc) {
   return two_results<ir::EighOp>("eigvalsh", a, loc).first;
+}
+
+QrResult qr(const Tensor& a, SourceLocation loc) {
+  auto [q, r] = two_results<ir::QrOp>("qr", a, loc);
+  return {q, r};
 }
 
 }  // namespace linalg

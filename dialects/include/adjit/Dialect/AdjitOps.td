@@ -888,6 +888,39 @@ def Adjit_EighOp : Adjit_Op<"eigh", [Pure,
   let hasVerifier = 1;
 }
 
+def Adjit_QrOp : Adjit_Op<"qr", [Pure,
+    DeclareOpInterfaceMethods<InferTypeOpInterface>,
+    DeclareOpInterfaceMethods<DifferentiableOpInterface>]> {
+  let summary = "QR factorization";
+  let description = [{
+    For each m x n matrix `A` of the batch, with `k = min(m, n)`, the
+    reduced factorization `A = Q R`: `Q` [batch..., m, k] with orthonormal
+    columns and the upper triangular (trapezoidal where m < n) `R`
+    [batch..., k, n] (as `jnp.linalg.qr(a, mode="reduced")`). Computed by
+    Householder reflections with LAPACK's conventions (geqrf, then orgqr):
+    each reflection maps a column onto `beta e1` with `beta` of the sign
+    opposite to its diagonal entry, and a column already zero below the
+    diagonal is left as it is, so the signs of `R`'s diagonal are LAPACK's
+    (and numpy's and JAX's on a CPU). NaN and infinite entries reach the
+    entries of `Q` and `R` that depend on them, as in LAPACK.
+
+    Derivative, where `R`'s first k columns are invertible. For m >= n (as
+    JAX's): with `X = dA R^-1`, `C = Q^T X` and `W = tril(C, -1) -
+    tril(C, -1)^T`, `dQ = Q (W - C) + X` and `dR = (C - W) R`; the adjoint
+    is `Abar = (Qbar + Q N) R^-T`, where `N` is the symmetric matrix whose
+    upper triangle is that of `M = Rbar R^T - Q^T Qbar`. For m < n (as
+    PyTorch's): `A = [X Y]` with X square gives `Q` and `R = [R1 Q^T Y]`,
+    so the rule above on X, and `dQ^T Y + Q^T dY` for the rest of `dR`.
+
+    ```mlir
+    %q, %r = adjit.qr %a : tensor<8x5x3xf32>
+    ```
+  }];
+  let arguments = (ins Adjit_SolverTensor:$operand);
+  let results = (outs Adjit_SolverTensor:$q, Adjit_SolverTensor:$r);
+  let assemblyFormat = "$operand attr-dict `:` type($operand)";
+}
+
 //===----------------------------------------------------------------------===//
 // Control flow. Regions take every value they use as an explicit operand
 // (IsolatedFromAbove), so derivative rules see all the values that a body
