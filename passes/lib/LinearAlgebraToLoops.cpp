@@ -182,10 +182,17 @@ struct LaneGroups {
   int64_t groups() const { return (count + lanes - 1) / lanes; }
 };
 
+// A tensor that only holds a fill (the zeros that results start from) is
+// filled in the groups' layout instead: no pass over it.
 Value toLaneGroups(OpBuilder &b, Location loc, Value tensor, LaneGroups g) {
   auto type = cast<RankedTensorType>(tensor.getType());
   ArrayRef<int64_t> shape = type.getShape();
   int64_t rows = shape[shape.size() - 2], cols = shape.back();
+  if (auto fill = tensor.getDefiningOp<linalg::FillOp>()) {
+    Value empty = b.create<tensor::EmptyOp>(
+        loc, ArrayRef<int64_t>{g.groups(), rows, cols, g.lanes}, type.getElementType());
+    return b.create<linalg::FillOp>(loc, fill.getInputs()[0], empty).getResult(0);
+  }
   Value flat = b.create<ReshapeOp>(loc, type.clone({g.count, rows, cols}), tensor);
   if (int64_t extra = g.groups() * g.lanes - g.count) {
     Value zero = createSplat(b, loc, RankedTensorType::get({}, type.getElementType()), 0);

@@ -78,8 +78,15 @@ func.func @eigh_lanes(%a: tensor<9x3x3xf64>) -> (tensor<9x3xf64>, tensor<9x3x3xf
 // -----
 
 // qr in lanes: every loop unrolled, the reflections' norms and signs
-// vector code, Q and R stored per lane.
+// vector code, Q and R stored per lane. Only the operand is rearranged
+// into groups (one pad); the zeros that the taus, Q and R start from are
+// filled in the groups' layout.
 // CHECK-LABEL: func.func @qr_lanes
+// CHECK: tensor.pad
+// CHECK-NOT: tensor.pad
+// CHECK: linalg.fill {{.*}} -> tensor<2x3x1x16xf32>
+// CHECK: linalg.fill {{.*}} -> tensor<2x4x3x16xf32>
+// CHECK: linalg.fill {{.*}} -> tensor<2x3x3x16xf32>
 // CHECK: scf.for {{.*}} -> (tensor<2x4x3x16xf32>, tensor<2x3x1x16xf32>, tensor<2x4x3x16xf32>, tensor<2x3x3x16xf32>)
 // CHECK-NOT: scf.for
 // CHECK: math.sqrt %{{.*}} : vector<16xf32>
