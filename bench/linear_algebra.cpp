@@ -2,9 +2,10 @@
 // which defines the same problems: batches of 16384 small SPD matrices
 // (6x6, the size of a rigid body's or a 6-joint arm's systems) and of
 // 4096 3x3 ones (f32), factored and solved, their log-determinants,
-// eigendecompositions and QR factors, and the gradients of a Cholesky
-// solve, of the log-determinants, of the eigenvalues and of the QR factors
-// over the batch; one 256 x 256 system. First call and
+// eigendecompositions, QR factors and SVDs, and the gradients of a
+// Cholesky solve, of the log-determinants, of the eigenvalues, of the QR
+// factors and of the singular values over the batch; one 256 x 256
+// system. First call and
 // median of 20 calls, one JSON line per measurement. Run with
 // ADJIT_NUM_THREADS=1 to compare with the JAX script, which pins itself to
 // one core.
@@ -80,6 +81,13 @@ int main(int argc, char** argv) {
     }));
     time_calls("qr " + shape, reps, [&] { qr(a); });
     time_calls("grad qr " + shape, reps, [&] { qr_gradient(a); });
+    auto svd = adjit::jit([](Tensor x) {
+      auto [u, s, vh] = linalg::svd(x);
+      return std::vector<Tensor>{u, s, vh};
+    });
+    auto nuclear_norm_gradient = adjit::jit(adjit::grad([](Tensor x) { return adjit::sum(linalg::svdvals(x)); }));
+    time_calls("svd " + shape, reps, [&] { svd(a); });
+    time_calls("grad sum svdvals " + shape, reps, [&] { nuclear_norm_gradient(a); });
   }
   const int64_t m = smoke ? 32 : 256;
   std::vector<float> values(m * m);

@@ -201,6 +201,14 @@ std::vector<Op> ops(int64_t n) {
          auto [q, r] = adjit::linalg::qr(a);
          return std::vector<Tensor>{q, r};
        }, small_spd)},
+      // svd: one-sided Jacobi sweeps, each n(n-1)/2 pairs of columns: three
+      // dot products and the rotation of two columns of G and of V (14n
+      // flops, 1260 per 6x6 sweep); counted for 4 sweeps.
+      {"svd of 6x6 matrices", 4 * small_spd_bytes, small_batch * 4 * 1260.0,
+       jitted([](Tensor a) {
+         auto [u, s, vh] = adjit::linalg::svd(a);
+         return std::vector<Tensor>{u, s, vh};
+       }, small_spd)},
       {"solve of one n/4 x n/4 system", bytes / 16, 2.0 * m * m * m / 3 + 2 * m * m,
        jitted([](Tensor a, Tensor b) { return adjit::linalg::solve(a, b); }, system, system_rhs)},
       {"exp over rows of 3", 2 * points_bytes, 0,

@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """JAX's side of bench/linear_algebra.cpp (adjit-linalg-bench): the same
 batches of small SPD matrices (f32), factored and solved, their
-log-determinants, eigendecompositions and QR factors, the gradients of a
-Cholesky solve, of the log-determinants, of the eigenvalues and of the QR
-factors over the batch, and one 256 x 256 system.
+log-determinants, eigendecompositions, QR factors and SVDs, the gradients
+of a Cholesky solve, of the log-determinants, of the eigenvalues, of the
+QR factors and of the singular values over the batch, and one 256 x 256
+system.
 
   python3 bench/peers/linalg_jax.py [--smoke]
 
@@ -60,6 +61,10 @@ def main():
         qr_gradient = jax.jit(jax.grad(lambda x: sum(jnp.sum(f) for f in jnp.linalg.qr(x))))
         time_calls("qr " + shape, lambda: qr(a))
         time_calls("grad qr " + shape, lambda: qr_gradient(a))
+        svd = jax.jit(lambda x: jnp.linalg.svd(x, full_matrices=False))
+        nuclear_norm_gradient = jax.jit(jax.grad(lambda x: jnp.sum(jnp.linalg.svd(x, compute_uv=False))))
+        time_calls("svd " + shape, lambda: svd(a))
+        time_calls("grad sum svdvals " + shape, lambda: nuclear_norm_gradient(a))
 
     m = 32 if args.smoke else 256
     k = np.arange(m * m)

@@ -501,6 +501,23 @@ LogicalResult QrOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
   return success();
 }
 
+// U [batch..., m, k], s [batch..., k] and Vh [batch..., k, n], k = min(m, n).
+LogicalResult SvdOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                      ValueRange operands, DictionaryAttr, OpaqueProperties,
+                                      RegionRange, SmallVectorImpl<Type> &types) {
+  FailureOr<RankedTensorType> a = matricesOperand(loc, getOperationName(), operands, "matrices");
+  if (failed(a))
+    return failure();
+  ArrayRef<int64_t> shape = a->getShape();
+  int64_t m = shape[shape.size() - 2], n = shape.back(), k = std::min(m, n);
+  SmallVector<int64_t> u(shape.drop_back()), s(shape.drop_back(2)), vh(shape.drop_back(2));
+  u.push_back(k);
+  s.push_back(k);
+  vh.append({k, n});
+  types.assign({a->clone(u), a->clone(s), a->clone(vh)});
+  return success();
+}
+
 Value mlir::adjit::createSplat(OpBuilder &builder, Location loc, Type type,
                                double value) {
   auto tensor = cast<RankedTensorType>(type);

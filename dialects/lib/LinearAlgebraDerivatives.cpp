@@ -1,5 +1,5 @@
 // Derivative rules of the linear algebra ops (cholesky, triangular_solve,
-// solve, slogdet, eigh, qr), as JAX's: each written with the ops themselves, batched matrix
+// solve, slogdet, eigh, qr, svd), as JAX's: each written with the ops themselves, batched matrix
 // products and triangle masks, so that they differentiate again.
 #include "Emit.h"
 #include "adjit/Dialect/AdjitOps.h"
@@ -337,5 +337,103 @@ LogicalResult QrOp::buildVJP(OpBuilder &b, ValueRange ct, SmallVectorImpl<Value>
   }
   out.push_back(sideBySide(e, e.orZeros(xBar, columns(e, a, 0, m)),
                            e.orZeros(yBar, columns(e, a, m, n))));
+  return success();
+}
+
+namespace {
+// The SVD's factors and the matrices its rules need: V = Vh^T, and the
+// singular values along the rows or the columns of a matrix of `type`
+// (entry (i, j) = s[j], or s[i]).
+struct SvdFactors {
+  Value u, s, v;
+  Value alongRows(MatrixEmit &e, RankedTensorType type) const { return along(e, type, true); }
+  Value alongColumns(MatrixEmit &e, RankedTensorType type) const { return along(e, type, false); }
+  // (I - X X^T) Y S^-1: Y's part outside the columns of X (U or V).
+  Value outside(MatrixEmit &e, Value x, Value y) const {
+    return e.div(e.sub(y, e.matmul(x, e.matmul(e.swapLast(x), y))),
+                 alongRows(e, MatrixEmit::typeOf(y)));
+  }
+  // Whether x (U or V) has more rows than columns.
+  static bool tall(Value x) {
+    ArrayRef<int64_t> shape = MatrixEmit::typeOf(x).getShape();
+    return shape[shape.size() - 2] > shape.back();
+  }
+
+private:
+  Value along(MatrixEmit &e, RankedTensorType type, bool rows) const {
+    int64_t rank = type.getRank();
+    SmallVector<int64_t> dims;
+    for (int64_t d = 0; d < rank - 2; ++d)
+      dims.push_back(d);
+    dims.push_back(rows ? rank - 1 : rank - 2);
+    return e.broadcast(s, type, dims);
+  }
+};
+
+SvdFactors factorsOf(MatrixEmit &e, SvdOp op) {
+  return {op.getU(), op.getS(), e.swapLast(op.getVh())};
+}
+
+// [batch..., k, k] for U [batch..., rows, k].
+RankedTensorType squareType(Value u) {
+  RankedTensorType type = MatrixEmit::typeOf(u);
+  SmallVector<int64_t> shape(type.getShape());
+  shape[shape.size() - 2] = shape.back();
+  return type.clone(shape);
+}
+} // namespace
+
+// With dS = U^T dA V and F[i][j] = 1 / (s[j]^2 - s[i]^2) off the diagonal:
+// ds = diag(dS), dU = U (F * (dS S + S dS^T)) + (I - U U^T) dA V S^-1 and
+// dV = V (F * (S dS + dS^T S)) + (I - V V^T) dA^T U S^-1 (the last terms
+// where U, or V, is not square).
+LogicalResult SvdOp::buildJVP(OpBuilder &b, ValueRange t, SmallVectorImpl<Value> &out,
+                              DerivativeContext &) {
+  MatrixEmit e(b, getLoc());
+  SvdFactors f = factorsOf(e, *this);
+  RankedTensorType square = squareType(f.u);
+  Value ds = e.matmul(e.swapLast(f.u), e.matmul(t[0], f.v));
+  Value gaps = reciprocalGaps(e, e.mul(f.s, f.s), square);
+  Value dsS = e.mul(ds, f.alongRows(e, square)), sdS = e.mul(f.alongColumns(e, square), ds);
+  Value du = e.matmul(f.u, e.mul(gaps, e.add(dsS, e.swapLast(dsS))));
+  Value dv = e.matmul(f.v, e.mul(gaps, e.add(sdS, e.swapLast(sdS))));
+  if (SvdFactors::tall(f.u))
+    du = e.add(du, f.outside(e, f.u, e.matmul(t[0], f.v)));
+  if (SvdFactors::tall(f.v))
+    dv = e.add(dv, f.outside(e, f.v, e.matmul(e.swapLast(t[0]), f.u)));
+  out.append({du, e.diagonalOf(ds), e.swapLast(dv)});
+  return success();
+}
+// The adjoint: Abar = U (diag(sbar) + (Y + Y^T) S + S (Z + Z^T)) V^T with
+// Y = F * (U^T Ubar) and Z = F * (V^T Vbar), plus (I - U U^T) Ubar S^-1
+// V^T and U S^-1 Vbar^T (I - V V^T) where U, or V, is not square.
+LogicalResult SvdOp::buildVJP(OpBuilder &b, ValueRange ct, SmallVectorImpl<Value> &out,
+                              DerivativeContext &) {
+  MatrixEmit e(b, getLoc());
+  SvdFactors f = factorsOf(e, *this);
+  RankedTensorType square = squareType(f.u);
+  Value uBar = ct[0], sBar = ct[1], vBar = ct[2] ? e.swapLast(ct[2]) : Value();
+  Value gaps = (uBar || vBar) ? reciprocalGaps(e, e.mul(f.s, f.s), square) : Value();
+  auto symmetrized = [&](Value x, Value bar) {
+    Value y = e.mul(gaps, e.matmul(e.swapLast(x), bar));
+    return e.add(y, e.swapLast(y));
+  };
+  Value inner;
+  if (sBar)
+    inner = e.diagonalMatrices(square, sBar);
+  if (uBar)
+    inner = e.addOrNull(inner, e.mul(symmetrized(f.u, uBar), f.alongRows(e, square)));
+  if (vBar)
+    inner = e.addOrNull(inner, e.mul(f.alongColumns(e, square), symmetrized(f.v, vBar)));
+  if (!inner) {
+    out.push_back(Value());
+    return success();
+  }
+  Value aBar = e.matmul(f.u, e.matmul(inner, e.swapLast(f.v)));
+  if (uBar && SvdFactors::tall(f.u))
+    aBar = e.add(aBar, e.matmul(f.outside(e, f.u, uBar), e.swapLast(f.v)));
+  if (vBar && SvdFactors::tall(f.v))
+    aBar = e.add(aBar, e.matmul(f.u, e.swapLast(f.outside(e, f.v, vBar))));
+  out.push_back(aBar);
   return success();
 }

@@ -1,7 +1,8 @@
 // adjit.cholesky, adjit.triangular_solve, adjit.solve, adjit.slogdet,
-// adjit.eigh and adjit.qr -> scf loops on tensors: one loop nest over the
-// batch, and in it the textbook algorithm on one matrix (LAPACK's potrf,
-// trsm, getrf+getrs, getrf and geqr2+org2r, unblocked; cyclic Jacobi),
+// adjit.eigh, adjit.qr and adjit.svd -> scf loops on tensors: one loop nest
+// over the batch, and in it the textbook algorithm on one matrix (LAPACK's
+// potrf, trsm, getrf+getrs, getrf and geqr2+org2r, unblocked; cyclic
+// Jacobi, two-sided and one-sided),
 // element by element with tensor.extract/insert, which bufferization turns
 // into loads and stores in place. On a CPU, a batch of small matrices (up
 // to kUnrolledTrips rows and columns) runs a matrix per vector lane
@@ -60,6 +61,13 @@ public:
     return b.create<arith::ConstantOp>(
         loc, SplatElementsAttr::get(VectorType::get({lanes}, element), scalar));
   }
+  // A boolean per lane (one without lanes).
+  Value boolean(bool value) {
+    if (!lanes)
+      return b.create<arith::ConstantIntOp>(loc, value, 1);
+    return b.create<arith::ConstantOp>(
+        loc, DenseElementsAttr::get(VectorType::get({lanes}, b.getI1Type()), value));
+  }
   Value at(Value matrix, Value row, Value col) {
     if (!lanes)
       return b.create<tensor::ExtractOp>(loc, matrix, position(row, col));
@@ -99,9 +107,10 @@ public:
   // small matrix's factorization becomes straight-line code that LLVM
   // keeps in registers.
   using Body = function_ref<SmallVector<Value>(Value iv, ValueRange carried)>;
-  SmallVector<Value> loop(Value lower, Value upper, ValueRange carried, Body body) {
+  SmallVector<Value> loop(Value lower, Value upper, ValueRange carried, Body body,
+                          bool unrollable = true) {
     std::optional<int64_t> from = getConstantIntValue(lower), to = getConstantIntValue(upper);
-    if (from && to && unrolls(*to - *from)) {
+    if (from && to && (unrollable || lanes) && unrolls(*to - *from)) {
       SmallVector<Value> values(carried);
       for (int64_t i = *from; i < *to; ++i)
         values = body(index(i), values);
@@ -117,10 +126,12 @@ public:
     return SmallVector<Value>(forOp.getResults());
   }
   // loop() with one carried value.
-  Value each(Value lower, Value upper, Value state, function_ref<Value(Value i, Value state)> body) {
-    return loop(lower, upper, state, [&](Value i, ValueRange s) -> SmallVector<Value> {
-      return {body(i, s[0])};
-    })[0];
+  Value each(Value lower, Value upper, Value state, function_ref<Value(Value i, Value state)> body,
+             bool unrollable = true) {
+    return loop(
+        lower, upper, state,
+        [&](Value i, ValueRange s) -> SmallVector<Value> { return {body(i, s[0])}; },
+        unrollable)[0];
   }
   // i + offset, folded where i is a constant (in an unrolled loop).
   Value offset(Value i, int64_t offset) {
@@ -988,10 +999,231 @@ struct QrToLoops : MatrixPattern<QrOp> {
   }
 };
 
+// The one-sided Jacobi method (Hestenes; Demmel and Veselic 1992) on the
+// columns of G = A, or A^T where m < n (k columns of max(m, n) rows),
+// scaled by its largest magnitude: sweeps of plane rotations G <- G J,
+// V <- V J, each making one pair of columns orthogonal, until every pair
+// is orthogonal to epsilon relative to their norms (quadratic convergence:
+// a few sweeps). Then G = U diag(s): the singular values are the columns'
+// norms, sorted descending by selection. The columns are scaled by their
+// largest entries, one whose norm is negligible (numpy's rank tolerance:
+// it holds rounding errors, possibly in the span of the others) replaced
+// by the unit vector least covered by the columns before it, each made
+// orthogonal to those before it (twice, Gram-Schmidt: for the others a
+// correction of the order of epsilon), and normalized. As in eigh, G's
+// and V's columns are kept as the rows of Ut = G^T and Vt = V^T (rotations
+// and sorting exchange rows); A = U S V^T, or V S U^T where m < n.
+struct SvdToLoops : MatrixPattern<SvdOp> {
+  using MatrixPattern::MatrixPattern;
+  LogicalResult matchAndRewrite(SvdOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType matrices = op.getOperand().getType(), uType = op.getU().getType(),
+                     sType = op.getS().getType(), vhType = op.getVh().getType();
+    Type element = matrices.getElementType();
+    int64_t rank = matrices.getRank(), m = matrices.getDimSize(rank - 2),
+            n = matrices.getDimSize(rank - 1), k = std::min(m, n), rows = std::max(m, n);
+    if (k == 0) {
+      rewriter.replaceOp(op, {zerosOfType(rewriter, loc, uType), zerosOfType(rewriter, loc, sType),
+                              zerosOfType(rewriter, loc, vhType)});
+      return success();
+    }
+    SmallVector<int64_t> swapLast;
+    for (int64_t d = 0; d < rank; ++d)
+      swapLast.push_back(d);
+    std::swap(swapLast[rank - 1], swapLast[rank - 2]);
+    auto transposed = [&](Value x) -> Value {
+      SmallVector<int64_t> shape(cast<RankedTensorType>(x.getType()).getShape());
+      std::swap(shape[rank - 1], shape[rank - 2]);
+      return rewriter.create<TransposeOp>(loc, matrices.clone(shape), x, swapLast);
+    };
+    bool wide = m < n;
+    SmallVector<int64_t> square(sType.getShape()), column(sType.getShape());
+    square.push_back(k);
+    column.push_back(1);
+    double epsilon = std::ldexp(1.0, 1 - static_cast<int>(llvm::APFloat::semanticsPrecision(
+                                             cast<FloatType>(element).getFloatSemantics())));
+    Value init[] = {wide ? adaptor.getOperand() : transposed(adaptor.getOperand()),
+                    zerosOfType(rewriter, loc, matrices.clone(square)),
+                    zerosOfType(rewriter, loc, matrices.clone(column))};
+    auto results = forEachMatrix(
+        rewriter, loc, lanes(element), {}, init,
+        [&](MatrixBuilder &mb, ValueRange, ValueRange carried) {
+          OpBuilder &b = mb.b;
+          Value first = mb.index(0), size = mb.index(k), length = mb.index(rows);
+          Value zero = mb.constant(0), one = mb.constant(1);
+          auto select = [&](Value condition, Value x, Value y) {
+            return b.create<arith::SelectOp>(mb.loc, condition, x, y).getResult();
+          };
+          auto compare = [&](arith::CmpFPredicate predicate, Value x, Value y) {
+            return b.create<arith::CmpFOp>(mb.loc, predicate, x, y).getResult();
+          };
+          auto sqrt = [&](Value x) { return b.create<math::SqrtOp>(mb.loc, x).getResult(); };
+          auto magnitude = [&](Value x) { return b.create<math::AbsFOp>(mb.loc, x).getResult(); };
+          // Rows p and q of t: their dot product.
+          auto dot = [&](Value t, Value p, Value q) {
+            return mb.each(first, length, zero, [&](Value r, Value acc) {
+              return mb.add(acc, mb.mul(mb.at(t, p, r), mb.at(t, q, r)));
+            });
+          };
+          // Every entry of the k x `width` t mapped.
+          auto map = [&](Value t, int64_t width, function_ref<Value(Value)> f) {
+            return mb.each(first, size, t, [&](Value i, Value ti) {
+              return mb.each(first, mb.index(width), ti, [&](Value r, Value tir) {
+                return mb.put(f(mb.at(tir, i, r)), tir, i, r);
+              });
+            });
+          };
+          Value largest = mb.each(first, size, zero, [&](Value i, Value li) {
+            return mb.each(first, length, li, [&](Value r, Value lir) -> Value {
+              return b.create<arith::MaximumFOp>(mb.loc, lir, magnitude(mb.at(carried[0], i, r)));
+            });
+          });
+          // A NaN or infinite entry: NaN results.
+          Value failed = compare(arith::CmpFPredicate::UGE, largest,
+                                 mb.constant(std::numeric_limits<double>::infinity()));
+          Value scale = select(compare(arith::CmpFPredicate::OGT, largest, zero),
+                               mb.div(one, largest), one);
+          Value g = map(carried[0], rows, [&](Value x) { return mb.mul(x, scale); });
+          Value v = mb.each(first, size, carried[1], [&](Value i, Value vi) { return mb.put(one, vi, i, i); });
+          // Rows p and q of t (of `width` columns) turned by the rotation (c, s).
+          auto rotateRows = [&](Value t, Value p, Value q, Value c, Value sine, int64_t width) {
+            return mb.each(first, mb.index(width), t, [&](Value r, Value tr) {
+              Value tp = mb.at(tr, p, r), tq = mb.at(tr, q, r);
+              tr = mb.put(mb.sub(mb.mul(c, tp), mb.mul(sine, tq)), tr, p, r);
+              return mb.put(mb.add(mb.mul(sine, tp), mb.mul(c, tq)), tr, q, r);
+            });
+          };
+          // Sweeps while a pair of columns was not yet orthogonal (in any
+          // lane), at most kMaxSweeps.
+          Value start[] = {g, v, mb.index(0), b.create<arith::ConstantIntOp>(mb.loc, 1, 1)};
+          auto loop = b.create<scf::WhileOp>(
+              mb.loc, ValueRange(start).getTypes(), start,
+              [&](OpBuilder &nested, Location, ValueRange args) {
+                OpBuilder::InsertionGuard guard(b);
+                b.setInsertionPoint(nested.getInsertionBlock(), nested.getInsertionPoint());
+                Value more = b.create<arith::CmpIOp>(mb.loc, arith::CmpIPredicate::slt, args[2],
+                                                     mb.index(kMaxSweeps));
+                b.create<scf::ConditionOp>(mb.loc, b.create<arith::AndIOp>(mb.loc, args[3], more),
+                                           args);
+              },
+              [&](OpBuilder &nested, Location, ValueRange args) {
+                OpBuilder::InsertionGuard guard(b);
+                b.setInsertionPoint(nested.getInsertionBlock(), nested.getInsertionPoint());
+                Value state[] = {args[0], args[1], mb.boolean(false)};
+                SmallVector<Value> swept = mb.loop(
+                    first, mb.index(k - 1), state,
+                    [&](Value p, ValueRange sp) {
+                      return mb.loop(mb.offset(p, 1), size, sp, [&](Value q, ValueRange sq) {
+                        Value alpha = dot(sq[0], p, p), beta = dot(sq[0], q, q),
+                              gamma = dot(sq[0], p, q);
+                        Value rotates =
+                            compare(arith::CmpFPredicate::OGT, magnitude(gamma),
+                                    mb.mul(mb.constant(epsilon), sqrt(mb.mul(alpha, beta))));
+                        Value zeta = mb.div(mb.sub(beta, alpha), mb.add(gamma, gamma));
+                        Value sign = select(compare(arith::CmpFPredicate::OGE, zeta, zero), one,
+                                            mb.constant(-1));
+                        Value t = mb.div(
+                            sign, mb.add(magnitude(zeta), sqrt(mb.add(mb.mul(zeta, zeta), one))));
+                        t = select(rotates, t, zero);
+                        Value c = mb.div(one, sqrt(mb.add(mb.mul(t, t), one)));
+                        Value sine = mb.mul(t, c);
+                        return SmallVector<Value>{
+                            rotateRows(sq[0], p, q, c, sine, rows),
+                            rotateRows(sq[1], p, q, c, sine, k),
+                            b.create<arith::OrIOp>(mb.loc, sq[2], rotates).getResult()};
+                      }, /*unrollable=*/false);
+                    },
+                    /*unrollable=*/false);
+                b.create<scf::YieldOp>(mb.loc, ValueRange{swept[0], swept[1],
+                                                          mb.offset(args[2], 1),
+                                                          mb.anyLane(swept[2])});
+              });
+          // The largest magnitude in row i of t.
+          auto rowLargest = [&](Value t, Value i) {
+            return mb.each(first, length, zero, [&](Value r, Value acc) -> Value {
+              return b.create<arith::MaximumFOp>(mb.loc, acc, magnitude(mb.at(t, i, r)));
+            });
+          };
+          // The columns' norms, scaled by their largest entries (the columns
+          // of zero singular values hold rounding errors, whose squares
+          // would underflow), sorted descending with their rows of Ut and Vt.
+          Value norms = mb.each(first, size, carried[2], [&](Value i, Value d) {
+            Value t = loop.getResult(0), rowScale = rowLargest(t, i);
+            Value inverse = mb.div(one, rowScale);
+            Value squares = mb.each(first, length, zero, [&](Value r, Value acc) {
+              Value x = mb.mul(mb.at(t, i, r), inverse);
+              return mb.add(acc, mb.mul(x, x));
+            });
+            Value norm = select(compare(arith::CmpFPredicate::OGT, rowScale, zero),
+                                mb.mul(rowScale, sqrt(squares)), zero);
+            return mb.put(norm, d, i, first);
+          });
+          Value unsorted[] = {norms, loop.getResult(0), loop.getResult(1)};
+          SmallVector<Value> sorted =
+              mb.loop(first, mb.index(k - 1), unsorted, [&](Value i, ValueRange state) {
+                Value best = bestRow(
+                    mb, i, k, [&](Value r) { return mb.at(state[0], r, first); },
+                    /*smallest=*/false);
+                return SmallVector<Value>{swapRows(mb, state[0], k, i, best, first, mb.index(1)),
+                                          swapRows(mb, state[1], k, i, best, first, length),
+                                          swapRows(mb, state[2], k, i, best, first, size)};
+              }, /*unrollable=*/false);
+          Value values = sorted[0];
+          // numpy's rank tolerance: below it a column is rounding errors
+          // (which may lie in the span of the columns before it).
+          Value negligible = mb.mul(mb.at(values, first, first), mb.constant(rows * epsilon));
+          Value u = mb.each(first, size, sorted[1], [&](Value j, Value uj) {
+            Value rowScale = rowLargest(uj, j);
+            Value empty = compare(arith::CmpFPredicate::OLE, mb.at(values, j, first), negligible);
+            Value leastCovered = bestRow(
+                mb, first, rows,
+                [&](Value r) {
+                  return mb.each(first, j, zero, [&](Value i, Value acc) {
+                    Value x = mb.at(uj, i, r);
+                    return mb.add(acc, mb.mul(x, x));
+                  });
+                },
+                /*smallest=*/true);
+            uj = mb.each(first, length, uj, [&](Value r, Value ujr) {
+              Value unit = select(b.create<arith::CmpIOp>(mb.loc, arith::CmpIPredicate::eq,
+                                                          leastCovered, mb.rowIndex(r)),
+                                  one, zero);
+              return mb.put(select(empty, unit, mb.div(mb.at(ujr, j, r), rowScale)), ujr, j, r);
+            });
+            for (int pass = 0; pass < 2; ++pass)
+              uj = mb.each(first, j, uj, [&](Value i, Value uji) {
+                Value projection = dot(uji, i, j);
+                return mb.each(first, length, uji, [&](Value r, Value ujir) {
+                  return mb.put(mb.sub(mb.at(ujir, j, r), mb.mul(projection, mb.at(ujir, i, r))),
+                                ujir, j, r);
+                });
+              });
+            Value inverse = mb.div(one, sqrt(dot(uj, j, j)));
+            return mb.each(first, length, uj, [&](Value r, Value ujr) {
+              return mb.put(mb.mul(mb.at(ujr, j, r), inverse), ujr, j, r);
+            });
+          }, /*unrollable=*/false);
+          Value nan = mb.constant(std::numeric_limits<double>::quiet_NaN());
+          auto orNaN = [&](Value t, int64_t width) {
+            return map(t, width, [&](Value x) { return select(failed, nan, x); });
+          };
+          Value unscaled = map(values, 1, [&](Value x) { return mb.mul(x, largest); });
+          return SmallVector<Value>{orNaN(u, rows), orNaN(sorted[2], k), orNaN(unscaled, 1)};
+        });
+    // A = U S V^T where m >= n; else A^T = U S V^T, so A = V S U^T.
+    Value uOfG = results[0], vt = results[1];
+    Value u = wide ? transposed(vt) : transposed(uOfG);
+    Value vh = wide ? uOfG : vt;
+    rewriter.replaceOp(op, {u, rewriter.create<ReshapeOp>(loc, sType, results[2]).getResult(), vh});
+    return success();
+  }
+};
+
 } // namespace
 
 void mlir::adjit::populateLinearAlgebraToLoopsPatterns(RewritePatternSet &patterns,
                                                        int64_t vectorBits) {
   patterns.add<CholeskyToLoops, TriangularSolveToLoops, SolveToLoops, SlogdetToLoops,
-               EighToLoops, QrToLoops>(patterns.getContext(), vectorBits);
+               EighToLoops, QrToLoops, SvdToLoops>(patterns.getContext(), vectorBits);
 }

@@ -1218,6 +1218,24 @@ func.func @qr_of_integers(%a: tensor<3x3xi32>) {
 
 // -----
 
+func.func @svd_of_a_scalar(%a: tensor<f64>) {
+  // expected-error @+1 {{'adjit.svd' op operand 'tensor<f64>' is not a (batch of) matrices}}
+  %0:3 = adjit.svd %a : tensor<f64>
+  return
+}
+
+// -----
+
+// U is [batch..., m, k], s [batch..., k], Vh [batch..., k, n].
+func.func @svd_result_types(%a: tensor<4x2xf32>) {
+  // expected-error @+2 {{'adjit.svd' op inferred type(s) 'tensor<4x2xf32>', 'tensor<2xf32>', 'tensor<2x2xf32>' are incompatible with return type(s) of operation 'tensor<4x4xf32>', 'tensor<2xf32>', 'tensor<2x2xf32>'}}
+  // expected-error @+1 {{'adjit.svd' op failed to infer returned types}}
+  %0:3 = "adjit.svd"(%a) : (tensor<4x2xf32>) -> (tensor<4x4xf32>, tensor<2xf32>, tensor<2x2xf32>)
+  return
+}
+
+// -----
+
 func.func @solve_result_type(%a: tensor<3x3xf32>, %b: tensor<3x1xf32>) -> tensor<3x2xf32> {
   // expected-error @+1 {{'adjit.solve' op failed to verify that all of {b, result} have same type}}
   %0 = adjit.solve %a, %b : (tensor<3x3xf32>, tensor<3x1xf32>) -> tensor<3x2xf32>

@@ -102,6 +102,20 @@ func.func @qr_lanes(%a: tensor<20x4x3xf32>) -> (tensor<20x4x3xf32>, tensor<20x3x
 
 // -----
 
+// svd in lanes: the sweeps go on while a rotation was not negligible in any
+// matrix of the group (a reduction of the lanes' flags).
+// CHECK-LABEL: func.func @svd_lanes
+// CHECK: scf.while {{.*}} : (vector<2x4x8xf64>, vector<2x2x8xf64>, index, i1)
+// CHECK: arith.ori %{{.*}}, %{{.*}} : vector<8xi1>
+// CHECK: vector.reduction <or>, %{{.*}} : vector<8xi1> into i1
+// CHECK: scf.yield
+func.func @svd_lanes(%a: tensor<9x4x2xf64>) -> (tensor<9x4x2xf64>, tensor<9x2xf64>, tensor<9x2x2xf64>) {
+  %0:3 = adjit.svd %a : tensor<9x4x2xf64>
+  return %0#0, %0#1, %0#2 : tensor<9x4x2xf64>, tensor<9x2xf64>, tensor<9x2x2xf64>
+}
+
+// -----
+
 // Fewer matrices than lanes still run in lanes, one group padded with zero
 // matrices (their unrolled code in tensors would take seconds to
 // bufferize); more than 8 rows run one matrix at a time.

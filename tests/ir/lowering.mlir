@@ -1126,6 +1126,42 @@ func.func @qr(%a: tensor<10x6xf64>) -> (tensor<10x6xf64>, tensor<6x6xf64>) {
 
 // -----
 
+// svd: Ut = A^T (G's columns as rows), then sweeps (scf.while) while a
+// rotation was not negligible in the last one and fewer than 40 have run:
+// each pair of rows (dot products, a rotation from square roots) ors its
+// "not yet orthogonal" into the sweep's flag. Then the rows' scaled norms,
+// sorting, normalization with completion, and U = Ut^T.
+// CHECK-LABEL: func.func @svd
+// CHECK: %[[UT:.*]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<9x6xf64>) outs(%{{.*}} : tensor<6x9xf64>)
+// CHECK: %[[SWEPT:.*]]:4 = scf.while (%{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}, %[[COUNT:.*]] = %{{.*}}, %[[AGAIN:.*]] = %true) : (tensor<6x9xf64>, tensor<6x6xf64>, index, i1)
+// CHECK: %[[MORE:.*]] = arith.cmpi slt, %[[COUNT]], %{{.*}} : index
+// CHECK: %[[GO:.*]] = arith.andi %[[AGAIN]], %[[MORE]] : i1
+// CHECK: scf.condition(%[[GO]])
+// CHECK: } do {
+// CHECK: math.sqrt
+// CHECK: arith.ori
+// CHECK: scf.yield
+// CHECK: %[[U:.*]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<6x9xf64>) outs(%{{.*}} : tensor<9x6xf64>)
+// CHECK: return %[[U]], %{{.*}}, %{{.*}} : tensor<9x6xf64>, tensor<6xf64>, tensor<6x6xf64>
+func.func @svd(%a: tensor<9x6xf64>) -> (tensor<9x6xf64>, tensor<6xf64>, tensor<6x6xf64>) {
+  %0:3 = adjit.svd %a : tensor<9x6xf64>
+  return %0#0, %0#1, %0#2 : tensor<9x6xf64>, tensor<6xf64>, tensor<6x6xf64>
+}
+
+// -----
+
+// Where m < n the rows of Ut are A's own: no transpose in, and U is Vt^T.
+// CHECK-LABEL: func.func @svd_wide
+// CHECK: scf.while ({{.*}}) : (tensor<6x9xf64>, tensor<6x6xf64>, index, i1)
+// CHECK: %[[U:.*]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<6x6xf64>) outs(%{{.*}} : tensor<6x6xf64>)
+// CHECK: return %[[U]]
+func.func @svd_wide(%a: tensor<6x9xf64>) -> (tensor<6x6xf64>, tensor<6xf64>, tensor<6x9xf64>) {
+  %0:3 = adjit.svd %a : tensor<6x9xf64>
+  return %0#0, %0#1, %0#2 : tensor<6x6xf64>, tensor<6xf64>, tensor<6x9xf64>
+}
+
+// -----
+
 // The QR of matrices with no columns or no rows: empty factors, no loops.
 // CHECK-LABEL: func.func @qr_empty
 // CHECK-NOT: scf.for

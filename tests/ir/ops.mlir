@@ -596,6 +596,8 @@ func.func @linear_algebra(%a: tensor<2x3x3xf32>, %b: tensor<2x3x4xf32>, %g: tens
   %5:2 = adjit.eigh %a : tensor<2x3x3xf32>
   // CHECK: %{{.*}}, %{{.*}} = adjit.qr %[[B]] : tensor<2x3x4xf32>
   %6:2 = adjit.qr %b : tensor<2x3x4xf32>
+  // CHECK: %{{.*}}, %{{.*}}, %{{.*}} = adjit.svd %[[B]] : tensor<2x3x4xf32>
+  %7:3 = adjit.svd %b : tensor<2x3x4xf32>
   return
 }
 // GENERIC-LABEL: sym_name = "linear_algebra"
@@ -606,6 +608,7 @@ func.func @linear_algebra(%a: tensor<2x3x3xf32>, %b: tensor<2x3x4xf32>, %g: tens
 // GENERIC: "adjit.slogdet"(%arg0) : (tensor<2x3x3xf32>) -> (tensor<2xf32>, tensor<2xf32>)
 // GENERIC: "adjit.eigh"(%arg0) : (tensor<2x3x3xf32>) -> (tensor<2x3xf32>, tensor<2x3x3xf32>)
 // GENERIC: "adjit.qr"(%arg1) : (tensor<2x3x4xf32>) -> (tensor<2x3x3xf32>, tensor<2x3x4xf32>)
+// GENERIC: "adjit.svd"(%arg1) : (tensor<2x3x4xf32>) -> (tensor<2x3x3xf32>, tensor<2x3xf32>, tensor<2x3x4xf32>)
 
 // -----
 

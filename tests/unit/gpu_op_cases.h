@@ -75,6 +75,7 @@ inline std::vector<OpCase> op_cases() {
           expand_dims(linalg::eigvalsh(x[0]), -1)),
        {matrices}},
       {"qr", FN(linalg::qr(x[0]).q * x[0] + linalg::qr(x[0]).r), {matrices}},
+      {"svd", FN(linalg::svd(x[0]).u * linalg::svd(x[0]).u + expand_dims(linalg::svdvals(x[0]), -1)), {matrices}},
       {"relu", FN(relu(x[0]) * x[0]), {a}},
       {"integer_pow", FN(integer_pow(x[0], 3) + integer_pow(x[0], -2)), {p}},
       {"log1p_expm1", FN(log1p(x[0]) + expm1(x[0])), {p}},

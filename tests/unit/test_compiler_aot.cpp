@@ -308,7 +308,7 @@ TEST_CASE("aot: outputs equal the JIT's bit for bit, from a C program", "[compil
                             value_and_grad<0, 1>(f), x, y);
     }
   }
-  SECTION("linear algebra: a batch of Cholesky factors, solves, determinants, eigenvectors, QR factors and their gradients, in lanes") {
+  SECTION("linear algebra: a batch of Cholesky factors, solves, determinants, eigenvectors, QR factors, singular values and their gradients, in lanes") {
     auto f = [](Tensor a, Tensor b) {
       Tensor identity = cast(equal(reshape(arange(5), {5, 1}), arange(5)), DType::f64);
       Tensor l = linalg::cholesky(matmul(a, transpose(a, {0, 2, 1})) + 3.0 * identity);
@@ -317,7 +317,8 @@ TEST_CASE("aot: outputs equal the JIT's bit for bit, from a C program", "[compil
              sum(linalg::slogdet(a + 4.0 * identity).logabsdet + linalg::det(a)) +
              sum(linalg::eigvalsh(a) * linalg::eigvalsh(a)) +
              sum(linalg::eigh(a).eigenvectors * linalg::eigh(a).eigenvectors * identity) +
-             sum(linalg::qr(a).q * a) + sum(linalg::qr(b).r);
+             sum(linalg::qr(a).q * a) + sum(linalg::qr(b).r) + sum(linalg::svdvals(a)) +
+             sum(linalg::svd(b).u * linalg::svd(b).u);
     };
     // 19 matrices: two groups of 8 in vector lanes, and 3 of padding.
     Array a = Array::uniform({19, 5, 5}, 16, -1, 1, DType::f64);

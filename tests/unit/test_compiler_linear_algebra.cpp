@@ -1,7 +1,7 @@
 // cholesky, triangular_solve, cho_solve, solve, inv, slogdet, det, eigh,
-// eigvalsh and qr: against plain long-double references (Cholesky,
-// substitution, Gaussian elimination with partial pivoting, Jacobi
-// rotations, Householder reflections) for sizes 1 to 17, batched and broadcast, vectors
+// eigvalsh, qr, svd and svdvals: against plain long-double references
+// (Cholesky, substitution, Gaussian elimination with partial pivoting,
+// Jacobi rotations, Householder reflections) for sizes 1 to 17, batched and broadcast, vectors
 // and matrices of right-hand sides, f32/f64/f16/i32; the triangle a solve
 // must not read holding NaN; failures as JAX reports them; gradients in
 // both modes and of second order; errors.
@@ -221,6 +221,25 @@ std::pair<Matrix, Matrix> qr_ref(Matrix a) {
       for (size_t i = j; i < m; ++i) q[i][c] -= taus[j] * reflectors[j][i] * w;
     }
   return {q, r};
+}
+
+// The singular values (descending) and right singular vectors (columns) of
+// a, from the eigendecomposition of a^T a in long double: accurate to
+// about 1e-19 |a|^2 / s, far below f64's rounding for the matrices below.
+std::pair<std::vector<long double>, Matrix> svd_ref(const Matrix& a) {
+  size_t m = a.size(), n = a[0].size();
+  Matrix gram(n, std::vector<long double>(n, 0));
+  for (size_t i = 0; i < n; ++i)
+    for (size_t j = 0; j < n; ++j)
+      for (size_t r = 0; r < m; ++r) gram[i][j] += a[r][i] * a[r][j];
+  auto [w, v] = eigh_ref(gram);
+  std::vector<long double> s;
+  Matrix vectors(n, std::vector<long double>(n));
+  for (size_t k = 0; k < n; ++k) {
+    s.push_back(std::sqrt(std::max(0.0L, w[n - 1 - k])));
+    for (size_t r = 0; r < n; ++r) vectors[r][k] = v[r][n - 1 - k];
+  }
+  return {s, vectors};
 }
 
 // A general matrix that needs pivoting: small (or zero) leading entries.
@@ -567,6 +586,102 @@ TEST_CASE("linear algebra: qr of tall, square and wide matrices against the refe
   CHECK(f(Array::zeros({0, 5, 3}))[1].shape() == Shape{0, 3, 3});
 }
 
+TEST_CASE("linear algebra: svd of tall, square and wide matrices against the reference, in lanes and not",
+          "[tracer][ops][linalg]") {
+  auto f = jit([](Tensor a) {
+    auto [u, s, vh] = svd(a);
+    return std::vector<Tensor>{u, s, vh, svdvals(a)};
+  });
+  const int64_t batch = 37;
+  const std::pair<int64_t, int64_t> shapes[] = {{1, 1}, {2, 2}, {3, 2}, {2, 3}, {5, 3}, {3, 5}, {6, 6},
+                                                {8, 8}, {8, 1}, {1, 8}, {9, 9}, {17, 5}, {5, 17}, {12, 12}};
+  for (DType dtype : {F32, F64})
+    for (auto [m, n] : shapes) {
+      INFO(dtype_name(dtype) << " " << m << "x" << n);
+      int64_t k = std::min(m, n);
+      Vec a = noise(batch * m * n, 0.3 * m + 0.1 * n);
+      // A zero matrix and one of rank 1 (a repeated row): zero singular
+      // values, whose singular vectors are completed.
+      for (int64_t i = 0; i < m; ++i)
+        for (int64_t j = 0; j < n; ++j)
+          a[(2 * m + i) * n + j] = 0, a[(3 * m + i) * n + j] = a[3 * m * n + j] * (1 + i);
+      std::vector<Array> got = f(make(a, {batch, m, n}, dtype));
+      REQUIRE(got[0].shape() == Shape{batch, m, k});
+      REQUIRE(got[1].shape() == Shape{batch, k});
+      REQUIRE(got[2].shape() == Shape{batch, k, n});
+      CHECK(mismatch(got[3], got[1], 0) == "");
+      Vec u = values(got[0]), sv = values(got[1]), vh = values(got[2]);
+      double tol = dtype == F64 ? 1e-12 : 3e-5;
+      for (int64_t b = 0; b < batch; ++b) {
+        INFO("matrix " << b);
+        Matrix input = matrix_at(a, b, m, n);
+        // The reference from the side with fewer columns: a or a^T.
+        Matrix narrow = input;
+        if (m < n) {
+          narrow.assign(n, std::vector<long double>(m));
+          for (int64_t i = 0; i < m; ++i)
+            for (int64_t j = 0; j < n; ++j) narrow[j][i] = input[i][j];
+        }
+        auto [s_ref, vectors] = svd_ref(narrow);
+        for (int64_t j = 0; j < k; ++j) {
+          // (The reference's zero singular values are the square roots of
+          // rounding errors: the rank-1 matrix's are checked below.)
+          if (b != 3 || j == 0)
+            CHECK(std::fabs(sv[b * k + j] - static_cast<double>(s_ref[j])) <= tol * (1 + s_ref[0]));
+          if (j > 0) CHECK(sv[b * k + j] <= sv[b * k + j - 1]);
+          // The singular vector of the narrow side (v, or u where m < n)
+          // up to its sign, within the bound of its gap to the others.
+          if (b == 2 || b == 3) continue;
+          long double gap = INFINITY;
+          for (int64_t i = 0; i < k; ++i)
+            if (i != j) gap = std::min(gap, std::fabs(s_ref[i] - s_ref[j]));
+          auto got_vector = [&](int64_t r) {
+            return m < n ? u[(b * m + r) * k + j] : vh[(b * k + j) * n + r];
+          };
+          long double dot = 0;
+          for (int64_t r = 0; r < k; ++r) dot += got_vector(r) * vectors[r][j];
+          for (int64_t r = 0; r < k; ++r)
+            CHECK(std::fabs(got_vector(r) - static_cast<double>((dot < 0 ? -1 : 1) * vectors[r][j])) <=
+                  tol * k / std::min(1.0L, gap));
+        }
+        // Orthonormal u's columns and vh's rows, zero singular values
+        // included; u diag(s) vh = a.
+        for (int64_t i = 0; i < k; ++i)
+          for (int64_t j = 0; j < k; ++j) {
+            double uu = 0, vv = 0;
+            for (int64_t r = 0; r < m; ++r) uu += u[(b * m + r) * k + i] * u[(b * m + r) * k + j];
+            for (int64_t r = 0; r < n; ++r) vv += vh[(b * k + i) * n + r] * vh[(b * k + j) * n + r];
+            CHECK(std::fabs(uu - (i == j)) <= 10 * tol);
+            CHECK(std::fabs(vv - (i == j)) <= 10 * tol);
+          }
+        for (int64_t i = 0; i < m; ++i)
+          for (int64_t j = 0; j < n; ++j) {
+            double product = 0;
+            for (int64_t c = 0; c < k; ++c) product += u[(b * m + i) * k + c] * sv[b * k + c] * vh[(b * k + c) * n + j];
+            CHECK(std::fabs(product - static_cast<double>(input[i][j])) <= 10 * tol * (1 + s_ref[0]));
+          }
+      }
+      for (int64_t j = 0; j < k; ++j) CHECK(sv[2 * k + j] == 0);
+      for (int64_t j = 1; j < k; ++j) CHECK(std::fabs(sv[3 * k + j]) <= 10 * tol * sv[3 * k]);
+    }
+  // NaN and infinite entries give NaN results for their matrix only;
+  // entries near f32's largest are scaled, not squared; integers give f32;
+  // empty shapes.
+  Vec bad{3, 0, 0, 4, NAN, 0, 0, 1, 0, INFINITY, 1, 0, 3e37, 0, 0, 4e37};
+  std::vector<Array> got = f(make(bad, {4, 2, 2}, F32));
+  Vec sv = values(got[1]), u = values(got[0]);
+  CHECK(sv[0] == Approx(4).epsilon(1e-6));
+  CHECK(sv[1] == Approx(3).epsilon(1e-6));
+  for (int i = 2; i < 6; ++i) CHECK(std::isnan(sv[i]));
+  for (int i = 4; i < 12; ++i) CHECK(std::isnan(u[i]));
+  CHECK(sv[6] == Approx(4e37).epsilon(1e-6));
+  CHECK(sv[7] == Approx(3e37).epsilon(1e-6));
+  CHECK_ARRAY("i32", f(make({0, 2, 3, 0}, {2, 2}, I32))[1], F32, Shape{2}, (Vec{3, 2}), kExact);
+  CHECK(f(Array::zeros({3, 0, 4}))[2].shape() == Shape{3, 0, 4});
+  CHECK(f(Array::zeros({4, 0}))[0].shape() == Shape{4, 0});
+  CHECK(f(Array::zeros({0, 5, 3}))[1].shape() == Shape{0, 3});
+}
+
 TEST_CASE("linear algebra: inv and cho_solve, at 1 and 2 threads", "[tracer][ops][linalg]") {
   // 2048 matrices of 7x7: on a CPU, groups of 8 f64 lanes in parallel chunks.
   const int64_t batch = 2048, n = 7;
@@ -649,6 +764,7 @@ TEST_CASE("linear algebra: batches of small matrices, a matrix per vector lane",
   expect_grads("slogdet in lanes", FN(slogdet(x[0]).logabsdet), {a});
   expect_grads("eigh in lanes", FN(eigh(x[0]).eigenvectors * eigh(x[0]).eigenvectors + expand_dims(eigh(x[0]).eigenvalues, -1)), {a});
   expect_grads("qr in lanes", FN(qr(x[0]).q + qr(x[0]).r), {a});
+  expect_grads("svd in lanes", FN(svd(x[0]).u * svd(x[0]).u + expand_dims(svd(x[0]).s, -1) + svd(x[0]).vh * svd(x[0]).vh), {a});
 }
 
 TEST_CASE("ad ops: gradients of the linear algebra ops, both modes", "[ad][ad-ops][linalg]") {
@@ -703,6 +819,16 @@ TEST_CASE("ad ops: gradients of the linear algebra ops, both modes", "[ad][ad-op
                {make(noise(2 * 4 * 2, 0.9), {2, 4, 2}, F64)});
   expect_grads("second order: qr", FN(qr(x[0]).r), {tall}, 2);
   expect_grads("second order: qr of a wide matrix", FN(qr(x[0]).q), {wide}, 2);
+  // Functions of the singular vectors that do not depend on their signs.
+  expect_grads("svd's singular values", FN(svdvals(x[0]) * svdvals(x[0])), {g});
+  for (const Array& matrix : {tall, g, wide}) {
+    INFO(matrix.shape()[0] << "x" << matrix.shape()[1]);
+    expect_grads("svd's u", FN(svd(x[0]).u * svd(x[0]).u), {matrix});
+    expect_grads("svd's vh", FN(svd(x[0]).vh * svd(x[0]).vh), {matrix});
+    expect_grads("svd's s", FN(svd(x[0]).s), {matrix});
+  }
+  expect_grads("svd of a batch", FN(svdvals(x[0] + x[1])), {make(general(3, n, 0.2), {3, n, n}, F64), g});
+  expect_grads("second order: svdvals", FN(svdvals(x[0])), {tall}, 2);
   expect_grads("second order: solve", FN(solve(x[0], x[1]) * solve(x[0], x[1])), {g, b}, 2);
   expect_grads("second order: cholesky", FN(cholesky(x[0])), {spd_matrix}, 2);
 }
@@ -734,6 +860,8 @@ TEST_CASE("linear algebra: errors name the op, the shapes and the line",
          {"eigvalsh", "f32[4]", "square"});
   expect([] { jit([](Tensor x) { return qr(x).q; })(Array::zeros({4})); },
          {"qr", "f32[4]", "matrix"});
+  expect([] { jit([](Tensor x) { return svdvals(x); })(Array::zeros({4})); },
+         {"svd", "f32[4]", "matrix"});
   // A vector b has a's rank minus one (jax.scipy.linalg's rule).
   expect([] {
     jit([](Tensor a, Tensor b) { return triangular_solve(a, b, true); })(Array::zeros({2, 3, 3}),

@@ -279,6 +279,19 @@ struct QrResult {
   Tensor q, r;
 };
 QrResult qr(const Tensor& a, SourceLocation loc = SourceLocation::current());
+/// jnp.linalg.svd(a, full_matrices=False): of each matrix of a [..., m, n],
+/// with k = min(m, n), u [..., m, k] and vh [..., k, n] with orthonormal
+/// columns and rows, and the singular values s [..., k] in descending
+/// order, a = u diag(s) vh; by the one-sided Jacobi method. A singular
+/// vector's sign is not specified. Gradients as JAX's: infinite where
+/// singular values repeat (or, where m != n, are zero).
+/// `auto [u, s, vh] = linalg::svd(a);`
+struct SvdResult {
+  Tensor u, s, vh;
+};
+SvdResult svd(const Tensor& a, SourceLocation loc = SourceLocation::current());
+/// jnp.linalg.svdvals: svd's singular values.
+Tensor svdvals(const Tensor& a, SourceLocation loc = SourceLocation::current());
 }  // namespace linalg
 
 /// Empty `perm` reverses the dimensions.

@@ -1,8 +1,9 @@
 // Linear algebra (jnp.linalg.cholesky, solve, inv, slogdet, det, eigh,
-// eigvalsh, qr; jax.scipy.linalg's solve_triangular and cho_solve):
-// dtypes, vectors and batch broadcasting here; each factorization is one
-// adjit op (adjit.cholesky, adjit.triangular_solve, adjit.solve,
-// adjit.slogdet, adjit.eigh, adjit.qr) on f32 or f64 batches of matrices.
+// eigvalsh, qr, svd, svdvals; jax.scipy.linalg's solve_triangular and
+// cho_solve): dtypes, vectors and batch broadcasting here; each
+// factorization is one adjit op (adjit.cholesky, adjit.triangular_solve,
+// adjit.solve, adjit.slogdet, adjit.eigh, adjit.qr, adjit.svd) on f32 or
+// f64 batches of matrices.
 #include "Promotion.h"
 #include "Recorder.h"
 
@@ -171,6 +172,21 @@ EighResult eigh(const Tensor& a, SourceLocation loc) {
 
 Tensor eigvalsh(const Tensor& a, SourceLocation loc) {
   return two_results<ir::EighOp>("eigvalsh", a, loc).first;
+}
+
+SvdResult svd(const Tensor& a, SourceLocation loc) {
+  Recorder r("svd", loc, {&a});
+  check_matrices(r, a);
+  DType result = result_dtype(a.dtype());
+  Tensor x = r.convert(a, solver_dtype(result));
+  auto op = r.builder().create<ir::SvdOp>(r.location(), r.value(x));
+  auto wrapped = [&](mlir::Value v) { return r.convert(r.trace().wrap(v), result); };
+  return {wrapped(op.getU()), wrapped(op.getS()), wrapped(op.getVh())};
+}
+
+Tensor svdvals(const Tensor& a, SourceLocation loc) {
+  detail::AtUserLine at_user(loc);
+  return svd(a, loc).s;
 }
 
 QrResult qr(const Tensor& a, SourceLocation loc) {

@@ -921,6 +921,40 @@ def Adjit_QrOp : Adjit_Op<"qr", [Pure,
   let assemblyFormat = "$operand attr-dict `:` type($operand)";
 }
 
+def Adjit_SvdOp : Adjit_Op<"svd", [Pure,
+    DeclareOpInterfaceMethods<InferTypeOpInterface>,
+    DeclareOpInterfaceMethods<DifferentiableOpInterface>]> {
+  let summary = "singular value decomposition";
+  let description = [{
+    For each m x n matrix `A` of the batch, with `k = min(m, n)`, the
+    reduced decomposition `A = U diag(s) Vh`: `u` [batch..., m, k] and the
+    rows of `vh` [batch..., k, n] orthonormal, the singular values `s`
+    [batch..., k] in descending order (as `jnp.linalg.svd(a,
+    full_matrices=False)`). Computed by the one-sided Jacobi method
+    (Hestenes) on the columns of `A` (of `A^T` where m < n), scaled by its
+    largest magnitude: sweeps of plane rotations that make each pair of
+    columns orthogonal, until every pair is orthogonal to the element
+    type's epsilon, then sorted; each singular vector's sign is not
+    specified. Where singular values are zero, `u`'s columns for them are
+    completed to an orthonormal set. A NaN or infinite entry gives NaN
+    results.
+
+    Derivative (JAX's rule): with `dS = U^T dA V`, `ds = diag(dS)` and
+    `F[i][j] = 1 / (s[j]^2 - s[i]^2)` off the diagonal, `dU = U (F *
+    (dS S + S dS^T)) + (I - U U^T) dA V S^-1` and `dV = V (F * (S dS +
+    dS^T S)) + (I - V V^T) dA^T U S^-1`. Repeated singular values make
+    the singular vectors' derivatives infinite, as zero ones do where m !=
+    n.
+
+    ```mlir
+    %u, %s, %vh = adjit.svd %a : tensor<8x5x3xf32>
+    ```
+  }];
+  let arguments = (ins Adjit_SolverTensor:$operand);
+  let results = (outs Adjit_SolverTensor:$u, Adjit_SolverTensor:$s, Adjit_SolverTensor:$vh);
+  let assemblyFormat = "$operand attr-dict `:` type($operand)";
+}
+
 //===----------------------------------------------------------------------===//
 // Control flow. Regions take every value they use as an explicit operand
 // (IsolatedFromAbove), so derivative rules see all the values that a body
