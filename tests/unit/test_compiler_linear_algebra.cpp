@@ -1,5 +1,5 @@
 // cholesky, triangular_solve, cho_solve, solve, inv, slogdet, det, eigh,
-// eigvalsh, qr, svd and svdvals: against plain long-double references
+// eigvalsh, qr, svd, svdvals and norm: against plain long-double references
 // (Cholesky, substitution, Gaussian elimination with partial pivoting,
 // Jacobi rotations, Householder reflections) for sizes 1 to 17, batched and broadcast, vectors
 // and matrices of right-hand sides, f32/f64/f16/i32; the triangle a solve
@@ -682,6 +682,79 @@ TEST_CASE("linear algebra: svd of tall, square and wide matrices against the ref
   CHECK(f(Array::zeros({0, 5, 3}))[1].shape() == Shape{0, 3});
 }
 
+TEST_CASE("linear algebra: norm of vectors and matrices for every order, over any axes",
+          "[tracer][ops][linalg]") {
+  const Tol tol{1e-12, 1e-12};
+  // A vector with zeros and signs: its norms from their definitions.
+  Vec v{3, -4, 0, 1.5, -0.25, 0};
+  auto vector_norm = [&](double p) {
+    long double acc = 0;
+    for (double x : v) acc += std::pow(std::fabs(static_cast<long double>(x)), p);
+    return static_cast<double>(std::pow(acc, 1 / static_cast<long double>(p)));
+  };
+  Array vec = make(v, {6}, F64);
+  auto at = [](const Array& a) { return values(a)[0]; };
+  CHECK(at(jit([](Tensor x) { return norm(x); })(vec)) == Approx(vector_norm(2)).epsilon(1e-14));
+  CHECK(at(jit([](Tensor x) { return norm(x, 2.0); })(vec)) == Approx(vector_norm(2)).epsilon(1e-14));
+  CHECK(at(jit([](Tensor x) { return norm(x, 1.0); })(vec)) == Approx(8.75).epsilon(1e-15));
+  CHECK(at(jit([](Tensor x) { return norm(x, 3.0); })(vec)) == Approx(vector_norm(3)).epsilon(1e-14));
+  CHECK(at(jit([](Tensor x) { return norm(x, 0.5); })(vec)) == Approx(vector_norm(0.5)).epsilon(1e-14));
+  CHECK(at(jit([](Tensor x) { return norm(x, INFINITY); })(vec)) == 4);
+  CHECK(at(jit([](Tensor x) { return norm(x, -INFINITY); })(vec)) == 0);
+  CHECK(at(jit([](Tensor x) { return norm(x, 0.0); })(vec)) == 4);
+  // A 3x4 matrix whose singular values are 3, 2 and 0.5 (a signed
+  // permutation of a diagonal): nuclear 5.5, spectral 3, smallest 0.5;
+  // column sums of |a| 3, 2, 0.5, 0 and row sums 2, 3, 0.5.
+  Array m = make({0, 2, 0, 0, -3, 0, 0, 0, 0, 0, 0.5, 0}, {3, 4}, F64);
+  auto matrix = [&](auto f) { return at(jit(f)(m)); };
+  CHECK(matrix([](Tensor x) { return norm(x, "fro"); }) == Approx(std::sqrt(13.25)).epsilon(1e-15));
+  CHECK(matrix([](Tensor x) { return norm(x); }) == Approx(std::sqrt(13.25)).epsilon(1e-15));
+  CHECK(matrix([](Tensor x) { return norm(x, "nuc"); }) == Approx(5.5).epsilon(1e-14));
+  CHECK(matrix([](Tensor x) { return norm(x, 2.0); }) == Approx(3).epsilon(1e-14));
+  CHECK(matrix([](Tensor x) { return norm(x, -2.0); }) == Approx(0.5).epsilon(1e-14));
+  CHECK(matrix([](Tensor x) { return norm(x, 1.0); }) == 3);
+  CHECK(matrix([](Tensor x) { return norm(x, -1.0); }) == 0);
+  CHECK(matrix([](Tensor x) { return norm(x, INFINITY); }) == 3);
+  CHECK(matrix([](Tensor x) { return norm(x, -INFINITY); }) == 0.5);
+  // Over chosen axes of a batch, in any order, with keepdims; integers.
+  Vec batch = noise(2 * 3 * 4, 0.4);
+  Array b = make(batch, {2, 3, 4}, F64);
+  Vec rows_fro, columns_one;
+  for (int i = 0; i < 2; ++i) {
+    long double f = 0, best = 0;
+    for (int c = 0; c < 4; ++c) {
+      long double column = 0;
+      for (int r = 0; r < 3; ++r) column += std::fabs(static_cast<long double>(batch[(i * 3 + r) * 4 + c]));
+      best = std::max(best, column);
+    }
+    for (int k = 0; k < 12; ++k) f += static_cast<long double>(batch[i * 12 + k]) * batch[i * 12 + k];
+    rows_fro.push_back(static_cast<double>(std::sqrt(f)));
+    columns_one.push_back(static_cast<double>(best));
+  }
+  CHECK_ARRAY("fro over {1, 2}", jit([](Tensor x) { return norm(x, "fro", {1, 2}); })(b), F64, Shape{2}, rows_fro, tol);
+  CHECK_ARRAY("1 over {-2, -1}, keepdims", jit([](Tensor x) { return norm(x, 1.0, {-2, -1}, true); })(b), F64,
+              (Shape{2, 1, 1}), columns_one, tol);
+  // Rows and columns swapped: the 1-norm of the transpose is the inf-norm.
+  Array swapped = jit([](Tensor x) { return norm(x, 1.0, {2, 1}); })(b);
+  Array rows_inf = jit([](Tensor x) { return norm(x, INFINITY, {1, 2}); })(b);
+  CHECK(mismatch(swapped, rows_inf, 0) == "");
+  Array nuclear = jit([](Tensor x) { return norm(x, "nuc", {2, 0}, true); })(b);
+  CHECK(nuclear.shape() == Shape{1, 3, 1});
+  Array nuclear_t = jit([](Tensor x) { return norm(transpose(x, {1, 2, 0}), "nuc", {1, 2}); })(b);
+  CHECK_ARRAY("nuc over {2, 0}", nuclear, F64, (Shape{1, 3, 1}), values(nuclear_t), tol);
+  CHECK_ARRAY("i32", jit([](Tensor x) { return norm(x); })(make({3, 4}, {2}, I32)), F32, Shape{}, (Vec{5}), kExact);
+  // Gradients, both modes (no ties among the entries a max or min picks).
+  Array g = make(general(1, 4, 0.5), {4, 4}, F64);
+  Array w = make(wave(5, 0.3), {5}, F64);
+  expect_grads("vector 2-norm", FN(norm(x[0])), {w});
+  expect_grads("vector 3-norm", FN(norm(x[0], 3.0)), {w});
+  expect_grads("vector inf-norm", FN(norm(x[0], INFINITY)), {w});
+  expect_grads("nuclear norm", FN(norm(x[0], "nuc")), {g});
+  expect_grads("spectral norm", FN(norm(x[0], 2.0)), {g});
+  expect_grads("matrix 1-norm", FN(norm(x[0], 1.0)), {g});
+  expect_grads("frobenius over a batch", FN(norm(x[0], "fro", {0, 2})), {b});
+}
+
 TEST_CASE("linear algebra: inv and cho_solve, at 1 and 2 threads", "[tracer][ops][linalg]") {
   // 2048 matrices of 7x7: on a CPU, groups of 8 f64 lanes in parallel chunks.
   const int64_t batch = 2048, n = 7;
@@ -862,6 +935,16 @@ TEST_CASE("linear algebra: errors name the op, the shapes and the line",
          {"qr", "f32[4]", "matrix"});
   expect([] { jit([](Tensor x) { return svdvals(x); })(Array::zeros({4})); },
          {"svd", "f32[4]", "matrix"});
+  expect([] { jit([](Tensor x) { return norm(x, 2.0); })(Array::zeros({2, 3, 4})); },
+         {"norm", "f32[2,3,4]", "ord 2"});
+  expect([] { jit([](Tensor x) { return norm(x, "fro"); })(Array::zeros({4})); },
+         {"norm", "'fro'", "two axes"});
+  expect([] { jit([](Tensor x) { return norm(x, 3.0, {0, 1}); })(Array::zeros({3, 3})); },
+         {"norm", "ord 3", "not a matrix norm"});
+  expect([] { jit([](Tensor x) { return norm(x, "max"); })(Array::zeros({3, 3})); },
+         {"norm", "'max'"});
+  expect([] { jit([](Tensor x) { return norm(x, 1.0, {1, -1}); })(Array::zeros({3, 3})); },
+         {"norm", "both axis 1"});
   // A vector b has a's rank minus one (jax.scipy.linalg's rule).
   expect([] {
     jit([](Tensor a, Tensor b) { return triangular_solve(a, b, true); })(Array::zeros({2, 3, 3}),

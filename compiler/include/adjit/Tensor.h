@@ -12,6 +12,7 @@
 
 #include <concepts>
 #include <cstdint>
+#include <optional>
 #include <source_location>
 #include <string>
 #include <type_traits>
@@ -292,6 +293,18 @@ struct SvdResult {
 SvdResult svd(const Tensor& a, SourceLocation loc = SourceLocation::current());
 /// jnp.linalg.svdvals: svd's singular values.
 Tensor svdvals(const Tensor& a, SourceLocation loc = SourceLocation::current());
+/// jnp.linalg.norm. Over one axis a vector norm: ord 2 (the default), 1,
+/// INFINITY (max |x|), -INFINITY (min |x|), 0 (the count of nonzeros) or
+/// any p (sum |x|^p)^(1/p). Over two axes (rows, then columns) a matrix
+/// norm: "fro" (the default), "nuc" (the sum of the singular values), 2
+/// and -2 (the largest and smallest singular value), 1 and -1 (the largest
+/// and smallest column sum of |x|), INFINITY and -INFINITY (row sums).
+/// Without axes: every axis with the default ord (the 2-norm of all
+/// entries), else a vector's or a matrix's axes. Integers give f32.
+Tensor norm(const Tensor& x, std::optional<double> ord = std::nullopt, Axes axes = {},
+            bool keepdims = false, SourceLocation loc = SourceLocation::current());
+Tensor norm(const Tensor& x, const std::string& ord, Axes axes = {}, bool keepdims = false,
+            SourceLocation loc = SourceLocation::current());
 }  // namespace linalg
 
 /// Empty `perm` reverses the dimensions.

@@ -1,5 +1,5 @@
 // Linear algebra (jnp.linalg.cholesky, solve, inv, slogdet, det, eigh,
-// eigvalsh, qr, svd, svdvals; jax.scipy.linalg's solve_triangular and
+// eigvalsh, qr, svd, svdvals, norm; jax.scipy.linalg's solve_triangular and
 // cho_solve): dtypes, vectors and batch broadcasting here; each
 // factorization is one adjit op (adjit.cholesky, adjit.triangular_solve,
 // adjit.solve, adjit.slogdet, adjit.eigh, adjit.qr, adjit.svd) on f32 or
@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <type_traits>
 
 namespace adjit {
@@ -187,6 +188,94 @@ SvdResult svd(const Tensor& a, SourceLocation loc) {
 Tensor svdvals(const Tensor& a, SourceLocation loc) {
   detail::AtUserLine at_user(loc);
   return svd(a, loc).s;
+}
+
+namespace {
+// A norm's order: a number, a name ("fro", "nuc"), or neither (the default).
+struct Order {
+  std::optional<double> number;
+  std::string name;
+  bool is_default() const { return !number && name.empty(); }
+  std::string describe() const { return number ? fmt::format("{}", *number) : "'" + name + "'"; }
+};
+
+Tensor norm_of(const Tensor& x, const Order& ord, Axes axes, bool keepdims, SourceLocation loc) {
+  Recorder r("norm", loc, {&x});
+  int rank = x.rank();
+  if (axes.empty()) {
+    if (!ord.is_default() && rank != 1 && rank != 2)
+      r.fail(fmt::format("ord {} needs a vector or a matrix, or one or two axes, got {}",
+                         ord.describe(), describe(x)));
+    for (int d = 0; d < rank; ++d) axes.push_back(d);
+  }
+  for (int& a : axes) a = r.axis(a, rank, x);
+  if (axes.size() == 2 && axes[0] == axes[1])
+    r.fail(fmt::format("the two axes of a matrix norm are both axis {} of {}", axes[0], describe(x)));
+  if (!ord.is_default() && axes.size() > 2)
+    r.fail(fmt::format("ord {} needs one or two axes, got {} of {}", ord.describe(), axes.size(),
+                       describe(x)));
+  detail::AtUserLine at_user(loc);
+  Tensor v = is_floating(x.dtype()) ? x : cast(x, DType::f32, loc);
+  Tensor magnitude = abs(v, loc);
+  if (ord.is_default() || (axes.size() == 1 && ord.number == 2.0) || ord.name == "fro") {
+    if (ord.name == "fro" && axes.size() != 2)
+      r.fail(fmt::format("ord 'fro' is a matrix norm: it needs two axes, got {}", axes.size()));
+    return sqrt(sum(v * v, axes, keepdims, loc), loc);
+  }
+  if (axes.size() == 1) {
+    if (!ord.number)
+      r.fail(fmt::format("ord {} is a matrix norm: it needs two axes", ord.describe()));
+    double p = *ord.number;
+    if (p == INFINITY) return max(magnitude, axes, keepdims, loc);
+    if (p == -INFINITY) return min(magnitude, axes, keepdims, loc);
+    if (p == 0) return sum(cast(not_equal(v, 0.0, loc), v.dtype(), loc), axes, keepdims, loc);
+    if (p == 1) return sum(magnitude, axes, keepdims, loc);
+    return pow(sum(pow(magnitude, p, loc), axes, keepdims, loc), 1.0 / p, loc);
+  }
+  int rows = axes[0], cols = axes[1];
+  // The result with the two axes kept as ones, then dropped unless keepdims.
+  Shape kept = x.shape();
+  kept[rows] = kept[cols] = 1;
+  Shape dropped;
+  for (int d = 0; d < rank; ++d)
+    if (d != rows && d != cols) dropped.push_back(x.shape()[d]);
+  auto shaped = [&](const Tensor& t) { return reshape(t, keepdims ? kept : dropped, loc); };
+  if (ord.number == 1.0 || ord.number == -1.0 || ord.number == INFINITY ||
+      ord.number == -INFINITY) {
+    bool columns = std::fabs(*ord.number) == 1;
+    Tensor sums = sum(magnitude, {columns ? rows : cols}, true, loc);
+    Axes across{columns ? cols : rows};
+    return shaped(*ord.number > 0 ? max(sums, across, true, loc) : min(sums, across, true, loc));
+  }
+  if (ord.number == 2.0 || ord.number == -2.0 || ord.name == "nuc") {
+    std::vector<int> perm;
+    for (int d = 0; d < rank; ++d)
+      if (d != rows && d != cols) perm.push_back(d);
+    perm.insert(perm.end(), {rows, cols});
+    Tensor s = svdvals(transpose(v, perm, loc), loc);
+    Tensor reduced = ord.name == "nuc" ? sum(s, {-1}, false, loc)
+                     : *ord.number > 0 ? max(s, {-1}, false, loc)
+                                       : min(s, {-1}, false, loc);
+    return shaped(reduced);
+  }
+  r.fail(fmt::format("ord {} is not a matrix norm (numpy's: 'fro', 'nuc', 1, -1, 2, -2, inf, "
+                     "-inf)",
+                     ord.describe()));
+}
+}  // namespace
+
+Tensor norm(const Tensor& x, std::optional<double> ord, Axes axes, bool keepdims,
+            SourceLocation loc) {
+  return norm_of(x, Order{ord, ""}, std::move(axes), keepdims, loc);
+}
+
+Tensor norm(const Tensor& x, const std::string& ord, Axes axes, bool keepdims,
+            SourceLocation loc) {
+  if (ord != "fro" && ord != "nuc") {
+    Recorder r("norm", loc, {&x});
+    r.fail(fmt::format("ord '{}' is not a norm's name (numpy's: 'fro', 'nuc')", ord));
+  }
+  return norm_of(x, Order{std::nullopt, ord}, std::move(axes), keepdims, loc);
 }
 
 QrResult qr(const Tensor& a, SourceLocation loc) {
