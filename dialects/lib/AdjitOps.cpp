@@ -449,6 +449,22 @@ FailureOr<RankedTensorType> matricesOperand(std::optional<Location> loc, StringR
                              kind);
   return a;
 }
+// The shapes [batch..., m, k], [batch..., k] and [batch..., k, n] of a
+// factorization of [batch..., m, n] matrices, k = min(m, n).
+struct ReducedFactorShapes {
+  SmallVector<int64_t> tall, values, wide;
+};
+ReducedFactorShapes reducedFactorShapes(RankedTensorType a) {
+  ArrayRef<int64_t> shape = a.getShape();
+  int64_t m = shape[shape.size() - 2], n = shape.back(), k = std::min(m, n);
+  ReducedFactorShapes shapes{SmallVector<int64_t>(shape.drop_back()),
+                             SmallVector<int64_t>(shape.drop_back(2)),
+                             SmallVector<int64_t>(shape.drop_back(2))};
+  shapes.tall.push_back(k);
+  shapes.values.push_back(k);
+  shapes.wide.append({k, n});
+  return shapes;
+}
 FailureOr<RankedTensorType> squareMatricesOperand(std::optional<Location> loc, StringRef opName,
                                                   ValueRange operands) {
   return matricesOperand(loc, opName, operands, "square matrices");
@@ -492,12 +508,8 @@ LogicalResult QrOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
   FailureOr<RankedTensorType> a = matricesOperand(loc, getOperationName(), operands, "matrices");
   if (failed(a))
     return failure();
-  ArrayRef<int64_t> shape = a->getShape();
-  int64_t m = shape[shape.size() - 2], n = shape.back(), k = std::min(m, n);
-  SmallVector<int64_t> q(shape.drop_back()), r(shape.drop_back(2));
-  q.push_back(k);
-  r.append({k, n});
-  types.assign({a->clone(q), a->clone(r)});
+  ReducedFactorShapes shapes = reducedFactorShapes(*a);
+  types.assign({a->clone(shapes.tall), a->clone(shapes.wide)});
   return success();
 }
 
@@ -508,13 +520,8 @@ LogicalResult SvdOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc
   FailureOr<RankedTensorType> a = matricesOperand(loc, getOperationName(), operands, "matrices");
   if (failed(a))
     return failure();
-  ArrayRef<int64_t> shape = a->getShape();
-  int64_t m = shape[shape.size() - 2], n = shape.back(), k = std::min(m, n);
-  SmallVector<int64_t> u(shape.drop_back()), s(shape.drop_back(2)), vh(shape.drop_back(2));
-  u.push_back(k);
-  s.push_back(k);
-  vh.append({k, n});
-  types.assign({a->clone(u), a->clone(s), a->clone(vh)});
+  ReducedFactorShapes shapes = reducedFactorShapes(*a);
+  types.assign({a->clone(shapes.tall), a->clone(shapes.values), a->clone(shapes.wide)});
   return success();
 }
 

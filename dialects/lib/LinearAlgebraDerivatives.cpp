@@ -262,6 +262,12 @@ Value sideBySide(MatrixEmit &e, Value x, Value y) {
                                    type.getRank() - 1);
 }
 
+// The rows and columns of `op`'s operand matrices.
+std::pair<int64_t, int64_t> rowsAndColumns(QrOp op) {
+  ArrayRef<int64_t> shape = op.getOperand().getType().getShape();
+  return {shape[shape.size() - 2], shape.back()};
+}
+
 // Of A = Q R with m >= n (R square and invertible): with X = dA R^-1,
 // C = Q^T X and W = tril(C, -1) - tril(C, -1)^T (skew-symmetric),
 // dQ = Q (W - C) + X and dR = (C - W) R.
@@ -298,8 +304,7 @@ LogicalResult QrOp::buildJVP(OpBuilder &b, ValueRange t, SmallVectorImpl<Value> 
                              DerivativeContext &) {
   MatrixEmit e(b, getLoc());
   Value a = getOperand(), q = getQ(), r = getR();
-  ArrayRef<int64_t> shape = getOperand().getType().getShape();
-  int64_t m = shape[shape.size() - 2], n = shape.back();
+  auto [m, n] = rowsAndColumns(*this);
   if (m >= n) {
     auto [dq, dr] = tallQrJVP(e, t[0], q, r);
     out.append({dq, dr});
@@ -317,8 +322,7 @@ LogicalResult QrOp::buildVJP(OpBuilder &b, ValueRange ct, SmallVectorImpl<Value>
                              DerivativeContext &) {
   MatrixEmit e(b, getLoc());
   Value a = getOperand(), q = getQ(), r = getR();
-  ArrayRef<int64_t> shape = getOperand().getType().getShape();
-  int64_t m = shape[shape.size() - 2], n = shape.back();
+  auto [m, n] = rowsAndColumns(*this);
   if (m >= n) {
     out.push_back(tallQrVJP(e, ct[0], ct[1], q, r));
     return success();

@@ -419,6 +419,24 @@ Value zerosOfType(OpBuilder &b, Location loc, RankedTensorType type) {
   return b.create<linalg::FillOp>(loc, zero, empty).getResult(0);
 }
 
+// The matrices x (any batch) transposed: the last two dimensions swapped.
+Value transposeMatrices(OpBuilder &b, Location loc, Value x) {
+  auto type = cast<RankedTensorType>(x.getType());
+  int64_t rank = type.getRank();
+  SmallVector<int64_t> perm, shape(type.getShape());
+  for (int64_t d = 0; d < rank; ++d)
+    perm.push_back(d);
+  std::swap(perm[rank - 1], perm[rank - 2]);
+  std::swap(shape[rank - 1], shape[rank - 2]);
+  return b.create<TransposeOp>(loc, type.clone(shape), x, perm);
+}
+
+// The machine epsilon of the float type `element` (2^-23 for f32).
+double epsilonOf(Type element) {
+  return std::ldexp(1.0, 1 - static_cast<int>(llvm::APFloat::semanticsPrecision(
+                                 cast<FloatType>(element).getFloatSemantics())));
+}
+
 // Column by column (left-looking): L[j][j] = sqrt(s[j][j] - sum L[j][k]^2),
 // then L[i][j] = (s[i][j] - sum L[i][k] L[j][k]) / L[j][j] below it, where
 // s is the symmetric part of the operand. A pivot that is not positive
@@ -751,8 +769,7 @@ struct EighToLoops : MatrixPattern<EighOp> {
                               zerosOfType(rewriter, loc, matrices)});
       return success();
     }
-    double epsilon = std::ldexp(1.0, 1 - static_cast<int>(llvm::APFloat::semanticsPrecision(
-                                             cast<FloatType>(element).getFloatSemantics())));
+    double epsilon = epsilonOf(element);
     Value init[] = {adaptor.getOperand(), zerosOfType(rewriter, loc, matrices),
                     zerosOfType(rewriter, loc, columnType)};
     auto results = forEachMatrix(
@@ -880,11 +897,7 @@ struct EighToLoops : MatrixPattern<EighOp> {
           return SmallVector<Value>{diagonalized, orNaN(done[1], n), orNaN(done[0], 1)};
         });
     // V = W^T; the eigenvalues without their column dimension.
-    SmallVector<int64_t> perm;
-    for (int64_t d = 0; d < matrices.getRank(); ++d)
-      perm.push_back(d);
-    std::swap(perm[perm.size() - 1], perm[perm.size() - 2]);
-    Value vectors = rewriter.create<TransposeOp>(loc, matrices, results[1], perm);
+    Value vectors = transposeMatrices(rewriter, loc, results[1]);
     rewriter.replaceOp(op, {rewriter.create<ReshapeOp>(loc, valuesType, results[2]).getResult(),
                             vectors});
     return success();
@@ -1028,21 +1041,12 @@ struct SvdToLoops : MatrixPattern<SvdOp> {
                               zerosOfType(rewriter, loc, vhType)});
       return success();
     }
-    SmallVector<int64_t> swapLast;
-    for (int64_t d = 0; d < rank; ++d)
-      swapLast.push_back(d);
-    std::swap(swapLast[rank - 1], swapLast[rank - 2]);
-    auto transposed = [&](Value x) -> Value {
-      SmallVector<int64_t> shape(cast<RankedTensorType>(x.getType()).getShape());
-      std::swap(shape[rank - 1], shape[rank - 2]);
-      return rewriter.create<TransposeOp>(loc, matrices.clone(shape), x, swapLast);
-    };
+    auto transposed = [&](Value x) { return transposeMatrices(rewriter, loc, x); };
     bool wide = m < n;
     SmallVector<int64_t> square(sType.getShape()), column(sType.getShape());
     square.push_back(k);
     column.push_back(1);
-    double epsilon = std::ldexp(1.0, 1 - static_cast<int>(llvm::APFloat::semanticsPrecision(
-                                             cast<FloatType>(element).getFloatSemantics())));
+    double epsilon = epsilonOf(element);
     Value init[] = {wide ? adaptor.getOperand() : transposed(adaptor.getOperand()),
                     zerosOfType(rewriter, loc, matrices.clone(square)),
                     zerosOfType(rewriter, loc, matrices.clone(column))};
