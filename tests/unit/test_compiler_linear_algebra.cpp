@@ -253,6 +253,12 @@ Vec general(int64_t batch, int64_t n, double phase) {
   return v;
 }
 
+// The m x n shapes that qr and svd are tested on: tall, square and wide, in
+// vector lanes on a CPU up to 8 x 8 and one matrix at a time beyond.
+const std::pair<int64_t, int64_t> kFactorShapes[] = {{1, 1}, {2, 2}, {3, 2},  {2, 3},  {5, 3},
+                                                     {3, 5}, {6, 6}, {8, 8},  {8, 1},  {1, 8},
+                                                     {9, 9}, {17, 5}, {5, 17}, {12, 12}};
+
 Tol tolerance(DType dtype) { return dtype == F64 ? Tol{1e-11, 1e-11} : Tol{2e-4, 2e-4}; }
 
 }  // namespace
@@ -514,13 +520,9 @@ TEST_CASE("linear algebra: qr of tall, square and wide matrices against the refe
     auto [q, r] = qr(a);
     return std::vector<Tensor>{q, r};
   });
-  // 37 matrices: in vector lanes on a CPU up to 8 rows and columns, one at a
-  // time beyond.
   const int64_t batch = 37;
-  const std::pair<int64_t, int64_t> shapes[] = {{1, 1}, {2, 2}, {3, 2}, {2, 3}, {5, 3}, {3, 5}, {6, 6},
-                                                {8, 8}, {8, 1}, {1, 8}, {9, 9}, {17, 5}, {5, 17}, {12, 12}};
   for (DType dtype : {F32, F64})
-    for (auto [m, n] : shapes) {
+    for (auto [m, n] : kFactorShapes) {
       INFO(dtype_name(dtype) << " " << m << "x" << n);
       int64_t k = std::min(m, n);
       Vec a = noise(batch * m * n, 0.1 * m + 0.7 * n);
@@ -593,10 +595,8 @@ TEST_CASE("linear algebra: svd of tall, square and wide matrices against the ref
     return std::vector<Tensor>{u, s, vh, svdvals(a)};
   });
   const int64_t batch = 37;
-  const std::pair<int64_t, int64_t> shapes[] = {{1, 1}, {2, 2}, {3, 2}, {2, 3}, {5, 3}, {3, 5}, {6, 6},
-                                                {8, 8}, {8, 1}, {1, 8}, {9, 9}, {17, 5}, {5, 17}, {12, 12}};
   for (DType dtype : {F32, F64})
-    for (auto [m, n] : shapes) {
+    for (auto [m, n] : kFactorShapes) {
       INFO(dtype_name(dtype) << " " << m << "x" << n);
       int64_t k = std::min(m, n);
       Vec a = noise(batch * m * n, 0.3 * m + 0.1 * n);
