@@ -28,11 +28,6 @@ inline Array signed_values(const Shape& shape, uint64_t seed) {
   return Array::uniform(shape, seed, -1.8, 1.8);
 }
 
-// The 3x3 identity, traced.
-inline Tensor eye3() {
-  return cast(equal(reshape(arange(3), {3, 1}), arange(3)), DType::f32);
-}
-
 inline std::vector<OpCase> op_cases() {
   Array a = signed_values({3, 5}, 1), b = signed_values({3, 5}, 2), p = positive({3, 5}, 3);
   Array bools = Array::uniform({3, 5}, 4, 0, 2, DType::i32);
@@ -62,14 +57,19 @@ inline std::vector<OpCase> op_cases() {
       {"asinh_acosh", FN(asinh(x[0] * 3.0) + acosh(x[0] + 1.0)), {p}},
       {"cbrt", FN(cbrt(x[0])), {p}},
       {"atan2", FN(atan2(x[0], x[1])), {a, b}},
+      {"array_routines",
+       FN(prod(x[0] + 2.0, {1}, true) + adjit::std(x[0], {1}, true) + logaddexp(x[0], x[1]) +
+          roll(x[0], 2, 1) * flip(x[0], {0}) + tril(x[0], 1) + pad(diff(x[0], 1, 1), {0, 0}, {0, 1}) +
+          tile(slice(x[0], {0, 0}, {1, 5}), {3, 1})),
+       {a, b}},
       {"cumulative", FN(cumsum(x[0], 1) + cummax(x[0], 0, true) * cumlogsumexp(x[0], 1)), {a}},
       // Kept well conditioned: x + 4 I and x x^T + 4 I.
       {"linear_algebra",
-       FN(linalg::solve(x[0] + 4.0 * eye3(), x[1]) +
-          linalg::cho_solve(linalg::cholesky(matmul(x[0], transpose(x[0], {0, 2, 1})) + 4.0 * eye3()), x[1]) +
-          linalg::triangular_solve(x[0] + 4.0 * eye3(), x[1], /*lower=*/false, /*transpose_a=*/true)),
+       FN(linalg::solve(x[0] + 4.0 * eye(3), x[1]) +
+          linalg::cho_solve(linalg::cholesky(matmul(x[0], transpose(x[0], {0, 2, 1})) + 4.0 * eye(3)), x[1]) +
+          linalg::triangular_solve(x[0] + 4.0 * eye(3), x[1], /*lower=*/false, /*transpose_a=*/true)),
        {matrices, rhs}},
-      {"determinant", FN(linalg::det(x[0] + 4.0 * eye3()) + linalg::slogdet(x[0] + 4.0 * eye3()).logabsdet), {matrices}},
+      {"determinant", FN(linalg::det(x[0] + 4.0 * eye(3)) + linalg::slogdet(x[0] + 4.0 * eye(3)).logabsdet), {matrices}},
       {"symmetric_eigen",
        FN(linalg::eigh(x[0]).eigenvectors * linalg::eigh(x[0]).eigenvectors +
           expand_dims(linalg::eigvalsh(x[0]), -1)),

@@ -12,6 +12,7 @@
 
 #include <concepts>
 #include <cstdint>
+#include <initializer_list>
 #include <optional>
 #include <source_location>
 #include <string>
@@ -164,7 +165,15 @@ ADJIT_BINARY(not_equal)
 // <, <= order false before true.
 ADJIT_BINARY(logical_and)
 ADJIT_BINARY(logical_or)
+/// jnp.logaddexp: log(exp(a) + exp(b)), without overflow; integers give f32.
+ADJIT_BINARY(logaddexp)
 #undef ADJIT_BINARY
+
+/// jnp.isnan, jnp.isinf, jnp.isfinite: bool tensors of x's shape (an
+/// integer or bool is never NaN or infinite).
+Tensor isnan(const Tensor& x, SourceLocation loc = SourceLocation::current());
+Tensor isinf(const Tensor& x, SourceLocation loc = SourceLocation::current());
+Tensor isfinite(const Tensor& x, SourceLocation loc = SourceLocation::current());
 
 /// x limited to [lo, hi], as jnp.clip: minimum(maximum(x, lo), hi).
 Tensor clip(const Tensor& x, Operand lo, Operand hi,
@@ -184,6 +193,24 @@ Tensor max(const Tensor& x, Axes axes = {}, bool keepdims = false,
            SourceLocation loc = SourceLocation::current());
 Tensor min(const Tensor& x, Axes axes = {}, bool keepdims = false,
            SourceLocation loc = SourceLocation::current());
+/// jnp.prod: 1 over an empty axis; bools multiply as i32. A tree of
+/// products, as JAX differentiates it: the gradient is exact where elements
+/// are zero (a product of the others, not prod / x).
+Tensor prod(const Tensor& x, Axes axes = {}, bool keepdims = false,
+            SourceLocation loc = SourceLocation::current());
+/// jnp.var and jnp.std: the mean squared deviation from the mean, over
+/// N - ddof (N the number of elements reduced); integers give f32.
+/// (`keepdims` comes before `ddof`, as in sum and mean.)
+Tensor var(const Tensor& x, Axes axes = {}, bool keepdims = false, int ddof = 0,
+           SourceLocation loc = SourceLocation::current());
+Tensor std(const Tensor& x, Axes axes = {}, bool keepdims = false, int ddof = 0,
+           SourceLocation loc = SourceLocation::current());
+/// jnp.any and jnp.all: whether any (every) element is nonzero (NaN is);
+/// false (true) over an empty axis.
+Tensor any(const Tensor& x, Axes axes = {}, bool keepdims = false,
+           SourceLocation loc = SourceLocation::current());
+Tensor all(const Tensor& x, Axes axes = {}, bool keepdims = false,
+           SourceLocation loc = SourceLocation::current());
 /// Cumulative reductions along `axis` (jnp.cumsum, jnp.cumprod, lax.cummax,
 /// lax.cummin, lax.cumlogsumexp): element i reduces elements 0..i, or i..n-1
 /// with `reverse`. Sums and products of bools count in i32; cumlogsumexp
@@ -200,6 +227,8 @@ Tensor cumlogsumexp(const Tensor& x, int axis, bool reverse = false,
                     SourceLocation loc = SourceLocation::current());
 /// Index of the first maximum along `axis`, as i32.
 Tensor argmax(const Tensor& x, int axis, SourceLocation loc = SourceLocation::current());
+/// Index of the first minimum along `axis` (the first NaN if any), as i32.
+Tensor argmin(const Tensor& x, int axis, SourceLocation loc = SourceLocation::current());
 Tensor logsumexp(const Tensor& x, Axes axes = {}, bool keepdims = false,
                  SourceLocation loc = SourceLocation::current());
 Tensor softmax(const Tensor& x, int axis = -1, SourceLocation loc = SourceLocation::current());
@@ -319,6 +348,54 @@ Tensor slice(const Tensor& x, Shape starts, Shape limits, Shape strides = {},
              SourceLocation loc = SourceLocation::current());
 Tensor concat(const std::vector<Tensor>& xs, int axis,
               SourceLocation loc = SourceLocation::current());
+/// jnp.stack: tensors of one shape along a new axis `axis` (of the
+/// result's rank: -1 puts it last); dtypes promote as concat's.
+Tensor stack(const std::vector<Tensor>& xs, int axis = 0,
+             SourceLocation loc = SourceLocation::current());
+/// jnp.split's second argument: a number of equal sections (`split(x, 3)`),
+/// or the indices where sections start (`split(x, {2, 5})`: x[:2], x[2:5],
+/// x[5:]; an index past the end gives empty sections, as numpy's).
+struct IndicesOrSections {
+  IndicesOrSections(int64_t sections) : sections(sections) {}
+  IndicesOrSections(std::initializer_list<int64_t> indices) : indices(indices) {}
+  IndicesOrSections(std::vector<int64_t> indices) : indices(std::move(indices)) {}
+  std::optional<int64_t> sections;
+  std::vector<int64_t> indices;
+};
+/// jnp.split: x cut along `axis` into sections (equal ones must divide the
+/// axis exactly).
+std::vector<Tensor> split(const Tensor& x, IndicesOrSections indices_or_sections, int axis = 0,
+                          SourceLocation loc = SourceLocation::current());
+/// jnp.flip: x with the order of `axes` reversed (empty: every axis).
+Tensor flip(const Tensor& x, Axes axes = {}, SourceLocation loc = SourceLocation::current());
+/// jnp.roll: elements shifted by `shift` along `axis`, those leaving one
+/// end entering at the other; without an axis, over x flattened (the shape
+/// is kept). The second form rolls several axes, each by its own shift.
+Tensor roll(const Tensor& x, int64_t shift, std::optional<int> axis = std::nullopt,
+            SourceLocation loc = SourceLocation::current());
+Tensor roll(const Tensor& x, Shape shifts, Axes axes,
+            SourceLocation loc = SourceLocation::current());
+/// jnp.tile: x repeated reps[d] times along each dimension; the shorter of
+/// x's shape and reps is padded with leading ones.
+Tensor tile(const Tensor& x, Shape reps, SourceLocation loc = SourceLocation::current());
+/// jnp.repeat with a number of repeats: each element `repeats` times in a
+/// row along `axis`; without an axis, over x flattened (a vector results).
+Tensor repeat(const Tensor& x, int64_t repeats, std::optional<int> axis = std::nullopt,
+              SourceLocation loc = SourceLocation::current());
+/// jnp.tril and jnp.triu: the matrices of x [..., m, n] with the elements
+/// above (below) diagonal k set to zero (k > 0: above the main diagonal).
+Tensor tril(const Tensor& x, int k = 0, SourceLocation loc = SourceLocation::current());
+Tensor triu(const Tensor& x, int k = 0, SourceLocation loc = SourceLocation::current());
+/// jnp.diff: the n-th differences x[i+1] - x[i] along `axis` (bools: !=).
+Tensor diff(const Tensor& x, int n = 1, int axis = -1,
+            SourceLocation loc = SourceLocation::current());
+/// jnp.outer: a [m] times b [n] as a matrix [m, n] (others are flattened).
+Tensor outer(const Tensor& a, const Tensor& b, SourceLocation loc = SourceLocation::current());
+/// jnp.cross of 3-vectors along `axis` of each (leading dimensions
+/// broadcast); the result's vectors lie along its last axis unless `axis`
+/// is given for both operands, as numpy's axisc defaults to axis.
+Tensor cross(const Tensor& a, const Tensor& b, int axis = -1,
+             SourceLocation loc = SourceLocation::current());
 /// numpy.diagonal: the entries x[..., i, i + offset, ...] of axes `axis1`
 /// and `axis2` (a negative offset: below the main diagonal), along a new
 /// last axis after the remaining ones (jnp.linalg.diagonal is
@@ -410,6 +487,10 @@ Tensor avg_pool(const Tensor& x, Shape window, PoolOptions options = {},
 Tensor full(Shape shape, double value, DType dtype = DType::f32,
             SourceLocation loc = SourceLocation::current());
 Tensor arange(int64_t n, DType dtype = DType::i32, SourceLocation loc = SourceLocation::current());
+/// jnp.eye: the n x m matrix (m = n by default) with ones on diagonal k
+/// (k > 0 above the main one) and zeros elsewhere.
+Tensor eye(int64_t n, std::optional<int64_t> m = std::nullopt, int k = 0,
+           DType dtype = DType::f32, SourceLocation loc = SourceLocation::current());
 
 }  // namespace adjit
 

@@ -149,20 +149,6 @@ Tensor numeric_unary(const char* name, const Tensor& x, SourceLocation loc) {
 
 std::string axes_string(const Axes& axes) { return fmt::format("[{}]", fmt::join(axes, ",")); }
 
-// Sorted, unique, non-negative axes; empty means all.
-std::vector<int64_t> reduction_axes(Recorder& r, const Tensor& x, const Axes& axes) {
-  std::vector<int64_t> dims;
-  if (axes.empty()) {
-    for (int d = 0; d < x.rank(); ++d) dims.push_back(d);
-    return dims;
-  }
-  for (int a : axes) dims.push_back(r.axis(a, x.rank(), x));
-  std::sort(dims.begin(), dims.end());
-  if (std::adjacent_find(dims.begin(), dims.end()) != dims.end())
-    r.fail(fmt::format("axes {} repeat an axis of {}", axes_string(axes), describe(x)));
-  return dims;
-}
-
 // Whether reducing `dims` of `x` combines no elements at all (an empty axis).
 bool reduces_nothing(const Tensor& x, const std::vector<int64_t>& dims) {
   return std::any_of(dims.begin(), dims.end(), [&](int64_t d) { return x.shape()[d] == 0; });
@@ -183,7 +169,7 @@ Shape reduced_shape(const Tensor& x, const std::vector<int64_t>& dims, bool keep
 Tensor reduce(const char* name, ir::ReduceKind kind, const Tensor& x, const Axes& axes,
               bool keepdims, SourceLocation loc, bool ignores_nan = false) {
   Recorder r(name, loc, {&x});
-  std::vector<int64_t> dims = reduction_axes(r, x, axes);
+  std::vector<int64_t> dims = r.axes(axes, x);
   // Bools reduce as integers: sum counts, max/min are any/all.
   Tensor input = x.dtype() == DType::i1 ? r.convert(x, DType::i32) : x;
   if (kind != ir::ReduceKind::sum) {
@@ -406,6 +392,41 @@ Tensor logical_or(Operand a, Operand b, SourceLocation loc) {
   return logical<ir::OrOp>("logical_or", a, b, loc);
 }
 
+Tensor logaddexp(Operand a, Operand b, SourceLocation loc) {
+  Recorder r("logaddexp", loc, {tensor_of(a), tensor_of(b)});
+  PromotedPair x = promote_and_broadcast(r, a, b);
+  if (!is_floating(x.a.dtype())) x = {r.convert(x.a, DType::f32), r.convert(x.b, DType::f32)};
+  detail::AtUserLine at_user(loc);
+  // The larger plus log1p(exp(-|a - b|)), as JAX's. Where a - b is NaN
+  // (a NaN, or infinities of one sign) a + b is the result; the tail then
+  // sees 0 instead, so that no NaN reaches the gradient from the branch
+  // not taken.
+  Tensor delta = x.a - x.b;
+  Tensor undefined = isnan(delta, loc);
+  Tensor tail = log1p(exp(-abs(where(undefined, 0.0, delta, loc), loc), loc), loc);
+  return where(undefined, x.a + x.b, maximum(x.a, x.b, loc) + tail, loc);
+}
+
+namespace {
+// A bool tensor: whether x's elements are NaN (`kind` 'n'), infinite
+// ('i') or finite ('f'). Integers are finite.
+Tensor classify(const char* name, char kind, const Tensor& x, SourceLocation loc) {
+  Recorder r(name, loc, {&x});
+  if (!is_floating(x.dtype())) return r.constant(kind == 'f', DType::i1, x.shape());
+  if (kind == 'n')
+    return r.emit<ir::CompareOp>(ir::ComparisonDirection::ne, r.value(x), r.value(x));
+  Tensor magnitude = r.emit<ir::AbsOp>(r.value(x));
+  Tensor infinity = r.constant(std::numeric_limits<double>::infinity(), x.dtype(), x.shape());
+  return r.emit<ir::CompareOp>(
+      kind == 'i' ? ir::ComparisonDirection::eq : ir::ComparisonDirection::lt,
+      r.value(magnitude), r.value(infinity));
+}
+}  // namespace
+
+Tensor isnan(const Tensor& x, SourceLocation loc) { return classify("isnan", 'n', x, loc); }
+Tensor isinf(const Tensor& x, SourceLocation loc) { return classify("isinf", 'i', x, loc); }
+Tensor isfinite(const Tensor& x, SourceLocation loc) { return classify("isfinite", 'f', x, loc); }
+
 Tensor where(const Tensor& cond, Operand a, Operand b, SourceLocation loc) {
   Recorder r("where", loc, {&cond, tensor_of(a), tensor_of(b)});
   Tensor chosen = truth(r, cond);
@@ -437,10 +458,42 @@ Tensor max(const Tensor& x, Axes axes, bool keepdims, SourceLocation loc) {
 Tensor min(const Tensor& x, Axes axes, bool keepdims, SourceLocation loc) {
   return reduce("min", ir::ReduceKind::min, x, axes, keepdims, loc);
 }
+Tensor prod(const Tensor& x, Axes axes, bool keepdims, SourceLocation loc) {
+  Recorder r("prod", loc, {&x});
+  std::vector<int64_t> dims = r.axes(axes, x);
+  Tensor v = x.dtype() == DType::i1 ? r.convert(x, DType::i32) : x;
+  Shape result = reduced_shape(x, dims, keepdims);
+  if (reduces_nothing(x, dims)) return r.constant(1, v.dtype(), result);
+  detail::AtUserLine at_user(loc);
+  // The reduced axes first, flattened into rows: each level multiplies
+  // the first half of the rows by the second (an odd row count gets a row
+  // of ones), whole rows at a time.
+  std::vector<int> perm(dims.begin(), dims.end());
+  Shape rows_shape{1};
+  for (int64_t d : dims) rows_shape[0] *= x.shape()[d];
+  for (int d = 0; d < x.rank(); ++d)
+    if (!std::binary_search(dims.begin(), dims.end(), int64_t{d}))
+      perm.push_back(d), rows_shape.push_back(x.shape()[d]);
+  Tensor rows = r.reshape(transpose(v, perm, loc), rows_shape);
+  for (int64_t n = rows_shape[0]; n > 1; n = (n + 1) / 2) {
+    Shape zeros(rows.rank(), 0), one_more = zeros, starts = zeros, limits = rows.shape();
+    if (n % 2) {
+      one_more[0] = 1;
+      rows = pad(rows, zeros, one_more, 1, {}, loc);
+    }
+    int64_t half = (n + 1) / 2;
+    limits[0] = half;
+    Tensor first = slice(rows, starts, limits, {}, loc);
+    starts[0] = half;
+    limits[0] = 2 * half;
+    rows = first * slice(rows, starts, limits, {}, loc);
+  }
+  return r.reshape(rows, result);
+}
 Tensor mean(const Tensor& x, Axes axes, bool keepdims, SourceLocation loc) {
   Recorder r("mean", loc, {&x});
   detail::AtUserLine at_user(loc);
-  std::vector<int64_t> dims = reduction_axes(r, x, axes);
+  std::vector<int64_t> dims = r.axes(axes, x);
   int64_t count = 1;
   for (int64_t d : dims) count *= x.shape()[d];
   // f16 and bf16 sum and divide in f32 and round once, as JAX does: in
@@ -458,10 +511,69 @@ Tensor argmax(const Tensor& x, int axis, SourceLocation loc) {
   return r.emit<ir::ArgMaxOp>(r.type(DType::i32, reduced_shape(x, {a}, false)), r.value(input),
                               static_cast<int64_t>(a));
 }
+namespace {
+// jnp.var, or its square root (`root`) as jnp.std. f16 and bf16 compute
+// in f32 and round once, as mean does.
+Tensor variance(const char* name, const Tensor& x, const Axes& axes, bool keepdims, int ddof,
+                bool root, SourceLocation loc) {
+  Recorder r(name, loc, {&x});
+  std::vector<int64_t> dims = r.axes(axes, x);
+  int64_t count = 1;
+  for (int64_t d : dims) count *= x.shape()[d];
+  detail::AtUserLine at_user(loc);
+  bool narrow = x.dtype() == DType::f16 || x.dtype() == DType::bf16;
+  Tensor v = is_floating(x.dtype()) && !narrow ? x : r.convert(x, DType::f32);
+  Tensor centered = v - mean(v, axes, true, loc);
+  // As numpy: no fewer than 0 degrees of freedom (0 gives inf or NaN).
+  double freedom = static_cast<double>(std::max<int64_t>(count - ddof, 0));
+  Tensor result = sum(centered * centered, axes, keepdims, loc) / freedom;
+  if (root) result = sqrt(result, loc);
+  return narrow ? r.convert(result, x.dtype()) : result;
+}
+
+// jnp.any (`kind` max) and jnp.all (min) of x's truth.
+Tensor truth_reduce(const char* name, ir::ReduceKind kind, const Tensor& x, const Axes& axes,
+                    bool keepdims, SourceLocation loc) {
+  Recorder r(name, loc, {&x});
+  std::vector<int64_t> dims = r.axes(axes, x);
+  if (reduces_nothing(x, dims))
+    return r.constant(kind == ir::ReduceKind::min, DType::i1, reduced_shape(x, dims, keepdims));
+  return reduce(name, kind, truth(r, x), axes, keepdims, loc);
+}
+}  // namespace
+
+Tensor var(const Tensor& x, Axes axes, bool keepdims, int ddof, SourceLocation loc) {
+  return variance("var", x, axes, keepdims, ddof, false, loc);
+}
+Tensor std(const Tensor& x, Axes axes, bool keepdims, int ddof, SourceLocation loc) {
+  return variance("std", x, axes, keepdims, ddof, true, loc);
+}
+Tensor any(const Tensor& x, Axes axes, bool keepdims, SourceLocation loc) {
+  return truth_reduce("any", ir::ReduceKind::max, x, axes, keepdims, loc);
+}
+Tensor all(const Tensor& x, Axes axes, bool keepdims, SourceLocation loc) {
+  return truth_reduce("all", ir::ReduceKind::min, x, axes, keepdims, loc);
+}
+Tensor argmin(const Tensor& x, int axis, SourceLocation loc) {
+  Recorder r("argmin", loc, {&x});
+  int a = r.axis(axis, x.rank(), x);
+  if (x.shape()[a] == 0) r.fail(fmt::format("argmin of the empty axis {} of {}", a, describe(x)));
+  // The first maximum of an order-reversing map: -x for floats (NaN stays
+  // NaN, the first of which argmax finds), -1 - x for integers (no
+  // overflow at the smallest one).
+  Tensor input = x.dtype() == DType::i1 ? r.convert(x, DType::i32) : x;
+  Tensor reversed =
+      is_floating(input.dtype())
+          ? r.emit<ir::NegOp>(r.value(input))
+          : r.emit<ir::SubOp>(r.value(r.integer_constant(-1, input.dtype(), input.shape())),
+                              r.value(input));
+  return r.emit<ir::ArgMaxOp>(r.type(DType::i32, reduced_shape(x, {a}, false)),
+                              r.value(reversed), static_cast<int64_t>(a));
+}
 Tensor logsumexp(const Tensor& x, Axes axes, bool keepdims, SourceLocation loc) {
   Recorder r("logsumexp", loc, {&x});
   detail::AtUserLine at_user(loc);
-  std::vector<int64_t> dims = reduction_axes(r, x, axes);
+  std::vector<int64_t> dims = r.axes(axes, x);
   Tensor v = is_floating(x.dtype()) ? x : r.convert(x, DType::f32);
   // An empty reduction has no max to shift by: log(0) = -inf, as in JAX.
   if (reduces_nothing(x, dims))

@@ -3,7 +3,9 @@
 #include "mlir/IR/BuiltinAttributes.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include <algorithm>
 #include <cmath>
 
 namespace adjit::detail {
@@ -123,6 +125,19 @@ int Recorder::axis(int axis, int rank, const Tensor& operand, const char* what) 
     fail(fmt::format("{} {} is out of range for rank {} (the operand is {})", what, axis, rank,
                      describe(operand)));
   return axis < 0 ? axis + rank : axis;
+}
+
+std::vector<int64_t> Recorder::axes(const Axes& axes, const Tensor& operand) const {
+  std::vector<int64_t> dims;
+  if (axes.empty()) {
+    for (int d = 0; d < operand.rank(); ++d) dims.push_back(d);
+    return dims;
+  }
+  for (int a : axes) dims.push_back(axis(a, operand.rank(), operand));
+  std::sort(dims.begin(), dims.end());
+  if (std::adjacent_find(dims.begin(), dims.end()) != dims.end())
+    fail(fmt::format("axes [{}] repeat an axis of {}", fmt::join(axes, ","), describe(operand)));
+  return dims;
 }
 
 std::string describe(const Tensor& t) { return type_string(t.dtype(), t.shape()); }

@@ -5,6 +5,7 @@
 
 #include <initializer_list>
 #include <string>
+#include <vector>
 
 namespace adjit::detail {
 
@@ -47,6 +48,9 @@ class Recorder {
   /// Normalizes a possibly negative axis of a rank-`rank` tensor made from
   /// `operand`, which errors name (`rank` may exceed its own: a new axis).
   int axis(int axis, int rank, const Tensor& operand, const char* what = "axis") const;
+  /// `axes` of `operand` normalized, sorted and checked not to repeat;
+  /// empty means every axis.
+  std::vector<int64_t> axes(const Axes& axes, const Tensor& operand) const;
 
  private:
   const char* op_;

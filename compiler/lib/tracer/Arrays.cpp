@@ -1,0 +1,248 @@
+// numpy's array routines that rearrange or build arrays (stack, split,
+// flip, roll, tile, repeat, tril, triu, diff, eye) and its outer and cross
+// products, composed of the traced ops: their gradients are those ops'
+// rules, and each checks its own arguments, so that errors name it.
+#include "Promotion.h"
+#include "Recorder.h"
+
+#include "adjit/Tensor.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+namespace adjit {
+
+using detail::describe;
+using detail::Recorder;
+
+namespace {
+
+// x[start:limit] along `axis`.
+Tensor part(const Tensor& x, int axis, int64_t start, int64_t limit, SourceLocation loc) {
+  Shape starts(x.rank(), 0), limits = x.shape();
+  starts[axis] = start;
+  limits[axis] = limit;
+  return slice(x, starts, limits, {}, loc);
+}
+
+// x with `axis` moved to position `to`.
+Tensor move_axis(const Tensor& x, int axis, int to, SourceLocation loc) {
+  if (axis == to) return x;
+  std::vector<int> perm;
+  for (int d = 0; d < x.rank(); ++d)
+    if (d != axis) perm.push_back(d);
+  perm.insert(perm.begin() + to, axis);
+  return transpose(x, perm, loc);
+}
+
+int64_t element_count(const Tensor& x) {
+  int64_t n = 1;
+  for (int64_t d : x.shape()) n *= d;
+  return n;
+}
+
+// Row indices [m, 1] and column indices [1, n] of an m x n matrix (i64).
+std::pair<Tensor, Tensor> matrix_indices(int64_t m, int64_t n, SourceLocation loc) {
+  return {reshape(arange(m, DType::i64, loc), {m, 1}, loc),
+          reshape(arange(n, DType::i64, loc), {1, n}, loc)};
+}
+
+// The matrices of x with the elements outside the triangle below (`lower`)
+// or above diagonal k set to zero.
+Tensor triangle(const char* name, const Tensor& x, int k, bool lower, SourceLocation loc) {
+  Recorder r(name, loc, {&x});
+  if (x.rank() < 2) r.fail(fmt::format("needs at least 2 dimensions, got {}", describe(x)));
+  detail::AtUserLine at_user(loc);
+  auto [row, col] = matrix_indices(x.shape()[x.rank() - 2], x.shape()[x.rank() - 1], loc);
+  Tensor kept = lower ? col <= row + k : col >= row + k;
+  return where(kept, x, zeros_like(x, loc), loc);
+}
+
+// x rolled by `shift` along `axis`.
+Tensor roll_axis(const Tensor& x, int64_t shift, int axis, SourceLocation loc) {
+  int64_t n = x.shape()[axis];
+  if (n == 0) return x;
+  int64_t s = ((shift % n) + n) % n;
+  if (s == 0) return x;
+  return concat({part(x, axis, n - s, n, loc), part(x, axis, 0, n - s, loc)}, axis, loc);
+}
+
+}  // namespace
+
+Tensor stack(const std::vector<Tensor>& xs, int axis, SourceLocation loc) {
+  Recorder r("stack", loc, {xs.empty() ? nullptr : &xs.front()});
+  if (xs.empty()) r.fail("needs at least one tensor");
+  int a = r.axis(axis, xs.front().rank() + 1, xs.front());
+  for (size_t i = 1; i < xs.size(); ++i)
+    if (xs[i].shape() != xs.front().shape())
+      r.fail(fmt::format("needs tensors of one shape: {} (the first) and {} (number {})",
+                         describe(xs.front()), describe(xs[i]), i));
+  detail::AtUserLine at_user(loc);
+  std::vector<Tensor> parts;
+  for (const Tensor& t : xs) parts.push_back(expand_dims(t, a, loc));
+  return concat(parts, a, loc);
+}
+
+std::vector<Tensor> split(const Tensor& x, IndicesOrSections indices_or_sections, int axis,
+                          SourceLocation loc) {
+  Recorder r("split", loc, {&x});
+  if (x.rank() == 0) r.fail(fmt::format("cannot split the 0-d {}", describe(x)));
+  int a = r.axis(axis, x.rank(), x);
+  int64_t n = x.shape()[a];
+  std::vector<int64_t> bounds{0};
+  if (auto sections = indices_or_sections.sections) {
+    if (*sections < 1) r.fail(fmt::format("needs at least one section, got {}", *sections));
+    if (n % *sections)
+      r.fail(fmt::format("{} sections do not divide axis {} of {} equally", *sections, a,
+                         describe(x)));
+    for (int64_t i = 1; i < *sections; ++i) bounds.push_back(i * (n / *sections));
+  } else {
+    // As Python's slices: a negative index counts from the end, and each
+    // is clamped to the axis.
+    for (int64_t index : indices_or_sections.indices)
+      bounds.push_back(std::clamp<int64_t>(index < 0 ? index + n : index, 0, n));
+  }
+  bounds.push_back(n);
+  detail::AtUserLine at_user(loc);
+  std::vector<Tensor> sections;
+  for (size_t i = 0; i + 1 < bounds.size(); ++i)
+    sections.push_back(part(x, a, bounds[i], std::max(bounds[i], bounds[i + 1]), loc));
+  return sections;
+}
+
+Tensor flip(const Tensor& x, Axes axes, SourceLocation loc) {
+  Recorder r("flip", loc, {&x});
+  std::vector<int64_t> dims = r.axes(axes, x);
+  detail::AtUserLine at_user(loc);
+  // Each axis gathered in reverse: n - 1, n - 2, ..., 0.
+  Tensor flipped = x;
+  for (int64_t d : dims) {
+    int64_t n = x.shape()[d];
+    if (n > 1)
+      flipped = take(flipped, (n - 1) - arange(n, DType::i64, loc), static_cast<int>(d), loc);
+  }
+  return flipped;
+}
+
+Tensor roll(const Tensor& x, int64_t shift, std::optional<int> axis, SourceLocation loc) {
+  Recorder r("roll", loc, {&x});
+  if (axis) return roll_axis(x, shift, r.axis(*axis, x.rank(), x), loc);
+  detail::AtUserLine at_user(loc);
+  return reshape(roll_axis(reshape(x, {element_count(x)}, loc), shift, 0, loc), x.shape(), loc);
+}
+
+Tensor roll(const Tensor& x, Shape shifts, Axes axes, SourceLocation loc) {
+  Recorder r("roll", loc, {&x});
+  if (shifts.size() != axes.size())
+    r.fail(fmt::format("needs one shift per axis, got shifts [{}] for axes [{}]",
+                       fmt::join(shifts, ","), fmt::join(axes, ",")));
+  detail::AtUserLine at_user(loc);
+  Tensor rolled = x;
+  for (size_t i = 0; i < axes.size(); ++i)
+    rolled = roll_axis(rolled, shifts[i], r.axis(axes[i], x.rank(), x), loc);
+  return rolled;
+}
+
+Tensor tile(const Tensor& x, Shape reps, SourceLocation loc) {
+  Recorder r("tile", loc, {&x});
+  for (int64_t rep : reps)
+    if (rep < 0) r.fail(fmt::format("reps [{}] must not be negative", fmt::join(reps, ",")));
+  size_t rank = std::max<size_t>(x.rank(), reps.size());
+  Shape dims = x.shape();
+  dims.insert(dims.begin(), rank - dims.size(), 1);
+  reps.insert(reps.begin(), rank - reps.size(), 1);
+  // Each dimension d as [1, dims[d]], broadcast to [reps[d], dims[d]] and
+  // flattened.
+  Shape spread, copies, tiled;
+  for (size_t d = 0; d < rank; ++d) {
+    spread.insert(spread.end(), {1, dims[d]});
+    copies.insert(copies.end(), {reps[d], dims[d]});
+    tiled.push_back(reps[d] * dims[d]);
+  }
+  r.check_size(x.dtype(), tiled);
+  detail::AtUserLine at_user(loc);
+  return reshape(broadcast_to(reshape(x, spread, loc), copies, loc), tiled, loc);
+}
+
+Tensor repeat(const Tensor& x, int64_t repeats, std::optional<int> axis, SourceLocation loc) {
+  Recorder r("repeat", loc, {&x});
+  if (repeats < 0) r.fail(fmt::format("repeats {} must not be negative", repeats));
+  int a = axis ? r.axis(*axis, x.rank(), x) : 0;
+  detail::AtUserLine at_user(loc);
+  Tensor v = axis ? x : reshape(x, {element_count(x)}, loc);
+  // A new axis after `a`, broadcast to `repeats` and merged into it.
+  Shape spread = v.shape(), copies = v.shape(), repeated = v.shape();
+  spread.insert(spread.begin() + a + 1, 1);
+  copies.insert(copies.begin() + a + 1, repeats);
+  repeated[a] *= repeats;
+  r.check_size(x.dtype(), repeated);
+  return reshape(broadcast_to(reshape(v, spread, loc), copies, loc), repeated, loc);
+}
+
+Tensor tril(const Tensor& x, int k, SourceLocation loc) {
+  return triangle("tril", x, k, /*lower=*/true, loc);
+}
+Tensor triu(const Tensor& x, int k, SourceLocation loc) {
+  return triangle("triu", x, k, /*lower=*/false, loc);
+}
+
+Tensor diff(const Tensor& x, int n, int axis, SourceLocation loc) {
+  Recorder r("diff", loc, {&x});
+  if (n < 0) r.fail(fmt::format("the order n = {} must not be negative", n));
+  if (x.rank() == 0) r.fail(fmt::format("needs at least 1 dimension, got {}", describe(x)));
+  int a = r.axis(axis, x.rank(), x);
+  detail::AtUserLine at_user(loc);
+  Tensor d = x;
+  for (int i = 0; i < n; ++i) {
+    int64_t length = d.shape()[a];
+    if (length == 0) break;
+    Tensor later = part(d, a, 1, length, loc), earlier = part(d, a, 0, length - 1, loc);
+    d = d.dtype() == DType::i1 ? not_equal(later, earlier, loc) : later - earlier;
+  }
+  return d;
+}
+
+Tensor outer(const Tensor& a, const Tensor& b, SourceLocation loc) {
+  Recorder r("outer", loc, {&a, &b});
+  detail::AtUserLine at_user(loc);
+  return reshape(a, {element_count(a), 1}, loc) * reshape(b, {1, element_count(b)}, loc);
+}
+
+Tensor cross(const Tensor& a, const Tensor& b, int axis, SourceLocation loc) {
+  Recorder r("cross", loc, {&a, &b});
+  if (a.rank() == 0 || b.rank() == 0)
+    r.fail(fmt::format("needs vectors, got {} and {}", describe(a), describe(b)));
+  int axis_a = r.axis(axis, a.rank(), a), axis_b = r.axis(axis, b.rank(), b);
+  if (a.shape()[axis_a] != 3 || b.shape()[axis_b] != 3)
+    r.fail(fmt::format("needs vectors of 3 elements along axis {}, got {} and {}", axis,
+                       describe(a), describe(b)));
+  Shape leading_a = a.shape(), leading_b = b.shape();
+  leading_a.erase(leading_a.begin() + axis_a);
+  leading_b.erase(leading_b.begin() + axis_b);
+  if (!detail::broadcast_shapes(leading_a, leading_b))
+    r.fail(fmt::format("the vectors of {} and {} cannot be broadcast together", describe(a),
+                       describe(b)));
+  detail::AtUserLine at_user(loc);
+  Tensor u = move_axis(a, axis_a, a.rank() - 1, loc), v = move_axis(b, axis_b, b.rank() - 1, loc);
+  auto component = [&](const Tensor& t, int i) { return part(t, t.rank() - 1, i, i + 1, loc); };
+  auto term = [&](int i, int j) {
+    return component(u, i) * component(v, j) - component(u, j) * component(v, i);
+  };
+  Tensor c = concat({term(1, 2), term(2, 0), term(0, 1)}, -1, loc);
+  return move_axis(c, c.rank() - 1, r.axis(axis, c.rank(), c), loc);
+}
+
+Tensor eye(int64_t n, std::optional<int64_t> m, int k, DType dtype, SourceLocation loc) {
+  Recorder r("eye", loc, {});
+  int64_t columns = m.value_or(n);
+  if (n < 0 || columns < 0)
+    r.fail(fmt::format("needs sizes >= 0, got {} x {}", n, columns));
+  r.check_size(dtype, {n, columns});
+  detail::AtUserLine at_user(loc);
+  auto [row, col] = matrix_indices(n, columns, loc);
+  return cast(adjit::equal(row + k, col, loc), dtype, loc);
+}
+
+}  // namespace adjit

@@ -1,0 +1,429 @@
+// numpy's reductions and array routines beyond DESIGN.md §5 (prod, var,
+// std, any, all, argmin, isnan, isinf, isfinite, logaddexp, stack, split,
+// flip, roll, tile, repeat, tril, triu, diff, outer, cross, eye), traced and
+// compiled through adjit::jit on fixed random data and compared with plain
+// C++ references in double (long double for products); their gradients
+// with check_grads in both modes; their errors.
+#include "test_support.h"
+
+#include <cmath>
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <string>
+#include <utility>
+#include <vector>
+
+using namespace adjit;
+using namespace adjit::test;
+using ad::Fn;
+
+namespace {
+
+// As test_compiler_tracer_ops_jit.cpp's for composites of transcendentals.
+Tol composite_tol(DType dt) { return dt == F32 ? Tol{4e-6, 2e-6} : Tol{1e-12, 1e-13}; }
+
+// The element of `v` (row-major, `shape`) at `index`.
+double at(const Vec& v, const Shape& shape, const std::vector<int64_t>& index) {
+  return v[static_cast<size_t>(ravel(index, shape))];
+}
+
+// out[i] = f(index of i) over every index of `shape`.
+Vec tabulate(const Shape& shape, const std::function<double(const std::vector<int64_t>&)>& f) {
+  Vec out;
+  for (int64_t i = 0; i < count(shape); ++i) out.push_back(f(unravel(i, shape)));
+  return out;
+}
+
+// The reduction of `v` over axis 1 of a [a, b, c] shape, or over axes 0
+// and 2, by `combine` from `init`, in long double.
+Vec reduce_axis1(const Vec& v, const Shape& s, long double init,
+                 const std::function<long double(long double, double)>& combine) {
+  return tabulate({s[0], s[2]}, [&](const auto& i) {
+    long double acc = init;
+    for (int64_t j = 0; j < s[1]; ++j) acc = combine(acc, at(v, s, {i[0], j, i[1]}));
+    return static_cast<double>(acc);
+  });
+}
+Vec reduce_axes02(const Vec& v, const Shape& s, long double init,
+                  const std::function<long double(long double, double)>& combine) {
+  return tabulate({s[1]}, [&](const auto& i) {
+    long double acc = init;
+    for (int64_t a = 0; a < s[0]; ++a)
+      for (int64_t c = 0; c < s[2]; ++c) acc = combine(acc, at(v, s, {a, i[0], c}));
+    return static_cast<double>(acc);
+  });
+}
+
+void check_error(const std::function<void()>& run, const std::vector<std::string>& parts) {
+  std::string message = what_of<TraceError>(run);
+  INFO(message);
+  for (const std::string& part : parts) CHECK(contains(message, part));
+  CHECK(contains(message, "test_compiler_array_routines.cpp"));
+}
+
+}  // namespace
+
+TEST_CASE("array routines: prod over axes, empty axes, zeros, integers and bools",
+          "[tracer][ops]") {
+  const Shape s{3, 7, 5};
+  for (DType dt : {F32, F64}) {
+    INFO("dtype " << dtype_name(dt));
+    // Values near 1 so that products of 105 stay O(1); some exact zeros.
+    Vec v = map(sine_wave(s, 0.37, 0.1), [](double t) { return 1 + 0.3 * t; });
+    v[4] = 0;
+    v[40] = -0.0;
+    Array x = make(v, s, dt);
+    auto f = adjit::jit([](Tensor t) {
+      return std::vector<Tensor>{prod(t, {1}), prod(t, {0, -1}, true), prod(t),
+                                 prod(slice(t, {0, 0, 0}, {3, 0, 5}), {1})};
+    });
+    std::vector<Array> got = f(x);
+    auto times = [](long double acc, double e) { return acc * e; };
+    Tol tol = dt == F32 ? Tol{2e-6, 1e-7} : Tol{1e-14, 1e-16};
+    CHECK_ARRAY("prod axis 1", got[0], dt, (Shape{3, 5}), reduce_axis1(v, s, 1, times), tol);
+    CHECK_ARRAY("prod axes 0, 2", got[1], dt, (Shape{1, 7, 1}), reduce_axes02(v, s, 1, times),
+                tol);
+    CHECK_ARRAY("prod of all", got[2], dt, Shape{}, (Vec{0.0}), kExact);
+    CHECK_ARRAY("prod of an empty axis", got[3], dt, (Shape{3, 5}), Vec(15, 1.0), kExact);
+  }
+  auto g = adjit::jit([](Tensor i, Tensor b) {
+    return std::vector<Tensor>{prod(i, {0}), prod(b, {1}), prod(b)};
+  });
+  std::vector<Array> got = g(Array::from<int32_t>({3, -2, 5, 7, 11, -1}, {2, 3}),
+                             Array::from<bool>({true, true, false, true}, {2, 2}));
+  CHECK_EXACT("prod of i32", got[0], I32, (Shape{3}), (Vec{21, -22, -5}));
+  CHECK_EXACT("prod of bools (i32)", got[1], I32, (Shape{2}), (Vec{1, 0}));
+  CHECK_EXACT("prod of all bools", got[2], I32, Shape{}, (Vec{0}));
+
+  // The gradient of a product is the product of the other elements, also
+  // where one or two of them are zero (JAX's; prod / x would be NaN).
+  Array w = Array::from<double>({2, 0, 3, -1, 0, 5, 0.5, 4}, {2, 4});
+  auto dprod = adjit::jit(adjit::grad([](Tensor t) { return sum(prod(t, {1})); }));
+  CHECK_ARRAY("grad prod with zeros", dprod(w), F64, (Shape{2, 4}),
+              (Vec{0, -6, 0, 0, 10, 0, 0, 0}), kExact);
+  ad::expect_grads("prod", FN(prod(x[0], {0, 2})), {Array::uniform({4, 3, 5}, 7, 0.5, 1.5, F64)});
+  ad::expect_grads("prod, 2nd order", FN(prod(x[0])), {Array::uniform({6}, 8, 0.5, 1.5, F64)}, 2);
+}
+
+TEST_CASE("array routines: var and std (ddof, keepdims, integers, f16)", "[tracer][ops]") {
+  const Shape s{3, 7, 5};
+  for (DType dt : {F32, F64}) {
+    INFO("dtype " << dtype_name(dt));
+    Vec v = map(sine_wave(s, 0.61, 0.3), [](double t) { return 10 + 3 * t; });
+    Array x = make(v, s, dt);
+    auto f = adjit::jit([](Tensor t) {
+      return std::vector<Tensor>{var(t, {1}), adjit::std(t, {0, 2}, true, 1), var(t), adjit::std(t, {}, false, 105)};
+    });
+    std::vector<Array> got = f(x);
+    // Two passes in long double.
+    auto moments = [&](const std::function<Vec(const std::function<long double(long double, double)>&)>&
+                           reduce_with,
+                       double n, int ddof, bool root) {
+      Vec sums = reduce_with([](long double acc, double e) { return acc + e; });
+      Vec out;
+      for (size_t k = 0; k < sums.size(); ++k) {
+        double m = sums[k] / n;
+        Vec sq = reduce_with([m](long double acc, double e) { return acc + (e - m) * (e - m); });
+        double value = sq[k] / (n - ddof);
+        out.push_back(root ? std::sqrt(value) : value);
+      }
+      return out;
+    };
+    Tol tol = dt == F32 ? Tol{1e-5, 1e-6} : Tol{1e-12, 1e-13};
+    CHECK_ARRAY("var axis 1", got[0], dt, (Shape{3, 5}),
+                moments([&](const auto& c) { return reduce_axis1(v, s, 0, c); }, 7, 0, false), tol);
+    CHECK_ARRAY("std axes 0, 2, ddof 1", got[1], dt, (Shape{1, 7, 1}),
+                moments([&](const auto& c) { return reduce_axes02(v, s, 0, c); }, 15, 1, true),
+                tol);
+    Vec all_of = moments(
+        [&](const auto& c) {
+          long double acc = 0;
+          for (double e : v) acc = c(acc, e);
+          return Vec{static_cast<double>(acc)};
+        },
+        105, 0, false);
+    CHECK_ARRAY("var of all", got[2], dt, Shape{}, all_of, tol);
+    CHECK_ARRAY("std with ddof = N", got[3], dt, Shape{}, (Vec{kInf}), kExact);
+  }
+  auto g = adjit::jit([](Tensor i, Tensor h) { return std::make_pair(var(i), adjit::std(h)); });
+  auto [vi, sh] = g(Array::from<int32_t>({1, 2, 3, 4}, {4}), make({1, 2, 3, 4}, {4}, F16));
+  CHECK_ARRAY("var of i32 is f32", vi, F32, Shape{}, (Vec{1.25}), kExact);
+  CHECK_ARRAY("std of f16 is f16", sh, F16, Shape{}, (Vec{1.1181640625}), kExact);
+  ad::expect_grads("var", FN(var(x[0], {1}, false, 1)), {Array::randn({4, 6}, 11, F64)});
+  ad::expect_grads("std", FN(adjit::std(x[0], {0}, true)), {Array::randn({5, 3}, 12, F64)}, 2);
+}
+
+TEST_CASE("array routines: any, all, argmin (ties, NaN, integer extremes, bools)",
+          "[tracer][ops]") {
+  auto f = adjit::jit([](Tensor x) {
+    return std::vector<Tensor>{any(x, {1}), all(x, {1}), any(x), all(x, {0}, true),
+                               any(slice(x, {0, 0}, {3, 0}), {1}), all(slice(x, {0, 0}, {0, 4}))};
+  });
+  Array x = Array::from<float>({0, 0, 0, 0, 1, 2, -3, 4, 0, NAN, 0, 0}, {3, 4});
+  std::vector<Array> got = f(x);
+  CHECK_EXACT("any rows", got[0], I1, (Shape{3}), (Vec{0, 1, 1}));
+  CHECK_EXACT("all rows", got[1], I1, (Shape{3}), (Vec{0, 1, 0}));
+  CHECK_EXACT("any", got[2], I1, Shape{}, (Vec{1}));
+  CHECK_EXACT("all columns, keepdims", got[3], I1, (Shape{1, 4}), (Vec{0, 0, 0, 0}));
+  CHECK_EXACT("any of empty rows", got[4], I1, (Shape{3}), (Vec{0, 0, 0}));
+  CHECK_EXACT("all of nothing", got[5], I1, Shape{}, (Vec{1}));
+
+  auto argmins = adjit::jit([](Tensor v, Tensor i, Tensor b) {
+    return std::vector<Tensor>{argmin(v, 1), argmin(v, 0), argmin(i, -1), argmin(b, 0)};
+  });
+  const int32_t lowest = std::numeric_limits<int32_t>::min();
+  Array v = Array::from<float>({3, -1, -1, 2,            // tie: the first
+                                0, -0.0f, 5, 1,          // -0 == 0: the first
+                                4, NAN, -INFINITY, NAN,  // the first NaN
+                                2, 2, 2, 2},
+                               {4, 4});
+  std::vector<Array> mins =
+      argmins(v, Array::from<int32_t>({7, lowest, 0, std::numeric_limits<int32_t>::max(), lowest}, {5}),
+              Array::from<bool>({true, true, false, false}, {4}));
+  CHECK_EXACT("argmin rows", mins[0], I32, (Shape{4}), (Vec{1, 0, 1, 0}));
+  CHECK_EXACT("argmin columns", mins[1], I32, (Shape{4}), (Vec{1, 2, 2, 2}));
+  CHECK_EXACT("argmin of i32 with the smallest", mins[2], I32, Shape{}, (Vec{1}));
+  CHECK_EXACT("argmin of bools", mins[3], I32, Shape{}, (Vec{2}));
+  // A row longer than a vector register, its minimum in the remainder.
+  Vec row = sine_wave({3, 37}, 0.29, 0.0);
+  row[36] = -5, row[37 + 3] = -5, row[37 + 20] = -5, row[74 + 30] = -kInf;
+  std::vector<Array> long_rows = argmins(make(row, {3, 37}, F32), Array::from<int32_t>({1}, {1}),
+                                         Array::from<bool>({true}, {1}));
+  CHECK_EXACT("argmin of long rows", long_rows[0], I32, (Shape{3}), (Vec{36, 3, 30}));
+}
+
+TEST_CASE("array routines: isnan, isinf, isfinite, logaddexp and its gradient", "[tracer][ops]") {
+  auto f = adjit::jit([](Tensor x, Tensor i) {
+    return std::vector<Tensor>{isnan(x), isinf(x), isfinite(x), isnan(i), isfinite(i)};
+  });
+  Vec special{0, -1.5, kInf, -kInf, kNaN, -kNaN, 3e38, 1e-45, -0.0};
+  for (DType dt : {F16, F32, F64}) {
+    INFO("dtype " << dtype_name(dt));
+    Vec v = special;
+    if (dt == F16) v[6] = 6e4, v[7] = 6e-8;
+    std::vector<Array> got = f(make(v, {9}, dt), Array::from<int32_t>({1, 2}, {2}));
+    CHECK_EXACT("isnan", got[0], I1, (Shape{9}), (Vec{0, 0, 0, 0, 1, 1, 0, 0, 0}));
+    CHECK_EXACT("isinf", got[1], I1, (Shape{9}), (Vec{0, 0, 1, 1, 0, 0, 0, 0, 0}));
+    CHECK_EXACT("isfinite", got[2], I1, (Shape{9}), (Vec{1, 1, 0, 0, 0, 0, 1, 1, 1}));
+    CHECK_EXACT("isnan of integers", got[3], I1, (Shape{2}), (Vec{0, 0}));
+    CHECK_EXACT("isfinite of integers", got[4], I1, (Shape{2}), (Vec{1, 1}));
+  }
+
+  auto lae = adjit::jit([](Tensor a, Tensor b) {
+    return std::vector<Tensor>{logaddexp(a, b), logaddexp(a, 2.0)};
+  });
+  Vec a{0.5, -3, 800, -800, kInf, -kInf, -kInf, kInf, kNaN, 1, 30, -2e5};
+  Vec b{0.5, 2, 799, -801, kInf, -kInf, 1, -kInf, 1, kNaN, -30, 7};
+  auto reference = [](double p, double q) -> double {
+    if (std::isnan(p) || std::isnan(q)) return kNaN;
+    if (p == q) return p + std::log(2.0L) * (std::isinf(p) ? 0 : 1);
+    double m = std::max(p, q);
+    return static_cast<double>(m + std::log1p(std::exp(-std::fabs(static_cast<long double>(p) - q))));
+  };
+  for (DType dt : {F32, F64}) {
+    INFO("dtype " << dtype_name(dt));
+    Vec pa = a, pb = b;
+    if (dt == F32) pa[2] = 80, pb[2] = 79, pa[3] = -80, pb[3] = -81, pa[11] = -2e3;
+    std::vector<Array> got = lae(make(pa, {12}, dt), make(pb, {12}, dt));
+    CHECK_ARRAY("logaddexp", got[0], dt, (Shape{12}), zip(pa, pb, reference), composite_tol(dt));
+    CHECK_ARRAY("logaddexp with a number", got[1], dt, (Shape{12}),
+                map(pa, [&](double p) { return reference(p, 2.0); }), composite_tol(dt));
+  }
+  // Its gradient exp(a - r), exp(b - r): a half each where a == b, and no
+  // NaN from the branch not taken where both are -inf (JAX gives 1 each).
+  auto grads = adjit::jit(adjit::grad<0, 1>([](Tensor p, Tensor q) { return sum(logaddexp(p, q)); }));
+  auto [ga, gb] = grads(Array::from<double>({0.5, -kInf, 1, 3}, {4}),
+                        Array::from<double>({0.5, -kInf, -kInf, 2}, {4}));
+  double e = 1 / (1 + std::exp(-1.0));
+  CHECK_ARRAY("d logaddexp / da", ga, F64, (Shape{4}), (Vec{0.5, 1, 1, e}), (Tol{1e-15, 1e-16}));
+  CHECK_ARRAY("d logaddexp / db", gb, F64, (Shape{4}), (Vec{0.5, 1, 0, 1 - e}), (Tol{1e-15, 1e-16}));
+  ad::expect_grads("logaddexp", FN(logaddexp(x[0], x[1])),
+                   {Array::randn({3, 4}, 21, F64), Array::randn({4}, 22, F64)}, 2);
+}
+
+TEST_CASE("array routines: stack, split, flip, roll, tile, repeat", "[tracer][ops]") {
+  const Shape s{2, 3, 4};
+  Vec v = sine_wave(s, 0.43, 0.2);
+  Array x = make(v, s, F64);
+  auto f = adjit::jit([](Tensor t) {
+    std::vector<Tensor> a = split(t, 3, 1), b = split(t, {1, -1, 9}, -1);
+    return std::vector<Tensor>{stack({t, t * 2.0}, 1), stack({t, t + 1.0}, -1),
+                               a[0] * 1.0,              a[2] * 1.0,
+                               b[0] * 1.0,              b[1] * 1.0,
+                               b[2] * 1.0,              b[3] * 1.0,
+                               flip(t, {0, 2}),         flip(t),
+                               roll(t, 5, 2),           roll(t, -7),
+                               roll(t, {1, 2}, {0, 1}), tile(t, {2, 1, 3}),
+                               tile(t, {2, 1, 1, 1}),   repeat(t, 2, 1),
+                               repeat(t, 3)};
+  });
+  std::vector<Array> got = f(x);
+  auto x_at = [&](int64_t i, int64_t j, int64_t k) { return at(v, s, {i, j, k}); };
+  CHECK_EXACT("stack axis 1", got[0], F64, (Shape{2, 2, 3, 4}), tabulate({2, 2, 3, 4}, [&](const auto& i) {
+                return x_at(i[0], i[2], i[3]) * (i[1] ? 2 : 1);
+              }));
+  CHECK_EXACT("stack last", got[1], F64, (Shape{2, 3, 4, 2}), tabulate({2, 3, 4, 2}, [&](const auto& i) {
+                return x_at(i[0], i[1], i[2]) + i[3];
+              }));
+  CHECK_EXACT("split in 3, first", got[2], F64, (Shape{2, 1, 4}),
+              tabulate({2, 1, 4}, [&](const auto& i) { return x_at(i[0], 0, i[2]); }));
+  CHECK_EXACT("split in 3, last", got[3], F64, (Shape{2, 1, 4}),
+              tabulate({2, 1, 4}, [&](const auto& i) { return x_at(i[0], 2, i[2]); }));
+  // Indices 1, -1 (= 3) and 9 (past the end): x[..., :1], x[..., 1:3], x[..., 3:], empty.
+  CHECK_EXACT("split at indices 0", got[4], F64, (Shape{2, 3, 1}),
+              tabulate({2, 3, 1}, [&](const auto& i) { return x_at(i[0], i[1], 0); }));
+  CHECK_EXACT("split at indices 1", got[5], F64, (Shape{2, 3, 2}),
+              tabulate({2, 3, 2}, [&](const auto& i) { return x_at(i[0], i[1], i[2] + 1); }));
+  CHECK_EXACT("split at indices 2", got[6], F64, (Shape{2, 3, 1}),
+              tabulate({2, 3, 1}, [&](const auto& i) { return x_at(i[0], i[1], 3); }));
+  CHECK(got[7].shape() == Shape{2, 3, 0});
+  CHECK_EXACT("flip axes 0, 2", got[8], F64, s,
+              tabulate(s, [&](const auto& i) { return x_at(1 - i[0], i[1], 3 - i[2]); }));
+  CHECK_EXACT("flip all", got[9], F64, s,
+              tabulate(s, [&](const auto& i) { return x_at(1 - i[0], 2 - i[1], 3 - i[2]); }));
+  CHECK_EXACT("roll 5 along 2", got[10], F64, s,
+              tabulate(s, [&](const auto& i) { return x_at(i[0], i[1], (i[2] + 3) % 4); }));
+  CHECK_EXACT("roll -7 flattened", got[11], F64, s,
+              tabulate(s, [&](const auto& i) { return v[(ravel(i, s) + 7) % 24]; }));
+  CHECK_EXACT("roll (1, 2) along (0, 1)", got[12], F64, s, tabulate(s, [&](const auto& i) {
+                return x_at((i[0] + 1) % 2, (i[1] + 1) % 3, i[2]);
+              }));
+  CHECK_EXACT("tile (2, 1, 3)", got[13], F64, (Shape{4, 3, 12}), tabulate({4, 3, 12}, [&](const auto& i) {
+                return x_at(i[0] % 2, i[1], i[2] % 4);
+              }));
+  CHECK_EXACT("tile with more reps than dimensions", got[14], F64, (Shape{2, 2, 3, 4}),
+              tabulate({2, 2, 3, 4}, [&](const auto& i) { return x_at(i[1], i[2], i[3]); }));
+  CHECK_EXACT("repeat 2 along 1", got[15], F64, (Shape{2, 6, 4}),
+              tabulate({2, 6, 4}, [&](const auto& i) { return x_at(i[0], i[1] / 2, i[2]); }));
+  CHECK_EXACT("repeat 3 flattened", got[16], F64, (Shape{72}),
+              tabulate({72}, [&](const auto& i) { return v[i[0] / 3]; }));
+
+  // Integers and bools keep their dtype.
+  auto g = adjit::jit([](Tensor i, Tensor b) {
+    return std::vector<Tensor>{flip(i), roll(b, 1), tile(i, {2}), stack({b, logical_not(b)})};
+  });
+  std::vector<Array> typed = g(Array::from<int32_t>({1, 2, 3}, {3}), Array::from<bool>({true, false, false}, {3}));
+  CHECK_EXACT("flip of i32", typed[0], I32, (Shape{3}), (Vec{3, 2, 1}));
+  CHECK_EXACT("roll of bools", typed[1], I1, (Shape{3}), (Vec{0, 1, 0}));
+  CHECK_EXACT("tile of i32", typed[2], I32, (Shape{6}), (Vec{1, 2, 3, 1, 2, 3}));
+  CHECK_EXACT("stack of bools", typed[3], I1, (Shape{2, 3}), (Vec{1, 0, 0, 0, 1, 1}));
+
+  Array y = Array::randn({2, 3, 4}, 31, F64);
+  ad::expect_grads("stack", FN(stack({x[0], x[0] * x[0]}, 1)), {y});
+  ad::expect_grads("split", FN(split(x[0], {1}, 2)[1] * split(x[0], 4, 2)[0]), {y});
+  ad::expect_grads("flip", FN(flip(x[0], {1, 2}) * x[0]), {y});
+  ad::expect_grads("roll", FN(roll(x[0], 2) * x[0] + roll(x[0], {-1}, {1})), {y});
+  ad::expect_grads("tile", FN(tile(x[0], {2, 1, 1, 2}) * tile(x[0], {2, 1, 1, 2})), {y});
+  ad::expect_grads("repeat", FN(repeat(x[0], 3, -1) * repeat(x[0], 3, -1)), {y});
+}
+
+TEST_CASE("array routines: tril, triu, eye, diff, outer, cross", "[tracer][ops]") {
+  const Shape s{2, 3, 5};
+  Array x = make(sine_wave(s, 0.71, 0.4), s, F32);
+  Vec v = values(x);
+  auto f = adjit::jit([](Tensor t) {
+    return std::vector<Tensor>{tril(t),         triu(t),      tril(t, 2),       triu(t, -1),
+                               diff(t),         diff(t, 2, 1), diff(t, 0, 0) * 1.0f,
+                               diff(t, 7),      outer(t, slice(t, {0, 0, 0}, {1, 1, 4}))};
+  });
+  std::vector<Array> got = f(x);
+  auto x_at = [&](int64_t i, int64_t j, int64_t k) { return at(v, s, {i, j, k}); };
+  auto masked = [&](auto keep) {
+    return tabulate(s, [&](const auto& i) { return keep(i[1], i[2]) ? x_at(i[0], i[1], i[2]) : 0.0; });
+  };
+  CHECK_EXACT("tril", got[0], F32, s, masked([](int64_t r, int64_t c) { return c <= r; }));
+  CHECK_EXACT("triu", got[1], F32, s, masked([](int64_t r, int64_t c) { return c >= r; }));
+  CHECK_EXACT("tril 2", got[2], F32, s, masked([](int64_t r, int64_t c) { return c <= r + 2; }));
+  CHECK_EXACT("triu -1", got[3], F32, s, masked([](int64_t r, int64_t c) { return c >= r - 1; }));
+  auto float_diff = [](double later, double earlier) {
+    return static_cast<double>(static_cast<float>(later) - static_cast<float>(earlier));
+  };
+  CHECK_EXACT("diff", got[4], F32, (Shape{2, 3, 4}), tabulate({2, 3, 4}, [&](const auto& i) {
+                return float_diff(x_at(i[0], i[1], i[2] + 1), x_at(i[0], i[1], i[2]));
+              }));
+  CHECK_ARRAY("diff 2 along 1", got[5], F32, (Shape{2, 1, 5}), tabulate({2, 1, 5}, [&](const auto& i) {
+                return x_at(i[0], 2, i[2]) - 2 * x_at(i[0], 1, i[2]) + x_at(i[0], 0, i[2]);
+              }), (Tol{0, 1e-6}));
+  CHECK_EXACT("diff 0", got[6], F32, s, v);
+  CHECK(got[7].shape() == Shape{2, 3, 0});
+  CHECK_ARRAY("outer", got[8], F32, (Shape{30, 4}), tabulate({30, 4}, [&](const auto& i) {
+                return v[i[0]] * v[i[1]];
+              }), (Tol{0x1p-23, 0}));
+
+  auto g = adjit::jit([](Tensor b, Tensor i) {
+    return std::vector<Tensor>{eye(3), eye(2, 4, 1, DType::i32), eye(4, 3, -2, DType::f64),
+                               diff(b), tril(b), eye(0)};
+  });
+  std::vector<Array> built = g(Array::from<bool>({true, true, false, true, true, true}, {2, 3}),
+                               Array::from<int32_t>({1}, {1}));
+  CHECK_EXACT("eye(3)", built[0], F32, (Shape{3, 3}), (Vec{1, 0, 0, 0, 1, 0, 0, 0, 1}));
+  CHECK_EXACT("eye(2, 4, 1)", built[1], I32, (Shape{2, 4}), (Vec{0, 1, 0, 0, 0, 0, 1, 0}));
+  CHECK_EXACT("eye(4, 3, -2)", built[2], F64, (Shape{4, 3}), (Vec{0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 1, 0}));
+  CHECK_EXACT("diff of bools", built[3], I1, (Shape{2, 2}), (Vec{0, 1, 0, 0}));
+  CHECK_EXACT("tril of bools", built[4], I1, (Shape{2, 3}), (Vec{1, 0, 0, 1, 1, 0}));
+  CHECK(built[5].shape() == Shape{0, 0});
+
+  // Cross products of 3-vectors: along the last axis with broadcasting, and
+  // along axis 0 (the result's vectors along axis 0 too).
+  auto c = adjit::jit([](Tensor a, Tensor b, Tensor p, Tensor q) {
+    return std::make_pair(cross(a, b), cross(p, q, 0));
+  });
+  Array a = Array::randn({4, 3}, 41, F64), b = Array::randn({3}, 42, F64);
+  Array p = Array::randn({3, 2}, 43, F64), q = Array::randn({3, 1}, 44, F64);
+  auto [ab, pq] = c(a, b, p, q);
+  Vec A = values(a), B = values(b), P = values(p), Q = values(q);
+  auto cross_ref = [](double a0, double a1, double a2, double b0, double b1, double b2) {
+    return Vec{a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0};
+  };
+  Vec want_ab, want_pq(6);
+  for (int r = 0; r < 4; ++r) {
+    Vec row = cross_ref(A[3 * r], A[3 * r + 1], A[3 * r + 2], B[0], B[1], B[2]);
+    want_ab.insert(want_ab.end(), row.begin(), row.end());
+  }
+  for (int col = 0; col < 2; ++col) {
+    Vec r = cross_ref(P[col], P[2 + col], P[4 + col], Q[0], Q[1], Q[2]);
+    for (int k = 0; k < 3; ++k) want_pq[2 * k + col] = r[k];
+  }
+  CHECK_ARRAY("cross, last axis", ab, F64, (Shape{4, 3}), want_ab, (Tol{1e-15, 1e-15}));
+  CHECK_ARRAY("cross, axis 0", pq, F64, (Shape{3, 2}), want_pq, (Tol{1e-15, 1e-15}));
+
+  Array y = Array::randn({2, 3, 5}, 51, F64);
+  ad::expect_grads("tril", FN(tril(x[0], 1) * x[0]), {y});
+  ad::expect_grads("triu", FN(triu(x[0] * x[0], -1)), {y});
+  ad::expect_grads("diff", FN(diff(x[0] * x[0], 2, 1)), {y});
+  ad::expect_grads("outer", FN(outer(x[0], x[1])), {Array::randn({4}, 52, F64), Array::randn({2, 3}, 53, F64)});
+  ad::expect_grads("cross", FN(cross(x[0], x[1])), {a, b}, 2);
+}
+
+TEST_CASE("array routines: errors name the routine, the operands and the line", "[tracer][ops]") {
+  Array m = Array::zeros({2, 3});
+  check_error([&] { adjit::jit([](Tensor t) { return stack({t, transpose(t)}); })(m); },
+              {"stack", "f32[2,3]", "f32[3,2]", "one shape"});
+  check_error([&] { adjit::jit([](Tensor t) { return stack({t}, 3); })(m); }, {"stack", "axis 3"});
+  check_error([&] { adjit::jit([](Tensor t) { return split(t, 2, 1)[0]; })(m); },
+              {"split", "2 sections", "axis 1", "f32[2,3]"});
+  check_error([&] { adjit::jit([](Tensor t) { return split(t, 0)[0]; })(m); },
+              {"split", "at least one section"});
+  check_error([&] { adjit::jit([](Tensor t) { return flip(t, {1, -1}); })(m); },
+              {"flip", "repeat an axis", "f32[2,3]"});
+  check_error([&] { adjit::jit([](Tensor t) { return roll(t, {1, 2}, {0}); })(m); },
+              {"roll", "one shift per axis"});
+  check_error([&] { adjit::jit([](Tensor t) { return tile(t, {2, -1}); })(m); },
+              {"tile", "negative"});
+  check_error([&] { adjit::jit([](Tensor t) { return repeat(t, 2, 2); })(m); },
+              {"repeat", "axis 2", "f32[2,3]"});
+  check_error([&] { adjit::jit([](Tensor t) { return tril(sum(t, {0})); })(m); },
+              {"tril", "2 dimensions", "f32[3]"});
+  check_error([&] { adjit::jit([](Tensor t) { return diff(t, -1); })(m); }, {"diff", "n = -1"});
+  check_error([&] { adjit::jit([](Tensor t) { return cross(t, t); })(Array::zeros({3, 2})); },
+              {"cross", "3 elements", "f32[3,2]"});
+  check_error([&] { adjit::jit([](Tensor t) { return cross(t, slice(t, {0, 0}, {2, 3})); })(Array::zeros({4, 3})); },
+              {"cross", "f32[4,3]", "f32[2,3]", "broadcast"});
+  check_error([&] { adjit::jit([](Tensor t) { return t + eye(-1); })(m); }, {"eye", ">= 0"});
+  check_error([&] { adjit::jit([](Tensor t) { return argmin(slice(t, {0, 0}, {2, 0}), 1); })(m); },
+              {"argmin", "empty axis 1", "f32[2,0]"});
+  check_error([&] { adjit::jit([](Tensor t) { return prod(t, {0, 0}); })(m); },
+              {"prod", "repeat an axis"});
+  check_error([&] { adjit::jit([](Tensor t) { return var(t, {2}); })(m); }, {"var", "axis 2"});
+}
