@@ -347,6 +347,23 @@ OpFoldResult DivOp::fold(FoldAdaptor adaptor) {
       });
 }
 
+OpFoldResult RemOp::fold(FoldAdaptor adaptor) {
+  return foldBinaryExact(
+      *this, adaptor.getOperands(),
+      [](APFloat a, const APFloat &b) -> std::optional<APFloat> {
+        a.mod(b); // fmod: exact
+        return a;
+      },
+      [](const APInt &a, const APInt &b) -> std::optional<APInt> {
+        // Total, as the lowering: x rem 0 = x, INT_MIN rem -1 = 0.
+        if (b.isZero())
+          return a;
+        if (a.isMinSignedValue() && b.isAllOnes())
+          return APInt::getZero(a.getBitWidth());
+        return a.srem(b);
+      });
+}
+
 OpFoldResult PowOp::fold(FoldAdaptor adaptor) {
   if (isSplatOf(adaptor.getRhs(), 1))
     return getLhs();

@@ -207,6 +207,13 @@ std::pair<Value, Value> atan2Partials(Atan2Op op, Emit &e) {
   return {e.div(bArg, radius2), e.div(e.neg(a), radius2)};
 }
 
+// x rem y = x - trunc(x / y) y: d/dx = 1, d/dy = -trunc(x / y), as JAX.
+std::pair<Value, Value> remPartials(RemOp op, Emit &e) {
+  Value quotient = e.div(op.getLhs(), op.getRhs());
+  Value truncated = e.mul(e.sign(quotient), e.floor(e.abs(quotient)));
+  return {e.splatLike(quotient, 1), e.neg(truncated)};
+}
+
 // The share of max/min's cotangent that goes to operand `own` against
 // `other`: 1 where it alone is selected, 1/2 on ties (split
 // deterministically), 0 otherwise, so that where either is NaN (the
@@ -248,6 +255,7 @@ std::pair<Value, Value> minPartials(MinOp op, Emit &e) {
   }
 ADJIT_PARTIALS_RULE(PowOp, powPartials)
 ADJIT_PARTIALS_RULE(Atan2Op, atan2Partials)
+ADJIT_PARTIALS_RULE(RemOp, remPartials)
 ADJIT_PARTIALS_RULE(MaxOp, maxPartials)
 ADJIT_PARTIALS_RULE(MinOp, minPartials)
 #undef ADJIT_PARTIALS_RULE

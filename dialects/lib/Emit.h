@@ -33,6 +33,7 @@ public:
   Value cosh(Value x) { return b.create<CoshOp>(loc, x); }
   Value rsqrt(Value x) { return b.create<RsqrtOp>(loc, x); }
   Value sign(Value x) { return b.create<SignOp>(loc, x); }
+  Value floor(Value x) { return b.create<FloorOp>(loc, x); }
   Value pow(Value x, Value y) { return b.create<PowOp>(loc, x, y); }
   Value integerPow(Value x, int64_t n) {
     return b.create<IntegerPowOp>(loc, x, b.getI64IntegerAttr(n));

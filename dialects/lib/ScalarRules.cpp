@@ -406,6 +406,28 @@ Value DivOp::emitScalar(OpBuilder &b, Location loc, ValueRange x) {
   Value overflowed = b.create<arith::SelectOp>(loc, overflows, smallest, quotient);
   return b.create<arith::SelectOp>(loc, byZero, minusOne, overflowed);
 }
+// Integer remainders are total, as in XLA: x rem 0 = x and INT_MIN rem -1
+// = 0 (the hardware traps on both): both divide by 1 instead.
+Value RemOp::emitScalar(OpBuilder &b, Location loc, ValueRange x) {
+  if (isa<FloatType>(x[0].getType()))
+    return b.create<arith::RemFOp>(loc, x[0], x[1]);
+  Type type = x[0].getType();
+  auto constant = [&](const APInt &v) {
+    return b.create<arith::ConstantOp>(loc, b.getIntegerAttr(type, v)).getResult();
+  };
+  unsigned bits = type.getIntOrFloatBitWidth();
+  auto equal = [&](Value a, Value c) {
+    return b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, a, c).getResult();
+  };
+  Value byZero = equal(x[1], constant(APInt::getZero(bits)));
+  Value overflows = b.create<arith::AndIOp>(
+      loc, equal(x[0], constant(APInt::getSignedMinValue(bits))),
+      equal(x[1], constant(APInt::getAllOnes(bits))));
+  Value unsafe = b.create<arith::OrIOp>(loc, byZero, overflows);
+  Value divisor = b.create<arith::SelectOp>(loc, unsafe, constant(APInt(bits, 1)), x[1]);
+  Value remainder = b.create<arith::RemSIOp>(loc, x[0], divisor);
+  return b.create<arith::SelectOp>(loc, byZero, x[0], remainder);
+}
 // Integer powers with a negative exponent, as in XLA: 1 for a base of 1,
 // +-1 for -1 (by the exponent's parity), else 0 (0^-1 included).
 Value PowOp::emitScalar(OpBuilder &b, Location loc, ValueRange x) {

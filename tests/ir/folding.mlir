@@ -411,6 +411,25 @@ func.func @fold_int_div_total() -> (tensor<2xi32>, tensor<i64>) {
 
 // -----
 
+// Remainders fold as fmod (exact, with the dividend's sign; NaN by 0)
+// and, for integers, totally as the lowering: x rem 0 = x, INT_MIN rem
+// -1 = 0.
+// CHECK-LABEL: func.func @fold_rem
+// CHECK-DAG: adjit.constant dense<[1.500000e+00, -1.500000e+00, 5.000000e-01, 0x7FC00000, 3.000000e+00]> : tensor<5xf32>
+// CHECK-DAG: adjit.constant dense<[1, -1, 7, 0]> : tensor<4xi32>
+// CHECK-NOT: adjit.rem
+func.func @fold_rem() -> (tensor<5xf32>, tensor<4xi32>) {
+  %a = adjit.constant dense<[7.5, -7.5, 0.5, 1.0, 3.0]> : tensor<5xf32>
+  %b = adjit.constant dense<[2.0, -2.0, 4.0, 0.0, 0x7F800000]> : tensor<5xf32>
+  %0 = adjit.rem %a, %b : tensor<5xf32>
+  %i = adjit.constant dense<[7, -7, 7, -2147483648]> : tensor<4xi32>
+  %j = adjit.constant dense<[-2, 3, 0, -1]> : tensor<4xi32>
+  %1 = adjit.rem %i, %j : tensor<4xi32>
+  return %0, %1 : tensor<5xf32>, tensor<4xi32>
+}
+
+// -----
+
 // Integer powers fold with wrap-around, and a negative exponent gives 1
 // for 1, +-1 for -1, else 0.
 // CHECK-LABEL: func.func @fold_int_pow

@@ -38,6 +38,22 @@ func.func @atan2_on_integers(%x: tensor<4xi64>) -> tensor<4xi64> {
 
 // -----
 
+func.func @rem_of_bools(%x: tensor<4xi1>) -> tensor<4xi1> {
+  // expected-error @+1 {{'adjit.rem' op operand #0 must be statically shaped tensor of 16-bit float or bfloat16 type or 32-bit float or 64-bit float or 32-bit signless integer or 64-bit signless integer values}}
+  %0 = adjit.rem %x, %x : tensor<4xi1>
+  return %0 : tensor<4xi1>
+}
+
+// -----
+
+func.func @rem_of_two_types(%x: tensor<4xi32>, %y: tensor<4xi64>) -> tensor<4xi32> {
+  // expected-error @+1 {{'adjit.rem' op requires the same type for all operands and results}}
+  %0 = "adjit.rem"(%x, %y) : (tensor<4xi32>, tensor<4xi64>) -> tensor<4xi32>
+  return %0 : tensor<4xi32>
+}
+
+// -----
+
 func.func @atan2_of_two_types(%x: tensor<4xf32>, %y: tensor<4xf64>) -> tensor<4xf32> {
   // expected-error @+1 {{'adjit.atan2' op requires the same type for all operands and results}}
   %0 = "adjit.atan2"(%x, %y) : (tensor<4xf32>, tensor<4xf64>) -> tensor<4xf32>

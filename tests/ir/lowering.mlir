@@ -358,6 +358,26 @@ func.func @binary_f32(%x: tensor<4xf32>, %y: tensor<4xf32>) -> (tensor<4xf32>, t
 
 // -----
 
+// rem is fmod for floats; for integers a signed remainder by a divisor
+// made safe (1 where it is 0, or -1 beside INT_MIN), x where it was 0.
+// CHECK-LABEL: func.func @remainders
+// CHECK: ^bb0(%[[A:.*]]: f32, %[[B:.*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT: %[[R:.*]] = arith.remf %[[A]], %[[B]] : f32
+// CHECK-NEXT: linalg.yield %[[R]] : f32
+// CHECK: ^bb0(%[[X:.*]]: i64, %[[Y:.*]]: i64, %{{.*}}: i64):
+// CHECK: %[[ZERO:.*]] = arith.cmpi eq, %[[Y]], %{{.*}} : i64
+// CHECK: %[[SAFE:.*]] = arith.select %{{.*}}, %{{.*}}, %[[Y]] : i64
+// CHECK: %[[REM:.*]] = arith.remsi %[[X]], %[[SAFE]] : i64
+// CHECK: %[[RESULT:.*]] = arith.select %[[ZERO]], %[[X]], %[[REM]] : i64
+// CHECK-NEXT: linalg.yield %[[RESULT]] : i64
+func.func @remainders(%x: tensor<4xf32>, %y: tensor<4xf32>, %i: tensor<3xi64>, %j: tensor<3xi64>) -> (tensor<4xf32>, tensor<3xi64>) {
+  %0 = adjit.rem %x, %y : tensor<4xf32>
+  %1 = adjit.rem %i, %j : tensor<3xi64>
+  return %0, %1 : tensor<4xf32>, tensor<3xi64>
+}
+
+// -----
+
 // Signed integer semantics: truncating division, signed max/min.
 // CHECK-LABEL: func.func @binary_i32
 // CHECK: ^bb0(%[[A:.*]]: i32, %[[B:.*]]: i32, %{{.*}}: i32):

@@ -244,6 +244,10 @@ func.func @binary(%x: tensor<4xf32>, %y: tensor<4xf32>, %i: tensor<2x2xi32>, %j:
   %12 = adjit.min %h, %h : tensor<3xf16>
   // CHECK: adjit.min %[[I]], %[[J]] : tensor<2x2xi32>
   %13 = adjit.min %i, %j : tensor<2x2xi32>
+  // CHECK: adjit.rem %[[X]], %[[Y]] : tensor<4xf32>
+  %14 = adjit.rem %x, %y : tensor<4xf32>
+  // CHECK: adjit.rem %[[L]], %[[L]] : tensor<i64>
+  %15 = adjit.rem %l, %l : tensor<i64>
   return
 }
 // GENERIC-LABEL: sym_name = "binary"
@@ -261,6 +265,8 @@ func.func @binary(%x: tensor<4xf32>, %y: tensor<4xf32>, %i: tensor<2x2xi32>, %j:
 // GENERIC: "adjit.max"
 // GENERIC: "adjit.min"
 // GENERIC: "adjit.min"(%arg2, %arg3) : (tensor<2x2xi32>, tensor<2x2xi32>) -> tensor<2x2xi32>
+// GENERIC: "adjit.rem"(%arg0, %arg1) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+// GENERIC: "adjit.rem"(%arg4, %arg4) : (tensor<i64>, tensor<i64>) -> tensor<i64>
 
 // -----
 

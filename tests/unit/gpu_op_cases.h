@@ -84,6 +84,7 @@ inline std::vector<OpCase> op_cases() {
       {"mul", FN(x[0] * x[1]), {a, b}},
       {"div", FN(x[0] / x[1]), {a, p}},
       {"pow", FN(pow(x[0], x[1])), {p, b}},
+      {"rem", FN(fmod(x[0], x[1]) + remainder(x[0], x[1]) + floor_divide(x[0], x[1])), {a, p}},
       {"max", FN(maximum(x[0], x[1])), {a, b}},
       {"min", FN(minimum(x[0], x[1])), {a, b}},
       {"compare_select", FN(where(x[0] < x[1], x[0] * 2.0, x[1])), {a, b}},

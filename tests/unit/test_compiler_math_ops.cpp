@@ -1,5 +1,5 @@
 // tan, asin, acos, atan, atan2, sinh, cosh, asinh, acosh, atanh, cbrt,
-// log2, log10, ceil, round and clip: values against the C library (vector
+// log2, log10, ceil, round, clip, fmod, remainder and floor_divide: values against the C library (vector
 // loops and their remainders, 0-d scalars, the edges of each domain, f32 and
 // f64, integer inputs), gradients in both modes, and their errors.
 // (test_compiler_math_accuracy.cpp measures the unary ones over their whole
@@ -152,6 +152,81 @@ TEST_CASE("tracer ops: atan2 in every quadrant, on the axes, with signed zeros a
       Array::from<int32_t>({1, -1, 0}, {3}), Array::from<int32_t>({0, 0, -2}, {3}));
   CHECK_ARRAY("atan2 of i32", got, F32, Shape{3}, (Vec{std::numbers::pi / 2, -std::numbers::pi / 2, std::numbers::pi}),
               (Tol{1e-7, 0}));
+}
+
+TEST_CASE("tracer ops: fmod, remainder (%) and floor_divide: signs, zeros, infinities, integers",
+          "[tracer][ops][math-ops]") {
+  // Every sign combination, exact multiples, |a| < |b|, a huge quotient,
+  // division by zero and by infinity, NaN.
+  Vec as{7.5, -7.5, 7.5, -7.5, 6, -6, 0.25, -0.25, 1e30, 5, 5, kInf, kNaN, -0.0, 3, -3};
+  Vec bs{2, 2, -2, -2, 3, 3, 4, 4, 3, 0, kInf, 2, 1, 1, -kInf, kInf};
+  Shape shape{static_cast<int64_t>(as.size())};
+  auto numpy_remainder = [](double a, double b) {
+    // numpy's npy_divmod: fmod, moved by b where the signs differ; a zero
+    // takes b's sign.
+    if (b == 0) return kNaN;
+    double mod = std::fmod(a, b);
+    if (mod != 0) {
+      if ((b < 0) != (mod < 0)) mod += b;
+    } else {
+      mod = std::copysign(0.0, b);
+    }
+    return mod;
+  };
+  auto numpy_floor_divide = [](double a, double b) {
+    if (b == 0) return a / b;
+    double mod = std::fmod(a, b), div = (a - mod) / b;
+    if (mod != 0 && (b < 0) != (mod < 0)) div -= 1;
+    return div == 0 ? std::copysign(0.0, a / b) : std::round(div);
+  };
+  for (DType dtype : {F32, F64}) {
+    INFO(dtype_name(dtype));
+    Array a = make(as, shape, dtype), b = make(bs, shape, dtype);
+    auto f = jit([](Tensor x, Tensor y) {
+      return std::vector<Tensor>{fmod(x, y), x % y, floor_divide(x, y), x % 2.0, 5.0 % y};
+    });
+    std::vector<Array> got = f(a, b);
+    Vec av = values(a), bv = values(b);
+    CHECK_EXACT("fmod", got[0], dtype, shape, zip(av, bv, [](double p, double q) { return std::fmod(p, q); }));
+    Vec rem = zip(av, bv, numpy_remainder);
+    CHECK_EXACT("remainder", got[1], dtype, shape, rem);
+    // numpy's and JAX's differ only in the sign of some zeros, which
+    // CHECK_EXACT does not compare.
+    Vec fd = zip(av, bv, numpy_floor_divide);
+    CHECK_EXACT("floor_divide", got[2], dtype, shape, fd);
+    CHECK_EXACT("x % 2", got[3], dtype, shape, map(av, [&](double p) { return numpy_remainder(p, 2); }));
+    CHECK_EXACT("5 % y", got[4], dtype, shape, map(bv, [&](double q) { return numpy_remainder(5, q); }));
+  }
+  // Integers: exact, numpy's signs; by zero as JAX gives it (fmod and
+  // remainder 0, floor_divide XLA's -2 and -1).
+  const int32_t lowest = std::numeric_limits<int32_t>::min();
+  auto g = jit([](Tensor x, Tensor y) {
+    return std::vector<Tensor>{fmod(x, y), x % y, floor_divide(x, y), floor_divide(x, 4), x % true};
+  });
+  std::vector<Array> got = g(Array::from<int32_t>({7, -7, 7, -7, 6, 5, 0, lowest, lowest}, {9}),
+                             Array::from<int32_t>({2, 2, -2, -2, 3, 0, 0, -1, 3}, {9}));
+  CHECK_EXACT("fmod of i32", got[0], I32, Shape{9}, (Vec{1, -1, 1, -1, 0, 0, 0, 0, -2}));
+  CHECK_EXACT("remainder of i32", got[1], I32, Shape{9}, (Vec{1, 1, -1, -1, 0, 0, 0, 0, 1}));
+  CHECK_EXACT("floor_divide of i32", got[2], I32, Shape{9},
+              (Vec{3, -4, -4, 3, 2, -2, -1, static_cast<double>(lowest), -715827883}));
+  CHECK_EXACT("floor_divide by 4", got[3], I32, Shape{9},
+              (Vec{1, -2, 1, -2, 1, 1, 0, -536870912, -536870912}));
+  CHECK_EXACT("x % true", got[4], I32, Shape{9}, Vec(9, 0.0));
+  // Bools divide as i32.
+  Array bools = jit([](Tensor p, Tensor q) { return floor_divide(p, q); })(
+      Array::from<bool>({true, false}, {2}), Array::from<bool>({true, true}, {2}));
+  CHECK_EXACT("floor_divide of bools", bools, I32, Shape{2}, (Vec{1, 0}));
+  // Gradients: d/da 1, d/db -trunc(a / b) for fmod, -floor(a / b) for
+  // remainder (JAX's), 0 for floor_divide.
+  auto grads = jit(grad<0, 1>([](Tensor x, Tensor y) {
+    return sum(fmod(x, y) * 3.0 + remainder(x, y) + floor_divide(x, y) * 100.0);
+  }));
+  auto [ga, gb] = grads(Array::from<double>({7.5, -7.5, 1}, {3}), Array::from<double>({2, 2, -4}, {3}));
+  CHECK_EXACT("d/da", ga, F64, Shape{3}, (Vec{4, 4, 4}));
+  CHECK_EXACT("d/db", gb, F64, Shape{3}, (Vec{-3 * 3 - 3, 3 * 3 + 4, 0 + 1}));
+  // Away from the jumps (a / b not near an integer).
+  expect_grads("fmod and remainder", FN(fmod(x[0], x[1]) * remainder(x[1], x[0])),
+               {Array::from<double>({7.3, -5.6, 2.2, -9.1}, {4}), Array::from<double>({2.1, 1.7, -3.4, -2.6}, {4})}, 2);
 }
 
 TEST_CASE("tracer ops: ceil and round keep integers, clip limits to a range",

@@ -98,6 +98,8 @@ Tensor operator-(Operand a, Operand b);
 Tensor operator*(Operand a, Operand b);
 /// True division, as numpy: integer operands give f32.
 Tensor operator/(Operand a, Operand b);
+/// numpy's %: remainder(a, b), with b's sign.
+Tensor operator%(Operand a, Operand b);
 Tensor operator-(Operand a);
 Tensor operator<(Operand a, Operand b);
 Tensor operator<=(Operand a, Operand b);
@@ -167,6 +169,17 @@ ADJIT_BINARY(logical_and)
 ADJIT_BINARY(logical_or)
 /// jnp.logaddexp: log(exp(a) + exp(b)), without overflow; integers give f32.
 ADJIT_BINARY(logaddexp)
+/// jnp.fmod: the remainder of a / b truncated toward zero, with a's sign
+/// (C's fmod); jnp.remainder (jnp.mod, numpy's %): a - floor(a / b) b, with
+/// b's sign; jnp.floor_divide: floor(a / b). Integers stay integers (bools
+/// become i32) and are exact; dividing them by 0 gives JAX's results:
+/// fmod and remainder 0 (as numpy), floor_divide XLA's -1 (0 // 0) or -2
+/// (numpy's 0).
+/// Gradients as JAX's: d/da 1, d/db -trunc(a / b) (fmod), -floor(a / b)
+/// (remainder); floor_divide's are zero.
+ADJIT_BINARY(fmod)
+ADJIT_BINARY(remainder)
+ADJIT_BINARY(floor_divide)
 #undef ADJIT_BINARY
 
 /// jnp.isnan, jnp.isinf, jnp.isfinite: bool tensors of x's shape (an

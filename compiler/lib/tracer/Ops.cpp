@@ -207,6 +207,9 @@ Tensor operator/(Operand a, Operand b) {
   }
   return r.emit<ir::DivOp>(r.value(x.a), r.value(x.b));
 }
+Tensor operator%(Operand a, Operand b) {
+  return remainder(a, b, a.tensor ? a.location : b.location);
+}
 Tensor operator-(Operand a) {
   if (!a.tensor) throw TraceError("adjit::negative needs a Tensor operand");
   return numeric_unary<ir::NegOp>("negative", *a.tensor, a.location);
@@ -405,6 +408,59 @@ Tensor logaddexp(Operand a, Operand b, SourceLocation loc) {
   Tensor undefined = isnan(delta, loc);
   Tensor tail = log1p(exp(-abs(where(undefined, 0.0, delta, loc), loc), loc), loc);
   return where(undefined, x.a + x.b, maximum(x.a, x.b, loc) + tail, loc);
+}
+
+namespace {
+// The operands of a division that keeps integers (bools divide as i32),
+// and their truncated remainder. With `by_zero_as_one`, an integer
+// divisor of 0 divides by 1 instead (JAX's fmod and remainder: 0, as
+// numpy's), and the operands hold that divisor.
+struct Division {
+  PromotedPair x;
+  Tensor truncated_remainder;
+};
+Division divide(Recorder& r, const Operand& a, const Operand& b, bool by_zero_as_one) {
+  PromotedPair x = promote_and_broadcast(r, a, b);
+  if (x.a.dtype() == DType::i1) x = {r.convert(x.a, DType::i32), r.convert(x.b, DType::i32)};
+  if (by_zero_as_one && !is_floating(x.b.dtype())) {
+    Tensor zero = r.constant(0, x.b.dtype(), x.b.shape()), one = r.constant(1, x.b.dtype(), x.b.shape());
+    Tensor by_zero = r.emit<ir::CompareOp>(ir::ComparisonDirection::eq, r.value(x.b), r.value(zero));
+    x.b = r.emit<ir::SelectOp>(r.value(by_zero), r.value(one), r.value(x.b));
+  }
+  return {x, r.emit<ir::RemOp>(r.value(x.a), r.value(x.b))};
+}
+}  // namespace
+
+Tensor fmod(Operand a, Operand b, SourceLocation loc) {
+  Recorder r("fmod", loc, {tensor_of(a), tensor_of(b)});
+  return divide(r, a, b, /*by_zero_as_one=*/true).truncated_remainder;
+}
+Tensor remainder(Operand a, Operand b, SourceLocation loc) {
+  Recorder r("remainder", loc, {tensor_of(a), tensor_of(b)});
+  auto [x, mod] = divide(r, a, b, /*by_zero_as_one=*/true);
+  detail::AtUserLine at_user(loc);
+  // As JAX: a nonzero remainder whose sign differs from b's moves by b.
+  Tensor moves = logical_and(not_equal(mod < 0, x.b < 0, loc), not_equal(mod, 0, loc), loc);
+  return where(moves, mod + x.b, mod, loc);
+}
+Tensor floor_divide(Operand a, Operand b, SourceLocation loc) {
+  Recorder r("floor_divide", loc, {tensor_of(a), tensor_of(b)});
+  auto [x, mod] = divide(r, a, b, /*by_zero_as_one=*/false);
+  detail::AtUserLine at_user(loc);
+  if (!is_floating(x.a.dtype())) {
+    // The truncated quotient, one less where it was rounded up.
+    Tensor quotient = r.emit<ir::DivOp>(r.value(x.a), r.value(x.b));
+    Tensor up = logical_and(not_equal(sign(x.a, loc), sign(x.b, loc), loc), not_equal(mod, 0, loc),
+                            loc);
+    return where(up, quotient - 1, quotient, loc);
+  }
+  // As JAX (CPython's float_divmod): (a - fmod(a, b)) / b, an integer but
+  // for rounding (a / 0 where b is 0), one less where the remainder's sign
+  // differs from b's, then rounded.
+  Tensor quotient = where(equal(x.b, 0, loc), x.a, x.a - mod, loc) / x.b;
+  Tensor up = logical_and(not_equal(mod, 0, loc), not_equal(sign(x.b, loc), sign(mod, loc), loc),
+                          loc);
+  return round(where(up, quotient - 1, quotient, loc), loc);
 }
 
 namespace {

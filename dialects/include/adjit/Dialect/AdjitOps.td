@@ -279,6 +279,10 @@ def Adjit_Atan2Op : Adjit_BinaryOp<"atan2",
   let results = (outs Adjit_FloatTensor:$result);
 }
 
+def Adjit_RemOp : Adjit_BinaryOp<"rem",
+    "x rem y: the remainder of x / y truncated toward zero, with x\'s sign (C\'s fmod and %, lax.rem; integers total as in XLA: x rem 0 = x, INT_MIN rem -1 = 0)",
+    "d(x) - trunc(x / y) d(y)">;
+
 def Adjit_CompareOp : Adjit_Op<"compare", !listconcat([Pure, SameTypeOperands, NotDifferentiable,
     TypesMatchWith<"result is the i1 tensor of the operands' shape",
                    "lhs", "result", "::mlir::adjit::boolTensorLike($_self)">], Adjit_Elementwise)> {
