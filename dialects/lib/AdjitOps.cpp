@@ -359,6 +359,18 @@ LogicalResult ArgMaxOp::verify() {
   return verifyResultShape(*this, expected, getType());
 }
 
+LogicalResult ArgsortOp::verify() {
+  RankedTensorType operand = getOperand().getType();
+  if (operand.getRank() == 0)
+    return emitOpError() << "sorts rows along the last dimension, but " << operand
+                         << " has none";
+  unsigned bits = getType().getElementType().getIntOrFloatBitWidth();
+  if (bits < 64 && operand.getShape().back() > (int64_t{1} << (bits - 1)))
+    return emitOpError() << "rows of " << operand.getShape().back()
+                         << " elements have indices beyond " << getType().getElementType();
+  return verifyResultShape(*this, operand.getShape(), getType());
+}
+
 LogicalResult DotGeneralOp::verify() {
   RankedTensorType lhs = getLhs().getType(), rhs = getRhs().getType();
   if (failed(verifySameElementType(*this, lhs, rhs, "lhs", "rhs")) ||

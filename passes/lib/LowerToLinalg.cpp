@@ -3,6 +3,7 @@
 // this file names none of them; structural ops get one pattern each.
 #include "ControlFlowToSCF.h"
 #include "LinearAlgebraToLoops.h"
+#include "SortToLoops.h"
 
 #include "adjit/Dialect/AdjitOps.h"
 #include "adjit/Dialect/ScalarRules.h"
@@ -685,6 +686,7 @@ struct LowerAdjitToLinalgPass
         DotGeneralToContraction>(context);
     populateControlFlowToSCFPatterns(patterns);
     populateLinearAlgebraToLoopsPatterns(patterns, matrixVectorBits);
+    populateSortToLoopsPatterns(patterns);
     if (failed(applyPartialConversion(getOperation(), target,
                                       std::move(patterns))))
       signalPassFailure();

@@ -1257,3 +1257,35 @@ func.func @solve_result_type(%a: tensor<3x3xf32>, %b: tensor<3x1xf32>) -> tensor
   %0 = adjit.solve %a, %b : (tensor<3x3xf32>, tensor<3x1xf32>) -> tensor<3x2xf32>
   return %0 : tensor<3x2xf32>
 }
+
+// -----
+
+func.func @argsort_of_a_scalar(%x: tensor<f32>) -> tensor<i32> {
+  // expected-error @+1 {{'adjit.argsort' op sorts rows along the last dimension, but 'tensor<f32>' has none}}
+  %0 = adjit.argsort %x : (tensor<f32>) -> tensor<i32>
+  return %0 : tensor<i32>
+}
+
+// -----
+
+func.func @argsort_of_another_shape(%x: tensor<2x3xf32>) -> tensor<3x2xi32> {
+  // expected-error @+1 {{'adjit.argsort' op result type 'tensor<3x2xi32>' does not have the expected shape [2, 3]}}
+  %0 = adjit.argsort %x : (tensor<2x3xf32>) -> tensor<3x2xi32>
+  return %0 : tensor<3x2xi32>
+}
+
+// -----
+
+func.func @argsort_of_bools(%x: tensor<4xi1>) -> tensor<4xi32> {
+  // expected-error @+1 {{'adjit.argsort' op operand #0 must be statically shaped tensor of 16-bit float or bfloat16 type or 32-bit float or 64-bit float or 32-bit signless integer or 64-bit signless integer values}}
+  %0 = adjit.argsort %x : (tensor<4xi1>) -> tensor<4xi32>
+  return %0 : tensor<4xi32>
+}
+
+// -----
+
+func.func @argsort_as_floats(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'adjit.argsort' op result #0 must be statically shaped tensor of 32-bit signless integer or 64-bit signless integer values}}
+  %0 = adjit.argsort %x : (tensor<4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}

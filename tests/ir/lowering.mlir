@@ -1217,3 +1217,52 @@ func.func @cholesky_unrolled(%a: tensor<2x2xf64>) -> tensor<2x2xf64> {
   %0 = adjit.cholesky %a : tensor<2x2xf64>
   return %0 : tensor<2x2xf64>
 }
+
+// -----
+
+// argsort: a loop over rows; in each, the row's (value, index) pairs (in
+// the order and a row of values beside it) are made a heap (n / 2 sifts)
+// and sorted (n - 1 swaps and sifts). A sift is a while loop that reads
+// the pairs before it writes them, and compares them: NaN after numbers,
+// ties by index.
+// CHECK-LABEL: func.func @argsort
+// CHECK: scf.for %[[ROW:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}) -> (tensor<2x5xi32>, tensor<2x5xf32>)
+// CHECK: scf.for {{.*}} {
+// CHECK: tensor.extract %arg0[%[[ROW]], {{.*}}] : tensor<2x5xf32>
+// CHECK: tensor.insert {{.*}}[%[[ROW]], {{.*}}] : tensor<2x5xi32>
+// CHECK: tensor.insert {{.*}}[%[[ROW]], {{.*}}] : tensor<2x5xf32>
+// CHECK: scf.for
+// CHECK: scf.while
+// CHECK: scf.condition
+// CHECK: tensor.extract %{{.*}}[%[[ROW]], %{{.*}}] : tensor<2x5xi32>
+// CHECK: tensor.extract %{{.*}}[%[[ROW]], %{{.*}}] : tensor<2x5xf32>
+// CHECK: arith.cmpf uno
+// CHECK: arith.cmpf olt
+// CHECK: arith.cmpf oeq
+// CHECK: arith.cmpi ult
+// CHECK: tensor.insert
+// CHECK: tensor.insert
+// CHECK: scf.yield
+// CHECK: scf.for
+// CHECK: scf.while
+// Descending: greater first, NaN before numbers.
+// CHECK: arith.cmpf ogt
+// Integers: signed comparisons.
+// CHECK: arith.cmpi slt
+func.func @argsort(%x: tensor<2x5xf32>, %i: tensor<4xi64>) -> (tensor<2x5xi32>, tensor<2x5xi32>, tensor<4xi32>) {
+  %0 = adjit.argsort %x : (tensor<2x5xf32>) -> tensor<2x5xi32>
+  %1 = adjit.argsort %x descending : (tensor<2x5xf32>) -> tensor<2x5xi32>
+  %2 = adjit.argsort %i : (tensor<4xi64>) -> tensor<4xi32>
+  return %0, %1, %2 : tensor<2x5xi32>, tensor<2x5xi32>, tensor<4xi32>
+}
+
+// -----
+
+// argsort of empty rows: an empty result, no loop.
+// CHECK-LABEL: func.func @argsort_empty
+// CHECK-NOT: scf.for
+// CHECK: tensor.empty() : tensor<3x0xi32>
+func.func @argsort_empty(%x: tensor<3x0xf32>) -> tensor<3x0xi32> {
+  %0 = adjit.argsort %x : (tensor<3x0xf32>) -> tensor<3x0xi32>
+  return %0 : tensor<3x0xi32>
+}

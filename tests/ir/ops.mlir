@@ -637,3 +637,18 @@ func.func @arena_buffers() {
 // GENERIC-LABEL: sym_name = "arena_buffers"
 // GENERIC: "adjit.arena_buffer"(%0) <{offset = 0 : i64}> : (memref<8192xi8>) -> memref<32x32xf32>
 // GENERIC: "adjit.arena_release"(%1) : (memref<32x32xf32>) -> ()
+
+// -----
+
+// CHECK-LABEL: func.func @argsort
+// CHECK-SAME: (%[[X:.*]]: tensor<2x5xf32>, %[[I:.*]]: tensor<7xi64>)
+func.func @argsort(%x: tensor<2x5xf32>, %i: tensor<7xi64>) -> (tensor<2x5xi32>, tensor<7xi64>) {
+  // CHECK: adjit.argsort %[[X]] : (tensor<2x5xf32>) -> tensor<2x5xi32>
+  %0 = adjit.argsort %x : (tensor<2x5xf32>) -> tensor<2x5xi32>
+  // CHECK: adjit.argsort %[[I]] descending : (tensor<7xi64>) -> tensor<7xi64>
+  %1 = adjit.argsort %i descending : (tensor<7xi64>) -> tensor<7xi64>
+  return %0, %1 : tensor<2x5xi32>, tensor<7xi64>
+}
+// GENERIC-LABEL: sym_name = "argsort"
+// GENERIC: "adjit.argsort"(%arg0) : (tensor<2x5xf32>) -> tensor<2x5xi32>
+// GENERIC: "adjit.argsort"(%arg1) <{descending}> : (tensor<7xi64>) -> tensor<7xi64>

@@ -62,6 +62,10 @@ inline std::vector<OpCase> op_cases() {
           roll(x[0], 2, 1) * flip(x[0], {0}) + tril(x[0], 1) + pad(diff(x[0], 1, 1), {0, 0}, {0, 1}) +
           tile(slice(x[0], {0, 0}, {1, 5}), {3, 1})),
        {a, b}},
+      {"argsort_sort",
+       FN(sort(x[0], 1) + take_along_axis(x[0], argsort(x[0], 0, true), 0) +
+          median(x[0], {1}, true) + sum(top_k(x[0], 2).values, {1}, true)),
+       {a}},
       {"cumulative", FN(cumsum(x[0], 1) + cummax(x[0], 0, true) * cumlogsumexp(x[0], 1)), {a}},
       // Kept well conditioned: x + 4 I and x x^T + 4 I.
       {"linear_algebra",

@@ -1,12 +1,15 @@
 // numpy's reductions and array routines beyond DESIGN.md §5 (prod, var,
 // std, any, all, argmin, isnan, isinf, isfinite, logaddexp, stack, split,
-// flip, roll, tile, repeat, tril, triu, diff, outer, cross, eye), traced and
+// flip, roll, tile, repeat, tril, triu, diff, outer, cross, eye, argsort,
+// sort, take_along_axis, top_k, median), traced and
 // compiled through adjit::jit on fixed random data and compared with plain
 // C++ references in double (long double for products); their gradients
 // with check_grads in both modes; their errors.
 #include "test_support.h"
 
+#include <algorithm>
 #include <cmath>
+#include <numeric>
 #include <cstdint>
 #include <functional>
 #include <limits>
@@ -396,6 +399,108 @@ TEST_CASE("array routines: tril, triu, eye, diff, outer, cross", "[tracer][ops]"
   ad::expect_grads("cross", FN(cross(x[0], x[1])), {a, b}, 2);
 }
 
+// The stable ascending (descending) order of `row`: NaN last (first), -0
+// equal to +0, as jnp.argsort.
+std::vector<int64_t> argsort_ref(const Vec& row, bool descending) {
+  std::vector<int64_t> order(row.size());
+  std::iota(order.begin(), order.end(), 0);
+  auto rank = [&](double v) { return std::isnan(v) ? (descending ? -kInf : kInf) : v; };
+  auto nan_first = [&](double a, double b) { return descending && std::isnan(a) && !std::isnan(b); };
+  std::stable_sort(order.begin(), order.end(), [&](int64_t i, int64_t j) {
+    double a = row[i], b = row[j];
+    if (std::isnan(a) || std::isnan(b)) return descending ? nan_first(a, b) : !std::isnan(a) && std::isnan(b);
+    return descending ? rank(a) > rank(b) : rank(a) < rank(b);
+  });
+  return order;
+}
+
+TEST_CASE("array routines: argsort, sort, take_along_axis, top_k, median", "[tracer][ops]") {
+  // Rows with ties, signed zeros, NaN and infinities; a row longer than a
+  // vector; every dtype of keys.
+  Vec special{0.0, -0.0, kNaN, 1.0, -kInf, -0.0, 0.0, 3.0, kNaN, 3.0, kInf, -2.0};
+  for (DType dt : {F32, F64, I32, I64}) {
+    INFO("dtype " << dtype_name(dt));
+    bool floating = dt == F32 || dt == F64;
+    Vec base = floating ? special : Vec{3, -1, 7, 3, 0, -1, 2, 9, 3, -8, 5, 0};
+    Vec v = base;
+    for (int r = 1; r < 3; ++r)
+      for (double e : base) v.push_back(floating ? e * (r + 0.5) : std::fmod(e * 7 + r, 11));
+    const Shape s{3, 12};
+    Array x = make(v, s, dt);
+    auto f = adjit::jit([](Tensor t) {
+      return std::vector<Tensor>{argsort(t), argsort(t, -1, true), sort(t), sort(t, -1, true),
+                                 argsort(t, 0), sort(t, 0)};
+    });
+    std::vector<Array> got = f(x);
+    Vec want_order, want_desc, want_sorted, want_sorted_desc;
+    for (int r = 0; r < 3; ++r) {
+      Vec row(v.begin() + 12 * r, v.begin() + 12 * (r + 1));
+      for (int64_t i : argsort_ref(row, false)) want_order.push_back(i), want_sorted.push_back(row[i]);
+      for (int64_t i : argsort_ref(row, true)) want_desc.push_back(i), want_sorted_desc.push_back(row[i]);
+    }
+    CHECK_EXACT("argsort", got[0], I32, s, want_order);
+    CHECK_EXACT("argsort descending", got[1], I32, s, want_desc);
+    CHECK_EXACT("sort", got[2], dt, s, want_sorted);
+    CHECK_EXACT("sort descending", got[3], dt, s, want_sorted_desc);
+    Vec want_columns(36), want_sorted_columns(36);
+    for (int c = 0; c < 12; ++c) {
+      Vec column{v[c], v[12 + c], v[24 + c]};
+      std::vector<int64_t> order = argsort_ref(column, false);
+      for (int k = 0; k < 3; ++k) {
+        want_columns[12 * k + c] = static_cast<double>(order[k]);
+        want_sorted_columns[12 * k + c] = column[order[k]];
+      }
+    }
+    CHECK_EXACT("argsort along axis 0", got[4], I32, s, want_columns);
+    CHECK_EXACT("sort along axis 0", got[5], dt, s, want_sorted_columns);
+  }
+  // Long rows (heaps many levels deep) of random values with repeats, and
+  // bools.
+  Array long_rows = Array::uniform({2, 1000}, 61, -20, 20, F32);
+  auto rounded = adjit::jit([](Tensor t) { return round(t); });
+  Array keys = rounded(long_rows);
+  Array order = adjit::jit([](Tensor t) { return argsort(t); })(keys);
+  Vec k = values(keys), o;
+  for (int r = 0; r < 2; ++r)
+    for (int64_t i : argsort_ref(Vec(k.begin() + 1000 * r, k.begin() + 1000 * (r + 1)), false))
+      o.push_back(static_cast<double>(i));
+  CHECK_EXACT("argsort of long rows with repeats", order, I32, (Shape{2, 1000}), o);
+  Array bool_order = adjit::jit([](Tensor t) { return argsort(t); })(
+      Array::from<bool>({true, false, true, false}, {4}));
+  CHECK_EXACT("argsort of bools", bool_order, I32, (Shape{4}), (Vec{1, 3, 0, 2}));
+
+  // take_along_axis: negative indices, broadcasting of the other axis,
+  // clamping; top_k; median over axes (even and odd counts, NaN, integers).
+  auto g = adjit::jit([](Tensor t, Tensor i) {
+    auto [values, indices] = top_k(t, 2);
+    return std::vector<Tensor>{take_along_axis(t, i, 1), values, cast(indices, DType::f32),
+                               median(t, {1}), median(t), median(t, {0}, true)};
+  });
+  Array t = Array::from<double>({4, -1, 9, 2, 7, 7, 0, 3}, {2, 4});
+  std::vector<Array> taken = g(t, Array::from<int32_t>({3, -1, 0, 5, -9}, {1, 5}));
+  CHECK_EXACT("take_along_axis", taken[0], F64, (Shape{2, 5}), (Vec{2, 2, 4, 2, 4, 3, 3, 7, 3, 7}));
+  CHECK_EXACT("top_k values", taken[1], F64, (Shape{2, 2}), (Vec{9, 4, 7, 7}));
+  CHECK_EXACT("top_k indices", taken[2], F32, (Shape{2, 2}), (Vec{2, 0, 0, 1}));
+  CHECK_EXACT("median of rows", taken[3], F64, (Shape{2}), (Vec{3, 5}));
+  CHECK_EXACT("median of all", taken[4], F64, Shape{}, (Vec{3.5}));
+  CHECK_EXACT("median of columns", taken[5], F64, (Shape{1, 4}), (Vec{5.5, 3, 4.5, 2.5}));
+  Array nan_median = adjit::jit([](Tensor u) { return median(u, {1}); })(
+      Array::from<float>({1, NAN, 2, 3, 4, 5}, {2, 3}));
+  CHECK_EXACT("median with NaN", nan_median, F32, (Shape{2}), (Vec{kNaN, 4}));
+  Array int_median = adjit::jit([](Tensor u) { return median(u); })(Array::from<int32_t>({1, 4}, {2}));
+  CHECK_EXACT("median of i32 is f32", int_median, F32, Shape{}, (Vec{2.5}));
+
+  // Gradients: a sort's cotangent goes back to each element's place.
+  auto dsort = adjit::jit(adjit::grad([](Tensor u) { return sum(sort(u) * arange(5, DType::f64)); }));
+  CHECK_EXACT("grad sort", dsort(Array::from<double>({3, 1, 4, 1.5, 9}, {5})), F64, (Shape{5}),
+              (Vec{2, 0, 3, 1, 4}));
+  Array y = Array::randn({3, 6}, 62, F64);
+  ad::expect_grads("sort", FN(sort(x[0], 0) * sort(x[0], 1, true)), {y});
+  ad::expect_grads("take_along_axis", FN(take_along_axis(x[0], argsort(x[0] * x[0]), 1) * x[0]), {y});
+  ad::expect_grads("top_k", FN(top_k(x[0] * 2.0, 3).values), {y}, 2);
+  ad::expect_grads("median", FN(median(x[0], {1}) + median(x[0], {0, 1})), {y});
+}
+
 TEST_CASE("array routines: errors name the routine, the operands and the line", "[tracer][ops]") {
   Array m = Array::zeros({2, 3});
   check_error([&] { adjit::jit([](Tensor t) { return stack({t, transpose(t)}); })(m); },
@@ -426,4 +531,14 @@ TEST_CASE("array routines: errors name the routine, the operands and the line", 
   check_error([&] { adjit::jit([](Tensor t) { return prod(t, {0, 0}); })(m); },
               {"prod", "repeat an axis"});
   check_error([&] { adjit::jit([](Tensor t) { return var(t, {2}); })(m); }, {"var", "axis 2"});
+  check_error([&] { adjit::jit([](Tensor t) { return argsort(sum(t)); })(m); },
+              {"argsort", "1 dimension", "f32[]"});
+  check_error([&] { adjit::jit([](Tensor t) { return top_k(t, 4).values; })(m); },
+              {"top_k", "k = 4", "[0, 3]", "f32[2,3]"});
+  check_error([&] { adjit::jit([](Tensor t) { return take_along_axis(t, t, 1); })(m); },
+              {"take_along_axis", "integer indices", "f32[2,3]"});
+  check_error([&] { adjit::jit([](Tensor t) { return take_along_axis(t, argsort(sum(t, {0})), 1); })(m); },
+              {"take_along_axis", "x's rank", "i32[3]", "f32[2,3]"});
+  check_error([&] { adjit::jit([](Tensor t) { return take_along_axis(t, argsort(concat({t, t}, 0)), 1); })(m); },
+              {"take_along_axis", "i32[4,3]", "broadcast"});
 }

@@ -402,6 +402,35 @@ Tensor triu(const Tensor& x, int k = 0, SourceLocation loc = SourceLocation::cur
 /// jnp.diff: the n-th differences x[i+1] - x[i] along `axis` (bools: !=).
 Tensor diff(const Tensor& x, int n = 1, int axis = -1,
             SourceLocation loc = SourceLocation::current());
+/// jnp.argsort: the indices (i32) that sort x along `axis`: a stable sort
+/// (equal elements keep their order), NaN after every number (before them
+/// with `descending`), -0 equal to +0, as jnp.argsort(x, axis,
+/// descending=...). n log n comparisons per row (a heap sort).
+Tensor argsort(const Tensor& x, int axis = -1, bool descending = false,
+               SourceLocation loc = SourceLocation::current());
+/// jnp.sort: x sorted along `axis`, take_along_axis(x, argsort(x)): its
+/// gradient takes each cotangent back to its element's place.
+Tensor sort(const Tensor& x, int axis = -1, bool descending = false,
+            SourceLocation loc = SourceLocation::current());
+/// jnp.take_along_axis: out[..., i, ...] = x[..., indices[..., i, ...], ...]
+/// along `axis`, for integer indices of x's rank (the other dimensions
+/// broadcast); a negative index counts from the end, and one still out of
+/// range is clamped, as take's.
+Tensor take_along_axis(const Tensor& x, const Tensor& indices, int axis,
+                       SourceLocation loc = SourceLocation::current());
+/// lax.top_k: the k largest elements along the last axis, largest first,
+/// and their indices (i32); equal elements in index order, NaN largest.
+/// `auto [values, indices] = top_k(x, 3);`
+struct TopKResult {
+  Tensor values, indices;
+};
+TopKResult top_k(const Tensor& x, int64_t k, SourceLocation loc = SourceLocation::current());
+/// jnp.median over `axes` (all when empty): the middle element, or the
+/// mean of the middle two, of each sorted set; NaN where one is NaN or
+/// the set is empty. Integers give f32. The gradient goes to the middle
+/// elements.
+Tensor median(const Tensor& x, Axes axes = {}, bool keepdims = false,
+              SourceLocation loc = SourceLocation::current());
 /// jnp.outer: a [m] times b [n] as a matrix [m, n] (others are flattened).
 Tensor outer(const Tensor& a, const Tensor& b, SourceLocation loc = SourceLocation::current());
 /// jnp.cross of 3-vectors along `axis` of each (leading dimensions

@@ -1,13 +1,16 @@
-// numpy's array routines that rearrange or build arrays (stack, split,
-// flip, roll, tile, repeat, tril, triu, diff, eye) and its outer and cross
-// products, composed of the traced ops: their gradients are those ops'
-// rules, and each checks its own arguments, so that errors name it.
+// numpy's array routines that rearrange, build or sort arrays (stack,
+// split, flip, roll, tile, repeat, tril, triu, diff, eye; argsort, sort,
+// take_along_axis, top_k, median) and its outer and cross products,
+// composed of the traced ops (argsort is adjit.argsort; the others are
+// gathers, slices and arithmetic): their gradients are those ops' rules,
+// and each checks its own arguments, so that errors name it.
 #include "Promotion.h"
 #include "Recorder.h"
 
 #include "adjit/Tensor.h"
 
 #include <algorithm>
+#include <limits>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -202,6 +205,112 @@ Tensor diff(const Tensor& x, int n, int axis, SourceLocation loc) {
     d = d.dtype() == DType::i1 ? not_equal(later, earlier, loc) : later - earlier;
   }
   return d;
+}
+
+namespace {
+// argsort along the last axis of x (bools as i32).
+Tensor argsort_rows(Recorder& r, const Tensor& x, bool descending) {
+  Tensor keys = x.dtype() == DType::i1 ? r.convert(x, DType::i32) : x;
+  return r.emit<mlir::adjit::ArgsortOp>(r.type(DType::i32, x.shape()), r.value(keys), descending);
+}
+}  // namespace
+
+Tensor argsort(const Tensor& x, int axis, bool descending, SourceLocation loc) {
+  Recorder r("argsort", loc, {&x});
+  if (x.rank() == 0) r.fail(fmt::format("needs at least 1 dimension, got {}", describe(x)));
+  int a = r.axis(axis, x.rank(), x);
+  detail::AtUserLine at_user(loc);
+  int last = x.rank() - 1;
+  return move_axis(argsort_rows(r, move_axis(x, a, last, loc), descending), last, a, loc);
+}
+
+Tensor sort(const Tensor& x, int axis, bool descending, SourceLocation loc) {
+  Recorder r("sort", loc, {&x});
+  if (x.rank() == 0) r.fail(fmt::format("needs at least 1 dimension, got {}", describe(x)));
+  int a = r.axis(axis, x.rank(), x);
+  detail::AtUserLine at_user(loc);
+  return take_along_axis(x, argsort(x, a, descending, loc), a, loc);
+}
+
+Tensor take_along_axis(const Tensor& x, const Tensor& indices, int axis, SourceLocation loc) {
+  Recorder r("take_along_axis", loc, {&x, &indices});
+  if (indices.dtype() != DType::i32 && indices.dtype() != DType::i64)
+    r.fail(fmt::format("needs integer indices, got {}", describe(indices)));
+  if (indices.rank() != x.rank() || x.rank() == 0)
+    r.fail(fmt::format("needs indices of x's rank (at least 1), got {} for {}", describe(indices),
+                       describe(x)));
+  int a = r.axis(axis, x.rank(), x);
+  int64_t n = x.shape()[a], m = indices.shape()[a];
+  Shape others_x = x.shape(), others_i = indices.shape();
+  others_x[a] = others_i[a] = 1;
+  auto others = detail::broadcast_shapes(others_x, others_i);
+  if (!others)
+    r.fail(fmt::format("the indices {} and {} cannot be broadcast together (but for axis {})",
+                       describe(indices), describe(x), a));
+  Shape result_shape = *others;
+  result_shape[a] = m;
+  r.check_size(x.dtype(), result_shape);
+  int64_t results = 1;
+  for (int64_t d : result_shape) results *= d;
+  if (results == 0) return r.constant(0, x.dtype(), result_shape);
+  if (n == 0) r.fail(fmt::format("cannot take from the empty axis {} of {}", a, describe(x)));
+  detail::AtUserLine at_user(loc);
+  // Both broadcast, the axis moved last and the rows flattened: each row's
+  // indices offset by the row's start in x flattened, one take.
+  Shape x_shape = *others, i_shape = *others;
+  x_shape[a] = n;
+  i_shape[a] = m;
+  int last = x.rank() - 1;
+  Tensor values = move_axis(broadcast_to(x, x_shape, loc), a, last, loc);
+  Tensor positions = cast(move_axis(broadcast_to(indices, i_shape, loc), a, last, loc), DType::i64, loc);
+  int64_t rows = results / m;
+  positions = where(positions < 0, positions + n, positions, loc);
+  positions = clip(positions, 0, n - 1, loc);
+  positions = reshape(positions, {rows, m}, loc) + reshape(arange(rows, DType::i64, loc) * n, {rows, 1}, loc);
+  Tensor taken = take(reshape(values, {rows * n}, loc), reshape(positions, {rows * m}, loc), 0, loc);
+  Shape moved = values.shape();
+  moved[last] = m;
+  return move_axis(reshape(taken, moved, loc), last, a, loc);
+}
+
+TopKResult top_k(const Tensor& x, int64_t k, SourceLocation loc) {
+  Recorder r("top_k", loc, {&x});
+  if (x.rank() == 0) r.fail(fmt::format("needs at least 1 dimension, got {}", describe(x)));
+  int64_t n = x.shape().back();
+  if (k < 0 || k > n)
+    r.fail(fmt::format("k = {} must lie in [0, {}] for {}", k, n, describe(x)));
+  detail::AtUserLine at_user(loc);
+  int last = x.rank() - 1;
+  Tensor indices = part(argsort_rows(r, x, /*descending=*/true), last, 0, k, loc);
+  return {take_along_axis(x, indices, last, loc), indices};
+}
+
+Tensor median(const Tensor& x, Axes axes, bool keepdims, SourceLocation loc) {
+  Recorder r("median", loc, {&x});
+  std::vector<int64_t> dims = r.axes(axes, x);
+  detail::AtUserLine at_user(loc);
+  // The reduced axes moved last and flattened into one.
+  std::vector<int> perm;
+  Shape kept, reduced_shape;
+  int64_t n = 1;
+  for (int d = 0; d < x.rank(); ++d) {
+    bool reduced = std::binary_search(dims.begin(), dims.end(), int64_t{d});
+    if (!reduced) perm.push_back(d), kept.push_back(x.shape()[d]);
+    reduced_shape.push_back(reduced ? 1 : x.shape()[d]);
+  }
+  for (int64_t d : dims) perm.push_back(static_cast<int>(d)), n *= x.shape()[d];
+  Shape result = keepdims ? reduced_shape : kept;
+  Tensor v = is_floating(x.dtype()) ? x : cast(x, DType::f32, loc);
+  if (n == 0) return full(result, std::numeric_limits<double>::quiet_NaN(), v.dtype(), loc);
+  Shape rows = kept;
+  rows.push_back(n);
+  Tensor sorted = sort(reshape(transpose(v, perm, loc), rows, loc), -1, false, loc);
+  int last = static_cast<int>(kept.size());
+  Tensor middle = (part(sorted, last, (n - 1) / 2, (n - 1) / 2 + 1, loc) +
+                   part(sorted, last, n / 2, n / 2 + 1, loc)) * 0.5;
+  // NaN sorts last: the last element says whether any is NaN.
+  Tensor any_nan = isnan(part(sorted, last, n - 1, n, loc), loc);
+  return reshape(where(any_nan, std::numeric_limits<double>::quiet_NaN(), middle, loc), result, loc);
 }
 
 Tensor outer(const Tensor& a, const Tensor& b, SourceLocation loc) {

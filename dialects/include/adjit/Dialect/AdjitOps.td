@@ -721,6 +721,32 @@ def Adjit_ArgMaxOp : Adjit_Op<"argmax", [Pure, NotDifferentiable]> {
   let hasVerifier = 1;
 }
 
+def Adjit_ArgsortOp : Adjit_Op<"argsort", [Pure, NotDifferentiable]> {
+  let summary = "the permutation that sorts each row";
+  let description = [{
+    For each row along the last dimension, the indices of its elements in
+    ascending order (with `descending`, descending), equal elements in the
+    order they come, as a stable sort; NaN after every number (before them,
+    descending), -0 equal to +0, as jnp.argsort. A heap sort of (value,
+    index) pairs in place: n log n comparisons per row; the pairs are
+    totally ordered, so the permutation is the stable sort's.
+
+    Not differentiable (integer result); a sort differentiates as the
+    gather of its operand by this permutation.
+
+    ```mlir
+    %p = adjit.argsort %x : (tensor<2x3xf32>) -> tensor<2x3xi32>
+    %q = adjit.argsort %x descending : (tensor<2x3xf32>) -> tensor<2x3xi32>
+    ```
+  }];
+  let arguments = (ins Adjit_NumericTensor:$operand, UnitAttr:$descending);
+  let results = (outs Adjit_IndexTensor:$result);
+  let assemblyFormat = [{
+    $operand (`descending` $descending^)? attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
 def Adjit_DotGeneralOp : Adjit_Op<"dot_general", [Pure,
     DeclareOpInterfaceMethods<DifferentiableOpInterface>]> {
   let summary = "batched tensor contraction (matmul)";

@@ -1,0 +1,193 @@
+// adjit.argsort -> scf loops on tensors: each row's permutation by a heap
+// sort of (value, index) pairs, in place in the result and a row of values
+// beside it. The pairs are
+// totally ordered (indices break ties), so the permutation is the one a
+// stable sort gives. Elements are read and written with
+// tensor.extract/insert, which bufferization turns into loads and stores;
+// every loop body reads the latest value of the result before writing it.
+#include "SortToLoops.h"
+
+#include "adjit/Dialect/AdjitOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+#include <algorithm>
+
+using namespace mlir;
+using namespace mlir::adjit;
+
+namespace {
+
+// One element of a row: its value and its index in the row.
+struct Element {
+  Value value, index;
+};
+
+// A row's heap: the elements' indices in `order` and, beside them, their
+// values in `values` (so that comparisons read no index first), both
+// [rows, n].
+struct Heap {
+  Value order, values;
+};
+
+// Builds the sort of one row of `keys` [rows, n].
+struct RowSorter {
+  OpBuilder &b;
+  Location loc;
+  Value keys, row;
+  bool descending;
+
+  Value index(int64_t i) { return b.create<arith::ConstantIndexOp>(loc, i); }
+  Element at(Heap h, Value position) {
+    Value stored = b.create<tensor::ExtractOp>(loc, h.order, ValueRange{row, position});
+    return {b.create<tensor::ExtractOp>(loc, h.values, ValueRange{row, position}),
+            b.create<arith::IndexCastOp>(loc, b.getIndexType(), stored)};
+  }
+  Heap put(Heap h, Value position, Element e) {
+    Type stored = cast<RankedTensorType>(h.order.getType()).getElementType();
+    Value index = b.create<arith::IndexCastOp>(loc, stored, e.index);
+    return {b.create<tensor::InsertOp>(loc, index, h.order, ValueRange{row, position}),
+            b.create<tensor::InsertOp>(loc, e.value, h.values, ValueRange{row, position})};
+  }
+  Value both(Value x, Value y) { return b.create<arith::AndIOp>(loc, x, y); }
+  Value either(Value x, Value y) { return b.create<arith::OrIOp>(loc, x, y); }
+  Value select(Value c, Value x, Value y) { return b.create<arith::SelectOp>(loc, c, x, y); }
+  Element select(Value c, Element x, Element y) {
+    return {select(c, x.value, y.value), select(c, x.index, y.index)};
+  }
+  Value less(Value i, Value j) {
+    return b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, i, j);
+  }
+
+  // Whether x comes before y: by value (NaN after every number, or before
+  // them descending; NaNs equal), then by index.
+  Value before(Element x, Element y) {
+    Value strictly, tie;
+    if (isa<FloatType>(x.value.getType())) {
+      auto compare = [&](arith::CmpFPredicate predicate, Value p, Value q) {
+        return b.create<arith::CmpFOp>(loc, predicate, p, q).getResult();
+      };
+      Value xNaN = compare(arith::CmpFPredicate::UNO, x.value, x.value);
+      Value yNaN = compare(arith::CmpFPredicate::UNO, y.value, y.value);
+      Value ordered = compare(descending ? arith::CmpFPredicate::OGT : arith::CmpFPredicate::OLT,
+                              x.value, y.value);
+      Value truth = b.create<arith::ConstantIntOp>(loc, 1, 1);
+      Value nanOrder = descending ? both(xNaN, b.create<arith::XOrIOp>(loc, yNaN, truth))
+                                  : both(yNaN, b.create<arith::XOrIOp>(loc, xNaN, truth));
+      strictly = either(ordered, nanOrder);
+      tie = either(compare(arith::CmpFPredicate::OEQ, x.value, y.value), both(xNaN, yNaN));
+    } else {
+      strictly = b.create<arith::CmpIOp>(
+          loc, descending ? arith::CmpIPredicate::sgt : arith::CmpIPredicate::slt, x.value,
+          y.value);
+      tie = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, x.value, y.value);
+    }
+    return either(strictly, both(tie, less(x.index, y.index)));
+  }
+
+  // Moves the element at `root` down the heap of positions [0, end) (each
+  // parent after its children) until it comes after both children. The
+  // loop's flag says whether the last step swapped (the body is branch
+  // free: without a swap it writes back what it read).
+  Heap siftDown(Heap heap, Value root, Value end) {
+    Type indexType = b.getIndexType();
+    Value start = b.create<arith::ConstantIntOp>(loc, 1, 1);
+    auto loop = b.create<scf::WhileOp>(
+        loc, TypeRange{heap.order.getType(), heap.values.getType(), indexType},
+        ValueRange{heap.order, heap.values, root, start},
+        [&](OpBuilder &, Location, ValueRange args) {
+          b.create<scf::ConditionOp>(loc, args[3], args.take_front(3));
+        },
+        [&](OpBuilder &, Location, ValueRange args) {
+          Heap h{args[0], args[1]};
+          Value node = args[2];
+          Value child = b.create<arith::AddIOp>(
+              loc, b.create<arith::MulIOp>(loc, node, index(2)), index(1));
+          Value hasChild = less(child, end);
+          Value left = select(hasChild, child, node);
+          Value right = b.create<arith::AddIOp>(loc, child, index(1));
+          Value hasRight = less(right, end);
+          right = select(hasRight, right, left);
+          Element leftElement = at(h, left), rightElement = at(h, right), element = at(h, node);
+          Value takesRight = both(hasRight, before(leftElement, rightElement));
+          Value pick = select(takesRight, right, left);
+          Element picked = select(takesRight, rightElement, leftElement);
+          Value swaps = both(hasChild, before(element, picked));
+          h = put(h, node, select(swaps, picked, element));
+          h = put(h, pick, select(swaps, element, picked));
+          b.create<scf::YieldOp>(loc, ValueRange{h.order, h.values, pick, swaps});
+        });
+    return {loop.getResult(0), loop.getResult(1)};
+  }
+
+  // A loop over k in [0, trips) carrying the heap.
+  Heap each(int64_t trips, Heap heap, function_ref<Heap(Value k, Heap heap)> body) {
+    auto loop = b.create<scf::ForOp>(
+        loc, index(0), index(trips), index(1), ValueRange{heap.order, heap.values},
+        [&](OpBuilder &, Location, Value k, ValueRange args) {
+          Heap h = body(k, {args[0], args[1]});
+          b.create<scf::YieldOp>(loc, ValueRange{h.order, h.values});
+        });
+    return {loop.getResult(0), loop.getResult(1)};
+  }
+
+  // The row sorted: its elements in order 0, 1, ..., n - 1 are made a
+  // heap, and the heap's root (the element that comes last) is swapped to
+  // the end of a shrinking heap, n - 1 times.
+  Heap sort(Heap heap, int64_t n) {
+    heap = each(n, heap, [&](Value i, Heap h) {
+      return put(h, i, {b.create<tensor::ExtractOp>(loc, keys, ValueRange{row, i}), i});
+    });
+    heap = each(n / 2, heap, [&](Value k, Heap h) {
+      return siftDown(h, b.create<arith::SubIOp>(loc, index(n / 2 - 1), k), index(n));
+    });
+    return each(n - 1, heap, [&](Value k, Heap h) {
+      Value end = b.create<arith::SubIOp>(loc, index(n - 1), k);
+      Element first = at(h, index(0)), last = at(h, end);
+      return siftDown(put(put(h, index(0), last), end, first), index(0), end);
+    });
+  }
+};
+
+struct ArgsortToLoops : OpConversionPattern<ArgsortOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(ArgsortOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType type = op.getType();
+    int64_t n = type.getShape().back(), rows = type.getNumElements() / std::max<int64_t>(n, 1);
+    if (type.getNumElements() == 0) {
+      rewriter.replaceOpWithNewOp<tensor::EmptyOp>(op, type.getShape(), type.getElementType());
+      return success();
+    }
+    // Rows of [rows, n] (adjit reshapes, which the conversion lowers).
+    RankedTensorType operandType = op.getOperand().getType();
+    Value keys = rewriter.create<ReshapeOp>(loc, operandType.clone({rows, n}),
+                                            adaptor.getOperand());
+    Value order = rewriter.create<tensor::EmptyOp>(loc, ArrayRef<int64_t>{rows, n},
+                                                   type.getElementType());
+    Value values = rewriter.create<tensor::EmptyOp>(loc, ArrayRef<int64_t>{rows, n},
+                                                    operandType.getElementType());
+    Value zero = rewriter.create<arith::ConstantIndexOp>(loc, 0);
+    Value one = rewriter.create<arith::ConstantIndexOp>(loc, 1);
+    Value count = rewriter.create<arith::ConstantIndexOp>(loc, rows);
+    auto loop = rewriter.create<scf::ForOp>(
+        loc, zero, count, one, ValueRange{order, values},
+        [&](OpBuilder &b, Location l, Value row, ValueRange args) {
+          RowSorter sorter{b, l, keys, row, op.getDescending()};
+          Heap sorted = sorter.sort({args[0], args[1]}, n);
+          b.create<scf::YieldOp>(l, ValueRange{sorted.order, sorted.values});
+        });
+    rewriter.replaceOpWithNewOp<ReshapeOp>(op, type, loop.getResult(0));
+    return success();
+  }
+};
+
+} // namespace
+
+void mlir::adjit::populateSortToLoopsPatterns(RewritePatternSet &patterns) {
+  patterns.add<ArgsortToLoops>(patterns.getContext());
+}

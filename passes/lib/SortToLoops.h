@@ -1,0 +1,12 @@
+#ifndef ADJIT_PASSES_SORTTOLOOPS_H
+#define ADJIT_PASSES_SORTTOLOOPS_H
+
+#include "mlir/IR/PatternMatch.h"
+
+namespace mlir::adjit {
+/// adjit.argsort -> scf loops on tensors (a heap sort per row), for
+/// adjit-lower-to-linalg.
+void populateSortToLoopsPatterns(RewritePatternSet &patterns);
+} // namespace mlir::adjit
+
+#endif
