@@ -1,7 +1,8 @@
 // numpy's reductions and array routines beyond DESIGN.md §5 (prod, var,
 // std, any, all, argmin, isnan, isinf, isfinite, logaddexp, stack, split,
 // flip, roll, tile, repeat, tril, triu, diff, outer, cross, eye, argsort,
-// sort, take_along_axis, top_k, median), traced and
+// sort, take_along_axis, top_k, median, quantile, percentile, nansum,
+// nanmean, nanmax, nanmin, linspace, meshgrid, linalg::matrix_rank), traced and
 // compiled through adjit::jit on fixed random data and compared with plain
 // C++ references in double (long double for products); their gradients
 // with check_grads in both modes; their errors.
@@ -501,6 +502,74 @@ TEST_CASE("array routines: argsort, sort, take_along_axis, top_k, median", "[tra
   ad::expect_grads("median", FN(median(x[0], {1}) + median(x[0], {0, 1})), {y});
 }
 
+TEST_CASE("array routines: quantile, percentile, nan-reductions, linspace, meshgrid, matrix_rank",
+          "[tracer][ops]") {
+  // Against jnp.quantile (linear), jnp.nan*, jnp.linspace, jnp.meshgrid and
+  // jnp.linalg.matrix_rank (JAX 0.10.2, f64).
+  auto f = adjit::jit([](Tensor t) {
+    return std::vector<Tensor>{quantile(t, 0.3, {1}), percentile(t, 90), quantile(t, 0.25, {0}, true),
+                               quantile(t, 0), quantile(t, 1, {1})};
+  });
+  Array t = Array::from<double>({4, -1, 9, 2, 7, 7, 0, 3}, {2, 4});
+  std::vector<Array> got = f(t);
+  CHECK_ARRAY("quantile 0.3 of rows", got[0], F64, (Shape{2}), (Vec{1.7, 2.7}), (Tol{1e-15, 1e-15}));
+  CHECK_ARRAY("percentile 90", got[1], F64, Shape{}, (Vec{7.6}), (Tol{1e-15, 0}));
+  CHECK_ARRAY("quantile 0.25 of columns", got[2], F64, (Shape{1, 4}), (Vec{4.75, 1, 2.25, 2.25}),
+              (Tol{1e-15, 0}));
+  CHECK_EXACT("quantile 0 (the minimum)", got[3], F64, Shape{}, (Vec{-1}));
+  CHECK_EXACT("quantile 1 of rows (the maxima)", got[4], F64, (Shape{2}), (Vec{9, 7}));
+  auto dq = adjit::jit(adjit::grad([](Tensor u) { return quantile(u, 0.3); }));
+  CHECK_ARRAY("grad quantile", dq(Array::from<double>({3, 1, 4, 1.5, 9}, {5})), F64, (Shape{5}),
+              (Vec{0.2, 0, 0, 0.8, 0}), (Tol{1e-15, 1e-16}));
+  ad::expect_grads("quantile", FN(quantile(x[0], 0.7, {0}) * percentile(x[0], 35)),
+                   {Array::randn({5, 3}, 71, F64)});
+
+  auto nans = adjit::jit([](Tensor u) {
+    return std::vector<Tensor>{nansum(u, {1}), nanmean(u, {1}), nanmax(u, {1}), nanmin(u, {1}),
+                               nanmax(u), nansum(u)};
+  });
+  Array u = Array::from<float>({1, NAN, 3, NAN, NAN, NAN, -2, 5, -kInf}, {3, 3});
+  std::vector<Array> n = nans(u);
+  CHECK_EXACT("nansum", n[0], F32, (Shape{3}), (Vec{4, 0, -kInf}));
+  CHECK_EXACT("nanmean", n[1], F32, (Shape{3}), (Vec{2, kNaN, -kInf}));
+  CHECK_EXACT("nanmax", n[2], F32, (Shape{3}), (Vec{3, kNaN, 5}));
+  CHECK_EXACT("nanmin", n[3], F32, (Shape{3}), (Vec{1, kNaN, -kInf}));
+  CHECK_EXACT("nanmax of all", n[4], F32, Shape{}, (Vec{5}));
+  CHECK_EXACT("nansum of all", n[5], F32, Shape{}, (Vec{-kInf}));
+  Array ints = adjit::jit([](Tensor i) { return nanmax(i) + nansum(i); })(Array::from<int32_t>({2, 5}, {2}));
+  CHECK_EXACT("nan-reductions of integers", ints, I32, Shape{}, (Vec{12}));
+  // As JAX's: nothing to NaN elements (nansum(w * w) would give them
+  // 0 * NaN, as JAX's does).
+  auto dnan = adjit::jit(adjit::grad([](Tensor w) { return nansum(w) + nanmean(w) + nanmax(w); }));
+  CHECK_EXACT("grad of nan-reductions", dnan(Array::from<double>({1, kNaN, 3}, {3})), F64, (Shape{3}),
+              (Vec{1.5, 0, 2.5}));
+
+  auto built = adjit::jit([](Tensor) {
+    std::vector<Tensor> xy = meshgrid({arange(3), arange(2)}), ij = meshgrid({arange(3), arange(2)}, "ij");
+    return std::vector<Tensor>{linspace(0, 1, 5), linspace(-1, 2, 4, false, DType::f64),
+                               linspace(0.1, 0.7, 7, true, DType::f64), linspace(3, 4, 1),
+                               xy[0], xy[1], ij[0], ij[1]};
+  })(Array::zeros({1}));
+  CHECK_EXACT("linspace(0, 1, 5)", built[0], F32, (Shape{5}), (Vec{0, 0.25, 0.5, 0.75, 1}));
+  CHECK_EXACT("linspace without the endpoint", built[1], F64, (Shape{4}), (Vec{-1, -0.25, 0.5, 1.25}));
+  CHECK_ARRAY("linspace(0.1, 0.7, 7)", built[2], F64, (Shape{7}), (Vec{0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7}),
+              (Tol{0x1p-52, 0}));
+  CHECK(values(built[2])[6] == 0.7);
+  CHECK_EXACT("linspace of one", built[3], F32, (Shape{1}), (Vec{3}));
+  CHECK_EXACT("meshgrid xy, x", built[4], I32, (Shape{2, 3}), (Vec{0, 1, 2, 0, 1, 2}));
+  CHECK_EXACT("meshgrid xy, y", built[5], I32, (Shape{2, 3}), (Vec{0, 0, 0, 1, 1, 1}));
+  CHECK_EXACT("meshgrid ij, x", built[6], I32, (Shape{3, 2}), (Vec{0, 0, 1, 1, 2, 2}));
+  CHECK_EXACT("meshgrid ij, y", built[7], I32, (Shape{3, 2}), (Vec{0, 1, 0, 1, 0, 1}));
+
+  auto rank = adjit::jit([](Tensor a, Tensor b) {
+    return std::vector<Tensor>{linalg::matrix_rank(a), linalg::matrix_rank(b, 1e-6)};
+  });
+  std::vector<Array> ranks = rank(Array::from<double>({1, 2, 2, 4, 1, 0, 0, 1, 0, 0, 0, 0}, {3, 2, 2}),
+                                  Array::from<double>({1, 0, 0, 1e-9}, {2, 2}));
+  CHECK_EXACT("matrix_rank of a batch", ranks[0], I32, (Shape{3}), (Vec{1, 2, 0}));
+  CHECK_EXACT("matrix_rank with tol", ranks[1], I32, Shape{}, (Vec{1}));
+}
+
 TEST_CASE("array routines: errors name the routine, the operands and the line", "[tracer][ops]") {
   Array m = Array::zeros({2, 3});
   check_error([&] { adjit::jit([](Tensor t) { return stack({t, transpose(t)}); })(m); },
@@ -531,6 +600,16 @@ TEST_CASE("array routines: errors name the routine, the operands and the line", 
   check_error([&] { adjit::jit([](Tensor t) { return prod(t, {0, 0}); })(m); },
               {"prod", "repeat an axis"});
   check_error([&] { adjit::jit([](Tensor t) { return var(t, {2}); })(m); }, {"var", "axis 2"});
+  check_error([&] { adjit::jit([](Tensor t) { return quantile(t, 1.5); })(m); },
+              {"quantile", "q = 1.5", "[0, 1]"});
+  check_error([&] { adjit::jit([](Tensor t) { return t + linspace(0, 1, -1); })(m); },
+              {"linspace", "num >= 0"});
+  check_error([&] { adjit::jit([](Tensor t) { return meshgrid({t}, "yx")[0]; })(m); },
+              {"meshgrid", "\"yx\""});
+  check_error([&] { adjit::jit([](Tensor t) { return meshgrid({t})[0]; })(m); },
+              {"meshgrid", "vectors", "f32[2,3]"});
+  check_error([&] { adjit::jit([](Tensor t) { return linalg::matrix_rank(sum(t, {0})); })(m); },
+              {"matrix_rank", "f32[3]"});
   check_error([&] { adjit::jit([](Tensor t) { return argsort(sum(t)); })(m); },
               {"argsort", "1 dimension", "f32[]"});
   check_error([&] { adjit::jit([](Tensor t) { return top_k(t, 4).values; })(m); },

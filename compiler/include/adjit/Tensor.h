@@ -218,6 +218,17 @@ Tensor var(const Tensor& x, Axes axes = {}, bool keepdims = false, int ddof = 0,
            SourceLocation loc = SourceLocation::current());
 Tensor std(const Tensor& x, Axes axes = {}, bool keepdims = false, int ddof = 0,
            SourceLocation loc = SourceLocation::current());
+/// jnp.nansum, jnp.nanmean, jnp.nanmax, jnp.nanmin: sum, mean, max and min
+/// leaving NaN elements out (nanmean divides by the count of the others;
+/// where all are NaN, nansum is 0, the others NaN). Integers have no NaN.
+Tensor nansum(const Tensor& x, Axes axes = {}, bool keepdims = false,
+              SourceLocation loc = SourceLocation::current());
+Tensor nanmean(const Tensor& x, Axes axes = {}, bool keepdims = false,
+               SourceLocation loc = SourceLocation::current());
+Tensor nanmax(const Tensor& x, Axes axes = {}, bool keepdims = false,
+              SourceLocation loc = SourceLocation::current());
+Tensor nanmin(const Tensor& x, Axes axes = {}, bool keepdims = false,
+              SourceLocation loc = SourceLocation::current());
 /// jnp.any and jnp.all: whether any (every) element is nonzero (NaN is);
 /// false (true) over an empty axis.
 Tensor any(const Tensor& x, Axes axes = {}, bool keepdims = false,
@@ -335,6 +346,10 @@ struct SvdResult {
 SvdResult svd(const Tensor& a, SourceLocation loc = SourceLocation::current());
 /// jnp.linalg.svdvals: svd's singular values.
 Tensor svdvals(const Tensor& a, SourceLocation loc = SourceLocation::current());
+/// jnp.linalg.matrix_rank: of each matrix, the number (i32) of singular
+/// values above `tol` (by default max(m, n) eps times the largest).
+Tensor matrix_rank(const Tensor& a, std::optional<double> tol = std::nullopt,
+                   SourceLocation loc = SourceLocation::current());
 /// jnp.linalg.norm. Over one axis a vector norm: ord 2 (the default), 1,
 /// INFINITY (max |x|), -INFINITY (min |x|), 0 (the count of nonzeros) or
 /// any p (sum |x|^p)^(1/p). Over two axes (rows, then columns) a matrix
@@ -431,6 +446,14 @@ TopKResult top_k(const Tensor& x, int64_t k, SourceLocation loc = SourceLocation
 /// elements.
 Tensor median(const Tensor& x, Axes axes = {}, bool keepdims = false,
               SourceLocation loc = SourceLocation::current());
+/// jnp.quantile (q in [0, 1]) and jnp.percentile (q in [0, 100]) with
+/// linear interpolation (numpy's default method): of each set over
+/// `axes` sorted into s[0..N-1], at h = q (N - 1), s[floor(h)] (1 - w) +
+/// s[ceil(h)] w with w = h - floor(h); NaN as median.
+Tensor quantile(const Tensor& x, double q, Axes axes = {}, bool keepdims = false,
+                SourceLocation loc = SourceLocation::current());
+Tensor percentile(const Tensor& x, double q, Axes axes = {}, bool keepdims = false,
+                  SourceLocation loc = SourceLocation::current());
 /// jnp.outer: a [m] times b [n] as a matrix [m, n] (others are flattened).
 Tensor outer(const Tensor& a, const Tensor& b, SourceLocation loc = SourceLocation::current());
 /// jnp.cross of 3-vectors along `axis` of each (leading dimensions
@@ -529,6 +552,15 @@ Tensor avg_pool(const Tensor& x, Shape window, PoolOptions options = {},
 Tensor full(Shape shape, double value, DType dtype = DType::f32,
             SourceLocation loc = SourceLocation::current());
 Tensor arange(int64_t n, DType dtype = DType::i32, SourceLocation loc = SourceLocation::current());
+/// jnp.linspace: `num` evenly spaced values from start to stop (stop
+/// included with `endpoint`), computed in f64 and rounded once.
+Tensor linspace(double start, double stop, int64_t num, bool endpoint = true,
+                DType dtype = DType::f32, SourceLocation loc = SourceLocation::current());
+/// jnp.meshgrid of vectors: one tensor per vector, each vector broadcast
+/// along its own axis; "xy" indexing (the default) swaps the first two
+/// axes of the result's shape, "ij" does not.
+std::vector<Tensor> meshgrid(const std::vector<Tensor>& xs, const std::string& indexing = "xy",
+                             SourceLocation loc = SourceLocation::current());
 /// jnp.eye: the n x m matrix (m = n by default) with ones on diagonal k
 /// (k > 0 above the main one) and zeros elsewhere.
 Tensor eye(int64_t n, std::optional<int64_t> m = std::nullopt, int k = 0,

@@ -1,6 +1,7 @@
 // numpy's array routines that rearrange, build or sort arrays (stack,
-// split, flip, roll, tile, repeat, tril, triu, diff, eye; argsort, sort,
-// take_along_axis, top_k, median) and its outer and cross products,
+// split, flip, roll, tile, repeat, tril, triu, diff, linspace, meshgrid,
+// eye; argsort, sort, take_along_axis, top_k, median, quantile) and its
+// outer and cross products,
 // composed of the traced ops (argsort is adjit.argsort; the others are
 // gathers, slices and arithmetic): their gradients are those ops' rules,
 // and each checks its own arguments, so that errors name it.
@@ -10,6 +11,7 @@
 #include "adjit/Tensor.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 #include <fmt/format.h>
@@ -285,32 +287,53 @@ TopKResult top_k(const Tensor& x, int64_t k, SourceLocation loc) {
   return {take_along_axis(x, indices, last, loc), indices};
 }
 
-Tensor median(const Tensor& x, Axes axes, bool keepdims, SourceLocation loc) {
-  Recorder r("median", loc, {&x});
+namespace {
+// The q-quantile over `axes` with linear interpolation (JAX's weights);
+// errors name `name`.
+Tensor quantile_of(const char* name, const Tensor& x, double q, const Axes& axes, bool keepdims,
+                   SourceLocation loc) {
+  Recorder r(name, loc, {&x});
+  if (!(q >= 0 && q <= 1))
+    r.fail(fmt::format("q = {} is outside [0, 1] ([0, 100] for percentile)", q));
   std::vector<int64_t> dims = r.axes(axes, x);
   detail::AtUserLine at_user(loc);
   // The reduced axes moved last and flattened into one.
   std::vector<int> perm;
-  Shape kept, reduced_shape;
+  Shape kept, with_ones;
   int64_t n = 1;
   for (int d = 0; d < x.rank(); ++d) {
     bool reduced = std::binary_search(dims.begin(), dims.end(), int64_t{d});
     if (!reduced) perm.push_back(d), kept.push_back(x.shape()[d]);
-    reduced_shape.push_back(reduced ? 1 : x.shape()[d]);
+    with_ones.push_back(reduced ? 1 : x.shape()[d]);
   }
   for (int64_t d : dims) perm.push_back(static_cast<int>(d)), n *= x.shape()[d];
-  Shape result = keepdims ? reduced_shape : kept;
+  Shape result = keepdims ? with_ones : kept;
   Tensor v = is_floating(x.dtype()) ? x : cast(x, DType::f32, loc);
-  if (n == 0) return full(result, std::numeric_limits<double>::quiet_NaN(), v.dtype(), loc);
+  double nan = std::numeric_limits<double>::quiet_NaN();
+  if (n == 0) return full(result, nan, v.dtype(), loc);
   Shape rows = kept;
   rows.push_back(n);
   Tensor sorted = sort(reshape(transpose(v, perm, loc), rows, loc), -1, false, loc);
   int last = static_cast<int>(kept.size());
-  Tensor middle = (part(sorted, last, (n - 1) / 2, (n - 1) / 2 + 1, loc) +
-                   part(sorted, last, n / 2, n / 2 + 1, loc)) * 0.5;
+  double h = q * static_cast<double>(n - 1);
+  int64_t low = static_cast<int64_t>(std::floor(h)), high = static_cast<int64_t>(std::ceil(h));
+  double w = h - static_cast<double>(low);
+  Tensor value = part(sorted, last, low, low + 1, loc) * (1 - w) +
+                 part(sorted, last, high, high + 1, loc) * w;
   // NaN sorts last: the last element says whether any is NaN.
   Tensor any_nan = isnan(part(sorted, last, n - 1, n, loc), loc);
-  return reshape(where(any_nan, std::numeric_limits<double>::quiet_NaN(), middle, loc), result, loc);
+  return reshape(where(any_nan, nan, value, loc), result, loc);
+}
+}  // namespace
+
+Tensor median(const Tensor& x, Axes axes, bool keepdims, SourceLocation loc) {
+  return quantile_of("median", x, 0.5, axes, keepdims, loc);
+}
+Tensor quantile(const Tensor& x, double q, Axes axes, bool keepdims, SourceLocation loc) {
+  return quantile_of("quantile", x, q, axes, keepdims, loc);
+}
+Tensor percentile(const Tensor& x, double q, Axes axes, bool keepdims, SourceLocation loc) {
+  return quantile_of("percentile", x, q / 100, axes, keepdims, loc);
 }
 
 Tensor outer(const Tensor& a, const Tensor& b, SourceLocation loc) {
@@ -341,6 +364,44 @@ Tensor cross(const Tensor& a, const Tensor& b, int axis, SourceLocation loc) {
   };
   Tensor c = concat({term(1, 2), term(2, 0), term(0, 1)}, -1, loc);
   return move_axis(c, c.rank() - 1, r.axis(axis, c.rank(), c), loc);
+}
+
+Tensor linspace(double start, double stop, int64_t num, bool endpoint, DType dtype,
+                SourceLocation loc) {
+  Recorder r("linspace", loc, {});
+  if (num < 0) r.fail(fmt::format("needs num >= 0, got {}", num));
+  detail::AtUserLine at_user(loc);
+  // start + i step in f64 (the last exactly stop with `endpoint`), as
+  // numpy computes it, then one rounding.
+  int64_t steps = endpoint ? num - 1 : num;
+  double step = steps > 0 ? (stop - start) / static_cast<double>(steps) : 0;
+  Tensor values = arange(num, DType::f64, loc) * step + start;
+  if (endpoint && num > 1)
+    values = where(adjit::equal(arange(num, DType::i64, loc), num - 1, loc), stop, values, loc);
+  return cast(values, dtype, loc);
+}
+
+std::vector<Tensor> meshgrid(const std::vector<Tensor>& xs, const std::string& indexing,
+                             SourceLocation loc) {
+  Recorder r("meshgrid", loc, {xs.empty() ? nullptr : &xs.front()});
+  if (indexing != "xy" && indexing != "ij")
+    r.fail(fmt::format("indexing must be \"xy\" or \"ij\", got \"{}\"", indexing));
+  for (const Tensor& x : xs)
+    if (x.rank() != 1) r.fail(fmt::format("needs vectors, got {}", describe(x)));
+  detail::AtUserLine at_user(loc);
+  Shape shape;
+  for (const Tensor& x : xs) shape.push_back(x.shape()[0]);
+  bool swapped = indexing == "xy" && xs.size() >= 2;
+  if (swapped) std::swap(shape[0], shape[1]);
+  std::vector<Tensor> grids;
+  for (size_t i = 0; i < xs.size(); ++i) {
+    // Vector i varies along axis i (axes 0 and 1 swapped for "xy").
+    size_t axis = swapped && i < 2 ? 1 - i : i;
+    Shape along(xs.size(), 1);
+    along[axis] = xs[i].shape()[0];
+    grids.push_back(broadcast_to(reshape(xs[i], along, loc), shape, loc));
+  }
+  return grids;
 }
 
 Tensor eye(int64_t n, std::optional<int64_t> m, int k, DType dtype, SourceLocation loc) {

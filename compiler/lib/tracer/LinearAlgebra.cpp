@@ -190,6 +190,22 @@ Tensor svdvals(const Tensor& a, SourceLocation loc) {
   return svd(a, loc).s;
 }
 
+Tensor matrix_rank(const Tensor& a, std::optional<double> tol, SourceLocation loc) {
+  Recorder r("matrix_rank", loc, {&a});
+  check_matrices(r, a);
+  if (tol && !(*tol >= 0)) r.fail(fmt::format("tol = {} must not be negative", *tol));
+  detail::AtUserLine at_user(loc);
+  int64_t m = a.shape()[a.rank() - 2], n = a.shape()[a.rank() - 1];
+  Tensor s = stop_gradient(svdvals(a, loc), loc);
+  if (std::min(m, n) == 0) return sum(cast(s, DType::i32, loc), {-1}, false, loc);
+  DType dtype = s.dtype();
+  double eps = dtype == DType::f64 ? 0x1p-52 : dtype == DType::f32 ? 0x1p-23
+             : dtype == DType::f16 ? 0x1p-10 : 0x1p-7;
+  Tensor threshold = tol ? full({}, *tol, dtype, loc)
+                         : max(s, {-1}, true, loc) * (static_cast<double>(std::max(m, n)) * eps);
+  return sum(cast(s > threshold, DType::i32, loc), {-1}, false, loc);
+}
+
 namespace {
 // A norm's order: a number, a name ("fro", "nuc"), or neither (the default).
 struct Order {

@@ -598,6 +598,43 @@ Tensor truth_reduce(const char* name, ir::ReduceKind kind, const Tensor& x, cons
 }
 }  // namespace
 
+Tensor nansum(const Tensor& x, Axes axes, bool keepdims, SourceLocation loc) {
+  Recorder r("nansum", loc, {&x});
+  detail::AtUserLine at_user(loc);
+  if (!is_floating(x.dtype())) return sum(x, axes, keepdims, loc);
+  return sum(where(isnan(x, loc), 0, x, loc), axes, keepdims, loc);
+}
+Tensor nanmean(const Tensor& x, Axes axes, bool keepdims, SourceLocation loc) {
+  Recorder r("nanmean", loc, {&x});
+  detail::AtUserLine at_user(loc);
+  if (!is_floating(x.dtype())) return mean(x, axes, keepdims, loc);
+  // f16 and bf16 count and divide in f32, as mean does.
+  bool narrow = x.dtype() == DType::f16 || x.dtype() == DType::bf16;
+  Tensor v = narrow ? r.convert(x, DType::f32) : x;
+  Tensor numbers = logical_not(isnan(v, loc), loc);
+  Tensor average = sum(where(numbers, v, 0, loc), axes, keepdims, loc) /
+                   sum(cast(numbers, v.dtype(), loc), axes, keepdims, loc);
+  return narrow ? r.convert(average, x.dtype()) : average;
+}
+namespace {
+// nanmax (`kind` max) or nanmin: the reduction that skips NaN, NaN where
+// every element is NaN (the skipping reduction gives -inf or +inf there).
+Tensor nan_extremum(const char* name, ir::ReduceKind kind, const Tensor& x, const Axes& axes,
+                    bool keepdims, SourceLocation loc) {
+  Recorder r(name, loc, {&x});
+  if (!is_floating(x.dtype())) return reduce(name, kind, x, axes, keepdims, loc);
+  Tensor extremum = reduce(name, kind, x, axes, keepdims, loc, /*ignores_nan=*/true);
+  detail::AtUserLine at_user(loc);
+  return where(all(isnan(x, loc), axes, keepdims, loc), std::numeric_limits<double>::quiet_NaN(),
+               extremum, loc);
+}
+}  // namespace
+Tensor nanmax(const Tensor& x, Axes axes, bool keepdims, SourceLocation loc) {
+  return nan_extremum("nanmax", ir::ReduceKind::max, x, axes, keepdims, loc);
+}
+Tensor nanmin(const Tensor& x, Axes axes, bool keepdims, SourceLocation loc) {
+  return nan_extremum("nanmin", ir::ReduceKind::min, x, axes, keepdims, loc);
+}
 Tensor var(const Tensor& x, Axes axes, bool keepdims, int ddof, SourceLocation loc) {
   return variance("var", x, axes, keepdims, ddof, false, loc);
 }
