@@ -371,6 +371,19 @@ LogicalResult ArgsortOp::verify() {
   return verifyResultShape(*this, operand.getShape(), getType());
 }
 
+LogicalResult SearchSortedOp::verify() {
+  RankedTensorType sorted = getSorted().getType(), values = getValues().getType();
+  if (sorted.getRank() != 1)
+    return emitOpError() << "searches a vector, but sorted is " << sorted;
+  if (failed(verifySameElementType(*this, sorted, values, "sorted", "values")))
+    return failure();
+  unsigned bits = getType().getElementType().getIntOrFloatBitWidth();
+  if (bits < 64 && sorted.getDimSize(0) >= (int64_t{1} << (bits - 1)))
+    return emitOpError() << "a vector of " << sorted.getDimSize(0)
+                         << " elements has positions beyond " << getType().getElementType();
+  return verifyResultShape(*this, values.getShape(), getType());
+}
+
 LogicalResult DotGeneralOp::verify() {
   RankedTensorType lhs = getLhs().getType(), rhs = getRhs().getType();
   if (failed(verifySameElementType(*this, lhs, rhs, "lhs", "rhs")) ||

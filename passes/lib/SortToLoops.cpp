@@ -1,6 +1,7 @@
-// adjit.argsort -> scf loops on tensors: each row's permutation by a heap
-// sort of (value, index) pairs, in place in the result and a row of values
-// beside it. The pairs are
+// adjit.argsort and adjit.search_sorted -> scf loops on tensors. argsort:
+// each row's permutation by a heap sort of (value, index) pairs, in place
+// in the result and a row of values beside it. search_sorted: a binary
+// search per value. The pairs are
 // totally ordered (indices break ties), so the permutation is the one a
 // stable sort gives. Elements are read and written with
 // tensor.extract/insert, which bufferization turns into loads and stores;
@@ -20,6 +21,31 @@ using namespace mlir;
 using namespace mlir::adjit;
 
 namespace {
+
+// Whether value x comes strictly before value y in argsort's order (NaN
+// after every number, or before them with `descending`), and whether they
+// tie (NaNs tie).
+std::pair<Value, Value> compareValues(OpBuilder &b, Location loc, Value x, Value y,
+                                      bool descending) {
+  auto both = [&](Value p, Value q) { return b.create<arith::AndIOp>(loc, p, q).getResult(); };
+  auto either = [&](Value p, Value q) { return b.create<arith::OrIOp>(loc, p, q).getResult(); };
+  if (!isa<FloatType>(x.getType()))
+    return {b.create<arith::CmpIOp>(
+                loc, descending ? arith::CmpIPredicate::sgt : arith::CmpIPredicate::slt, x, y),
+            b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, x, y)};
+  auto compare = [&](arith::CmpFPredicate predicate, Value p, Value q) {
+    return b.create<arith::CmpFOp>(loc, predicate, p, q).getResult();
+  };
+  Value xNaN = compare(arith::CmpFPredicate::UNO, x, x);
+  Value yNaN = compare(arith::CmpFPredicate::UNO, y, y);
+  Value ordered =
+      compare(descending ? arith::CmpFPredicate::OGT : arith::CmpFPredicate::OLT, x, y);
+  Value truth = b.create<arith::ConstantIntOp>(loc, 1, 1);
+  Value nanOrder = descending ? both(xNaN, b.create<arith::XOrIOp>(loc, yNaN, truth))
+                              : both(yNaN, b.create<arith::XOrIOp>(loc, xNaN, truth));
+  return {either(ordered, nanOrder),
+          either(compare(arith::CmpFPredicate::OEQ, x, y), both(xNaN, yNaN))};
+}
 
 // One element of a row: its value and its index in the row.
 struct Element {
@@ -62,29 +88,9 @@ struct RowSorter {
     return b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, i, j);
   }
 
-  // Whether x comes before y: by value (NaN after every number, or before
-  // them descending; NaNs equal), then by index.
+  // Whether x comes before y: by value, then by index.
   Value before(Element x, Element y) {
-    Value strictly, tie;
-    if (isa<FloatType>(x.value.getType())) {
-      auto compare = [&](arith::CmpFPredicate predicate, Value p, Value q) {
-        return b.create<arith::CmpFOp>(loc, predicate, p, q).getResult();
-      };
-      Value xNaN = compare(arith::CmpFPredicate::UNO, x.value, x.value);
-      Value yNaN = compare(arith::CmpFPredicate::UNO, y.value, y.value);
-      Value ordered = compare(descending ? arith::CmpFPredicate::OGT : arith::CmpFPredicate::OLT,
-                              x.value, y.value);
-      Value truth = b.create<arith::ConstantIntOp>(loc, 1, 1);
-      Value nanOrder = descending ? both(xNaN, b.create<arith::XOrIOp>(loc, yNaN, truth))
-                                  : both(yNaN, b.create<arith::XOrIOp>(loc, xNaN, truth));
-      strictly = either(ordered, nanOrder);
-      tie = either(compare(arith::CmpFPredicate::OEQ, x.value, y.value), both(xNaN, yNaN));
-    } else {
-      strictly = b.create<arith::CmpIOp>(
-          loc, descending ? arith::CmpIPredicate::sgt : arith::CmpIPredicate::slt, x.value,
-          y.value);
-      tie = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, x.value, y.value);
-    }
+    auto [strictly, tie] = compareValues(b, loc, x.value, y.value, descending);
     return either(strictly, both(tie, less(x.index, y.index)));
   }
 
@@ -186,8 +192,67 @@ struct ArgsortToLoops : OpConversionPattern<ArgsortOp> {
   }
 };
 
+struct SearchSortedToLoops : OpConversionPattern<SearchSortedOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(SearchSortedOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType type = op.getType();
+    int64_t m = type.getNumElements(), n = op.getSorted().getType().getDimSize(0);
+    if (m == 0) {
+      rewriter.replaceOpWithNewOp<tensor::EmptyOp>(op, type.getShape(), type.getElementType());
+      return success();
+    }
+    // The values flattened (an adjit reshape, which the conversion lowers).
+    Value values = rewriter.create<ReshapeOp>(
+        loc, op.getValues().getType().clone({m}), adaptor.getValues());
+    Value sorted = adaptor.getSorted();
+    Value init = rewriter.create<tensor::EmptyOp>(loc, ArrayRef<int64_t>{m}, type.getElementType());
+    auto index = [&](OpBuilder &b, int64_t i) { return b.create<arith::ConstantIndexOp>(loc, i); };
+    bool right = op.getRight();
+    auto loop = rewriter.create<scf::ForOp>(
+        loc, index(rewriter, 0), index(rewriter, m), index(rewriter, 1), ValueRange{init},
+        [&](OpBuilder &b, Location l, Value q, ValueRange args) {
+          Value v = b.create<tensor::ExtractOp>(l, values, ValueRange{q});
+          // The first position in [low, high) whose element does not come
+          // before v (right: comes after v), halving the range each step.
+          auto search = b.create<scf::WhileOp>(
+              l, TypeRange{b.getIndexType(), b.getIndexType()},
+              ValueRange{index(b, 0), index(b, n)},
+              [&](OpBuilder &, Location, ValueRange range) {
+                Value open = b.create<arith::CmpIOp>(l, arith::CmpIPredicate::ult, range[0],
+                                                     range[1]);
+                b.create<scf::ConditionOp>(l, open, range);
+              },
+              [&](OpBuilder &, Location, ValueRange range) {
+                Value mid = b.create<arith::ShRUIOp>(
+                    l, b.create<arith::AddIOp>(l, range[0], range[1]), index(b, 1));
+                Value element = b.create<tensor::ExtractOp>(l, sorted, ValueRange{mid});
+                Value goesRight;
+                if (right) {
+                  Value after = compareValues(b, l, v, element, false).first;
+                  goesRight = b.create<arith::XOrIOp>(
+                      l, after, b.create<arith::ConstantIntOp>(l, 1, 1));
+                } else {
+                  goesRight = compareValues(b, l, element, v, false).first;
+                }
+                Value next = b.create<arith::AddIOp>(l, mid, index(b, 1));
+                b.create<scf::YieldOp>(
+                    l, ValueRange{b.create<arith::SelectOp>(l, goesRight, next, range[0]),
+                                  b.create<arith::SelectOp>(l, goesRight, range[1], mid)});
+              });
+          Value position =
+              b.create<arith::IndexCastOp>(l, type.getElementType(), search.getResult(0));
+          b.create<scf::YieldOp>(
+              l, ValueRange{b.create<tensor::InsertOp>(l, position, args[0], ValueRange{q})});
+        });
+    rewriter.replaceOpWithNewOp<ReshapeOp>(op, type, loop.getResult(0));
+    return success();
+  }
+};
+
 } // namespace
 
 void mlir::adjit::populateSortToLoopsPatterns(RewritePatternSet &patterns) {
-  patterns.add<ArgsortToLoops>(patterns.getContext());
+  patterns.add<ArgsortToLoops, SearchSortedToLoops>(patterns.getContext());
 }

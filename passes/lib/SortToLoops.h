@@ -4,8 +4,8 @@
 #include "mlir/IR/PatternMatch.h"
 
 namespace mlir::adjit {
-/// adjit.argsort -> scf loops on tensors (a heap sort per row), for
-/// adjit-lower-to-linalg.
+/// adjit.argsort and adjit.search_sorted -> scf loops on tensors (a heap
+/// sort per row, a binary search per value), for adjit-lower-to-linalg.
 void populateSortToLoopsPatterns(RewritePatternSet &patterns);
 } // namespace mlir::adjit
 

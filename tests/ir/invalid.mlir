@@ -1289,3 +1289,27 @@ func.func @argsort_as_floats(%x: tensor<4xf32>) -> tensor<4xf32> {
   %0 = adjit.argsort %x : (tensor<4xf32>) -> tensor<4xf32>
   return %0 : tensor<4xf32>
 }
+
+// -----
+
+func.func @search_sorted_in_a_matrix(%a: tensor<2x2xf32>, %v: tensor<3xf32>) -> tensor<3xi32> {
+  // expected-error @+1 {{'adjit.search_sorted' op searches a vector, but sorted is 'tensor<2x2xf32>'}}
+  %0 = adjit.search_sorted %a, %v : (tensor<2x2xf32>, tensor<3xf32>) -> tensor<3xi32>
+  return %0 : tensor<3xi32>
+}
+
+// -----
+
+func.func @search_sorted_of_two_types(%a: tensor<4xf32>, %v: tensor<3xf64>) -> tensor<3xi32> {
+  // expected-error @+1 {{'adjit.search_sorted' op sorted element type 'f32' differs from values element type 'f64'}}
+  %0 = adjit.search_sorted %a, %v : (tensor<4xf32>, tensor<3xf64>) -> tensor<3xi32>
+  return %0 : tensor<3xi32>
+}
+
+// -----
+
+func.func @search_sorted_of_another_shape(%a: tensor<4xf32>, %v: tensor<3xf32>) -> tensor<2xi32> {
+  // expected-error @+1 {{'adjit.search_sorted' op result type 'tensor<2xi32>' does not have the expected shape [3]}}
+  %0 = adjit.search_sorted %a, %v : (tensor<4xf32>, tensor<3xf32>) -> tensor<2xi32>
+  return %0 : tensor<2xi32>
+}

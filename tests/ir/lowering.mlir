@@ -1266,3 +1266,28 @@ func.func @argsort_empty(%x: tensor<3x0xf32>) -> tensor<3x0xi32> {
   %0 = adjit.argsort %x : (tensor<3x0xf32>) -> tensor<3x0xi32>
   return %0 : tensor<3x0xi32>
 }
+
+// -----
+
+// search_sorted: a loop over the values (flattened); for each, a while
+// loop halves [low, high) until it is empty: left, the first position
+// whose element does not come before the value; right, the first whose
+// element comes after it (the negation of "value before element").
+// CHECK-LABEL: func.func @search_sorted
+// CHECK: scf.for %[[Q:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%{{.*}} = %{{.*}}) -> (tensor<6xi32>)
+// CHECK: %[[V:.*]] = tensor.extract %{{.*}}[%[[Q]]] : tensor<6xf32>
+// CHECK: scf.while (%{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}) : (index, index) -> (index, index)
+// CHECK: arith.cmpi ult
+// CHECK: scf.condition
+// CHECK: arith.shrui
+// CHECK: %[[E:.*]] = tensor.extract %arg0[%{{.*}}] : tensor<5xf32>
+// CHECK: arith.cmpf olt, %[[E]], %[[V]] : f32
+// CHECK: tensor.insert %{{.*}} into %{{.*}}[%[[Q]]] : tensor<6xi32>
+// CHECK: scf.while
+// CHECK: arith.cmpf olt, %{{.*}}, %{{.*}} : f32
+// CHECK: arith.xori
+func.func @search_sorted(%a: tensor<5xf32>, %v: tensor<2x3xf32>) -> (tensor<2x3xi32>, tensor<2x3xi32>) {
+  %0 = adjit.search_sorted %a, %v : (tensor<5xf32>, tensor<2x3xf32>) -> tensor<2x3xi32>
+  %1 = adjit.search_sorted %a, %v right : (tensor<5xf32>, tensor<2x3xf32>) -> tensor<2x3xi32>
+  return %0, %1 : tensor<2x3xi32>, tensor<2x3xi32>
+}

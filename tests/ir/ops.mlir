@@ -652,3 +652,18 @@ func.func @argsort(%x: tensor<2x5xf32>, %i: tensor<7xi64>) -> (tensor<2x5xi32>, 
 // GENERIC-LABEL: sym_name = "argsort"
 // GENERIC: "adjit.argsort"(%arg0) : (tensor<2x5xf32>) -> tensor<2x5xi32>
 // GENERIC: "adjit.argsort"(%arg1) <{descending}> : (tensor<7xi64>) -> tensor<7xi64>
+
+// -----
+
+// CHECK-LABEL: func.func @search_sorted
+// CHECK-SAME: (%[[A:.*]]: tensor<5xf32>, %[[V:.*]]: tensor<2x3xf32>)
+func.func @search_sorted(%a: tensor<5xf32>, %v: tensor<2x3xf32>) -> (tensor<2x3xi32>, tensor<2x3xi64>) {
+  // CHECK: adjit.search_sorted %[[A]], %[[V]] : (tensor<5xf32>, tensor<2x3xf32>) -> tensor<2x3xi32>
+  %0 = adjit.search_sorted %a, %v : (tensor<5xf32>, tensor<2x3xf32>) -> tensor<2x3xi32>
+  // CHECK: adjit.search_sorted %[[A]], %[[V]] right : (tensor<5xf32>, tensor<2x3xf32>) -> tensor<2x3xi64>
+  %1 = adjit.search_sorted %a, %v right : (tensor<5xf32>, tensor<2x3xf32>) -> tensor<2x3xi64>
+  return %0, %1 : tensor<2x3xi32>, tensor<2x3xi64>
+}
+// GENERIC-LABEL: sym_name = "search_sorted"
+// GENERIC: "adjit.search_sorted"(%arg0, %arg1) : (tensor<5xf32>, tensor<2x3xf32>) -> tensor<2x3xi32>
+// GENERIC: "adjit.search_sorted"(%arg0, %arg1) <{right}> : (tensor<5xf32>, tensor<2x3xf32>) -> tensor<2x3xi64>

@@ -66,6 +66,10 @@ inline std::vector<OpCase> op_cases() {
        FN(sort(x[0], 1) + take_along_axis(x[0], argsort(x[0], 0, true), 0) +
           median(x[0], {1}, true) + sum(top_k(x[0], 2).values, {1}, true)),
        {a}},
+      {"search_interp",
+       FN(interp(x[0], sort(reshape(x[1], {15}), 0), reshape(x[1], {15}) * 2.0) +
+          cast(searchsorted(sort(reshape(x[1], {15}), 0), x[0], "right"), DType::f32)),
+       {a, b}},
       {"cumulative", FN(cumsum(x[0], 1) + cummax(x[0], 0, true) * cumlogsumexp(x[0], 1)), {a}},
       // Kept well conditioned: x + 4 I and x x^T + 4 I.
       {"linear_algebra",

@@ -1,7 +1,7 @@
 // numpy's reductions and array routines beyond DESIGN.md §5 (prod, var,
 // std, any, all, argmin, isnan, isinf, isfinite, logaddexp, stack, split,
 // flip, roll, tile, repeat, tril, triu, diff, outer, cross, eye, argsort,
-// sort, take_along_axis, top_k, median, quantile, percentile, nansum,
+// sort, take_along_axis, searchsorted, interp, top_k, median, quantile, percentile, nansum,
 // nanmean, nanmax, nanmin, linspace, meshgrid, linalg::matrix_rank), traced and
 // compiled through adjit::jit on fixed random data and compared with plain
 // C++ references in double (long double for products); their gradients
@@ -570,6 +570,52 @@ TEST_CASE("array routines: quantile, percentile, nan-reductions, linspace, meshg
   CHECK_EXACT("matrix_rank with tol", ranks[1], I32, Shape{}, (Vec{1}));
 }
 
+TEST_CASE("array routines: searchsorted and interp, against JAX", "[tracer][ops]") {
+  // Ties, infinities and NaN in the sorted vector and among the values
+  // (jnp.searchsorted and jnp.interp, JAX 0.10.2, f64).
+  auto f = adjit::jit([](Tensor a, Tensor v) {
+    return std::make_pair(searchsorted(a, v), searchsorted(a, v, "right"));
+  });
+  Array a = Array::from<double>({-kInf, -1, 0, 0, 2, 2, 2, 5, kNaN}, {9});
+  Array v = Array::from<double>({-2, 0, 2, 7, kNaN, -kInf, 5, 1.5}, {2, 4});
+  auto [left, right] = f(a, v);
+  CHECK_EXACT("searchsorted left", left, I32, (Shape{2, 4}), (Vec{1, 2, 4, 8, 8, 0, 7, 4}));
+  CHECK_EXACT("searchsorted right", right, I32, (Shape{2, 4}), (Vec{1, 4, 7, 8, 9, 1, 8, 4}));
+  // A long vector (many halvings), integers, an empty vector.
+  Array knots = adjit::jit([](Tensor u) { return arange(1000, DType::i32) * 3; })(Array::zeros({1}));
+  Array queries = Array::from<int32_t>({-5, 0, 1, 2997, 2998, 3000, 1500}, {7});
+  auto g = adjit::jit([](Tensor k, Tensor q) {
+    return std::vector<Tensor>{searchsorted(k, q), searchsorted(k, q, "right"),
+                               searchsorted(slice(k, {0}, {0}), q)};
+  });
+  std::vector<Array> found = g(knots, queries);
+  CHECK_EXACT("searchsorted of i32", found[0], I32, (Shape{7}), (Vec{0, 0, 1, 999, 1000, 1000, 500}));
+  CHECK_EXACT("searchsorted of i32, right", found[1], I32, (Shape{7}), (Vec{0, 1, 1, 1000, 1000, 1000, 501}));
+  CHECK_EXACT("searchsorted of an empty vector", found[2], I32, (Shape{7}), Vec(7, 0.0));
+
+  auto h = adjit::jit([](Tensor x, Tensor xp, Tensor fp) {
+    return std::make_pair(interp(x, xp, fp), interp(x, xp, fp, -5.0, 99.0));
+  });
+  Array x = Array::from<double>({-1, 0, 0.5, 1, 2, 3, 4}, {7});
+  Array xp = Array::from<double>({0, 1, 1, 3}, {4}), fp = Array::from<double>({0, 10, 20, 40}, {4});
+  auto [y, y_ends] = h(x, xp, fp);
+  CHECK_EXACT("interp", y, F64, (Shape{7}), (Vec{0, 0, 5, 20, 30, 40, 40}));
+  CHECK_EXACT("interp with left and right", y_ends, F64, (Shape{7}), (Vec{-5, 0, 5, 20, 30, 40, 99}));
+  auto grads = adjit::jit(adjit::grad<0, 1, 2>([](Tensor p, Tensor q, Tensor r) {
+    return sum(interp(p, q, r) * arange(7, DType::f64));
+  }));
+  auto [gx, gxp, gfp] = grads(x, xp, fp);
+  CHECK_EXACT("d interp / dx", gx, F64, (Shape{7}), (Vec{0, 10, 20, 30, 40, 50, 0}));
+  CHECK_EXACT("d interp / dxp", gxp, F64, (Shape{4}), (Vec{-20, -10, -50, -70}));
+  CHECK_EXACT("d interp / dfp", gfp, F64, (Shape{4}), (Vec{2, 1, 5, 13}));
+  Array one_point = adjit::jit([](Tensor p) { return interp(p, full({1}, 2.0), full({1}, 7.0)); })(
+      Array::from<float>({1, 2, 3}, {3}));
+  CHECK_EXACT("interp through one point", one_point, F32, (Shape{3}), (Vec{7, 7, 7}));
+  ad::expect_grads("interp", FN(interp(x[0], x[1], x[2])),
+                   {Array::from<double>({0.3, 1.7, 2.2, 3.9}, {4}), Array::from<double>({0, 1, 2.5, 3}, {4}),
+                    Array::randn({4}, 81, F64)});
+}
+
 TEST_CASE("array routines: errors name the routine, the operands and the line", "[tracer][ops]") {
   Array m = Array::zeros({2, 3});
   check_error([&] { adjit::jit([](Tensor t) { return stack({t, transpose(t)}); })(m); },
@@ -600,6 +646,12 @@ TEST_CASE("array routines: errors name the routine, the operands and the line", 
   check_error([&] { adjit::jit([](Tensor t) { return prod(t, {0, 0}); })(m); },
               {"prod", "repeat an axis"});
   check_error([&] { adjit::jit([](Tensor t) { return var(t, {2}); })(m); }, {"var", "axis 2"});
+  check_error([&] { adjit::jit([](Tensor t) { return searchsorted(t, t); })(m); },
+              {"searchsorted", "sorted vector", "f32[2,3]"});
+  check_error([&] { adjit::jit([](Tensor t) { return searchsorted(sum(t, {0}), t, "middle"); })(m); },
+              {"searchsorted", "\"middle\""});
+  check_error([&] { adjit::jit([](Tensor t) { return interp(t, sum(t, {0}), sum(t, {1})); })(m); },
+              {"interp", "f32[3]", "f32[2]", "one length"});
   check_error([&] { adjit::jit([](Tensor t) { return quantile(t, 1.5); })(m); },
               {"quantile", "q = 1.5", "[0, 1]"});
   check_error([&] { adjit::jit([](Tensor t) { return t + linspace(0, 1, -1); })(m); },

@@ -433,6 +433,19 @@ Tensor sort(const Tensor& x, int axis = -1, bool descending = false,
 /// range is clamped, as take's.
 Tensor take_along_axis(const Tensor& x, const Tensor& indices, int axis,
                        SourceLocation loc = SourceLocation::current());
+/// jnp.searchsorted: for each element of v, the index (i32) where it would
+/// be inserted into the ascending vector `a` to keep it sorted: before
+/// the elements equal to it (side "left") or after them ("right"), NaN
+/// after every number. A binary search per value; `a` is not checked.
+Tensor searchsorted(const Tensor& a, const Tensor& v, const std::string& side = "left",
+                    SourceLocation loc = SourceLocation::current());
+/// jnp.interp: the piecewise linear function through the points (xp, fp)
+/// (vectors, xp ascending) at x; fp[0] left of xp[0] and fp[-1] right of
+/// xp[-1], or `left` and `right`. Integers give f32. Gradients for x, xp
+/// and fp, as JAX's (no NaN where two xp coincide).
+Tensor interp(const Tensor& x, const Tensor& xp, const Tensor& fp,
+              std::optional<double> left = std::nullopt, std::optional<double> right = std::nullopt,
+              SourceLocation loc = SourceLocation::current());
 /// lax.top_k: the k largest elements along the last axis, largest first,
 /// and their indices (i32); equal elements in index order, NaN largest.
 /// `auto [values, indices] = top_k(x, 3);`

@@ -1,6 +1,7 @@
 // numpy's array routines that rearrange, build or sort arrays (stack,
 // split, flip, roll, tile, repeat, tril, triu, diff, linspace, meshgrid,
-// eye; argsort, sort, take_along_axis, top_k, median, quantile) and its
+// eye; argsort, sort, take_along_axis, searchsorted, interp, top_k,
+// median, quantile) and its
 // outer and cross products,
 // composed of the traced ops (argsort is adjit.argsort; the others are
 // gathers, slices and arithmetic): their gradients are those ops' rules,
@@ -273,6 +274,48 @@ Tensor take_along_axis(const Tensor& x, const Tensor& indices, int axis, SourceL
   Shape moved = values.shape();
   moved[last] = m;
   return move_axis(reshape(taken, moved, loc), last, a, loc);
+}
+
+Tensor searchsorted(const Tensor& a, const Tensor& v, const std::string& side,
+                    SourceLocation loc) {
+  Recorder r("searchsorted", loc, {&a, &v});
+  if (side != "left" && side != "right")
+    r.fail(fmt::format("side must be \"left\" or \"right\", got \"{}\"", side));
+  if (a.rank() != 1) r.fail(fmt::format("needs a sorted vector, got {}", describe(a)));
+  // Compared in their common dtype (bools as i32).
+  DType dtype = detail::promote(a.dtype(), v.dtype());
+  if (dtype == DType::i1) dtype = DType::i32;
+  return r.emit<mlir::adjit::SearchSortedOp>(r.type(DType::i32, v.shape()),
+                                              r.value(r.convert(a, dtype)),
+                                              r.value(r.convert(v, dtype)), side == "right");
+}
+
+Tensor interp(const Tensor& x, const Tensor& xp, const Tensor& fp, std::optional<double> left,
+              std::optional<double> right, SourceLocation loc) {
+  Recorder r("interp", loc, {&x, &xp, &fp});
+  if (xp.rank() != 1 || fp.rank() != 1 || xp.shape() != fp.shape() || xp.shape()[0] == 0)
+    r.fail(fmt::format("needs points xp and fp as two vectors of one length (at least 1), got {} "
+                       "and {}",
+                       describe(xp), describe(fp)));
+  DType dtype = detail::promote(detail::promote(x.dtype(), xp.dtype()), fp.dtype());
+  if (!is_floating(dtype)) dtype = DType::f32;
+  Tensor at = r.convert(x, dtype), xs = r.convert(xp, dtype), fs = r.convert(fp, dtype);
+  int64_t n = xp.shape()[0];
+  detail::AtUserLine at_user(loc);
+  // As JAX: the segment [xp[i - 1], xp[i]] that x falls in (the first or
+  // last beyond the ends), and no division where it is (nearly) empty.
+  Tensor i = clip(searchsorted(xs, at, "right", loc), 1, n - 1, loc);
+  Tensor x0 = take(xs, i - 1, 0, loc), f0 = take(fs, i - 1, 0, loc);
+  Tensor dx = take(xs, i, 0, loc) - x0, df = take(fs, i, 0, loc) - f0;
+  double epsilon = dtype == DType::f64 ? 0x1p-104 : dtype == DType::f32 ? 0x1p-46
+                 : dtype == DType::f16 ? 0x1p-20 : 0x1p-14;  // spacing(eps)
+  Tensor empty = abs(dx, loc) <= epsilon;
+  Tensor f = where(empty, f0, f0 + (at - x0) / where(empty, 1, dx, loc) * df, loc);
+  auto end = [&](const Tensor& t, int64_t k) { return reshape(part(t, 0, k, k + 1, loc), {}, loc); };
+  Tensor below = left ? full({}, *left, dtype, loc) : end(fs, 0);
+  Tensor above = right ? full({}, *right, dtype, loc) : end(fs, n - 1);
+  f = where(at < end(xs, 0), below, f, loc);
+  return where(at > end(xs, n - 1), above, f, loc);
 }
 
 TopKResult top_k(const Tensor& x, int64_t k, SourceLocation loc) {

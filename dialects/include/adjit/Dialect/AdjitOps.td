@@ -747,6 +747,31 @@ def Adjit_ArgsortOp : Adjit_Op<"argsort", [Pure, NotDifferentiable]> {
   let hasVerifier = 1;
 }
 
+def Adjit_SearchSortedOp : Adjit_Op<"search_sorted", [Pure, NotDifferentiable]> {
+  let summary = "where values would be inserted into a sorted vector";
+  let description = [{
+    For each element v of `values`, the number of elements of the ascending
+    vector `sorted` that come before v (with `right`: that do not come
+    after it), in argsort's order (NaN after every number): the index where
+    v would be inserted to keep `sorted` sorted, as numpy.searchsorted with
+    side "left" ("right"). A binary search per value: log2(n) + 1 steps.
+    `sorted` is not checked to be sorted.
+
+    Not differentiable (integer result).
+
+    ```mlir
+    %i = adjit.search_sorted %knots, %x : (tensor<5xf32>, tensor<2x3xf32>) -> tensor<2x3xi32>
+    %j = adjit.search_sorted %knots, %x right : (tensor<5xf32>, tensor<2x3xf32>) -> tensor<2x3xi32>
+    ```
+  }];
+  let arguments = (ins Adjit_NumericTensor:$sorted, Adjit_NumericTensor:$values, UnitAttr:$right);
+  let results = (outs Adjit_IndexTensor:$result);
+  let assemblyFormat = [{
+    $sorted `,` $values (`right` $right^)? attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
 def Adjit_DotGeneralOp : Adjit_Op<"dot_general", [Pure,
     DeclareOpInterfaceMethods<DifferentiableOpInterface>]> {
   let summary = "batched tensor contraction (matmul)";
