@@ -108,6 +108,8 @@ inline std::vector<OpCase> op_cases() {
       {"slice_pad", FN(slice(x[0], {1, 0}, {3, 5}, {1, 2})), {a}},
       {"concatenate", FN(concat({x[0], x[1]}, 0)), {a, b}},
       {"gather_scatter_add", FN(take(x[0], x[1], 0)), {a, indices}},
+      {"segment_sum", FN(segment_sum(x[0], x[1], 3) + cast(bincount(x[1], 3), DType::f32)),
+       {signed_values({4, 3}, 11), indices}},
       {"reduce_sum", FN(sum(x[0], {1})), {a}},
       {"reduce_max", FN(max(x[0], {0})), {a}},
       {"reduce_min", FN(min(x[0], {1})), {a}},

@@ -2,7 +2,8 @@
 // std, any, all, argmin, isnan, isinf, isfinite, logaddexp, stack, split,
 // flip, roll, tile, repeat, tril, triu, diff, outer, cross, eye, argsort,
 // sort, take_along_axis, searchsorted, interp, top_k, median, quantile, percentile, nansum,
-// nanmean, nanmax, nanmin, linspace, meshgrid, linalg::matrix_rank), traced and
+// nanmean, nanmax, nanmin, linspace, meshgrid, linalg::matrix_rank,
+// segment_sum, bincount), traced and
 // compiled through adjit::jit on fixed random data and compared with plain
 // C++ references in double (long double for products); their gradients
 // with check_grads in both modes; their errors.
@@ -528,7 +529,7 @@ TEST_CASE("array routines: quantile, percentile, nan-reductions, linspace, meshg
     return std::vector<Tensor>{nansum(u, {1}), nanmean(u, {1}), nanmax(u, {1}), nanmin(u, {1}),
                                nanmax(u), nansum(u)};
   });
-  Array u = Array::from<float>({1, NAN, 3, NAN, NAN, NAN, -2, 5, -kInf}, {3, 3});
+  Array u = Array::from<float>({1, NAN, 3, NAN, NAN, NAN, -2, 5, -INFINITY}, {3, 3});
   std::vector<Array> n = nans(u);
   CHECK_EXACT("nansum", n[0], F32, (Shape{3}), (Vec{4, 0, -kInf}));
   CHECK_EXACT("nanmean", n[1], F32, (Shape{3}), (Vec{2, kNaN, -kInf}));
@@ -616,6 +617,37 @@ TEST_CASE("array routines: searchsorted and interp, against JAX", "[tracer][ops]
                     Array::randn({4}, 81, F64)});
 }
 
+TEST_CASE("array routines: segment_sum and bincount, ids out of range dropped as JAX's",
+          "[tracer][ops]") {
+  auto f = adjit::jit([](Tensor data, Tensor ids, Tensor rows, Tensor x, Tensor w) {
+    return std::vector<Tensor>{segment_sum(data, ids, 3), segment_sum(rows, ids, 2),
+                               cast(bincount(x, 4), DType::f64), bincount(x, w, 4),
+                               segment_sum(data, ids, 0)};
+  });
+  Array data = Array::from<double>({1, 2, 3, 4}, {4}), ids = Array::from<int32_t>({0, 2, -1, 0}, {4});
+  Array rows = Array::from<double>({1, 2, 3, 4, 5, 6, 7, 8}, {4, 2});
+  Array x = Array::from<int64_t>({0, 1, 1, 5, -1, 3}, {6}), w = Array::from<float>({1, 2, 3, 4, 5, 6}, {6});
+  std::vector<Array> got = f(data, ids, rows, x, w);
+  // jax.ops.segment_sum and jnp.bincount(length=4), JAX 0.10.2.
+  CHECK_EXACT("segment_sum", got[0], F64, (Shape{3}), (Vec{5, 0, 2}));
+  CHECK_EXACT("segment_sum of rows", got[1], F64, (Shape{2, 2}), (Vec{8, 10, 0, 0}));
+  CHECK_EXACT("bincount", got[2], F64, (Shape{4}), (Vec{2, 2, 0, 1}));
+  CHECK_EXACT("bincount with weights", got[3], F32, (Shape{4}), (Vec{6, 5, 0, 6}));
+  CHECK(got[4].shape() == Shape{0});
+  Array counts = adjit::jit([](Tensor b) { return bincount(b, 3); })(Array::from<bool>({true, false, true}, {3}));
+  CHECK_EXACT("bincount of bools", counts, I32, (Shape{3}), (Vec{1, 2, 0}));
+  // Many ids into few segments (repeats accumulate), and gradients.
+  Array many = Array::uniform({500}, 91, 0, 7, DType::i32);
+  Array values_many = Array::randn({500, 3}, 92, F64);
+  Array sums = adjit::jit([](Tensor d, Tensor i) { return segment_sum(d, i, 7); })(values_many, many);
+  Vec want(21, 0.0), d = values(values_many), i = values(many);
+  for (int k = 0; k < 500; ++k)
+    for (int c = 0; c < 3; ++c) want[static_cast<size_t>(i[k]) * 3 + c] += d[3 * k + c];
+  CHECK_ARRAY("segment_sum of 500 rows", sums, F64, (Shape{7, 3}), want, (Tol{1e-13, 1e-13}));
+  ad::expect_grads("segment_sum", FN(segment_sum(x[0] * x[0], ad::ints({2, 0, 2, 5, 1}), 3)),
+                   {Array::randn({5, 2}, 93, F64)}, 2);
+}
+
 TEST_CASE("array routines: errors name the routine, the operands and the line", "[tracer][ops]") {
   Array m = Array::zeros({2, 3});
   check_error([&] { adjit::jit([](Tensor t) { return stack({t, transpose(t)}); })(m); },
@@ -646,6 +678,12 @@ TEST_CASE("array routines: errors name the routine, the operands and the line", 
   check_error([&] { adjit::jit([](Tensor t) { return prod(t, {0, 0}); })(m); },
               {"prod", "repeat an axis"});
   check_error([&] { adjit::jit([](Tensor t) { return var(t, {2}); })(m); }, {"var", "axis 2"});
+  check_error([&] { adjit::jit([](Tensor t) { return segment_sum(t, ad::ints({0, 1, 0}), 2); })(m); },
+              {"segment_sum", "one id per row", "i32[3]", "f32[2,3]"});
+  check_error([&] { adjit::jit([](Tensor t) { return segment_sum(t, t, 2); })(m); },
+              {"segment_sum", "integer ids"});
+  check_error([&] { adjit::jit([](Tensor t) { return bincount(t, 3); })(m); },
+              {"bincount", "integers", "f32[2,3]"});
   check_error([&] { adjit::jit([](Tensor t) { return searchsorted(t, t); })(m); },
               {"searchsorted", "sorted vector", "f32[2,3]"});
   check_error([&] { adjit::jit([](Tensor t) { return searchsorted(sum(t, {0}), t, "middle"); })(m); },

@@ -508,6 +508,20 @@ Tensor dynamic_update_slice(const Tensor& x, const Tensor& update,
 /// mode="clip" clamps without counting from the end: -1 gives the first.)
 Tensor take(const Tensor& x, const Tensor& indices, int axis,
             SourceLocation loc = SourceLocation::current());
+/// jax.ops.segment_sum: out[s, ...] sums the rows data[i, ...] whose
+/// segment_ids[i] is s, for s in [0, num_segments); rows with ids outside
+/// that range are dropped, as JAX's. data [m, ...], segment_ids [m]
+/// integers; bools add as i32. Differentiable in data (its gradient
+/// gathers the cotangent by id).
+Tensor segment_sum(const Tensor& data, const Tensor& segment_ids, int64_t num_segments,
+                   SourceLocation loc = SourceLocation::current());
+/// jnp.bincount with a static `length`: out[k] counts the elements of the
+/// integer vector x equal to k (or sums their `weights`), k in [0,
+/// length); as JAX's, negative elements count as 0 and those from
+/// `length` on are dropped. Counts are i32.
+Tensor bincount(const Tensor& x, int64_t length, SourceLocation loc = SourceLocation::current());
+Tensor bincount(const Tensor& x, const Tensor& weights, int64_t length,
+                SourceLocation loc = SourceLocation::current());
 Tensor one_hot(const Tensor& indices, int64_t depth, DType dtype = DType::f32,
                SourceLocation loc = SourceLocation::current());
 Tensor cast(const Tensor& x, DType dtype, SourceLocation loc = SourceLocation::current());

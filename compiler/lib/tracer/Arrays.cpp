@@ -1,7 +1,7 @@
 // numpy's array routines that rearrange, build or sort arrays (stack,
 // split, flip, roll, tile, repeat, tril, triu, diff, linspace, meshgrid,
 // eye; argsort, sort, take_along_axis, searchsorted, interp, top_k,
-// median, quantile) and its
+// median, quantile; segment_sum, bincount) and its
 // outer and cross products,
 // composed of the traced ops (argsort is adjit.argsort; the others are
 // gathers, slices and arithmetic): their gradients are those ops' rules,
@@ -377,6 +377,58 @@ Tensor quantile(const Tensor& x, double q, Axes axes, bool keepdims, SourceLocat
 }
 Tensor percentile(const Tensor& x, double q, Axes axes, bool keepdims, SourceLocation loc) {
   return quantile_of("percentile", x, q / 100, axes, keepdims, loc);
+}
+
+namespace {
+// segment_sum's work, errors named `name`: the rows of `data` added into
+// `num_segments` rows by id, ids out of range dropped.
+Tensor add_by_id(Recorder& r, const Tensor& data, const Tensor& ids, int64_t num_segments,
+                 SourceLocation loc) {
+  if (ids.dtype() != DType::i32 && ids.dtype() != DType::i64)
+    r.fail(fmt::format("needs integer ids, got {}", describe(ids)));
+  if (ids.rank() != 1 || data.rank() == 0 || data.shape()[0] != ids.shape()[0])
+    r.fail(fmt::format("needs one id per row of the data, got ids {} for data {}", describe(ids),
+                       describe(data)));
+  if (num_segments < 0) r.fail(fmt::format("num_segments = {} must not be negative", num_segments));
+  Shape shape = data.shape();
+  shape[0] = num_segments;
+  Tensor v = data.dtype() == DType::i1 ? r.convert(data, DType::i32) : data;
+  Tensor base = r.constant(0, v.dtype(), shape);
+  if (num_segments == 0 || data.shape()[0] == 0) return base;
+  detail::AtUserLine at_user(loc);
+  // Dropped rows add zeros into a clamped row.
+  Tensor valid = logical_and(ids >= 0, ids < num_segments, loc);
+  Shape column(data.rank(), 1);
+  column[0] = data.shape()[0];
+  Tensor updates = where(reshape(valid, column, loc), v, 0, loc);
+  Tensor rows = clip(ids, 0, num_segments - 1, loc);
+  return r.emit<mlir::adjit::ScatterAddOp>(r.type(v.dtype(), shape), r.value(base), r.value(rows),
+                                            r.value(updates), int64_t{0});
+}
+}  // namespace
+
+Tensor segment_sum(const Tensor& data, const Tensor& segment_ids, int64_t num_segments,
+                   SourceLocation loc) {
+  Recorder r("segment_sum", loc, {&data, &segment_ids});
+  return add_by_id(r, data, segment_ids, num_segments, loc);
+}
+
+Tensor bincount(const Tensor& x, int64_t length, SourceLocation loc) {
+  Recorder r("bincount", loc, {&x});
+  detail::AtUserLine at_user(loc);
+  return bincount(x, ones_like(cast(x, DType::i32, loc), loc), length, loc);
+}
+
+Tensor bincount(const Tensor& x, const Tensor& weights, int64_t length, SourceLocation loc) {
+  Recorder r("bincount", loc, {&x, &weights});
+  if (x.dtype() != DType::i32 && x.dtype() != DType::i64 && x.dtype() != DType::i1)
+    r.fail(fmt::format("needs integers, got {}", describe(x)));
+  if (x.rank() != 1 || weights.shape() != x.shape())
+    r.fail(fmt::format("needs a vector and weights of its shape, got {} and {}", describe(x),
+                       describe(weights)));
+  detail::AtUserLine at_user(loc);
+  Tensor bins = maximum(cast(x, x.dtype() == DType::i1 ? DType::i32 : x.dtype(), loc), 0, loc);
+  return add_by_id(r, weights, bins, length, loc);
 }
 
 Tensor outer(const Tensor& a, const Tensor& b, SourceLocation loc) {
