@@ -3,7 +3,8 @@
 // flip, roll, tile, repeat, tril, triu, diff, outer, cross, eye, argsort,
 // sort, take_along_axis, searchsorted, interp, top_k, median, quantile, percentile, nansum,
 // nanmean, nanmax, nanmin, linspace, meshgrid, linalg::matrix_rank,
-// segment_sum, bincount), traced and
+// segment_sum, bincount, isclose, allclose, nan_to_num, count_nonzero,
+// average), traced and
 // compiled through adjit::jit on fixed random data and compared with plain
 // C++ references in double (long double for products); their gradients
 // with check_grads in both modes; their errors.
@@ -648,6 +649,47 @@ TEST_CASE("array routines: segment_sum and bincount, ids out of range dropped as
                    {Array::randn({5, 2}, 93, F64)}, 2);
 }
 
+TEST_CASE("array routines: isclose, allclose, nan_to_num, count_nonzero, average, against JAX",
+          "[tracer][ops]") {
+  auto f = adjit::jit([](Tensor a, Tensor b) {
+    return std::vector<Tensor>{isclose(a, b), isclose(a, b, 1e-5, 1e-8, true), isclose(a, b, 0, 1e-3),
+                               allclose(a, a), allclose(a, b), allclose(a, 1.0)};
+  });
+  Array a = Array::from<double>({1, 1.00002, kInf, kInf, kNaN, kNaN, 1e-9, 0, 100}, {9});
+  Array b = Array::from<double>({1.000001, 1, kInf, -kInf, kNaN, 1, 0, 1e-9, 100.001}, {9});
+  std::vector<Array> got = f(a, b);
+  CHECK_EXACT("isclose", got[0], I1, (Shape{9}), (Vec{1, 0, 1, 0, 0, 0, 1, 1, 1}));
+  CHECK_EXACT("isclose, equal_nan", got[1], I1, (Shape{9}), (Vec{1, 0, 1, 0, 1, 0, 1, 1, 1}));
+  CHECK_EXACT("isclose, atol only", got[2], I1, (Shape{9}), (Vec{1, 1, 1, 0, 0, 0, 1, 1, 0}));
+  CHECK_EXACT("allclose of itself (NaN is not)", got[3], I1, Shape{}, (Vec{0}));
+  CHECK_EXACT("allclose", got[4], I1, Shape{}, (Vec{0}));
+  CHECK_EXACT("allclose to a number", got[5], I1, Shape{}, (Vec{0}));
+  Array ints_close = adjit::jit([](Tensor i) { return isclose(i, i + 1, 0.0, 1.0); })(
+      Array::from<int32_t>({5, 2000000000}, {2}));
+  CHECK_EXACT("isclose of integers", ints_close, I1, (Shape{2}), (Vec{1, 1}));
+
+  auto g = adjit::jit([](Tensor x, Tensor y, Tensor m, Tensor w) {
+    return std::vector<Tensor>{nan_to_num(x), nan_to_num(y, 7, 8.0, -9.0),
+                               count_nonzero(m, {1}), average(m, w, {1}), count_nonzero(m)};
+  });
+  std::vector<Array> more = g(Array::from<float>({NAN, INFINITY, -INFINITY, 1.5f}, {4}),
+                              Array::from<double>({kNaN, kInf, -kInf}, {3}),
+                              Array::from<double>({0, 1, kNaN, 0, 0, 2}, {2, 3}),
+                              Array::from<double>({3, 1, 0}, {3}));
+  double big = std::numeric_limits<float>::max();
+  CHECK_EXACT("nan_to_num", more[0], F32, (Shape{4}), (Vec{0, big, -big, 1.5}));
+  CHECK_EXACT("nan_to_num with values", more[1], F64, (Shape{3}), (Vec{7, 8, -9}));
+  CHECK_EXACT("count_nonzero of rows", more[2], I32, (Shape{2}), (Vec{2, 1}));
+  CHECK_EXACT("average with weights", more[3], F64, (Shape{2}), (Vec{kNaN, 0}));
+  CHECK_EXACT("count_nonzero", more[4], I32, Shape{}, (Vec{3}));
+  Array mean_rows = adjit::jit([](Tensor m, Tensor w) { return average(m, w, {1}); })(
+      Array::from<double>({1, 2, 3, 4, 5, 6}, {2, 3}), Array::from<double>({3, 1, 0}, {3}));
+  CHECK_EXACT("average of rows", mean_rows, F64, (Shape{2}), (Vec{1.25, 4.25}));
+  ad::expect_grads("average", FN(average(x[0] * x[0], x[1], {0})),
+                   {Array::randn({4, 3}, 101, F64), Array::uniform({4, 1}, 102, 0.5, 2, F64)});
+  ad::expect_grads("nan_to_num", FN(nan_to_num(x[0] * 3.0)), {Array::randn({5}, 103, F64)});
+}
+
 TEST_CASE("array routines: errors name the routine, the operands and the line", "[tracer][ops]") {
   Array m = Array::zeros({2, 3});
   check_error([&] { adjit::jit([](Tensor t) { return stack({t, transpose(t)}); })(m); },
@@ -684,6 +726,10 @@ TEST_CASE("array routines: errors name the routine, the operands and the line", 
               {"segment_sum", "integer ids"});
   check_error([&] { adjit::jit([](Tensor t) { return bincount(t, 3); })(m); },
               {"bincount", "integers", "f32[2,3]"});
+  check_error([&] { adjit::jit([](Tensor t) { return isclose(t, t, -1.0); })(m); },
+              {"isclose", "rtol = -1"});
+  check_error([&] { adjit::jit([](Tensor t) { return average(t, sum(t, {1}), {0}); })(m); },
+              {"average", "f32[2]", "f32[2,3]", "broadcast"});
   check_error([&] { adjit::jit([](Tensor t) { return searchsorted(t, t); })(m); },
               {"searchsorted", "sorted vector", "f32[2,3]"});
   check_error([&] { adjit::jit([](Tensor t) { return searchsorted(sum(t, {0}), t, "middle"); })(m); },

@@ -187,6 +187,18 @@ ADJIT_BINARY(floor_divide)
 Tensor isnan(const Tensor& x, SourceLocation loc = SourceLocation::current());
 Tensor isinf(const Tensor& x, SourceLocation loc = SourceLocation::current());
 Tensor isfinite(const Tensor& x, SourceLocation loc = SourceLocation::current());
+/// jnp.isclose: |a - b| <= atol + rtol |b| elementwise (bool); infinities
+/// are close only to themselves, NaN to nothing (to NaN with `equal_nan`).
+/// jnp.allclose: whether all are (a 0-d bool).
+Tensor isclose(Operand a, Operand b, double rtol = 1e-5, double atol = 1e-8,
+               bool equal_nan = false, SourceLocation loc = SourceLocation::current());
+Tensor allclose(Operand a, Operand b, double rtol = 1e-5, double atol = 1e-8,
+                bool equal_nan = false, SourceLocation loc = SourceLocation::current());
+/// jnp.nan_to_num: NaN replaced by `nan`, +inf and -inf by `posinf` and
+/// `neginf` (by default the dtype's largest and lowest finite values).
+Tensor nan_to_num(const Tensor& x, double nan = 0.0, std::optional<double> posinf = std::nullopt,
+                  std::optional<double> neginf = std::nullopt,
+                  SourceLocation loc = SourceLocation::current());
 
 /// x limited to [lo, hi], as jnp.clip: minimum(maximum(x, lo), hi).
 Tensor clip(const Tensor& x, Operand lo, Operand hi,
@@ -229,6 +241,13 @@ Tensor nanmax(const Tensor& x, Axes axes = {}, bool keepdims = false,
               SourceLocation loc = SourceLocation::current());
 Tensor nanmin(const Tensor& x, Axes axes = {}, bool keepdims = false,
               SourceLocation loc = SourceLocation::current());
+/// jnp.count_nonzero: the number (i32) of nonzero elements (NaN counts).
+Tensor count_nonzero(const Tensor& x, Axes axes = {}, bool keepdims = false,
+                     SourceLocation loc = SourceLocation::current());
+/// jnp.average with weights (broadcast against x): sum(x w) / sum(w) over
+/// `axes`; integers give f32.
+Tensor average(const Tensor& x, const Tensor& weights, Axes axes = {}, bool keepdims = false,
+               SourceLocation loc = SourceLocation::current());
 /// jnp.any and jnp.all: whether any (every) element is nonzero (NaN is);
 /// false (true) over an empty axis.
 Tensor any(const Tensor& x, Axes axes = {}, bool keepdims = false,

@@ -483,6 +483,45 @@ Tensor isnan(const Tensor& x, SourceLocation loc) { return classify("isnan", 'n'
 Tensor isinf(const Tensor& x, SourceLocation loc) { return classify("isinf", 'i', x, loc); }
 Tensor isfinite(const Tensor& x, SourceLocation loc) { return classify("isfinite", 'f', x, loc); }
 
+Tensor isclose(Operand a, Operand b, double rtol, double atol, bool equal_nan,
+               SourceLocation loc) {
+  Recorder r("isclose", loc, {tensor_of(a), tensor_of(b)});
+  if (!(rtol >= 0) || !(atol >= 0))
+    r.fail(fmt::format("rtol = {} and atol = {} must not be negative", rtol, atol));
+  PromotedPair x = promote_and_broadcast(r, a, b);
+  if (!is_floating(x.a.dtype())) {
+    if (x.a.dtype() == DType::i1) x = {r.convert(x.a, DType::i32), r.convert(x.b, DType::i32)};
+    x = {r.convert(x.a, DType::f64), r.convert(x.b, DType::f64)};  // exact for i32, as numpy's
+  }
+  detail::AtUserLine at_user(loc);
+  Tensor near = abs(x.a - x.b, loc) <= abs(x.b, loc) * rtol + atol;
+  // Infinities: close only to themselves (their difference is inf or NaN).
+  Tensor infinite = logical_or(isinf(x.a, loc), isinf(x.b, loc), loc);
+  Tensor close = where(infinite, adjit::equal(x.a, x.b, loc), near, loc);
+  if (equal_nan) close = logical_or(close, logical_and(isnan(x.a, loc), isnan(x.b, loc), loc), loc);
+  return close;
+}
+Tensor allclose(Operand a, Operand b, double rtol, double atol, bool equal_nan,
+                SourceLocation loc) {
+  detail::AtUserLine at_user(loc);
+  return all(isclose(a, b, rtol, atol, equal_nan, loc), {}, false, loc);
+}
+
+Tensor nan_to_num(const Tensor& x, double nan, std::optional<double> posinf,
+                  std::optional<double> neginf, SourceLocation loc) {
+  Recorder r("nan_to_num", loc, {&x});
+  if (!is_floating(x.dtype())) return x;
+  detail::AtUserLine at_user(loc);
+  double largest = x.dtype() == DType::f64   ? std::numeric_limits<double>::max()
+                   : x.dtype() == DType::f32 ? std::numeric_limits<float>::max()
+                   : x.dtype() == DType::f16 ? 65504.0
+                                             : 0x1.fep127;  // bf16
+  double infinity = std::numeric_limits<double>::infinity();
+  Tensor y = where(isnan(x, loc), nan, x, loc);
+  y = where(adjit::equal(x, infinity, loc), posinf.value_or(largest), y, loc);
+  return where(adjit::equal(x, -infinity, loc), neginf.value_or(-largest), y, loc);
+}
+
 Tensor where(const Tensor& cond, Operand a, Operand b, SourceLocation loc) {
   Recorder r("where", loc, {&cond, tensor_of(a), tensor_of(b)});
   Tensor chosen = truth(r, cond);
@@ -634,6 +673,24 @@ Tensor nanmax(const Tensor& x, Axes axes, bool keepdims, SourceLocation loc) {
 }
 Tensor nanmin(const Tensor& x, Axes axes, bool keepdims, SourceLocation loc) {
   return nan_extremum("nanmin", ir::ReduceKind::min, x, axes, keepdims, loc);
+}
+Tensor count_nonzero(const Tensor& x, Axes axes, bool keepdims, SourceLocation loc) {
+  Recorder r("count_nonzero", loc, {&x});
+  r.axes(axes, x);
+  detail::AtUserLine at_user(loc);
+  return sum(cast(truth(r, x), DType::i32, loc), axes, keepdims, loc);
+}
+Tensor average(const Tensor& x, const Tensor& weights, Axes axes, bool keepdims,
+               SourceLocation loc) {
+  Recorder r("average", loc, {&x, &weights});
+  auto shape = detail::broadcast_shapes(x.shape(), weights.shape());
+  if (!shape)
+    r.fail(fmt::format("the weights {} and {} cannot be broadcast together", describe(weights),
+                       describe(x)));
+  detail::AtUserLine at_user(loc);
+  Tensor v = is_floating(x.dtype()) ? x : r.convert(x, DType::f32);
+  Tensor w = broadcast_to(weights, *shape, loc);
+  return sum(v * w, axes, keepdims, loc) / sum(w, axes, keepdims, loc);
 }
 Tensor var(const Tensor& x, Axes axes, bool keepdims, int ddof, SourceLocation loc) {
   return variance("var", x, axes, keepdims, ddof, false, loc);
