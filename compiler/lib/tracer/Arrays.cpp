@@ -1,11 +1,11 @@
-// numpy's array routines that rearrange, build or sort arrays (stack,
-// split, flip, roll, tile, repeat, tril, triu, diff, linspace, meshgrid,
-// eye; argsort, sort, take_along_axis, searchsorted, interp, top_k,
-// median, quantile; segment_sum, bincount) and its
-// outer and cross products,
-// composed of the traced ops (argsort is adjit.argsort; the others are
-// gathers, slices and arithmetic): their gradients are those ops' rules,
-// and each checks its own arguments, so that errors name it.
+// numpy's array routines that rearrange, build, sort or search arrays
+// (stack, split, flip, roll, tile, repeat, tril, triu, diff, linspace,
+// meshgrid, eye; argsort, sort, take_along_axis, searchsorted, interp,
+// top_k, median, quantile; segment_sum, bincount; outer and cross),
+// composed of the traced ops (adjit.argsort, adjit.search_sorted and
+// adjit.scatter_add where named; otherwise gathers, slices and
+// arithmetic): their gradients are those ops' rules, and each checks its
+// own arguments, so that errors name it.
 #include "Promotion.h"
 #include "Recorder.h"
 
