@@ -359,15 +359,27 @@ LogicalResult ArgMaxOp::verify() {
   return verifyResultShape(*this, expected, getType());
 }
 
+namespace {
+// Whether `largest`, the largest index or position that `result` holds
+// (`what`), fits its integer type.
+LogicalResult verifyIndicesFit(Operation *op, int64_t largest, RankedTensorType result,
+                               StringRef what) {
+  unsigned bits = result.getElementType().getIntOrFloatBitWidth();
+  if (bits >= 64 || largest < (int64_t{1} << (bits - 1)))
+    return success();
+  return op->emitOpError() << what << " " << largest << " does not fit "
+                           << result.getElementType();
+}
+} // namespace
+
 LogicalResult ArgsortOp::verify() {
   RankedTensorType operand = getOperand().getType();
   if (operand.getRank() == 0)
     return emitOpError() << "sorts rows along the last dimension, but " << operand
                          << " has none";
-  unsigned bits = getType().getElementType().getIntOrFloatBitWidth();
-  if (bits < 64 && operand.getShape().back() > (int64_t{1} << (bits - 1)))
-    return emitOpError() << "rows of " << operand.getShape().back()
-                         << " elements have indices beyond " << getType().getElementType();
+  if (failed(verifyIndicesFit(*this, operand.getShape().back() - 1, getType(),
+                              "the largest index")))
+    return failure();
   return verifyResultShape(*this, operand.getShape(), getType());
 }
 
@@ -377,10 +389,8 @@ LogicalResult SearchSortedOp::verify() {
     return emitOpError() << "searches a vector, but sorted is " << sorted;
   if (failed(verifySameElementType(*this, sorted, values, "sorted", "values")))
     return failure();
-  unsigned bits = getType().getElementType().getIntOrFloatBitWidth();
-  if (bits < 64 && sorted.getDimSize(0) >= (int64_t{1} << (bits - 1)))
-    return emitOpError() << "a vector of " << sorted.getDimSize(0)
-                         << " elements has positions beyond " << getType().getElementType();
+  if (failed(verifyIndicesFit(*this, sorted.getDimSize(0), getType(), "the largest position")))
+    return failure();
   return verifyResultShape(*this, values.getShape(), getType());
 }
 

@@ -1313,3 +1313,19 @@ func.func @search_sorted_of_another_shape(%a: tensor<4xf32>, %v: tensor<3xf32>) 
   %0 = adjit.search_sorted %a, %v : (tensor<4xf32>, tensor<3xf32>) -> tensor<2xi32>
   return %0 : tensor<2xi32>
 }
+
+// -----
+
+func.func @argsort_past_i32(%x: tensor<2147483649xf32>) -> tensor<2147483649xi32> {
+  // expected-error @+1 {{'adjit.argsort' op the largest index 2147483648 does not fit 'i32'}}
+  %0 = adjit.argsort %x : (tensor<2147483649xf32>) -> tensor<2147483649xi32>
+  return %0 : tensor<2147483649xi32>
+}
+
+// -----
+
+func.func @search_sorted_past_i32(%a: tensor<2147483648xf32>, %v: tensor<3xf32>) -> tensor<3xi32> {
+  // expected-error @+1 {{'adjit.search_sorted' op the largest position 2147483648 does not fit 'i32'}}
+  %0 = adjit.search_sorted %a, %v : (tensor<2147483648xf32>, tensor<3xf32>) -> tensor<3xi32>
+  return %0 : tensor<3xi32>
+}
