@@ -382,51 +382,50 @@ Value SubOp::emitScalar(OpBuilder &b, Location loc, ValueRange x) {
 Value MulOp::emitScalar(OpBuilder &b, Location loc, ValueRange x) {
   return floatOrInt<arith::MulFOp, arith::MulIOp>(b, loc, x);
 }
+namespace {
+// An integer divisor made safe: the hardware traps on x / 0 and on
+// INT_MIN / -1, so both divide by 1 instead, and the caller picks its
+// result where `byZero` or `overflows` holds.
+struct SafeDivision {
+  Value byZero, overflows, divisor;
+};
+SafeDivision safeDivision(OpBuilder &b, Location loc, Value x, Value y) {
+  unsigned bits = x.getType().getIntOrFloatBitWidth();
+  auto constant = [&](const APInt &v) {
+    return b.create<arith::ConstantOp>(loc, b.getIntegerAttr(x.getType(), v)).getResult();
+  };
+  auto equal = [&](Value a, Value c) {
+    return b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, a, c).getResult();
+  };
+  Value byZero = equal(y, constant(APInt::getZero(bits)));
+  Value overflows = b.create<arith::AndIOp>(
+      loc, equal(x, constant(APInt::getSignedMinValue(bits))),
+      equal(y, constant(APInt::getAllOnes(bits))));
+  Value unsafe = b.create<arith::OrIOp>(loc, byZero, overflows);
+  return {byZero, overflows,
+          b.create<arith::SelectOp>(loc, unsafe, constant(APInt(bits, 1)), y)};
+}
+} // namespace
+
 // Integer division is total, as in XLA: x / 0 = -1 and INT_MIN / -1 =
-// INT_MIN (the hardware traps on both). The divisor is made safe first.
+// INT_MIN.
 Value DivOp::emitScalar(OpBuilder &b, Location loc, ValueRange x) {
   if (isa<FloatType>(x[0].getType()))
     return b.create<arith::DivFOp>(loc, x[0], x[1]);
-  Type type = x[0].getType();
-  auto constant = [&](const APInt &v) {
-    return b.create<arith::ConstantOp>(loc, b.getIntegerAttr(type, v)).getResult();
-  };
-  unsigned bits = type.getIntOrFloatBitWidth();
-  Value zero = constant(APInt::getZero(bits)), one = constant(APInt(bits, 1));
-  Value minusOne = constant(APInt::getAllOnes(bits));
-  Value smallest = constant(APInt::getSignedMinValue(bits));
-  auto equal = [&](Value a, Value c) {
-    return b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, a, c).getResult();
-  };
-  Value byZero = equal(x[1], zero);
-  Value overflows = b.create<arith::AndIOp>(loc, equal(x[0], smallest), equal(x[1], minusOne));
-  Value unsafe = b.create<arith::OrIOp>(loc, byZero, overflows);
-  Value divisor = b.create<arith::SelectOp>(loc, unsafe, one, x[1]);
-  Value quotient = b.create<arith::DivSIOp>(loc, x[0], divisor);
-  Value overflowed = b.create<arith::SelectOp>(loc, overflows, smallest, quotient);
-  return b.create<arith::SelectOp>(loc, byZero, minusOne, overflowed);
+  SafeDivision safe = safeDivision(b, loc, x[0], x[1]);
+  Value quotient = b.create<arith::DivSIOp>(loc, x[0], safe.divisor);
+  Value overflowed = b.create<arith::SelectOp>(loc, safe.overflows, x[0], quotient);
+  Value minusOne = scalarConstant(b, loc, x[0].getType(), -1);
+  return b.create<arith::SelectOp>(loc, safe.byZero, minusOne, overflowed);
 }
 // Integer remainders are total, as in XLA: x rem 0 = x and INT_MIN rem -1
-// = 0 (the hardware traps on both): both divide by 1 instead.
+// = 0 (the latter is what dividing by 1 gives).
 Value RemOp::emitScalar(OpBuilder &b, Location loc, ValueRange x) {
   if (isa<FloatType>(x[0].getType()))
     return b.create<arith::RemFOp>(loc, x[0], x[1]);
-  Type type = x[0].getType();
-  auto constant = [&](const APInt &v) {
-    return b.create<arith::ConstantOp>(loc, b.getIntegerAttr(type, v)).getResult();
-  };
-  unsigned bits = type.getIntOrFloatBitWidth();
-  auto equal = [&](Value a, Value c) {
-    return b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, a, c).getResult();
-  };
-  Value byZero = equal(x[1], constant(APInt::getZero(bits)));
-  Value overflows = b.create<arith::AndIOp>(
-      loc, equal(x[0], constant(APInt::getSignedMinValue(bits))),
-      equal(x[1], constant(APInt::getAllOnes(bits))));
-  Value unsafe = b.create<arith::OrIOp>(loc, byZero, overflows);
-  Value divisor = b.create<arith::SelectOp>(loc, unsafe, constant(APInt(bits, 1)), x[1]);
-  Value remainder = b.create<arith::RemSIOp>(loc, x[0], divisor);
-  return b.create<arith::SelectOp>(loc, byZero, x[0], remainder);
+  SafeDivision safe = safeDivision(b, loc, x[0], x[1]);
+  Value remainder = b.create<arith::RemSIOp>(loc, x[0], safe.divisor);
+  return b.create<arith::SelectOp>(loc, safe.byZero, x[0], remainder);
 }
 // Integer powers with a negative exponent, as in XLA: 1 for a base of 1,
 // +-1 for -1 (by the exponent's parity), else 0 (0^-1 included).
