@@ -28,28 +28,73 @@ struct CallOpDerivatives
     return SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(call, call.getCalleeAttr());
   }
 
+  static func::FuncOp customRule(func::CallOp call, func::FuncOp callee, StringRef attrName) {
+    auto name = callee->getAttrOfType<FlatSymbolRefAttr>(attrName);
+    return name ? SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(call, name) : func::FuncOp();
+  }
+
+  // The call's operands: its callee's n inputs, values the callee captured,
+  // then those its backward function captured, then those its tangent
+  // function captured. Returns the counts of the last two.
+  static FailureOr<std::pair<int64_t, int64_t>> customCaptures(func::CallOp call,
+                                                               func::FuncOp callee, int64_t &n) {
+    auto numInputs = callee->getAttrOfType<IntegerAttr>(kCustomVJPInputsAttrName);
+    func::FuncOp backward = customRule(call, callee, kCustomVJPAttrName);
+    func::FuncOp tangent = customRule(call, callee, kCustomJVPAttrName);
+    int64_t m = call.getNumResults();
+    n = numInputs ? numInputs.getInt() : -1;
+    int64_t backwardCaptures = backward ? backward.getNumArguments() - n - 2 * m : -1;
+    int64_t tangentCaptures = tangent ? tangent.getNumArguments() - 2 * n - m : 0;
+    bool tangentNamed = callee->hasAttr(kCustomJVPAttrName);
+    if (n < 0 || backwardCaptures < 0 || tangentCaptures < 0 || (tangentNamed && !tangent) ||
+        n + backwardCaptures + tangentCaptures > call.getNumOperands())
+      return call.emitError() << "custom rules of '" << callee.getSymName() << "' are malformed";
+    return std::make_pair(backwardCaptures, tangentCaptures);
+  }
+
   // A function traced by adjit::custom_gradient names its backward function:
   // (inputs..., results..., cotangents..., captured values...) -> one
-  // cotangent per input. Captured values arrive as the call's last operands.
+  // cotangent per input.
   static LogicalResult buildCustomVJP(func::CallOp call, func::FuncOp callee, OpBuilder &b,
                                       ValueRange cotangents,
                                       SmallVectorImpl<Value> &operandCotangents) {
-    auto backward = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
-        call, callee->getAttrOfType<FlatSymbolRefAttr>(kCustomVJPAttrName));
-    auto numInputs = callee->getAttrOfType<IntegerAttr>(kCustomVJPInputsAttrName);
-    if (!backward || !numInputs)
-      return call.emitError() << "custom_vjp of '" << callee.getSymName() << "' is malformed";
-    int64_t n = numInputs.getInt(), m = call.getNumResults();
-    int64_t captured = backward.getNumArguments() - n - 2 * m;
+    int64_t n;
+    auto captures = customCaptures(call, callee, n);
+    if (failed(captures))
+      return failure();
+    auto [backwardCaptures, tangentCaptures] = *captures;
     SmallVector<Value> operands(call.getOperands().take_front(n));
     llvm::append_range(operands, call.getResults());
     for (auto [ct, result] : llvm::zip(cotangents, call.getResults()))
       operands.push_back(orZeros(b, call.getLoc(), ct, result.getType()));
-    llvm::append_range(operands, call.getOperands().take_back(captured));
-    auto grads = b.create<func::CallOp>(call.getLoc(), backward, operands);
+    llvm::append_range(operands, call.getOperands()
+                                     .drop_back(tangentCaptures)
+                                     .take_back(backwardCaptures));
+    auto grads = b.create<func::CallOp>(call.getLoc(),
+                                        customRule(call, callee, kCustomVJPAttrName), operands);
     llvm::append_range(operandCotangents, grads.getResults());
     // Closed-over values are constants to the user's rule.
     operandCotangents.append(call.getNumOperands() - n, Value());
+    return success();
+  }
+
+  // ... and optionally its tangent function: (inputs..., results..., input
+  // tangents..., captured values...) -> one tangent per result.
+  static LogicalResult buildCustomJVP(func::CallOp call, func::FuncOp callee, OpBuilder &b,
+                                      ValueRange tangents,
+                                      SmallVectorImpl<Value> &resultTangents) {
+    int64_t n;
+    auto captures = customCaptures(call, callee, n);
+    if (failed(captures))
+      return failure();
+    SmallVector<Value> operands(call.getOperands().take_front(n));
+    llvm::append_range(operands, call.getResults());
+    for (auto [t, input] : llvm::zip(tangents.take_front(n), call.getOperands().take_front(n)))
+      operands.push_back(orZeros(b, call.getLoc(), t, input.getType()));
+    llvm::append_range(operands, call.getOperands().take_back(captures->second));
+    auto derived = b.create<func::CallOp>(call.getLoc(),
+                                          customRule(call, callee, kCustomJVPAttrName), operands);
+    llvm::append_range(resultTangents, derived.getResults());
     return success();
   }
 
@@ -78,10 +123,13 @@ struct CallOpDerivatives
   LogicalResult buildJVP(Operation *op, OpBuilder &b, ValueRange tangents,
                          SmallVectorImpl<Value> &resultTangents,
                          DerivativeContext &context) const {
-    // A custom gradient is a reverse-mode rule: forward mode differentiates
-    // the forward function as written (as JAX's jvp of a custom_vjp's
-    // forward rule), which is what forward-over-reverse (hvp) needs.
+    // Without a tangent rule, a custom gradient is a reverse-mode rule:
+    // forward mode differentiates the forward function as written (as JAX's
+    // jvp of a custom_vjp's forward rule), which is what forward-over-reverse
+    // (hvp) needs.
     auto call = cast<func::CallOp>(op);
+    if (calleeOf(call)->hasAttr(kCustomJVPAttrName))
+      return buildCustomJVP(call, calleeOf(call), b, tangents, resultTangents);
     SmallVector<Value> operands(call.getOperands());
     SmallVector<bool> given = appendGiven(tangents, operands);
     FailureOr<func::FuncOp> forward = context.forwardFunction(calleeOf(call), given);

@@ -132,3 +132,25 @@ func.func @g(%x: tensor<4xf32>, %n: tensor<i32>) -> tensor<4xf32> {
   %g = adjit.grad @segmented_dynamic_stack(%x, %n) wrt [0] : (tensor<4xf32>, tensor<i32>) -> tensor<4xf32>
   return %g : tensor<4xf32>
 }
+
+// -----
+
+// Custom rules whose tangent function is missing.
+func.func private @custom_fwd(%x: tensor<2xf32>) -> tensor<2xf32>
+    attributes {adjit.custom_vjp = @custom_bwd, adjit.custom_vjp_inputs = 1 : i64, adjit.custom_jvp = @missing} {
+  %y = adjit.exp %x : tensor<2xf32>
+  return %y : tensor<2xf32>
+}
+func.func private @custom_bwd(%x: tensor<2xf32>, %y: tensor<2xf32>, %ct: tensor<2xf32>) -> tensor<2xf32> {
+  return %ct : tensor<2xf32>
+}
+func.func private @caller(%x: tensor<2xf32>) -> tensor<2xf32> {
+  // expected-error @+2 {{custom rules of 'custom_fwd' are malformed}}
+  // expected-error @+1 {{the derivative rule of 'func.call' failed}}
+  %y = call @custom_fwd(%x) : (tensor<2xf32>) -> tensor<2xf32>
+  return %y : tensor<2xf32>
+}
+func.func @tangent(%x: tensor<2xf32>, %t: tensor<2xf32>) -> (tensor<2xf32>, tensor<2xf32>) {
+  %y, %dy = adjit.jvp @caller(%x) tangents(%t) wrt [0] : (tensor<2xf32>, tensor<2xf32>) -> (tensor<2xf32>, tensor<2xf32>)
+  return %y, %dy : tensor<2xf32>, tensor<2xf32>
+}

@@ -210,3 +210,43 @@ func.func @grad_dynamic_blocks(%x: tensor<8xf32>, %u: tensor<2xf32>, %i: tensor<
   %g:2 = adjit.grad @read_after_write(%x, %u, %i) wrt [0, 1] : (tensor<8xf32>, tensor<2xf32>, tensor<i32>) -> (tensor<8xf32>, tensor<2xf32>)
   return %g#0, %g#1 : tensor<8xf32>, tensor<2xf32>
 }
+
+// -----
+
+// A call of a function with custom rules (adjit::custom_gradient): reverse
+// mode calls its backward function on (inputs, results, cotangents, the
+// backward's captured values), forward mode its tangent function on
+// (inputs, results, tangents, the tangent's captured values). The call's
+// operands: the input %x, then %w captured by the backward function, then
+// %v captured by the tangent function.
+// DIFF-LABEL: func.func private @custom_caller_vjp_0
+// DIFF-SAME: (%[[X:.*]]: tensor<2xf32>, %[[W:.*]]: tensor<2xf32>, %[[V:.*]]: tensor<2xf32>, %[[CT:.*]]: tensor<2xf32>)
+// DIFF: %[[Y:.*]] = call @custom_fwd(%[[X]], %[[W]], %[[V]])
+// DIFF: call @custom_bwd(%[[X]], %[[Y]], %[[CT]], %[[W]])
+// DIFF-LABEL: func.func private @custom_caller_jvp_0
+// DIFF-SAME: (%[[X:.*]]: tensor<2xf32>, %[[W:.*]]: tensor<2xf32>, %[[V:.*]]: tensor<2xf32>, %[[T:.*]]: tensor<2xf32>)
+// DIFF: %[[Y:.*]] = call @custom_fwd(%[[X]], %[[W]], %[[V]])
+// DIFF: %[[DY:.*]] = call @custom_jvp(%[[X]], %[[Y]], %[[T]], %[[V]])
+// DIFF: return %[[Y]], %[[DY]]
+func.func private @custom_fwd(%x: tensor<2xf32>, %w: tensor<2xf32>, %v: tensor<2xf32>) -> tensor<2xf32>
+    attributes {adjit.custom_vjp = @custom_bwd, adjit.custom_vjp_inputs = 1 : i64, adjit.custom_jvp = @custom_jvp} {
+  %y = adjit.exp %x : tensor<2xf32>
+  return %y : tensor<2xf32>
+}
+func.func private @custom_bwd(%x: tensor<2xf32>, %y: tensor<2xf32>, %ct: tensor<2xf32>, %w: tensor<2xf32>) -> tensor<2xf32> {
+  %g = adjit.mul %ct, %w : tensor<2xf32>
+  return %g : tensor<2xf32>
+}
+func.func private @custom_jvp(%x: tensor<2xf32>, %y: tensor<2xf32>, %t: tensor<2xf32>, %v: tensor<2xf32>) -> tensor<2xf32> {
+  %d = adjit.mul %t, %v : tensor<2xf32>
+  return %d : tensor<2xf32>
+}
+func.func private @custom_caller(%x: tensor<2xf32>, %w: tensor<2xf32>, %v: tensor<2xf32>) -> tensor<2xf32> {
+  %y = call @custom_fwd(%x, %w, %v) : (tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+  return %y : tensor<2xf32>
+}
+func.func @custom_rules(%x: tensor<2xf32>, %w: tensor<2xf32>, %v: tensor<2xf32>, %s: tensor<2xf32>) -> (tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) {
+  %y, %g = adjit.vjp @custom_caller(%x, %w, %v) cotangents(%s) wrt [0] : (tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> (tensor<2xf32>, tensor<2xf32>)
+  %y2, %dy = adjit.jvp @custom_caller(%x, %w, %v) tangents(%s) wrt [0] : (tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> (tensor<2xf32>, tensor<2xf32>)
+  return %g, %y2, %dy : tensor<2xf32>, tensor<2xf32>, tensor<2xf32>
+}

@@ -596,6 +596,70 @@ TEST_CASE("ad transforms: forward mode through custom_gradient differentiates th
   CHECK_FALSE(check_grads(FN(scaled(x[0])), {x}));
 }
 
+TEST_CASE("ad transforms: custom_gradient's tangent rule serves forward mode",
+          "[ad][ad-transforms]") {
+  // The Euclidean norm with the subgradient 0 at the origin in both modes,
+  // where sqrt's derivative makes the plain function's NaN.
+  auto safe_norm = custom_gradient(
+      [](Tensor a) { return sqrt(sum(a * a)); },
+      [](Tensor a, Tensor y, Tensor ct) { return where(y > 0.0, a / y, 0.0) * ct; },
+      [](Tensor a, Tensor y, Tensor t) { return where(y > 0.0, sum(a * t) / y, 0.0); });
+  auto f = [safe_norm](Tensor a) { return safe_norm(a); };
+  Array origin = Array::zeros({2}, F64), direction = make({0.6, -0.8}, {2}, F64);
+  auto [y0, t0] = jvp(f, origin, direction);
+  CHECK(mismatch(t0, F64, {}, {0}, 0) == "");
+  CHECK(mismatch(grad(f)(origin), F64, {2}, {0, 0}, 0) == "");
+  auto [y1, t1] = jvp(f, make({3, 4}, {2}, F64), direction);
+  CHECK(mismatch(t1, F64, {}, {(3 * 0.6 - 4 * 0.8) / 5}) == "");
+  // The plain function's forward mode gives NaN there.
+  auto [yp, tp] = jvp([](Tensor a) { return sqrt(sum(a * a)); }, origin, direction);
+  CHECK(std::isnan(values(tp)[0]));
+  // Away from the origin both rules are the derivative: check_grads in
+  // both modes and of second order (forward-over-reverse differentiates
+  // the backward rule, reverse-over-reverse too).
+  expect_grads("safe norm", FN(safe_norm(x[0]) * x[0]), {make({0.5, -1.5, 2.0}, {3}, F64)}, 2);
+
+  // The rule is what forward mode calls: a tangent 100x too large shows in
+  // jvp (and check_grads reports it), not in grad.
+  auto loud = custom_gradient([](Tensor a) { return exp(a); },
+                              [](Tensor, Tensor y, Tensor ct) { return ct * y; },
+                              [](Tensor, Tensor y, Tensor t) { return t * y * 100.0; });
+  Array x = make({1, 2}, {2}, F64);
+  auto [y, t] = jvp([loud](Tensor a) { return loud(a); }, x, x);
+  CHECK(mismatch(t, F64, {2}, {100 * std::exp(1.0), 200 * std::exp(2.0)}) == "");
+  CHECK(mismatch(grad([loud](Tensor a) { return sum(loud(a)); })(x), F64, {2},
+                 {std::exp(1.0), std::exp(2.0)}) == "");
+  CHECK_FALSE(check_grads(FN(loud(x[0])), {x}));
+
+  // Two inputs, zero tangents for the one not differentiated, and rules
+  // that capture different values of the enclosing trace.
+  auto both = jit([](Tensor a, Tensor b, Tensor w, Tensor v) {
+    auto product = custom_gradient(
+        [](Tensor p, Tensor q) { return p * q; },
+        [w](Tensor, Tensor, Tensor, Tensor ct) { return std::make_tuple(ct * w, ct * 0.0); },
+        [v](Tensor, Tensor q, Tensor, Tensor tp, Tensor tq) { return tp * v + tq * q; });
+    Tensor g = grad([&](Tensor p) { return sum(product(p, b)); })(a);
+    auto [value, tangent] = jvp([&](Tensor p) { return product(p, b); }, a, b);
+    return std::vector<Tensor>{value, g, tangent};
+  });
+  std::vector<Array> got = both(make({1, 2}, {2}, F64), make({3, 4}, {2}, F64),
+                                make({5, 6}, {2}, F64), make({7, 8}, {2}, F64));
+  CHECK(mismatch(got[0], F64, {2}, {3, 8}) == "");
+  CHECK(mismatch(got[1], F64, {2}, {5, 6}) == "");
+  CHECK(mismatch(got[2], F64, {2}, {21, 32}) == "");
+
+  // A tangent of the wrong type is an error naming it.
+  auto wrong = custom_gradient([](Tensor a) { return a * 2.0; },
+                               [](Tensor, Tensor, Tensor ct) { return ct * 2.0; },
+                               [](Tensor, Tensor, Tensor t) { return sum(t); });
+  std::string message =
+      what_of<TraceError>([&] { jit([wrong](Tensor a) { return wrong(a); })(x); });
+  INFO(message);
+  CHECK(contains(message, "tangent 0 of the tangent function is f64[]"));
+  CHECK(contains(message, "result 0 is f64[2]"));
+  CHECK(contains(message, "test_compiler_ad_transforms.cpp"));
+}
+
 //===----------------------------------------------------------------------===//
 // stop_gradient
 //===----------------------------------------------------------------------===//

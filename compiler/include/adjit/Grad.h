@@ -420,10 +420,14 @@ auto hessian(F f, SourceLocation loc = SourceLocation::current()) {
 }
 
 namespace detail {
-template <class Forward, class Backward>
+/// custom_gradient without a tangent rule.
+struct NoTangentRule {};
+
+template <class Forward, class Backward, class Tangent = NoTangentRule>
 struct CustomGradientTransform {
   Forward forward;
   Backward backward;
+  Tangent tangent;
   SourceLocation loc;
 
   template <class... Args>
@@ -450,7 +454,29 @@ struct CustomGradientTransform {
       StructureTraits<std::decay_t<decltype(grads)>>::collect_tensors(grads, flat);
       return flat;
     };
-    std::vector<Tensor> values = call_with_custom_vjp(inputs, forward_body, backward_body, loc);
+    std::vector<Tensor> values;
+    if constexpr (std::is_same_v<Tangent, NoTangentRule>) {
+      values = call_with_custom_vjp(inputs, forward_body, backward_body, loc);
+    } else {
+      auto tangent_body = [&](ParameterFn parameter, std::vector<size_t>&) {
+        // Parameters: the inputs, the forward result, the inputs' tangents.
+        auto in = std::tuple<Args...>{StructureTraits<Args>::make_traced(args, parameter)...};
+        Result output = StructureTraits<Result>::make_traced(*traced, parameter);
+        auto tangents = std::tuple<Args...>{StructureTraits<Args>::make_traced(args, parameter)...};
+        auto result_tangent = std::apply(
+            [&](const Args&... a) {
+              return std::apply([&](const Args&... t) { return tangent(a..., output, t...); },
+                                tangents);
+            },
+            in);
+        std::vector<Tensor> flat;
+        StructureTraits<std::decay_t<decltype(result_tangent)>>::collect_tensors(result_tangent,
+                                                                                 flat);
+        return flat;
+      };
+      TraceBody tangent_rule = tangent_body;
+      values = call_with_custom_vjp(inputs, forward_body, backward_body, loc, &tangent_rule);
+    }
     size_t position = 0;
     return StructureTraits<Result>::rebuild_like(*traced, values, position);
   }
@@ -490,8 +516,22 @@ auto checkpoint(F f, SourceLocation loc = SourceLocation::current()) {
 template <class Forward, class Backward>
 auto custom_gradient(Forward forward, Backward backward,
                      SourceLocation loc = SourceLocation::current()) {
-  return jit(detail::CustomGradientTransform<Forward, Backward>{std::move(forward),
-                                                                std::move(backward), loc},
+  return jit(detail::CustomGradientTransform<Forward, Backward>{
+                 std::move(forward), std::move(backward), {}, loc},
+             {.name = "custom_gradient"}, loc);
+}
+
+/// custom_gradient with forward mode's rule too (both of jax.custom_vjp's
+/// and jax.custom_jvp's): `tangent(inputs..., result, tangents...)` returns
+/// the result's tangent (the result's structure) for the inputs' tangents,
+/// and jvp (and forward-over-reverse) calls it instead of differentiating
+/// `forward`. It must be the linear map whose transpose `backward` is.
+template <class Forward, class Backward, class Tangent>
+  requires(!std::is_same_v<Tangent, SourceLocation>)
+auto custom_gradient(Forward forward, Backward backward, Tangent tangent,
+                     SourceLocation loc = SourceLocation::current()) {
+  return jit(detail::CustomGradientTransform<Forward, Backward, Tangent>{
+                 std::move(forward), std::move(backward), std::move(tangent), loc},
              {.name = "custom_gradient"}, loc);
 }
 

@@ -369,6 +369,25 @@ Tensor svdvals(const Tensor& a, SourceLocation loc = SourceLocation::current());
 /// values above `tol` (by default max(m, n) eps times the largest).
 Tensor matrix_rank(const Tensor& a, std::optional<double> tol = std::nullopt,
                    SourceLocation loc = SourceLocation::current());
+/// jnp.linalg.pinv: the Moore-Penrose pseudo-inverse [..., n, m] of each
+/// matrix of a [..., m, n], from its SVD, inverting the singular values
+/// above `rtol` times the largest (by default 10 max(m, n) eps) and taking
+/// the others as zero. Gradients in both modes by Golub and Pereyra's
+/// formula, as JAX's: finite at every rank.
+Tensor pinv(const Tensor& a, std::optional<double> rtol = std::nullopt,
+            SourceLocation loc = SourceLocation::current());
+/// jnp.linalg.lstsq: the x of least norm among those minimizing
+/// |a x - b|^2, for a [m, n] and b [m] or [m, k] (x [n] or [n, k]); the
+/// squared residuals [k] (k = 1 for a vector b), the rank (i32, the
+/// singular values not below rcond times the largest, by default max(m, n)
+/// eps, and not zero: a zero matrix has rank 0 and x = 0, as numpy's) and
+/// a's singular values. x = pinv(a) b and its gradients are pinv's.
+/// `auto [x, residuals, rank, s] = linalg::lstsq(a, b);`
+struct LstsqResult {
+  Tensor x, residuals, rank, s;
+};
+LstsqResult lstsq(const Tensor& a, const Tensor& b, std::optional<double> rcond = std::nullopt,
+                  SourceLocation loc = SourceLocation::current());
 /// jnp.linalg.norm. Over one axis a vector norm: ord 2 (the default), 1,
 /// INFINITY (max |x|), -INFINITY (min |x|), 0 (the count of nonzeros) or
 /// any p (sum |x|^p)^(1/p). Over two axes (rows, then columns) a matrix

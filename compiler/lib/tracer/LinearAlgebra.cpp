@@ -1,17 +1,20 @@
 // Linear algebra (jnp.linalg.cholesky, solve, inv, slogdet, det, eigh,
-// eigvalsh, qr, svd, svdvals, norm; jax.scipy.linalg's solve_triangular and
-// cho_solve): dtypes, vectors and batch broadcasting here; each
-// factorization is one adjit op (adjit.cholesky, adjit.triangular_solve,
-// adjit.solve, adjit.slogdet, adjit.eigh, adjit.qr, adjit.svd) on f32 or
-// f64 batches of matrices.
+// eigvalsh, qr, svd, svdvals, matrix_rank, pinv, lstsq, norm;
+// jax.scipy.linalg's solve_triangular and cho_solve): dtypes, vectors and
+// batch broadcasting here; each factorization is one adjit op
+// (adjit.cholesky, adjit.triangular_solve, adjit.solve, adjit.slogdet,
+// adjit.eigh, adjit.qr, adjit.svd) on f32 or f64 batches of matrices. pinv
+// (and lstsq on it) is svd with its own derivative rules in both modes.
 #include "Promotion.h"
 #include "Recorder.h"
 
 #include "adjit/Tensor.h"
+#include "adjit/detail/Transforms.h"
 
 #include <fmt/format.h>
 
 #include <cmath>
+#include <numeric>
 #include <type_traits>
 
 namespace adjit {
@@ -88,6 +91,20 @@ System system(Recorder& r, const Tensor& a, const Tensor& b, int vector_rank) {
 
 Tensor solution(Recorder& r, const System& s, const Tensor& x) {
   return r.convert(r.reshape(x, s.result_shape), s.result);
+}
+
+// numpy.finfo(dtype).eps of a floating-point dtype.
+double machine_epsilon(DType dtype) {
+  return dtype == DType::f64 ? 0x1p-52 : dtype == DType::f32 ? 0x1p-23
+       : dtype == DType::f16 ? 0x1p-10 : 0x1p-7;
+}
+
+// x with its last two axes swapped: each matrix's transpose.
+Tensor transposed(const Tensor& x, SourceLocation loc) {
+  std::vector<int> perm(x.rank());
+  std::iota(perm.begin(), perm.end(), 0);
+  std::swap(perm[x.rank() - 1], perm[x.rank() - 2]);
+  return transpose(x, perm, loc);
 }
 
 }  // namespace
@@ -199,11 +216,118 @@ Tensor matrix_rank(const Tensor& a, std::optional<double> tol, SourceLocation lo
   Tensor s = stop_gradient(svdvals(a, loc), loc);
   if (std::min(m, n) == 0) return sum(cast(s, DType::i32, loc), {-1}, false, loc);
   DType dtype = s.dtype();
-  double eps = dtype == DType::f64 ? 0x1p-52 : dtype == DType::f32 ? 0x1p-23
-             : dtype == DType::f16 ? 0x1p-10 : 0x1p-7;
+  double eps = machine_epsilon(dtype);
   Tensor threshold = tol ? full({}, *tol, dtype, loc)
                          : max(s, {-1}, true, loc) * (static_cast<double>(std::max(m, n)) * eps);
   return sum(cast(s > threshold, DType::i32, loc), {-1}, false, loc);
+}
+
+namespace {
+// Which singular values a pseudo-inverse inverts: those above `rtol` times
+// the largest (pinv's rule), or with `inclusive` those from it on that are
+// not zero (lstsq's, numpy's). The others count as zero.
+struct Cutoff {
+  double rtol;
+  bool inclusive;
+
+  Tensor kept(const Tensor& s, SourceLocation loc) const {
+    Tensor bound = max(s, {-1}, true, loc) * rtol;
+    return inclusive ? logical_and(s >= bound, s > 0.0, loc) : s > bound;
+  }
+};
+
+// The pseudo-inverses of x's matrices (f32 or f64, none empty), with the
+// derivative of Golub and Pereyra (1973) in both modes, as JAX's pinv: exact
+// where the rank does not change, finite at every rank, and differentiable
+// again. Differentiating through svd instead would be infinite wherever
+// singular values repeat or vanish, as they do at any rank deficiency.
+Tensor pseudo_inverse(const Tensor& x, Cutoff cutoff, SourceLocation loc) {
+  DType dtype = x.dtype();
+  Shape inverse_shape = x.shape();
+  std::swap(inverse_shape[x.rank() - 1], inverse_shape[x.rank() - 2]);
+  auto forward = [&](detail::ParameterFn parameter, std::vector<size_t>&) {
+    Tensor a = parameter(dtype, x.shape());
+    auto [u, s, vh] = svd(a, loc);
+    Tensor inverted = where(cutoff.kept(s, loc), s, INFINITY, loc);
+    return std::vector<Tensor>{
+        matmul(transposed(vh, loc), transposed(u, loc) / expand_dims(inverted, -1, loc), loc)};
+  };
+  // With a p = pinv(a) of a [m, n]: the cotangent of a for p's g is
+  // -p^T g p^T + (I - a p) g^T p p^T + p^T p g^T (I - p a) ...
+  auto backward = [&](detail::ParameterFn parameter, std::vector<size_t>&) {
+    Tensor a = parameter(dtype, x.shape());
+    Tensor p = parameter(dtype, inverse_shape), g = parameter(dtype, inverse_shape);
+    Tensor pt = transposed(p, loc), gt = transposed(g, loc);
+    Tensor left = matmul(gt, matmul(p, pt, loc), loc);
+    Tensor right = matmul(matmul(pt, p, loc), gt, loc);
+    return std::vector<Tensor>{-matmul(pt, matmul(g, pt, loc), loc) + left -
+                               matmul(a, matmul(p, left, loc), loc) + right -
+                               matmul(matmul(right, p, loc), a, loc)};
+  };
+  // ... and the tangent of p for a's da: its transpose,
+  // -p da p + p p^T da^T (I - a p) + (I - p a) da^T p^T p.
+  auto tangent = [&](detail::ParameterFn parameter, std::vector<size_t>&) {
+    Tensor a = parameter(dtype, x.shape());
+    Tensor p = parameter(dtype, inverse_shape), da = parameter(dtype, x.shape());
+    Tensor pt = transposed(p, loc), dat = transposed(da, loc);
+    Tensor left = matmul(matmul(p, pt, loc), dat, loc);
+    Tensor right = matmul(dat, matmul(pt, p, loc), loc);
+    return std::vector<Tensor>{-matmul(p, matmul(da, p, loc), loc) + left -
+                               matmul(matmul(left, a, loc), p, loc) + right -
+                               matmul(p, matmul(a, right, loc), loc)};
+  };
+  detail::TraceBody tangent_rule = tangent;
+  return detail::call_with_custom_vjp({x}, forward, backward, loc, &tangent_rule).front();
+}
+}  // namespace
+
+Tensor pinv(const Tensor& a, std::optional<double> rtol, SourceLocation loc) {
+  Recorder r("pinv", loc, {&a});
+  check_matrices(r, a);
+  if (rtol && !(*rtol >= 0)) r.fail(fmt::format("rtol = {} must not be negative", *rtol));
+  detail::AtUserLine at_user(loc);
+  DType result = result_dtype(a.dtype());
+  Tensor x = cast(a, solver_dtype(result), loc);
+  int64_t m = a.shape()[a.rank() - 2], n = a.shape()[a.rank() - 1];
+  Shape inverse_shape = a.shape();
+  std::swap(inverse_shape[a.rank() - 1], inverse_shape[a.rank() - 2]);
+  if (m == 0 || n == 0) return full(inverse_shape, 0.0, result, loc);
+  double cutoff = rtol ? *rtol : 10.0 * static_cast<double>(std::max(m, n)) *
+                                     machine_epsilon(x.dtype());
+  return cast(pseudo_inverse(x, {cutoff, /*inclusive=*/false}, loc), result, loc);
+}
+
+LstsqResult lstsq(const Tensor& a, const Tensor& b, std::optional<double> rcond,
+                  SourceLocation loc) {
+  Recorder r("lstsq", loc, {&a, &b});
+  if (a.rank() != 2)
+    r.fail(fmt::format("needs a matrix a [m, n], got {}", describe(a)));
+  if (b.rank() != 1 && b.rank() != 2)
+    r.fail(fmt::format("needs b as a vector [m] or a matrix [m, k], got {}", describe(b)));
+  int64_t m = a.shape()[0], n = a.shape()[1];
+  if (b.shape()[0] != m)
+    r.fail(fmt::format("b {} has {} rows but a {} has {}", describe(b), b.shape()[0],
+                       describe(a), m));
+  detail::AtUserLine at_user(loc);
+  DType result = result_dtype(detail::promote(a.dtype(), b.dtype()));
+  DType solver = solver_dtype(result);
+  Tensor x = cast(a, solver, loc);
+  Tensor rhs = cast(b.rank() == 1 ? reshape(b, {m, 1}, loc) : b, solver, loc);
+  int64_t k = rhs.shape()[1];
+  double eps = machine_epsilon(solver);
+  Cutoff cutoff{!rcond ? eps * static_cast<double>(std::max(m, n)) : *rcond < 0 ? eps : *rcond,
+                /*inclusive=*/true};
+  bool empty = std::min(m, n) == 0;
+  Tensor solution = empty ? full({n, k}, 0.0, solver, loc)
+                          : matmul(pseudo_inverse(x, cutoff, loc), rhs, loc);
+  Tensor s = empty ? full({0}, 0.0, solver, loc) : svdvals(x, loc);
+  Tensor rank = empty ? full({}, 0, DType::i32, loc)
+                      : sum(cast(cutoff.kept(stop_gradient(s, loc), loc), DType::i32, loc), {},
+                            false, loc);
+  Tensor misfit = rhs - matmul(x, solution, loc);
+  Tensor residuals = sum(misfit * misfit, {0}, false, loc);
+  if (b.rank() == 1) solution = reshape(solution, {n}, loc);
+  return {cast(solution, result, loc), cast(residuals, result, loc), rank, cast(s, result, loc)};
 }
 
 namespace {

@@ -5,6 +5,7 @@
 #include "adjit/Dialect/DerivativeContext.h"
 
 #include <iterator>
+#include <optional>
 #include <ranges>
 
 #include <fmt/format.h>
@@ -239,11 +240,14 @@ std::vector<Tensor> jvp_of(const TracedFunction& f, const std::vector<Tensor>& a
 }
 
 std::vector<Tensor> call_with_custom_vjp(const std::vector<Tensor>& args, TraceBody forward,
-                                         TraceBody backward, SourceLocation loc) {
+                                         TraceBody backward, SourceLocation loc,
+                                         const TraceBody* tangent) {
   TracedFunction fwd = trace_function("custom_fwd", args, forward, loc);
-  // `backward` adds its parameters itself: the inputs, the forward results
-  // and their cotangents, in that order.
+  // `backward` and `tangent` add their parameters themselves: the inputs,
+  // the forward results, then their cotangents or the inputs' tangents.
   TracedFunction bwd = trace_function("custom_bwd", {}, backward, loc);
+  std::optional<TracedFunction> tan;
+  if (tangent) tan = trace_function("custom_jvp", {}, *tangent, loc);
   Recorder r("custom_gradient", loc, {args.empty() ? nullptr : &args.front()});
   TraceContext& trace = r.trace();
   if (bwd.results.size() != args.size())
@@ -254,10 +258,23 @@ std::vector<Tensor> call_with_custom_vjp(const std::vector<Tensor>& args, TraceB
     if (!(bwd.results[i] == TensorType{args[i].dtype(), args[i].shape()}))
       r.fail(fmt::format("gradient {0} of the backward function is {1} but input {0} is {2}", i,
                          bwd.results[i].str(), describe(args[i])));
-  // Values the backward body captured reach it through the forward call:
-  // they become extra (unused) parameters of the forward function.
+  if (tan) {
+    if (tan->results.size() != fwd.results.size())
+      r.fail(fmt::format("the tangent function must return one tangent per result: {} "
+                         "results, {} tangents",
+                         fwd.results.size(), tan->results.size()));
+    for (size_t i = 0; i < fwd.results.size(); ++i)
+      if (!(tan->results[i] == fwd.results[i]))
+        r.fail(fmt::format("tangent {0} of the tangent function is {1} but result {0} is {2}", i,
+                           tan->results[i].str(), fwd.results[i].str()));
+  }
+  // Values the rules captured reach them through the forward call: they
+  // become extra (unused) parameters of the forward function, the backward
+  // function's first.
   auto fwd_function = trace.module().lookupSymbol<mlir::func::FuncOp>(fwd.symbol);
-  for (const Tensor& capture : bwd.captures) {
+  std::vector<Tensor> captures = bwd.captures;
+  if (tan) captures.insert(captures.end(), tan->captures.begin(), tan->captures.end());
+  for (const Tensor& capture : captures) {
     fwd_function.front().addArgument(trace.tensor_type(capture.dtype(), capture.shape()),
                                      fwd_function.getLoc());
     fwd.captures.push_back(capture);
@@ -268,6 +285,9 @@ std::vector<Tensor> call_with_custom_vjp(const std::vector<Tensor>& args, TraceB
                         mlir::FlatSymbolRefAttr::get(&trace.context(), bwd.symbol));
   fwd_function->setAttr(mlir::adjit::kCustomVJPInputsAttrName,
                         r.builder().getI64IntegerAttr(static_cast<int64_t>(args.size())));
+  if (tan)
+    fwd_function->setAttr(mlir::adjit::kCustomJVPAttrName,
+                          mlir::FlatSymbolRefAttr::get(&trace.context(), tan->symbol));
   return call_function(fwd, args, loc);
 }
 

@@ -64,9 +64,13 @@ std::vector<Tensor> jvp_of(const TracedFunction& f, const std::vector<Tensor>& a
                            SourceLocation loc, const char* op = "jvp");
 /// Calls `forward` on `args`; reverse mode differentiates the call with
 /// `backward`, traced over (args..., forward's results..., cotangents...)
-/// and returning one cotangent per arg.
+/// and returning one cotangent per arg. Forward mode calls `tangent`,
+/// traced over (args..., forward's results..., tangents of args...) and
+/// returning one tangent per result, or without one differentiates
+/// `forward`.
 std::vector<Tensor> call_with_custom_vjp(const std::vector<Tensor>& args, TraceBody forward,
-                                         TraceBody backward, SourceLocation loc);
+                                         TraceBody backward, SourceLocation loc,
+                                         const TraceBody* tangent = nullptr);
 
 /// Flat Tensor leaves of each argument, and the start of each in the list.
 template <class... Args>

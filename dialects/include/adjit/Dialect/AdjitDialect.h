@@ -17,6 +17,12 @@ inline constexpr llvm::StringLiteral kCustomVJPAttrName = "adjit.custom_vjp";
 /// ... and how many of the function's arguments are inputs (the rest are
 /// values the backward function captured).
 inline constexpr llvm::StringLiteral kCustomVJPInputsAttrName = "adjit.custom_vjp_inputs";
+/// On such a function, optionally: its tangent function, (inputs...,
+/// results..., input tangents..., captured values...) -> one tangent per
+/// result, which forward mode calls instead of differentiating the function.
+/// Its captured values follow the backward function's among the call's
+/// operands.
+inline constexpr llvm::StringLiteral kCustomJVPAttrName = "adjit.custom_jvp";
 /// On a function made by reverse mode (a VJP): the index of its first
 /// cotangent argument. What it computes from its other arguments alone is
 /// the forward pass; values of the forward pass that the rest reads are
