@@ -70,6 +70,10 @@ inline std::vector<OpCase> op_cases() {
        FN(interp(x[0], sort(reshape(x[1], {15}), 0), reshape(x[1], {15}) * 2.0) +
           cast(searchsorted(sort(reshape(x[1], {15}), 0), x[0], "right"), DType::f32)),
        {a, b}},
+      {"unique_nonzero",
+       FN(unique(x[0], 20, 0.0) + cast(flatnonzero(x[0] > 0.0, 20, -1), DType::f32) +
+          cast(unique_all(x[0], 20).counts, DType::f32)),
+       {a}},
       {"cumulative", FN(cumsum(x[0], 1) + cummax(x[0], 0, true) * cumlogsumexp(x[0], 1)), {a}},
       // Kept well conditioned: x + 4 I and x x^T + 4 I.
       {"linear_algebra",
@@ -84,6 +88,12 @@ inline std::vector<OpCase> op_cases() {
        {matrices}},
       {"qr", FN(linalg::qr(x[0]).q * x[0] + linalg::qr(x[0]).r), {matrices}},
       {"svd", FN(linalg::svd(x[0]).u * linalg::svd(x[0]).u + expand_dims(linalg::svdvals(x[0]), -1)), {matrices}},
+      {"pinv_lstsq",
+       FN(linalg::pinv(x[0] + 4.0 * eye(3)) +
+          sum(linalg::lstsq(reshape(slice(x[0], {0, 0, 0}, {1, 3, 3}), {3, 3}) + 4.0 * eye(3),
+                            reshape(slice(x[1], {0, 0, 0}, {1, 3, 2}), {3, 2}))
+                  .x)),
+       {matrices, rhs}},
       {"relu", FN(relu(x[0]) * x[0]), {a}},
       {"integer_pow", FN(integer_pow(x[0], 3) + integer_pow(x[0], -2)), {p}},
       {"log1p_expm1", FN(log1p(x[0]) + expm1(x[0])), {p}},

@@ -484,6 +484,39 @@ Tensor searchsorted(const Tensor& a, const Tensor& v, const std::string& side = 
 Tensor interp(const Tensor& x, const Tensor& xp, const Tensor& fp,
               std::optional<double> left = std::nullopt, std::optional<double> right = std::nullopt,
               SourceLocation loc = SourceLocation::current());
+/// jnp.nonzero(x, size=size, fill_value=fill_value): for each dimension of
+/// x, the indices (i32 [size]) of its first `size` nonzero elements in
+/// row-major order (NaN is nonzero); slots past their count hold
+/// `fill_value` (by default 0). A jitted result's shape cannot depend on
+/// the values: `size` is required, as under jax.jit.
+std::vector<Tensor> nonzero(const Tensor& x, int64_t size,
+                            std::optional<int64_t> fill_value = std::nullopt,
+                            SourceLocation loc = SourceLocation::current());
+/// jnp.flatnonzero: nonzero of x flattened.
+Tensor flatnonzero(const Tensor& x, int64_t size, std::optional<int64_t> fill_value = std::nullopt,
+                   SourceLocation loc = SourceLocation::current());
+/// jnp.argwhere: nonzero's indices as rows, [size, rank].
+Tensor argwhere(const Tensor& x, int64_t size, std::optional<int64_t> fill_value = std::nullopt,
+                SourceLocation loc = SourceLocation::current());
+/// jnp.unique(x, size=size, fill_value=fill_value): the first `size`
+/// distinct values of x (flattened) in ascending order (argsort's: NaN
+/// last, -0 = +0, the first occurrence's value kept); slots past their
+/// count hold `fill_value`, or by default the smallest value (JAX's).
+/// NaNs count as one value with `equal_nan`, else each is distinct.
+/// Differentiable: each value's gradient goes to its first occurrence.
+Tensor unique(const Tensor& x, int64_t size, std::optional<double> fill_value = std::nullopt,
+              bool equal_nan = true, SourceLocation loc = SourceLocation::current());
+/// jnp.unique_all (NaNs distinct, as the array API's): unique's values,
+/// the index in x (flattened, i32) of each one's first occurrence, for
+/// each element of x the index of its value among them (x's shape), and
+/// how often each occurs (0 in the slots past the count).
+/// `auto [values, indices, inverse_indices, counts] = unique_all(x, 8);`
+struct UniqueAllResult {
+  Tensor values, indices, inverse_indices, counts;
+};
+UniqueAllResult unique_all(const Tensor& x, int64_t size,
+                           std::optional<double> fill_value = std::nullopt,
+                           SourceLocation loc = SourceLocation::current());
 /// lax.top_k: the k largest elements along the last axis, largest first,
 /// and their indices (i32); equal elements in index order, NaN largest.
 /// `auto [values, indices] = top_k(x, 3);`
