@@ -484,6 +484,39 @@ Tensor searchsorted(const Tensor& a, const Tensor& v, const std::string& side = 
 Tensor interp(const Tensor& x, const Tensor& xp, const Tensor& fp,
               std::optional<double> left = std::nullopt, std::optional<double> right = std::nullopt,
               SourceLocation loc = SourceLocation::current());
+/// jnp.histogram_bin_edges: `bins` + 1 evenly spaced edges over `range`, by
+/// default [min(a), max(a)] (widened by 0.5 each way where it is empty, as
+/// numpy's), as jnp.linspace computes them; integers give f32.
+Tensor histogram_bin_edges(const Tensor& a, int64_t bins = 10,
+                           std::optional<std::pair<double, double>> range = std::nullopt,
+                           SourceLocation loc = SourceLocation::current());
+/// jnp.histogram: of a's elements (flattened), how many fall in each bin
+/// (i32, or the sums of their `weights`, of a's shape), and the edges:
+/// `bins` equal bins over `range` (histogram_bin_edges), or the given
+/// ascending `bin_edges`. Bin i holds edges[i] <= v < edges[i + 1], the
+/// last one its right edge too; values outside are not counted. With
+/// `density`, counts / bin width / total. Differentiable in `weights`.
+/// `auto [hist, edges] = histogram(x, 20);`
+struct HistogramResult {
+  Tensor hist, bin_edges;
+};
+HistogramResult histogram(const Tensor& a, int64_t bins = 10,
+                          std::optional<std::pair<double, double>> range = std::nullopt,
+                          std::optional<Tensor> weights = std::nullopt, bool density = false,
+                          SourceLocation loc = SourceLocation::current());
+HistogramResult histogram(const Tensor& a, const Tensor& bin_edges,
+                          std::optional<Tensor> weights = std::nullopt, bool density = false,
+                          SourceLocation loc = SourceLocation::current());
+/// jnp.cov: the covariance matrix of the variables in m's rows (its
+/// columns with `rowvar` false), observations along the other axis,
+/// normalized by N - 1 (N with `bias`, N - ddof with `ddof`); one variable
+/// gives a 0-d Tensor. Integers give f32.
+Tensor cov(const Tensor& m, bool rowvar = true, bool bias = false,
+           std::optional<int64_t> ddof = std::nullopt,
+           SourceLocation loc = SourceLocation::current());
+/// jnp.corrcoef: cov(x, rowvar) / (s s^T) with s the standard deviations,
+/// clipped to [-1, 1].
+Tensor corrcoef(const Tensor& x, bool rowvar = true, SourceLocation loc = SourceLocation::current());
 /// jnp.nonzero(x, size=size, fill_value=fill_value): for each dimension of
 /// x, the indices (i32 [size]) of its first `size` nonzero elements in
 /// row-major order (NaN is nonzero); slots past their count hold
