@@ -10,6 +10,7 @@
 // lane innermost, and each group is loaded into registers, factored by
 // straight-line vector code and stored.
 #include "LinearAlgebraToLoops.h"
+#include "ParallelChunks.h"
 
 #include "adjit/Dialect/AdjitOps.h"
 
@@ -289,22 +290,8 @@ SmallVector<Value> buildGroupLoop(OpBuilder &b, Location loc, int64_t count, int
   return SmallVector<Value>(loop.getResults());
 }
 
-// Chunks of groups that run in parallel (scf.forall, OpenMP threads
-// later), as row groups' chunks are planned: as many as divide the groups,
-// up to kMaxChunks, each worth at least kMinChunkWork multiply-adds (n^3
-// per matrix). The count depends on the shapes only: results are the same
-// for every thread count (the matrices are independent anyway).
-constexpr int64_t kMaxChunks = 16, kMinChunkWork = 131072;
-int64_t chunksOf(LaneGroups groups, int64_t rows) {
-  int64_t work = groups.groups() * groups.lanes * rows * rows * rows;
-  for (int64_t c = std::min({kMaxChunks, groups.groups(), work / kMinChunkWork}); c >= 2; --c)
-    if (groups.groups() % c == 0)
-      return c;
-  return 1;
-}
-
 // forEachMatrix for `groups.lanes` matrices at a time, in parallel chunks
-// of groups where there is enough work.
+// of groups where there is enough work (n^3 multiply-adds per matrix).
 SmallVector<Value> forEachLaneGroup(OpBuilder &b, Location loc, LaneGroups groups,
                                     ValueRange inputs, ValueRange carried, MatrixBody body) {
   auto type = cast<RankedTensorType>(carried[0].getType());
@@ -314,50 +301,15 @@ SmallVector<Value> forEachLaneGroup(OpBuilder &b, Location loc, LaneGroups group
     groupedInputs.push_back(toLaneGroups(b, loc, v, groups));
   for (Value v : carried)
     groupedCarried.push_back(toLaneGroups(b, loc, v, groups));
-  int64_t chunks = chunksOf(groups, type.getShape().drop_back().back());
-  SmallVector<Value> grouped;
-  if (chunks == 1) {
-    grouped = buildGroupLoop(b, loc, groups.groups(), groups.lanes, element, groupedInputs,
-                             groupedCarried, body);
-  } else {
-    int64_t perChunk = groups.groups() / chunks;
-    auto forall = b.create<scf::ForallOp>(loc, ArrayRef<OpFoldResult>{b.getIndexAttr(chunks)},
-                                          groupedCarried, std::nullopt);
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(forall.getBody());
-    Value first = b.create<arith::MulIOp>(loc, forall.getInductionVars().front(),
-                                          b.create<arith::ConstantIndexOp>(loc, perChunk));
-    // The chunk's groups of a [groups, rows, cols, lanes] tensor.
-    auto chunkOf = [&](Value tensor, auto makeSlice) {
-      auto tensorType = cast<RankedTensorType>(tensor.getType());
-      SmallVector<OpFoldResult> offsets{first}, sizes{b.getIndexAttr(perChunk)},
-          strides(4, b.getIndexAttr(1));
-      for (int64_t d = 1; d < 4; ++d) {
-        offsets.push_back(b.getIndexAttr(0));
-        sizes.push_back(b.getIndexAttr(tensorType.getDimSize(d)));
-      }
-      return makeSlice(offsets, sizes, strides);
-    };
-    auto extract = [&](Value tensor) -> Value {
-      return chunkOf(tensor, [&](auto offsets, auto sizes, auto strides) {
-        return b.create<tensor::ExtractSliceOp>(loc, tensor, offsets, sizes, strides).getResult();
+  int64_t rows = type.getShape().drop_back().back();
+  int64_t chunks =
+      parallelChunks(groups.groups(), groups.groups() * groups.lanes * rows * rows * rows);
+  SmallVector<Value> grouped = forEachChunk(
+      b, loc, groups.groups(), chunks, groupedInputs, groupedCarried,
+      [&](int64_t items, ValueRange chunkInputs, ValueRange chunkCarried) {
+        return buildGroupLoop(b, loc, items, groups.lanes, element, chunkInputs, chunkCarried,
+                              body);
       });
-    };
-    SmallVector<Value> chunkInputs, chunkCarried;
-    for (Value v : groupedInputs)
-      chunkInputs.push_back(extract(v));
-    for (Value v : forall.getRegionIterArgs())
-      chunkCarried.push_back(extract(v));
-    SmallVector<Value> done =
-        buildGroupLoop(b, loc, perChunk, groups.lanes, element, chunkInputs, chunkCarried, body);
-    b.setInsertionPointToStart(forall.getTerminator().getBody());
-    for (auto [value, shared] : llvm::zip(done, forall.getRegionIterArgs()))
-      chunkOf(shared, [&](auto offsets, auto sizes, auto strides) {
-        b.create<tensor::ParallelInsertSliceOp>(loc, value, shared, offsets, sizes, strides);
-        return Value();
-      });
-    grouped.assign(forall.getResults().begin(), forall.getResults().end());
-  }
   for (auto [result, original] : llvm::zip(grouped, carried))
     results.push_back(fromLaneGroups(b, loc, result,
                                      cast<RankedTensorType>(original.getType()), groups));

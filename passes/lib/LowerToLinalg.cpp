@@ -686,7 +686,7 @@ struct LowerAdjitToLinalgPass
         DotGeneralToContraction>(context);
     populateControlFlowToSCFPatterns(patterns);
     populateLinearAlgebraToLoopsPatterns(patterns, matrixVectorBits);
-    populateSortToLoopsPatterns(patterns);
+    populateSortToLoopsPatterns(patterns, parallelRows);
     if (failed(applyPartialConversion(getOperation(), target,
                                       std::move(patterns))))
       signalPassFailure();

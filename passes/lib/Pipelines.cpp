@@ -331,10 +331,13 @@ static void addStagePasses(OpPassManager &pm, Stage stage, const PipelineOptions
     pm.addPass(createExpandComposites());
     return addCleanup(pm, canonicalizer);
   case Stage::linalg: {
-    // On a CPU, batches of small matrices run a matrix per vector lane.
+    // On a CPU, batches of small matrices run a matrix per vector lane, and
+    // sorts and searches in parallel chunks of rows.
     LowerAdjitToLinalgOptions lowering;
-    if (options.target == Target::cpu)
+    if (options.target == Target::cpu) {
       lowering.matrixVectorBits = options.vectorBits > 0 ? options.vectorBits : hostVectorBits();
+      lowering.parallelRows = true;
+    }
     pm.addPass(createLowerAdjitToLinalg(lowering));
     return addCleanup(pm, canonicalizer);
   }

@@ -1,12 +1,13 @@
 // adjit.argsort and adjit.search_sorted -> scf loops on tensors. argsort:
 // each row's permutation by a heap sort of (value, index) pairs, in place
-// in the result and a row of values beside it. search_sorted: a binary
-// search per value. The pairs are
+// in the result and a row of values beside it, rows in parallel chunks.
+// search_sorted: a binary search per value. The pairs are
 // totally ordered (indices break ties), so the permutation is the one a
 // stable sort gives. Elements are read and written with
 // tensor.extract/insert, which bufferization turns into loads and stores;
 // every loop body reads the latest value of the result before writing it.
 #include "SortToLoops.h"
+#include "ParallelChunks.h"
 
 #include "adjit/Dialect/AdjitOps.h"
 
@@ -159,7 +160,10 @@ struct RowSorter {
 };
 
 struct ArgsortToLoops : OpConversionPattern<ArgsortOp> {
-  using OpConversionPattern::OpConversionPattern;
+  ArgsortToLoops(MLIRContext *context, bool parallelRows)
+      : OpConversionPattern(context), parallelRows(parallelRows) {}
+  bool parallelRows;
+
   LogicalResult matchAndRewrite(ArgsortOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
@@ -177,23 +181,61 @@ struct ArgsortToLoops : OpConversionPattern<ArgsortOp> {
                                                    type.getElementType());
     Value values = rewriter.create<tensor::EmptyOp>(loc, ArrayRef<int64_t>{rows, n},
                                                     operandType.getElementType());
-    Value zero = rewriter.create<arith::ConstantIndexOp>(loc, 0);
-    Value one = rewriter.create<arith::ConstantIndexOp>(loc, 1);
-    Value count = rewriter.create<arith::ConstantIndexOp>(loc, rows);
-    auto loop = rewriter.create<scf::ForOp>(
-        loc, zero, count, one, ValueRange{order, values},
-        [&](OpBuilder &b, Location l, Value row, ValueRange args) {
-          RowSorter sorter{b, l, keys, row, op.getDescending()};
-          Heap sorted = sorter.sort({args[0], args[1]}, n);
-          b.create<scf::YieldOp>(l, ValueRange{sorted.order, sorted.values});
+    // Rows in parallel chunks where there are enough comparisons.
+    int64_t comparisons = rows * n * std::max<int64_t>(1, llvm::Log2_64_Ceil(n));
+    SmallVector<Value> sorted = forEachChunk(
+        rewriter, loc, rows, parallelRows ? parallelChunks(rows, comparisons) : 1, ValueRange{keys},
+        ValueRange{order, values}, [&](int64_t items, ValueRange inputs, ValueRange carried) {
+          auto index = [&](int64_t i) { return rewriter.create<arith::ConstantIndexOp>(loc, i); };
+          auto loop = rewriter.create<scf::ForOp>(
+              loc, index(0), index(items), index(1), carried,
+              [&](OpBuilder &b, Location l, Value row, ValueRange args) {
+                RowSorter sorter{b, l, inputs[0], row, op.getDescending()};
+                Heap heap = sorter.sort({args[0], args[1]}, n);
+                b.create<scf::YieldOp>(l, ValueRange{heap.order, heap.values});
+              });
+          return SmallVector<Value>(loop.getResults());
         });
-    rewriter.replaceOpWithNewOp<ReshapeOp>(op, type, loop.getResult(0));
+    rewriter.replaceOpWithNewOp<ReshapeOp>(op, type, sorted[0]);
     return success();
   }
 };
 
+// The first position in [0, n) of the ascending vector `sorted` whose
+// element does not come before v (`right`: comes after v), or n: a binary
+// search, halving the range each step.
+Value searchPosition(OpBuilder &b, Location l, Value sorted, int64_t n, Value v, bool right) {
+  auto index = [&](int64_t i) { return b.create<arith::ConstantIndexOp>(l, i); };
+  auto search = b.create<scf::WhileOp>(
+      l, TypeRange{b.getIndexType(), b.getIndexType()}, ValueRange{index(0), index(n)},
+      [&](OpBuilder &, Location, ValueRange range) {
+        Value open = b.create<arith::CmpIOp>(l, arith::CmpIPredicate::ult, range[0], range[1]);
+        b.create<scf::ConditionOp>(l, open, range);
+      },
+      [&](OpBuilder &, Location, ValueRange range) {
+        Value mid =
+            b.create<arith::ShRUIOp>(l, b.create<arith::AddIOp>(l, range[0], range[1]), index(1));
+        Value element = b.create<tensor::ExtractOp>(l, sorted, ValueRange{mid});
+        Value goesRight;
+        if (right) {
+          Value after = compareValues(b, l, v, element, false).first;
+          goesRight = b.create<arith::XOrIOp>(l, after, b.create<arith::ConstantIntOp>(l, 1, 1));
+        } else {
+          goesRight = compareValues(b, l, element, v, false).first;
+        }
+        Value next = b.create<arith::AddIOp>(l, mid, index(1));
+        b.create<scf::YieldOp>(l,
+                               ValueRange{b.create<arith::SelectOp>(l, goesRight, next, range[0]),
+                                          b.create<arith::SelectOp>(l, goesRight, range[1], mid)});
+      });
+  return search.getResult(0);
+}
+
 struct SearchSortedToLoops : OpConversionPattern<SearchSortedOp> {
-  using OpConversionPattern::OpConversionPattern;
+  SearchSortedToLoops(MLIRContext *context, bool parallelRows)
+      : OpConversionPattern(context), parallelRows(parallelRows) {}
+  bool parallelRows;
+
   LogicalResult matchAndRewrite(SearchSortedOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
@@ -204,55 +246,36 @@ struct SearchSortedToLoops : OpConversionPattern<SearchSortedOp> {
       return success();
     }
     // The values flattened (an adjit reshape, which the conversion lowers).
-    Value values = rewriter.create<ReshapeOp>(
-        loc, op.getValues().getType().clone({m}), adaptor.getValues());
+    Value values =
+        rewriter.create<ReshapeOp>(loc, op.getValues().getType().clone({m}), adaptor.getValues());
     Value sorted = adaptor.getSorted();
     Value init = rewriter.create<tensor::EmptyOp>(loc, ArrayRef<int64_t>{m}, type.getElementType());
-    auto index = [&](OpBuilder &b, int64_t i) { return b.create<arith::ConstantIndexOp>(loc, i); };
+    auto index = [&](int64_t i) { return rewriter.create<arith::ConstantIndexOp>(loc, i); };
     bool right = op.getRight();
-    auto loop = rewriter.create<scf::ForOp>(
-        loc, index(rewriter, 0), index(rewriter, m), index(rewriter, 1), ValueRange{init},
-        [&](OpBuilder &b, Location l, Value q, ValueRange args) {
-          Value v = b.create<tensor::ExtractOp>(l, values, ValueRange{q});
-          // The first position in [low, high) whose element does not come
-          // before v (right: comes after v), halving the range each step.
-          auto search = b.create<scf::WhileOp>(
-              l, TypeRange{b.getIndexType(), b.getIndexType()},
-              ValueRange{index(b, 0), index(b, n)},
-              [&](OpBuilder &, Location, ValueRange range) {
-                Value open = b.create<arith::CmpIOp>(l, arith::CmpIPredicate::ult, range[0],
-                                                     range[1]);
-                b.create<scf::ConditionOp>(l, open, range);
-              },
-              [&](OpBuilder &, Location, ValueRange range) {
-                Value mid = b.create<arith::ShRUIOp>(
-                    l, b.create<arith::AddIOp>(l, range[0], range[1]), index(b, 1));
-                Value element = b.create<tensor::ExtractOp>(l, sorted, ValueRange{mid});
-                Value goesRight;
-                if (right) {
-                  Value after = compareValues(b, l, v, element, false).first;
-                  goesRight = b.create<arith::XOrIOp>(
-                      l, after, b.create<arith::ConstantIntOp>(l, 1, 1));
-                } else {
-                  goesRight = compareValues(b, l, element, v, false).first;
-                }
-                Value next = b.create<arith::AddIOp>(l, mid, index(b, 1));
+    // Values in parallel chunks where there are enough comparisons.
+    int64_t comparisons = m * std::max<int64_t>(1, llvm::Log2_64_Ceil(n + 1));
+    SmallVector<Value> found = forEachChunk(
+        rewriter, loc, m, parallelRows ? parallelChunks(m, comparisons) : 1, ValueRange{values},
+        ValueRange{init},
+        [&](int64_t items, ValueRange inputs, ValueRange carried) {
+          auto loop = rewriter.create<scf::ForOp>(
+              loc, index(0), index(items), index(1), carried,
+              [&](OpBuilder &b, Location l, Value q, ValueRange args) {
+                Value v = b.create<tensor::ExtractOp>(l, inputs[0], ValueRange{q});
+                Value position = b.create<arith::IndexCastOp>(
+                    l, type.getElementType(), searchPosition(b, l, sorted, n, v, right));
                 b.create<scf::YieldOp>(
-                    l, ValueRange{b.create<arith::SelectOp>(l, goesRight, next, range[0]),
-                                  b.create<arith::SelectOp>(l, goesRight, range[1], mid)});
+                    l, ValueRange{b.create<tensor::InsertOp>(l, position, args[0], ValueRange{q})});
               });
-          Value position =
-              b.create<arith::IndexCastOp>(l, type.getElementType(), search.getResult(0));
-          b.create<scf::YieldOp>(
-              l, ValueRange{b.create<tensor::InsertOp>(l, position, args[0], ValueRange{q})});
+          return SmallVector<Value>(loop.getResults());
         });
-    rewriter.replaceOpWithNewOp<ReshapeOp>(op, type, loop.getResult(0));
+    rewriter.replaceOpWithNewOp<ReshapeOp>(op, type, found[0]);
     return success();
   }
 };
 
 } // namespace
 
-void mlir::adjit::populateSortToLoopsPatterns(RewritePatternSet &patterns) {
-  patterns.add<ArgsortToLoops, SearchSortedToLoops>(patterns.getContext());
+void mlir::adjit::populateSortToLoopsPatterns(RewritePatternSet &patterns, bool parallelRows) {
+  patterns.add<ArgsortToLoops, SearchSortedToLoops>(patterns.getContext(), parallelRows);
 }

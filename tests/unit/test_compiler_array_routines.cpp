@@ -572,6 +572,43 @@ TEST_CASE("array routines: quantile, percentile, nan-reductions, linspace, meshg
   CHECK_EXACT("matrix_rank with tol", ranks[1], I32, Shape{}, (Vec{1}));
 }
 
+TEST_CASE("array routines: sorts and searches in parallel chunks equal at 1 and 2 threads",
+          "[tracer][ops]") {
+  // 64 rows of 1024 (with ties) and 65536 searched values: enough work for
+  // parallel chunks of rows and of values (tests/ir/sort-parallel-rows.mlir).
+  const int64_t rows = 64, n = 1024, m = 65536;
+  Vec keys = map(sine_wave({rows, n}, 0.37, 0.1), [](double v) { return std::round(v * 200); });
+  Vec table = sine_wave({255}, 0.013, 0.0);
+  std::sort(table.begin(), table.end());
+  Vec queries = sine_wave({m}, 0.7, 0.3);
+  std::vector<Array> previous;
+  for (int threads : {1, 2}) {
+    INFO(threads << " threads");
+    auto f = jit([](Tensor k, Tensor a, Tensor v) {
+      return std::vector<Tensor>{argsort(k), searchsorted(a, v, "right")};
+    }, {.threads = threads});
+    std::vector<Array> got = f(make(keys, {rows, n}, F32), make(table, {255}, F32),
+                               make(queries, {m}, F32));
+    Vec order, positions;
+    for (int64_t r = 0; r < rows; ++r) {
+      std::vector<int64_t> perm(n);
+      std::iota(perm.begin(), perm.end(), 0);
+      std::stable_sort(perm.begin(), perm.end(),
+                       [&](int64_t i, int64_t j) { return keys[r * n + i] < keys[r * n + j]; });
+      for (int64_t i : perm) order.push_back(static_cast<double>(i));
+    }
+    Vec rounded = values(make(table, {255}, F32)), rounded_queries = values(make(queries, {m}, F32));
+    for (double q : rounded_queries)
+      positions.push_back(static_cast<double>(
+          std::upper_bound(rounded.begin(), rounded.end(), q) - rounded.begin()));
+    CHECK_EXACT("argsort", got[0], I32, (Shape{rows, n}), order);
+    CHECK_EXACT("searchsorted", got[1], I32, Shape{m}, positions);
+    if (!previous.empty())
+      for (size_t i = 0; i < got.size(); ++i) CHECK(ad::mismatch(got[i], previous[i], 0) == "");
+    previous = got;
+  }
+}
+
 TEST_CASE("array routines: searchsorted and interp, against JAX", "[tracer][ops]") {
   // Ties, infinities and NaN in the sorted vector and among the values
   // (jnp.searchsorted and jnp.interp, JAX 0.10.2, f64).

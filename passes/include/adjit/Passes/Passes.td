@@ -17,13 +17,17 @@ def LowerAdjitToLinalg : Pass<"adjit-lower-to-linalg", "ModuleOp"> {
     most 8 rows and columns runs a matrix per vector lane: in groups of a
     vector's worth of matrices, [groups, rows, cols, lanes], each group
     factored in registers, chunks of groups in parallel (`scf.forall`)
-    where there is enough work.
+    where there is enough work. With `parallel-rows` (a CPU's threads),
+    argsort's rows and search_sorted's values run in parallel chunks too.
   }];
   let options = [
     Option<"matrixVectorBits", "matrix-vector-bits", "int64_t", /*default=*/"0",
            "Width in bits of the vectors that carry a batch of small matrices "
            "through cholesky, triangular_solve and solve, a matrix per lane "
            "(0: one matrix at a time, as on a GPU)">,
+    Option<"parallelRows", "parallel-rows", "bool", /*default=*/"false",
+           "Sort rows and searched values in parallel chunks (scf.forall) where "
+           "there is enough work (false: one loop, as on a GPU)">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::linalg::LinalgDialect",
