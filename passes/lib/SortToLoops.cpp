@@ -202,33 +202,30 @@ struct ArgsortToLoops : OpConversionPattern<ArgsortOp> {
 };
 
 // The first position in [0, n) of the ascending vector `sorted` whose
-// element does not come before v (`right`: comes after v), or n: a binary
-// search, halving the range each step.
+// element does not come before v (`right`: comes after v), or n: a
+// branch-free binary search whose steps are known from n alone (halving
+// the length of the range that holds the answer), so that the loop over
+// values has straight-line bodies that overlap (and vectorize).
 Value searchPosition(OpBuilder &b, Location l, Value sorted, int64_t n, Value v, bool right) {
-  auto index = [&](int64_t i) { return b.create<arith::ConstantIndexOp>(l, i); };
-  auto search = b.create<scf::WhileOp>(
-      l, TypeRange{b.getIndexType(), b.getIndexType()}, ValueRange{index(0), index(n)},
-      [&](OpBuilder &, Location, ValueRange range) {
-        Value open = b.create<arith::CmpIOp>(l, arith::CmpIPredicate::ult, range[0], range[1]);
-        b.create<scf::ConditionOp>(l, open, range);
-      },
-      [&](OpBuilder &, Location, ValueRange range) {
-        Value mid =
-            b.create<arith::ShRUIOp>(l, b.create<arith::AddIOp>(l, range[0], range[1]), index(1));
-        Value element = b.create<tensor::ExtractOp>(l, sorted, ValueRange{mid});
-        Value goesRight;
-        if (right) {
-          Value after = compareValues(b, l, v, element, false).first;
-          goesRight = b.create<arith::XOrIOp>(l, after, b.create<arith::ConstantIntOp>(l, 1, 1));
-        } else {
-          goesRight = compareValues(b, l, element, v, false).first;
-        }
-        Value next = b.create<arith::AddIOp>(l, mid, index(1));
-        b.create<scf::YieldOp>(l,
-                               ValueRange{b.create<arith::SelectOp>(l, goesRight, next, range[0]),
-                                          b.create<arith::SelectOp>(l, goesRight, range[1], mid)});
-      });
-  return search.getResult(0);
+  auto index = [&](int64_t i) { return b.create<arith::ConstantIndexOp>(l, i).getResult(); };
+  // Whether the element at `position` goes before v's insertion point.
+  auto goesLeft = [&](Value position) {
+    Value element = b.create<tensor::ExtractOp>(l, sorted, ValueRange{position});
+    if (!right)
+      return compareValues(b, l, element, v, false).first;
+    Value after = compareValues(b, l, v, element, false).first;
+    return b.create<arith::XOrIOp>(l, after, b.create<arith::ConstantIntOp>(l, 1, 1)).getResult();
+  };
+  if (n == 0)
+    return index(0);
+  Value base = index(0);
+  for (int64_t length = n; length > 1; length -= length / 2) {
+    Value half = index(length / 2);
+    Value probe = b.create<arith::AddIOp>(l, base, half);
+    base = b.create<arith::SelectOp>(l, goesLeft(probe), probe, base);
+  }
+  Value next = b.create<arith::AddIOp>(l, base, index(1));
+  return b.create<arith::SelectOp>(l, goesLeft(base), next, base);
 }
 
 struct SearchSortedToLoops : OpConversionPattern<SearchSortedOp> {

@@ -1269,22 +1269,25 @@ func.func @argsort_empty(%x: tensor<3x0xf32>) -> tensor<3x0xi32> {
 
 // -----
 
-// search_sorted: a loop over the values (flattened); for each, a while
-// loop halves [low, high) until it is empty: left, the first position
-// whose element does not come before the value; right, the first whose
-// element comes after it (the negation of "value before element").
+// search_sorted: a loop over the values (flattened); for each, a
+// branch-free binary search whose steps follow from the sorted length
+// alone (5: probes at base + 2, base + 1, base + 1, then base), each
+// comparing one element and selecting the next base: left, whether the
+// element comes before the value; right, whether it does not come after
+// it (the negation of "value before element").
 // CHECK-LABEL: func.func @search_sorted
 // CHECK: scf.for %[[Q:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%{{.*}} = %{{.*}}) -> (tensor<6xi32>)
 // CHECK: %[[V:.*]] = tensor.extract %{{.*}}[%[[Q]]] : tensor<6xf32>
-// CHECK: scf.while (%{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}) : (index, index) -> (index, index)
-// CHECK: arith.cmpi ult
-// CHECK: scf.condition
-// CHECK: arith.shrui
+// CHECK-NOT: scf.while
 // CHECK: %[[E:.*]] = tensor.extract %arg0[%{{.*}}] : tensor<5xf32>
 // CHECK: arith.cmpf olt, %[[E]], %[[V]] : f32
+// CHECK: arith.select
+// CHECK-COUNT-3: tensor.extract %arg0[%{{.*}}] : tensor<5xf32>
 // CHECK: tensor.insert %{{.*}} into %{{.*}}[%[[Q]]] : tensor<6xi32>
-// CHECK: scf.while
-// CHECK: arith.cmpf olt, %{{.*}}, %{{.*}} : f32
+// CHECK: scf.for
+// CHECK: %[[V2:.*]] = tensor.extract %{{.*}}[%{{.*}}] : tensor<6xf32>
+// CHECK: %[[E2:.*]] = tensor.extract %arg0[%{{.*}}] : tensor<5xf32>
+// CHECK: arith.cmpf olt, %[[V2]], %[[E2]] : f32
 // CHECK: arith.xori
 func.func @search_sorted(%a: tensor<5xf32>, %v: tensor<2x3xf32>) -> (tensor<2x3xi32>, tensor<2x3xi32>) {
   %0 = adjit.search_sorted %a, %v : (tensor<5xf32>, tensor<2x3xf32>) -> tensor<2x3xi32>
