@@ -1,7 +1,8 @@
 // adjit.argsort and adjit.search_sorted -> scf loops on tensors. argsort:
 // each row's permutation by a heap sort of (value, index) pairs, in place
 // in the result and a row of values beside it, rows in parallel chunks.
-// search_sorted: a binary search per value. The pairs are
+// search_sorted: a binary search per value, elementwise (linalg.generic).
+// The pairs are
 // totally ordered (indices break ties), so the permutation is the one a
 // stable sort gives. Elements are read and written with
 // tensor.extract/insert, which bufferization turns into loads and stores;
@@ -12,6 +13,7 @@
 #include "adjit/Dialect/AdjitOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Transforms/DialectConversion.h"
@@ -201,72 +203,61 @@ struct ArgsortToLoops : OpConversionPattern<ArgsortOp> {
   }
 };
 
-// The first position in [0, n) of the ascending vector `sorted` whose
-// element does not come before v (`right`: comes after v), or n: a
-// branch-free binary search whose steps are known from n alone (halving
-// the length of the range that holds the answer), so that the loop over
-// values has straight-line bodies that overlap (and vectorize).
-Value searchPosition(OpBuilder &b, Location l, Value sorted, int64_t n, Value v, bool right) {
-  auto index = [&](int64_t i) { return b.create<arith::ConstantIndexOp>(l, i).getResult(); };
+// The first position (of type `type`, an integer) in [0, n) of the
+// ascending vector `sorted` whose element does not come before v
+// (`right`: comes after v), or n: a branch-free binary search whose steps
+// are known from n alone (halving the length of the range that holds the
+// answer). Positions are integers, made indices only to read `sorted`,
+// so that the search vectorizes across values (with gathers).
+Value searchPosition(OpBuilder &b, Location l, Value sorted, int64_t n, Value v, bool right,
+                     Type type) {
+  auto constant = [&](int64_t i) {
+    return b.create<arith::ConstantOp>(l, b.getIntegerAttr(type, i)).getResult();
+  };
   // Whether the element at `position` goes before v's insertion point.
   auto goesLeft = [&](Value position) {
-    Value element = b.create<tensor::ExtractOp>(l, sorted, ValueRange{position});
+    Value at = b.create<arith::IndexCastOp>(l, b.getIndexType(), position);
+    Value element = b.create<tensor::ExtractOp>(l, sorted, ValueRange{at});
     if (!right)
       return compareValues(b, l, element, v, false).first;
     Value after = compareValues(b, l, v, element, false).first;
     return b.create<arith::XOrIOp>(l, after, b.create<arith::ConstantIntOp>(l, 1, 1)).getResult();
   };
   if (n == 0)
-    return index(0);
-  Value base = index(0);
+    return constant(0);
+  Value base = constant(0);
   for (int64_t length = n; length > 1; length -= length / 2) {
-    Value half = index(length / 2);
-    Value probe = b.create<arith::AddIOp>(l, base, half);
+    Value probe = b.create<arith::AddIOp>(l, base, constant(length / 2));
     base = b.create<arith::SelectOp>(l, goesLeft(probe), probe, base);
   }
-  Value next = b.create<arith::AddIOp>(l, base, index(1));
+  Value next = b.create<arith::AddIOp>(l, base, constant(1));
   return b.create<arith::SelectOp>(l, goesLeft(base), next, base);
 }
 
-struct SearchSortedToLoops : OpConversionPattern<SearchSortedOp> {
-  SearchSortedToLoops(MLIRContext *context, bool parallelRows)
-      : OpConversionPattern(context), parallelRows(parallelRows) {}
-  bool parallelRows;
-
+// One search per value, as an elementwise linalg.generic over the values
+// whose body reads `sorted` (as a gather's does): it vectorizes across
+// values and runs in parallel, fused with its neighbours, as elementwise
+// work does.
+struct SearchSortedToGeneric : OpConversionPattern<SearchSortedOp> {
+  using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(SearchSortedOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     RankedTensorType type = op.getType();
-    int64_t m = type.getNumElements(), n = op.getSorted().getType().getDimSize(0);
-    if (m == 0) {
-      rewriter.replaceOpWithNewOp<tensor::EmptyOp>(op, type.getShape(), type.getElementType());
-      return success();
-    }
-    // The values flattened (an adjit reshape, which the conversion lowers).
-    Value values =
-        rewriter.create<ReshapeOp>(loc, op.getValues().getType().clone({m}), adaptor.getValues());
+    int64_t n = op.getSorted().getType().getDimSize(0);
     Value sorted = adaptor.getSorted();
-    Value init = rewriter.create<tensor::EmptyOp>(loc, ArrayRef<int64_t>{m}, type.getElementType());
-    auto index = [&](int64_t i) { return rewriter.create<arith::ConstantIndexOp>(loc, i); };
     bool right = op.getRight();
-    // Values in parallel chunks where there are enough comparisons.
-    int64_t comparisons = m * std::max<int64_t>(1, llvm::Log2_64_Ceil(n + 1));
-    SmallVector<Value> found = forEachChunk(
-        rewriter, loc, m, parallelRows ? parallelChunks(m, comparisons) : 1, ValueRange{values},
-        ValueRange{init},
-        [&](int64_t items, ValueRange inputs, ValueRange carried) {
-          auto loop = rewriter.create<scf::ForOp>(
-              loc, index(0), index(items), index(1), carried,
-              [&](OpBuilder &b, Location l, Value q, ValueRange args) {
-                Value v = b.create<tensor::ExtractOp>(l, inputs[0], ValueRange{q});
-                Value position = b.create<arith::IndexCastOp>(
-                    l, type.getElementType(), searchPosition(b, l, sorted, n, v, right));
-                b.create<scf::YieldOp>(
-                    l, ValueRange{b.create<tensor::InsertOp>(l, position, args[0], ValueRange{q})});
-              });
-          return SmallVector<Value>(loop.getResults());
+    Value init = rewriter.create<tensor::EmptyOp>(loc, type.getShape(), type.getElementType());
+    AffineMap identity = rewriter.getMultiDimIdentityMap(type.getRank());
+    auto generic = rewriter.create<linalg::GenericOp>(
+        loc, TypeRange{type}, ValueRange{adaptor.getValues()}, ValueRange{init},
+        ArrayRef<AffineMap>{identity, identity},
+        SmallVector<utils::IteratorType>(type.getRank(), utils::IteratorType::parallel),
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          b.create<linalg::YieldOp>(
+              l, searchPosition(b, l, sorted, n, args[0], right, type.getElementType()));
         });
-    rewriter.replaceOpWithNewOp<ReshapeOp>(op, type, found[0]);
+    rewriter.replaceOp(op, generic.getResults());
     return success();
   }
 };
@@ -274,5 +265,6 @@ struct SearchSortedToLoops : OpConversionPattern<SearchSortedOp> {
 } // namespace
 
 void mlir::adjit::populateSortToLoopsPatterns(RewritePatternSet &patterns, bool parallelRows) {
-  patterns.add<ArgsortToLoops, SearchSortedToLoops>(patterns.getContext(), parallelRows);
+  patterns.add<ArgsortToLoops>(patterns.getContext(), parallelRows);
+  patterns.add<SearchSortedToGeneric>(patterns.getContext());
 }

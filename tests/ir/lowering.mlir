@@ -1269,23 +1269,26 @@ func.func @argsort_empty(%x: tensor<3x0xf32>) -> tensor<3x0xi32> {
 
 // -----
 
-// search_sorted: a loop over the values (flattened); for each, a
-// branch-free binary search whose steps follow from the sorted length
-// alone (5: probes at base + 2, base + 1, base + 1, then base), each
-// comparing one element and selecting the next base: left, whether the
-// element comes before the value; right, whether it does not come after
-// it (the negation of "value before element").
+// search_sorted: elementwise over the values (a linalg.generic whose body
+// reads the sorted vector, as a gather's does), each a branch-free binary
+// search whose steps follow from the sorted length alone (5: probes at
+// base + 2, base + 1, base + 1, then base), each comparing one element
+// and selecting the next base. Positions are i32, cast to index only to
+// read (so that the search vectorizes). Left: whether the element comes
+// before the value; right: whether it does not come after it (the
+// negation of "value before element").
 // CHECK-LABEL: func.func @search_sorted
-// CHECK: scf.for %[[Q:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%{{.*}} = %{{.*}}) -> (tensor<6xi32>)
-// CHECK: %[[V:.*]] = tensor.extract %{{.*}}[%[[Q]]] : tensor<6xf32>
+// CHECK: linalg.generic {{.*}} ins(%arg1 : tensor<2x3xf32>) outs(%{{.*}} : tensor<2x3xi32>)
+// CHECK: ^bb0(%[[V:.*]]: f32, %{{.*}}: i32):
 // CHECK-NOT: scf.while
-// CHECK: %[[E:.*]] = tensor.extract %arg0[%{{.*}}] : tensor<5xf32>
+// CHECK: %[[P:.*]] = arith.index_cast %{{.*}} : i32 to index
+// CHECK: %[[E:.*]] = tensor.extract %arg0[%[[P]]] : tensor<5xf32>
 // CHECK: arith.cmpf olt, %[[E]], %[[V]] : f32
-// CHECK: arith.select
-// CHECK-COUNT-3: tensor.extract %arg0[%{{.*}}] : tensor<5xf32>
-// CHECK: tensor.insert %{{.*}} into %{{.*}}[%[[Q]]] : tensor<6xi32>
-// CHECK: scf.for
-// CHECK: %[[V2:.*]] = tensor.extract %{{.*}}[%{{.*}}] : tensor<6xf32>
+// CHECK: arith.select %{{.*}}, %{{.*}}, %{{.*}} : i32
+// CHECK-COUNT-3: tensor.extract %arg0
+// CHECK: linalg.yield %{{.*}} : i32
+// CHECK: linalg.generic
+// CHECK: ^bb0(%[[V2:.*]]: f32, %{{.*}}: i32):
 // CHECK: %[[E2:.*]] = tensor.extract %arg0[%{{.*}}] : tensor<5xf32>
 // CHECK: arith.cmpf olt, %[[V2]], %[[E2]] : f32
 // CHECK: arith.xori

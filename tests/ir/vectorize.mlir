@@ -532,6 +532,41 @@ func.func @gather_columns(%x: tensor<8x100xf32>, %i: tensor<64xi32>) -> tensor<8
 
 // -----
 
+// A binary search per value (search_sorted's body): positions are i32
+// vectors and each probe of the sorted vector after the first (a uniform
+// element) a gather, so 32 values are searched at once.
+// CHECK-LABEL: func.func @search_values
+// CHECK: arith.cmpf olt, %{{.*}}, %{{.*}} : vector<32xf32>
+// CHECK: arith.select %{{.*}}, %{{.*}}, %{{.*}} : vector<32xi1>, vector<32xi32>
+// CHECK: vector.gather %arg0[%c0] [%{{.*}}], %{{.*}}, %{{.*}} : tensor<5xf32>, vector<32xindex>, vector<32xi1>, vector<32xf32> into vector<32xf32>
+// CHECK: arith.select %{{.*}}, %{{.*}}, %{{.*}} : vector<32xi1>, vector<32xi32>
+// CHECK: vector.gather
+func.func @search_values(%sorted: tensor<5xf32>, %v: tensor<4x64xf32>) -> tensor<4x64xi32> {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c2 = arith.constant 2 : i32
+  %empty = tensor.empty() : tensor<4x64xi32>
+  %y = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%v : tensor<4x64xf32>) outs(%empty : tensor<4x64xi32>) {
+  ^bb0(%in: f32, %out: i32):
+    %p0 = arith.index_cast %c2 : i32 to index
+    %e0 = tensor.extract %sorted[%p0] : tensor<5xf32>
+    %l0 = arith.cmpf olt, %e0, %in : f32
+    %b0 = arith.select %l0, %c2, %c0 : i32
+    %q1 = arith.addi %b0, %c1 : i32
+    %p1 = arith.index_cast %q1 : i32 to index
+    %e1 = tensor.extract %sorted[%p1] : tensor<5xf32>
+    %l1 = arith.cmpf olt, %e1, %in : f32
+    %b1 = arith.select %l1, %q1, %b0 : i32
+    %p2 = arith.index_cast %b1 : i32 to index
+    %e2 = tensor.extract %sorted[%p2] : tensor<5xf32>
+    %l2 = arith.cmpf olt, %e2, %in : f32
+    %n2 = arith.addi %b1, %c1 : i32
+    %r = arith.select %l2, %n2, %b1 : i32
+    linalg.yield %r : i32
+  } -> tensor<4x64xi32>
+  return %y : tensor<4x64xi32>
+}
+
 // An element of a tensor from above whose last index is the innermost
 // loop's own (take along the first axis: rows picked by index) reads the
 // lanes' consecutive elements as one vector, not a gather; in bounds where
