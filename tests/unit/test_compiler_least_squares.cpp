@@ -4,6 +4,7 @@
 // the minimum-norm solution; JAX 0.10.2's values where the rank is
 // deficient (x64, printed); gradients in both modes, of second order, and
 // finite where svd's are not; errors.
+#include "matrix_reference.h"
 #include "test_support.h"
 
 #include <cmath>
@@ -16,25 +17,6 @@ using namespace adjit::test::ad;
 using namespace adjit::linalg;
 
 namespace {
-
-using Matrix = std::vector<std::vector<long double>>;
-
-// Deterministic entries in [-1, 1] with no structure.
-Vec noise(int64_t count, double seed) {
-  Vec v;
-  for (int64_t i = 0; i < count; ++i) {
-    double x = std::sin(12.9898 * static_cast<double>(i) + 78.233 * seed) * 43758.5453;
-    v.push_back(2 * (x - std::floor(x)) - 1);
-  }
-  return v;
-}
-
-Matrix matrix_at(const Vec& flat, int64_t batch, int64_t rows, int64_t cols) {
-  Matrix m(rows, std::vector<long double>(cols));
-  for (int64_t i = 0; i < rows; ++i)
-    for (int64_t j = 0; j < cols; ++j) m[i][j] = flat[(batch * rows + i) * cols + j];
-  return m;
-}
 
 Matrix product(const Matrix& a, const Matrix& b) {
   Matrix c(a.size(), std::vector<long double>(b[0].size()));
@@ -75,29 +57,6 @@ std::string penrose_violation(const Matrix& a, const Matrix& p, long double tol)
   check("(a p)^T = a p", distance(transpose_of(ap), ap), tol * (1 + scale_p));
   check("(p a)^T = p a", distance(transpose_of(pa), pa), tol * (1 + scale_p));
   return out;
-}
-
-// x with a x = b by Gaussian elimination with partial pivoting.
-Matrix solve_ref(Matrix a, Matrix x) {
-  size_t n = a.size();
-  for (size_t c = 0; c < n; ++c) {
-    size_t pivot = c;
-    for (size_t i = c + 1; i < n; ++i)
-      if (std::fabs(a[i][c]) > std::fabs(a[pivot][c])) pivot = i;
-    std::swap(a[c], a[pivot]);
-    std::swap(x[c], x[pivot]);
-    for (size_t i = c + 1; i < n; ++i) {
-      long double f = a[i][c] / a[c][c];
-      for (size_t j = c; j < n; ++j) a[i][j] -= f * a[c][j];
-      for (size_t j = 0; j < x[0].size(); ++j) x[i][j] -= f * x[c][j];
-    }
-  }
-  for (size_t c = n; c-- > 0;)
-    for (size_t j = 0; j < x[0].size(); ++j) {
-      for (size_t k = c + 1; k < n; ++k) x[c][j] -= a[c][k] * x[k][j];
-      x[c][j] /= a[c][c];
-    }
-  return x;
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 // and matrices of right-hand sides, f32/f64/f16/i32; the triangle a solve
 // must not read holding NaN; failures as JAX reports them; gradients in
 // both modes and of second order; errors.
+#include "matrix_reference.h"
 #include "test_support.h"
 
 #include <algorithm>
@@ -19,32 +20,11 @@ using namespace adjit::linalg;
 
 namespace {
 
-using Matrix = std::vector<std::vector<long double>>;
-
 // Deterministic entries in [-1, 1].
 Vec wave(int64_t count, double phase) {
   Vec v;
   for (int64_t i = 0; i < count; ++i) v.push_back(std::sin(1.7 * static_cast<double>(i) + phase));
   return v;
-}
-
-// Deterministic entries in [-1, 1] with no structure: wave's matrices have
-// rank 2 (sin(a + b) = sin a cos b + cos a sin b), so repeated zero
-// eigenvalues, whose eigenvectors are not unique.
-Vec noise(int64_t count, double seed) {
-  Vec v;
-  for (int64_t i = 0; i < count; ++i) {
-    double x = std::sin(12.9898 * static_cast<double>(i) + 78.233 * seed) * 43758.5453;
-    v.push_back(2 * (x - std::floor(x)) - 1);
-  }
-  return v;
-}
-
-Matrix matrix_at(const Vec& flat, int64_t batch, int64_t rows, int64_t cols) {
-  Matrix m(rows, std::vector<long double>(cols));
-  for (int64_t i = 0; i < rows; ++i)
-    for (int64_t j = 0; j < cols; ++j) m[i][j] = flat[(batch * rows + i) * cols + j];
-  return m;
 }
 
 void append(Vec& flat, const Matrix& m) {
@@ -82,40 +62,6 @@ Matrix cholesky_ref(const Matrix& a) {
     }
   }
   return l;
-}
-
-// x with op(a) x = b, op(a) triangular as the flags say.
-Matrix triangular_ref(const Matrix& a, Matrix x, bool lower, bool transpose, bool unit) {
-  int64_t n = static_cast<int64_t>(a.size());
-  auto t = [&](int64_t i, int64_t k) { return transpose ? a[k][i] : a[i][k]; };
-  bool forward = lower != transpose;
-  for (int64_t step = 0; step < n; ++step) {
-    int64_t i = forward ? step : n - 1 - step;
-    for (size_t c = 0; c < x[i].size(); ++c) {
-      long double s = x[i][c];
-      for (int64_t k = forward ? 0 : i + 1; k < (forward ? i : n); ++k) s -= t(i, k) * x[k][c];
-      x[i][c] = unit ? s : s / t(i, i);
-    }
-  }
-  return x;
-}
-
-// Gaussian elimination with partial pivoting.
-Matrix solve_ref(Matrix a, Matrix x) {
-  size_t n = a.size();
-  for (size_t j = 0; j < n; ++j) {
-    size_t p = j;
-    for (size_t i = j + 1; i < n; ++i)
-      if (std::fabs(a[i][j]) > std::fabs(a[p][j])) p = i;
-    std::swap(a[j], a[p]);
-    std::swap(x[j], x[p]);
-    for (size_t i = j + 1; i < n; ++i) {
-      long double f = a[i][j] / a[j][j];
-      for (size_t c = j; c < n; ++c) a[i][c] -= f * a[j][c];
-      for (size_t c = 0; c < x[i].size(); ++c) x[i][c] -= f * x[j][c];
-    }
-  }
-  return triangular_ref(a, x, /*lower=*/false, false, false);
 }
 
 // The determinant's sign and log|det| by elimination with partial pivoting.
