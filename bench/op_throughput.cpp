@@ -79,6 +79,7 @@ struct Op {
 
 template <class F, class... Args>
 std::function<void()> jitted_with(adjit::JitOptions options, F f, Args... args) {
+  options.threads = 1;  // the bounds are one core's
   auto compiled = adjit::jit(f, options);
   return [compiled, args...]() mutable { compiled(args...); };
 }
@@ -133,6 +134,8 @@ std::vector<Op> ops(int64_t n) {
   Array small_rhs = Array::randn({small_batch, 6}, 15);
   Array system = Array::from<float>(system_values, {big, big}), system_rhs = Array::randn({big}, 16);
   const double small_spd_bytes = 4.0 * small_batch * 36;
+  // A sorted table of 4096 entries that searchsorted looks x's values up in.
+  Array table = adjit::jit([](Tensor t) { return adjit::sort(t, 0); })(Array::randn({4096}, 17));
   return {
       {"x * 2 + 1", 2 * bytes, 0, jitted([](Tensor a) { return a * 2.0 + 1.0; }, x)},
       {"x + y", 3 * bytes, 0, jitted([](Tensor a, Tensor b) { return a + b; }, x, y)},
@@ -225,6 +228,11 @@ std::vector<Op> ops(int64_t n) {
       // the half-size result written.
       {"slice of every other column", 1.5 * bytes, 0,
        jitted([n](Tensor a) { return adjit::slice(a, {0, 0}, {n, n}, {1, 2}); }, x)},
+      // Sorting and searching are bound by their comparisons, not by
+      // memory: the fraction shows how far they are from the bandwidth.
+      {"sort along rows", 2 * bytes, 0, jitted([](Tensor a) { return adjit::sort(a, 1); }, x)},
+      {"searchsorted in 4096", 2 * bytes, 0,
+       jitted([](Tensor t, Tensor v) { return adjit::searchsorted(t, v); }, table, x)},
       {"take rows", 2 * bytes, 0,
        jitted([](Tensor a, Tensor i) { return adjit::take(a, i, 0); }, x, rows)},
       {"cast to bf16", 1.5 * bytes, 0,
