@@ -33,67 +33,72 @@ struct CallOpDerivatives
     return name ? SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(call, name) : func::FuncOp();
   }
 
-  // The call's operands: its callee's n inputs, values the callee captured,
-  // then those its backward function captured, then those its tangent
-  // function captured. Returns the counts of the last two.
-  static FailureOr<std::pair<int64_t, int64_t>> customCaptures(func::CallOp call,
-                                                               func::FuncOp callee, int64_t &n) {
+  // A function traced by adjit::custom_gradient names its backward function,
+  // (inputs..., results..., cotangents..., captured values...) -> one
+  // cotangent per input, and optionally its tangent function, (inputs...,
+  // results..., input tangents..., captured values...) -> one tangent per
+  // result. A call's operands are the callee's inputs, values the callee
+  // captured, then those the backward function captured, then those the
+  // tangent function captured.
+  struct CustomRules {
+    func::FuncOp backward, tangent;
+    int64_t inputs;
+    ValueRange backwardCaptures, tangentCaptures;
+  };
+
+  static FailureOr<CustomRules> customRules(func::CallOp call, func::FuncOp callee) {
     auto numInputs = callee->getAttrOfType<IntegerAttr>(kCustomVJPInputsAttrName);
     func::FuncOp backward = customRule(call, callee, kCustomVJPAttrName);
     func::FuncOp tangent = customRule(call, callee, kCustomJVPAttrName);
-    int64_t m = call.getNumResults();
-    n = numInputs ? numInputs.getInt() : -1;
+    int64_t m = call.getNumResults(), n = numInputs ? numInputs.getInt() : -1;
     int64_t backwardCaptures = backward ? backward.getNumArguments() - n - 2 * m : -1;
     int64_t tangentCaptures = tangent ? tangent.getNumArguments() - 2 * n - m : 0;
     bool tangentNamed = callee->hasAttr(kCustomJVPAttrName);
     if (n < 0 || backwardCaptures < 0 || tangentCaptures < 0 || (tangentNamed && !tangent) ||
         n + backwardCaptures + tangentCaptures > call.getNumOperands())
       return call.emitError() << "custom rules of '" << callee.getSymName() << "' are malformed";
-    return std::make_pair(backwardCaptures, tangentCaptures);
+    OperandRange operands = call.getOperands();
+    return CustomRules{backward, tangent, n,
+                       operands.drop_back(tangentCaptures).take_back(backwardCaptures),
+                       operands.take_back(tangentCaptures)};
   }
 
-  // A function traced by adjit::custom_gradient names its backward function:
-  // (inputs..., results..., cotangents..., captured values...) -> one
-  // cotangent per input.
+  // Calls `rule` on (inputs..., results..., `derivatives` (zeros of `like`'s
+  // types where null)..., `captured`...).
+  static func::CallOp callRule(OpBuilder &b, func::CallOp call, func::FuncOp rule, int64_t inputs,
+                               ValueRange derivatives, ValueRange like, ValueRange captured) {
+    SmallVector<Value> operands(call.getOperands().take_front(inputs));
+    llvm::append_range(operands, call.getResults());
+    for (auto [derivative, value] : llvm::zip(derivatives, like))
+      operands.push_back(orZeros(b, call.getLoc(), derivative, value.getType()));
+    llvm::append_range(operands, captured);
+    return b.create<func::CallOp>(call.getLoc(), rule, operands);
+  }
+
   static LogicalResult buildCustomVJP(func::CallOp call, func::FuncOp callee, OpBuilder &b,
                                       ValueRange cotangents,
                                       SmallVectorImpl<Value> &operandCotangents) {
-    int64_t n;
-    auto captures = customCaptures(call, callee, n);
-    if (failed(captures))
+    FailureOr<CustomRules> rules = customRules(call, callee);
+    if (failed(rules))
       return failure();
-    auto [backwardCaptures, tangentCaptures] = *captures;
-    SmallVector<Value> operands(call.getOperands().take_front(n));
-    llvm::append_range(operands, call.getResults());
-    for (auto [ct, result] : llvm::zip(cotangents, call.getResults()))
-      operands.push_back(orZeros(b, call.getLoc(), ct, result.getType()));
-    llvm::append_range(operands, call.getOperands()
-                                     .drop_back(tangentCaptures)
-                                     .take_back(backwardCaptures));
-    auto grads = b.create<func::CallOp>(call.getLoc(),
-                                        customRule(call, callee, kCustomVJPAttrName), operands);
+    func::CallOp grads = callRule(b, call, rules->backward, rules->inputs, cotangents,
+                                  call.getResults(), rules->backwardCaptures);
     llvm::append_range(operandCotangents, grads.getResults());
     // Closed-over values are constants to the user's rule.
-    operandCotangents.append(call.getNumOperands() - n, Value());
+    operandCotangents.append(call.getNumOperands() - rules->inputs, Value());
     return success();
   }
 
-  // ... and optionally its tangent function: (inputs..., results..., input
-  // tangents..., captured values...) -> one tangent per result.
   static LogicalResult buildCustomJVP(func::CallOp call, func::FuncOp callee, OpBuilder &b,
                                       ValueRange tangents,
                                       SmallVectorImpl<Value> &resultTangents) {
-    int64_t n;
-    auto captures = customCaptures(call, callee, n);
-    if (failed(captures))
+    FailureOr<CustomRules> rules = customRules(call, callee);
+    if (failed(rules))
       return failure();
-    SmallVector<Value> operands(call.getOperands().take_front(n));
-    llvm::append_range(operands, call.getResults());
-    for (auto [t, input] : llvm::zip(tangents.take_front(n), call.getOperands().take_front(n)))
-      operands.push_back(orZeros(b, call.getLoc(), t, input.getType()));
-    llvm::append_range(operands, call.getOperands().take_back(captures->second));
-    auto derived = b.create<func::CallOp>(call.getLoc(),
-                                          customRule(call, callee, kCustomJVPAttrName), operands);
+    ValueRange inputs = call.getOperands().take_front(rules->inputs);
+    func::CallOp derived = callRule(b, call, rules->tangent, rules->inputs,
+                                    tangents.take_front(rules->inputs), inputs,
+                                    rules->tangentCaptures);
     llvm::append_range(resultTangents, derived.getResults());
     return success();
   }

@@ -61,13 +61,6 @@ Vec reduce_axes02(const Vec& v, const Shape& s, long double init,
   });
 }
 
-void check_error(const std::function<void()>& run, const std::vector<std::string>& parts) {
-  std::string message = what_of<TraceError>(run);
-  INFO(message);
-  for (const std::string& part : parts) CHECK(contains(message, part));
-  CHECK(contains(message, "test_compiler_array_routines.cpp"));
-}
-
 }  // namespace
 
 TEST_CASE("array routines: prod over axes, empty axes, zeros, integers and bools",

@@ -276,6 +276,17 @@ std::string what_of(const std::function<void()>& f) {
   return "(no exception)";
 }
 
+/// The TraceError that `run` throws names each of `parts` and the test's
+/// file (the user's line): one CHECK each.
+inline void check_error(const std::function<void()>& run, const std::vector<std::string>& parts,
+                        SourceLocation loc = SourceLocation::current()) {
+  std::string message = what_of<TraceError>(run);
+  std::string file = loc.file_name();
+  INFO(message);
+  for (const std::string& part : parts) CHECK(contains(message, part));
+  CHECK(contains(message, file.substr(file.find_last_of('/') + 1)));
+}
+
 //===----------------------------------------------------------------------===//
 // AD tests
 //===----------------------------------------------------------------------===//

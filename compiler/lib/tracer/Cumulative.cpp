@@ -140,7 +140,6 @@ Tensor cumulative(const char* name, const Tensor& x, int axis, bool reverse, con
 // Sums and products of bools count in i32, as jnp's.
 DType counting(DType dtype) { return dtype == DType::i1 ? DType::i32 : dtype; }
 DType same(DType dtype) { return dtype; }
-DType floating(DType dtype) { return is_floating(dtype) ? dtype : DType::f32; }
 
 // log(e^a + e^b) without overflow: max + log1p(e^-|a - b|); where a - b is
 // NaN (both infinite of one sign, or a NaN), a + b gives -inf, inf or NaN.
@@ -173,7 +172,7 @@ Tensor cummin(const Tensor& x, int axis, bool reverse, SourceLocation loc) {
       same, loc);
 }
 Tensor cumlogsumexp(const Tensor& x, int axis, bool reverse, SourceLocation loc) {
-  return cumulative("cumlogsumexp", x, axis, reverse, log_add_exp, floating, loc);
+  return cumulative("cumlogsumexp", x, axis, reverse, log_add_exp, detail::inexact, loc);
 }
 
 }  // namespace adjit

@@ -28,7 +28,6 @@ namespace ir = mlir::adjit;
 
 // Integers and bools solve in f32, as jnp.linalg's; f16 and bf16 are
 // widened for the factorization and rounded back after it.
-DType result_dtype(DType dtype) { return is_floating(dtype) ? dtype : DType::f32; }
 DType solver_dtype(DType dtype) { return dtype == DType::f64 ? DType::f64 : DType::f32; }
 
 void check_square(Recorder& r, const Tensor& a) {
@@ -71,7 +70,7 @@ System system(Recorder& r, const Tensor& a, const Tensor& b, int vector_rank) {
   if (!batch)
     r.fail(fmt::format("batch dimensions of a {} and b {} cannot be broadcast together",
                        describe(a), describe(b)));
-  DType result = result_dtype(detail::promote(a.dtype(), b.dtype()));
+  DType result = detail::inexact(detail::promote(a.dtype(), b.dtype()));
   DType solver = solver_dtype(result);
   int64_t columns = b_is_vector ? 1 : b.shape().back();
   Shape matrix = *batch, rhs = *batch, result_shape = *batch;
@@ -114,7 +113,7 @@ namespace linalg {
 Tensor cholesky(const Tensor& a, SourceLocation loc) {
   Recorder r("cholesky", loc, {&a});
   check_square(r, a);
-  DType result = result_dtype(a.dtype());
+  DType result = detail::inexact(a.dtype());
   Tensor x = r.convert(a, solver_dtype(result));
   Tensor l = r.emit<ir::CholeskyOp>(r.value(x).getType(), r.value(x));
   return r.convert(l, result);
@@ -149,7 +148,7 @@ Tensor inv(const Tensor& a, SourceLocation loc) {
   int64_t n = a.shape().back();
   Tensor identity = cast(adjit::equal(reshape(arange(n, DType::i32, loc), {n, 1}, loc),
                                arange(n, DType::i32, loc), loc),
-                         result_dtype(a.dtype()), loc);
+                         detail::inexact(a.dtype()), loc);
   return solve(a, broadcast_to(identity, a.shape(), loc), loc);
 }
 
@@ -164,7 +163,7 @@ std::pair<Tensor, Tensor> two_results(const char* op_name, const Tensor& a, Sour
     check_matrices(r, a);
   else
     check_square(r, a);
-  DType result = result_dtype(a.dtype());
+  DType result = detail::inexact(a.dtype());
   Tensor x = r.convert(a, solver_dtype(result));
   auto op = r.builder().create<OpTy>(r.location(), r.value(x));
   return {r.convert(r.trace().wrap(op->getResult(0)), result),
@@ -195,7 +194,7 @@ Tensor eigvalsh(const Tensor& a, SourceLocation loc) {
 SvdResult svd(const Tensor& a, SourceLocation loc) {
   Recorder r("svd", loc, {&a});
   check_matrices(r, a);
-  DType result = result_dtype(a.dtype());
+  DType result = detail::inexact(a.dtype());
   Tensor x = r.convert(a, solver_dtype(result));
   auto op = r.builder().create<ir::SvdOp>(r.location(), r.value(x));
   auto wrapped = [&](mlir::Value v) { return r.convert(r.trace().wrap(v), result); };
@@ -286,7 +285,7 @@ Tensor pinv(const Tensor& a, std::optional<double> rtol, SourceLocation loc) {
   check_matrices(r, a);
   if (rtol && !(*rtol >= 0)) r.fail(fmt::format("rtol = {} must not be negative", *rtol));
   detail::AtUserLine at_user(loc);
-  DType result = result_dtype(a.dtype());
+  DType result = detail::inexact(a.dtype());
   Tensor x = cast(a, solver_dtype(result), loc);
   int64_t m = a.shape()[a.rank() - 2], n = a.shape()[a.rank() - 1];
   Shape inverse_shape = a.shape();
@@ -309,7 +308,7 @@ LstsqResult lstsq(const Tensor& a, const Tensor& b, std::optional<double> rcond,
     r.fail(fmt::format("b {} has {} rows but a {} has {}", describe(b), b.shape()[0],
                        describe(a), m));
   detail::AtUserLine at_user(loc);
-  DType result = result_dtype(detail::promote(a.dtype(), b.dtype()));
+  DType result = detail::inexact(detail::promote(a.dtype(), b.dtype()));
   DType solver = solver_dtype(result);
   Tensor x = cast(a, solver, loc);
   Tensor rhs = cast(b.rank() == 1 ? reshape(b, {m, 1}, loc) : b, solver, loc);

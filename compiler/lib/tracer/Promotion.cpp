@@ -25,8 +25,10 @@ DType promote_with_scalar(DType tensor, NumberKind number) {
     case NumberKind::integer: return tensor == DType::i1 ? DType::i32 : tensor;
     case NumberKind::floating: break;
   }
-  return is_floating(tensor) ? tensor : DType::f32;
+  return inexact(tensor);
 }
+
+DType inexact(DType dtype) { return is_floating(dtype) ? dtype : DType::f32; }
 
 std::optional<Shape> broadcast_shapes(const Shape& a, const Shape& b) {
   size_t rank = std::max(a.size(), b.size());

@@ -21,6 +21,10 @@ enum class NumberKind { boolean, integer, floating };
 /// keeps every dtype).
 DType promote_with_scalar(DType tensor, NumberKind number);
 
+/// numpy's inexact result of an op on a dtype (a mean, a solve, a
+/// histogram's density): floats keep theirs, integers and bools give f32.
+DType inexact(DType dtype);
+
 /// numpy broadcasting; nullopt when the shapes are incompatible.
 std::optional<Shape> broadcast_shapes(const Shape& a, const Shape& b);
 

@@ -17,9 +17,6 @@ using detail::Recorder;
 
 namespace {
 
-// Histograms and covariances of integers are f32's; f16 and bf16 stay.
-DType inexact(DType dtype) { return is_floating(dtype) ? dtype : DType::f32; }
-
 // `bins` + 1 evenly spaced edges from lo to hi (0-d Tensors), exactly hi
 // last, as jnp.linspace computes them: lo (1 - s) + hi s with s = i / bins.
 Tensor even_edges(const Tensor& lo, const Tensor& hi, int64_t bins, SourceLocation loc) {
@@ -41,7 +38,7 @@ Tensor bin_edges_of(Recorder& r, const Tensor& a, int64_t bins,
   if (!range && a.size() == 0)
     r.fail(fmt::format("of the empty {} needs a range", describe(a)));
   detail::AtUserLine at_user(loc);
-  DType dtype = inexact(a.dtype());
+  DType dtype = detail::inexact(a.dtype());
   Tensor values = cast(a, dtype, loc);
   Tensor lo = range ? full({}, range->first, dtype, loc) : min(values, {}, false, loc);
   Tensor hi = range ? full({}, range->second, dtype, loc) : max(values, {}, false, loc);
@@ -69,7 +66,7 @@ HistogramResult histogram_over(Recorder& r, const Tensor& a, const Tensor& edges
       weights ? bincount(slot, reshape(*weights, {n}, loc), bins + 1, loc) : bincount(slot, bins + 1, loc);
   Tensor hist = slice(counts, {1}, {bins + 1}, {}, loc);
   if (density) {
-    Tensor real = cast(hist, inexact(hist.dtype()), loc);
+    Tensor real = cast(hist, detail::inexact(hist.dtype()), loc);
     hist = real / diff(edges, 1, 0, loc) / sum(real, {}, false, loc);
   }
   return {hist, edges};
@@ -96,7 +93,7 @@ HistogramResult histogram(const Tensor& a, const Tensor& bin_edges, std::optiona
   if (bin_edges.rank() != 1 || bin_edges.shape()[0] < 2)
     r.fail(fmt::format("needs bin_edges as a vector of at least 2 edges, got {}",
                        describe(bin_edges)));
-  DType dtype = inexact(detail::promote(a.dtype(), bin_edges.dtype()));
+  DType dtype = detail::inexact(detail::promote(a.dtype(), bin_edges.dtype()));
   return histogram_over(r, a, cast(bin_edges, dtype, loc), weights, density, loc);
 }
 
@@ -106,7 +103,7 @@ Tensor cov(const Tensor& m, bool rowvar, bool bias, std::optional<int64_t> ddof,
   if (m.rank() > 2)
     r.fail(fmt::format("needs a vector or a matrix of observations, got {}", describe(m)));
   detail::AtUserLine at_user(loc);
-  Tensor x = cast(m, inexact(m.dtype()), loc);
+  Tensor x = cast(m, detail::inexact(m.dtype()), loc);
   if (x.rank() < 2) x = reshape(x, {1, x.size()}, loc);
   if (!rowvar && x.shape()[0] != 1) x = transpose(x, {1, 0}, loc);
   int64_t variables = x.shape()[0], observations = x.shape()[1];
