@@ -560,6 +560,34 @@ LogicalResult SvdOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc
   return success();
 }
 
+// LU [batch..., m, n], pivots [batch..., k] and the permutation
+// [batch..., m], k = min(m, n).
+LogicalResult LuOp::inferReturnTypes(MLIRContext *context, std::optional<Location> loc,
+                                     ValueRange operands, DictionaryAttr, OpaqueProperties,
+                                     RegionRange, SmallVectorImpl<Type> &types) {
+  FailureOr<RankedTensorType> a = matricesOperand(loc, getOperationName(), operands, "matrices");
+  if (failed(a))
+    return failure();
+  ReducedFactorShapes shapes = reducedFactorShapes(*a);
+  SmallVector<int64_t> rows(a->getShape().drop_back());
+  auto i32 = IntegerType::get(context, 32);
+  types.assign({*a, RankedTensorType::get(shapes.values, i32), RankedTensorType::get(rows, i32)});
+  return success();
+}
+
+LogicalResult LuPivotsToPermutationOp::verify() {
+  RankedTensorType pivots = getPivots().getType(), permutation = getPermutation().getType();
+  if (pivots.getRank() == 0)
+    return emitOpError() << "pivots " << pivots << " is not a (batch of) vectors";
+  int64_t k = pivots.getShape().back(), size = getSize();
+  if (size < k)
+    return emitOpError() << "size " << size << " is smaller than the " << k
+                         << " pivots of each row";
+  SmallVector<int64_t> expected(pivots.getShape().drop_back());
+  expected.push_back(size);
+  return verifyResultShape(*this, expected, permutation);
+}
+
 Value mlir::adjit::createSplat(OpBuilder &builder, Location loc, Type type,
                                double value) {
   auto tensor = cast<RankedTensorType>(type);

@@ -1,5 +1,5 @@
 // Derivative rules of the linear algebra ops (cholesky, triangular_solve,
-// solve, slogdet, eigh, qr, svd), as JAX's: each written with the ops themselves, batched matrix
+// solve, slogdet, eigh, qr, svd, lu), as JAX's: each written with the ops themselves, batched matrix
 // products and triangle masks, so that they differentiate again.
 #include "Emit.h"
 #include "adjit/Dialect/AdjitOps.h"
@@ -81,6 +81,40 @@ public:
     return op;
   }
   Value solve(Value a, Value rhs) { return b.create<SolveOp>(loc, rhs.getType(), a, rhs); }
+
+  // Square matrices of `type` with ones on the diagonal from row `first`
+  // on and zeros elsewhere.
+  Value identityFrom(RankedTensorType type, int64_t first) {
+    Value zeros = createSplat(b, loc, type, 0), ones = createSplat(b, loc, type, 1);
+    Value rows = b.create<IotaOp>(loc, type.clone(b.getI32Type()), type.getRank() - 2);
+    Value from = compare(ComparisonDirection::ge, rows, splatLike(rows, first));
+    return select(rowsVersusColumns(zeros, ComparisonDirection::eq),
+                  select(from, ones, zeros), zeros);
+  }
+
+  // The rows of the matrices x [batch..., m, n] taken in the order of
+  // `permutation` [batch..., m] (row i of the result is row permutation[i]
+  // of x), or, with `inverse`, put back where they came from: one gather
+  // (scatter_add) of the batch's rows, each permutation offset by its
+  // matrix's first row.
+  Value permuteRows(Value x, Value permutation, bool inverse) {
+    RankedTensorType type = typeOf(x);
+    int64_t rank = type.getRank(), m = type.getDimSize(rank - 2), n = type.getDimSize(rank - 1);
+    int64_t matrices = 1;
+    for (int64_t size : type.getShape().drop_back(2))
+      matrices *= size;
+    auto positionsType = RankedTensorType::get({matrices, m}, b.getI32Type());
+    Value matrix = b.create<IotaOp>(loc, positionsType, 0);
+    Value firstRows = mul(matrix, splatLike(matrix, m));
+    Value rows = reshape(add(reshape(permutation, positionsType), firstRows),
+                         positionsType.clone({matrices * m}));
+    auto flatType = type.clone({matrices * m, n});
+    Value flat = reshape(x, flatType);
+    Value moved = inverse ? b.create<ScatterAddOp>(loc, flatType, zerosLike(flat), rows, flat, 0)
+                                .getResult()
+                          : b.create<GatherOp>(loc, flatType, flat, rows, 0).getResult();
+    return reshape(moved, type);
+  }
 
 private:
   // Where (row index `direction` column index) holds, x's shape.
@@ -439,5 +473,80 @@ LogicalResult SvdOp::buildVJP(OpBuilder &b, ValueRange ct, SmallVectorImpl<Value
   if (vBar && SvdFactors::tall(f.v))
     aBar = e.add(aBar, e.matmul(f.u, e.swapLast(f.outside(e, f.v, vBar))));
   out.push_back(aBar);
+  return success();
+}
+
+namespace {
+// The matrices x cut or padded with zeros to `rows` x `cols`.
+Value resized(MatrixEmit &e, Value x, int64_t rows, int64_t cols) {
+  RankedTensorType type = e.typeOf(x);
+  int64_t rank = type.getRank();
+  ArrayRef<int64_t> shape = type.getShape();
+  SmallVector<int64_t> kept(shape), zeros(rank, 0), ones(rank, 1), high(rank, 0);
+  kept[rank - 2] = std::min(rows, shape[rank - 2]);
+  kept[rank - 1] = std::min(cols, shape[rank - 1]);
+  Value cut = x;
+  if (ArrayRef<int64_t>(kept) != shape)
+    cut = e.b.create<SliceOp>(e.loc, type.clone(kept), x, zeros, kept, ones);
+  high[rank - 2] = rows - kept[rank - 2];
+  high[rank - 1] = cols - kept[rank - 1];
+  if (llvm::all_of(high, [](int64_t h) { return h == 0; }))
+    return cut;
+  SmallVector<int64_t> padded(kept);
+  padded[rank - 2] = rows;
+  padded[rank - 1] = cols;
+  Value zero = createSplat(e.b, e.loc, type.clone(ArrayRef<int64_t>{}), 0);
+  return e.b.create<PadOp>(e.loc, type.clone(padded), cut, zero, zeros, high, zeros);
+}
+
+// P A = L U of m x n matrices, with L completed to an m x m unit lower
+// triangular matrix and U to an n x n upper triangular one by the identity
+// (JAX's), so that both are invertible where U's first k rows are.
+struct LuFactors {
+  Value l, u, permutation;
+};
+LuFactors factorsOf(MatrixEmit &e, LuOp op) {
+  RankedTensorType type = op.getLu().getType();
+  int64_t rank = type.getRank(), m = type.getDimSize(rank - 2), n = type.getDimSize(rank - 1);
+  SmallVector<int64_t> lShape(type.getShape()), uShape(type.getShape());
+  lShape[rank - 1] = m;
+  uShape[rank - 2] = n;
+  Value l = e.add(e.triangle(resized(e, op.getLu(), m, m), /*lower=*/true, 0),
+                  e.identityFrom(type.clone(lShape), 0));
+  Value u = e.add(e.triangle(resized(e, op.getLu(), n, n), /*lower=*/false, 1),
+                  e.identityFrom(type.clone(uShape), std::min(m, n)));
+  return {l, u, op.getPermutation()};
+}
+} // namespace
+
+// With X = L^-1 P dA U^-1: d lu = L tril(X, -1) + triu(X) U (dL below the
+// diagonal, dU in and above it).
+LogicalResult LuOp::buildJVP(OpBuilder &b, ValueRange t, SmallVectorImpl<Value> &out,
+                             DerivativeContext &) {
+  MatrixEmit e(b, getLoc());
+  LuFactors f = factorsOf(e, *this);
+  Value la = e.triangularSolve(f.l, e.permuteRows(t[0], f.permutation, /*inverse=*/false),
+                               /*lower=*/true, false, /*unitDiagonal=*/true);
+  Value x = timesInverseOfR(e, la, f.u, /*transposed=*/false);
+  out.append({e.add(e.matmul(f.l, e.triangle(x, /*lower=*/true, 0)),
+                    e.matmul(e.triangle(x, /*lower=*/false, 1), f.u)),
+              Value(), Value()});
+  return success();
+}
+// The adjoint of each step above, in reverse.
+LogicalResult LuOp::buildVJP(OpBuilder &b, ValueRange ct, SmallVectorImpl<Value> &out,
+                             DerivativeContext &) {
+  MatrixEmit e(b, getLoc());
+  if (!ct[0]) {
+    out.push_back(Value());
+    return success();
+  }
+  LuFactors f = factorsOf(e, *this);
+  Value xBar = e.add(e.triangle(e.matmul(e.swapLast(f.l), ct[0]), /*lower=*/true, 0),
+                     e.triangle(e.matmul(ct[0], e.swapLast(f.u)), /*lower=*/false, 1));
+  Value laBar = timesInverseOfR(e, xBar, f.u, /*transposed=*/true);
+  Value pdaBar = e.triangularSolve(f.l, laBar, /*lower=*/true, /*transposeA=*/true,
+                                   /*unitDiagonal=*/true);
+  out.push_back(e.permuteRows(pdaBar, f.permutation, /*inverse=*/true));
   return success();
 }

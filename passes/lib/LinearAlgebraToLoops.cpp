@@ -1,7 +1,7 @@
 // adjit.cholesky, adjit.triangular_solve, adjit.solve, adjit.slogdet,
-// adjit.eigh, adjit.qr and adjit.svd -> scf loops on tensors: one loop nest
-// over the batch, and in it the textbook algorithm on one matrix (LAPACK's
-// potrf, trsm, getrf+getrs, getrf and geqr2+org2r, unblocked; cyclic
+// adjit.lu, adjit.eigh, adjit.qr and adjit.svd -> scf loops on tensors: one
+// loop nest over the batch, and in it the textbook algorithm on one matrix
+// (LAPACK's potrf, trsm, getrf+getrs, getrf and geqr2+org2r, unblocked; cyclic
 // Jacobi, two-sided and one-sided),
 // element by element with tensor.extract/insert, which bufferization turns
 // into loads and stores in place. On a CPU, a batch of small matrices (up
@@ -85,6 +85,17 @@ public:
     if (!lanes || isa<VectorType>(i.getType()))
       return i;
     return b.create<vector::BroadcastOp>(loc, VectorType::get({lanes}, b.getIndexType()), i);
+  }
+  // The index i (or one per lane) as a value of the element type: LU's
+  // pivots and permutation are carried in the matrices' own tensors.
+  Value indexAsElement(Value i) {
+    i = rowIndex(i);
+    Type integer = b.getI32Type(), real = element;
+    if (lanes) {
+      integer = VectorType::get({lanes}, integer);
+      real = VectorType::get({lanes}, element);
+    }
+    return b.create<arith::SIToFPOp>(loc, real, b.create<arith::IndexCastOp>(loc, integer, i));
   }
   bool perLane() const { return lanes > 0; }
   // Whether `condition` holds for any matrix (of the lanes).
@@ -544,68 +555,92 @@ Value swapRows(MatrixBuilder &m, Value t, int64_t n, Value r, Value p, Value fro
   })[0];
 }
 
-// Gaussian elimination with partial pivoting (getrf) of the n x n `lu`,
-// whose row operations are applied as it goes to the n x cols `x` where
-// there is one. The result's `lu` holds U in and above its diagonal (the
-// multipliers are applied at once, not stored); `sign` is the sign of the
-// row permutation, where asked for.
+// Gaussian elimination with partial pivoting (getrf) of the rows x cols
+// `lu`, min(rows, cols) steps, whose row operations are applied as it goes
+// to the rows x xCols `x` where there is one. The result's `lu` holds U in
+// and above its diagonal; `sign` is the sign of the row permutation, where
+// asked for. With `record` (adjit.lu), L's multipliers are kept below the
+// diagonal, the exchanges cover whole rows, and step j's pivot row goes
+// into row j of the k x 1 `record.pivots`, its exchange into the rows x 1
+// `record.permutation` (indices as values of the element type); without
+// it the multipliers are applied at once and not stored.
 struct Elimination {
-  Value lu, x, sign;
+  Value lu, x, sign, pivots, permutation;
 };
-Elimination eliminate(MatrixBuilder &m, Value lu, Value x, int64_t n, int64_t cols,
-                      bool withSign) {
+Elimination eliminate(MatrixBuilder &m, Value lu, int64_t rows, int64_t cols, Value x,
+                      int64_t xCols, bool withSign, Elimination record = {}) {
   OpBuilder &b = m.b;
-  Value first = m.index(0), size = m.index(n), width = m.index(cols);
-  // The state carried from column to column: lu, then x and the sign where
-  // there are.
+  bool keep = bool(record.pivots);
+  Value first = m.index(0), height = m.index(rows), width = m.index(cols);
+  // The state carried from column to column, in this order where present:
+  // lu, x, pivots, permutation, sign.
   SmallVector<Value> start{lu};
   if (x)
     start.push_back(x);
+  if (keep)
+    start.append({record.pivots, record.permutation});
   if (withSign)
     start.push_back(m.constant(1));
-  SmallVector<Value> eliminated = m.loop(first, size, start, [&](Value j, ValueRange state) {
-    SmallVector<Value> next(state);
-    Value below = m.offset(j, 1);
-    // The first row of the largest magnitude in column j, from j down.
-    Value pivotRow = bestRow(
-        m, j, n,
-        [&](Value i) { return b.create<math::AbsFOp>(m.loc, m.at(state[0], i, j)).getResult(); },
-        /*smallest=*/false);
-    // Columns before j are no longer read: the multipliers are applied to
-    // x as they are found.
-    next[0] = swapRows(m, state[0], n, j, pivotRow, j, size);
-    if (x)
-      next[1] = swapRows(m, state[1], n, j, pivotRow, first, width);
-    if (withSign) {
-      Value swapped =
-          b.create<arith::CmpIOp>(m.loc, arith::CmpIPredicate::ne, pivotRow, m.rowIndex(j));
-      Value sign = next.back();
-      next.back() = b.create<arith::SelectOp>(m.loc, swapped, m.sub(m.constant(0), sign), sign);
-    }
-    // A zero pivot leaves its column as it is (LAPACK's getf2): the column
-    // is zero from j down, and dividing by it would make NaN of the rows
-    // below, and of the determinant.
-    Value pivot = m.at(next[0], j, j), zero = m.constant(0);
-    Value zeroPivot = b.create<arith::CmpFOp>(m.loc, arith::CmpFPredicate::OEQ, pivot, zero);
-    SmallVector<Value> rows(ValueRange(next).take_front(x ? 2 : 1));
-    SmallVector<Value> updated = m.loop(below, size, rows, [&](Value i, ValueRange t) {
-      Value factor = b.create<arith::SelectOp>(m.loc, zeroPivot, zero,
-                                               m.div(m.at(t[0], i, j), pivot));
-      auto update = [&](Value tensor, Value from, Value to) {
-        return m.loop(from, to, tensor, [&](Value c, ValueRange tc) -> SmallVector<Value> {
-          Value v = m.sub(m.at(tc[0], i, c), m.mul(factor, m.at(tc[0], j, c)));
-          return {m.put(v, tc[0], i, c)};
-        })[0];
-      };
-      SmallVector<Value> done{update(t[0], below, size)};
-      if (x)
-        done.push_back(update(t[1], first, width));
-      return done;
-    });
-    llvm::copy(updated, next.begin());
-    return next;
-  });
-  return {eliminated[0], x ? eliminated[1] : Value(), withSign ? eliminated.back() : Value()};
+  int64_t xAt = 1, pivotsAt = x ? 2 : 1, permutationAt = pivotsAt + 1;
+  SmallVector<Value> eliminated =
+      m.loop(first, m.index(std::min(rows, cols)), start, [&](Value j, ValueRange state) {
+        SmallVector<Value> next(state);
+        Value below = m.offset(j, 1);
+        // The first row of the largest magnitude in column j, from j down.
+        Value pivotRow = bestRow(
+            m, j, rows,
+            [&](Value i) {
+              return b.create<math::AbsFOp>(m.loc, m.at(state[0], i, j)).getResult();
+            },
+            /*smallest=*/false);
+        // Without `keep`, columns before j are no longer read: the
+        // multipliers are applied to x as they are found.
+        next[0] = swapRows(m, state[0], rows, j, pivotRow, keep ? first : j, width);
+        if (x)
+          next[xAt] = swapRows(m, state[xAt], rows, j, pivotRow, first, m.index(xCols));
+        if (keep) {
+          next[pivotsAt] = m.put(m.indexAsElement(pivotRow), state[pivotsAt], j, first);
+          next[permutationAt] =
+              swapRows(m, state[permutationAt], rows, j, pivotRow, first, m.index(1));
+        }
+        if (withSign) {
+          Value swapped =
+              b.create<arith::CmpIOp>(m.loc, arith::CmpIPredicate::ne, pivotRow, m.rowIndex(j));
+          Value sign = next.back();
+          next.back() =
+              b.create<arith::SelectOp>(m.loc, swapped, m.sub(m.constant(0), sign), sign);
+        }
+        // A zero pivot leaves its column as it is (LAPACK's getf2): the
+        // column is zero from j down, and dividing by it would make NaN of
+        // the rows below, and of the determinant.
+        Value pivot = m.at(next[0], j, j), zero = m.constant(0);
+        Value zeroPivot = b.create<arith::CmpFOp>(m.loc, arith::CmpFPredicate::OEQ, pivot, zero);
+        SmallVector<Value> updatedRows(ValueRange(next).take_front(x ? 2 : 1));
+        SmallVector<Value> updated = m.loop(below, height, updatedRows, [&](Value i, ValueRange t) {
+          Value factor = b.create<arith::SelectOp>(m.loc, zeroPivot, zero,
+                                                   m.div(m.at(t[0], i, j), pivot));
+          auto update = [&](Value tensor, Value from, Value to) {
+            return m.loop(from, to, tensor, [&](Value c, ValueRange tc) -> SmallVector<Value> {
+              Value v = m.sub(m.at(tc[0], i, c), m.mul(factor, m.at(tc[0], j, c)));
+              return {m.put(v, tc[0], i, c)};
+            })[0];
+          };
+          Value luRow = keep ? m.put(factor, t[0], i, j) : t[0];
+          SmallVector<Value> done{update(luRow, below, width)};
+          if (x)
+            done.push_back(update(t[1], first, m.index(xCols)));
+          return done;
+        });
+        llvm::copy(updated, next.begin());
+        return next;
+      });
+  Elimination result{eliminated[0], x ? eliminated[xAt] : Value(),
+                     withSign ? eliminated.back() : Value()};
+  if (keep) {
+    result.pivots = eliminated[pivotsAt];
+    result.permutation = eliminated[permutationAt];
+  }
+  return result;
 }
 
 // getrf, then back substitution with U (getrs).
@@ -620,7 +655,7 @@ struct SolveToLoops : MatrixPattern<SolveOp> {
     auto results = forEachMatrix(
         rewriter, loc, lanes(type.getElementType()), {}, init,
         [&](MatrixBuilder &m, ValueRange, ValueRange carried) {
-          Elimination e = eliminate(m, carried[0], carried[1], n, cols, /*withSign=*/false);
+          Elimination e = eliminate(m, carried[0], n, n, carried[1], cols, /*withSign=*/false);
           Value solved = substitute(m, e.x, n, cols, /*forward=*/false, /*unit=*/false,
                                     [&](Value i, Value k) { return m.at(e.lu, i, k); });
           return SmallVector<Value>{e.lu, solved};
@@ -654,7 +689,7 @@ struct SlogdetToLoops : MatrixPattern<SlogdetOp> {
         rewriter, loc, lanes(type.getElementType()), {}, init,
         [&](MatrixBuilder &m, ValueRange, ValueRange carried) {
           OpBuilder &b = m.b;
-          Elimination e = eliminate(m, carried[0], Value(), n, 0, /*withSign=*/true);
+          Elimination e = eliminate(m, carried[0], n, n, Value(), 0, /*withSign=*/true);
           Value one = m.constant(1), minusOne = m.constant(-1), zero = m.constant(0);
           Value start[] = {e.sign, zero};
           SmallVector<Value> product =
@@ -689,6 +724,104 @@ struct SlogdetToLoops : MatrixPattern<SlogdetOp> {
       return rewriter.create<ReshapeOp>(loc, type, slice);
     };
     rewriter.replaceOp(op, {column(0), column(1)});
+    return success();
+  }
+};
+
+// getrf with its multipliers, pivots and permutation kept. The pivots and
+// the permutation are carried as k x 1 and m x 1 matrices of the element
+// type beside the factors (exact: far fewer rows than 2^24) and converted
+// to i32 after.
+struct LuToLoops : MatrixPattern<LuOp> {
+  using MatrixPattern::MatrixPattern;
+  LogicalResult matchAndRewrite(LuOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType type = op.getLu().getType();
+    RankedTensorType pivotsType = op.getPivots().getType();
+    RankedTensorType permutationType = op.getPermutation().getType();
+    int64_t rank = type.getRank(), rows = type.getDimSize(rank - 2),
+            cols = type.getDimSize(rank - 1);
+    Value identity = rewriter.create<IotaOp>(loc, permutationType, rank - 2);
+    if (std::min(rows, cols) == 0) {
+      rewriter.replaceOp(op, {adaptor.getOperand(), createSplat(rewriter, loc, pivotsType, 0),
+                              identity});
+      return success();
+    }
+    auto column = [&](RankedTensorType indices) {
+      SmallVector<int64_t> shape(indices.getShape());
+      shape.push_back(1);
+      return type.clone(shape);
+    };
+    Value init[] = {adaptor.getOperand(), zerosOfType(rewriter, loc, column(pivotsType)),
+                    rewriter.create<ConvertOp>(
+                        loc, column(permutationType),
+                        rewriter.create<ReshapeOp>(loc, column(permutationType).clone(
+                                                            rewriter.getI32Type()),
+                                                   identity))};
+    auto results = forEachMatrix(
+        rewriter, loc, lanes(type.getElementType()), {}, init,
+        [&](MatrixBuilder &m, ValueRange, ValueRange carried) {
+          Elimination e = eliminate(m, carried[0], rows, cols, Value(), 0, /*withSign=*/false,
+                                    {Value(), Value(), Value(), carried[1], carried[2]});
+          return SmallVector<Value>{e.lu, e.pivots, e.permutation};
+        });
+    auto indices = [&](Value carried, RankedTensorType indicesType) -> Value {
+      Value flat = rewriter.create<ReshapeOp>(loc, indicesType.clone(type.getElementType()),
+                                              carried);
+      return rewriter.create<ConvertOp>(loc, indicesType, flat);
+    };
+    rewriter.replaceOp(op, {results[0], indices(results[1], pivotsType),
+                            indices(results[2], permutationType)});
+    return success();
+  }
+};
+
+// Each row's exchanges applied in turn to 0, 1, ..., size - 1.
+struct LuPivotsToPermutationToLoops : OpConversionPattern<LuPivotsToPermutationOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(LuPivotsToPermutationOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType type = op.getPermutation().getType();
+    int64_t rank = type.getRank(), size = op.getSize();
+    int64_t steps = op.getPivots().getType().getShape().back();
+    Value identity = rewriter.create<IotaOp>(loc, type, rank - 1);
+    Value zero = rewriter.create<arith::ConstantIndexOp>(loc, 0);
+    Value one = rewriter.create<arith::ConstantIndexOp>(loc, 1);
+    Value last = rewriter.create<arith::ConstantIndexOp>(loc, size - 1);
+    SmallVector<Value> lbs, ubs, unit;
+    for (int64_t d : type.getShape().drop_back()) {
+      lbs.push_back(zero);
+      ubs.push_back(rewriter.create<arith::ConstantIndexOp>(loc, d));
+      unit.push_back(one);
+    }
+    Value pivots = adaptor.getPivots();
+    scf::LoopNest nest = scf::buildLoopNest(
+        rewriter, loc, lbs, ubs, unit, ValueRange{identity},
+        [&](OpBuilder &b, Location l, ValueRange batch, ValueRange args) -> scf::ValueVector {
+          auto at = [&](Value i) {
+            SmallVector<Value> position(batch);
+            position.push_back(i);
+            return position;
+          };
+          auto step = b.create<scf::ForOp>(
+              l, zero, b.create<arith::ConstantIndexOp>(l, steps), one, args[0],
+              [&](OpBuilder &nb, Location nl, Value j, ValueRange perm) {
+                Value pivot = nb.create<arith::IndexCastOp>(
+                    nl, nb.getIndexType(), nb.create<tensor::ExtractOp>(nl, pivots, at(j)));
+                // Into [j, size): an exchange only with a row not yet fixed.
+                pivot = nb.create<arith::MinSIOp>(nl, nb.create<arith::MaxSIOp>(nl, pivot, j),
+                                                  last);
+                Value here = nb.create<tensor::ExtractOp>(nl, perm[0], at(j));
+                Value there = nb.create<tensor::ExtractOp>(nl, perm[0], at(pivot));
+                Value swapped = nb.create<tensor::InsertOp>(nl, there, perm[0], at(j));
+                swapped = nb.create<tensor::InsertOp>(nl, here, swapped, at(pivot));
+                nb.create<scf::YieldOp>(nl, swapped);
+              });
+          return {step.getResult(0)};
+        });
+    rewriter.replaceOp(op, nest.results);
     return success();
   }
 };
@@ -1181,5 +1314,6 @@ struct SvdToLoops : MatrixPattern<SvdOp> {
 void mlir::adjit::populateLinearAlgebraToLoopsPatterns(RewritePatternSet &patterns,
                                                        int64_t vectorBits) {
   patterns.add<CholeskyToLoops, TriangularSolveToLoops, SolveToLoops, SlogdetToLoops,
-               EighToLoops, QrToLoops, SvdToLoops>(patterns.getContext(), vectorBits);
+               LuToLoops, EighToLoops, QrToLoops, SvdToLoops>(patterns.getContext(), vectorBits);
+  patterns.add<LuPivotsToPermutationToLoops>(patterns.getContext());
 }

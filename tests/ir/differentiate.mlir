@@ -250,3 +250,28 @@ func.func @custom_rules(%x: tensor<2xf32>, %w: tensor<2xf32>, %v: tensor<2xf32>,
   %y2, %dy = adjit.jvp @custom_caller(%x, %w, %v) tangents(%s) wrt [0] : (tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> (tensor<2xf32>, tensor<2xf32>)
   return %g, %y2, %dy : tensor<2xf32>, tensor<2xf32>, tensor<2xf32>
 }
+
+// -----
+
+// lu's rules: reverse mode puts the rows back where the permutation took
+// them from (a scatter_add of the batch's rows, offset by matrix), forward
+// mode takes them in its order (a gather), each between solves with the
+// unit lower L and the upper U.
+// OPT-LABEL: func.func @lu_derivatives
+// OPT-SAME: (%[[A:.*]]: tensor<2x3x3xf32>, %[[T:.*]]: tensor<2x3x3xf32>)
+// OPT: %{{.*}}, %{{.*}}, %[[PERMUTATION:.*]] = adjit.lu %[[A]] : tensor<2x3x3xf32>
+// OPT: adjit.triangular_solve %[[L:.*]], %{{.*}} {lower, transpose_a, unit_diagonal}
+// OPT: %[[FIRST_ROWS:.*]] = adjit.iota dim = 0 : tensor<2x3xi32>
+// OPT: %[[ROWS:.*]] = adjit.reshape %{{.*}} : (tensor<2x3xi32>) -> tensor<6xi32>
+// OPT: adjit.scatter_add %{{.*}} into %{{.*}}[%[[ROWS]]], axis = 0 : (tensor<6x3xf32>, tensor<6xi32>, tensor<6x3xf32>) -> tensor<6x3xf32>
+// OPT: adjit.gather %{{.*}}[%[[ROWS]]], axis = 0 : (tensor<6x3xf32>, tensor<6xi32>) -> tensor<6x3xf32>
+// OPT: adjit.triangular_solve %[[L]], %{{.*}} {lower, unit_diagonal}
+func.func private @packed_lu(%a: tensor<2x3x3xf32>) -> tensor<2x3x3xf32> {
+  %0:3 = adjit.lu %a : tensor<2x3x3xf32>
+  return %0#0 : tensor<2x3x3xf32>
+}
+func.func @lu_derivatives(%a: tensor<2x3x3xf32>, %t: tensor<2x3x3xf32>) -> (tensor<2x3x3xf32>, tensor<2x3x3xf32>) {
+  %y, %g = adjit.vjp @packed_lu(%a) cotangents(%t) wrt [0] : (tensor<2x3x3xf32>, tensor<2x3x3xf32>) -> (tensor<2x3x3xf32>, tensor<2x3x3xf32>)
+  %y2, %dy = adjit.jvp @packed_lu(%a) tangents(%t) wrt [0] : (tensor<2x3x3xf32>, tensor<2x3x3xf32>) -> (tensor<2x3x3xf32>, tensor<2x3x3xf32>)
+  return %g, %dy : tensor<2x3x3xf32>, tensor<2x3x3xf32>
+}

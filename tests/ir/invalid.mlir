@@ -1189,6 +1189,56 @@ func.func @slogdet_i32(%a: tensor<3x3xi32>) {
 
 // -----
 
+func.func @lu_of_a_vector(%a: tensor<3xf32>) {
+  // expected-error @+1 {{'adjit.lu' op operand 'tensor<3xf32>' is not a (batch of) matrices}}
+  %0:3 = adjit.lu %a : tensor<3xf32>
+  return
+}
+
+// -----
+
+// k = min(m, n) pivots, a permutation of the m rows.
+func.func @lu_result_types(%a: tensor<2x3x5xf32>) {
+  // expected-error @+2 {{'adjit.lu' op inferred type(s) 'tensor<2x3x5xf32>', 'tensor<2x3xi32>', 'tensor<2x3xi32>' are incompatible with return type(s) of operation 'tensor<2x3x5xf32>', 'tensor<2x5xi32>', 'tensor<2x3xi32>'}}
+  // expected-error @+1 {{'adjit.lu' op failed to infer returned types}}
+  %0:3 = "adjit.lu"(%a) : (tensor<2x3x5xf32>) -> (tensor<2x3x5xf32>, tensor<2x5xi32>, tensor<2x3xi32>)
+  return
+}
+
+// -----
+
+func.func @lu_i32(%a: tensor<3x3xi32>) {
+  // expected-error @+1 {{'adjit.lu' op operand #0 must be statically shaped tensor of 32-bit float or 64-bit float values}}
+  %0:3 = "adjit.lu"(%a) : (tensor<3x3xi32>) -> (tensor<3x3xi32>, tensor<3xi32>, tensor<3xi32>)
+  return
+}
+
+// -----
+
+func.func @lu_pivots_to_permutation_too_small(%p: tensor<2x3xi32>) {
+  // expected-error @+1 {{'adjit.lu_pivots_to_permutation' op size 2 is smaller than the 3 pivots of each row}}
+  %0 = adjit.lu_pivots_to_permutation %p, size = 2 : tensor<2x3xi32> -> tensor<2x2xi32>
+  return
+}
+
+// -----
+
+func.func @lu_pivots_to_permutation_shape(%p: tensor<2x3xi32>) {
+  // expected-error @+1 {{'adjit.lu_pivots_to_permutation' op result type 'tensor<2x5xi32>' does not have the expected shape [2, 4]}}
+  %0 = adjit.lu_pivots_to_permutation %p, size = 4 : tensor<2x3xi32> -> tensor<2x5xi32>
+  return
+}
+
+// -----
+
+func.func @lu_pivots_to_permutation_of_a_scalar(%p: tensor<i32>) {
+  // expected-error @+1 {{'adjit.lu_pivots_to_permutation' op pivots 'tensor<i32>' is not a (batch of) vectors}}
+  %0 = adjit.lu_pivots_to_permutation %p, size = 4 : tensor<i32> -> tensor<4xi32>
+  return
+}
+
+// -----
+
 func.func @eigh_not_square(%a: tensor<3x2xf64>) {
   // expected-error @+1 {{'adjit.eigh' op operand 'tensor<3x2xf64>' is not a (batch of) square matrices}}
   %0:2 = adjit.eigh %a : tensor<3x2xf64>

@@ -62,6 +62,24 @@ func.func @slogdet_lanes(%a: tensor<20x3x3xf32>) -> (tensor<20xf32>, tensor<20xf
 
 // -----
 
+// lu in lanes: each lane's pivot row, a vector of indices, goes into the
+// pivots' column as floats; the pivots and the permutation are matrices
+// of the groups like the factors.
+// CHECK-LABEL: func.func @lu_lanes
+// CHECK: scf.for {{.*}} -> (tensor<2x4x3x16xf32>, tensor<2x3x1x16xf32>, tensor<2x4x1x16xf32>)
+// CHECK: %[[ROWS:.*]] = arith.index_cast %{{.*}} : vector<16xindex> to vector<16xi32>
+// CHECK: arith.sitofp %[[ROWS]] : vector<16xi32> to vector<16xf32>
+// CHECK: vector.transfer_write %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}] {in_bounds = [true]} : vector<16xf32>, tensor<2x3x1x16xf32>
+// SCALAR-LABEL: func.func @lu_lanes
+// SCALAR-NOT: vector.
+// SCALAR: tensor.extract
+func.func @lu_lanes(%a: tensor<20x4x3xf32>) -> (tensor<20x4x3xf32>, tensor<20x3xi32>, tensor<20x4xi32>) {
+  %0:3 = adjit.lu %a : tensor<20x4x3xf32>
+  return %0#0, %0#1, %0#2 : tensor<20x4x3xf32>, tensor<20x3xi32>, tensor<20x4xi32>
+}
+
+// -----
+
 // eigh in lanes: the sweeps go on while any matrix of the group is not
 // yet diagonal (a reduction of the lanes' tests).
 // CHECK-LABEL: func.func @eigh_lanes

@@ -1297,3 +1297,47 @@ func.func @search_sorted(%a: tensor<5xf32>, %v: tensor<2x3xf32>) -> (tensor<2x3x
   %1 = adjit.search_sorted %a, %v right : (tensor<5xf32>, tensor<2x3xf32>) -> tensor<2x3xi32>
   return %0, %1 : tensor<2x3xi32>, tensor<2x3xi32>
 }
+
+// -----
+
+// lu: getrf keeping L's multipliers below U, exchanging whole rows, with
+// each step's pivot row and the permutation carried as float columns
+// beside the factors and converted to i32 after.
+// CHECK-LABEL: func.func @lu
+// CHECK: %[[E:.*]]:3 = scf.for %[[J:[a-z0-9_]+]] = {{.*}} -> (tensor<6x5xf32>, tensor<5x1xf32>, tensor<6x1xf32>)
+// CHECK: %[[PIVOT:.*]]:2 = scf.for {{.*}} -> (f32, index)
+// CHECK: %[[ROW:.*]] = arith.index_cast %[[PIVOT]]#1 : index to i32
+// CHECK: %[[AS_FLOAT:.*]] = arith.sitofp %[[ROW]] : i32 to f32
+// CHECK: tensor.insert %[[AS_FLOAT]] into %{{.*}}[%[[J]], %{{.*}}] : tensor<5x1xf32>
+// CHECK: %[[FACTOR:.*]] = arith.select %{{.*}}, %{{.*}}, %{{.*}} : f32
+// CHECK: tensor.insert %[[FACTOR]] into %{{.*}}[%{{.*}}, %[[J]]] : tensor<6x5xf32>
+// CHECK: tensor.collapse_shape %[[E]]#1 {{.*}} : tensor<5x1xf32> into tensor<5xf32>
+// CHECK: arith.fptosi %{{.*}} : f32 to i32
+// CHECK: tensor.collapse_shape %[[E]]#2 {{.*}} : tensor<6x1xf32> into tensor<6xf32>
+func.func @lu(%a: tensor<6x5xf32>) -> (tensor<6x5xf32>, tensor<5xi32>, tensor<6xi32>) {
+  %0:3 = adjit.lu %a : tensor<6x5xf32>
+  return %0#0, %0#1, %0#2 : tensor<6x5xf32>, tensor<5xi32>, tensor<6xi32>
+}
+
+// -----
+
+// lu_pivots_to_permutation: from the identity, each row's exchanges in
+// turn, each pivot clamped into [j, size).
+// CHECK-LABEL: func.func @lu_pivots_to_permutation
+// CHECK: %[[IDENTITY:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<2x5xi32>)
+// CHECK: linalg.index 1
+// CHECK: scf.for %[[B:.*]] = {{.*}} iter_args(%{{.*}} = %[[IDENTITY]]) -> (tensor<2x5xi32>)
+// CHECK: scf.for %[[J:.*]] = {{.*}} iter_args(%[[P:.*]] = %{{.*}}) -> (tensor<2x5xi32>)
+// CHECK: %[[PIVOT:.*]] = tensor.extract %{{.*}}[%[[B]], %[[J]]] : tensor<2x3xi32>
+// CHECK: %[[INDEX:.*]] = arith.index_cast %[[PIVOT]] : i32 to index
+// CHECK: %[[FROM_J:.*]] = arith.maxsi %[[INDEX]], %[[J]] : index
+// CHECK: %[[CLAMPED:.*]] = arith.minsi %[[FROM_J]], %{{.*}} : index
+// CHECK: %[[HERE:.*]] = tensor.extract %[[P]][%[[B]], %[[J]]]
+// CHECK: %[[THERE:.*]] = tensor.extract %[[P]][%[[B]], %[[CLAMPED]]]
+// CHECK: %[[ONE:.*]] = tensor.insert %[[THERE]] into %[[P]][%[[B]], %[[J]]]
+// CHECK: tensor.insert %[[HERE]] into %[[ONE]][%[[B]], %[[CLAMPED]]]
+func.func @lu_pivots_to_permutation(%p: tensor<2x3xi32>) -> tensor<2x5xi32> {
+  %0 = adjit.lu_pivots_to_permutation %p, size = 5 : tensor<2x3xi32> -> tensor<2x5xi32>
+  return %0 : tensor<2x5xi32>
+}
+

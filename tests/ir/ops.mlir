@@ -604,6 +604,10 @@ func.func @linear_algebra(%a: tensor<2x3x3xf32>, %b: tensor<2x3x4xf32>, %g: tens
   %6:2 = adjit.qr %b : tensor<2x3x4xf32>
   // CHECK: %{{.*}}, %{{.*}}, %{{.*}} = adjit.svd %[[B]] : tensor<2x3x4xf32>
   %7:3 = adjit.svd %b : tensor<2x3x4xf32>
+  // CHECK: %{{.*}}, %[[PIVOTS:.*]], %{{.*}} = adjit.lu %[[B]] : tensor<2x3x4xf32>
+  %8:3 = adjit.lu %b : tensor<2x3x4xf32>
+  // CHECK: adjit.lu_pivots_to_permutation %[[PIVOTS]], size = 5 : tensor<2x3xi32> -> tensor<2x5xi32>
+  %9 = adjit.lu_pivots_to_permutation %8#1, size = 5 : tensor<2x3xi32> -> tensor<2x5xi32>
   return
 }
 // GENERIC-LABEL: sym_name = "linear_algebra"
@@ -615,6 +619,8 @@ func.func @linear_algebra(%a: tensor<2x3x3xf32>, %b: tensor<2x3x4xf32>, %g: tens
 // GENERIC: "adjit.eigh"(%arg0) : (tensor<2x3x3xf32>) -> (tensor<2x3xf32>, tensor<2x3x3xf32>)
 // GENERIC: "adjit.qr"(%arg1) : (tensor<2x3x4xf32>) -> (tensor<2x3x3xf32>, tensor<2x3x4xf32>)
 // GENERIC: "adjit.svd"(%arg1) : (tensor<2x3x4xf32>) -> (tensor<2x3x3xf32>, tensor<2x3xf32>, tensor<2x3x4xf32>)
+// GENERIC: "adjit.lu"(%arg1) : (tensor<2x3x4xf32>) -> (tensor<2x3x4xf32>, tensor<2x3xi32>, tensor<2x3xi32>)
+// GENERIC: "adjit.lu_pivots_to_permutation"(%{{.*}}#1) <{size = 5 : i64}> : (tensor<2x3xi32>) -> tensor<2x5xi32>
 
 // -----
 

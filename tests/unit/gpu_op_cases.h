@@ -94,6 +94,11 @@ inline std::vector<OpCase> op_cases() {
                             reshape(slice(x[1], {0, 0, 0}, {1, 3, 2}), {3, 2}))
                   .x)),
        {matrices, rhs}},
+      {"lu_det",
+       FN(sum(linalg::lu(x[0]).u, {-1}, true) +
+          linalg::lu_solve(linalg::lu_factor(x[0] + 4.0 * eye(3)), x[1]) *
+              expand_dims(expand_dims(linalg::det(x[0]), -1), -1)),
+       {matrices, rhs}},
       {"relu", FN(relu(x[0]) * x[0]), {a}},
       {"integer_pow", FN(integer_pow(x[0], 3) + integer_pow(x[0], -2)), {p}},
       {"log1p_expm1", FN(log1p(x[0]) + expm1(x[0])), {p}},

@@ -326,10 +326,39 @@ struct SlogdetResult {
   Tensor sign, logabsdet;
 };
 SlogdetResult slogdet(const Tensor& a, SourceLocation loc = SourceLocation::current());
-/// jnp.linalg.det: sign * exp(logabsdet) of slogdet. Its gradient,
-/// det(a) a^-T, is not finite where a is singular (JAX's is the adjugate
-/// there); differentiate slogdet's logabsdet where that matters.
+/// jnp.linalg.det: for 2 x 2 and 3 x 3 matrices the cofactor expansion,
+/// else sign * exp(logabsdet) of slogdet. Its gradient is the transposed
+/// adjugate, finite at singular matrices too (JAX's rule, in both modes).
 Tensor det(const Tensor& a, SourceLocation loc = SourceLocation::current());
+/// jax.scipy.linalg.lu: of each matrix of a [..., m, n], with k = min(m,
+/// n), a = p l u with the permutation matrix p [..., m, m], the unit lower
+/// triangular l [..., m, k] and the upper triangular u [..., k, n], by
+/// Gaussian elimination with partial pivoting (LAPACK's getrf). Gradients
+/// in both modes where u's first k rows are invertible (JAX's rule).
+/// `auto [p, l, u] = linalg::lu(a);`
+struct LuResult {
+  Tensor p, l, u;
+};
+LuResult lu(const Tensor& a, SourceLocation loc = SourceLocation::current());
+/// jax.scipy.linalg.lu_factor: lu's l (below the diagonal; its unit
+/// diagonal implied) and u in one matrix [..., m, n], and LAPACK's pivots
+/// piv [..., k] (i32, from 0: row i was exchanged with row piv[i] at step
+/// i). Factor once, then solve with lu_solve as often as needed.
+struct LuFactorResult {
+  Tensor lu, piv;
+};
+LuFactorResult lu_factor(const Tensor& a, SourceLocation loc = SourceLocation::current());
+/// jax.scipy.linalg.lu_solve: x with a x = b (`trans` 0) or a^T x = b (1 or
+/// 2), for lu_and_piv = lu_factor(a) of square matrices. b as in
+/// triangular_solve: [..., n, k], or a vector [..., n] when its rank is one
+/// less than lu's. Differentiable in b and in the factors.
+Tensor lu_solve(const LuFactorResult& lu_and_piv, const Tensor& b, int trans = 0,
+                SourceLocation loc = SourceLocation::current());
+/// jax.lax.linalg.lu_pivots_to_permutation: the permutation [..., size]
+/// (i32) that the exchanges of `pivots` [..., k] make of 0, 1, ..., size -
+/// 1, size >= k: row i of p^T a is row permutation[i] of a.
+Tensor lu_pivots_to_permutation(const Tensor& pivots, int64_t permutation_size,
+                                SourceLocation loc = SourceLocation::current());
 /// jnp.linalg.eigh: of each matrix's symmetric part (a + a^T) / 2 in
 /// a [..., n, n], the eigenvalues [..., n] in ascending order and the
 /// orthonormal eigenvectors [..., n, n] as columns (the column for each

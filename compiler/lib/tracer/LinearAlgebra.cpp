@@ -1,13 +1,16 @@
 // Linear algebra (jnp.linalg.cholesky, solve, inv, slogdet, det, eigh,
 // eigvalsh, qr, svd, svdvals, matrix_rank, pinv, lstsq, norm;
-// jax.scipy.linalg's solve_triangular and cho_solve): dtypes, vectors and
-// batch broadcasting here; each factorization is one adjit op
-// (adjit.cholesky, adjit.triangular_solve, adjit.solve, adjit.slogdet,
-// adjit.eigh, adjit.qr, adjit.svd) on f32 or f64 batches of matrices. pinv
-// (and lstsq on it) is svd with its own derivative rules in both modes.
+// jax.scipy.linalg's solve_triangular, cho_solve, lu, lu_factor and
+// lu_solve): dtypes, vectors and batch broadcasting here; each
+// factorization is one adjit op (adjit.cholesky, adjit.triangular_solve,
+// adjit.solve, adjit.slogdet, adjit.lu, adjit.eigh, adjit.qr, adjit.svd) on
+// f32 or f64 batches of matrices. pinv (and lstsq on it) is svd with its
+// own derivative rules in both modes, det its value with the adjugate as
+// its derivative.
 #include "Promotion.h"
 #include "Recorder.h"
 
+#include "adjit/ControlFlow.h"
 #include "adjit/Tensor.h"
 #include "adjit/detail/Transforms.h"
 
@@ -176,10 +179,261 @@ SlogdetResult slogdet(const Tensor& a, SourceLocation loc) {
   return {sign, logabsdet};
 }
 
+namespace {
+// adjit.lu of the f32 or f64 matrices x: the packed factors, the pivots and
+// the permutation.
+struct Factorization {
+  Tensor lu, pivots, permutation;
+};
+Factorization factor(Recorder& r, const Tensor& x) {
+  auto op = r.builder().create<ir::LuOp>(r.location(), r.value(x));
+  return {r.trace().wrap(op.getLu()), r.trace().wrap(op.getPivots()),
+          r.trace().wrap(op.getPermutation())};
+}
+
+// The matrices x [..., m, n] cut to rows [row, row + rows) and columns
+// [col, col + cols).
+Tensor block(const Tensor& x, int64_t row, int64_t rows, int64_t col, int64_t cols,
+             SourceLocation loc) {
+  int last = x.rank() - 1;
+  Shape starts(x.rank(), 0), limits = x.shape();
+  starts[last - 1] = row;
+  starts[last] = col;
+  limits[last - 1] = row + rows;
+  limits[last] = col + cols;
+  return slice(x, starts, limits, {}, loc);
+}
+
+// The entry (i, j) of each matrix of x: a tensor of x's batch shape.
+Tensor entry(const Tensor& x, int64_t i, int64_t j, SourceLocation loc) {
+  return reshape(block(x, i, 1, j, 1, loc), Shape(x.shape().begin(), x.shape().end() - 2), loc);
+}
+
+// The entries [from, to) along x's last axis.
+Tensor along_last(const Tensor& x, int64_t from, int64_t to, SourceLocation loc) {
+  Shape starts(x.rank(), 0), limits = x.shape();
+  starts.back() = from;
+  limits.back() = to;
+  return slice(x, starts, limits, {}, loc);
+}
+
+// The permutation matrices P whose row i is row permutation[i] of the
+// identity (P a is a's rows in that order), for permutations [..., m].
+Tensor permutation_matrices(const Tensor& permutation, DType dtype, SourceLocation loc) {
+  int64_t m = permutation.shape().back();
+  return cast(adjit::equal(expand_dims(permutation, -1, loc), arange(m, DType::i32, loc), loc),
+              dtype, loc);
+}
+
+// The determinants of 1 x 1, 2 x 2 and 3 x 3 matrices by cofactor
+// expansion, as JAX's: exact at singular matrices and for small integers.
+Tensor small_determinant(const Tensor& x, SourceLocation loc) {
+  auto at = [&](int64_t i, int64_t j) { return entry(x, i, j, loc); };
+  switch (x.shape().back()) {
+    case 1: return at(0, 0);
+    case 2: return at(0, 0) * at(1, 1) - at(0, 1) * at(1, 0);
+    default:
+      return at(0, 0) * at(1, 1) * at(2, 2) + at(0, 1) * at(1, 2) * at(2, 0) +
+             at(0, 2) * at(1, 0) * at(2, 1) - at(0, 2) * at(1, 1) * at(2, 0) -
+             at(0, 0) * at(1, 2) * at(2, 1) - at(0, 1) * at(1, 0) * at(2, 2);
+  }
+}
+
+// The adjugates adj(x) = det(x) x^-1 of matrices of up to 3 x 3 from their
+// cofactors: polynomials, exact at every rank and to every order.
+Tensor small_adjugate(const Tensor& x, SourceLocation loc) {
+  int64_t n = x.shape().back();
+  if (n == 1) return ones_like(x, loc);
+  auto at = [&](int64_t i, int64_t j) { return entry(x, i % n, j % n, loc); };
+  // adj[i][j] is the cofactor of (j, i); for n = 3 the cyclic minors
+  // carry their signs.
+  auto adjugate_entry = [&](int64_t i, int64_t j) {
+    if (n == 2) return (i == j ? 1.0 : -1.0) * at(1 - j, 1 - i);
+    return at(j + 1, i + 1) * at(j + 2, i + 2) - at(j + 1, i + 2) * at(j + 2, i + 1);
+  };
+  std::vector<Tensor> rows;
+  int axis = x.rank() - 2;
+  for (int64_t i = 0; i < n; ++i) {
+    std::vector<Tensor> row;
+    for (int64_t j = 0; j < n; ++j) row.push_back(adjugate_entry(i, j));
+    rows.push_back(stack(row, axis, loc));
+  }
+  return stack(rows, axis, loc);
+}
+
+// The adjugates by LU (JAX's _cofactor_solve with b = I): with P x = L U,
+// adj(x) = det(x) U^-1 L^-1 P, where det(x) U^-1 is computed without
+// dividing by U's last diagonal entry (it becomes the reciprocal of the
+// product of the others, and L^-1 P's other rows are scaled by det(x)):
+// exact wherever that entry is the only zero one. Also says, per matrix,
+// whether the result is finite (it is not where another is zero).
+std::pair<Tensor, Tensor> adjugate_by_lu(const Tensor& x, SourceLocation loc) {
+  Recorder r("det", loc, {&x});
+  int64_t n = x.shape().back();
+  Factorization f = factor(r, x);
+  Tensor exchanges = sum(cast(not_equal(f.pivots, arange(n, DType::i32, loc), loc), DType::i32,
+                              loc),
+                         {-1}, true, loc);
+  Tensor sign = 1.0 - 2.0 * cast(exchanges % 2, x.dtype(), loc);
+  Tensor partial = cumprod(diagonal(f.lu, 0, -2, -1, loc), -1, false, loc) * sign;
+  Tensor determinant = expand_dims(along_last(partial, n - 1, n, loc), -1, loc);
+  Tensor before_last = expand_dims(along_last(partial, n - 2, n - 1, loc), -1, loc);
+  Tensor last_row = reshape(adjit::equal(arange(n, DType::i32, loc), n - 1, loc), {n, 1}, loc);
+  Tensor last_entry = logical_and(last_row, adjit::equal(arange(n, DType::i32, loc), n - 1, loc), loc);
+  Tensor u = where(last_entry, 1.0 / before_last, f.lu, loc);
+  Tensor y = triangular_solve(u, permutation_matrices(f.permutation, x.dtype(), loc),
+                              /*lower=*/true, false, /*unit_diagonal=*/true, loc);
+  Tensor adjugate = triangular_solve(u, where(last_row, y, y * determinant, loc),
+                                     /*lower=*/false, false, false, loc);
+  return {adjugate, all(isfinite(adjugate, loc), {-2, -1}, true, loc)};
+}
+
+// The adjugates by the singular value decomposition x = u s vh: adj(x) =
+// det(u) det(vh) vh^T diag(the products of the other singular values) u^T,
+// right at every rank (one zero singular value leaves a rank-1 adjugate,
+// more a zero one). Not differentiated: singular vectors have infinite
+// derivatives where singular values repeat.
+Tensor adjugate_by_svd(const Tensor& x, SourceLocation loc) {
+  auto [u, s, vh] = svd(stop_gradient(x, loc), loc);
+  int last = s.rank() - 1;
+  int64_t n = s.shape().back();
+  // The products before and after each singular value, without dividing.
+  Shape none(s.rank(), 0), one(s.rank(), 0);
+  one.back() = 1;
+  Tensor before = pad(along_last(cumprod(s, last, false, loc), 0, n - 1, loc), one, none, 1.0,
+                      {}, loc);
+  Tensor after = pad(along_last(cumprod(s, last, /*reverse=*/true, loc), 1, n, loc), none, one,
+                     1.0, {}, loc);
+  Tensor signs = slogdet(u, loc).sign * slogdet(vh, loc).sign;
+  Tensor scaled = transposed(vh, loc) * expand_dims(before * after, -2, loc);
+  return expand_dims(expand_dims(signs, -1, loc), -1, loc) * matmul(scaled, transposed(u, loc), loc);
+}
+
+// The adjugates of the square matrices x, for det's derivative.
+Tensor adjugate(const Tensor& x, SourceLocation loc) {
+  if (x.shape().back() <= 3) return small_adjugate(x, loc);
+  auto [by_lu, finite] = adjugate_by_lu(x, loc);
+  // Where LU meets an early zero pivot (a singular matrix), by the SVD:
+  // only then, and only for those matrices.
+  return cond(
+      all(finite, {}, false, loc),
+      [](const Tensor&, const Tensor& adj) { return adj; },
+      [&](const Tensor& matrices, const Tensor& adj) {
+        return where(finite, adj, adjugate_by_svd(matrices, loc), loc);
+      },
+      x, by_lu);
+}
+}  // namespace
+
 Tensor det(const Tensor& a, SourceLocation loc) {
+  Recorder r("det", loc, {&a});
+  check_square(r, a);
   detail::AtUserLine at_user(loc);
-  auto [sign, logabsdet] = slogdet(a, loc);
-  return sign * exp(logabsdet, loc);
+  DType result = detail::inexact(a.dtype());
+  Tensor x = cast(a, solver_dtype(result), loc);
+  DType dtype = x.dtype();
+  int64_t n = a.shape().back();
+  Shape batch(a.shape().begin(), a.shape().end() - 2);
+  if (n == 0) return full(batch, 1.0, result, loc);
+  auto forward = [&](detail::ParameterFn parameter, std::vector<size_t>&) {
+    Tensor matrices = parameter(dtype, x.shape());
+    if (n <= 3) return std::vector<Tensor>{small_determinant(matrices, loc)};
+    auto [sign, logabsdet] = slogdet(matrices, loc);
+    return std::vector<Tensor>{sign * exp(logabsdet, loc)};
+  };
+  // d det = tr(adj(a) da): the cotangent of a is g adj(a)^T.
+  auto backward = [&](detail::ParameterFn parameter, std::vector<size_t>&) {
+    Tensor matrices = parameter(dtype, x.shape());
+    parameter(dtype, batch);
+    Tensor g = parameter(dtype, batch);
+    Tensor cofactors = transposed(adjugate(matrices, loc), loc);
+    return std::vector<Tensor>{expand_dims(expand_dims(g, -1, loc), -1, loc) * cofactors};
+  };
+  auto tangent = [&](detail::ParameterFn parameter, std::vector<size_t>&) {
+    Tensor matrices = parameter(dtype, x.shape());
+    parameter(dtype, batch);
+    Tensor da = parameter(dtype, x.shape());
+    Tensor cofactors = transposed(adjugate(matrices, loc), loc);
+    return std::vector<Tensor>{sum(cofactors * da, {-2, -1}, false, loc)};
+  };
+  detail::TraceBody tangent_rule = tangent;
+  return cast(detail::call_with_custom_vjp({x}, forward, backward, loc, &tangent_rule).front(),
+              result, loc);
+}
+
+LuResult lu(const Tensor& a, SourceLocation loc) {
+  Recorder r("lu", loc, {&a});
+  check_matrices(r, a);
+  DType result = detail::inexact(a.dtype());
+  Factorization f = factor(r, r.convert(a, solver_dtype(result)));
+  detail::AtUserLine at_user(loc);
+  int64_t m = a.shape()[a.rank() - 2], n = a.shape().back(), k = std::min(m, n);
+  Tensor p = transposed(permutation_matrices(f.permutation, result, loc), loc);
+  Tensor l = tril(block(f.lu, 0, m, 0, k, loc), -1, loc) + eye(m, k, 0, f.lu.dtype(), loc);
+  Tensor u = triu(block(f.lu, 0, k, 0, n, loc), 0, loc);
+  return {p, cast(l, result, loc), cast(u, result, loc)};
+}
+
+LuFactorResult lu_factor(const Tensor& a, SourceLocation loc) {
+  Recorder r("lu_factor", loc, {&a});
+  check_matrices(r, a);
+  DType result = detail::inexact(a.dtype());
+  Factorization f = factor(r, r.convert(a, solver_dtype(result)));
+  return {r.convert(f.lu, result), f.pivots};
+}
+
+Tensor lu_solve(const LuFactorResult& lu_and_piv, const Tensor& b, int trans,
+                SourceLocation loc) {
+  const Tensor& lu = lu_and_piv.lu;
+  const Tensor& piv = lu_and_piv.piv;
+  Recorder r("lu_solve", loc, {&lu, &piv, &b});
+  check_square(r, lu);
+  Shape expected(lu.shape().begin(), lu.shape().end() - 1);
+  if (piv.shape() != expected || (piv.dtype() != DType::i32 && piv.dtype() != DType::i64))
+    r.fail(fmt::format("needs integer pivots [..., {}] with lu's batch dimensions, got {} for "
+                       "lu {}",
+                       lu.rank() >= 1 ? lu.shape().back() : 0, describe(piv), describe(lu)));
+  if (trans < 0 || trans > 2)
+    r.fail(fmt::format("trans = {} must be 0 (a x = b), 1 or 2 (a^T x = b)", trans));
+  System s = system(r, lu, b, /*vector_rank=*/lu.rank() - 1);
+  detail::AtUserLine at_user(loc);
+  int64_t n = lu.shape().back();
+  Shape batch(s.a.shape().begin(), s.a.shape().end() - 2);
+  Shape pivots_shape = batch;
+  pivots_shape.push_back(n);
+  Tensor permutation = lu_pivots_to_permutation(
+      broadcast_to(cast(piv, DType::i32, loc), pivots_shape, loc), n, loc);
+  Tensor rows = expand_dims(permutation, -1, loc);
+  Tensor x;
+  if (trans == 0) {
+    // a = P^T L U: x = U^-1 L^-1 P b.
+    Tensor y = triangular_solve(s.a, take_along_axis(s.b, rows, -2, loc), /*lower=*/true, false,
+                                /*unit_diagonal=*/true, loc);
+    x = triangular_solve(s.a, y, /*lower=*/false, false, false, loc);
+  } else {
+    // a^T = U^T L^T P: x = P^T L^-T U^-T b.
+    Tensor y = triangular_solve(s.a, s.b, /*lower=*/false, /*transpose_a=*/true, false, loc);
+    Tensor z = triangular_solve(s.a, y, /*lower=*/true, /*transpose_a=*/true,
+                                /*unit_diagonal=*/true, loc);
+    x = take_along_axis(z, expand_dims(argsort(permutation, -1, false, loc), -1, loc), -2, loc);
+  }
+  return solution(r, s, x);
+}
+
+Tensor lu_pivots_to_permutation(const Tensor& pivots, int64_t permutation_size,
+                                SourceLocation loc) {
+  Recorder r("lu_pivots_to_permutation", loc, {&pivots});
+  if (pivots.rank() < 1 || (pivots.dtype() != DType::i32 && pivots.dtype() != DType::i64))
+    r.fail(fmt::format("needs integer pivots [..., k], got {}", describe(pivots)));
+  int64_t k = pivots.shape().back();
+  if (permutation_size < k)
+    r.fail(fmt::format("permutation_size = {} is smaller than the {} pivots of {}",
+                       permutation_size, k, describe(pivots)));
+  Shape shape = pivots.shape();
+  shape.back() = permutation_size;
+  Tensor p = r.convert(pivots, DType::i32);
+  return r.emit<ir::LuPivotsToPermutationOp>(r.type(DType::i32, shape), r.value(p),
+                                             permutation_size);
 }
 
 EighResult eigh(const Tensor& a, SourceLocation loc) {

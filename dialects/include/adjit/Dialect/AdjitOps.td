@@ -1010,6 +1010,65 @@ def Adjit_SvdOp : Adjit_Op<"svd", [Pure,
   let assemblyFormat = "$operand attr-dict `:` type($operand)";
 }
 
+def Adjit_LuOp : Adjit_Op<"lu", [Pure,
+    DeclareOpInterfaceMethods<InferTypeOpInterface>,
+    DeclareOpInterfaceMethods<DifferentiableOpInterface>]> {
+  let summary = "LU factorization with partial pivoting";
+  let description = [{
+    For each m x n matrix `A` of the batch, with `k = min(m, n)`, the
+    factorization `P A = L U` by Gaussian elimination with partial pivoting
+    (LAPACK's getrf, unblocked; as `jax.lax.linalg.lu`): `lu` [batch...,
+    m, n] holds `U` in and above its diagonal and the multipliers of the
+    unit lower triangular `L` below it; `pivots` [batch..., k] says that
+    row i was exchanged with row `pivots[i]` >= i at step i (LAPACK's ipiv,
+    from 0); `permutation` [batch..., m] is the result of those exchanges
+    on 0, 1, ..., m - 1, so that row i of `P A` is row `permutation[i]` of
+    `A`. Each pivot is the first entry of the largest magnitude in its
+    column; a zero pivot leaves its column as it is (the matrix is
+    singular; `U` has a zero on its diagonal), as getrf does.
+
+    Derivative (JAX's rule, after de Hoog, Anderssen and Lukas), where `U`'s
+    first k rows and columns are invertible: with `L` completed to an
+    m x m unit lower triangular matrix and `U` to an n x n upper triangular
+    one by the identity, `X = L^-1 P dA U^-1`, `d lu = L tril(X, -1) +
+    triu(X) U`; the adjoint is `Abar = P^T L^-T (tril(L^T lubar, -1) +
+    triu(lubar U^T)) U^-T`. The pivots and the permutation are piecewise
+    constant: they have none.
+
+    ```mlir
+    %lu, %pivots, %permutation = adjit.lu %a : tensor<8x3x3xf32>
+    ```
+  }];
+  let arguments = (ins Adjit_SolverTensor:$operand);
+  let results = (outs Adjit_SolverTensor:$lu, StaticShapeTensorOf<[I32]>:$pivots,
+                      StaticShapeTensorOf<[I32]>:$permutation);
+  let assemblyFormat = "$operand attr-dict `:` type($operand)";
+}
+
+def Adjit_LuPivotsToPermutationOp : Adjit_Op<"lu_pivots_to_permutation", [Pure,
+    NotDifferentiable]> {
+  let summary = "the row permutation that LU pivots make";
+  let description = [{
+    For each row of `pivots` [batch..., k], the exchanges of `adjit.lu`
+    applied in turn to 0, 1, ..., size - 1 (step i exchanges entries i and
+    `pivots[i]`): the permutation [batch..., size] that `adjit.lu` gives
+    beside its pivots (as `jax.lax.linalg.lu_pivots_to_permutation`).
+    `size` is at least k. A pivot outside [i, size) is clamped into it.
+
+    Not differentiable (integer result).
+
+    ```mlir
+    %p = adjit.lu_pivots_to_permutation %pivots, size = 5 : tensor<8x3xi32> -> tensor<8x5xi32>
+    ```
+  }];
+  let arguments = (ins StaticShapeTensorOf<[I32]>:$pivots, I64Attr:$size);
+  let results = (outs StaticShapeTensorOf<[I32]>:$permutation);
+  let assemblyFormat = [{
+    $pivots `,` `size` `=` $size attr-dict `:` type($pivots) `->` type($permutation)
+  }];
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Control flow. Regions take every value they use as an explicit operand
 // (IsolatedFromAbove), so derivative rules see all the values that a body
