@@ -1,10 +1,12 @@
 // adjit-linalg-bench: linear algebra against bench/peers/linalg_jax.py,
 // which defines the same problems: batches of 16384 small SPD matrices
 // (6x6, the size of a rigid body's or a 6-joint arm's systems) and of
-// 4096 3x3 ones (f32), factored and solved, their log-determinants,
+// 4096 3x3 ones (f32), factored and solved (also by lu_factor, then
+// lu_solve), their log-determinants,
 // eigendecompositions, QR factors and SVDs, and the gradients of a
 // Cholesky solve, of the log-determinants, of the eigenvalues, of the QR
-// factors and of the singular values over the batch; one 256 x 256
+// factors, of the singular values and of the determinants (the
+// adjugates) over the batch; one 256 x 256
 // system. First call and
 // median of 20 calls, one JSON line per measurement. Run with
 // ADJIT_NUM_THREADS=1 to compare with the JAX script, which pins itself to
@@ -63,6 +65,18 @@ int main(int argc, char** argv) {
     time_calls("grad cho_solve " + shape, reps, [&] { gradient(a, b); });
     time_calls("slogdet " + shape, reps, [&] { slogdet(a); });
     time_calls("grad logdet " + shape, reps, [&] { logdet_gradient(a); });
+    auto lu_factor = adjit::jit([](Tensor x) {
+      auto [lu, piv] = linalg::lu_factor(x);
+      return std::vector<Tensor>{lu, piv};
+    });
+    auto lu_solve = adjit::jit(
+        [](Tensor lu, Tensor piv, Tensor y) { return linalg::lu_solve({lu, piv}, y); });
+    auto det_gradient =
+        adjit::jit(adjit::grad([](Tensor x) { return adjit::sum(linalg::det(x)); }));
+    std::vector<Array> factors = lu_factor(a);
+    time_calls("lu_factor " + shape, reps, [&] { lu_factor(a); });
+    time_calls("lu_solve " + shape, reps, [&] { lu_solve(factors[0], factors[1], b); });
+    time_calls("grad det " + shape, reps, [&] { det_gradient(a); });
     auto eigh = adjit::jit([](Tensor x) {
       auto [w, v] = linalg::eigh(x);
       return std::vector<Tensor>{w, v};

@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """JAX's side of bench/linear_algebra.cpp (adjit-linalg-bench): the same
-batches of small SPD matrices (f32), factored and solved, their
+batches of small SPD matrices (f32), factored and solved (also by
+lu_factor, then lu_solve), their
 log-determinants, eigendecompositions, QR factors and SVDs, the gradients
 of a Cholesky solve, of the log-determinants, of the eigenvalues, of the
-QR factors and of the singular values over the batch, and one 256 x 256
+QR factors, of the singular values and of the determinants over the
+batch, and one 256 x 256
 system.
 
   python3 bench/peers/linalg_jax.py [--smoke]
@@ -53,6 +55,13 @@ def main():
         time_calls("grad cho_solve " + shape, lambda: gradient(a, b))
         time_calls("slogdet " + shape, lambda: slogdet(a))
         time_calls("grad logdet " + shape, lambda: logdet_gradient(a))
+        lu_factor = jax.jit(jax.scipy.linalg.lu_factor)
+        lu_solve = jax.jit(lambda lu, piv, y: jax.scipy.linalg.lu_solve((lu, piv), y))
+        det_gradient = jax.jit(jax.grad(lambda x: jnp.sum(jnp.linalg.det(x))))
+        lu, piv = lu_factor(a)
+        time_calls("lu_factor " + shape, lambda: lu_factor(a))
+        time_calls("lu_solve " + shape, lambda: lu_solve(lu, piv, b))
+        time_calls("grad det " + shape, lambda: det_gradient(a))
         eigh = jax.jit(jnp.linalg.eigh)
         eigvalsh_gradient = jax.jit(jax.grad(lambda x: jnp.sum(jnp.linalg.eigvalsh(x) ** 2)))
         time_calls("eigh " + shape, lambda: eigh(a))

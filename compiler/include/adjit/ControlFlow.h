@@ -9,9 +9,9 @@
 // and out; functions may use Tensors of the enclosing trace (closures).
 //
 // Differentiation: both modes through all of them. Reverse mode keeps each
-// iteration's carries and recomputes the body backwards; a while_loop (or a
-// fori_loop with Tensor bounds) first counts its iterations in a forward
-// pass to size that stack (docs/guide/control-flow.md).
+// iteration's carries and recomputes the body backwards; a while_loop first
+// counts its iterations in a forward pass to size that stack (a fori_loop
+// with Tensor bounds sizes it by upper - lower; docs/guide/control-flow.md).
 
 #include "adjit/Grad.h"  // detail::TracedCall
 #include "adjit/detail/ControlFlow.h"

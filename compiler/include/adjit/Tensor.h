@@ -359,6 +359,17 @@ Tensor lu_solve(const LuFactorResult& lu_and_piv, const Tensor& b, int trans = 0
 /// 1, size >= k: row i of p^T a is row permutation[i] of a.
 Tensor lu_pivots_to_permutation(const Tensor& pivots, int64_t permutation_size,
                                 SourceLocation loc = SourceLocation::current());
+/// jnp.linalg.matrix_power: each square matrix of a to the integer power
+/// n by repeated squaring (log2 |n| products); n = 0 gives identities (of
+/// a's dtype), n < 0 powers of inv(a).
+Tensor matrix_power(const Tensor& a, int64_t n, SourceLocation loc = SourceLocation::current());
+/// jax.scipy.linalg.expm: the matrix exponential of each square matrix of
+/// a, by scaling and squaring with a Padé approximant (Higham 2005; JAX's
+/// degrees and thresholds: up to 13 in f64, 7 in f32). A matrix that needs
+/// more than max_squarings squarings gives NaN. Differentiable (through
+/// the approximant, its solve and the squarings), in both modes.
+Tensor expm(const Tensor& a, int max_squarings = 16,
+            SourceLocation loc = SourceLocation::current());
 /// jnp.linalg.eigh: of each matrix's symmetric part (a + a^T) / 2 in
 /// a [..., n, n], the eigenvalues [..., n] in ascending order and the
 /// orthonormal eigenvectors [..., n, n] as columns (the column for each
