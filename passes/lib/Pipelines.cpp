@@ -237,9 +237,10 @@ void addLoweringToLLVM(OpPassManager &pm, const PipelineOptions &options,
   // Inlines the alloca scopes around loop bodies that allocate nothing
   // (control flow inside one would not lower).
   pm.addPass(canonicalizer.create());
-  // Vector transfers of buffers whose innermost stride is not 1 (a strided
-  // slice) become loops of scalar loads and stores; the others, vector
+  // Vector transfers along a strided dimension (a strided slice) become
+  // gathers and scatters through unit-stride views; the others, vector
   // loads and stores (convert-vector-to-llvm).
+  pm.addNestedPass<func::FuncOp>(createUnitStrideGathers());
   pm.addPass(createConvertVectorToSCFPass());
   ApproximateMathOptions approximations;
   approximations.avx512 =
@@ -262,7 +263,6 @@ void addLoweringToLLVM(OpPassManager &pm, const PipelineOptions &options,
   pm.addNestedPass<func::FuncOp>(createPipelineLoops(pipelining));
   pm.addPass(createConvertSCFToCFPass());
   pm.addPass(createExpandBFloat16());
-  pm.addNestedPass<func::FuncOp>(createUnitStrideGathers());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
   // adjit-vectorize reduces floats across lanes only where the program

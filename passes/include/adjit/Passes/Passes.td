@@ -464,7 +464,7 @@ def ContractionsToCalls : Pass<"adjit-contractions-to-calls", "ModuleOp"> {
 }
 
 def UnitStrideGathers : Pass<"adjit-unit-stride-gathers", "func::FuncOp"> {
-  let summary = "Gather from strided memory through a unit-stride view";
+  let summary = "Gather from and scatter to strided memory through unit-stride views";
   let description = [{
     `adjit-vectorize` reads a `tensor.extract` at per-lane indices (a take)
     as a `vector.gather`, whose base becomes a strided view once a slice with
@@ -480,6 +480,13 @@ def UnitStrideGathers : Pass<"adjit-unit-stride-gathers", "func::FuncOp"> {
     becomes a `memref.extract_strided_metadata` of `%s`, a
     `memref.reinterpret_cast` to `memref<?xf32, strided<[1], offset: ?>>`
     and a gather from it at `%i * 2`.
+
+    One-dimensional vector transfers (in bounds, unmasked) along a
+    dimension whose stride is not known to be 1 (a strided slice's
+    elements, a column of a row-major matrix) become a gather (a scatter
+    for a write) from such a view at 0, s, 2s, ...: `convert-vector-to-scf`
+    would make them a loop of scalar loads or stores, each moving one lane
+    through the stack. Runs before it.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::memref::MemRefDialect",
                            "::mlir::vector::VectorDialect"];
