@@ -237,9 +237,9 @@ void addLoweringToLLVM(OpPassManager &pm, const PipelineOptions &options,
   // Inlines the alloca scopes around loop bodies that allocate nothing
   // (control flow inside one would not lower).
   pm.addPass(canonicalizer.create());
-  // Vector transfers along a strided dimension (a strided slice) become
-  // gathers and scatters through unit-stride views; the others, vector
-  // loads and stores (convert-vector-to-llvm).
+  // Vector reads along a strided dimension (a strided slice) become gathers
+  // through unit-stride views; strided writes, loops of scalar stores; the
+  // others, vector loads and stores (convert-vector-to-llvm).
   pm.addNestedPass<func::FuncOp>(createUnitStrideGathers());
   pm.addPass(createConvertVectorToSCFPass());
   ApproximateMathOptions approximations;

@@ -1,8 +1,8 @@
 // Gathers whose base has a strided innermost dimension (a take of a slice
 // with strides) read a unit-stride view of the same buffer from the base
 // element, at the indices times the stride; unit-stride gathers stay. Vector
-// transfers along a strided dimension become gathers and scatters at 0, s,
-// 2s, ... from such a view; contiguous ones stay.
+// reads along a strided dimension become gathers at 0, s, 2s, ... from such
+// a view; contiguous ones, and writes, stay.
 // RUN: adjit-opt %s -split-input-file --adjit-unit-stride-gathers | FileCheck %s
 // RUN: adjit-opt %s -split-input-file --adjit-unit-stride-gathers | mlir-opt -split-input-file --expand-strided-metadata --convert-vector-to-llvm --finalize-memref-to-llvm --convert-func-to-llvm --convert-arith-to-llvm --reconcile-unrealized-casts | FileCheck %s --check-prefix=LLVM
 
@@ -89,27 +89,27 @@ func.func @strided_read(%s: memref<4096xf32, strided<[9], offset: 8>>, %i: index
 
 // -----
 
-// A column of a row-major matrix written as one scatter, at multiples of
-// the row stride from the first element.
-// CHECK-LABEL: func.func @column_write
-// CHECK-SAME: (%[[M:.*]]: memref<64x16xf64>, %[[V:.*]]: vector<8xf64>, %[[I:.*]]: index, %[[J:.*]]: index)
+// A column of a row-major matrix read as one gather, at multiples of the
+// row stride from the first element.
+// CHECK-LABEL: func.func @column_read
+// CHECK-SAME: (%[[M:.*]]: memref<64x16xf64>, %[[I:.*]]: index, %[[J:.*]]: index)
 // CHECK-DAG: %[[POSITIONS:.*]] = arith.constant dense<[0, 16, 32, 48, 64, 80, 96, 112]> : vector<8xindex>
 // CHECK: %[[ROW:.*]] = arith.muli %[[I]], %{{.*}} : index
 // CHECK: %[[START:.*]] = arith.addi %[[ROW]], %[[J]] : index
 // CHECK: %[[VIEW:.*]] = memref.reinterpret_cast %{{.*}} to offset: [%[[START]]], sizes: [%{{.*}}], strides: [1]
-// CHECK: vector.scatter %[[VIEW]][%{{.*}}] [%[[POSITIONS]]], %{{.*}}, %[[V]]
-// CHECK-NOT: vector.transfer_write
-// LLVM-LABEL: llvm.func @column_write
-// LLVM: llvm.intr.masked.scatter
-func.func @column_write(%m: memref<64x16xf64>, %v: vector<8xf64>, %i: index, %j: index) {
-  vector.transfer_write %v, %m[%i, %j] {in_bounds = [true], permutation_map = affine_map<(d0, d1) -> (d0)>} : vector<8xf64>, memref<64x16xf64>
-  return
+// CHECK: vector.gather %[[VIEW]][%{{.*}}] [%[[POSITIONS]]]
+// LLVM-LABEL: llvm.func @column_read
+// LLVM: llvm.intr.masked.gather
+func.func @column_read(%m: memref<64x16xf64>, %i: index, %j: index) -> vector<8xf64> {
+  %pad = arith.constant 0.0 : f64
+  %v = vector.transfer_read %m[%i, %j], %pad {in_bounds = [true], permutation_map = affine_map<(d0, d1) -> (d0)>} : memref<64x16xf64>, vector<8xf64>
+  return %v : vector<8xf64>
 }
 
 // -----
 
-// Contiguous, possibly out-of-bounds and i1 transfers stay (bools take a
-// byte each, which only loads and stores lower).
+// Contiguous, possibly out-of-bounds and i1 reads stay (bools take a byte
+// each, which only loads and stores lower), and so do strided writes.
 // CHECK-LABEL: func.func @transfers_that_stay
 // CHECK-NOT: vector.gather
 // CHECK-NOT: vector.scatter
@@ -123,7 +123,7 @@ func.func @transfers_that_stay(%m: memref<64x16xf32>, %s: memref<64xf32, strided
   %a = vector.transfer_read %m[%i, %i], %pad {in_bounds = [true]} : memref<64x16xf32>, vector<16xf32>
   %b = vector.transfer_read %s[%i], %pad : memref<64xf32, strided<[4]>>, vector<16xf32>
   %c = vector.transfer_read %flags[%i], %no {in_bounds = [true]} : memref<64xi1, strided<[4]>>, vector<16xi1>
-  vector.transfer_write %a, %m[%i, %i] {in_bounds = [true]} : vector<16xf32>, memref<64x16xf32>
+  vector.transfer_write %a, %s[%i] {in_bounds = [true]} : vector<16xf32>, memref<64xf32, strided<[4]>>
   return %a, %b, %c : vector<16xf32>, vector<16xf32>, vector<16xi1>
 }
 

@@ -464,7 +464,7 @@ def ContractionsToCalls : Pass<"adjit-contractions-to-calls", "ModuleOp"> {
 }
 
 def UnitStrideGathers : Pass<"adjit-unit-stride-gathers", "func::FuncOp"> {
-  let summary = "Gather from and scatter to strided memory through unit-stride views";
+  let summary = "Gather from strided memory through unit-stride views";
   let description = [{
     `adjit-vectorize` reads a `tensor.extract` at per-lane indices (a take)
     as a `vector.gather`, whose base becomes a strided view once a slice with
@@ -481,12 +481,12 @@ def UnitStrideGathers : Pass<"adjit-unit-stride-gathers", "func::FuncOp"> {
     `memref.reinterpret_cast` to `memref<?xf32, strided<[1], offset: ?>>`
     and a gather from it at `%i * 2`.
 
-    One-dimensional vector transfers (in bounds, unmasked) along a
+    One-dimensional vector reads (in bounds, unmasked, not of i1) along a
     dimension whose stride is not known to be 1 (a strided slice's
-    elements, a column of a row-major matrix) become a gather (a scatter
-    for a write) from such a view at 0, s, 2s, ...: `convert-vector-to-scf`
-    would make them a loop of scalar loads or stores, each moving one lane
-    through the stack. Runs before it.
+    elements, a column of a row-major matrix) become a gather from such a
+    view at 0, s, 2s, ...: `convert-vector-to-scf` would make them a loop
+    of scalar loads, each moving one lane through the stack. Runs before
+    it. Strided writes keep that loop (scatters were no faster).
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::memref::MemRefDialect",
                            "::mlir::vector::VectorDialect"];
