@@ -6,7 +6,8 @@
 // eigendecompositions, QR factors and SVDs, and the gradients of a
 // Cholesky solve, of the log-determinants, of the eigenvalues, of the QR
 // factors, of the singular values and of the determinants (the
-// adjugates) over the batch; one 256 x 256
+// adjugates) over the batch, matrix exponentials and their gradients; one
+// 256 x 256
 // system. First call and
 // median of 20 calls, one JSON line per measurement. Run with
 // ADJIT_NUM_THREADS=1 to compare with the JAX script, which pins itself to
@@ -77,6 +78,11 @@ int main(int argc, char** argv) {
     time_calls("lu_factor " + shape, reps, [&] { lu_factor(a); });
     time_calls("lu_solve " + shape, reps, [&] { lu_solve(factors[0], factors[1], b); });
     time_calls("grad det " + shape, reps, [&] { det_gradient(a); });
+    auto expm = adjit::jit([](Tensor x) { return linalg::expm(x); });
+    auto expm_gradient =
+        adjit::jit(adjit::grad([](Tensor x) { return adjit::sum(linalg::expm(x)); }));
+    time_calls("expm " + shape, reps, [&] { expm(a); });
+    time_calls("grad expm " + shape, reps, [&] { expm_gradient(a); });
     auto eigh = adjit::jit([](Tensor x) {
       auto [w, v] = linalg::eigh(x);
       return std::vector<Tensor>{w, v};

@@ -5,7 +5,7 @@ lu_factor, then lu_solve), their
 log-determinants, eigendecompositions, QR factors and SVDs, the gradients
 of a Cholesky solve, of the log-determinants, of the eigenvalues, of the
 QR factors, of the singular values and of the determinants over the
-batch, and one 256 x 256
+batch, matrix exponentials and their gradients, and one 256 x 256
 system.
 
   python3 bench/peers/linalg_jax.py [--smoke]
@@ -62,6 +62,10 @@ def main():
         time_calls("lu_factor " + shape, lambda: lu_factor(a))
         time_calls("lu_solve " + shape, lambda: lu_solve(lu, piv, b))
         time_calls("grad det " + shape, lambda: det_gradient(a))
+        expm = jax.jit(jax.scipy.linalg.expm)
+        expm_gradient = jax.jit(jax.grad(lambda x: jnp.sum(jax.scipy.linalg.expm(x))))
+        time_calls("expm " + shape, lambda: expm(a))
+        time_calls("grad expm " + shape, lambda: expm_gradient(a))
         eigh = jax.jit(jnp.linalg.eigh)
         eigvalsh_gradient = jax.jit(jax.grad(lambda x: jnp.sum(jnp.linalg.eigvalsh(x) ** 2)))
         time_calls("eigh " + shape, lambda: eigh(a))
