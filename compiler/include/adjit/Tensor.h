@@ -613,6 +613,39 @@ Tensor percentile(const Tensor& x, double q, Axes axes = {}, bool keepdims = fal
                   SourceLocation loc = SourceLocation::current());
 /// jnp.outer: a [m] times b [n] as a matrix [m, n] (others are flattened).
 Tensor outer(const Tensor& a, const Tensor& b, SourceLocation loc = SourceLocation::current());
+/// jnp.tensordot: a's axes `axes_a` contracted with b's `axes_b` (pairwise
+/// of equal sizes), the result's axes a's others then b's others; with an
+/// integer, a's last `axes` axes with b's first `axes`. One matmul.
+Tensor tensordot(const Tensor& a, const Tensor& b, const Axes& axes_a, const Axes& axes_b,
+                 SourceLocation loc = SourceLocation::current());
+Tensor tensordot(const Tensor& a, const Tensor& b, int axes = 2,
+                 SourceLocation loc = SourceLocation::current());
+/// jnp.inner: the sums over a's and b's last axes (a * b for a scalar);
+/// jnp.vdot: the dot product of a and b flattened.
+Tensor inner(const Tensor& a, const Tensor& b, SourceLocation loc = SourceLocation::current());
+Tensor vdot(const Tensor& a, const Tensor& b, SourceLocation loc = SourceLocation::current());
+/// jnp.kron: the Kronecker product, a block per entry of a (the lower rank
+/// padded with leading axes of size 1).
+Tensor kron(const Tensor& a, const Tensor& b, SourceLocation loc = SourceLocation::current());
+/// jnp.polyval: the polynomial with coefficients p (a vector, highest
+/// degree first) at each element of x, by Horner's rule.
+Tensor polyval(const Tensor& p, const Tensor& x, SourceLocation loc = SourceLocation::current());
+/// jnp.vander: the Vandermonde matrix [n, N] of the vector x [n] (N = n by
+/// default): columns x^(N-1) ... x^0, or x^0 ... x^(N-1) with `increasing`.
+Tensor vander(const Tensor& x, std::optional<int64_t> n = std::nullopt, bool increasing = false,
+              SourceLocation loc = SourceLocation::current());
+/// jnp.trapezoid: the integral of the samples y along `axis` by the
+/// trapezoidal rule, at the points x (a vector of y's samples, or y's
+/// shape) or dx apart. Integers give f32.
+Tensor trapezoid(const Tensor& y, std::optional<Tensor> x = std::nullopt, double dx = 1.0,
+                 int axis = -1, SourceLocation loc = SourceLocation::current());
+/// jnp.convolve and jnp.correlate of two non-empty vectors, mode "full"
+/// (every overlap, n + m - 1), "same" (max(n, m), centered) or "valid"
+/// (full overlaps only), as JAX's. Integers give f32.
+Tensor convolve(const Tensor& a, const Tensor& v, const std::string& mode = "full",
+                SourceLocation loc = SourceLocation::current());
+Tensor correlate(const Tensor& a, const Tensor& v, const std::string& mode = "valid",
+                 SourceLocation loc = SourceLocation::current());
 /// jnp.cross of 3-vectors along `axis` of each (leading dimensions
 /// broadcast); the result's vectors lie along its last axis unless `axis`
 /// is given for both operands, as numpy's axisc defaults to axis.

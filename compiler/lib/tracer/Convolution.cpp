@@ -15,6 +15,8 @@
 
 #include <algorithm>
 #include <limits>
+#include <string>
+#include <utility>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -382,6 +384,47 @@ Tensor avg_pool(const Tensor& x, Shape window, PoolOptions options, SourceLocati
   Tensor counts = combine_taps(pad_spatially(ones, windows, 0.0, loc), windows, loc,
                                [](const Tensor& a, const Tensor& b) { return a + b; });
   return total / counts;
+}
+
+namespace {
+// jnp.convolve and jnp.correlate: one 1-D convolution of the longer vector
+// with the shorter (flipped for convolve), padded as `mode` says; a
+// correlation whose operands were exchanged comes out reversed.
+Tensor convolve_1d(const char* op, const Tensor& a, const Tensor& v, const std::string& mode,
+                   bool flip_kernel, SourceLocation loc) {
+  Recorder r(op, loc, {&a, &v});
+  if (a.rank() != 1 || v.rank() != 1)
+    r.fail(fmt::format("needs two vectors, got {} and {}", detail::describe(a), detail::describe(v)));
+  if (a.shape()[0] == 0 || v.shape()[0] == 0)
+    r.fail(fmt::format("needs non-empty vectors, got {} and {}", detail::describe(a),
+                       detail::describe(v)));
+  if (mode != "full" && mode != "same" && mode != "valid")
+    r.fail(fmt::format("mode '{}' must be 'full', 'same' or 'valid'", mode));
+  detail::AtUserLine at_user(loc);
+  // Integers give f32, as JAX's.
+  DType dtype = detail::inexact(detail::promote(a.dtype(), v.dtype()));
+  Tensor signal = cast(a, dtype, loc), kernel = cast(v, dtype, loc);
+  bool exchanged = signal.shape()[0] < kernel.shape()[0];
+  if (exchanged) std::swap(signal, kernel);
+  if (flip_kernel) kernel = flip(kernel, {0}, loc);
+  int64_t m = kernel.shape()[0];
+  ConvOptions options;
+  options.explicit_padding = {mode == "valid"  ? std::pair<int64_t, int64_t>{0, 0}
+                              : mode == "same" ? std::pair<int64_t, int64_t>{m / 2, m - m / 2 - 1}
+                                               : std::pair<int64_t, int64_t>{m - 1, m - 1}};
+  int64_t n = signal.shape()[0];
+  Tensor out = conv(reshape(signal, {1, n, 1}, loc), reshape(kernel, {m, 1, 1}, loc), options, loc);
+  out = reshape(out, {out.shape()[1]}, loc);
+  return exchanged && !flip_kernel ? flip(out, {0}, loc) : out;
+}
+}  // namespace
+
+Tensor convolve(const Tensor& a, const Tensor& v, const std::string& mode, SourceLocation loc) {
+  return convolve_1d("convolve", a, v, mode, /*flip_kernel=*/true, loc);
+}
+
+Tensor correlate(const Tensor& a, const Tensor& v, const std::string& mode, SourceLocation loc) {
+  return convolve_1d("correlate", a, v, mode, /*flip_kernel=*/false, loc);
 }
 
 }  // namespace adjit

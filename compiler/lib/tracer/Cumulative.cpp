@@ -12,7 +12,9 @@
 
 #include <cmath>
 #include <functional>
+#include <optional>
 #include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -173,6 +175,38 @@ Tensor cummin(const Tensor& x, int axis, bool reverse, SourceLocation loc) {
 }
 Tensor cumlogsumexp(const Tensor& x, int axis, bool reverse, SourceLocation loc) {
   return cumulative("cumlogsumexp", x, axis, reverse, log_add_exp, detail::inexact, loc);
+}
+
+Tensor trapezoid(const Tensor& y, std::optional<Tensor> x, double dx, int axis,
+                 SourceLocation loc) {
+  Recorder r("trapezoid", loc, {&y});
+  if (y.rank() == 0) r.fail(fmt::format("needs samples y along an axis, got {}", detail::describe(y)));
+  int a = r.axis(axis, y.rank(), y);
+  int64_t n = y.shape()[a];
+  if (x && x->rank() != 1 && x->shape() != y.shape())
+    r.fail(fmt::format("needs x as a vector of y's {} samples or of y's shape {}, got {}", n,
+                       detail::describe(y), detail::describe(*x)));
+  if (x && x->rank() == 1 && x->shape()[0] != n)
+    r.fail(fmt::format("x {} has {} samples but y {} has {} along axis {}", detail::describe(*x),
+                       x->shape()[0], detail::describe(y), n, axis));
+  detail::AtUserLine at_user(loc);
+  int last = y.rank() - 1;
+  std::vector<int> perm;
+  for (int d = 0; d < y.rank(); ++d)
+    if (d != a) perm.push_back(d);
+  perm.push_back(a);
+  // The axis last, as JAX's: 0.5 * sum(d * (y[1:] + y[:-1])).
+  Tensor samples = transpose(y, perm, loc);
+  DType dtype = detail::inexact(samples.dtype());
+  samples = cast(samples, dtype, loc);
+  if (n < 2) return sum(samples, {last}, false, loc) * 0.0;
+  Tensor steps = full({}, dx, dtype, loc);
+  if (x) {
+    Tensor points = x->rank() == 1 ? *x : transpose(*x, perm, loc);
+    steps = diff(cast(points, detail::promote(dtype, x->dtype()), loc), 1, -1, loc);
+  }
+  Tensor upper = along(samples, last, 1, n, 1, loc), lower = along(samples, last, 0, n - 1, 1, loc);
+  return 0.5 * sum(steps * (upper + lower), {last}, false, loc);
 }
 
 }  // namespace adjit

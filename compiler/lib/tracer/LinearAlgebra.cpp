@@ -7,6 +7,7 @@
 // f32 or f64 batches of matrices. pinv (and lstsq on it) is svd with its
 // own derivative rules in both modes, det its value with the adjugate as
 // its derivative.
+#include "MatrixChecks.h"
 #include "Promotion.h"
 #include "Recorder.h"
 
@@ -22,6 +23,8 @@
 
 namespace adjit {
 
+using detail::check_matrices;
+using detail::check_square;
 using detail::describe;
 using detail::Recorder;
 
@@ -32,18 +35,6 @@ namespace ir = mlir::adjit;
 // Integers and bools solve in f32, as jnp.linalg's; f16 and bf16 are
 // widened for the factorization and rounded back after it.
 DType solver_dtype(DType dtype) { return dtype == DType::f64 ? DType::f64 : DType::f32; }
-
-void check_square(Recorder& r, const Tensor& a) {
-  int rank = a.rank();
-  if (rank < 2 || a.shape()[rank - 1] != a.shape()[rank - 2])
-    r.fail(fmt::format("needs a square matrix or a batch of them ([..., n, n]), got {}",
-                       describe(a)));
-}
-
-void check_matrices(Recorder& r, const Tensor& a) {
-  if (a.rank() < 2)
-    r.fail(fmt::format("needs a matrix or a batch of them ([..., m, n]), got {}", describe(a)));
-}
 
 // a and b of a system a x = b, broadcast to common batch dimensions, in the
 // solver's dtype, with b as a matrix of right-hand sides; and how to shape

@@ -2,6 +2,7 @@
 // jax.scipy.linalg.expm), composed of matmuls and solves as JAX composes
 // them, batched over leading dimensions; their gradients are those of the
 // composition.
+#include "MatrixChecks.h"
 #include "Promotion.h"
 #include "Recorder.h"
 
@@ -16,17 +17,10 @@
 
 namespace adjit::linalg {
 
-using detail::describe;
+using detail::check_square;
 using detail::Recorder;
 
 namespace {
-
-void check_square(Recorder& r, const Tensor& a) {
-  int rank = a.rank();
-  if (rank < 2 || a.shape()[rank - 1] != a.shape()[rank - 2])
-    r.fail(fmt::format("needs a square matrix or a batch of them ([..., n, n]), got {}",
-                       describe(a)));
-}
 
 // Identity matrices [n, n] of `dtype`, which broadcast against a batch.
 Tensor identity(int64_t n, DType dtype, SourceLocation loc) { return eye(n, n, 0, dtype, loc); }
