@@ -29,24 +29,17 @@ TEST_CASE("tensor products: tensordot, inner, vdot and kron as JAX's", "[tracer]
     Shape a_shape{2, 3, 4}, b_shape = axes == 1 ? Shape{4, 5} : Shape{3, 4, 5};
     Vec bv = axes == 1 ? Vec(b.begin(), b.begin() + 20) : b;
     auto f = jit([axes](Tensor x, Tensor y) { return tensordot(x, y, axes); });
+    // a as [rows, inner] times b as [inner, cols], inner the contracted
+    // axes' sizes.
+    int64_t inner = axes == 2 ? 12 : axes == 1 ? 4 : 1;
+    int64_t rows = 24 / inner, cols = static_cast<int64_t>(bv.size()) / inner;
     Vec want;
-    if (axes == 2)
-      for (int i = 0; i < 2; ++i)
-        for (int k = 0; k < 5; ++k) {
-          double s = 0;
-          for (int j = 0; j < 12; ++j) s += a[i * 12 + j] * bv[j * 5 + k];
-          want.push_back(s);
-        }
-    if (axes == 1)
-      for (int i = 0; i < 6; ++i)
-        for (int k = 0; k < 5; ++k) {
-          double s = 0;
-          for (int j = 0; j < 4; ++j) s += a[i * 4 + j] * bv[j * 5 + k];
-          want.push_back(s);
-        }
-    if (axes == 0)
-      for (double x : a)
-        for (double y : bv) want.push_back(x * y);
+    for (int64_t i = 0; i < rows; ++i)
+      for (int64_t k = 0; k < cols; ++k) {
+        double s = 0;
+        for (int64_t j = 0; j < inner; ++j) s += a[i * inner + j] * bv[j * cols + k];
+        want.push_back(s);
+      }
     Shape shape = axes == 2 ? Shape{2, 5} : axes == 1 ? Shape{2, 3, 5} : Shape{2, 3, 4, 3, 4, 5};
     CHECK_ARRAY("tensordot", f(make(a, a_shape, F64), make(bv, b_shape, F64)), F64, shape, want,
                 (Tol{1e-14, 1e-14}));
