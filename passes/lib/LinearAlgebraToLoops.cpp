@@ -327,6 +327,22 @@ SmallVector<Value> forEachLaneGroup(OpBuilder &b, Location loc, LaneGroups group
   return results;
 }
 
+// A loop nest over every position of `shape` (a batch) carrying `carried`,
+// and its results.
+SmallVector<Value> loopNestOver(
+    OpBuilder &b, Location loc, ArrayRef<int64_t> shape, ValueRange carried,
+    function_ref<scf::ValueVector(OpBuilder &, Location, ValueRange, ValueRange)> body) {
+  Value zero = b.create<arith::ConstantIndexOp>(loc, 0);
+  Value one = b.create<arith::ConstantIndexOp>(loc, 1);
+  SmallVector<Value> lbs, ubs, steps;
+  for (int64_t size : shape) {
+    lbs.push_back(zero);
+    ubs.push_back(b.create<arith::ConstantIndexOp>(loc, size));
+    steps.push_back(one);
+  }
+  return SmallVector<Value>(scf::buildLoopNest(b, loc, lbs, ubs, steps, carried, body).results);
+}
+
 // Runs `body` on every matrix of a batch: `inputs` (read) and `carried`
 // (updated, the results) are [batch..., rows, cols] alike in their batch
 // dimensions. With `lanes` (> 1), matrices of at most kUnrolledTrips rows
@@ -347,24 +363,14 @@ SmallVector<Value> forEachMatrix(OpBuilder &b, Location loc, int64_t lanes, Valu
     return shape[shape.size() - 2] <= kUnrolledTrips && shape.back() <= kUnrolledTrips;
   };
   bool small = llvm::all_of(inputs, isSmall) && llvm::all_of(carried, isSmall);
-  Value zero = b.create<arith::ConstantIndexOp>(loc, 0);
-  Value one = b.create<arith::ConstantIndexOp>(loc, 1);
   if (lanes > 1 && small && count > 0)
     return forEachLaneGroup(b, loc, LaneGroups{count, lanes}, inputs, carried, body);
-  SmallVector<Value> lbs, ubs, steps;
-  for (int64_t size : batchShape) {
-    lbs.push_back(zero);
-    ubs.push_back(b.create<arith::ConstantIndexOp>(loc, size));
-    steps.push_back(one);
-  }
   SmallVector<Value> inputValues(inputs);
-  scf::LoopNest nest = scf::buildLoopNest(
-      b, loc, lbs, ubs, steps, carried,
-      [&](OpBuilder &nested, Location l, ValueRange ivs, ValueRange args) {
-        MatrixBuilder m(nested, l, ivs, type.getElementType());
-        return scf::ValueVector(body(m, inputValues, args));
-      });
-  return SmallVector<Value>(nest.results);
+  return loopNestOver(b, loc, batchShape, carried,
+                      [&](OpBuilder &nested, Location l, ValueRange ivs, ValueRange args) {
+                        MatrixBuilder m(nested, l, ivs, type.getElementType());
+                        return scf::ValueVector(body(m, inputValues, args));
+                      });
 }
 
 // A pattern that knows the CPU's vector width (0: one matrix at a time).
@@ -790,15 +796,9 @@ struct LuPivotsToPermutationToLoops : OpConversionPattern<LuPivotsToPermutationO
     Value zero = rewriter.create<arith::ConstantIndexOp>(loc, 0);
     Value one = rewriter.create<arith::ConstantIndexOp>(loc, 1);
     Value last = rewriter.create<arith::ConstantIndexOp>(loc, size - 1);
-    SmallVector<Value> lbs, ubs, unit;
-    for (int64_t d : type.getShape().drop_back()) {
-      lbs.push_back(zero);
-      ubs.push_back(rewriter.create<arith::ConstantIndexOp>(loc, d));
-      unit.push_back(one);
-    }
     Value pivots = adaptor.getPivots();
-    scf::LoopNest nest = scf::buildLoopNest(
-        rewriter, loc, lbs, ubs, unit, ValueRange{identity},
+    SmallVector<Value> results = loopNestOver(
+        rewriter, loc, type.getShape().drop_back(), ValueRange{identity},
         [&](OpBuilder &b, Location l, ValueRange batch, ValueRange args) -> scf::ValueVector {
           auto at = [&](Value i) {
             SmallVector<Value> position(batch);
@@ -821,7 +821,7 @@ struct LuPivotsToPermutationToLoops : OpConversionPattern<LuPivotsToPermutationO
               });
           return {step.getResult(0)};
         });
-    rewriter.replaceOp(op, nest.results);
+    rewriter.replaceOp(op, results);
     return success();
   }
 };
