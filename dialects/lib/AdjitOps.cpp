@@ -500,6 +500,19 @@ ReducedFactorShapes reducedFactorShapes(RankedTensorType a) {
   shapes.wide.append({k, n});
   return shapes;
 }
+// The operand of a factorization of [batch..., m, n] matrices and its
+// factors' shapes, or the error for fewer than two dimensions.
+struct FactoredMatrices {
+  RankedTensorType a;
+  ReducedFactorShapes shapes;
+};
+FailureOr<FactoredMatrices> factoredMatrices(std::optional<Location> loc, StringRef opName,
+                                             ValueRange operands) {
+  FailureOr<RankedTensorType> a = matricesOperand(loc, opName, operands, "matrices");
+  if (failed(a))
+    return failure();
+  return FactoredMatrices{*a, reducedFactorShapes(*a)};
+}
 FailureOr<RankedTensorType> squareMatricesOperand(std::optional<Location> loc, StringRef opName,
                                                   ValueRange operands) {
   return matricesOperand(loc, opName, operands, "square matrices");
@@ -540,11 +553,10 @@ LogicalResult EighOp::verify() {
 LogicalResult QrOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
                                      ValueRange operands, DictionaryAttr, OpaqueProperties,
                                      RegionRange, SmallVectorImpl<Type> &types) {
-  FailureOr<RankedTensorType> a = matricesOperand(loc, getOperationName(), operands, "matrices");
-  if (failed(a))
+  FailureOr<FactoredMatrices> f = factoredMatrices(loc, getOperationName(), operands);
+  if (failed(f))
     return failure();
-  ReducedFactorShapes shapes = reducedFactorShapes(*a);
-  types.assign({a->clone(shapes.tall), a->clone(shapes.wide)});
+  types.assign({f->a.clone(f->shapes.tall), f->a.clone(f->shapes.wide)});
   return success();
 }
 
@@ -552,11 +564,11 @@ LogicalResult QrOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
 LogicalResult SvdOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
                                       ValueRange operands, DictionaryAttr, OpaqueProperties,
                                       RegionRange, SmallVectorImpl<Type> &types) {
-  FailureOr<RankedTensorType> a = matricesOperand(loc, getOperationName(), operands, "matrices");
-  if (failed(a))
+  FailureOr<FactoredMatrices> f = factoredMatrices(loc, getOperationName(), operands);
+  if (failed(f))
     return failure();
-  ReducedFactorShapes shapes = reducedFactorShapes(*a);
-  types.assign({a->clone(shapes.tall), a->clone(shapes.values), a->clone(shapes.wide)});
+  types.assign(
+      {f->a.clone(f->shapes.tall), f->a.clone(f->shapes.values), f->a.clone(f->shapes.wide)});
   return success();
 }
 
@@ -565,13 +577,13 @@ LogicalResult SvdOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc
 LogicalResult LuOp::inferReturnTypes(MLIRContext *context, std::optional<Location> loc,
                                      ValueRange operands, DictionaryAttr, OpaqueProperties,
                                      RegionRange, SmallVectorImpl<Type> &types) {
-  FailureOr<RankedTensorType> a = matricesOperand(loc, getOperationName(), operands, "matrices");
-  if (failed(a))
+  FailureOr<FactoredMatrices> f = factoredMatrices(loc, getOperationName(), operands);
+  if (failed(f))
     return failure();
-  ReducedFactorShapes shapes = reducedFactorShapes(*a);
-  SmallVector<int64_t> rows(a->getShape().drop_back());
+  SmallVector<int64_t> rows(f->a.getShape().drop_back());
   auto i32 = IntegerType::get(context, 32);
-  types.assign({*a, RankedTensorType::get(shapes.values, i32), RankedTensorType::get(rows, i32)});
+  types.assign(
+      {f->a, RankedTensorType::get(f->shapes.values, i32), RankedTensorType::get(rows, i32)});
   return success();
 }
 
