@@ -248,6 +248,17 @@ def report_first_call(impl, first_ms, steady_ms, args, compile_ms=None, method=N
     emit(line)
 
 
+def smoke_on_one_core(description):
+    """The command line of a single-program peer script (--smoke), with
+    XLA pinned to one core (pin_to_one_core_for_xla). Before jax is
+    imported."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--smoke", action="store_true")
+    args = parser.parse_args()
+    pin_to_one_core_for_xla()
+    return args
+
+
 def pin_to_one_core_for_xla():
     """One CPU thread for XLA, pinned to one core, as the C++ side's
     single-program benchmarks with ADJIT_NUM_THREADS=1. Before jax is

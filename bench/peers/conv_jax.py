@@ -7,16 +7,11 @@ convolution layers (NHWC, HWIO) and pools, the same measurements.
 One JSON line per measurement; one CPU thread (the process is pinned to one
 core, XLA's pool sized to it), as adjit-conv-bench with ADJIT_NUM_THREADS=1.
 """
-import argparse
-
 import common
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--smoke", action="store_true")
-    args = parser.parse_args()
-    common.pin_to_one_core_for_xla()
+    args = common.smoke_on_one_core(__doc__)
     import jax
     import jax.numpy as jnp
 

@@ -13,8 +13,6 @@ system.
 One JSON line per measurement; one CPU thread (the process is pinned to one
 core, XLA's pool sized to it), as adjit-linalg-bench with ADJIT_NUM_THREADS=1.
 """
-import argparse
-
 import common
 
 import numpy as np
@@ -27,10 +25,7 @@ def spd_batch(batch, n):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--smoke", action="store_true")
-    args = parser.parse_args()
-    common.pin_to_one_core_for_xla()
+    args = common.smoke_on_one_core(__doc__)
     import jax
     import jax.numpy as jnp
     from jax.scipy.linalg import cho_solve

@@ -721,6 +721,15 @@ LogicalResult OptimizationBarrierOp::inferReturnTypes(
   return success();
 }
 
+LogicalResult ReserveRowOp::verify() {
+  auto type = cast<RankedTensorType>(getStack().getType());
+  if (type.getRank() == 0 || !type.isDynamicDim(0) ||
+      ShapedType::isDynamicShape(type.getShape().drop_front()))
+    return emitOpError() << "needs a stack of rows, dynamic only in its leading dimension, got "
+                         << type;
+  return success();
+}
+
 LogicalResult ArenaBufferOp::verify() {
   MemRefType arena = getArena().getType(), buffer = getBuffer().getType();
   if (!arena.hasStaticShape() || !arena.getLayout().isIdentity())

@@ -24,9 +24,9 @@ Block *createEntry(OpBuilder &b, Region &region, TypeRange types, Location loc) 
 }
 
 // Clones `body`'s ops with its arguments standing for `arguments`; returns
-// the clones of the yielded values.
-SmallVector<Value> cloneBody(OpBuilder &b, Block &body, ValueRange arguments) {
-  IRMapping mapping;
+// the clones of the yielded values (`mapping` gets the clones of the rest).
+SmallVector<Value> cloneBody(OpBuilder &b, Block &body, ValueRange arguments,
+                             IRMapping &&mapping = IRMapping()) {
   mapping.map(body.getArguments(), arguments);
   for (Operation &op : body.without_terminator())
     b.clone(op, mapping);
@@ -103,6 +103,18 @@ bool isExpensive(Operation *op) {
   return isa<DotGeneralOp, ReduceOp, ArgMaxOp, GatherOp, ScatterAddOp, CondOp, ForOp, WhileOp>(op);
 }
 
+// A primal loop that also stacks, per iteration, the carries it starts
+// from and the given residuals (values of the differentiated loop's body).
+struct Stacking {
+  Operation *op;
+  ValueRange primal;        // the results that replace the loop's
+  ValueRange savedCarries;  // a stack per carry
+  ValueRange residuals;     // a stack per residual
+};
+// Builds a stacking loop before the loop being differentiated. Those it
+// builds for the same loop have the same leading results, residuals last.
+using BuildStacking = llvm::function_ref<Stacking(ArrayRef<Value> residuals)>;
+
 // The reverse loop's body starts with a recomputation of `original`'s body
 // (`clones` maps it). A primal value that the adjoint reads (a residual)
 // and whose recomputation involves expensive work (tanh of a matmul) is
@@ -110,7 +122,8 @@ bool isExpensive(Operation *op) {
 // recomputation that only fed it is erased. Cheap elementwise residuals are
 // recomputed: that costs less than the memory traffic of stacking them (the
 // trade-off of AOTAutograd's partitioner).
-void keepResiduals(ForOp original, ForOp &stacking, ForOp reverseLoop, const IRMapping &clones) {
+void keepResiduals(ForOp original, Stacking &stacking, ForOp reverseLoop, const IRMapping &clones,
+                   BuildStacking build) {
   Block &primalBody = original.getBody().front();
   Block &body = reverseLoop.getBody().front();
   llvm::SmallPtrSet<Operation *, 16> recomputed;
@@ -140,37 +153,16 @@ void keepResiduals(ForOp original, ForOp &stacking, ForOp reverseLoop, const IRM
     return;
 
   // The primal loop again, stacking the residuals too.
-  OpBuilder b(stacking);
-  Location loc = stacking.getLoc();
-  int64_t rows = cast<RankedTensorType>(stacking.getResults().back().getType()).getDimSize(0);
-  SmallVector<Type> types(stacking.getResultTypes());
-  for (Value v : inPrimal)
-    types.push_back(stackedType(v.getType(), rows));
-  auto keeping = b.create<ForOp>(loc, types, stacking.getLower(), stacking.getUpper(),
-                                 stacking.getInits(), stacking.getStacked(),
-                                 stacking.getInvariants(), stacking.getReverse());
-  Block *block = createEntry(b, keeping.getBody(), primalBody.getArgumentTypes(), loc);
-  SmallVector<Value> yielded = cloneBody(b, primalBody, block->getArguments());
-  llvm::append_range(yielded, block->getArguments().slice(1, original.getNumCarries()));
-  // cloneBody cloned the ops in order: each residual's clone is at its position.
-  SmallVector<Operation *> primalOps, keptOps;
-  for (Operation &op : primalBody.without_terminator())
-    primalOps.push_back(&op);
-  for (Operation &op : block->getOperations())
-    keptOps.push_back(&op);
-  for (Value v : inPrimal) {
-    auto result = cast<OpResult>(v);
-    unsigned index = llvm::find(primalOps, result.getOwner()) - primalOps.begin();
-    yielded.push_back(keptOps[index]->getResult(result.getResultNumber()));
-  }
-  b.create<YieldOp>(loc, yielded);
-  stacking.replaceAllUsesWith(keeping.getResults().take_front(stacking.getNumResults()));
-  stacking.erase();
+  Stacking keeping = build(inPrimal);
+  stacking.op->replaceAllUsesWith(
+      keeping.op->getResults().take_front(stacking.op->getNumResults()));
+  stacking.op->erase();
   stacking = keeping;
+  Location loc = original.getLoc();
 
   // The reverse loop reads them as rows of more stacked inputs.
   unsigned position = 1 + reverseLoop.getNumCarries() + reverseLoop.getStacked().size();
-  reverseLoop.getStackedMutable().append(keeping.getResults().take_back(residuals.size()));
+  reverseLoop.getStackedMutable().append(keeping.residuals);
   for (auto [k, r] : llvm::enumerate(residuals)) {
     Value row = body.insertArgument(position + k, r.getType(), loc);
     r.replaceUsesWithIf(row, [&](OpOperand &use) { return !recomputed.contains(use.getOwner()); });
@@ -626,70 +618,50 @@ static LogicalResult buildSegmentedVJP(ForOp op, int64_t k, OpBuilder &b, ValueR
   return success();
 }
 
-LogicalResult ForOp::buildVJP(OpBuilder &b, ValueRange cotangents, SmallVectorImpl<Value> &out,
-                              DerivativeContext &context) {
-  Location loc = getLoc();
-  // The carries stack has one row per iteration, sized at run time when
-  // the bounds are traced. Checkpointed, segments of k iterations, unless
-  // the loop is known to have no more than one.
-  std::optional<int64_t> trips = getConstantTripCount();
-  if (std::optional<uint64_t> k = getCheckpointEvery();
-      k && *k > 1 && !(trips && *trips <= static_cast<int64_t>(*k)))
-    return buildSegmentedVJP(*this, static_cast<int64_t>(*k), b, cotangents, out, context);
-  int64_t rows = trips ? *trips : ShapedType::kDynamic;
-  unsigned numCarries = getNumCarries(), numStacked = getStacked().size();
-  unsigned numInvariants = getInvariants().size();
+namespace {
 
-  // 1. The primal loop also stacks the carries that each iteration starts
-  //    from: what the reverse loop recomputes its iteration from.
-  ForOp stacking;
-  {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPoint(*this);
-    SmallVector<Type> types(getResultTypes());
-    for (Value init : getInits())
-      types.push_back(stackedType(init.getType(), rows));
-    stacking = b.create<ForOp>(loc, types, getLower(), getUpper(), getInits(), getStacked(),
-                               getInvariants(), getReverse());
-    Block *block = createEntry(b, stacking.getBody(), getBody().getArgumentTypes(), loc);
-    SmallVector<Value> yielded = cloneBody(b, getBody().front(), block->getArguments());
-    llvm::append_range(yielded, block->getArguments().slice(1, numCarries));
-    b.create<YieldOp>(loc, yielded);
-  }
-  context.replacePrimal(*this, stacking.getResults().take_front(getNumResults()));
-  ValueRange savedCarries = stacking.getResults().drop_front(getNumResults());
+// Reverse mode through `op` (not checkpointed), from the stacking loop that
+// `buildStacking` makes in place of its primal.
+LogicalResult buildReverseLoop(ForOp op, BuildStacking buildStacking, OpBuilder &b,
+                               ValueRange cotangents, SmallVectorImpl<Value> &out,
+                               DerivativeContext &context) {
+  Location loc = op.getLoc();
+  unsigned numCarries = op.getNumCarries(), numStacked = op.getStacked().size();
+  unsigned numInvariants = op.getInvariants().size();
+  Stacking stacking = buildStacking({});
+  context.replacePrimal(op, stacking.primal);
 
-  // 2. The reverse loop runs the iterations backwards, carrying the
-  //    cotangents of the carries and summing those of the invariants.
-  SmallVector<bool> floatCarries = floats(getInits());
+  // The reverse loop runs the iterations backwards, carrying the
+  // cotangents of the carries and summing those of the invariants.
+  SmallVector<bool> floatCarries = floats(op.getInits());
   SmallVector<bool> neededRows = llvm::map_to_vector(
-      getStacked(), [&](Value v) { return isFloat(v) && context.needsCotangent(v); });
+      op.getStacked(), [&](Value v) { return isFloat(v) && context.needsCotangent(v); });
   SmallVector<bool> neededInvariants = llvm::map_to_vector(
-      getInvariants(), [&](Value v) { return isFloat(v) && context.needsCotangent(v); });
+      op.getInvariants(), [&](Value v) { return isFloat(v) && context.needsCotangent(v); });
   ValueRange outputCotangents = cotangents.drop_front(numCarries);
   SmallVector<bool> outputHasCotangent = nonNull(outputCotangents);
 
   SmallVector<Value> carries;
-  for (auto [init, ct] : llvm::zip(getInits(), cotangents.take_front(numCarries)))
+  for (auto [init, ct] : llvm::zip(op.getInits(), cotangents.take_front(numCarries)))
     if (isFloat(init))
       carries.push_back(orZeros(b, loc, ct, init.getType()));
   unsigned numCarryCotangents = carries.size();
-  for (Value v : select(getInvariants(), neededInvariants))
+  for (Value v : select(op.getInvariants(), neededInvariants))
     carries.push_back(createSplat(b, loc, v.getType(), 0));
-  SmallVector<Value> stacked(savedCarries);
-  llvm::append_range(stacked, getStacked());
+  SmallVector<Value> stacked(stacking.savedCarries);
+  llvm::append_range(stacked, op.getStacked());
   llvm::append_range(stacked, select(outputCotangents, outputHasCotangent));
   SmallVector<Type> types(ValueRange(carries).getTypes());
-  for (Value x : select(getStacked(), neededRows))
+  for (Value x : select(op.getStacked(), neededRows))
     types.push_back(x.getType());
 
-  auto loop = b.create<ForOp>(loc, types, getLower(), getUpper(), carries, stacked,
-                              getInvariants(), !getReverse());
+  auto loop = b.create<ForOp>(loc, types, op.getLower(), op.getUpper(), carries, stacked,
+                              op.getInvariants(), !op.getReverse());
   OpBuilder::InsertionGuard guard(b);
   Block *block = createEntry(
       b, loop.getBody(),
-      forBodyTypes(getLower().getType(), ValueRange(carries).getTypes(),
-                   ValueRange(stacked).getTypes(), getInvariants().getTypes()),
+      forBodyTypes(op.getLower().getType(), ValueRange(carries).getTypes(),
+                   ValueRange(stacked).getTypes(), op.getInvariants().getTypes()),
       loc);
   // [i, carry cotangents, invariant cotangent sums, saved carries, rows,
   //  output cotangent rows, invariants]
@@ -715,7 +687,7 @@ LogicalResult ForOp::buildVJP(OpBuilder &b, ValueRange cotangents, SmallVectorIm
   llvm::append_range(resultCotangents, spread(outputCotangentArgs, outputHasCotangent));
   SmallVector<Value> results, argumentCotangents;
   IRMapping clones;
-  if (failed(context.reverseBlock(b, getBody().front(), arguments, needed, resultCotangents,
+  if (failed(context.reverseBlock(b, op.getBody().front(), arguments, needed, resultCotangents,
                                   results, argumentCotangents, &clones)))
     return failure();
   ArrayRef<Value> carryCts = ArrayRef<Value>(argumentCotangents).slice(1, numCarries);
@@ -732,8 +704,8 @@ LogicalResult ForOp::buildVJP(OpBuilder &b, ValueRange cotangents, SmallVectorIm
       yielded.push_back(orZeros(b, loc, ct, arg.getType()));
   b.create<YieldOp>(loc, yielded);
   // A checkpointed loop recomputes everything but its carries.
-  if (!getCheckpointEvery())
-    keepResiduals(*this, stacking, loop, clones);
+  if (!op.getCheckpointEvery())
+    keepResiduals(op, stacking, loop, clones, buildStacking);
 
   out.append(2, Value());  // the bounds
   llvm::append_range(out, spread(loop.getResults().take_front(numCarryCotangents), floatCarries));
@@ -744,6 +716,49 @@ LogicalResult ForOp::buildVJP(OpBuilder &b, ValueRange cotangents, SmallVectorIm
   return success();
 }
 
+} // namespace
+
+LogicalResult ForOp::buildVJP(OpBuilder &b, ValueRange cotangents, SmallVectorImpl<Value> &out,
+                              DerivativeContext &context) {
+  Location loc = getLoc();
+  // The carries stack has one row per iteration, sized at run time when
+  // the bounds are traced. Checkpointed, segments of k iterations, unless
+  // the loop is known to have no more than one.
+  std::optional<int64_t> trips = getConstantTripCount();
+  if (std::optional<uint64_t> k = getCheckpointEvery();
+      k && *k > 1 && !(trips && *trips <= static_cast<int64_t>(*k)))
+    return buildSegmentedVJP(*this, static_cast<int64_t>(*k), b, cotangents, out, context);
+  int64_t rows = trips ? *trips : ShapedType::kDynamic;
+  unsigned numCarries = getNumCarries();
+
+  // The primal loop also stacks the carries that each iteration starts
+  // from: what the reverse loop recomputes its iteration from.
+  auto buildStacking = [&](ArrayRef<Value> residuals) {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(*this);
+    SmallVector<Type> types(getResultTypes());
+    for (Value init : getInits())
+      types.push_back(stackedType(init.getType(), rows));
+    for (Value v : residuals)
+      types.push_back(stackedType(v.getType(), rows));
+    auto stacking = b.create<ForOp>(loc, types, getLower(), getUpper(), getInits(), getStacked(),
+                                    getInvariants(), getReverse());
+    Block *block = createEntry(b, stacking.getBody(), getBody().getArgumentTypes(), loc);
+    IRMapping clones;
+    SmallVector<Value> yielded =
+        cloneBody(b, getBody().front(), block->getArguments(), std::move(clones));
+    llvm::append_range(yielded, block->getArguments().slice(1, numCarries));
+    for (Value v : residuals)
+      yielded.push_back(clones.lookup(v));
+    b.create<YieldOp>(loc, yielded);
+    ValueRange results = stacking.getResults();
+    return Stacking{stacking, results.take_front(getNumResults()),
+                    results.slice(getNumResults(), numCarries),
+                    results.take_back(residuals.size())};
+  };
+  return buildReverseLoop(*this, buildStacking, b, cotangents, out, context);
+}
+
 //===----------------------------------------------------------------------===//
 // while
 //===----------------------------------------------------------------------===//
@@ -751,16 +766,21 @@ LogicalResult ForOp::buildVJP(OpBuilder &b, ValueRange cotangents, SmallVectorIm
 LogicalResult WhileOp::buildJVP(OpBuilder &b, ValueRange tangents, SmallVectorImpl<Value> &out,
                                 DerivativeContext &context) {
   Location loc = getLoc();
-  unsigned numCarries = getInits().size(), numInvariants = getInvariants().size();
+  unsigned numCarries = getNumCarries(), numInvariants = getInvariants().size();
   ValueRange invariantTangents = tangents.drop_front(numCarries);
   SmallVector<bool> floatCarries = floats(getInits());
+  SmallVector<bool> floatStacks = floats(getStackedResults());
   SmallVector<bool> invariantHasTangent = nonNull(invariantTangents);
   SmallVector<Value> carries(getInits()), invariants(getInvariants());
   for (auto [init, t] : llvm::zip(getInits(), tangents.take_front(numCarries)))
     if (isFloat(init))
       carries.push_back(orZeros(b, loc, t, init.getType()));
   llvm::append_range(invariants, select(invariantTangents, invariantHasTangent));
-  auto loop = b.create<WhileOp>(loc, ValueRange(carries).getTypes(), carries, invariants);
+  // [carries, carry tangents, stacks, stacks of row tangents]
+  SmallVector<Type> resultTypes(ValueRange(carries).getTypes());
+  llvm::append_range(resultTypes, getStackedResults().getTypes());
+  llvm::append_range(resultTypes, ValueRange(select(getStackedResults(), floatStacks)).getTypes());
+  auto loop = b.create<WhileOp>(loc, resultTypes, carries, invariants);
   SmallVector<Type> argTypes(ValueRange(carries).getTypes());
   llvm::append_range(argTypes, ValueRange(invariants).getTypes());
   // [carries, carry tangents, invariants, invariant tangents]
@@ -791,72 +811,168 @@ LogicalResult WhileOp::buildJVP(OpBuilder &b, ValueRange tangents, SmallVectorIm
                                     results, resultTangents)))
       return failure();
     SmallVector<Value> yielded;
-    appendWithTangents(b, loc, results, resultTangents, yielded);
+    appendWithTangents(b, loc, ArrayRef<Value>(results).take_front(numCarries),
+                       ArrayRef<Value>(resultTangents).take_front(numCarries), yielded);
+    appendWithTangents(b, loc, ArrayRef<Value>(results).drop_front(numCarries),
+                       ArrayRef<Value>(resultTangents).drop_front(numCarries), yielded);
     b.create<YieldOp>(loc, yielded);
   }
-  context.replacePrimal(*this, loop.getResults().take_front(numCarries));
-  llvm::append_range(out, spread(loop.getResults().drop_front(numCarries), floatCarries));
+  ValueRange results = loop.getResults();
+  unsigned numStacks = getStackedResults().size();
+  SmallVector<Value> primal(results.take_front(numCarries));
+  llvm::append_range(primal, results.slice(carries.size(), numStacks));
+  context.replacePrimal(*this, primal);
+  llvm::append_range(out, spread(results.slice(numCarries, carries.size() - numCarries),
+                                 floatCarries));
+  llvm::append_range(out, spread(results.drop_front(carries.size() + numStacks), floatStacks));
   return success();
 }
 
-LogicalResult WhileOp::buildVJP(OpBuilder &b, ValueRange cotangents, SmallVectorImpl<Value> &out,
-                                DerivativeContext &context) {
-  Location loc = getLoc();
-  unsigned numCarries = getInits().size(), numInvariants = getInvariants().size();
-  Type counterType = RankedTensorType::get({}, b.getI32Type());
-  SmallVector<Type> argTypes(getInits().getTypes());
-  llvm::append_range(argTypes, getInvariants().getTypes());
-  OpBuilder::InsertPoint sweep = b.saveInsertionPoint();
-  b.setInsertionPoint(*this);
+namespace {
 
-  // 1. The loop also counts its iterations (one more carry).
-  SmallVector<Value> carries(getInits());
+// The carries, a counter and the invariants: the block arguments of a while
+// loop that also counts its iterations (and stacks its carries).
+SmallVector<Type> countingTypes(WhileOp op, Type counterType) {
+  SmallVector<Type> types(op.getInits().getTypes());
+  types.push_back(counterType);
+  llvm::append_range(types, op.getInvariants().getTypes());
+  return types;
+}
+
+// Gives a while loop that also counts its iterations `op`'s condition.
+void cloneCondition(OpBuilder &b, WhileOp op, WhileOp counting, Type counterType) {
+  OpBuilder::InsertionGuard guard(b);
+  Block *block = createEntry(b, counting.getCondRegion(), countingTypes(op, counterType),
+                             op.getLoc());
+  SmallVector<Value> arguments(block->getArguments().take_front(op.getNumCarries()));
+  llvm::append_range(arguments, block->getArguments().take_back(op.getInvariants().size()));
+  b.create<YieldOp>(op.getLoc(), cloneBody(b, op.getCondRegion().front(), arguments));
+}
+
+// `op`'s iterations as a counted loop (`adjit.for` from 0 to `count`), left
+// unused: the loop whose derivative rule the while loop's follows.
+ForOp countedLoop(OpBuilder &b, WhileOp op, Value count) {
+  Location loc = op.getLoc();
+  std::optional<int64_t> every;
+  if (std::optional<uint64_t> k = op.getCheckpointEvery())
+    every = static_cast<int64_t>(*k);
+  auto counted = b.create<ForOp>(loc, op.getResultTypes(), createSplat(b, loc, count.getType(), 0),
+                                 count, op.getInits(), ValueRange(), op.getInvariants(), false,
+                                 every);
+  OpBuilder::InsertionGuard guard(b);
+  SmallVector<Type> types{count.getType()};
+  llvm::append_range(types, op.getInits().getTypes());
+  llvm::append_range(types, op.getInvariants().getTypes());
+  Block *block = createEntry(b, counted.getBody(), types, loc);
+  b.create<YieldOp>(loc,
+                    cloneBody(b, op.getBodyRegion().front(), block->getArguments().drop_front()));
+  return counted;
+}
+
+// Reverse mode through a while loop that stacks rows itself, or
+// checkpointed: the loop first runs counting its iterations, then the
+// counted loop's rule applies (its forward work runs again).
+LogicalResult buildCountedVJP(WhileOp op, OpBuilder &b, ValueRange cotangents,
+                              SmallVectorImpl<Value> &out, DerivativeContext &context) {
+  Location loc = op.getLoc();
+  unsigned numCarries = op.getNumCarries();
+  Type counterType = RankedTensorType::get({}, b.getI32Type());
+  OpBuilder::InsertPoint sweep = b.saveInsertionPoint();
+  b.setInsertionPoint(op);
+
+  // [carries, count, stacks]
+  SmallVector<Value> carries(op.getInits());
   carries.push_back(createSplat(b, loc, counterType, 0));
-  auto counting = b.create<WhileOp>(loc, ValueRange(carries).getTypes(), carries, getInvariants());
-  SmallVector<Type> countingTypes(ValueRange(carries).getTypes());
-  llvm::append_range(countingTypes, getInvariants().getTypes());
-  // [carries, count, invariants] -> the original [carries, invariants]
-  auto original = [&](Block *block) {
+  SmallVector<Type> types(ValueRange(carries).getTypes());
+  llvm::append_range(types, op.getStackedResults().getTypes());
+  auto counting = b.create<WhileOp>(loc, types, carries, op.getInvariants());
+  cloneCondition(b, op, counting, counterType);
+  {
+    OpBuilder::InsertionGuard inner(b);
+    Block *block = createEntry(b, counting.getBodyRegion(), countingTypes(op, counterType), loc);
     SmallVector<Value> arguments(block->getArguments().take_front(numCarries));
-    llvm::append_range(arguments, block->getArguments().take_back(numInvariants));
-    return arguments;
-  };
-  {
-    OpBuilder::InsertionGuard inner(b);
-    Block *block = createEntry(b, counting.getCondRegion(), countingTypes, loc);
-    b.create<YieldOp>(loc, cloneBody(b, getCondRegion().front(), original(block)));
-  }
-  {
-    OpBuilder::InsertionGuard inner(b);
-    Block *block = createEntry(b, counting.getBodyRegion(), countingTypes, loc);
-    SmallVector<Value> next = cloneBody(b, getBodyRegion().front(), original(block));
+    llvm::append_range(arguments, block->getArguments().take_back(op.getInvariants().size()));
+    SmallVector<Value> next = cloneBody(b, op.getBodyRegion().front(), arguments);
     Value count = block->getArgument(numCarries);
-    next.push_back(b.create<AddOp>(loc, count, createSplat(b, loc, counterType, 1)));
+    next.insert(next.begin() + numCarries,
+                b.create<AddOp>(loc, count, createSplat(b, loc, counterType, 1)));
     b.create<YieldOp>(loc, next);
   }
-  context.replacePrimal(*this, counting.getResults().take_front(numCarries));
+  SmallVector<Value> primal(counting.getResults().take_front(numCarries));
+  llvm::append_range(primal, counting.getResults().drop_front(numCarries + 1));
+  context.replacePrimal(op, primal);
 
-  // 2. The same iterations as a counted loop, whose derivative keeps the
-  //    carries in a stack of `count` rows (or of every k-th iteration's,
-  //    checkpointed); the loop itself is left unused.
-  std::optional<int64_t> every;
-  if (std::optional<uint64_t> k = getCheckpointEvery())
-    every = static_cast<int64_t>(*k);
-  auto counted = b.create<ForOp>(loc, getResultTypes(), createSplat(b, loc, counterType, 0),
-                                 counting.getResults().back(), getInits(), ValueRange(),
-                                 getInvariants(), false, every);
-  {
-    OpBuilder::InsertionGuard inner(b);
-    SmallVector<Type> types{counterType};
-    llvm::append_range(types, argTypes);
-    Block *block = createEntry(b, counted.getBody(), types, loc);
-    b.create<YieldOp>(loc,
-                      cloneBody(b, getBodyRegion().front(), block->getArguments().drop_front()));
-  }
+  ForOp counted = countedLoop(b, op, counting.getResult(numCarries));
   b.restoreInsertionPoint(sweep);
   SmallVector<Value> forCotangents;
   if (failed(counted.buildVJP(b, cotangents, forCotangents, context)))
     return failure();
+  // [lower, upper, carries..., invariants...] -> [carries..., invariants...]
+  llvm::append_range(out, ArrayRef<Value>(forCotangents).drop_front(2));
+  return success();
+}
+
+} // namespace
+
+LogicalResult WhileOp::buildVJP(OpBuilder &b, ValueRange cotangents, SmallVectorImpl<Value> &out,
+                                DerivativeContext &context) {
+  if (getCheckpointEvery() || !getStackedResults().empty())
+    return buildCountedVJP(*this, b, cotangents, out, context);
+  Location loc = getLoc();
+  unsigned numCarries = getNumCarries();
+  Type counterType = RankedTensorType::get({}, b.getI32Type());
+
+  // The loop runs once, counting its iterations and stacking the carries
+  // each starts from (and residuals) in stacks that grow at run time. Its
+  // body is that of the counted loop whose reverse loop walks them back.
+  ForOp counted;
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(*this);
+    counted = countedLoop(b, *this, createSplat(b, loc, counterType, 0));
+  }
+  Stacking latest;
+  auto buildStacking = [&](ArrayRef<Value> residuals) {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(*this);
+    // [carries, count, saved carries, residuals]
+    SmallVector<Value> carries(getInits());
+    carries.push_back(createSplat(b, loc, counterType, 0));
+    SmallVector<Type> types(ValueRange(carries).getTypes());
+    for (Value init : getInits())
+      types.push_back(stackedType(init.getType(), ShapedType::kDynamic));
+    for (Value v : residuals)
+      types.push_back(stackedType(v.getType(), ShapedType::kDynamic));
+    auto stacking = b.create<WhileOp>(loc, types, carries, getInvariants());
+    cloneCondition(b, *this, stacking, counterType);
+    Block *block = createEntry(b, stacking.getBodyRegion(), countingTypes(*this, counterType), loc);
+    ValueRange args = block->getArguments();
+    Value count = args[numCarries];
+    // The counted loop's body takes [i, carries, invariants].
+    SmallVector<Value> arguments{count};
+    llvm::append_range(arguments, args.take_front(numCarries));
+    llvm::append_range(arguments, args.drop_front(numCarries + 1));
+    IRMapping clones;
+    SmallVector<Value> yielded =
+        cloneBody(b, counted.getBody().front(), arguments, std::move(clones));
+    yielded.push_back(b.create<AddOp>(loc, count, createSplat(b, loc, counterType, 1)));
+    llvm::append_range(yielded, args.take_front(numCarries));
+    for (Value v : residuals)
+      yielded.push_back(clones.lookup(v));
+    b.create<YieldOp>(loc, yielded);
+    // The counted loop (unused) is bounded by the count.
+    counted->moveAfter(stacking);
+    counted.getUpperMutable().assign(stacking.getResult(numCarries));
+    ValueRange results = stacking.getResults();
+    latest = Stacking{stacking, results.take_front(numCarries),
+                      results.slice(numCarries + 1, numCarries),
+                      results.take_back(residuals.size())};
+    return latest;
+  };
+  SmallVector<Value> forCotangents;
+  if (failed(buildReverseLoop(counted, buildStacking, b, cotangents, forCotangents, context)))
+    return failure();
+  context.replacePrimal(*this, latest.primal);
   // [lower, upper, carries..., invariants...] -> [carries..., invariants...]
   llvm::append_range(out, ArrayRef<Value>(forCotangents).drop_front(2));
   return success();

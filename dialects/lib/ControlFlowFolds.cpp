@@ -1,6 +1,6 @@
-// Canonicalization of adjit.for: values a loop carries, stacks or takes
-// that nothing needs are dropped, and values that do not change from one
-// iteration to the next become invariants. Reverse-mode AD stacks every
+// Canonicalization of adjit.for and adjit.while: values a loop carries,
+// stacks or takes that nothing needs are dropped, and values that do not
+// change from one iteration to the next become invariants. Reverse-mode AD stacks every
 // carry of a loop for its adjoint and hands it a stack of zeros for each
 // unused stacked output; without these patterns the loop would copy every
 // carry into its stack and read the zeros on every iteration.
@@ -245,7 +245,47 @@ struct UnchangedCarriesToInvariants : OpRewritePattern<ForOp> {
   }
 };
 
+// Drops the stacked outputs of a while loop that nobody reads (the
+// reverse loop of its derivative reads only some of the carries it keeps).
+struct DropUnusedWhileStacks : OpRewritePattern<WhileOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(WhileOp loop, PatternRewriter &rewriter) const override {
+    unsigned numCarries = loop.getNumCarries();
+    SmallVector<unsigned> keptResults;
+    for (OpResult result : loop.getResults())
+      if (result.getResultNumber() < numCarries || !result.use_empty())
+        keptResults.push_back(result.getResultNumber());
+    if (keptResults.size() == loop.getNumResults())
+      return failure();
+    auto yield = cast<YieldOp>(loop.getBodyRegion().front().getTerminator());
+    SmallVector<Type> types;
+    SmallVector<Value> yielded;
+    for (unsigned r : keptResults) {
+      types.push_back(loop.getResult(r).getType());
+      yielded.push_back(yield.getValues()[r]);
+    }
+    auto replacement = rewriter.create<WhileOp>(loop.getLoc(), types, loop.getInits(),
+                                                loop.getInvariants());
+    replacement.setCheckpointEveryAttr(loop.getCheckpointEveryAttr());
+    rewriter.inlineRegionBefore(loop.getCondRegion(), replacement.getCondRegion(),
+                                replacement.getCondRegion().end());
+    rewriter.inlineRegionBefore(loop.getBodyRegion(), replacement.getBodyRegion(),
+                                replacement.getBodyRegion().end());
+    rewriter.modifyOpInPlace(yield, [&] { yield.getValuesMutable().assign(yielded); });
+    SmallVector<Value> results(loop.getNumResults());
+    for (auto [i, r] : llvm::enumerate(keptResults))
+      results[r] = replacement.getResult(i);
+    rewriter.replaceOp(loop, results);
+    return success();
+  }
+};
+
 } // namespace
+
+void WhileOp::getCanonicalizationPatterns(RewritePatternSet &patterns, MLIRContext *context) {
+  patterns.add<DropUnusedWhileStacks>(context);
+}
 
 void ForOp::getCanonicalizationPatterns(RewritePatternSet &patterns, MLIRContext *context) {
   patterns.add<DropUnusedLoopValues, MergeDuplicateStacks, ConstantRowsIntoBody,

@@ -107,14 +107,27 @@ LogicalResult ForOp::verify() {
 
 LogicalResult WhileOp::verify() {
   TypeRange carries = getInits().getTypes();
-  if (getResultTypes() != carries)
+  if (getNumResults() < carries.size() ||
+      TypeRange(getResultTypes()).take_front(carries.size()) != carries)
     return emitOpError() << "results " << typeList(getResultTypes())
-                         << " differ from the carries " << typeList(carries);
+                         << " must start with the carries " << typeList(carries);
+  // A stacked output has a row per iteration: its leading dimension is
+  // only known at run time.
+  SmallVector<Type> yielded(carries);
+  for (auto [i, y] : llvm::enumerate(getStackedResults())) {
+    auto tensor = cast<RankedTensorType>(y.getType());
+    if (tensor.getRank() == 0 || !tensor.isDynamicDim(0) ||
+        ShapedType::isDynamicShape(tensor.getShape().drop_front()))
+      return emitOpError() << "stacked output #" << i << " is " << y.getType()
+                           << ", whose leading dimension must be the number of iterations "
+                              "(dynamic: ?) and whose other dimensions must be static";
+    yielded.push_back(rowType(tensor));
+  }
   SmallVector<Type> arguments(carries);
   llvm::append_range(arguments, getInvariants().getTypes());
   Builder b(getContext());
   Type predicate = RankedTensorType::get({}, b.getI1Type());
   if (failed(verifyRegion(*this, getCondRegion(), "the condition", arguments, predicate)))
     return failure();
-  return verifyRegion(*this, getBodyRegion(), "the body", arguments, carries);
+  return verifyRegion(*this, getBodyRegion(), "the body", arguments, yielded);
 }

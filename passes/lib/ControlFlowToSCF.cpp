@@ -39,6 +39,44 @@ YieldOp moveBody(ConversionPatternRewriter &rewriter, Region &region, Block *des
   return yield;
 }
 
+// Builds the slice op for row `row` of `stacked` (rank-reduced).
+template <class Build>
+Value rowOf(OpBuilder &b, Location loc, Value stacked, Value row, Build build) {
+  auto type = cast<RankedTensorType>(stacked.getType());
+  SmallVector<OpFoldResult> offsets(type.getRank(), b.getIndexAttr(0));
+  SmallVector<OpFoldResult> sizes, strides(type.getRank(), b.getIndexAttr(1));
+  offsets[0] = row;
+  sizes.push_back(b.getIndexAttr(1));
+  for (int64_t d : type.getShape().drop_front())
+    sizes.push_back(b.getIndexAttr(d));
+  return build(type.clone(type.getShape().drop_front()), offsets, sizes, strides);
+}
+
+// Stores the rows a loop body yields into row `row` of `stacks`; returns the
+// updated stacks. A row the iteration starts with (a carry the derivative
+// keeps) is stored right after `prologueEnd`, before the body's ops: the
+// body may then update that carry in place. Others are stored before
+// `yield`.
+SmallVector<Value> storeRows(ConversionPatternRewriter &rewriter, Location loc, ValueRange rows,
+                             ValueRange stacks, Value row, Operation *prologueEnd,
+                             Operation *yield) {
+  Block *block = yield->getBlock();
+  SmallVector<Value> stored;
+  for (auto [y, into] : llvm::zip(rows, stacks)) {
+    Operation *def = y.getDefiningOp();
+    bool atStart = !def || def->getBlock() != block || !prologueEnd->isBeforeInBlock(def);
+    if (atStart)
+      rewriter.setInsertionPointAfter(prologueEnd);
+    else
+      rewriter.setInsertionPoint(yield);
+    stored.push_back(rowOf(rewriter, loc, into, row, [&](auto type, auto offsets, auto sizes,
+                                                         auto strides) {
+      return rewriter.create<tensor::InsertSliceOp>(loc, y, into, offsets, sizes, strides);
+    }));
+  }
+  return stored;
+}
+
 struct CondToIf : OpConversionPattern<CondOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(CondOp op, OpAdaptor adaptor,
@@ -110,51 +148,51 @@ struct ForToSCF : OpConversionPattern<ForOp> {
     Operation *prologueEnd = &block->back();
     YieldOp yield = moveBody(rewriter, op.getBody(), block, arguments);
     SmallVector<Value> next(yield.getValues().take_front(op.getNumCarries()));
-    for (auto [y, into] : llvm::zip(yield.getValues().drop_front(op.getNumCarries()),
-                                    loop.getRegionIterArgs().drop_front(op.getNumCarries()))) {
-      // A row the iteration starts with (a carry the derivative keeps) is
-      // stored first: the body may then update that carry in place.
-      Operation *def = y.getDefiningOp();
-      bool atStart = !def || def->getBlock() != block || !prologueEnd->isBeforeInBlock(def);
-      if (atStart)
-        rewriter.setInsertionPointAfter(prologueEnd);
-      else
-        rewriter.setInsertionPoint(yield);
-      next.push_back(rowOf(rewriter, loc, into, row, [&](auto type, auto offsets, auto sizes,
-                                                         auto strides) {
-        return rewriter.create<tensor::InsertSliceOp>(loc, y, into, offsets, sizes, strides);
-      }));
-    }
+    llvm::append_range(next, storeRows(rewriter, loc, yield.getValues().drop_front(op.getNumCarries()),
+                                       loop.getRegionIterArgs().drop_front(op.getNumCarries()),
+                                       row, prologueEnd, yield));
     rewriter.setInsertionPoint(yield);
     rewriter.replaceOpWithNewOp<scf::YieldOp>(yield, next);
     rewriter.replaceOp(op, loop.getResults());
     return success();
   }
 
-  // Builds the slice op for row `row` of `stacked` (rank-reduced).
-  template <class Build>
-  static Value rowOf(OpBuilder &b, Location loc, Value stacked, Value row, Build build) {
-    auto type = cast<RankedTensorType>(stacked.getType());
-    SmallVector<OpFoldResult> offsets(type.getRank(), b.getIndexAttr(0));
-    SmallVector<OpFoldResult> sizes, strides(type.getRank(), b.getIndexAttr(1));
-    offsets[0] = row;
-    sizes.push_back(b.getIndexAttr(1));
-    for (int64_t d : type.getShape().drop_front())
-      sizes.push_back(b.getIndexAttr(d));
-    return build(type.clone(type.getShape().drop_front()), offsets, sizes, strides);
-  }
 };
 
+// A while loop whose body also yields rows (the derivative's stacks of
+// carries) carries, besides its carries, the count of iterations and one
+// stack per stacked output, which adjit.reserve_row doubles when full: one
+// pass, each row copied once on average.
 struct WhileToSCF : OpConversionPattern<WhileOp> {
   using OpConversionPattern::OpConversionPattern;
+  // Rows of all stacks that the first buffers hold: about 16 KiB, at least
+  // one row, so that short loops of small carries never grow them.
+  static constexpr int64_t kInitialStackBytes = 16 << 10;
+
   LogicalResult matchAndRewrite(WhileOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    TypeRange types = op.getResultTypes();
-    auto loop = rewriter.create<scf::WhileOp>(loc, types, adaptor.getInits());
+    unsigned numCarries = op.getNumCarries();
+    bool stacking = op.getNumResults() > numCarries;
+    SmallVector<Value> iterArgs(adaptor.getInits());
+    if (stacking) {
+      int64_t rowBytes = 0;
+      for (Value stacked : op.getStackedResults()) {
+        auto type = cast<RankedTensorType>(stacked.getType());
+        rowBytes += ShapedType::getNumElements(type.getShape().drop_front()) *
+                    std::max<int64_t>(1, type.getElementTypeBitWidth() / 8);
+      }
+      Value capacity = rewriter.create<arith::ConstantIndexOp>(
+          loc, std::clamp<int64_t>(kInitialStackBytes / std::max<int64_t>(rowBytes, 1), 1, 1024));
+      iterArgs.push_back(rewriter.create<arith::ConstantIndexOp>(loc, 0));
+      for (Value stacked : op.getStackedResults())
+        iterArgs.push_back(emptyStack(rewriter, loc, stacked.getType(), capacity));
+    }
+    TypeRange types = ValueRange(iterArgs).getTypes();
+    auto loop = rewriter.create<scf::WhileOp>(loc, types, iterArgs);
     SmallVector<Location> locations(types.size(), loc);
     Block *before = rewriter.createBlock(&loop.getBefore(), {}, types, locations);
-    SmallVector<Value> arguments(before->getArguments());
+    SmallVector<Value> arguments(before->getArguments().take_front(numCarries));
     llvm::append_range(arguments, adaptor.getInvariants());
     YieldOp predicate = moveBody(rewriter, op.getCondRegion(), before, arguments);
     rewriter.setInsertionPoint(predicate);
@@ -163,13 +201,56 @@ struct WhileToSCF : OpConversionPattern<WhileOp> {
         before->getArguments());
 
     Block *after = rewriter.createBlock(&loop.getAfter(), {}, types, locations);
-    arguments.assign(after->getArguments().begin(), after->getArguments().end());
+    ValueRange afterArgs = after->getArguments();
+    SmallVector<Value> stacks;
+    Value count;
+    if (stacking) {
+      count = afterArgs[numCarries];
+      for (Value stack : afterArgs.drop_front(numCarries + 1))
+        stacks.push_back(rewriter.create<ReserveRowOp>(loc, stack, count));
+    }
+    Operation *prologueEnd = after->empty() ? nullptr : &after->back();
+    arguments.assign(afterArgs.begin(), afterArgs.begin() + numCarries);
     llvm::append_range(arguments, adaptor.getInvariants());
     YieldOp next = moveBody(rewriter, op.getBodyRegion(), after, arguments);
+    SmallVector<Value> yielded(next.getValues().take_front(numCarries));
+    if (stacking) {
+      if (!prologueEnd)
+        return rewriter.notifyMatchFailure(op, "no prologue for the stacks");
+      llvm::append_range(yielded, storeRows(rewriter, loc, next.getValues().drop_front(numCarries),
+                                            stacks, count, prologueEnd, next));
+      rewriter.setInsertionPoint(next);
+      Value one = rewriter.create<arith::ConstantIndexOp>(loc, 1);
+      yielded.insert(yielded.begin() + numCarries,
+                     rewriter.create<arith::AddIOp>(loc, count, one));
+    }
     rewriter.setInsertionPoint(next);
-    rewriter.replaceOpWithNewOp<scf::YieldOp>(next, next.getValues());
-    rewriter.replaceOp(op, loop.getResults());
+    rewriter.replaceOpWithNewOp<scf::YieldOp>(next, yielded);
+
+    // The stacks' first `count` rows are the results.
+    rewriter.setInsertionPointAfter(loop);
+    SmallVector<Value> results(loop.getResults().take_front(numCarries));
+    if (stacking) {
+      Value total = loop.getResult(numCarries);
+      for (Value buffer : loop.getResults().drop_front(numCarries + 1)) {
+        auto type = cast<RankedTensorType>(buffer.getType());
+        SmallVector<OpFoldResult> offsets(type.getRank(), rewriter.getIndexAttr(0));
+        SmallVector<OpFoldResult> strides(type.getRank(), rewriter.getIndexAttr(1));
+        SmallVector<OpFoldResult> sizes{total};
+        for (int64_t d : type.getShape().drop_front())
+          sizes.push_back(rewriter.getIndexAttr(d));
+        results.push_back(rewriter.create<tensor::ExtractSliceOp>(loc, type, buffer, offsets,
+                                                                   sizes, strides));
+      }
+    }
+    rewriter.replaceOp(op, results);
     return success();
+  }
+
+  static Value emptyStack(OpBuilder &b, Location loc, Type type, Value rows) {
+    auto tensor = cast<RankedTensorType>(type);
+    return b.create<tensor::EmptyOp>(loc, tensor.getShape(), tensor.getElementType(),
+                                     ValueRange{rows});
   }
 };
 

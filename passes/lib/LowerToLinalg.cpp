@@ -673,8 +673,9 @@ struct LowerAdjitToLinalgPass
                            math::MathDialect, scf::SCFDialect,
                            tensor::TensorDialect, vector::VectorDialect>();
     target.addIllegalDialect<AdjitDialect>();
-    // Kept until bufferization (adjit-erase-optimization-barriers).
-    target.addLegalOp<OptimizationBarrierOp>();
+    // Kept until bufferization (adjit-erase-optimization-barriers), and the
+    // growing stacks of while loops (bufferized by their own model).
+    target.addLegalOp<OptimizationBarrierOp, ReserveRowOp>();
     RewritePatternSet patterns(context);
     patterns.add<ElementwiseToGeneric>(context);
     patterns.add<DynamicSliceToTensor, DynamicUpdateSliceToTensor>(context);

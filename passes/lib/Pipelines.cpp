@@ -1,5 +1,7 @@
 #include "adjit/Passes/Pipelines.h"
 
+#include "ReserveRowBufferization.h"
+
 #include "adjit/Dialect/AdjitOps.h"
 #include "adjit/Passes/Passes.h"
 #include "adjit/Passes/SharedCanonicalizer.h"
@@ -441,6 +443,7 @@ void registerPipelineDialects(DialectRegistry &registry) {
   scf::registerBufferizableOpInterfaceExternalModels(registry);
   tensor::registerBufferizableOpInterfaceExternalModels(registry);
   vector::registerBufferizableOpInterfaceExternalModels(registry);
+  registerReserveRowBufferization(registry);
   func::registerInlinerExtension(registry);
   registerDerivativeRules(registry);
   registerBuiltinDialectTranslation(registry);

@@ -1,6 +1,7 @@
-// Canonicalization of adjit.for (ControlFlowFolds.cpp): what nothing reads
-// goes, duplicates merge, constant rows and unchanged carries leave the
-// stacks. The negative cases keep what is read, however indirectly.
+// Canonicalization of adjit.for and adjit.while (ControlFlowFolds.cpp):
+// what nothing reads goes, duplicates merge, constant rows and unchanged
+// carries leave the stacks. The negative cases keep what is read, however
+// indirectly.
 // RUN: adjit-opt %s -canonicalize -split-input-file | FileCheck %s
 // RUN: adjit run %s --entry unchanged_carry --arg 'f32[2]=1,2' --arg 'f32[2]=3,4' | FileCheck %s --check-prefix=UNCHANGED
 // RUN: adjit run %s --entry constant_rows --arg 'f32[2]=1,2' | FileCheck %s --check-prefix=ROWS
@@ -140,4 +141,39 @@ func.func @unchanged_carry(%c0: tensor<2xf32>, %w0: tensor<2xf32>) -> (tensor<2x
     adjit.yield %n, %w, %w : tensor<2xf32>, tensor<2xf32>, tensor<2xf32>
   }
   return %r#0, %r#1, %r#2 : tensor<2xf32>, tensor<2xf32>, tensor<4x2xf32>
+}
+
+// -----
+
+// A while loop's stack nobody reads goes, with the op that computed its
+// rows; the stack that is read stays, and so do the carries.
+// CHECK-LABEL: func.func @unused_while_stack
+// CHECK: %[[R:.*]]:3 = adjit.while carry(%arg0, %{{.*}}) : (tensor<2xf32>, tensor<i32>) -> (tensor<2xf32>, tensor<i32>, tensor<?x2xf32>) cond {
+// CHECK: } do {
+// CHECK-NEXT: ^bb0(%[[C:.*]]: tensor<2xf32>, %[[N:.*]]: tensor<i32>):
+// CHECK-NOT: adjit.exp
+// CHECK: adjit.yield %{{.*}}, %{{.*}}, %[[C]] : tensor<2xf32>, tensor<i32>, tensor<2xf32>
+// CHECK: adjit.for %{{.*}} to %[[R]]#1 carry(%{{.*}}) stacked(%[[R]]#2)
+func.func @unused_while_stack(%c0: tensor<2xf32>) -> (tensor<2xf32>, tensor<2xf32>) {
+  %i0 = adjit.constant dense<0> : tensor<i32>
+  %r:4 = adjit.while carry(%c0, %i0) : (tensor<2xf32>, tensor<i32>) -> (tensor<2xf32>, tensor<i32>, tensor<?x2xf32>, tensor<?x2xf32>) cond {
+  ^bb0(%c: tensor<2xf32>, %n: tensor<i32>):
+    %s = adjit.reduce sum %c, dims = [0] : (tensor<2xf32>) -> tensor<f32>
+    %z = adjit.constant dense<0.0> : tensor<f32>
+    %p = adjit.compare lt, %s, %z : tensor<f32>
+    adjit.yield %p : tensor<i1>
+  } do {
+  ^bb0(%c: tensor<2xf32>, %n: tensor<i32>):
+    %one = adjit.constant dense<1> : tensor<i32>
+    %m = adjit.add %n, %one : tensor<i32>
+    %h = adjit.neg %c : tensor<2xf32>
+    %e = adjit.exp %c : tensor<2xf32>
+    adjit.yield %h, %m, %e, %c : tensor<2xf32>, tensor<i32>, tensor<2xf32>, tensor<2xf32>
+  }
+  %sum = adjit.for %i0 to %r#1 carry(%c0) stacked(%r#3) : (tensor<i32>, tensor<i32>, tensor<2xf32>, tensor<?x2xf32>) -> tensor<2xf32> {
+  ^bb0(%i: tensor<i32>, %acc: tensor<2xf32>, %row: tensor<2xf32>):
+    %a = adjit.add %acc, %row : tensor<2xf32>
+    adjit.yield %a : tensor<2xf32>
+  }
+  return %r#0, %sum : tensor<2xf32>, tensor<2xf32>
 }

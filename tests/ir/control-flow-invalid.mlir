@@ -171,3 +171,57 @@ func.func @while_checkpoint_every_zero(%x: tensor<f32>) -> tensor<f32> {
   }
   return %r : tensor<f32>
 }
+
+// -----
+
+func.func @while_stack_of_static_rows(%x: tensor<2xf32>) -> tensor<2xf32> {
+  // expected-error @+1 {{'adjit.while' op stacked output #0 is 'tensor<3x2xf32>', whose leading dimension must be the number of iterations (dynamic: ?) and whose other dimensions must be static}}
+  %r:2 = adjit.while carry(%x) : (tensor<2xf32>) -> (tensor<2xf32>, tensor<3x2xf32>) cond {
+  ^bb0(%c: tensor<2xf32>):
+    %t = adjit.constant dense<false> : tensor<i1>
+    adjit.yield %t : tensor<i1>
+  } do {
+  ^bb0(%c: tensor<2xf32>):
+    adjit.yield %c, %c : tensor<2xf32>, tensor<2xf32>
+  }
+  return %r#0 : tensor<2xf32>
+}
+
+// -----
+
+func.func @while_row_of_another_shape(%x: tensor<2xf32>) -> tensor<2xf32> {
+  // expected-error @+1 {{'adjit.while' op the body yields (tensor<2xf32>, tensor<f32>) but must yield (tensor<2xf32>, tensor<2xf32>)}}
+  %r:2 = adjit.while carry(%x) : (tensor<2xf32>) -> (tensor<2xf32>, tensor<?x2xf32>) cond {
+  ^bb0(%c: tensor<2xf32>):
+    %t = adjit.constant dense<false> : tensor<i1>
+    adjit.yield %t : tensor<i1>
+  } do {
+  ^bb0(%c: tensor<2xf32>):
+    %s = adjit.reduce sum %c, dims = [0] : (tensor<2xf32>) -> tensor<f32>
+    adjit.yield %c, %s : tensor<2xf32>, tensor<f32>
+  }
+  return %r#0 : tensor<2xf32>
+}
+
+// -----
+
+func.func @while_results_not_the_carries(%x: tensor<2xf32>) -> tensor<2xf64> {
+  // expected-error @+1 {{'adjit.while' op results (tensor<2xf64>) must start with the carries (tensor<2xf32>)}}
+  %r = adjit.while carry(%x) : (tensor<2xf32>) -> tensor<2xf64> cond {
+  ^bb0(%c: tensor<2xf32>):
+    %t = adjit.constant dense<false> : tensor<i1>
+    adjit.yield %t : tensor<i1>
+  } do {
+  ^bb0(%c: tensor<2xf32>):
+    adjit.yield %c : tensor<2xf32>
+  }
+  return %r : tensor<2xf64>
+}
+
+// -----
+
+func.func @reserve_row_of_static_stack(%s: tensor<4x2xf32>, %n: index) -> tensor<4x2xf32> {
+  // expected-error @+1 {{'adjit.reserve_row' op needs a stack of rows, dynamic only in its leading dimension, got 'tensor<4x2xf32>'}}
+  %r = adjit.reserve_row %s, %n : tensor<4x2xf32>
+  return %r : tensor<4x2xf32>
+}

@@ -10,6 +10,8 @@
 // RUN: adjit run %s --entry countdown --arg 'f32[]=3' --arg 'i32[]=-2' | FileCheck %s --check-prefix=NOTRIP
 // RUN: adjit run %s --entry stack_rows --arg 'f32[]=2' --arg 'i32[]=5' | FileCheck %s --check-prefix=STACK
 // RUN: adjit run %s --entry doubling --arg 'f32[]=1' --arg 'f32[]=100' | FileCheck %s --check-prefix=WHILE
+// RUN: adjit run %s --entry while_stack --arg 'f32[]=2500' | FileCheck %s --check-prefix=GROW
+// RUN: adjit run %s --entry while_stack --arg 'f32[]=-1' | FileCheck %s --check-prefix=NONE
 
 // CHECK-LABEL: func.func @branch
 // CHECK: adjit.cond %{{.*}}(%{{.*}}) : (tensor<2xf32>) -> tensor<2xf32> then {
@@ -106,6 +108,55 @@ func.func @doubling(%x: tensor<f32>, %limit: tensor<f32>) -> tensor<f32> {
     adjit.yield %n : tensor<f32>
   }
   return %r : tensor<f32>
+}
+
+// A while loop stacking the carry each iteration starts from (what its
+// reverse mode keeps): the stack grows at run time (reserve_row doubles it
+// when full; 2500 rows of 4 bytes outgrow the first 1024), and a loop over
+// the count reads it back. Row i must be i: the sum of |row - i| is 0.
+// CHECK-LABEL: func.func @while_stack
+// CHECK: adjit.while carry(%{{.*}}, %{{.*}}) invariant(%{{.*}}) : (tensor<f32>, tensor<i32>, tensor<f32>) -> (tensor<f32>, tensor<i32>, tensor<?xf32>) cond {
+// CHECK: adjit.yield %{{.*}}, %{{.*}}, %{{.*}} : tensor<f32>, tensor<i32>, tensor<f32>
+// SCF-LABEL: func.func @while_stack
+// SCF: %[[FIRST:.*]] = tensor.empty(%{{.*}}) : tensor<?xf32>
+// SCF: %[[LOOP:.*]]:4 = scf.while (%{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}, %{{.*}} = %[[FIRST]]) : (tensor<f32>, tensor<i32>, index, tensor<?xf32>)
+// SCF: } do {
+// SCF: ^bb0(%[[C:.*]]: tensor<f32>, %{{.*}}: tensor<i32>, %[[COUNT:.*]]: index, %[[ROWS:.*]]: tensor<?xf32>):
+// SCF: %[[ROOM:.*]] = adjit.reserve_row %[[ROWS]], %[[COUNT]] : tensor<?xf32>
+// SCF: tensor.insert_slice %[[C]] into %[[ROOM]][%[[COUNT]]] [1] [1] : tensor<f32> into tensor<?xf32>
+// SCF: arith.addi %[[COUNT]], %{{.*}} : index
+// SCF: tensor.extract_slice %[[LOOP]]#3[0] [%[[LOOP]]#2] [1] : tensor<?xf32> to tensor<?xf32>
+// GROW: out0 = f32[] 2500
+// GROW: out1 = i32[] 2500
+// GROW: out2 = f32[] 0
+// NONE: out0 = f32[] 0
+// NONE: out1 = i32[] 0
+// NONE: out2 = f32[] 0
+func.func @while_stack(%limit: tensor<f32>) -> (tensor<f32>, tensor<i32>, tensor<f32>) {
+  %zero = adjit.constant dense<0.0> : tensor<f32>
+  %i0 = adjit.constant dense<0> : tensor<i32>
+  %r:3 = adjit.while carry(%zero, %i0) invariant(%limit) : (tensor<f32>, tensor<i32>, tensor<f32>) -> (tensor<f32>, tensor<i32>, tensor<?xf32>) cond {
+  ^bb0(%c: tensor<f32>, %n: tensor<i32>, %l: tensor<f32>):
+    %p = adjit.compare lt, %c, %l : tensor<f32>
+    adjit.yield %p : tensor<i1>
+  } do {
+  ^bb0(%c: tensor<f32>, %n: tensor<i32>, %l: tensor<f32>):
+    %one = adjit.constant dense<1.0> : tensor<f32>
+    %k = adjit.constant dense<1> : tensor<i32>
+    %next = adjit.add %c, %one : tensor<f32>
+    %m = adjit.add %n, %k : tensor<i32>
+    adjit.yield %next, %m, %c : tensor<f32>, tensor<i32>, tensor<f32>
+  }
+  %s:2 = adjit.for %i0 to %r#1 carry(%zero, %zero) stacked(%r#2) : (tensor<i32>, tensor<i32>, tensor<f32>, tensor<f32>, tensor<?xf32>) -> (tensor<f32>, tensor<f32>) {
+  ^bb0(%i: tensor<i32>, %error: tensor<f32>, %index: tensor<f32>, %row: tensor<f32>):
+    %one = adjit.constant dense<1.0> : tensor<f32>
+    %d = adjit.sub %row, %index : tensor<f32>
+    %a = adjit.abs %d : tensor<f32>
+    %e = adjit.add %error, %a : tensor<f32>
+    %j = adjit.add %index, %one : tensor<f32>
+    adjit.yield %e, %j : tensor<f32>, tensor<f32>
+  }
+  return %r#0, %r#1, %s#0 : tensor<f32>, tensor<i32>, tensor<f32>
 }
 
 // The checkpoint_every attribute of a while loop survives a round trip.

@@ -131,17 +131,20 @@ func.func @while_jvp(%x: tensor<f32>, %t: tensor<f32>) -> (tensor<f32>, tensor<f
 
 // -----
 
-// Reverse mode through a while loop: the loop runs again counting its
-// iterations; the same iterations as a counted loop keep the carries in a
-// stack of that many rows (tensor<?xf32>), and a reverse loop over them
-// needs no bound from the user.
+// Reverse mode through a while loop: the loop runs once, counting its
+// iterations and stacking the carry each starts from (tensor<?xf32>, a
+// stack that grows at run time); a reverse loop bounded by the count walks
+// it back, and needs no bound from the user.
 // CHECK-LABEL: func.func @while_grad
 // CHECK: %[[ZERO:.*]] = adjit.constant dense<0> : tensor<i32>
-// CHECK: %[[COUNT:.*]]:2 = adjit.while carry(%arg0, %[[ZERO]]) : (tensor<f32>, tensor<i32>) -> (tensor<f32>, tensor<i32>) cond {
+// CHECK: %[[FWD:.*]]:3 = adjit.while carry(%arg0, %[[ZERO]]) : (tensor<f32>, tensor<i32>) -> (tensor<f32>, tensor<i32>, tensor<?xf32>) cond {
 // CHECK: } do {
-// CHECK: adjit.add %{{.*}}, %{{.*}} : tensor<i32>
-// CHECK: %[[STACK:.*]]:2 = adjit.for %[[ZERO]] to %[[COUNT]]#1 carry(%arg0) : (tensor<i32>, tensor<i32>, tensor<f32>) -> (tensor<f32>, tensor<?xf32>)
-// CHECK: %[[G:.*]] = adjit.for %[[ZERO]] to %[[COUNT]]#1 reverse carry(%{{.*}}) stacked(%[[STACK]]#1) : (tensor<i32>, tensor<i32>, tensor<f32>, tensor<?xf32>) -> tensor<f32>
+// CHECK: ^bb0(%[[C:.*]]: tensor<f32>, %[[I:.*]]: tensor<i32>):
+// CHECK: %[[NEXT:.*]] = adjit.mul %[[C]], %[[C]] : tensor<f32>
+// CHECK: %[[COUNT:.*]] = adjit.add %[[I]], %{{.*}} : tensor<i32>
+// CHECK: adjit.yield %[[NEXT]], %[[COUNT]], %[[C]] : tensor<f32>, tensor<i32>, tensor<f32>
+// CHECK-NOT: adjit.while
+// CHECK: %[[G:.*]] = adjit.for %[[ZERO]] to %[[FWD]]#1 reverse carry(%{{.*}}) stacked(%[[FWD]]#2) : (tensor<i32>, tensor<i32>, tensor<f32>, tensor<?xf32>) -> tensor<f32>
 // CHECK: return %[[G]]
 func.func private @squaring_loss(%x: tensor<f32>) -> tensor<f32> {
   %r = adjit.while carry(%x) : (tensor<f32>) -> tensor<f32> cond {
@@ -161,6 +164,45 @@ func.func @while_grad(%x: tensor<f32>) -> tensor<f32> {
   return %g : tensor<f32>
 }
 
+
+// -----
+
+// A while loop whose body has a matmul: the one forward loop also stacks
+// tanh's output, which the adjoint reads and which would need the matmul
+// again, beside the carry; the reverse loop reads both stacks and runs no
+// tanh.
+// CHECK-LABEL: func.func @while_rnn_grad
+// CHECK: %[[FWD:.*]]:4 = adjit.while carry(%arg0, %{{.*}}) invariant(%arg1) : {{.*}} -> (tensor<1x4xf32>, tensor<i32>, tensor<?x1x4xf32>, tensor<?x1x4xf32>) cond {
+// CHECK: } do {
+// CHECK: ^bb0(%[[H:.*]]: tensor<1x4xf32>, %{{.*}}: tensor<i32>, %{{.*}}: tensor<4x4xf32>):
+// CHECK: %[[T:.*]] = adjit.tanh
+// CHECK: adjit.yield %[[T]], %{{.*}}, %[[H]], %[[T]] : tensor<1x4xf32>, tensor<i32>, tensor<1x4xf32>, tensor<1x4xf32>
+// CHECK-NOT: adjit.while
+// CHECK: %[[REV:.*]]:2 = adjit.for %{{.*}} to %[[FWD]]#1 reverse carry(%{{.*}}, %{{.*}}) stacked(%[[FWD]]#2, %[[FWD]]#3) invariant(%arg1)
+// CHECK-NOT: adjit.tanh
+// CHECK: adjit.yield
+// CHECK: return %[[REV]]#0, %[[REV]]#1
+func.func private @while_rnn_loss(%h0: tensor<1x4xf32>, %w: tensor<4x4xf32>) -> tensor<f32> {
+  %c = adjit.while carry(%h0) invariant(%w)
+      : (tensor<1x4xf32>, tensor<4x4xf32>) -> tensor<1x4xf32> cond {
+  ^bb0(%h: tensor<1x4xf32>, %wi: tensor<4x4xf32>):
+    %s = adjit.reduce sum %h, dims = [0, 1] : (tensor<1x4xf32>) -> tensor<f32>
+    %t = adjit.constant dense<1.0e+00> : tensor<f32>
+    %p = adjit.compare lt, %s, %t : tensor<f32>
+    adjit.yield %p : tensor<i1>
+  } do {
+  ^bb0(%h: tensor<1x4xf32>, %wi: tensor<4x4xf32>):
+    %a = adjit.dot_general %h, %wi, batch = [] x [], contract = [1] x [0] : (tensor<1x4xf32>, tensor<4x4xf32>) -> tensor<1x4xf32>
+    %t = adjit.tanh %a : tensor<1x4xf32>
+    adjit.yield %t : tensor<1x4xf32>
+  }
+  %s = adjit.reduce sum %c, dims = [0, 1] : (tensor<1x4xf32>) -> tensor<f32>
+  return %s : tensor<f32>
+}
+func.func @while_rnn_grad(%h0: tensor<1x4xf32>, %w: tensor<4x4xf32>) -> (tensor<1x4xf32>, tensor<4x4xf32>) {
+  %g:2 = adjit.grad @while_rnn_loss(%h0, %w) wrt [0, 1] : (tensor<1x4xf32>, tensor<4x4xf32>) -> (tensor<1x4xf32>, tensor<4x4xf32>)
+  return %g#0, %g#1 : tensor<1x4xf32>, tensor<4x4xf32>
+}
 
 // -----
 

@@ -517,20 +517,24 @@ TEST_CASE("control flow: a scan checkpointed every k iterations has the same gra
   CHECK(checkpointed * 2 < kept);
 }
 
+// sum(h * h) after an RNN cell stepped in a while_loop until a counter
+// carried beside h reaches `steps` (the trip count depends on the data),
+// checkpointed every k iterations (0: not).
+static auto rnn_while_loss(int k, double steps) {
+  return [k, steps](Tensor h0, Tensor w) {
+    auto [h, n] = while_loop([&](std::pair<Tensor, Tensor> c) { return c.second < steps; },
+                             [&](std::pair<Tensor, Tensor> c) {
+                               return std::make_pair(tanh(matmul(c.first, w) + 0.01),
+                                                     c.second + 1.0);
+                             },
+                             std::make_pair(h0, zeros_like(sum(h0))), {.checkpoint_every = k});
+    return sum(h * h);
+  };
+}
+
 TEST_CASE("control flow: a while_loop checkpointed every k iterations has the same gradients "
           "and holds less memory", "[control-flow][ad][checkpoint]") {
-  // The trip count depends on the data (a counter carried beside h).
-  auto loss = [](int k, double steps) {
-    return [k, steps](Tensor h0, Tensor w) {
-      auto [h, n] = while_loop([&](std::pair<Tensor, Tensor> c) { return c.second < steps; },
-                               [&](std::pair<Tensor, Tensor> c) {
-                                 return std::make_pair(tanh(matmul(c.first, w) + 0.01),
-                                                       c.second + 1.0);
-                               },
-                               std::make_pair(h0, zeros_like(sum(h0))), {.checkpoint_every = k});
-      return sum(h * h);
-    };
-  };
+  auto loss = rnn_while_loss;
   Array h0 = Array::randn({3, 8}, 1, F64);
   Array w = make(map(values(Array::randn({8, 8}, 2, F64)), [](double v) { return 0.3 * v; }),
                  {8, 8}, F64);
@@ -557,6 +561,37 @@ TEST_CASE("control flow: a while_loop checkpointed every k iterations has the sa
   size_t kept = peak(0), checkpointed = peak(45);
   INFO("peak bytes " << kept << " kept, " << checkpointed << " checkpointed");
   CHECK(checkpointed * 4 < kept);
+}
+
+TEST_CASE("control flow: a while_loop's gradient runs the loop once, its stacks growing",
+          "[control-flow][ad]") {
+  // 1500 steps of an RNN cell: the carries' stacks and the stack of tanh's
+  // output (the adjoint would need the matmul again) outgrow their first
+  // buffers several times. checkpoint_every = 1 takes the other route:
+  // count, then a counted loop keeping every carry and recomputing the rest.
+  auto loss = rnn_while_loss;
+  for (DType dtype : {F64, F32}) {
+    INFO(dtype_name(dtype));
+    Array h0 = Array::randn({3, 8}, 1, dtype);
+    Array w = make(map(values(Array::randn({8, 8}, 2, F64)), [](double v) { return 0.3 * v; }),
+                   {8, 8}, dtype);
+    auto [gh, gw] = grad<0, 1>(loss(0, 1500))(h0, w);
+    auto [ch, cw] = grad<0, 1>(loss(1, 1500))(h0, w);
+    double tolerance = dtype == F64 ? 1e-12 : 1e-5;
+    CHECK(mismatch(gh, ch, tolerance) == "");
+    CHECK(mismatch(gw, cw, tolerance) == "");
+  }
+  // One forward loop (stacking), then the reverse loop: no counting pass.
+  Array h0 = Array::randn({3, 8}, 1, F64), w = Array::randn({8, 8}, 2, F64);
+  std::string ir = jit(grad<1>(loss(0, 20))).lower(h0, w).ir("optimized");
+  INFO(ir);
+  CHECK(occurrences(ir, "adjit.while") == 1);
+  CHECK(occurrences(ir, "adjit.for") == 1);
+  CHECK(contains(ir, "tensor<?x3x8xf64>"));
+  // A while_loop running no iteration: the stacks stay empty.
+  auto [zh, zw] = grad<0, 1>(loss(0, -1))(h0, w);
+  CHECK(mismatch(zh, make(map(values(h0), [](double v) { return 2 * v; }), {3, 8}, F64), 0) == "");
+  CHECK(mismatch(zw, Array::zeros({8, 8}, F64), 0) == "");
 }
 
 TEST_CASE("control flow: API forms: closures only, std::array carries, tuple results, "

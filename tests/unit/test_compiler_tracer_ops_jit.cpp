@@ -1087,11 +1087,6 @@ TEST_CASE("tracer ops: matmul with several batch dimensions (attention's batch a
           v = Array::randn(qs, 623, dt), a = Array::randn(as, 624, dt),
           b = Array::randn(bs, 625, dt), c = Array::randn(cs, 626, dt);
     // Every product runs on the kernels: no contraction is left a loop nest.
-    auto occurrences = [](const std::string& text, const std::string& what) {
-      size_t n = 0;
-      for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
-      return n;
-    };
     auto lowered = f.lower(q, k, v, a, b, c);
     CHECK(occurrences(lowered.ir("fused"), "library_call") == 4);
     CHECK(occurrences(lowered.ir("llvm"), "call @adjit_gemm_") == 4);

@@ -252,6 +252,14 @@ inline bool contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
 }
 
+// How many times `what` occurs in `text` (overlapping ones too).
+inline size_t occurrences(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1))
+    ++n;
+  return n;
+}
+
 template <class E>
 const char* exception_name() {
   if constexpr (std::is_same_v<E, TraceError>) return "a TraceError";

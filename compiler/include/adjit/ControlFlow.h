@@ -9,9 +9,9 @@
 // and out; functions may use Tensors of the enclosing trace (closures).
 //
 // Differentiation: both modes through all of them. Reverse mode keeps each
-// iteration's carries and recomputes the body backwards; a while_loop first
-// counts its iterations in a forward pass to size that stack (a fori_loop
-// with Tensor bounds sizes it by upper - lower; docs/guide/control-flow.md).
+// iteration's carries and recomputes the body backwards; a while_loop keeps
+// them in stacks that grow as it runs (a fori_loop with Tensor bounds sizes
+// its stack by upper - lower; docs/guide/control-flow.md).
 
 #include "adjit/Grad.h"  // detail::TracedCall
 #include "adjit/detail/ControlFlow.h"

@@ -1216,15 +1216,22 @@ def Adjit_WhileOp : Adjit_Op<"while", [IsolatedFromAbove, RecursiveMemoryEffects
     While the `cond` region yields true for the carries, the `body` region
     makes the next carries. Both take the carries and then the `invariant`
     values as block arguments. Results: the carries when `cond` first
-    yields false.
+    yields false, then the stacked outputs: the body may yield, after the
+    next carries, one row per stacked output, and row `j` of that output is
+    what iteration `j` yielded (its leading dimension, dynamic, is the
+    number of iterations). Only the derivative yields rows: its stacks grow
+    at run time, doubling when full.
 
-    Derivative: forward mode carries tangents beside the carries. Reverse
-    mode first runs the loop counting its iterations, then a counted loop
-    (`adjit.for` with the count as its bound) whose derivative keeps the
-    carries in a stack sized at run time: the body runs twice forward, no
-    bound is needed. With `checkpoint_every = k` the counted loop is
-    checkpointed so (see `adjit.for`): the carries of every k-th iteration
-    only, the segments run again in the backward pass.
+    Derivative: forward mode carries tangents beside the carries (and rows).
+    Reverse mode runs the loop once, stacking the carries that each
+    iteration starts from (and the residuals its adjoint would recompute at
+    a cost, as for `adjit.for`), then walks the stacks back in a reverse
+    `adjit.for` bounded by the count of iterations: no bound is needed.
+    With `checkpoint_every = k`, and for a loop that stacks rows itself, it
+    first runs the loop counting its iterations, then differentiates a
+    counted loop (`adjit.for` with the count as its bound): checkpointed,
+    that keeps the carries of every k-th iteration only, the segments run
+    again in the backward pass.
 
     ```mlir
     %r = adjit.while carry(%x) invariant(%t)
@@ -1242,7 +1249,7 @@ def Adjit_WhileOp : Adjit_Op<"while", [IsolatedFromAbove, RecursiveMemoryEffects
   let arguments = (ins Variadic<Adjit_AnyTensor>:$inits,
                        Variadic<Adjit_AnyTensor>:$invariants,
                        OptionalAttr<ConfinedAttr<I64Attr, [IntMinValue<1>]>>:$checkpoint_every);
-  let results = (outs Variadic<Adjit_AnyTensor>:$results);
+  let results = (outs Variadic<Adjit_StackedTensor>:$results);
   let regions = (region SizedRegion<1>:$condRegion, SizedRegion<1>:$bodyRegion);
   let assemblyFormat = [{
     `carry` `(` $inits `)` (`invariant` `(` $invariants^ `)`)?
@@ -1256,6 +1263,14 @@ def Adjit_WhileOp : Adjit_Op<"while", [IsolatedFromAbove, RecursiveMemoryEffects
           checkpointEvery ? $_builder.getI64IntegerAttr(*checkpointEvery) : nullptr);
   }]>];
   let hasVerifier = 1;
+  let hasCanonicalizer = 1;
+  let extraClassDeclaration = [{
+    unsigned getNumCarries() { return getInits().size(); }
+    /// The final carries (the leading results).
+    ::mlir::ResultRange getCarryResults() { return getResults().take_front(getNumCarries()); }
+    /// The stacked per-iteration outputs (the trailing results).
+    ::mlir::ResultRange getStackedResults() { return getResults().drop_front(getNumCarries()); }
+  }];
 }
 
 //===----------------------------------------------------------------------===//
@@ -1327,6 +1342,40 @@ def Adjit_JvpOp : Adjit_Op<"jvp", [AttrSizedOperandSegments,
     $callee `(` $primals `)` `tangents` `(` $tangents `)` `wrt` $wrt attr-dict
     `:` functional-type(operands, results)
   }];
+}
+
+//===----------------------------------------------------------------------===//
+// Growing stacks (from the lowering of adjit.while to scf)
+//===----------------------------------------------------------------------===//
+
+def Adjit_ReserveRowOp : Adjit_Op<"reserve_row", [Pure, NotDifferentiable,
+    AllTypesMatch<["stack", "result"]>]> {
+  let summary = "a stack with room for one more row";
+  let description = [{
+    `stack` with room for row `count`: itself while `count` is below its
+    rows, else a stack of twice its rows (at least one) whose leading rows
+    are `stack`'s; the rows past those are undefined until written. It is
+    how the lowering of an `adjit.while` that stacks rows grows its stacks,
+    without knowing the number of iterations: with doubling, each row is
+    copied once on average.
+
+    It bufferizes as equivalent to its operand, so that a loop carrying a
+    stack updates it in place: grown, the new buffer holds the rows, the
+    old one is freed by buffer deallocation, and the copy is made row by
+    row.
+
+    Not differentiable: it exists only after the lowering to `linalg`.
+
+    ```mlir
+    %room = adjit.reserve_row %stack, %count : tensor<?x4xf32>
+    %next = tensor.insert_slice %row into %room[%count, 0] [1, 4] [1, 1]
+        : tensor<4xf32> into tensor<?x4xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$stack, Index:$count);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = "$stack `,` $count attr-dict `:` type($stack)";
+  let hasVerifier = 1;
 }
 
 //===----------------------------------------------------------------------===//
