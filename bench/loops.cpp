@@ -6,6 +6,9 @@
 // (another route: the loop counts its iterations first, then runs again as
 // a counted loop). The same cell in a fori_loop with a constant bound is
 // what JAX can differentiate (jax.grad refuses while_loop), the reference.
+// And a loop bound by memory, not by its arithmetic: Heron's square roots
+// x = (x + b / x) / 2 of 2^20 values (f32) for `steps` iterations in a
+// while_loop and a fori_loop, which should take the same time.
 // First call and median of 20 calls, one JSON line per measurement; run
 // with ADJIT_NUM_THREADS=1 to compare with the JAX script, which pins
 // itself to one core.
@@ -73,5 +76,25 @@ int main(int argc, char** argv) {
   time_calls("while_loop grad", [&] { gradient(h0, w, steps); });
   time_calls("while_loop grad counted", [&] { counted_gradient(h0, w, steps); });
   time_calls("fori_loop grad", [&] { fori_gradient(h0, w); });
+
+  int64_t n = smoke ? 1024 : int64_t{1} << 20, heron_trips = smoke ? 5 : 50;
+  Array x0 = Array::full({n}, 1.0), b = Array::uniform({n}, 2, 1.0, 4.0);
+  Array heron_steps = Array::full({}, static_cast<double>(heron_trips));
+  auto heron = [](const Tensor& x, const Tensor& b) { return (x + b / x) * 0.5; };
+  auto heron_while = adjit::jit([&](Tensor x, Tensor b, Tensor steps) {
+    auto [root, k] = adjit::while_loop(
+        [&](std::pair<Tensor, Tensor> c) { return c.second < steps; },
+        [&](std::pair<Tensor, Tensor> c) { return std::make_pair(heron(c.first, b), c.second + 1.0f); },
+        std::make_pair(x, adjit::zeros_like(steps)));
+    return root;
+  });
+  auto heron_fori = adjit::jit([&](Tensor x, Tensor b) {
+    return adjit::fori_loop(0, heron_trips, [&](Tensor, Tensor x) { return heron(x, b); }, x);
+  });
+  std::string heron_shape = std::to_string(heron_trips) + " steps " + std::to_string(n);
+  adjit::bench::time_calls("loops", "heron while_loop " + heron_shape, reps,
+                           [&] { heron_while(x0, b, heron_steps); });
+  adjit::bench::time_calls("loops", "heron fori_loop " + heron_shape, reps,
+                           [&] { heron_fori(x0, b); });
   return 0;
 }

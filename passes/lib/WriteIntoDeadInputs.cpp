@@ -19,10 +19,15 @@ using namespace mlir;
 namespace {
 
 // A tensor whose buffer may be overwritten once its last reader is done: a
-// loop's carry or a temporary computed by a generic.
+// loop's carry (in a while loop, as its body receives it: the condition
+// only reads the carries it forwards) or a temporary computed by a generic.
 bool ownsItsBuffer(Value v) {
-  if (auto argument = dyn_cast<BlockArgument>(v))
-    return isa<scf::ForOp>(argument.getOwner()->getParentOp()) && argument.getArgNumber() > 0;
+  if (auto argument = dyn_cast<BlockArgument>(v)) {
+    Operation *loop = argument.getOwner()->getParentOp();
+    if (auto whileLoop = dyn_cast<scf::WhileOp>(loop))
+      return argument.getOwner() == whileLoop.getAfterBody();
+    return isa<scf::ForOp>(loop) && argument.getArgNumber() > 0;
+  }
   return v.getDefiningOp<linalg::GenericOp>() != nullptr;
 }
 

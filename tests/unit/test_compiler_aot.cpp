@@ -468,10 +468,11 @@ int main(void) {
 )", small.object_path);
   check_printed(shell(program), {"status 0 15.0\n"});
   // The reverse mode of a while_loop stacks as many carries as it ran
-  // iterations: allocated during the call, workspace or not.
+  // iterations (here the adjoint of c * (c + 1) reads c): allocated during
+  // the call, workspace or not.
   auto loss = [](Tensor x) {
-    Tensor y = while_loop([](Tensor c) { return sum(c) < 100.0; }, [](Tensor c) { return c * 1.5; },
-                          x);
+    Tensor y = while_loop([](Tensor c) { return sum(c) < 100.0; },
+                          [](Tensor c) { return c * (c + 1.0); }, x);
     return sum(y);
   };
   AotResult stacks = aot::compile(grad(loss), options_in(dir, "while_grad"), Array::ones({4}));
