@@ -314,19 +314,33 @@ LogicalResult GatherOp::verify() {
       getType());
 }
 
-LogicalResult ScatterAddOp::verify() {
-  RankedTensorType base = getBase().getType(), updates = getUpdates().getType();
-  if (failed(verifySameElementType(*this, updates, base, "updates", "base")) ||
-      failed(verifyAxis(*this, getAxis(), base.getRank())))
+namespace {
+// The operands of scatter_add and scatter_extremum: updates of the shape
+// that gathering `indices` from `base` along `axis` gives.
+LogicalResult verifyScatter(Operation *op, RankedTensorType base, RankedTensorType indices,
+                            RankedTensorType updates, uint64_t axis) {
+  if (failed(verifySameElementType(op, updates, base, "updates", "base")) ||
+      failed(verifyAxis(op, axis, base.getRank())))
     return failure();
-  SmallVector<int64_t> expected =
-      gatheredShape(base, getIndices().getType(), getAxis());
+  SmallVector<int64_t> expected = gatheredShape(base, indices, axis);
   if (updates.getShape() != ArrayRef<int64_t>(expected))
-    return emitOpError() << "updates type " << updates
-                         << " does not have the gathered shape ["
-                         << llvm::make_range(expected.begin(), expected.end())
-                         << "]";
+    return op->emitOpError() << "updates type " << updates
+                             << " does not have the gathered shape ["
+                             << llvm::make_range(expected.begin(), expected.end()) << "]";
   return success();
+}
+} // namespace
+
+LogicalResult ScatterAddOp::verify() {
+  return verifyScatter(*this, getBase().getType(), getIndices().getType(),
+                       getUpdates().getType(), getAxis());
+}
+
+LogicalResult ScatterExtremumOp::verify() {
+  if (getKind() == ReduceKind::sum)
+    return emitOpError() << "combines by max or min (a sum is adjit.scatter_add)";
+  return verifyScatter(*this, getBase().getType(), getIndices().getType(),
+                       getUpdates().getType(), getAxis());
 }
 
 LogicalResult ReduceOp::verify() {

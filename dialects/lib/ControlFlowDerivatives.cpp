@@ -100,7 +100,8 @@ SmallVector<Type> forBodyTypes(Type counter, TypeRange carries, TypeRange stacke
 // Ops worth storing the results of rather than recomputing them: work
 // beyond a pass over the elements (contractions, reductions, gathers, loops).
 bool isExpensive(Operation *op) {
-  return isa<DotGeneralOp, ReduceOp, ArgMaxOp, GatherOp, ScatterAddOp, CondOp, ForOp, WhileOp>(op);
+  return isa<DotGeneralOp, ReduceOp, ArgMaxOp, GatherOp, ScatterAddOp, ScatterExtremumOp, CondOp,
+             ForOp, WhileOp>(op);
 }
 
 // A primal loop that also stacks, per iteration, the carries it starts

@@ -512,6 +512,55 @@ LogicalResult ScatterAddOp::buildJVP(OpBuilder &b, ValueRange t,
   return success();
 }
 
+namespace {
+// JAX's rule for a scatter's extrema: the base elements and the updates
+// equal to the result they reach (as 0/1 of the result's type), and how
+// many reach each result element (at least 1 unless it is NaN).
+struct Extremal {
+  Value retained, chosen, count;
+
+  static Extremal of(ScatterExtremumOp op, Emit &e, OpBuilder &b) {
+    Location loc = op.getLoc();
+    Type element = op.getType().getElementType();
+    Value reached = b.create<GatherOp>(loc, op.getUpdates().getType(), op.getResult(),
+                                       op.getIndices(), op.getAxis());
+    Value retained =
+        e.convert(e.compare(ComparisonDirection::eq, op.getBase(), op.getResult()), element);
+    Value chosen =
+        e.convert(e.compare(ComparisonDirection::eq, op.getUpdates(), reached), element);
+    Value count = e.add(retained, b.create<ScatterAddOp>(loc, op.getType(), e.zerosLike(op.getBase()),
+                                                         op.getIndices(), chosen, op.getAxis()));
+    return {retained, chosen, count};
+  }
+};
+} // namespace
+
+LogicalResult ScatterExtremumOp::buildVJP(OpBuilder &b, ValueRange ct,
+                                          SmallVectorImpl<Value> &out, DerivativeContext &) {
+  Emit e(b, getLoc());
+  Extremal extremal = Extremal::of(*this, e, b);
+  Value shared = e.div(ct[0], extremal.count);
+  Value updatesCt = b.create<GatherOp>(getLoc(), getUpdates().getType(), shared, getIndices(),
+                                       getAxis());
+  out.append({e.mul(shared, extremal.retained), Value(), e.mul(updatesCt, extremal.chosen)});
+  return success();
+}
+LogicalResult ScatterExtremumOp::buildJVP(OpBuilder &b, ValueRange t,
+                                          SmallVectorImpl<Value> &out, DerivativeContext &) {
+  if (!t[0] && !t[2]) {
+    out.push_back(Value());
+    return success();
+  }
+  Emit e(b, getLoc());
+  Extremal extremal = Extremal::of(*this, e, b);
+  Value sum = e.mul(e.orZeros(t[0], getBase()), extremal.retained);
+  if (t[2])
+    sum = b.create<ScatterAddOp>(getLoc(), getType(), sum, getIndices(),
+                                 e.mul(t[2], extremal.chosen), getAxis());
+  out.push_back(e.div(sum, extremal.count));
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // Reductions and contractions
 //===----------------------------------------------------------------------===//

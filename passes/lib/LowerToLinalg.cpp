@@ -407,48 +407,6 @@ struct DynamicUpdateSliceToTensor : OpConversionPattern<DynamicUpdateSliceOp> {
   }
 };
 
-struct ScatterAddToLoops : OpConversionPattern<ScatterAddOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(ScatterAddOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    RankedTensorType updatesType = op.getUpdates().getType();
-    int64_t axis = op.getAxis();
-    int64_t indexRank = op.getIndices().getType().getRank();
-    int64_t axisSize = op.getBase().getType().getDimSize(axis);
-    Value zero = rewriter.create<arith::ConstantIndexOp>(loc, 0);
-    Value one = rewriter.create<arith::ConstantIndexOp>(loc, 1);
-    SmallVector<Value> lbs, ubs, steps;
-    for (int64_t size : updatesType.getShape()) {
-      lbs.push_back(zero);
-      ubs.push_back(rewriter.create<arith::ConstantIndexOp>(loc, size));
-      steps.push_back(one);
-    }
-    Value updates = adaptor.getUpdates(), indices = adaptor.getIndices();
-    Type element = updatesType.getElementType();
-    // Sequential loops: repeated indices accumulate deterministically.
-    scf::LoopNest nest = scf::buildLoopNest(
-        rewriter, loc, lbs, ubs, steps, adaptor.getBase(),
-        [&](OpBuilder &b, Location l, ValueRange ivs,
-            ValueRange acc) -> scf::ValueVector {
-          Value index = b.create<tensor::ExtractOp>(
-              l, indices, ivs.slice(axis, indexRank));
-          SmallVector<Value> at(ivs.take_front(axis));
-          at.push_back(clampedIndex(b, l, index, axisSize));
-          llvm::append_range(at, ivs.drop_front(axis + indexRank));
-          Value update = widenHalfPrecision(b, l, b.create<tensor::ExtractOp>(l, updates, ivs));
-          Value current = widenHalfPrecision(b, l, b.create<tensor::ExtractOp>(l, acc[0], at));
-          Value sum = floatOrInt<arith::AddFOp, arith::AddIOp>(
-              b, l, ValueRange{current, update});
-          sum = isa<FloatType>(element) ? narrowTo(b, l, sum, element) : sum;
-          return {b.create<tensor::InsertOp>(l, sum, acc[0], at)};
-        });
-    rewriter.replaceOp(op, nest.results);
-    return success();
-  }
-};
-
 Value reductionIdentity(OpBuilder &b, Location loc, ReduceKind kind,
                         Type type) {
   if (kind == ReduceKind::sum)
@@ -484,6 +442,62 @@ Value combine(OpBuilder &b, Location loc, ReduceKind kind, Value acc,
   }
   llvm_unreachable("unknown reduce kind");
 }
+
+// scatter_add and scatter_extremum: a loop nest over the updates combining
+// each into the element its index picks.
+template <class ScatterOp>
+struct ScatterToLoops : OpConversionPattern<ScatterOp> {
+  using OpConversionPattern<ScatterOp>::OpConversionPattern;
+  using OpAdaptor = typename ScatterOp::Adaptor;
+  LogicalResult
+  matchAndRewrite(ScatterOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType updatesType = op.getUpdates().getType();
+    int64_t axis = op.getAxis();
+    int64_t indexRank = op.getIndices().getType().getRank();
+    int64_t axisSize = op.getBase().getType().getDimSize(axis);
+    Value zero = rewriter.create<arith::ConstantIndexOp>(loc, 0);
+    Value one = rewriter.create<arith::ConstantIndexOp>(loc, 1);
+    SmallVector<Value> lbs, ubs, steps;
+    for (int64_t size : updatesType.getShape()) {
+      lbs.push_back(zero);
+      ubs.push_back(rewriter.create<arith::ConstantIndexOp>(loc, size));
+      steps.push_back(one);
+    }
+    Value updates = adaptor.getUpdates(), indices = adaptor.getIndices();
+    Type element = updatesType.getElementType();
+    // Sequential loops: repeated indices accumulate deterministically.
+    scf::LoopNest nest = scf::buildLoopNest(
+        rewriter, loc, lbs, ubs, steps, adaptor.getBase(),
+        [&](OpBuilder &b, Location l, ValueRange ivs,
+            ValueRange acc) -> scf::ValueVector {
+          Value index = b.create<tensor::ExtractOp>(
+              l, indices, ivs.slice(axis, indexRank));
+          SmallVector<Value> at(ivs.take_front(axis));
+          at.push_back(clampedIndex(b, l, index, axisSize));
+          llvm::append_range(at, ivs.drop_front(axis + indexRank));
+          Value update = widenHalfPrecision(b, l, b.create<tensor::ExtractOp>(l, updates, ivs));
+          Value current = widenHalfPrecision(b, l, b.create<tensor::ExtractOp>(l, acc[0], at));
+          Value combined = combineUpdate(b, l, op, current, update);
+          combined = isa<FloatType>(element) ? narrowTo(b, l, combined, element) : combined;
+          return {b.create<tensor::InsertOp>(l, combined, acc[0], at)};
+        });
+    rewriter.replaceOp(op, nest.results);
+    return success();
+  }
+
+  // Sums in order (repeated indices accumulate deterministically); extrema
+  // propagate NaN.
+  static Value combineUpdate(OpBuilder &b, Location loc, ScatterOp op, Value current,
+                             Value update) {
+    if constexpr (std::is_same_v<ScatterOp, ScatterAddOp>)
+      return floatOrInt<arith::AddFOp, arith::AddIOp>(b, loc, ValueRange{current, update});
+    else
+      return combine(b, loc, op.getKind(), current, update);
+  }
+};
+
 
 // The map from an operand index to the reduced result index.
 AffineMap droppingDims(Builder &b, int64_t rank, ArrayRef<int64_t> dropped) {
@@ -683,7 +697,7 @@ struct LowerAdjitToLinalgPass
         ConstantToArith, StopGradientToOperand,
         IotaToGeneric, BroadcastToGeneric, ReshapeToTensor, TransposeToGeneric,
         SliceToTensor, ConcatenateToTensor, PadToTensor, GatherToGeneric,
-        ScatterAddToLoops, ReduceToGeneric, ArgMaxToGeneric,
+        ScatterToLoops<ScatterAddOp>, ScatterToLoops<ScatterExtremumOp>, ReduceToGeneric, ArgMaxToGeneric,
         DotGeneralToContraction>(context);
     populateControlFlowToSCFPatterns(patterns);
     populateLinearAlgebraToLoopsPatterns(patterns, matrixVectorBits);

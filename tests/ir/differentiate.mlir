@@ -275,3 +275,26 @@ func.func @lu_derivatives(%a: tensor<2x3x3xf32>, %t: tensor<2x3x3xf32>) -> (tens
   %y2, %dy = adjit.jvp @packed_lu(%a) tangents(%t) wrt [0] : (tensor<2x3x3xf32>, tensor<2x3x3xf32>) -> (tensor<2x3x3xf32>, tensor<2x3x3xf32>)
   return %g, %dy : tensor<2x3x3xf32>, tensor<2x3x3xf32>
 }
+
+// -----
+
+// scatter_extremum's rules (JAX's for scatter's extrema): the base elements
+// and the updates equal to the result they reach share its cotangent (or
+// average their tangents) by how many reach it.
+// OPT-LABEL: func.func @scatter_max_derivatives
+// OPT-SAME: (%[[B:.*]]: tensor<4xf32>, %[[I:.*]]: tensor<3xi32>, %[[U:.*]]: tensor<3xf32>, %[[T:.*]]: tensor<4xf32>)
+// OPT: %[[R:.*]] = adjit.scatter_extremum max %[[U]] into %[[B]][%[[I]]], axis = 0
+// OPT: %[[REACHED:.*]] = adjit.gather %[[R]][%[[I]]], axis = 0
+// OPT: %[[RETAINED:.*]] = adjit.compare eq, %[[B]], %[[R]]
+// OPT: %[[CHOSEN:.*]] = adjit.compare eq, %[[U]], %[[REACHED]]
+// OPT: %[[COUNT:.*]] = adjit.scatter_add %{{.*}} into %{{.*}}[%[[I]]], axis = 0
+// OPT: adjit.div %[[T]], %{{.*}} : tensor<4xf32>
+// OPT: adjit.gather
+func.func private @scatter_max(%b: tensor<4xf32>, %i: tensor<3xi32>, %u: tensor<3xf32>) -> tensor<4xf32> {
+  %0 = adjit.scatter_extremum max %u into %b[%i], axis = 0 : (tensor<4xf32>, tensor<3xi32>, tensor<3xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+func.func @scatter_max_derivatives(%b: tensor<4xf32>, %i: tensor<3xi32>, %u: tensor<3xf32>, %t: tensor<4xf32>) -> (tensor<4xf32>, tensor<3xf32>) {
+  %y, %gb, %gu = adjit.vjp @scatter_max(%b, %i, %u) cotangents(%t) wrt [0, 2] : (tensor<4xf32>, tensor<3xi32>, tensor<3xf32>, tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<3xf32>)
+  return %gb, %gu : tensor<4xf32>, tensor<3xf32>
+}

@@ -791,6 +791,30 @@ func.func @scatter_updates_shape(%b: tensor<10x4xf32>, %i: tensor<3xi32>, %u: te
 
 // -----
 
+func.func @scatter_extremum_of_a_sum(%b: tensor<10x4xf32>, %i: tensor<3xi32>, %u: tensor<3x4xf32>) -> tensor<10x4xf32> {
+  // expected-error @+1 {{'adjit.scatter_extremum' op combines by max or min (a sum is adjit.scatter_add)}}
+  %0 = adjit.scatter_extremum sum %u into %b[%i], axis = 0 : (tensor<10x4xf32>, tensor<3xi32>, tensor<3x4xf32>) -> tensor<10x4xf32>
+  return %0 : tensor<10x4xf32>
+}
+
+// -----
+
+func.func @scatter_extremum_updates_shape(%b: tensor<10x4xf32>, %i: tensor<3xi32>, %u: tensor<3x5xf32>) -> tensor<10x4xf32> {
+  // expected-error @+1 {{'adjit.scatter_extremum' op updates type 'tensor<3x5xf32>' does not have the gathered shape [3, 4]}}
+  %0 = adjit.scatter_extremum min %u into %b[%i], axis = 0 : (tensor<10x4xf32>, tensor<3xi32>, tensor<3x5xf32>) -> tensor<10x4xf32>
+  return %0 : tensor<10x4xf32>
+}
+
+// -----
+
+func.func @scatter_extremum_result_type(%b: tensor<4xf32>, %i: tensor<2xi32>, %u: tensor<2xf32>) -> tensor<5xf32> {
+  // expected-error @+1 {{'adjit.scatter_extremum' op failed to verify that all of {base, result} have same type}}
+  %0 = adjit.scatter_extremum max %u into %b[%i], axis = 0 : (tensor<4xf32>, tensor<2xi32>, tensor<2xf32>) -> tensor<5xf32>
+  return %0 : tensor<5xf32>
+}
+
+// -----
+
 //===----------------------------------------------------------------------===//
 // reduce
 //===----------------------------------------------------------------------===//

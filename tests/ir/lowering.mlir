@@ -801,6 +801,25 @@ func.func @scatter_add(%base: tensor<10x4xf32>, %ids: tensor<3xi32>, %upd: tenso
 
 // -----
 
+// scatter_extremum: the same loops, keeping the max (NaN propagating:
+// arith.maximumf) or the signed integer min.
+// CHECK-LABEL: func.func @scatter_extremum
+// CHECK-SAME: (%[[BASE:.*]]: tensor<10x4xf32>, %[[IDS:.*]]: tensor<3xi32>, %[[UPD:.*]]: tensor<3x4xf32>, %[[IB:.*]]: tensor<5xi32>, %[[IU:.*]]: tensor<3xi32>)
+// CHECK: scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%{{.*}} = %[[BASE]]) -> (tensor<10x4xf32>)
+// CHECK: %[[U:.*]] = tensor.extract %[[UPD]][%[[I]], %{{.*}}] : tensor<3x4xf32>
+// CHECK: %[[CUR:.*]] = tensor.extract
+// CHECK: %[[MAX:.*]] = arith.maximumf %[[CUR]], %[[U]] : f32
+// CHECK: tensor.insert %[[MAX]]
+// CHECK: scf.for %{{.*}} iter_args(%{{.*}} = %[[IB]]) -> (tensor<5xi32>)
+// CHECK: arith.minsi %{{.*}}, %{{.*}} : i32
+func.func @scatter_extremum(%base: tensor<10x4xf32>, %ids: tensor<3xi32>, %upd: tensor<3x4xf32>, %ib: tensor<5xi32>, %iu: tensor<3xi32>) -> (tensor<10x4xf32>, tensor<5xi32>) {
+  %0 = adjit.scatter_extremum max %upd into %base[%ids], axis = 0 : (tensor<10x4xf32>, tensor<3xi32>, tensor<3x4xf32>) -> tensor<10x4xf32>
+  %1 = adjit.scatter_extremum min %iu into %ib[%iu], axis = 0 : (tensor<5xi32>, tensor<3xi32>, tensor<3xi32>) -> tensor<5xi32>
+  return %0, %1 : tensor<10x4xf32>, tensor<5xi32>
+}
+
+// -----
+
 //===----------------------------------------------------------------------===//
 // Reductions and contractions
 //===----------------------------------------------------------------------===//

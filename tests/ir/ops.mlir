@@ -522,6 +522,21 @@ func.func @scatter_add(%base: tensor<10x4xf32>, %ids: tensor<3xi32>, %upd: tenso
 
 // -----
 
+// CHECK-LABEL: func.func @scatter_extremum
+// CHECK-SAME: (%[[BASE:.*]]: tensor<10x4xf32>, %[[IDS:.*]]: tensor<3xi32>, %[[UPD:.*]]: tensor<3x4xf32>, %[[IB:.*]]: tensor<2x5xi64>, %[[J:.*]]: tensor<i64>, %[[U:.*]]: tensor<2xi64>)
+func.func @scatter_extremum(%base: tensor<10x4xf32>, %ids: tensor<3xi32>, %upd: tensor<3x4xf32>,
+                            %ib: tensor<2x5xi64>, %j: tensor<i64>, %u: tensor<2xi64>) {
+  // CHECK: adjit.scatter_extremum max %[[UPD]] into %[[BASE]][%[[IDS]]], axis = 0 : (tensor<10x4xf32>, tensor<3xi32>, tensor<3x4xf32>) -> tensor<10x4xf32>
+  %0 = adjit.scatter_extremum max %upd into %base[%ids], axis = 0 : (tensor<10x4xf32>, tensor<3xi32>, tensor<3x4xf32>) -> tensor<10x4xf32>
+  // CHECK: adjit.scatter_extremum min %[[U]] into %[[IB]][%[[J]]], axis = 1 : (tensor<2x5xi64>, tensor<i64>, tensor<2xi64>) -> tensor<2x5xi64>
+  %1 = adjit.scatter_extremum min %u into %ib[%j], axis = 1 : (tensor<2x5xi64>, tensor<i64>, tensor<2xi64>) -> tensor<2x5xi64>
+  return
+}
+// GENERIC-LABEL: sym_name = "scatter_extremum"
+// GENERIC: "adjit.scatter_extremum"(%arg0, %arg1, %arg2) <{axis = 0 : i64, kind = 1 : i32}> : (tensor<10x4xf32>, tensor<3xi32>, tensor<3x4xf32>) -> tensor<10x4xf32>
+
+// -----
+
 //===----------------------------------------------------------------------===//
 // Reductions and contractions
 //===----------------------------------------------------------------------===//

@@ -125,6 +125,10 @@ inline std::vector<OpCase> op_cases() {
       {"gather_scatter_add", FN(take(x[0], x[1], 0)), {a, indices}},
       {"segment_sum", FN(segment_sum(x[0], x[1], 3) + cast(bincount(x[1], 3), DType::f32)),
        {signed_values({4, 3}, 11), indices}},
+      // Clamped: a segment no index reaches holds -inf (+inf).
+      {"scatter_extremum", FN(maximum(segment_max(x[0], x[1], 3), -10.0) -
+                              minimum(segment_min(x[0], x[1], 3), 10.0)),
+       {signed_values({4, 3}, 12), indices}},
       {"reduce_sum", FN(sum(x[0], {1})), {a}},
       {"reduce_max", FN(max(x[0], {0})), {a}},
       {"reduce_min", FN(min(x[0], {1})), {a}},

@@ -679,6 +679,89 @@ TEST_CASE("array routines: segment_sum and bincount, ids out of range dropped as
                    {Array::randn({5, 2}, 93, F64)}, 2);
 }
 
+TEST_CASE("array routines: segment_max and segment_min against JAX and a scan",
+          "[tracer][ops]") {
+  auto f = adjit::jit([](Tensor data, Tensor ids, Tensor ints, Tensor bools) {
+    return std::vector<Tensor>{segment_max(data, ids, 3), segment_min(data, ids, 3),
+                               segment_max(ints, ids, 3), segment_min(ints, ids, 3),
+                               segment_max(bools, ids, 3), segment_min(bools, ids, 3),
+                               segment_max(data, ids, 0)};
+  });
+  Array data = Array::from<double>({1, kNaN, -3, 5, 2}, {5});
+  Array ids = Array::from<int32_t>({0, 1, 7, 0, -1}, {5});
+  Array ints = Array::from<int32_t>({1, -4, 3, 5, 2}, {5});
+  Array bools = Array::from<bool>({true, false, true, false, true}, {5});
+  std::vector<Array> got = f(data, ids, ints, bools);
+  // jax.ops.segment_max / segment_min, JAX 0.10.2: empty segments hold the
+  // dtype's lowest (highest) value, ids 7 and -1 are dropped, NaN wins.
+  CHECK_EXACT("segment_max", got[0], F64, (Shape{3}), (Vec{5, kNaN, -kInf}));
+  CHECK_EXACT("segment_min", got[1], F64, (Shape{3}), (Vec{1, kNaN, kInf}));
+  CHECK_EXACT("segment_max of i32", got[2], I32, (Shape{3}), (Vec{5, -4, -2147483648.0}));
+  CHECK_EXACT("segment_min of i32", got[3], I32, (Shape{3}), (Vec{1, -4, 2147483647.0}));
+  CHECK_EXACT("segment_max of bools", got[4], I1, (Shape{3}), (Vec{1, 0, 0}));
+  CHECK_EXACT("segment_min of bools", got[5], I1, (Shape{3}), (Vec{0, 0, 1}));
+  CHECK(got[6].shape() == Shape{0});
+  Array wide = adjit::jit([](Tensor d, Tensor i) { return segment_min(d, i, 2); })(
+      Array::from<int64_t>({4, 9}, {2}), Array::from<int64_t>({0, 0}, {2}));
+  CHECK(wide.to_vector<int64_t>() == std::vector<int64_t>{4, std::numeric_limits<int64_t>::max()});
+  // Many rows of f32 into few segments, against a scan.
+  Array many = Array::uniform({500}, 91, 0, 7, DType::i32);
+  Array rows = Array::randn({500, 3}, 92, F32);
+  auto extrema = adjit::jit([](Tensor d, Tensor i) {
+    return std::make_pair(segment_max(d, i, 7), segment_min(d, i, 7));
+  });
+  auto [maxima, minima] = extrema(rows, many);
+  Vec want_max(21, -kInf), want_min(21, kInf), d = values(rows), i = values(many);
+  for (int k = 0; k < 500; ++k)
+    for (int c = 0; c < 3; ++c) {
+      size_t at = static_cast<size_t>(i[k]) * 3 + c;
+      want_max[at] = std::max(want_max[at], d[3 * k + c]);
+      want_min[at] = std::min(want_min[at], d[3 * k + c]);
+    }
+  CHECK_EXACT("segment_max of 500 rows", maxima, F32, (Shape{7, 3}), want_max);
+  CHECK_EXACT("segment_min of 500 rows", minima, F32, (Shape{7, 3}), want_min);
+}
+
+TEST_CASE("ad ops: segment_max and segment_min share a tied extremum's gradient, both modes",
+          "[tracer][ops][ad]") {
+  // JAX 0.10.2: grad of sum(segment_max(d, [0, 0, 0, 1, 1], 2) * [1, 10]) at
+  // d = [3, 3, 1, 2, 5] is [0.5, 0.5, 0, 0, 10]; its jvp along [1, 2, 3, 4, 5]
+  // is 51.5 (the tied rows' tangents averaged).
+  auto loss = [](Tensor d) {
+    return sum(segment_max(d, ad::ints({0, 0, 0, 1, 1}), 2) * (arange(2, F64) * 9.0 + 1.0));
+  };
+  Array d = Array::from<double>({3, 3, 1, 2, 5}, {5});
+  CHECK_EXACT("grad", grad(loss)(d), F64, (Shape{5}), (Vec{0.5, 0.5, 0, 0, 10}));
+  auto [value, tangent] = jvp(loss, d, Array::from<double>({1, 2, 3, 4, 5}, {5}));
+  CHECK_EXACT("value", value, F64, (Shape{}), (Vec{53}));
+  CHECK_EXACT("jvp", tangent, F64, (Shape{}), (Vec{51.5}));
+  // Away from ties: check_grads in both modes, to second order, with
+  // dropped ids and an empty segment (whose -inf is not differentiated).
+  ad::expect_grads("segment_max", Fn([](const std::vector<Tensor>& x) {
+                     Tensor m = segment_max(x[0] * x[0], ad::ints({2, 0, 2, 5, 1}), 4);
+                     return sum(where(isfinite(m), m, 0.0));
+                   }),
+                   {Array::randn({5, 2}, 93, F64)}, 2);
+  ad::expect_grads("segment_min", FN(segment_min(sin(x[0]), ad::ints({1, 1, 0, 2, 1}), 3)),
+                   {Array::randn({5, 3}, 94, F64)}, 2);
+}
+
+TEST_CASE("array routines: segment_max's errors name it, the operands and the line",
+          "[tracer][ops][errors]") {
+  auto bad_ids = adjit::jit([](Tensor d, Tensor i) { return segment_max(d, i, 2); });
+  std::string m = what_of<TraceError>(
+      [&] { bad_ids(Array::zeros({3}), Array::from<float>({0, 1, 0}, {3})); });
+  INFO(m);
+  CHECK(contains(m, "adjit::segment_max"));
+  CHECK(contains(m, "needs integer ids, got f32[3]"));
+  CHECK(contains(m, "test_compiler_array_routines.cpp:" + std::to_string(__LINE__ - 6)));
+  auto bad_rows = adjit::jit([](Tensor d, Tensor i) { return segment_min(d, i, -1); });
+  std::string n = what_of<TraceError>(
+      [&] { bad_rows(Array::zeros({3}), Array::from<int32_t>({0, 1, 0}, {3})); });
+  CHECK(contains(n, "adjit::segment_min"));
+  CHECK(contains(n, "num_segments = -1 must not be negative"));
+}
+
 TEST_CASE("array routines: isclose, allclose, nan_to_num, count_nonzero, average, against JAX",
           "[tracer][ops]") {
   auto f = adjit::jit([](Tensor a, Tensor b) {

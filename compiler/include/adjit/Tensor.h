@@ -692,6 +692,16 @@ Tensor take(const Tensor& x, const Tensor& indices, int axis,
 /// gathers the cotangent by id).
 Tensor segment_sum(const Tensor& data, const Tensor& segment_ids, int64_t num_segments,
                    SourceLocation loc = SourceLocation::current());
+/// jax.ops.segment_max and segment_min: out[s, ...] is the max (min) of
+/// the rows data[i, ...] whose segment_ids[i] is s; a segment no row
+/// reaches holds the lowest (highest) value of the dtype: -inf (+inf) for
+/// floats, false (true) for bools. Ids out of range are dropped; NaN
+/// propagates. Differentiable in data: rows tied for a segment's extremum
+/// share its cotangent equally, as JAX's.
+Tensor segment_max(const Tensor& data, const Tensor& segment_ids, int64_t num_segments,
+                   SourceLocation loc = SourceLocation::current());
+Tensor segment_min(const Tensor& data, const Tensor& segment_ids, int64_t num_segments,
+                   SourceLocation loc = SourceLocation::current());
 /// jnp.bincount with a static `length`: out[k] counts the elements of the
 /// integer vector x equal to k (or sums their `weights`), k in [0,
 /// length); as JAX's, negative elements count as 0 and those from

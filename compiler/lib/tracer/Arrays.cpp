@@ -1,11 +1,12 @@
 // numpy's array routines that rearrange, build, sort or search arrays
 // (stack, split, flip, roll, tile, repeat, tril, triu, diff, linspace,
 // meshgrid, eye; argsort, sort, take_along_axis, searchsorted, interp,
-// top_k, median, quantile; segment_sum, bincount; outer and cross),
-// composed of the traced ops (adjit.argsort, adjit.search_sorted and
-// adjit.scatter_add where named; otherwise gathers, slices and
-// arithmetic): their gradients are those ops' rules, and each checks its
-// own arguments, so that errors name it.
+// top_k, median, quantile; segment_sum, segment_max, segment_min, bincount;
+// outer and cross), composed of the traced ops (adjit.argsort,
+// adjit.search_sorted, adjit.scatter_add and adjit.scatter_extremum where
+// named; otherwise gathers, slices and arithmetic): their gradients are
+// those ops' rules, and each checks its own arguments, so that errors name
+// it.
 #include "Promotion.h"
 #include "Recorder.h"
 
@@ -380,10 +381,13 @@ Tensor percentile(const Tensor& x, double q, Axes axes, bool keepdims, SourceLoc
 }
 
 namespace {
-// segment_sum's work, errors named `name`: the rows of `data` added into
-// `num_segments` rows by id, ids out of range dropped.
-Tensor add_by_id(Recorder& r, const Tensor& data, const Tensor& ids, int64_t num_segments,
-                 SourceLocation loc) {
+// The work of segment_sum, segment_max and segment_min, errors named by
+// `r`: the rows of `data` combined by `kind` into `num_segments` rows by
+// id, starting from the combiner's identity (0, the lowest or the highest
+// value); rows with ids out of range are dropped.
+Tensor combine_by_id(Recorder& r, const Tensor& data, const Tensor& ids, int64_t num_segments,
+                     mlir::adjit::ReduceKind kind, SourceLocation loc) {
+  using mlir::adjit::ReduceKind;
   if (ids.dtype() != DType::i32 && ids.dtype() != DType::i64)
     r.fail(fmt::format("needs integer ids, got {}", describe(ids)));
   if (ids.rank() != 1 || data.rank() == 0 || data.shape()[0] != ids.shape()[0])
@@ -392,25 +396,59 @@ Tensor add_by_id(Recorder& r, const Tensor& data, const Tensor& ids, int64_t num
   if (num_segments < 0) r.fail(fmt::format("num_segments = {} must not be negative", num_segments));
   Shape shape = data.shape();
   shape[0] = num_segments;
-  Tensor v = data.dtype() == DType::i1 ? r.convert(data, DType::i32) : data;
-  Tensor base = r.constant(0, v.dtype(), shape);
-  if (num_segments == 0 || data.shape()[0] == 0) return base;
+  // Bools add as i32, and take their max and min as 0 and 1.
+  bool bools = data.dtype() == DType::i1;
+  Tensor v = bools ? r.convert(data, DType::i32) : data;
+  Tensor identity = [&] {
+    if (kind == ReduceKind::sum) return r.constant(0, v.dtype(), {});
+    bool lowest = kind == ReduceKind::max;
+    if (bools) return r.integer_constant(lowest ? 0 : 1, v.dtype(), {});
+    if (v.dtype() == DType::i32 || v.dtype() == DType::i64) {
+      bool wide = v.dtype() == DType::i64;
+      int64_t low = wide ? std::numeric_limits<int64_t>::min() : std::numeric_limits<int32_t>::min();
+      int64_t high = wide ? std::numeric_limits<int64_t>::max() : std::numeric_limits<int32_t>::max();
+      return r.integer_constant(lowest ? low : high, v.dtype(), {});
+    }
+    double infinity = std::numeric_limits<double>::infinity();
+    return r.constant(lowest ? -infinity : infinity, v.dtype(), {});
+  }();
   detail::AtUserLine at_user(loc);
-  // Dropped rows add zeros into a clamped row.
+  Tensor base = broadcast_to(identity, shape, loc);
+  auto result = [&](const Tensor& t) {
+    return bools && kind != ReduceKind::sum ? cast(t, DType::i1, loc) : t;
+  };
+  if (num_segments == 0 || data.shape()[0] == 0) return result(base);
+  // Dropped rows combine the identity into a clamped row.
   Tensor valid = logical_and(ids >= 0, ids < num_segments, loc);
   Shape column(data.rank(), 1);
   column[0] = data.shape()[0];
-  Tensor updates = where(reshape(valid, column, loc), v, 0, loc);
+  Tensor updates = where(reshape(valid, column, loc), v, identity, loc);
   Tensor rows = clip(ids, 0, num_segments - 1, loc);
-  return r.emit<mlir::adjit::ScatterAddOp>(r.type(v.dtype(), shape), r.value(base), r.value(rows),
-                                            r.value(updates), int64_t{0});
+  mlir::Type type = r.type(v.dtype(), shape);
+  if (kind == ReduceKind::sum)
+    return r.emit<mlir::adjit::ScatterAddOp>(type, r.value(base), r.value(rows), r.value(updates),
+                                              int64_t{0});
+  return result(r.emit<mlir::adjit::ScatterExtremumOp>(type, kind, r.value(base), r.value(rows),
+                                                       r.value(updates), int64_t{0}));
 }
 }  // namespace
 
 Tensor segment_sum(const Tensor& data, const Tensor& segment_ids, int64_t num_segments,
                    SourceLocation loc) {
   Recorder r("segment_sum", loc, {&data, &segment_ids});
-  return add_by_id(r, data, segment_ids, num_segments, loc);
+  return combine_by_id(r, data, segment_ids, num_segments, mlir::adjit::ReduceKind::sum, loc);
+}
+
+Tensor segment_max(const Tensor& data, const Tensor& segment_ids, int64_t num_segments,
+                   SourceLocation loc) {
+  Recorder r("segment_max", loc, {&data, &segment_ids});
+  return combine_by_id(r, data, segment_ids, num_segments, mlir::adjit::ReduceKind::max, loc);
+}
+
+Tensor segment_min(const Tensor& data, const Tensor& segment_ids, int64_t num_segments,
+                   SourceLocation loc) {
+  Recorder r("segment_min", loc, {&data, &segment_ids});
+  return combine_by_id(r, data, segment_ids, num_segments, mlir::adjit::ReduceKind::min, loc);
 }
 
 Tensor bincount(const Tensor& x, int64_t length, SourceLocation loc) {
@@ -428,7 +466,7 @@ Tensor bincount(const Tensor& x, const Tensor& weights, int64_t length, SourceLo
                        describe(weights)));
   detail::AtUserLine at_user(loc);
   Tensor bins = maximum(cast(x, x.dtype() == DType::i1 ? DType::i32 : x.dtype(), loc), 0, loc);
-  return add_by_id(r, weights, bins, length, loc);
+  return combine_by_id(r, weights, bins, length, mlir::adjit::ReduceKind::sum, loc);
 }
 
 Tensor outer(const Tensor& a, const Tensor& b, SourceLocation loc) {

@@ -610,6 +610,35 @@ def Adjit_ScatterAddOp : Adjit_Op<"scatter_add", [Pure, DeclareOpInterfaceMethod
   let hasVerifier = 1;
 }
 
+def Adjit_ScatterExtremumOp : Adjit_Op<"scatter_extremum", [Pure,
+    DeclareOpInterfaceMethods<DifferentiableOpInterface>, AllTypesMatch<["base", "result"]>]> {
+  let summary = "keep the max or min of slices scattered into a tensor along one axis";
+  let description = [{
+    As `scatter_add`, combining by `max` or `min` instead of adding: starts
+    from `base` and takes, at each `result[a..., indices[i...], b...]`, the
+    max (or min) of the element there and `updates[a..., i..., b...]`.
+    Repeated indices keep their extremum; NaN propagates, as in XLA's
+    scatter with a max or min combiner. Indices are clamped like `gather`'s.
+    `kind` is `max` or `min`; `sum` is `scatter_add`.
+
+    Derivative (JAX's rule for scatter's extrema): each result element's
+    tangent is the mean of the tangents of the base element and of the
+    updates equal to it (ties share it); none for the indices.
+
+    ```mlir
+    %s = adjit.scatter_extremum max %upd into %base[%ids], axis = 0 : (tensor<10x4xf32>, tensor<3xi32>, tensor<3x4xf32>) -> tensor<10x4xf32>
+    ```
+  }];
+  let arguments = (ins Adjit_ReduceKind:$kind, Adjit_NumericTensor:$base,
+                       Adjit_IndexTensor:$indices, Adjit_NumericTensor:$updates, I64Attr:$axis);
+  let results = (outs Adjit_NumericTensor:$result);
+  let assemblyFormat = [{
+    $kind $updates `into` $base `[` $indices `]` `,` `axis` `=` $axis attr-dict `:`
+    functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Blocks at run-time offsets
 //===----------------------------------------------------------------------===//
