@@ -209,14 +209,13 @@ struct WhileToSCF : OpConversionPattern<WhileOp> {
       for (Value stack : afterArgs.drop_front(numCarries + 1))
         stacks.push_back(rewriter.create<ReserveRowOp>(loc, stack, count));
     }
-    Operation *prologueEnd = after->empty() ? nullptr : &after->back();
+    // The reserve_row ops, when there are stacks, end the prologue.
+    Operation *prologueEnd = stacking ? &after->back() : nullptr;
     arguments.assign(afterArgs.begin(), afterArgs.begin() + numCarries);
     llvm::append_range(arguments, adaptor.getInvariants());
     YieldOp next = moveBody(rewriter, op.getBodyRegion(), after, arguments);
     SmallVector<Value> yielded(next.getValues().take_front(numCarries));
     if (stacking) {
-      if (!prologueEnd)
-        return rewriter.notifyMatchFailure(op, "no prologue for the stacks");
       llvm::append_range(yielded, storeRows(rewriter, loc, next.getValues().drop_front(numCarries),
                                             stacks, count, prologueEnd, next));
       rewriter.setInsertionPoint(next);
