@@ -443,12 +443,20 @@ Value combine(OpBuilder &b, Location loc, ReduceKind kind, Value acc,
   llvm_unreachable("unknown reduce kind");
 }
 
-// scatter_add and scatter_extremum: a loop nest over the updates combining
-// each into the element its index picks.
+// scatter_add and scatter_extremum: sequential loops over the indices (and
+// the dimensions before the axis), so that repeated indices combine in
+// order, deterministically. Each combines one update into the element its
+// index picks or, when the updates have rows of at least kMinRow elements
+// after the indexed dimensions (an embedding's gradient, a graph network's
+// messages), a whole row into the row it picks: an elementwise generic on
+// the slice of the result, which becomes vector code and updates it in
+// place.
 template <class ScatterOp>
 struct ScatterToLoops : OpConversionPattern<ScatterOp> {
   using OpConversionPattern<ScatterOp>::OpConversionPattern;
   using OpAdaptor = typename ScatterOp::Adaptor;
+  static constexpr int64_t kMinRow = 8;
+
   LogicalResult
   matchAndRewrite(ScatterOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -457,17 +465,26 @@ struct ScatterToLoops : OpConversionPattern<ScatterOp> {
     int64_t axis = op.getAxis();
     int64_t indexRank = op.getIndices().getType().getRank();
     int64_t axisSize = op.getBase().getType().getDimSize(axis);
+    ArrayRef<int64_t> row = updatesType.getShape().drop_front(axis + indexRank);
+    bool byRows = !row.empty() && ShapedType::getNumElements(row) >= kMinRow;
+    ArrayRef<int64_t> looped =
+        byRows ? updatesType.getShape().take_front(axis + indexRank) : updatesType.getShape();
     Value zero = rewriter.create<arith::ConstantIndexOp>(loc, 0);
     Value one = rewriter.create<arith::ConstantIndexOp>(loc, 1);
     SmallVector<Value> lbs, ubs, steps;
-    for (int64_t size : updatesType.getShape()) {
+    for (int64_t size : looped) {
       lbs.push_back(zero);
       ubs.push_back(rewriter.create<arith::ConstantIndexOp>(loc, size));
       steps.push_back(one);
     }
     Value updates = adaptor.getUpdates(), indices = adaptor.getIndices();
     Type element = updatesType.getElementType();
-    // Sequential loops: repeated indices accumulate deterministically.
+    // Half-precision elements combine in f32 (widening a wider one is a no-op).
+    auto combined = [&](OpBuilder &b, Location l, Value current, Value update) {
+      Value result = combineUpdate(b, l, op, widenHalfPrecision(b, l, current),
+                                   widenHalfPrecision(b, l, update));
+      return isa<FloatType>(element) ? narrowTo(b, l, result, element) : result;
+    };
     scf::LoopNest nest = scf::buildLoopNest(
         rewriter, loc, lbs, ubs, steps, adaptor.getBase(),
         [&](OpBuilder &b, Location l, ValueRange ivs,
@@ -476,15 +493,50 @@ struct ScatterToLoops : OpConversionPattern<ScatterOp> {
               l, indices, ivs.slice(axis, indexRank));
           SmallVector<Value> at(ivs.take_front(axis));
           at.push_back(clampedIndex(b, l, index, axisSize));
-          llvm::append_range(at, ivs.drop_front(axis + indexRank));
-          Value update = widenHalfPrecision(b, l, b.create<tensor::ExtractOp>(l, updates, ivs));
-          Value current = widenHalfPrecision(b, l, b.create<tensor::ExtractOp>(l, acc[0], at));
-          Value combined = combineUpdate(b, l, op, current, update);
-          combined = isa<FloatType>(element) ? narrowTo(b, l, combined, element) : combined;
-          return {b.create<tensor::InsertOp>(l, combined, acc[0], at)};
+          if (!byRows) {
+            llvm::append_range(at, ivs.drop_front(axis + indexRank));
+            Value update = widenHalfPrecision(b, l, b.create<tensor::ExtractOp>(l, updates, ivs));
+            Value current =
+                widenHalfPrecision(b, l, b.create<tensor::ExtractOp>(l, acc[0], at));
+            return {b.create<tensor::InsertOp>(l, combined(b, l, current, update), acc[0], at)};
+          }
+          auto rowType = RankedTensorType::get(row, element);
+          Value updateRow = rowSlice<tensor::ExtractSliceOp>(b, l, rowType, updates, ivs, row);
+          Value currentRow = rowSlice<tensor::ExtractSliceOp>(b, l, rowType, acc[0], at, row);
+          // The result's row is the generic's destination, read as its init.
+          AffineMap identity = b.getMultiDimIdentityMap(row.size());
+          Value next = b.create<linalg::GenericOp>(
+                            l, rowType, updateRow, currentRow,
+                            SmallVector<AffineMap>{identity, identity},
+                            parallelIterators(row.size()),
+                            [&](OpBuilder &nb, Location nl, ValueRange args) {
+                              nb.create<linalg::YieldOp>(nl,
+                                                         combined(nb, nl, args[1], args[0]));
+                            })
+                           .getResult(0);
+          return {rowSlice<tensor::InsertSliceOp>(b, l, rowType, acc[0], at, row, next)};
         });
     rewriter.replaceOp(op, nest.results);
     return success();
+  }
+
+  // The slice op for the row of `tensor` at `leading` (indices of its
+  // leading dimensions; the row fills the rest), rank-reduced to `rowType`:
+  // an extract_slice, or an insert_slice of `source`.
+  template <class SliceOp>
+  static Value rowSlice(OpBuilder &b, Location loc, RankedTensorType rowType, Value tensor,
+                        ValueRange leading, ArrayRef<int64_t> row, Value source = {}) {
+    SmallVector<OpFoldResult> offsets(leading.begin(), leading.end());
+    SmallVector<OpFoldResult> sizes(leading.size(), b.getIndexAttr(1));
+    for (int64_t d : row) {
+      offsets.push_back(b.getIndexAttr(0));
+      sizes.push_back(b.getIndexAttr(d));
+    }
+    SmallVector<OpFoldResult> strides(offsets.size(), b.getIndexAttr(1));
+    if constexpr (std::is_same_v<SliceOp, tensor::ExtractSliceOp>)
+      return b.create<tensor::ExtractSliceOp>(loc, rowType, tensor, offsets, sizes, strides);
+    else
+      return b.create<tensor::InsertSliceOp>(loc, source, tensor, offsets, sizes, strides);
   }
 
   // Sums in order (repeated indices accumulate deterministically); extrema

@@ -801,6 +801,31 @@ func.func @scatter_add(%base: tensor<10x4xf32>, %ids: tensor<3xi32>, %upd: tenso
 
 // -----
 
+// Rows of at least 8 elements after the indexed dimension (an embedding's
+// gradient): a loop over the indices only, each combining a whole row in
+// an elementwise generic whose destination is the result's row (updated in
+// place once bufferized); repeated indices still combine in order.
+// CHECK-LABEL: func.func @scatter_rows
+// CHECK-SAME: (%[[BASE:.*]]: tensor<10x16xf32>, %[[IDS:.*]]: tensor<3xi32>, %[[UPD:.*]]: tensor<3x16xf32>)
+// CHECK: %[[R:.*]] = scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[ACC:.*]] = %[[BASE]]) -> (tensor<10x16xf32>)
+// CHECK-NOT: scf.for
+// CHECK: %[[IDX:.*]] = tensor.extract %[[IDS]][%[[I]]] : tensor<3xi32>
+// CHECK: %[[ROW:.*]] = arith.index_cast %{{.*}} : i32 to index
+// CHECK: %[[U:.*]] = tensor.extract_slice %[[UPD]][%[[I]], 0] [1, 16] [1, 1] : tensor<3x16xf32> to tensor<16xf32>
+// CHECK: %[[CUR:.*]] = tensor.extract_slice %[[ACC]][%[[ROW]], 0] [1, 16] [1, 1] : tensor<10x16xf32> to tensor<16xf32>
+// CHECK: %[[SUM:.*]] = linalg.generic {{.*}} ins(%[[U]] : tensor<16xf32>) outs(%[[CUR]] : tensor<16xf32>)
+// CHECK: ^bb0(%[[UE:.*]]: f32, %[[CE:.*]]: f32):
+// CHECK: arith.addf %[[CE]], %[[UE]] : f32
+// CHECK: %[[NEXT:.*]] = tensor.insert_slice %[[SUM]] into %[[ACC]][%[[ROW]], 0] [1, 16] [1, 1] : tensor<16xf32> into tensor<10x16xf32>
+// CHECK: scf.yield %[[NEXT]] : tensor<10x16xf32>
+// CHECK: return %[[R]]
+func.func @scatter_rows(%base: tensor<10x16xf32>, %ids: tensor<3xi32>, %upd: tensor<3x16xf32>) -> tensor<10x16xf32> {
+  %0 = adjit.scatter_add %upd into %base[%ids], axis = 0 : (tensor<10x16xf32>, tensor<3xi32>, tensor<3x16xf32>) -> tensor<10x16xf32>
+  return %0 : tensor<10x16xf32>
+}
+
+// -----
+
 // scatter_extremum: the same loops, keeping the max (NaN propagating:
 // arith.maximumf) or the signed integer min.
 // CHECK-LABEL: func.func @scatter_extremum

@@ -720,6 +720,34 @@ TEST_CASE("array routines: segment_max and segment_min against JAX and a scan",
     }
   CHECK_EXACT("segment_max of 500 rows", maxima, F32, (Shape{7, 3}), want_max);
   CHECK_EXACT("segment_min of 500 rows", minima, F32, (Shape{7, 3}), want_min);
+  // Rows of 16 (combined a row at a time, in vectors), f64 and f16, and a
+  // scatter along axis 1 (take's gradient) with rows after it.
+  for (DType dtype : {F64, F16}) {
+    INFO(dtype_name(dtype));
+    Array wide_rows = make(values(Array::randn({500, 16}, 95, F64)), {500, 16}, dtype);
+    auto by_rows = adjit::jit([](Tensor d, Tensor i) {
+      return std::vector<Tensor>{segment_sum(d, i, 7), segment_max(d, i, 7), segment_min(d, i, 7)};
+    });
+    std::vector<Array> got_rows = by_rows(wide_rows, many);
+    Vec sum_rows(7 * 16, 0.0), max_rows(7 * 16, -kInf), min_rows(7 * 16, kInf);
+    Vec w = values(wide_rows);
+    for (int k = 0; k < 500; ++k)
+      for (int c = 0; c < 16; ++c) {
+        size_t at = static_cast<size_t>(i[k]) * 16 + c;
+        // f16 sums round at each addition, in order, as the loop does.
+        sum_rows[at] = dtype == F16 ? round_to_format(sum_rows[at] + w[16 * k + c], F16)
+                                    : sum_rows[at] + w[16 * k + c];
+        max_rows[at] = std::max(max_rows[at], w[16 * k + c]);
+        min_rows[at] = std::min(min_rows[at], w[16 * k + c]);
+      }
+    CHECK_ARRAY("segment_sum of rows of 16", got_rows[0], dtype, (Shape{7, 16}), sum_rows,
+                (Tol{1e-12, 1e-12}));
+    CHECK_EXACT("segment_max of rows of 16", got_rows[1], dtype, (Shape{7, 16}), max_rows);
+    CHECK_EXACT("segment_min of rows of 16", got_rows[2], dtype, (Shape{7, 16}), min_rows);
+  }
+  ad::expect_grads("take along axis 1, rows of 12",
+                   FN(take(x[0], ad::ints({4, 0, 4, 2, 9}), 1) * 3.0),
+                   {Array::randn({3, 10, 12}, 96, F64)}, 1);
 }
 
 TEST_CASE("ad ops: segment_max and segment_min share a tied extremum's gradient, both modes",

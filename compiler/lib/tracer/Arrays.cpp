@@ -413,23 +413,25 @@ Tensor combine_by_id(Recorder& r, const Tensor& data, const Tensor& ids, int64_t
     return r.constant(lowest ? -infinity : infinity, v.dtype(), {});
   }();
   detail::AtUserLine at_user(loc);
-  Tensor base = broadcast_to(identity, shape, loc);
   auto result = [&](const Tensor& t) {
     return bools && kind != ReduceKind::sum ? cast(t, DType::i1, loc) : t;
   };
-  if (num_segments == 0 || data.shape()[0] == 0) return result(base);
-  // Dropped rows combine the identity into a clamped row.
+  if (num_segments == 0 || data.shape()[0] == 0) return result(broadcast_to(identity, shape, loc));
+  // Dropped rows go to one more segment, sliced off: the data is read once,
+  // by the scatter, not masked first.
+  Shape padded = shape;
+  padded[0] = num_segments + 1;
+  Tensor base = broadcast_to(identity, padded, loc);
   Tensor valid = logical_and(ids >= 0, ids < num_segments, loc);
-  Shape column(data.rank(), 1);
-  column[0] = data.shape()[0];
-  Tensor updates = where(reshape(valid, column, loc), v, identity, loc);
-  Tensor rows = clip(ids, 0, num_segments - 1, loc);
-  mlir::Type type = r.type(v.dtype(), shape);
-  if (kind == ReduceKind::sum)
-    return r.emit<mlir::adjit::ScatterAddOp>(type, r.value(base), r.value(rows), r.value(updates),
-                                              int64_t{0});
-  return result(r.emit<mlir::adjit::ScatterExtremumOp>(type, kind, r.value(base), r.value(rows),
-                                                       r.value(updates), int64_t{0}));
+  Tensor rows = where(valid, ids, num_segments, loc);
+  mlir::Type type = r.type(v.dtype(), padded);
+  Tensor combined =
+      kind == ReduceKind::sum
+          ? r.emit<mlir::adjit::ScatterAddOp>(type, r.value(base), r.value(rows), r.value(v),
+                                               int64_t{0})
+          : r.emit<mlir::adjit::ScatterExtremumOp>(type, kind, r.value(base), r.value(rows),
+                                                   r.value(v), int64_t{0});
+  return result(part(combined, 0, 0, num_segments, loc));
 }
 }  // namespace
 
