@@ -41,7 +41,9 @@ Tensor cell(const Tensor& h, const Tensor& w) { return adjit::tanh(adjit::matmul
 Tensor while_loss(const Tensor& h0, const Tensor& w, const Tensor& steps, int64_t every) {
   auto [h, n] = adjit::while_loop(
       [&](std::pair<Tensor, Tensor> c) { return c.second < steps; },
-      [&](std::pair<Tensor, Tensor> c) { return std::make_pair(cell(c.first, w), c.second + 1.0f); },
+      [&](std::pair<Tensor, Tensor> c) {
+        return std::make_pair(cell(c.first, w), c.second + 1.0f);
+      },
       std::make_pair(h0, adjit::zeros_like(steps)), {.checkpoint_every = every});
   return adjit::sum(h * h);
 }
@@ -84,7 +86,9 @@ int main(int argc, char** argv) {
   auto heron_while = adjit::jit([&](Tensor x, Tensor b, Tensor steps) {
     auto [root, k] = adjit::while_loop(
         [&](std::pair<Tensor, Tensor> c) { return c.second < steps; },
-        [&](std::pair<Tensor, Tensor> c) { return std::make_pair(heron(c.first, b), c.second + 1.0f); },
+        [&](std::pair<Tensor, Tensor> c) {
+          return std::make_pair(heron(c.first, b), c.second + 1.0f);
+        },
         std::make_pair(x, adjit::zeros_like(steps)));
     return root;
   });

@@ -26,7 +26,7 @@ Block *createEntry(OpBuilder &b, Region &region, TypeRange types, Location loc) 
 // Clones `body`'s ops with its arguments standing for `arguments`; returns
 // the clones of the yielded values (`mapping` gets the clones of the rest).
 SmallVector<Value> cloneBody(OpBuilder &b, Block &body, ValueRange arguments,
-                             IRMapping &&mapping = IRMapping()) {
+                             IRMapping &mapping) {
   mapping.map(body.getArguments(), arguments);
   for (Operation &op : body.without_terminator())
     b.clone(op, mapping);
@@ -34,6 +34,11 @@ SmallVector<Value> cloneBody(OpBuilder &b, Block &body, ValueRange arguments,
   for (Value v : body.getTerminator()->getOperands())
     yielded.push_back(mapping.lookupOrDefault(v));
   return yielded;
+}
+
+SmallVector<Value> cloneBody(OpBuilder &b, Block &body, ValueRange arguments) {
+  IRMapping mapping;
+  return cloneBody(b, body, arguments, mapping);
 }
 
 // What a forward-mode region yields for `results`: the results, then the
@@ -747,7 +752,7 @@ LogicalResult ForOp::buildVJP(OpBuilder &b, ValueRange cotangents, SmallVectorIm
     Block *block = createEntry(b, stacking.getBody(), getBody().getArgumentTypes(), loc);
     IRMapping clones;
     SmallVector<Value> yielded =
-        cloneBody(b, getBody().front(), block->getArguments(), std::move(clones));
+        cloneBody(b, getBody().front(), block->getArguments(), clones);
     llvm::append_range(yielded, block->getArguments().slice(1, numCarries));
     for (Value v : residuals)
       yielded.push_back(clones.lookup(v));
@@ -955,7 +960,7 @@ LogicalResult WhileOp::buildVJP(OpBuilder &b, ValueRange cotangents, SmallVector
     llvm::append_range(arguments, args.drop_front(numCarries + 1));
     IRMapping clones;
     SmallVector<Value> yielded =
-        cloneBody(b, counted.getBody().front(), arguments, std::move(clones));
+        cloneBody(b, counted.getBody().front(), arguments, clones);
     yielded.push_back(b.create<AddOp>(loc, count, createSplat(b, loc, counterType, 1)));
     llvm::append_range(yielded, args.take_front(numCarries));
     for (Value v : residuals)

@@ -528,8 +528,9 @@ struct Extremal {
         e.convert(e.compare(ComparisonDirection::eq, op.getBase(), op.getResult()), element);
     Value chosen =
         e.convert(e.compare(ComparisonDirection::eq, op.getUpdates(), reached), element);
-    Value count = e.add(retained, b.create<ScatterAddOp>(loc, op.getType(), e.zerosLike(op.getBase()),
-                                                         op.getIndices(), chosen, op.getAxis()));
+    Value reaching = b.create<ScatterAddOp>(loc, op.getType(), e.zerosLike(op.getBase()),
+                                            op.getIndices(), chosen, op.getAxis());
+    Value count = e.add(retained, reaching);
     return {retained, chosen, count};
   }
 };

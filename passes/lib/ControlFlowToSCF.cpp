@@ -148,15 +148,15 @@ struct ForToSCF : OpConversionPattern<ForOp> {
     Operation *prologueEnd = &block->back();
     YieldOp yield = moveBody(rewriter, op.getBody(), block, arguments);
     SmallVector<Value> next(yield.getValues().take_front(op.getNumCarries()));
-    llvm::append_range(next, storeRows(rewriter, loc, yield.getValues().drop_front(op.getNumCarries()),
-                                       loop.getRegionIterArgs().drop_front(op.getNumCarries()),
-                                       row, prologueEnd, yield));
+    llvm::append_range(next,
+                       storeRows(rewriter, loc, yield.getValues().drop_front(op.getNumCarries()),
+                                 loop.getRegionIterArgs().drop_front(op.getNumCarries()), row,
+                                 prologueEnd, yield));
     rewriter.setInsertionPoint(yield);
     rewriter.replaceOpWithNewOp<scf::YieldOp>(yield, next);
     rewriter.replaceOp(op, loop.getResults());
     return success();
   }
-
 };
 
 // A while loop whose body also yields rows (the derivative's stacks of

@@ -749,7 +749,8 @@ struct LowerAdjitToLinalgPass
         ConstantToArith, StopGradientToOperand,
         IotaToGeneric, BroadcastToGeneric, ReshapeToTensor, TransposeToGeneric,
         SliceToTensor, ConcatenateToTensor, PadToTensor, GatherToGeneric,
-        ScatterToLoops<ScatterAddOp>, ScatterToLoops<ScatterExtremumOp>, ReduceToGeneric, ArgMaxToGeneric,
+        ScatterToLoops<ScatterAddOp>, ScatterToLoops<ScatterExtremumOp>, ReduceToGeneric,
+        ArgMaxToGeneric,
         DotGeneralToContraction>(context);
     populateControlFlowToSCFPatterns(patterns);
     populateLinearAlgebraToLoopsPatterns(patterns, matrixVectorBits);

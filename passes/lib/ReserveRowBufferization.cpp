@@ -73,13 +73,16 @@ struct ReserveRowModel
         return failure();
       // Row by row: copies of static shape (the row count, defined inside a
       // loop, could not bound the affine loops of one whole copy).
+      LogicalResult copied = success();
       rewriter.create<scf::ForOp>(
           loc, zero, rows, one, ValueRange(),
           [&](OpBuilder &b, Location loc, Value row, ValueRange) {
-            (void)options.createMemCpy(b, loc, rowView(b, loc, *stack, row),
-                                       rowView(b, loc, *grown, row));
+            copied = options.createMemCpy(b, loc, rowView(b, loc, *stack, row),
+                                          rowView(b, loc, *grown, row));
             b.create<scf::YieldOp>(loc);
           });
+      if (failed(copied))
+        return failure();
       Value result = *grown;
       if (grownType != type)
         result = rewriter.create<memref::CastOp>(loc, type, result);

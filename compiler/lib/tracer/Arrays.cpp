@@ -405,8 +405,10 @@ Tensor combine_by_id(Recorder& r, const Tensor& data, const Tensor& ids, int64_t
     if (bools) return r.integer_constant(lowest ? 0 : 1, v.dtype(), {});
     if (v.dtype() == DType::i32 || v.dtype() == DType::i64) {
       bool wide = v.dtype() == DType::i64;
-      int64_t low = wide ? std::numeric_limits<int64_t>::min() : std::numeric_limits<int32_t>::min();
-      int64_t high = wide ? std::numeric_limits<int64_t>::max() : std::numeric_limits<int32_t>::max();
+      int64_t low = wide ? std::numeric_limits<int64_t>::min()
+                         : std::numeric_limits<int32_t>::min();
+      int64_t high = wide ? std::numeric_limits<int64_t>::max()
+                          : std::numeric_limits<int32_t>::max();
       return r.integer_constant(lowest ? low : high, v.dtype(), {});
     }
     double infinity = std::numeric_limits<double>::infinity();

@@ -229,12 +229,13 @@ def WriteIntoDeadInputs : Pass<"adjit-write-into-dead-inputs", "ModuleOp"> {
     its block, only earlier reads: a generic's input, an insert_slice's
     source, such as the stack a derivative keeps a carry in): a loop's
     carry (an `scf.for` iteration argument, or an argument of an
-    `scf.while` body) or a temporary another generic made. Bufferization then updates that buffer in place instead
-    of allocating one per result, and a loop yields its carry's own buffer
-    instead of a fresh one it must copy (a while loop whose body yields
-    fresh buffers copies every carry once per iteration in its condition
-    region; the in-place reuse of XLA's buffer assignment). Constants and slices of other tensors are never written,
-    nor are function arguments, except a donated one (`adjit.aliasing_output
+    `scf.while` body) or a temporary another generic made. Bufferization
+    then updates that buffer in place instead of allocating one per result,
+    and a loop yields its carry's own buffer instead of a fresh one it must
+    copy (a while loop whose body yields fresh buffers copies every carry
+    once per iteration in its condition region; the in-place reuse of XLA's
+    buffer assignment). Constants and slices of other tensors are never
+    written, nor are function arguments, except a donated one (`adjit.aliasing_output
     = R`) by the op that computes result R: a generic, or a row loop
     (`adjit-tile-and-fuse-rows`) that then carries the argument and reads
     each of its rows from the carry just before writing it.
