@@ -10,6 +10,7 @@
 // lane innermost, and each group is loaded into registers, factored by
 // straight-line vector code and stored.
 #include "LinearAlgebraToLoops.h"
+#include "LoopNests.h"
 #include "ParallelChunks.h"
 
 #include "adjit/Dialect/AdjitOps.h"
@@ -325,22 +326,6 @@ SmallVector<Value> forEachLaneGroup(OpBuilder &b, Location loc, LaneGroups group
     results.push_back(fromLaneGroups(b, loc, result,
                                      cast<RankedTensorType>(original.getType()), groups));
   return results;
-}
-
-// A loop nest over every position of `shape` (a batch) carrying `carried`,
-// and its results.
-SmallVector<Value> loopNestOver(
-    OpBuilder &b, Location loc, ArrayRef<int64_t> shape, ValueRange carried,
-    function_ref<scf::ValueVector(OpBuilder &, Location, ValueRange, ValueRange)> body) {
-  Value zero = b.create<arith::ConstantIndexOp>(loc, 0);
-  Value one = b.create<arith::ConstantIndexOp>(loc, 1);
-  SmallVector<Value> lbs, ubs, steps;
-  for (int64_t size : shape) {
-    lbs.push_back(zero);
-    ubs.push_back(b.create<arith::ConstantIndexOp>(loc, size));
-    steps.push_back(one);
-  }
-  return SmallVector<Value>(scf::buildLoopNest(b, loc, lbs, ubs, steps, carried, body).results);
 }
 
 // Runs `body` on every matrix of a batch: `inputs` (read) and `carried`

@@ -3,6 +3,7 @@
 // this file names none of them; structural ops get one pattern each.
 #include "ControlFlowToSCF.h"
 #include "LinearAlgebraToLoops.h"
+#include "LoopNests.h"
 #include "SortToLoops.h"
 
 #include "adjit/Dialect/AdjitOps.h"
@@ -469,14 +470,6 @@ struct ScatterToLoops : OpConversionPattern<ScatterOp> {
     bool byRows = !row.empty() && ShapedType::getNumElements(row) >= kMinRow;
     ArrayRef<int64_t> looped =
         byRows ? updatesType.getShape().take_front(axis + indexRank) : updatesType.getShape();
-    Value zero = rewriter.create<arith::ConstantIndexOp>(loc, 0);
-    Value one = rewriter.create<arith::ConstantIndexOp>(loc, 1);
-    SmallVector<Value> lbs, ubs, steps;
-    for (int64_t size : looped) {
-      lbs.push_back(zero);
-      ubs.push_back(rewriter.create<arith::ConstantIndexOp>(loc, size));
-      steps.push_back(one);
-    }
     Value updates = adaptor.getUpdates(), indices = adaptor.getIndices();
     Type element = updatesType.getElementType();
     // Half-precision elements combine in f32 (widening a wider one is a no-op).
@@ -485,8 +478,8 @@ struct ScatterToLoops : OpConversionPattern<ScatterOp> {
                                    widenHalfPrecision(b, l, update));
       return isa<FloatType>(element) ? narrowTo(b, l, result, element) : result;
     };
-    scf::LoopNest nest = scf::buildLoopNest(
-        rewriter, loc, lbs, ubs, steps, adaptor.getBase(),
+    SmallVector<Value> results = loopNestOver(
+        rewriter, loc, looped, adaptor.getBase(),
         [&](OpBuilder &b, Location l, ValueRange ivs,
             ValueRange acc) -> scf::ValueVector {
           Value index = b.create<tensor::ExtractOp>(
@@ -516,7 +509,7 @@ struct ScatterToLoops : OpConversionPattern<ScatterOp> {
                            .getResult(0);
           return {rowSlice<tensor::InsertSliceOp>(b, l, rowType, acc[0], at, row, next)};
         });
-    rewriter.replaceOp(op, nest.results);
+    rewriter.replaceOp(op, results);
     return success();
   }
 
