@@ -1,9 +1,10 @@
 // Canonicalization of adjit.for and adjit.while: values a loop carries,
 // stacks or takes that nothing needs are dropped, and values that do not
-// change from one iteration to the next become invariants. Reverse-mode AD stacks every
-// carry of a loop for its adjoint and hands it a stack of zeros for each
-// unused stacked output; without these patterns the loop would copy every
-// carry into its stack and read the zeros on every iteration.
+// change from one iteration to the next become invariants. Reverse-mode AD
+// stacks every carry of a loop for its adjoint and hands it a stack of
+// zeros for each unused stacked output; without these patterns the loop
+// would copy every carry into its stack and read the zeros on every
+// iteration.
 #include "adjit/Dialect/AdjitOps.h"
 
 #include "mlir/IR/Matchers.h"
