@@ -121,21 +121,55 @@ struct Stacking {
 // builds for the same loop have the same leading results, residuals last.
 using BuildStacking = llvm::function_ref<Stacking(ArrayRef<Value> residuals)>;
 
+// Adds carries to `loop` (after its others), each starting from `inits`;
+// `next(grown, k, argument)` gets the grown loop and the k-th new carry's
+// body argument and gives what the body yields for it. Ops cannot grow
+// results, so the loop is rebuilt.
+void appendCarries(OpBuilder &b, ForOp &loop, ValueRange inits,
+                   llvm::function_ref<Value(ForOp, unsigned, Value)> next) {
+  unsigned numCarries = loop.getNumCarries();
+  SmallVector<Value> carries(loop.getInits());
+  llvm::append_range(carries, inits);
+  SmallVector<Type> types(loop.getCarryResults().getTypes());
+  llvm::append_range(types, inits.getTypes());
+  llvm::append_range(types, loop.getStackedResults().getTypes());
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(loop);
+  auto grown = b.create<ForOp>(loop.getLoc(), types, loop.getLower(), loop.getUpper(), carries,
+                               loop.getStacked(), loop.getInvariants(), loop.getReverse());
+  grown.getBody().takeBody(loop.getBody());
+  Block &body = grown.getBody().front();
+  SmallVector<Value> arguments;
+  for (auto [k, init] : llvm::enumerate(inits))
+    arguments.push_back(body.insertArgument(1 + numCarries + k, init.getType(), loop.getLoc()));
+  Operation *yield = body.getTerminator();
+  for (auto [k, argument] : llvm::enumerate(arguments))
+    yield->insertOperands(numCarries + k, next(grown, k, argument));
+  loop.getCarryResults().replaceAllUsesWith(grown.getCarryResults().take_front(numCarries));
+  loop.getStackedResults().replaceAllUsesWith(grown.getStackedResults());
+  loop->erase();
+  loop = grown;
+}
+
 // The reverse loop's body starts with a recomputation of `original`'s body
 // (`clones` maps it). A primal value that the adjoint reads (a residual)
 // and whose recomputation involves expensive work (tanh of a matmul) is
-// stacked by the primal loop instead, as JAX's scan keeps it, and the
-// recomputation that only fed it is erased. Cheap elementwise residuals are
-// recomputed: that costs less than the memory traffic of stacking them (the
-// trade-off of AOTAutograd's partitioner).
-void keepResiduals(ForOp original, Stacking &stacking, ForOp reverseLoop, const IRMapping &clones,
-                   BuildStacking build) {
+// kept instead of recomputed, as JAX's scan keeps it, and the recomputation
+// that only fed it is erased. Cheap elementwise residuals are recomputed:
+// that costs less than the memory traffic of stacking them (the trade-off
+// of AOTAutograd's partitioner). A residual that the body yields as a
+// carry (an RNN's new state) is the carry the next iteration starts from:
+// the reverse loop carries it (the final carry, then each iteration's saved
+// one) rather than the primal loop stacking it beside the saved carries;
+// unless the body also yields it as a row, whose stack then serves both.
+// Other residuals are stacked by the primal loop.
+void keepResiduals(OpBuilder &b, ForOp original, Stacking &stacking, ForOp &reverseLoop,
+                   const IRMapping &clones, BuildStacking build) {
   Block &primalBody = original.getBody().front();
   Block &body = reverseLoop.getBody().front();
   llvm::SmallPtrSet<Operation *, 16> recomputed;
   // Whether recomputing an op's results involves expensive work, in order.
   llvm::DenseMap<Operation *, bool> costly;
-  SmallVector<Value> residuals, inPrimal;
   for (Operation &op : primalBody.without_terminator()) {
     costly[&op] = isExpensive(&op) || llvm::any_of(op.getOperands(), [&](Value v) {
                     Operation *def = v.getDefiningOp();
@@ -145,33 +179,57 @@ void keepResiduals(ForOp original, Stacking &stacking, ForOp reverseLoop, const 
     if (clone && clone->getBlock() == &body)
       recomputed.insert(clone);
   }
+  ValueRange yielded = primalBody.getTerminator()->getOperands();
+  ValueRange nextCarries = yielded.take_front(original.getNumCarries());
+  ValueRange rows = yielded.drop_front(original.getNumCarries());
+  SmallVector<Value> stackedResiduals, inPrimal, carriedResiduals;
+  SmallVector<unsigned> carryOf;
   for (Operation &op : primalBody.without_terminator()) {
     Operation *clone = clones.lookupOrNull(&op);
     if (!costly[&op] || !recomputed.contains(clone))
       continue;
-    for (auto [r, o] : llvm::zip(clone->getResults(), op.getResults()))
-      if (llvm::any_of(r.getUsers(), [&](Operation *user) { return !recomputed.contains(user); })) {
-        residuals.push_back(r);
+    for (auto [r, o] : llvm::zip(clone->getResults(), op.getResults())) {
+      if (llvm::all_of(r.getUsers(), [&](Operation *user) { return recomputed.contains(user); }))
+        continue;
+      auto next = llvm::find(nextCarries, o);
+      if (next != nextCarries.end() && !llvm::is_contained(rows, o)) {
+        carriedResiduals.push_back(r);
+        carryOf.push_back(next - nextCarries.begin());
+      } else {
+        stackedResiduals.push_back(r);
         inPrimal.push_back(o);
       }
+    }
   }
-  if (residuals.empty())
+  if (stackedResiduals.empty() && carriedResiduals.empty())
     return;
-
-  // The primal loop again, stacking the residuals too.
-  Stacking keeping = build(inPrimal);
-  stacking.op->replaceAllUsesWith(
-      keeping.op->getResults().take_front(stacking.op->getNumResults()));
-  stacking.op->erase();
-  stacking = keeping;
+  auto useKept = [&](Value residual, Value kept) {
+    residual.replaceUsesWithIf(kept,
+                               [&](OpOperand &use) { return !recomputed.contains(use.getOwner()); });
+  };
   Location loc = original.getLoc();
 
-  // The reverse loop reads them as rows of more stacked inputs.
-  unsigned position = 1 + reverseLoop.getNumCarries() + reverseLoop.getStacked().size();
-  reverseLoop.getStackedMutable().append(keeping.residuals);
-  for (auto [k, r] : llvm::enumerate(residuals)) {
-    Value row = body.insertArgument(position + k, r.getType(), loc);
-    r.replaceUsesWithIf(row, [&](OpOperand &use) { return !recomputed.contains(use.getOwner()); });
+  if (!stackedResiduals.empty()) {
+    // The primal loop again, stacking the residuals too.
+    Stacking keeping = build(inPrimal);
+    stacking.op->replaceAllUsesWith(
+        keeping.op->getResults().take_front(stacking.op->getNumResults()));
+    stacking.op->erase();
+    stacking = keeping;
+    // The reverse loop reads them as rows of more stacked inputs.
+    unsigned position = 1 + reverseLoop.getNumCarries() + reverseLoop.getStacked().size();
+    reverseLoop.getStackedMutable().append(keeping.residuals);
+    for (auto [k, r] : llvm::enumerate(stackedResiduals))
+      useKept(r, body.insertArgument(position + k, r.getType(), loc));
+  }
+  if (!carriedResiduals.empty()) {
+    // The saved carries are the reverse loop's leading stacked inputs.
+    SmallVector<Value> finals = llvm::map_to_vector(
+        carryOf, [&](unsigned carry) -> Value { return stacking.primal[carry]; });
+    appendCarries(b, reverseLoop, finals, [&](ForOp grown, unsigned k, Value argument) -> Value {
+      useKept(carriedResiduals[k], argument);
+      return grown.getBody().getArgument(1 + grown.getNumCarries() + carryOf[k]);
+    });
   }
   SmallVector<Operation *> dead(recomputed.begin(), recomputed.end());
   // Erase in reverse program order so users go before their producers.
@@ -711,11 +769,11 @@ LogicalResult buildReverseLoop(ForOp op, BuildStacking buildStacking, OpBuilder 
   b.create<YieldOp>(loc, yielded);
   // A checkpointed loop recomputes everything but its carries.
   if (!op.getCheckpointEvery())
-    keepResiduals(op, stacking, loop, clones, buildStacking);
+    keepResiduals(b, op, stacking, loop, clones, buildStacking);
 
   out.append(2, Value());  // the bounds
   llvm::append_range(out, spread(loop.getResults().take_front(numCarryCotangents), floatCarries));
-  llvm::append_range(out, spread(loop.getResults().drop_front(carries.size()), neededRows));
+  llvm::append_range(out, spread(loop.getStackedResults(), neededRows));
   llvm::append_range(out, spread(loop.getResults().slice(numCarryCotangents,
                                                          carries.size() - numCarryCotangents),
                                  neededInvariants));

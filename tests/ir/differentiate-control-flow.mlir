@@ -45,6 +45,40 @@ func.func @rnn_grad(%h0: tensor<1x4xf32>, %xs: tensor<8x1x4xf32>, %w: tensor<4x4
 
 // -----
 
+// The same cell as a fori_loop, tanh's output only a carry: the forward
+// loop stacks the carries alone, and the reverse loop carries tanh's output
+// (from the final carry, then each iteration's saved one) instead of
+// reading a second stack of the same rows shifted by one.
+// CHECK-LABEL: func.func @fori_rnn_grad
+// CHECK: %[[FWD:.*]]:2 = adjit.for %{{.*}} to %{{.*}} carry(%arg0) invariant(%arg1) : {{.*}} -> (tensor<1x4xf32>, tensor<8x1x4xf32>)
+// CHECK: %[[T:.*]] = adjit.tanh
+// CHECK: adjit.yield %[[T]], %{{.*}} : tensor<1x4xf32>, tensor<1x4xf32>
+// CHECK: %[[REV:.*]]:3 = adjit.for %{{.*}} to %{{.*}} reverse carry(%{{.*}}, %{{.*}}, %[[FWD]]#0) stacked(%[[FWD]]#1) invariant(%arg1)
+// CHECK-NEXT: ^bb0(%{{.*}}: tensor<i32>, %{{.*}}: tensor<1x4xf32>, %{{.*}}: tensor<4x4xf32>, %[[NEXT:.*]]: tensor<1x4xf32>, %[[SAVED:.*]]: tensor<1x4xf32>, %{{.*}}: tensor<4x4xf32>):
+// CHECK-NOT: adjit.tanh
+// CHECK: adjit.mul %[[NEXT]], %[[NEXT]]
+// CHECK: adjit.yield %{{.*}}, %{{.*}}, %[[SAVED]] :
+// CHECK: return %[[REV]]#0, %[[REV]]#1
+func.func private @fori_rnn_loss(%h0: tensor<1x4xf32>, %w: tensor<4x4xf32>) -> tensor<f32> {
+  %lo = adjit.constant dense<0> : tensor<i32>
+  %hi = adjit.constant dense<8> : tensor<i32>
+  %c = adjit.for %lo to %hi carry(%h0) invariant(%w)
+      : (tensor<i32>, tensor<i32>, tensor<1x4xf32>, tensor<4x4xf32>) -> tensor<1x4xf32> {
+  ^bb0(%i: tensor<i32>, %h: tensor<1x4xf32>, %wi: tensor<4x4xf32>):
+    %a = adjit.dot_general %h, %wi, batch = [] x [], contract = [1] x [0] : (tensor<1x4xf32>, tensor<4x4xf32>) -> tensor<1x4xf32>
+    %t = adjit.tanh %a : tensor<1x4xf32>
+    adjit.yield %t : tensor<1x4xf32>
+  }
+  %s = adjit.reduce sum %c, dims = [0, 1] : (tensor<1x4xf32>) -> tensor<f32>
+  return %s : tensor<f32>
+}
+func.func @fori_rnn_grad(%h0: tensor<1x4xf32>, %w: tensor<4x4xf32>) -> (tensor<1x4xf32>, tensor<4x4xf32>) {
+  %g:2 = adjit.grad @fori_rnn_loss(%h0, %w) wrt [0, 1] : (tensor<1x4xf32>, tensor<4x4xf32>) -> (tensor<1x4xf32>, tensor<4x4xf32>)
+  return %g#0, %g#1 : tensor<1x4xf32>, tensor<4x4xf32>
+}
+
+// -----
+
 // Elementwise residuals are recomputed rather than stacked: the reverse
 // loop runs the body's tanh again from the stacked carries.
 // CHECK-LABEL: func.func @cheap_grad
@@ -167,20 +201,24 @@ func.func @while_grad(%x: tensor<f32>) -> tensor<f32> {
 
 // -----
 
-// A while loop whose body has a matmul: the one forward loop also stacks
-// tanh's output, which the adjoint reads and which would need the matmul
-// again, beside the carry; the reverse loop reads both stacks and runs no
-// tanh.
+// A while loop whose body has a matmul: the adjoint reads tanh's output,
+// which would need the matmul again. That output is the next carry, so the
+// one forward loop stacks only the carries each iteration starts from, and
+// the reverse loop carries tanh's output: the final carry first, then each
+// iteration's saved carry (not a second stack of the same rows). It runs
+// no tanh.
 // CHECK-LABEL: func.func @while_rnn_grad
-// CHECK: %[[FWD:.*]]:4 = adjit.while carry(%arg0, %{{.*}}) invariant(%arg1) : {{.*}} -> (tensor<1x4xf32>, tensor<i32>, tensor<?x1x4xf32>, tensor<?x1x4xf32>) cond {
+// CHECK: %[[FWD:.*]]:3 = adjit.while carry(%arg0, %{{.*}}) invariant(%arg1) : {{.*}} -> (tensor<1x4xf32>, tensor<i32>, tensor<?x1x4xf32>) cond {
 // CHECK: } do {
 // CHECK: ^bb0(%[[H:.*]]: tensor<1x4xf32>, %{{.*}}: tensor<i32>, %{{.*}}: tensor<4x4xf32>):
 // CHECK: %[[T:.*]] = adjit.tanh
-// CHECK: adjit.yield %[[T]], %{{.*}}, %[[H]], %[[T]] : tensor<1x4xf32>, tensor<i32>, tensor<1x4xf32>, tensor<1x4xf32>
+// CHECK: adjit.yield %[[T]], %{{.*}}, %[[H]] : tensor<1x4xf32>, tensor<i32>, tensor<1x4xf32>
 // CHECK-NOT: adjit.while
-// CHECK: %[[REV:.*]]:2 = adjit.for %{{.*}} to %[[FWD]]#1 reverse carry(%{{.*}}, %{{.*}}) stacked(%[[FWD]]#2, %[[FWD]]#3) invariant(%arg1)
+// CHECK: %[[REV:.*]]:3 = adjit.for %{{.*}} to %[[FWD]]#1 reverse carry(%{{.*}}, %{{.*}}, %[[FWD]]#0) stacked(%[[FWD]]#2) invariant(%arg1)
+// CHECK-NEXT: ^bb0(%{{.*}}: tensor<i32>, %{{.*}}: tensor<1x4xf32>, %{{.*}}: tensor<4x4xf32>, %[[NEXT:.*]]: tensor<1x4xf32>, %[[SAVED:.*]]: tensor<1x4xf32>, %{{.*}}: tensor<4x4xf32>):
 // CHECK-NOT: adjit.tanh
-// CHECK: adjit.yield
+// CHECK: adjit.mul %[[NEXT]], %[[NEXT]]
+// CHECK: adjit.yield %{{.*}}, %{{.*}}, %[[SAVED]] :
 // CHECK: return %[[REV]]#0, %[[REV]]#1
 func.func private @while_rnn_loss(%h0: tensor<1x4xf32>, %w: tensor<4x4xf32>) -> tensor<f32> {
   %c = adjit.while carry(%h0) invariant(%w)

@@ -514,7 +514,10 @@ TEST_CASE("control flow: a scan checkpointed every k iterations has the same gra
   };
   int64_t kept = plan(0).peak_bytes, checkpointed = plan(20).peak_bytes;
   INFO("peak bytes " << kept << " kept, " << checkpointed << " checkpointed");
-  CHECK(checkpointed * 2 < kept);
+  // Kept: a stack of all 400 carries (200 KiB, tanh's output carried by the
+  // reverse loop rather than stacked again); checkpointed: 20 of them, and
+  // a segment's stacks. Most of the difference is that stack.
+  CHECK(kept - checkpointed > int64_t{400} * 64 * 8 / 2);
 }
 
 // sum(h * h) after an RNN cell stepped in a while_loop until a counter
