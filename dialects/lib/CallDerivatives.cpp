@@ -75,16 +75,40 @@ struct CallOpDerivatives
     return b.create<func::CallOp>(call.getLoc(), rule, operands);
   }
 
+  // A custom rule gives derivatives for the inputs alone: a value that the
+  // forward function captured and whose derivative is asked for (it depends
+  // on a differentiated input, `differentiated`) would silently get none.
+  // JAX's custom_vjp refuses such a closure too.
+  static LogicalResult refuseDifferentiatedCaptures(func::CallOp call,
+                                                    const CustomRules &rules, StringRef rule,
+                                                    function_ref<bool(unsigned)> differentiated) {
+    unsigned end = call.getNumOperands() - rules.backwardCaptures.size() -
+                   rules.tangentCaptures.size();
+    for (unsigned i = rules.inputs; i < end; ++i)
+      if (differentiated(i))
+        return call.emitError()
+               << "custom_gradient: its forward function captured a "
+               << call.getOperand(i).getType()
+               << " that is differentiated here, but its " << rule
+               << " rule gives derivatives for its inputs only; pass that Tensor as an input "
+                  "(a parameter of every rule) instead of capturing it";
+    return success();
+  }
+
   static LogicalResult buildCustomVJP(func::CallOp call, func::FuncOp callee, OpBuilder &b,
                                       ValueRange cotangents,
-                                      SmallVectorImpl<Value> &operandCotangents) {
+                                      SmallVectorImpl<Value> &operandCotangents,
+                                      DerivativeContext &context) {
     FailureOr<CustomRules> rules = customRules(call, callee);
-    if (failed(rules))
+    if (failed(rules) ||
+        failed(refuseDifferentiatedCaptures(call, *rules, "backward", [&](unsigned i) {
+          return context.needsCotangent(call.getOperand(i));
+        })))
       return failure();
     func::CallOp grads = callRule(b, call, rules->backward, rules->inputs, cotangents,
                                   call.getResults(), rules->backwardCaptures);
     llvm::append_range(operandCotangents, grads.getResults());
-    // Closed-over values are constants to the user's rule.
+    // Closed-over values not differentiated (or read by the rules alone).
     operandCotangents.append(call.getNumOperands() - rules->inputs, Value());
     return success();
   }
@@ -93,7 +117,9 @@ struct CallOpDerivatives
                                       ValueRange tangents,
                                       SmallVectorImpl<Value> &resultTangents) {
     FailureOr<CustomRules> rules = customRules(call, callee);
-    if (failed(rules))
+    if (failed(rules) ||
+        failed(refuseDifferentiatedCaptures(call, *rules, "tangent",
+                                            [&](unsigned i) { return bool(tangents[i]); })))
       return failure();
     ValueRange inputs = call.getOperands().take_front(rules->inputs);
     func::CallOp derived = callRule(b, call, rules->tangent, rules->inputs,
@@ -108,7 +134,7 @@ struct CallOpDerivatives
                          DerivativeContext &context) const {
     auto call = cast<func::CallOp>(op);
     if (calleeOf(call)->hasAttr(kCustomVJPAttrName))
-      return buildCustomVJP(call, calleeOf(call), b, cotangents, operandCotangents);
+      return buildCustomVJP(call, calleeOf(call), b, cotangents, operandCotangents, context);
     SmallVector<Value> operands(call.getOperands());
     // A checkpoint's recomputation reads its inputs through a barrier, so
     // that once inlined it is not merged back into the forward pass.

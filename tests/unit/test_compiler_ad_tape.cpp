@@ -355,6 +355,35 @@ TEST_CASE("ad tape: custom_gradient and jitted calls are recorded", "[ad][ad-tap
         "");
 }
 
+TEST_CASE("ad tape: loops on the tape keep their static bounds", "[ad][ad-tape][control-flow]") {
+  // A scan's rows are counted by its bounds: outlined with them as
+  // arguments, its stacked input no longer matched its trip count.
+  auto cubes = jit([](Tensor a) {
+    GradientTape tape;
+    tape.watch(a);
+    auto [c, ys] = scan([](Tensor c, Tensor r) { return std::make_pair(c * r, c); }, a,
+                        broadcast_to(a, {2, 3}));
+    return tape.gradient(sum(c) + sum(ys), a);
+  });
+  CHECK(mismatch(cubes(make(kX, {3}, F64)), F64, {3},
+                 map(kX, [](double x) { return 3 * x * x + 1 + 2 * x; })) == "");
+  // Third order through a fori_loop with static bounds needs them static.
+  auto body = [](Tensor, Tensor c) { return sin(c) * c; };
+  auto on_tape = [body](Tensor a) {
+    GradientTape tape;
+    tape.watch(a);
+    return sum(tape.gradient(sum(fori_loop(0, 3, body, a)), a));
+  };
+  auto functional = [body](Tensor a) { return sum(grad([body](Tensor b) {
+                                         return sum(fori_loop(0, 3, body, b));
+                                       })(a)); };
+  auto third = [](auto g) {
+    return grad([g](Tensor a) { return sum(grad(g)(a)); });
+  };
+  CHECK(mismatch(third(on_tape)(make(kX, {3}, F64)), third(functional)(make(kX, {3}, F64)),
+                 1e-12) == "");
+}
+
 TEST_CASE("ad tape: a tape outside a traced function is a TraceError", "[ad][ad-tape]") {
   std::string message = what_of<TraceError>([] { GradientTape tape; });
   INFO(message);

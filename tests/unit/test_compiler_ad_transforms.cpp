@@ -664,6 +664,31 @@ TEST_CASE("ad transforms: custom_gradient's tangent rule serves forward mode",
 // stop_gradient
 //===----------------------------------------------------------------------===//
 
+TEST_CASE("ad transforms: custom_gradient refuses to differentiate what its forward captured",
+          "[ad][ad-transforms][errors]") {
+  // Its rules give derivatives for its inputs alone: w's would silently be
+  // zero (and forward mode through the forward function would disagree).
+  // JAX's custom_vjp refuses such a closure too.
+  auto loss = [](Tensor a, Tensor w) {
+    auto scale = custom_gradient([w](Tensor q) { return q * w; },
+                                 [w](Tensor, Tensor, Tensor ct) { return ct * w; },
+                                 [w](Tensor, Tensor, Tensor t) { return t * w; });
+    return sum(scale(a));
+  };
+  Array a = make({0.3, -1.2, 2.0}, {3}, F64), w = make({1.5, 0.7, -0.4}, {3}, F64);
+  Array zero = Array::zeros({3}, F64), one = Array::ones({3}, F64);
+  for (const std::string& message :
+       {what_of<CompileError>([&] { grad<0, 1>(loss)(a, w); }),
+        what_of<CompileError>([&] { jvp(loss, std::make_tuple(a, w), std::make_tuple(zero, one)); })}) {
+    INFO(message);
+    CHECK(contains(message, "custom_gradient: its forward function captured a 'tensor<3xf64>'"));
+    CHECK(contains(message, "pass that Tensor as an input"));
+    CHECK(contains(message, "test_compiler_ad_transforms.cpp"));
+  }
+  // Captured but not differentiated, it is a constant of the rules.
+  CHECK(mismatch(grad<0>(loss)(a, w), w, 0) == "");
+}
+
 TEST_CASE("ad transforms: stop_gradient", "[ad][ad-transforms]") {
   Array x = make(kX, {3}, F64);
   auto blocked = grad([](Tensor a) { return sum(stop_gradient(a) * 3.0); });

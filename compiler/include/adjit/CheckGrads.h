@@ -61,10 +61,20 @@ bool callable_with(size_t count) {
 
 // Calls f with the Tensors of `xs` as separate arguments (up to
 // kMaxSeparateArguments), or as one std::vector<Tensor> if f takes that.
+// f's result, checked to be one Tensor (the compiler's own message for a
+// tuple would point into this header).
+template <class R>
+Tensor one_result(R&& result) {
+  static_assert(std::is_convertible_v<R, Tensor>,
+                "check_grads: f must return one Tensor; check the outputs of a function "
+                "returning several one at a time");
+  return std::forward<R>(result);
+}
+
 template <class F>
 Tensor invoke_flat(const F& f, const std::vector<Tensor>& xs) {
   if constexpr (std::is_invocable_v<const F&, const std::vector<Tensor>&>) {
-    return f(xs);
+    return one_result(f(xs));
   } else {
     Tensor result;
     bool called = false;
@@ -73,7 +83,7 @@ Tensor invoke_flat(const F& f, const std::vector<Tensor>& xs) {
         if constexpr (takes_tensors<F, N>) {
           if (xs.size() == N) {
             [&]<size_t... I>(std::index_sequence<I...>) {
-              result = f(xs[I]...);
+              result = one_result(f(xs[I]...));
             }(std::make_index_sequence<N>{});
             called = true;
           }

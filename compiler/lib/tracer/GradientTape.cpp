@@ -191,11 +191,19 @@ std::vector<Tensor> GradientTape::gradient(const Tensor& target,
           return is_source(r) || !active.contains(r);
         }))
       continue;
-    for (mlir::Value v : op->getOperands())
-      if (!mapping.contains(v)) {
-        mapping.map(v, body->addArgument(v.getType(), loc));
-        captures.push_back(v);
+    for (mlir::Value v : op->getOperands()) {
+      if (mapping.contains(v))
+        continue;
+      // Constants are copied in, not captured: a loop's bounds must stay
+      // known (a scan's rows are counted by them).
+      mlir::Operation* def = v.getDefiningOp();
+      if (def && def->hasTrait<mlir::OpTrait::ConstantLike>()) {
+        builder.clone(*def, mapping);
+        continue;
       }
+      mapping.map(v, body->addArgument(v.getType(), loc));
+      captures.push_back(v);
+    }
     builder.clone(*op, mapping);
     for (mlir::Value r : op->getResults())
       if (is_source(r)) {
