@@ -710,6 +710,25 @@ func.func @concatenate(%a: tensor<2x3xf32>, %b: tensor<1x3xf32>, %c: tensor<2x4x
 
 // -----
 
+// More than 16 inputs go in groups of 16, each group concatenated into a
+// tensor of its own and the groups into the result: One-Shot Bufferize and
+// empty-tensor elimination take time superlinear in a chain's length.
+// CHECK-LABEL: func.func @concatenate_many
+// CHECK: %[[G0:.*]] = tensor.empty() : tensor<16x3xf32>
+// CHECK-COUNT-16: tensor.insert_slice %{{.*}} into %{{.*}} : tensor<1x3xf32> into tensor<16x3xf32>
+// CHECK: %[[G1:.*]] = tensor.empty() : tensor<4x3xf32>
+// CHECK-COUNT-4: tensor.insert_slice %{{.*}} into %{{.*}} : tensor<1x3xf32> into tensor<4x3xf32>
+// CHECK: %[[R:.*]] = tensor.empty() : tensor<20x3xf32>
+// CHECK-NEXT: %[[R0:.*]] = tensor.insert_slice %{{.*}} into %[[R]][0, 0] [16, 3] [1, 1] : tensor<16x3xf32> into tensor<20x3xf32>
+// CHECK-NEXT: %[[R1:.*]] = tensor.insert_slice %{{.*}} into %[[R0]][16, 0] [4, 3] [1, 1] : tensor<4x3xf32> into tensor<20x3xf32>
+// CHECK-NEXT: return %[[R1]]
+func.func @concatenate_many(%a: tensor<1x3xf32>) -> tensor<20x3xf32> {
+  %0 = adjit.concatenate(%a, %a, %a, %a, %a, %a, %a, %a, %a, %a, %a, %a, %a, %a, %a, %a, %a, %a, %a, %a) dim = 0 : (tensor<1x3xf32>, tensor<1x3xf32>, tensor<1x3xf32>, tensor<1x3xf32>, tensor<1x3xf32>, tensor<1x3xf32>, tensor<1x3xf32>, tensor<1x3xf32>, tensor<1x3xf32>, tensor<1x3xf32>, tensor<1x3xf32>, tensor<1x3xf32>, tensor<1x3xf32>, tensor<1x3xf32>, tensor<1x3xf32>, tensor<1x3xf32>, tensor<1x3xf32>, tensor<1x3xf32>, tensor<1x3xf32>, tensor<1x3xf32>) -> tensor<20x3xf32>
+  return %0 : tensor<20x3xf32>
+}
+
+// -----
+
 // pad: with interior padding, fill with the padding value and insert the
 // operand at offset low with stride interior + 1; without, a tensor.pad
 // (adjit-split-padded-consumers reads it in place or lowers it).

@@ -134,6 +134,10 @@ std::vector<ConvCase> conv_cases() {
        {.explicit_padding = P{{2, 2}, {2, 2}}, .lhs_dilation = {2, 2}}, {1, 9, 9, 2}},
       {"16 channels, cropped", {2, 5, 5, 16}, {3, 3, 16, 3},
        {.explicit_padding = P{{-1, 1}, {0, -1}}}, {2, 3, 2, 3}},
+      // More than 64 taps (a long filter): gathered, depthwise too.
+      {"100 taps, one channel, same", {1, 120, 1}, {100, 1, 2}, {.padding = Padding::same},
+       {1, 120, 2}},
+      {"depthwise, 70 taps", {1, 80, 2}, {70, 1, 2}, {.feature_group_count = 2}, {1, 11, 2}},
   };
 }
 
@@ -266,6 +270,14 @@ TEST_CASE("tracer ops: conv traces one GEMM over gathered or copied patches, dep
   });
   ir = depthwise.lower(Array::zeros({2, 8, 8, 4}), Array::zeros({3, 3, 1, 4})).ir("traced");
   CHECK(count_of(ir, "adjit.dot_general") == 0);
+  // A long filter: traced tap by tap, its ops took seconds to compile
+  // (256 taps of one channel: minutes, before concatenations were grouped).
+  ir = regular.lower(Array::zeros({1, 300, 1}), Array::zeros({65, 1, 1})).ir("traced");
+  CHECK(count_of(ir, "adjit.gather") == 1);
+  CHECK(count_of(ir, "adjit.slice") <= 1);
+  ir = depthwise.lower(Array::zeros({1, 300, 4}), Array::zeros({65, 1, 4})).ir("traced");
+  CHECK(count_of(ir, "adjit.gather") == 1);
+  CHECK(count_of(ir, "adjit.dot_general") == 1);
 }
 
 TEST_CASE("tracer ops: conv's errors name the op, the operands and the line",

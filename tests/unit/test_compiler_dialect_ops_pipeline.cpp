@@ -1060,7 +1060,8 @@ TEST_CASE("adjit.slice with starts, limits and strides", "[jit-ops][ops][slice]"
   }
 }
 
-TEST_CASE("adjit.concatenate along each dim, with an empty input", "[jit-ops][ops][concatenate]") {
+TEST_CASE("adjit.concatenate along each dim, with an empty input, of many inputs",
+          "[jit-ops][ops][concatenate]") {
   struct Case {
     std::vector<Shape> inputs;
     int64_t dim;
@@ -1072,6 +1073,11 @@ TEST_CASE("adjit.concatenate along each dim, with an empty input", "[jit-ops][op
                           {{{0, 2}, {0, 2}}, 0},
                           {{{2, 2, 1}, {2, 2, 3}}, 2},
                           {{{4}, {4}}, 0}};
+  // 37 inputs of widths 0-2 (some empty): lowered in groups of 16, the
+  // groups concatenated in turn.
+  Case many{{}, 1};
+  for (int64_t i = 0; i < 37; ++i) many.inputs.push_back({2, i % 3});
+  cases.push_back(many);
   for (DType dtype : {F32, I64, I1, BF16}) {
     Batch batch;
     for (const Case& c : cases) {

@@ -236,10 +236,16 @@ Tensor conv(const Tensor& x, const Tensor& w, ConvOptions options, SourceLocatio
   // No window fits (or no image): nothing to compute, and no pixel to index.
   if (rows == 0) return full(result_shape, 0.0, dtype, loc);
 
+  // The per-tap forms below trace a few ops per tap, each one compiled on
+  // its own: past this many taps (a long 1-D filter) that costs seconds of
+  // compilation, more than they save at run time over the gather.
+  constexpr int64_t kMaxTapsTracedOneByOne = 64;
+  bool tap_by_tap = num_taps <= kMaxTapsTracedOneByOne;
+
   // Depthwise (one input channel per group): each tap's window times its
   // kernel entries, summed elementwise: one pass that fusion keeps in
   // registers, rather than a GEMM of inner dimension num_taps.
-  if (group_inputs == 1 && groups > 1) {
+  if (group_inputs == 1 && groups > 1 && tap_by_tap) {
     Shape tap_shape(result_shape.begin(), result_shape.end() - 1);
     tap_shape.push_back(groups);
     tap_shape.push_back(1);
@@ -258,9 +264,10 @@ Tensor conv(const Tensor& x, const Tensor& w, ConvOptions options, SourceLocatio
   // gather moves a pixel's channels as one row; rows shorter than a cache
   // line (an image's 3 colours) go faster as one strided copy per tap (for
   // 3 channels: the forward pass 0.84 of the gather's time, the gradient
-  // 0.82), and one tap (a 1 x 1 kernel) is its window: a view.
+  // 0.82) unless there are many taps, and one tap (a 1 x 1 kernel) is its
+  // window: a view.
   Tensor patches;
-  if (num_taps > 1 && channels * static_cast<int64_t>(dtype_size(dtype)) >= 64) {
+  if (num_taps > 1 && (channels * static_cast<int64_t>(dtype_size(dtype)) >= 64 || !tap_by_tap)) {
     patches = gather_patches(padded, windows, loc);
   } else {
     std::vector<Tensor> taps;
