@@ -80,6 +80,11 @@ std::vector<EinsumCase> einsum_cases() {
       // The ellipsis broadcasts (1 against 5) and leads the implicit output.
       {"...ij,...jk->...ik", {"xyij", "yjk"}, "xyik", {{2, 1, 3, 4}, {5, 4, 2}}},
       {"...ij,...jk", {"xyij", "yjk"}, "xyik", {{2, 1, 3, 4}, {5, 4, 2}}},
+      // Letters broadcast too, 1 against n (numpy's and JAX's), contracted
+      // ones included.
+      {"ij,ij->ij", {"ij", "ij"}, "ij", {{1, 3}, {2, 3}}},
+      {"ij,jk->ik", {"ij", "jk"}, "ik", {{2, 1}, {3, 4}}},
+      {"ij,i->j", {"ij", "i"}, "j", {{1, 3}, {4}}},
       // Left out of the output, ellipsis dimensions are summed (as jnp.einsum).
       {"...i->i", {"xi"}, "i", {{2, 3}}},
   };
@@ -150,6 +155,7 @@ TEST_CASE("tracer ops: einsum's errors name the subscripts, the operands and the
   for (const char* part : {"adjit::einsum", "subscript j has size 3 in one operand and 4 in f32[4,5]",
                            "test_compiler_einsum.cpp:"})
     CHECK(contains(e, part));
+  CHECK(contains(message("ii->i", {{1, 3}}), "subscript i is repeated in f32[1,3] with sizes 1 and 3"));
   CHECK(contains(message("ij,jk", {{2, 3}}), "has 2 input terms for 1 operands"));
   CHECK(contains(message("ijk", {{2, 3}}), "term 0 has 3 subscripts for operand f32[2,3] of rank 2"));
   CHECK(contains(message("ij->ik", {{2, 3}}), "output subscript k is in no input"));

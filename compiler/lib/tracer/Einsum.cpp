@@ -151,8 +151,10 @@ Tensor einsum(const std::string& subscripts, const std::vector<Tensor>& operands
   bool logical = dtype == DType::i1;
   DType compute = logical ? DType::i32 : dtype;
 
-  // Every operand's labels, and each label's size (an ellipsis dimension
-  // broadcasts: 1 against n is n).
+  // Every operand's labels, and each label's size: across operands, 1
+  // against n is n (numpy's and JAX's broadcasting, of letters and ellipsis
+  // dimensions alike); one operand repeating a letter ("ii") must give it
+  // one size, as numpy requires.
   int64_t ellipsis_rank = 0;
   for (size_t i = 0; i < operands.size(); ++i) {
     int64_t letters = static_cast<int64_t>(inputs[i].letters_before.size() + inputs[i].letters_after.size());
@@ -169,12 +171,16 @@ Tensor einsum(const std::string& subscripts, const std::vector<Tensor>& operands
   for (size_t i = 0; i < operands.size(); ++i) {
     Labeled x{r.convert(operands[i], compute),
               labels_of(inputs[i], operands[i].rank(), ellipsis_rank)};
+    std::map<Label, int64_t> own_sizes;
     for (size_t d = 0; d < x.labels.size(); ++d) {
       Label l = x.labels[d];
       int64_t n = x.tensor.shape()[d];
+      if (auto [own, first] = own_sizes.emplace(l, n); !first && own->second != n)
+        r.fail(fmt::format("'{}': subscript {} is repeated in {} with sizes {} and {}",
+                           subscripts, label_name(l), describe(operands[i]), own->second, n));
       auto [it, inserted] = sizes.emplace(l, n);
       if (!inserted && it->second != n) {
-        if (l >= kEllipsis && (it->second == 1 || n == 1))
+        if (it->second == 1 || n == 1)
           it->second = std::max(it->second, n);
         else
           r.fail(fmt::format("'{}': subscript {} has size {} in one operand and {} in {}",
