@@ -1,5 +1,5 @@
 // dynamic_slice and dynamic_update_slice: blocks at run-time starts
-// (clamped as XLA's), against references, inside loops (a buffer filled
+// (negative ones counted from the end as JAX's, then clamped as XLA's), against references, inside loops (a buffer filled
 // row by row, in place), their gradients in both modes, and their errors.
 #include "test_support.h"
 
@@ -20,12 +20,15 @@ Vec ramp(int64_t n) {
   return v;
 }
 
-// Starts clamped into [0, size - block], as XLA's.
+// Negative starts counted from the end (jax.lax.dynamic_slice's), then
+// clamped into [0, size - block], as XLA's.
 std::vector<int64_t> clamped(const std::vector<int64_t>& starts, const Shape& shape,
                              const Shape& block) {
   std::vector<int64_t> out;
-  for (size_t d = 0; d < starts.size(); ++d)
-    out.push_back(std::clamp<int64_t>(starts[d], 0, shape[d] - block[d]));
+  for (size_t d = 0; d < starts.size(); ++d) {
+    int64_t start = starts[d] < 0 ? starts[d] + shape[d] : starts[d];
+    out.push_back(std::clamp<int64_t>(start, 0, shape[d] - block[d]));
+  }
   return out;
 }
 
@@ -60,7 +63,7 @@ TEST_CASE("tracer ops: dynamic_slice and dynamic_update_slice at clamped starts 
   Shape block{2, 3};
   for (DType dtype : {F32, F64, I32})
     for (std::vector<int64_t> starts : std::vector<std::vector<int64_t>>{
-             {0, 0}, {1, 2}, {3, 3}, {4, 5}, {-2, 1}, {9, -1}, {2, 100}}) {
+             {0, 0}, {1, 2}, {3, 3}, {4, 5}, {-2, 1}, {9, -1}, {2, 100}, {-5, -4}, {-9, -7}}) {
       INFO(type_string(dtype, shape) << " starts " << starts[0] << ", " << starts[1]);
       Vec x = ramp(count(shape));
       Vec update = map(ramp(count(block)), [](double v) { return -1 - v; });
@@ -85,6 +88,12 @@ TEST_CASE("tracer ops: dynamic_slice and dynamic_update_slice at clamped starts 
   Array whole = jit([](Tensor x, Tensor i) { return dynamic_slice(x, {i, i}, {2, 3}); })(
       x, Array::scalar<int32_t>(7));
   CHECK_EXACT("whole", whole, F32, Shape({2, 3}), ramp(6));
+  // Negative C++ starts count from the end too (jax.lax.dynamic_slice([0..4], -2, 2) is [3, 4]).
+  Array tail = jit([](Tensor x) { return dynamic_slice(x, {-2}, {2}); })(make(ramp(5), {5}, F32));
+  CHECK_EXACT("negative C++ start", tail, F32, Shape({2}), (Vec{3, 4}));
+  Array end = jit([](Tensor x) { return dynamic_update_slice(x, full({2}, 9.0), {-1}); })(
+      make(ramp(5), {5}, F32));
+  CHECK_EXACT("negative C++ start, update", end, F32, Shape({5}), (Vec{0, 1, 2, 9, 9}));
 }
 
 TEST_CASE("tracer ops: a fori_loop fills a buffer row by row and reads rows back (1 and 2 threads)",

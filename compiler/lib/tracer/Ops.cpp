@@ -1019,25 +1019,34 @@ Tensor pad(const Tensor& x, Shape low, Shape high, Operand value, Shape interior
 
 namespace {
 // The starts of a block in x: one 0-d integer tensor per dimension, C++
-// integers as i32 constants.
+// integers as i64 constants. A negative start counts from the end, as in
+// jax.lax.dynamic_slice (-1 is the last index); the ops then clamp each
+// start so that the block lies inside x, as XLA's.
 std::vector<mlir::Value> block_starts(Recorder& r, const Tensor& x,
-                                      const std::vector<Operand>& starts) {
+                                      const std::vector<Operand>& starts, SourceLocation loc) {
   if (starts.size() != x.shape().size())
     r.fail(fmt::format("needs one start per dimension of {}, got {}", describe(x), starts.size()));
   std::vector<mlir::Value> values;
   for (size_t d = 0; d < starts.size(); ++d) {
     const Operand& s = starts[d];
+    int64_t size = x.shape()[d];
     if (!s.tensor) {
       if (!s.is_integer || s.is_bool)
         r.fail(fmt::format("start {} must be an integer, got {}", d, s.number));
-      values.push_back(r.value(number_constant(r, s, DType::i64, {})));
+      Operand wrapped = s;
+      if (!s.beyond_int64 && s.integer < 0) {
+        wrapped.integer += size;
+        wrapped.number = static_cast<double>(wrapped.integer);
+      }
+      values.push_back(r.value(number_constant(r, wrapped, DType::i64, {})));
       continue;
     }
     if (detail::TraceContext::owner(*s.tensor) != &r.trace())
       r.fail("operands come from different traces");
     if (s.tensor->rank() != 0 || (s.tensor->dtype() != DType::i32 && s.tensor->dtype() != DType::i64))
       r.fail(fmt::format("start {} must be a 0-d i32 or i64 tensor, got {}", d, describe(*s.tensor)));
-    values.push_back(r.value(*s.tensor));
+    const Tensor& start = *s.tensor;
+    values.push_back(r.value(where(start < 0, start + size, start, loc)));
   }
   return values;
 }
@@ -1046,7 +1055,7 @@ std::vector<mlir::Value> block_starts(Recorder& r, const Tensor& x,
 Tensor dynamic_slice(const Tensor& x, const std::vector<Operand>& starts, Shape sizes,
                      SourceLocation loc) {
   Recorder r("dynamic_slice", loc, {&x});
-  std::vector<mlir::Value> values = block_starts(r, x, starts);
+  std::vector<mlir::Value> values = block_starts(r, x, starts, loc);
   if (sizes.size() != x.shape().size())
     r.fail(fmt::format("sizes {} need {} entries for {}", shape_string(sizes), x.shape().size(),
                        describe(x)));
@@ -1060,7 +1069,7 @@ Tensor dynamic_slice(const Tensor& x, const std::vector<Operand>& starts, Shape 
 Tensor dynamic_update_slice(const Tensor& x, const Tensor& update,
                             const std::vector<Operand>& starts, SourceLocation loc) {
   Recorder r("dynamic_update_slice", loc, {&x, &update});
-  std::vector<mlir::Value> values = block_starts(r, x, starts);
+  std::vector<mlir::Value> values = block_starts(r, x, starts, loc);
   if (update.rank() != x.rank())
     r.fail(fmt::format("the update {} needs the rank of {}", describe(update), describe(x)));
   for (int d = 0; d < x.rank(); ++d)
