@@ -120,6 +120,7 @@ void addBufferization(OpPassManager &pm, const PipelineOptions &options,
   pm.addPass(createEraseOptimizationBarriers());
   pm.addPass(createSplitSharedInits());
   pm.addPass(createSinkInsertSlices());
+  pm.addPass(createBoundInsertChains());
   pm.addPass(createMarkEntryPoints());
   bufferization::OneShotBufferizationOptions bufferize;
   bufferize.memCpyFn = copyWithLinalg;

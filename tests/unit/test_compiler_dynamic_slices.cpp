@@ -136,6 +136,24 @@ TEST_CASE("tracer ops: a fori_loop fills a buffer row by row and reads rows back
   }
 }
 
+TEST_CASE("tracer ops: 200 updates unrolled at trace time compile in moments",
+          "[tracer][ops][dynamic]") {
+  // x.at[i].set(...) written out 200 times: one chain of insert_slice ops,
+  // whose bufferization took minutes (adjit-bound-insert-chains). Row i
+  // becomes 2 x[i] + i, from i = 0 to 199, each update reading the last.
+  const int64_t n = 200;
+  auto f = jit([](Tensor x) {
+    Tensor acc = x;
+    for (int64_t i = 0; i < n; ++i)
+      acc = dynamic_update_slice(acc, slice(acc, {i, 0}, {i + 1, 3}) * 2.0 + static_cast<double>(i),
+                                 {i, 0});
+    return acc;
+  });
+  Vec x = ramp(n * 3);
+  Vec want = map(x, [](double v) { return 2 * v + std::floor(v / 3); });
+  CHECK_EXACT("chain", f(make(x, {n, 3}, F64)), F64, Shape({n, 3}), want);
+}
+
 TEST_CASE("ad ops: dynamic_slice and dynamic_update_slice gradients (both modes, loops)",
           "[ad][ad-ops][dynamic]") {
   for (DType dtype : {F32, F64}) {
