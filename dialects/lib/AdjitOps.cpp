@@ -7,6 +7,7 @@
 #include "mlir/IR/TypeUtilities.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallBitVector.h"
+#include "llvm/Support/CheckedArithmetic.h"
 
 using namespace mlir;
 using namespace mlir::adjit;
@@ -207,7 +208,10 @@ LogicalResult ConcatenateOp::verify() {
                              << " differs from the result " << result
                              << " in dimension " << d
                              << ", which is not the concatenated one";
-    total += type.getDimSize(dim);
+    std::optional<int64_t> sum = llvm::checkedAdd(total, type.getDimSize(dim));
+    if (!sum)
+      return emitOpError() << "inputs' sizes in dimension " << dim << " overflow int64";
+    total = *sum;
   }
   if (total != result.getDimSize(dim))
     return emitOpError() << "inputs add up to " << total << " in dimension "
@@ -275,7 +279,13 @@ LogicalResult PadOp::verify() {
                            << low << ", high " << high << ", interior "
                            << interior << " in dimension " << d;
     int64_t n = operand.getDimSize(d);
-    expected.push_back(low + high + n + std::max<int64_t>(n - 1, 0) * interior);
+    std::optional<int64_t> size = llvm::checkedMul(std::max<int64_t>(n - 1, 0), interior);
+    for (int64_t amount : {n, low, high})
+      if (size)
+        size = llvm::checkedAdd(*size, amount);
+    if (!size)
+      return emitOpError() << "the padded size of dimension " << d << " overflows int64";
+    expected.push_back(*size);
   }
   return verifyResultShape(*this, expected, result);
 }

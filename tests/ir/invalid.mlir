@@ -335,6 +335,15 @@ func.func @pad_value_not_scalar(%x: tensor<3xf32>, %z: tensor<1xf32>) -> tensor<
 
 // -----
 
+// 3 + (2^63 - 1) + (2^63 - 2) wraps to 0: an overflow, not a result of 0.
+func.func @pad_overflows(%x: tensor<3xf32>, %z: tensor<f32>) -> tensor<0xf32> {
+  // expected-error @+1 {{'adjit.pad' op the padded size of dimension 0 overflows int64}}
+  %0 = adjit.pad %x, %z, low = [9223372036854775807], high = [9223372036854775806], interior = [0] : (tensor<3xf32>, tensor<f32>) -> tensor<0xf32>
+  return %0 : tensor<0xf32>
+}
+
+// -----
+
 func.func @scatter_result_differs_from_base(%b: tensor<4xf32>, %i: tensor<2xi32>, %u: tensor<2xf32>) -> tensor<5xf32> {
   // expected-error @+1 {{'adjit.scatter_add' op failed to verify that all of {base, result} have same type}}
   %0 = adjit.scatter_add %u into %b[%i], axis = 0 : (tensor<4xf32>, tensor<2xi32>, tensor<2xf32>) -> tensor<5xf32>
@@ -615,6 +624,15 @@ func.func @concatenate_no_inputs() -> tensor<0xf32> {
   // expected-error @+1 {{'adjit.concatenate' op needs at least one input}}
   %0 = adjit.concatenate() dim = 0 : () -> tensor<0xf32>
   return %0 : tensor<0xf32>
+}
+
+// -----
+
+// Four inputs of 2^62 rows add up to 2^64, which wraps to 0.
+func.func @concatenate_overflows(%a: tensor<4611686018427387904xi1>) -> tensor<0xi1> {
+  // expected-error @+1 {{'adjit.concatenate' op inputs' sizes in dimension 0 overflow int64}}
+  %0 = adjit.concatenate(%a, %a, %a, %a) dim = 0 : (tensor<4611686018427387904xi1>, tensor<4611686018427387904xi1>, tensor<4611686018427387904xi1>, tensor<4611686018427387904xi1>) -> tensor<0xi1>
+  return %0 : tensor<0xi1>
 }
 
 // -----

@@ -317,6 +317,26 @@ TEST_CASE("array routines: stack, split, flip, roll, tile, repeat", "[tracer][op
   ad::expect_grads("repeat", FN(repeat(x[0], 3, -1) * repeat(x[0], 3, -1)), {y});
 }
 
+TEST_CASE("array routines: results beyond int64 elements are errors, not wrapped sizes",
+          "[tracer][ops][errors]") {
+  // 2 x 2^62 wrapped to a negative size, 4 x 2^62 to 0 (then a crash).
+  const int64_t huge = int64_t{1} << 62;
+  auto message = [](std::function<Tensor(Tensor)> f) {
+    return what_of<TraceError>([&] { jit([f](Tensor x) { return f(x); })(Array::zeros({2}, I1)); });
+  };
+  for (const std::string& e :
+       {message([huge](Tensor x) { return tile(x, {huge}); }),
+        message([huge](Tensor x) { return repeat(x, huge); }),
+        message([huge](Tensor x) {
+          Tensor big = broadcast_to(slice(x, {0}, {1}), {huge});
+          return concat({big, big, big, big}, 0);
+        })}) {
+    INFO(e);
+    CHECK(contains(e, "dimension 0 of the result would have more elements than int64 counts"));
+    CHECK(contains(e, "test_compiler_array_routines.cpp:"));
+  }
+}
+
 TEST_CASE("array routines: tril, triu, eye, diff, outer, cross", "[tracer][ops]") {
   const Shape s{2, 3, 5};
   Array x = make(sine_wave(s, 0.71, 0.4), s, F32);

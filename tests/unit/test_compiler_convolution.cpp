@@ -211,6 +211,14 @@ TEST_CASE("tracer ops: pad's errors name the op, the operand and the line", "[tr
   CHECK(contains(e, "would have -1 elements"));
   e = message([](Tensor x) { return pad(x, {1, 1}, {1, 1}, sum(x, {0})); });
   CHECK(contains(e, "a number or a 0-d tensor, got f32[4]"));
+  // Sizes beyond int64 are errors, not wrapped around (to 0: a crash).
+  const int64_t most = std::numeric_limits<int64_t>::max();
+  e = message([most](Tensor x) { return pad(x, {most, 0}, {most - 1, 0}); });
+  CHECK(contains(e, "dimension 0 of the result would have more elements than int64 counts"));
+  e = message([](Tensor x) { return pad(x, {0, 0}, {0, 0}, 0, {0, int64_t{1} << 62}); });
+  CHECK(contains(e, "dimension 1 of the result would have more elements than int64 counts"));
+  e = message([most](Tensor x) { return pad(x, {-most, 0}, {-most, 0}); });
+  CHECK(contains(e, "would have -18446744073709551611 elements"));
 }
 
 TEST_CASE("tracer ops: conv against a reference from its definition (f32, f64, 1 and 2 threads)",

@@ -166,7 +166,7 @@ Tensor tile(const Tensor& x, Shape reps, SourceLocation loc) {
   for (size_t d = 0; d < rank; ++d) {
     spread.insert(spread.end(), {1, dims[d]});
     copies.insert(copies.end(), {reps[d], dims[d]});
-    tiled.push_back(reps[d] * dims[d]);
+    tiled.push_back(r.extent(static_cast<__int128>(reps[d]) * dims[d], d));
   }
   r.check_size(x.dtype(), tiled);
   detail::AtUserLine at_user(loc);
@@ -183,7 +183,7 @@ Tensor repeat(const Tensor& x, int64_t repeats, std::optional<int> axis, SourceL
   Shape spread = v.shape(), copies = v.shape(), repeated = v.shape();
   spread.insert(spread.begin() + a + 1, 1);
   copies.insert(copies.begin() + a + 1, repeats);
-  repeated[a] *= repeats;
+  repeated[a] = r.extent(static_cast<__int128>(repeated[a]) * repeats, a);
   r.check_size(x.dtype(), repeated);
   return reshape(broadcast_to(reshape(v, spread, loc), copies, loc), repeated, loc);
 }

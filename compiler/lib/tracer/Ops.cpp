@@ -965,7 +965,7 @@ Tensor concat(const std::vector<Tensor>& xs, int axis, SourceLocation loc) {
     if (t.shape() != expected)
       r.fail(fmt::format("all tensors must match except along axis {}: {} vs {}", a,
                          describe(xs.front()), describe(t)));
-    shape[a] += t.shape()[a];
+    shape[a] = r.extent(static_cast<__int128>(shape[a]) + t.shape()[a], a);
     values.push_back(r.value(r.convert(t, dtype)));
   }
   return r.emit<ir::ConcatenateOp>(r.type(dtype, shape), values, static_cast<int64_t>(a));
@@ -989,14 +989,16 @@ Tensor pad(const Tensor& x, Shape low, Shape high, Operand value, Shape interior
     if (interior[d] < 0)
       r.fail(fmt::format("interior padding must be non-negative, got {} in dimension {}",
                          interior[d], d));
-    int64_t n = x.shape()[d];
-    int64_t size = n + std::max<int64_t>(n - 1, 0) * interior[d] + std::max<int64_t>(low[d], 0) +
-                   std::max<int64_t>(high[d], 0);
-    int64_t crop_low = std::max<int64_t>(-low[d], 0), crop_high = std::max<int64_t>(-high[d], 0);
+    __int128 n = x.shape()[d];
+    int64_t size = r.extent(n + std::max<__int128>(n - 1, 0) * interior[d] +
+                                std::max<int64_t>(low[d], 0) + std::max<int64_t>(high[d], 0),
+                            d);
+    __int128 crop_low = std::max<__int128>(-static_cast<__int128>(low[d]), 0),
+             crop_high = std::max<__int128>(-static_cast<__int128>(high[d]), 0);
     if (crop_low + crop_high > size)
       r.fail(fmt::format("dimension {} of {} would have {} elements (low {}, high {}, interior "
-                         "{})", d, describe(x), size - crop_low - crop_high, low[d], high[d],
-                         interior[d]));
+                         "{})", d, describe(x),
+                         size - crop_low - crop_high, low[d], high[d], interior[d]));
     pad_low.push_back(std::max<int64_t>(low[d], 0));
     pad_high.push_back(std::max<int64_t>(high[d], 0));
     padded_shape.push_back(size);

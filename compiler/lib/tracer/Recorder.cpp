@@ -83,6 +83,13 @@ void Recorder::check_size(DType dtype, const Shape& shape) const {
   }
 }
 
+int64_t Recorder::extent(__int128 exact, size_t dimension) const {
+  if (exact > std::numeric_limits<int64_t>::max())
+    fail(fmt::format("dimension {} of the result would have more elements than int64 counts",
+                     dimension));
+  return static_cast<int64_t>(exact);
+}
+
 Tensor Recorder::constant(double value, DType dtype, const Shape& shape) {
   mlir::RankedTensorType t = type(dtype, shape);
   mlir::Type element = t.getElementType();

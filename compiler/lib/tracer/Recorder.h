@@ -36,6 +36,9 @@ class Recorder {
     return trace_->tensor_type(dtype, shape);
   }
   void check_size(DType dtype, const Shape& shape) const;
+  /// A dimension's size computed exactly (a padded, tiled, repeated or
+  /// concatenated one); fails unless it fits int64.
+  int64_t extent(__int128 exact, size_t dimension) const;
 
   Tensor constant(double value, DType dtype, const Shape& shape);
   /// `value` exactly, in an integer dtype (i32 or i64) it fits.
