@@ -26,6 +26,7 @@
 #include <filesystem>
 #include <iterator>
 #include <optional>
+#include <map>
 #include <set>
 
 #include <fmt/format.h>
@@ -109,7 +110,7 @@ std::vector<Signature> select_entries(const Program& program, const AotOptions& 
     }
   }
   if (selected.empty()) throw CompileError("the module defines no public function to export");
-  std::set<std::string> symbols;
+  std::map<std::string, std::string> symbols;  // C symbol -> the entry defining it
   for (const Signature& s : selected) {
     if (!can_name_c_function(s.name))
       throw CompileError(fmt::format("entry '{}' cannot be a C function name: {}", s.name,
@@ -122,9 +123,9 @@ std::vector<Signature> select_entries(const Program& program, const AotOptions& 
             "buffers; trace it without JitOptions::donate",
             s.name, o, s.aliased_input(o)));
     for (const std::string& symbol : {s.name, s.name + "_call", s.name + "_with_workspace"})
-      if (!symbols.insert(symbol).second)
-        throw CompileError(fmt::format(
-            "entries '{}' and another both define the C symbol '{}'", s.name, symbol));
+      if (auto [first, inserted] = symbols.emplace(symbol, s.name); !inserted)
+        throw CompileError(fmt::format("entries '{}' and '{}' both define the C symbol '{}'",
+                                       first->second, s.name, symbol));
   }
   return selected;
 }
@@ -377,9 +378,9 @@ std::string threads_text(int threads) {
 
 std::string header_text(const std::string& library, const std::vector<Signature>& functions,
                         const std::vector<Workspace>& workspaces, int threads) {
+  // The library's name as written: C names differ by case, so must guards
+  // (upper-cased, "scale" and "SCALE" shared one and hid the second header).
   std::string guard = fmt::format("ADJIT_AOT_{}_H_", library);
-  std::transform(guard.begin(), guard.end(), guard.begin(),
-                 [](unsigned char c) { return std::toupper(c); });
   std::string text;
   auto h = std::back_inserter(text);
   fmt::format_to(h,

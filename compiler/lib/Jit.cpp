@@ -331,6 +331,12 @@ JitCache::JitCache(JitOptions options, SourceLocation where)
   if (const char* dir = std::getenv("ADJIT_DUMP_DIR"); dir && options_.dump_dir.empty())
     options_.dump_dir = dir;
   if (environment_mentions("ADJIT_LOG", "retrace")) options_.log_retrace = true;
+  // The name is the traced function's symbol: `@` alone would not parse
+  // back from lower(...).save() or the dumps.
+  if (options_.name.empty())
+    throw TraceError(fmt::format("adjit::jit: JitOptions::name must not be empty (the default "
+                                 "is \"fn\"){}",
+                                 jitted_at_));
   if (options_.threads < 0 || options_.threads > threads::kMaxThreads)
     throw TraceError(fmt::format("adjit::jit '{}': JitOptions::threads must be 0 (the default) "
                                  "or a thread count up to {}, got {}{}",

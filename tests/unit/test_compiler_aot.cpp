@@ -557,6 +557,9 @@ int main(void) {
 )", "-L" + dir.path() + " -lmlp");
   auto [ran, output] = shell(main_program);
   CHECK(output == "0 0.333333\n");
+  // The include guard keeps the library name's case, as C names do: two
+  // libraries "mlp" and "MLP" have two guards.
+  CHECK(contains(read_file(dir.file("mlp.h")), "#ifndef ADJIT_AOT_mlp_H_"));
   auto [listed, libraries] = shell("ldd " + main_program);
   INFO(libraries);
   CHECK(listed == 0);

@@ -706,6 +706,17 @@ TEST_CASE("cli: aot writes one library for several entries, with clear errors", 
   require_clean_failure(unknown);
   CHECK_THAT(unknown.output, Contains("unknown entry 'third'; the module defines: first, second"));
 
+  std::string clashing = dir.write("clashing.mlir", R"(
+    func.func @g(%x: tensor<2xf32>) -> tensor<2xf32> {
+      return %x : tensor<2xf32>
+    }
+    func.func @g_call(%x: tensor<2xf32>) -> tensor<2xf32> {
+      return %x : tensor<2xf32>
+    })");
+  CliResult clash = run_cli({"aot", clashing, "-o", dir.file("bad")});
+  require_clean_failure(clash);
+  CHECK_THAT(clash.output, Contains("entries 'g' and 'g_call' both define the C symbol 'g_call'"));
+
   std::string dynamic = dir.write("dynamic.mlir", R"(
     func.func @f(%x: tensor<?xf32>) -> tensor<?xf32> {
       return %x : tensor<?xf32>

@@ -988,6 +988,14 @@ TEST_CASE("tracer jit: two unnamed jitted functions dump to one directory withou
   f(Array::zeros({2}));
   g(Array::zeros({2}));
   CHECK(dir.files().size() == 2 * stage_names().size());
+  // Nor two signatures of one function that differ in a static double
+  // (2.0 and 3.0 differ in their high bits only, which the file names'
+  // half of the signature's hash ignored).
+  TempDir other;
+  auto scaled = adjit::jit([](Tensor x, double s) { return x * s; }, {.dump_dir = other.path()});
+  scaled(Array::zeros({2}), 2.0);
+  scaled(Array::zeros({2}), 3.0);
+  CHECK(other.files().size() == 2 * stage_names().size());
 }
 
 TEST_CASE("tracer jit: function names with spaces or other characters",
@@ -1106,6 +1114,8 @@ TEST_CASE("tracer jit: tensors too large to address and too many threads are cle
                  "more elements than int64 counts"));
   CHECK(contains(what_of<Error>([] { jit([](Tensor x) { return x; }, {.threads = 100000}); }),
                  "thread count up to 4096, got 100000"));
+  CHECK(contains(what_of<Error>([] { jit([](Tensor x) { return x; }, {.name = ""}); }),
+                 "JitOptions::name must not be empty"));
 }
 
 TEST_CASE("tracer jit: a name with a '/' dumps into dump_dir", "[tracer][jit][lower]") {

@@ -32,13 +32,23 @@ class CacheKey {
   void clear() { words_.clear(); }
   void push(uint64_t word) { words_.push_back(word); }
   const std::vector<uint64_t>& words() const { return words_; }
+  /// Every bit depends on every bit of every word (splitmix64's finalizer
+  /// per word): a product alone carries differences only upwards, so the
+  /// low half of the hash, which names dump files, ignored the high half of
+  /// each word (static doubles such as 2.0 and 3.0 collided).
   uint64_t hash() const {
     uint64_t h = 1469598103934665603ull;
-    for (uint64_t w : words_) h = (h ^ w) * 1099511628211ull;
+    for (uint64_t w : words_) h = mix((h ^ w) * 1099511628211ull);
     return h;
   }
 
  private:
+  static uint64_t mix(uint64_t z) {
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+  }
+
   std::vector<uint64_t> words_;
 };
 
