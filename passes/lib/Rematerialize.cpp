@@ -10,7 +10,9 @@
 // Recomputing is only chosen where it adds no memory traffic: a residual
 // that the backward pass reads in a contraction, a control-flow op or
 // anything else that does not fuse with elementwise producers is kept
-// (recomputing it would write it again), and a value more than
+// (recomputing it would write it again), as is one the backward pass
+// compares for equality (it must be bit for bit the forward's), and a
+// value more than
 // kMaxRecomputeDepth elementwise ops away from a kept one is kept too,
 // which bounds the work added. The recomputation sits behind an
 // adjit.optimization_barrier on the kept values, so that CSE and fusion
@@ -168,7 +170,18 @@ private:
       bool readWhereItFuses = llvm::all_of(residual.getUsers(), [&](Operation *user) {
         return split_.forward.contains(user) || fusesWithProducers(user);
       });
-      if (!readWhereItFuses)
+      // A residual compared for equality (a max's mask, against the kept
+      // maximum) must be the forward pass's value to the bit: recomputed in
+      // other code (libm's sin where the forward had a vector sin, another
+      // FMA contraction), a row's mask could be all false, and its share
+      // 0 / 0.
+      bool comparedForEquality = llvm::any_of(residual.getUsers(), [&](Operation *user) {
+        auto compare = dyn_cast<CompareOp>(user);
+        return compare && !split_.forward.contains(user) &&
+               (compare.getDirection() == ComparisonDirection::eq ||
+                compare.getDirection() == ComparisonDirection::ne);
+      });
+      if (!readWhereItFuses || comparedForEquality)
         graph_.addEdge(source_, node, FlowGraph::kInfinite);
     }
     while (!worklist.empty()) {

@@ -82,3 +82,34 @@ func.func @grad_normalize(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
   %g = adjit.grad @normalize(%x) wrt [0] : (tensor<4x8xf32>) -> tensor<4x8xf32>
   return %g : tensor<4x8xf32>
 }
+
+// -----
+
+// A residual the backward pass compares for equality is kept: reduce max's
+// mask compares it with the kept maximum, which a recomputation (libm's sin
+// where the forward pass had a vector sin) could miss in every element of a
+// row, giving that row 0 / 0. sin itself, read by abs's sign, is still
+// recomputed.
+// REMAT-LABEL: func.func private @peak_vjp_0
+// REMAT:       %[[SIN:.*]] = adjit.sin %arg0
+// REMAT-NEXT:  %[[ABS:.*]] = adjit.abs %[[SIN]]
+// REMAT:       adjit.scatter_add
+// REMAT:       adjit.compare eq, %[[ABS]], %{{.*}} : tensor<3x3xf64>
+// REMAT:       %[[KEPT:.*]] = adjit.optimization_barrier %arg0
+// REMAT-NEXT:  %[[SIN2:.*]] = adjit.sin %[[KEPT]]
+// REMAT-NEXT:  adjit.sign %[[SIN2]]
+// REMAT:       return
+func.func private @peak(%x: tensor<3x3xf64>, %i: tensor<3xi32>) -> tensor<f64> {
+  %s = adjit.sin %x : tensor<3x3xf64>
+  %a = adjit.abs %s : tensor<3x3xf64>
+  %m = adjit.reduce max %a, dims = [1] : (tensor<3x3xf64>) -> tensor<3xf64>
+  %g = adjit.gather %x[%i], axis = 0 : (tensor<3x3xf64>, tensor<3xi32>) -> tensor<3x3xf64>
+  %mb = adjit.broadcast_in_dim %m, dims = [0] : (tensor<3xf64>) -> tensor<3x3xf64>
+  %t = adjit.add %g, %mb : tensor<3x3xf64>
+  %r = adjit.reduce sum %t, dims = [0, 1] : (tensor<3x3xf64>) -> tensor<f64>
+  return %r : tensor<f64>
+}
+func.func @peak_grad(%x: tensor<3x3xf64>, %i: tensor<3xi32>) -> tensor<3x3xf64> {
+  %g = adjit.grad @peak(%x, %i) wrt [0] : (tensor<3x3xf64>, tensor<3xi32>) -> tensor<3x3xf64>
+  return %g : tensor<3x3xf64>
+}
