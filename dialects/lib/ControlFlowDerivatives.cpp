@@ -121,12 +121,10 @@ struct Stacking {
 // builds for the same loop have the same leading results, residuals last.
 using BuildStacking = llvm::function_ref<Stacking(ArrayRef<Value> residuals)>;
 
-// Adds carries to `loop` (after its others), each starting from `inits`;
-// `next(grown, k, argument)` gets the grown loop and the k-th new carry's
-// body argument and gives what the body yields for it. Ops cannot grow
-// results, so the loop is rebuilt.
-void appendCarries(OpBuilder &b, ForOp &loop, ValueRange inits,
-                   llvm::function_ref<Value(ForOp, unsigned, Value)> next) {
+// Adds carries to `loop` (after its others), starting from `inits`, for
+// which its body yields `next` (values of the body); returns their body
+// arguments. Ops cannot grow results, so the loop is rebuilt.
+SmallVector<Value> appendCarries(OpBuilder &b, ForOp &loop, ValueRange inits, ValueRange next) {
   unsigned numCarries = loop.getNumCarries();
   SmallVector<Value> carries(loop.getInits());
   llvm::append_range(carries, inits);
@@ -142,13 +140,12 @@ void appendCarries(OpBuilder &b, ForOp &loop, ValueRange inits,
   SmallVector<Value> arguments;
   for (auto [k, init] : llvm::enumerate(inits))
     arguments.push_back(body.insertArgument(1 + numCarries + k, init.getType(), loop.getLoc()));
-  Operation *yield = body.getTerminator();
-  for (auto [k, argument] : llvm::enumerate(arguments))
-    yield->insertOperands(numCarries + k, next(grown, k, argument));
+  body.getTerminator()->insertOperands(numCarries, next);
   loop.getCarryResults().replaceAllUsesWith(grown.getCarryResults().take_front(numCarries));
   loop.getStackedResults().replaceAllUsesWith(grown.getStackedResults());
   loop->erase();
   loop = grown;
+  return arguments;
 }
 
 // The reverse loop's body starts with a recomputation of `original`'s body
@@ -223,13 +220,16 @@ void keepResiduals(OpBuilder &b, ForOp original, Stacking &stacking, ForOp &reve
       useKept(r, body.insertArgument(position + k, r.getType(), loc));
   }
   if (!carriedResiduals.empty()) {
-    // The saved carries are the reverse loop's leading stacked inputs.
-    SmallVector<Value> finals = llvm::map_to_vector(
-        carryOf, [&](unsigned carry) -> Value { return stacking.primal[carry]; });
-    appendCarries(b, reverseLoop, finals, [&](ForOp grown, unsigned k, Value argument) -> Value {
-      useKept(carriedResiduals[k], argument);
-      return grown.getBody().getArgument(1 + grown.getNumCarries() + carryOf[k]);
-    });
+    // Each starts from the final carry, then takes the carry each iteration
+    // started from: the reverse loop's leading stacked inputs are those.
+    SmallVector<Value> finals, saved;
+    for (unsigned carry : carryOf) {
+      finals.push_back(stacking.primal[carry]);
+      saved.push_back(body.getArgument(1 + reverseLoop.getNumCarries() + carry));
+    }
+    for (auto [r, argument] :
+         llvm::zip(carriedResiduals, appendCarries(b, reverseLoop, finals, saved)))
+      useKept(r, argument);
   }
   SmallVector<Operation *> dead(recomputed.begin(), recomputed.end());
   // Erase in reverse program order so users go before their producers.
