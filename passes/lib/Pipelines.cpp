@@ -1,6 +1,7 @@
 #include "adjit/Passes/Pipelines.h"
 
 #include "ReserveRowBufferization.h"
+#include "TransferWriteBufferization.h"
 
 #include "adjit/Dialect/AdjitOps.h"
 #include "adjit/Passes/Passes.h"
@@ -443,6 +444,8 @@ void registerPipelineDialects(DialectRegistry &registry) {
   memref::registerAllocationOpInterfaceExternalModels(registry);
   scf::registerBufferizableOpInterfaceExternalModels(registry);
   tensor::registerBufferizableOpInterfaceExternalModels(registry);
+  // Before MLIR's vector models, which it replaces for transfer_write.
+  registerTransferWriteBufferization(registry);
   vector::registerBufferizableOpInterfaceExternalModels(registry);
   registerReserveRowBufferization(registry);
   func::registerInlinerExtension(registry);

@@ -4,7 +4,7 @@
 // squarings, one of small norm, a nilpotent one), against its defining
 // properties (exp(A) exp(-A) = I, exp(A + B) = exp(A) exp(B) for commuting
 // A and B, rotations from skew-symmetric matrices, a batch mixing degrees
-// and squarings), JAX's gradients, check_grads in both modes; NaN beyond
+// and squarings), JAX's gradients and a hessian, check_grads in both modes; NaN beyond
 // max_squarings; errors.
 #include "matrix_reference.h"
 #include "test_support.h"
@@ -177,6 +177,38 @@ TEST_CASE("ad ops: gradients of expm, JAX's and both modes", "[ad][ad-ops][linal
   }
   expect_grads("expm of a batch", FN(expm(x[0])), {make(noise(2 * 9, 0.5), {2, 3, 3}, F64)});
   expect_grads("second order: expm", FN(expm(x[0])), {make(noise(9, 0.9), {3, 3}, F64)}, 2);
+}
+
+// A hessian of 9 JVPs through expm's solves: its vectorized row updates
+// wrote the first 2 of a row's 3 elements into a fresh buffer that
+// bufferization did not fill with the row (MLIR 19 counts such a write as
+// overwriting the whole row), so element 2 was uninitialized: NaN rows on
+// AVX2, a wrong H[1, 0] on AVX-512.
+TEST_CASE("ad ops: hessian of expm, JAX's", "[ad][ad-ops][linalg]") {
+  auto h = hessian([](Tensor x) { return sum(sin(expm(reshape(x, {3, 3})))); });
+  Vec want{-0.03307167207322159,  -0.22574983832021178, -0.12168065217910493, 0.01793637726368773,
+           0.1456481818615061,    0.08464713657881472,  -0.03986479387808917, 0.2523504378259804,
+           0.2621470894647022,    -0.22574983832021153, -0.12512897795926903, -0.23520569068366834,
+           -0.23217373371554728,  0.23778800455501023,  0.19259846105789996,  0.2844884363228801,
+           0.2779037195153866,    0.39244426869864446,  -0.12168065217910476, -0.23520569068366814,
+           -0.06380098610183851,  -0.07082972740755261, 0.2755964055664131,   0.16789122742966425,
+           -0.00671655559300345,  0.6198403349711076,   0.35680680627412853,  0.01793637726368769,
+           -0.23217373371554734,  -0.07082972740755272, 0.07280306565939097,  0.02317627671381644,
+           0.1138717453251484,    -0.13367247693114015, -0.04538633538822662, 0.01670604755150673,
+           0.14564818186150635,   0.23778800455500998,  0.2755964055664132,   0.02317627671381656,
+           -0.38268909896444414,  0.29261912710616106,  -0.4593886764786506,  -1.126679098352522,
+           -0.8201476855211554,   0.08464713657881484,  0.19259846105789957,  0.1678912274296642,
+           0.11387174532514846,   0.292619127106161,    0.3792657852360461,   -0.17156358179644654,
+           -0.6597830810710748,   -0.02633115756809457, -0.03986479387808928, 0.2844884363228801,
+           -0.00671655559300316,  -0.13367247693114015, -0.4593886764786507,  -0.17156358179644662,
+           0.07674420344687782,   -0.4185752426419431,  -0.6170919345937999,  0.2523504378259795,
+           0.2779037195153857,    0.619840334971108,    -0.04538633538822677, -1.1266790983525217,
+           -0.6597830810710746,   -0.41857524264194307, -0.9739470298648045,  -1.811438281331947,
+           0.2621470894647019,    0.3924442686986441,   0.3568068062741288,   0.01670604755150673,
+           -0.8201476855211551,   -0.02633115756809459, -0.6170919345937999,  -1.8114382813319472,
+           -1.395387740777249};
+  CHECK_ARRAY("JAX's", h(make({-4.4, 0.1, 1.4, 2.0, -1.2, 3.6, -2.6, -1.3, 1.9}, {9}, F64)), F64,
+              (Shape{9, 9}), want, (Tol{1e-10, 1e-10}));
 }
 
 TEST_CASE("expm: errors name the op, the shapes and the line", "[tracer][ops][linalg][errors]") {
