@@ -165,8 +165,8 @@ bool can_hand_on(const std::vector<Array>& inputs, size_t i) {
 
 TracedProgram trace_program(const std::string& name, TraceBody body, Device device,
                             const std::vector<bool>& donated, bool rematerialize,
-                            bool vector_math_library) {
-  TraceContext trace(name);
+                            bool vector_math_library, SourceLocation jitted_at) {
+  TraceContext trace(name, jitted_at);
   std::vector<size_t> layout;
   auto add_parameter = [&](DType dtype, const Shape& shape) {
     return trace.add_parameter(dtype, shape);
@@ -322,6 +322,7 @@ void throw_moved_jitted() {
 
 JitCache::JitCache(JitOptions options, SourceLocation where)
     : options_(std::move(options)),
+      where_(where),
       jitted_at_(where.line() == 0
                      ? ""
                      : fmt::format(" (jitted at {}:{})", where.file_name(), where.line())),
@@ -492,7 +493,7 @@ std::shared_ptr<const CompiledFunction> JitCache::lookup(
   try {
     auto [program, result_layout] =
         trace_program(options_.name, body, device, donated, options_.rematerialize,
-                      options_.vector_math_library);
+                      options_.vector_math_library, where_);
     if (!options_.cache_dir.empty()) {
       CompileOptions with_cache = program.options();
       with_cache.cache_dir = options_.cache_dir;

@@ -1143,9 +1143,31 @@ TEST_CASE("tracer jit: a Tensor used as a C++ condition names where and what to 
   CHECK(contains(m, "adjit::while_loop"));
   CHECK(contains(m, "test_compiler_tracer_jit.cpp:" + std::to_string(__LINE__ - 9)));
   CHECK(contains(m, "use adjit::cond / where"));  // DESIGN.md §5's words
-  // A parameter has no line of its own: its type is named instead.
+  // A parameter has no line of its own: its type and the line that jitted
+  // its function are named instead.
   auto g = jit([](Tensor flag, Tensor x) { return flag ? x : -x; });
+  int jitted_line = __LINE__ - 1;
   m = what_of<TraceError>([&] { g(Array::zeros({3}, DType::i1), Array::zeros({3}, F32)); });
   INFO(m);
-  CHECK(contains(m, "the condition i1[3] is a parameter of the traced function"));
+  CHECK(contains(m, "the condition i1[3] is a parameter of the traced function (jitted at "));
+  CHECK(contains(m, "test_compiler_tracer_jit.cpp:" + std::to_string(jitted_line) + ")"));
+  // A loop body's own parameter names the loop's line; a condition the body
+  // captures names the line that computed it.
+  auto h = jit([](Tensor x) {
+    return fori_loop(0, 2, [](const Tensor&, const Tensor& y) { return y ? y : -y; }, x);
+  });
+  int loop_line = __LINE__ - 2;
+  m = what_of<TraceError>([&] { h(Array::zeros({}, DType::i1)); });
+  INFO(m);
+  CHECK(contains(m, "is a parameter of the function traced for adjit::fori_loop (at "));
+  CHECK(contains(m, "test_compiler_tracer_jit.cpp:" + std::to_string(loop_line) + ")"));
+  auto k = jit([](Tensor x) {
+    Tensor positive = x > 0.0f;  // this line is reported
+    return fori_loop(0, 2, [&](const Tensor&, const Tensor& y) { return positive ? y : -y; }, x);
+  });
+  int computed_line = __LINE__ - 3;
+  m = what_of<TraceError>([&] { k(Array::zeros({}, F32)); });
+  INFO(m);
+  CHECK(contains(m, "was computed at"));
+  CHECK(contains(m, "test_compiler_tracer_jit.cpp:" + std::to_string(computed_line) + ")"));
 }

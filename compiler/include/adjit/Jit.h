@@ -100,10 +100,11 @@ struct TracedProgram {
 /// `device`'s kind of processor. `donated` (one flag per flat input, or
 /// empty) gives each donated input, on the CPU, the first output of its type
 /// not yet given one, to be computed in its buffer. `rematerialize` and
-/// `vector_math_library` are CompileOptions'.
+/// `vector_math_library` are CompileOptions'. `jitted_at`, the user's line
+/// that made the jitted function, is the traced function's location.
 TracedProgram trace_program(const std::string& name, TraceBody body, Device device = Device::cpu(),
                             const std::vector<bool>& donated = {}, bool rematerialize = true,
-                            bool vector_math_library = true);
+                            bool vector_math_library = true, SourceLocation jitted_at = {});
 
 /// One signature of a jitted function, compiled: the executable, its entry
 /// (resolved once) and the layout of its results.
@@ -167,10 +168,13 @@ class JitCache {
   const JitOptions& options() const { return options_; }
   /// " (jitted at FILE:LINE)", to end error messages.
   const std::string& jitted_at() const { return jitted_at_; }
+  /// The user's line that made the jitted function.
+  SourceLocation where() const { return where_; }
 
  private:
   struct State;
   JitOptions options_;
+  SourceLocation where_;
   std::string jitted_at_;
   uint64_t instance_;  // distinguishes dumps of functions with one name
   std::unique_ptr<State> state_;
@@ -256,7 +260,7 @@ class Jitted {
     return detail::trace_program(cache().options().name, trace_body<Result>(args...),
                                  cache().options().device.value_or(Device::cpu()),
                                  donated_inputs(inputs, args...), cache().options().rematerialize,
-                                 cache().options().vector_math_library)
+                                 cache().options().vector_math_library, cache().where())
         .program;
   }
 

@@ -25,10 +25,12 @@ Tensor::operator bool() const {
   // location of its own to report).
   std::string where;
   if (detail::TraceContext* trace = detail::TraceContext::owner(*this)) {
-    mlir::Value value = trace->value(*this);
-    if (!value.getDefiningOp())
-      where = fmt::format(" (the condition {} is a parameter of the traced function)",
-                          describe(*this));
+    // The value where it was made, not the argument that carries it into
+    // a nested function (a loop's body).
+    mlir::Value value = mlir::Value::getFromOpaquePointer(this->value());
+    if (auto parameter = mlir::dyn_cast<mlir::BlockArgument>(value))
+      where = fmt::format(" (the condition {} is a parameter of {})", describe(*this),
+                          trace->function_of(parameter));
     else if (auto file = mlir::dyn_cast<mlir::FileLineColLoc>(value.getLoc()))
       where = fmt::format(" (the condition {} was computed at {}:{})", describe(*this),
                           file.getFilename().str(), file.getLine());

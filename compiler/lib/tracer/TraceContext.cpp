@@ -16,17 +16,25 @@ thread_local TraceContext* innermost_trace = nullptr;
 std::atomic<uint64_t> trace_serials{0};
 }  // namespace
 
-TraceContext::TraceContext(std::string function_name)
+TraceContext::TraceContext(std::string function_name, SourceLocation jitted_at)
     : program_(std::make_unique<Program::Impl>()),
       builder_(&program_->context),
       enclosing_(innermost_trace) {
   mlir::MLIRContext& ctx = program_->context;
   program_->module = mlir::ModuleOp::create(mlir::UnknownLoc::get(&ctx));
   builder_.setInsertionPointToEnd(program_->module->getBody());
-  auto function = builder_.create<mlir::func::FuncOp>(
-      mlir::UnknownLoc::get(&ctx), function_name, builder_.getFunctionType({}, {}));
+  // The function, and so its parameters, are where the user jitted it.
+  mlir::Location where = mlir::UnknownLoc::get(&ctx);
+  std::string origin = "the traced function";
+  if (jitted_at.line() != 0) {
+    where = mlir::FileLineColLoc::get(&ctx, jitted_at.file_name(), jitted_at.line(),
+                                      jitted_at.column());
+    origin += fmt::format(" (jitted at {}:{})", jitted_at.file_name(), jitted_at.line());
+  }
+  auto function =
+      builder_.create<mlir::func::FuncOp>(where, function_name, builder_.getFunctionType({}, {}));
   builder_.setInsertionPointToStart(function.addEntryBlock());
-  frames_.push_back(Frame{function, {}, ++trace_serials, "the traced function"});
+  frames_.push_back(Frame{function, {}, ++trace_serials, origin});
   innermost_trace = this;
 }
 
@@ -151,6 +159,14 @@ void TraceContext::begin_subfunction(const std::string& kind, SourceLocation whe
   builder_.setInsertionPointToStart(function.addEntryBlock());
   frames_.push_back(Frame{function, resume, ++trace_serials,
                           traced_for(kind) + at(where)});
+}
+
+std::string TraceContext::function_of(mlir::BlockArgument parameter) const {
+  for (const Frame& frame : frames_) {
+    mlir::func::FuncOp function = frame.function;
+    if (parameter.getOwner()->getParentOp() == function.getOperation()) return frame.origin;
+  }
+  return "a function traced here";
 }
 
 TraceContext::Frame TraceContext::pop_frame() {

@@ -19,7 +19,9 @@ namespace adjit::detail {
 /// per thread (a trace started inside another is innermost until it ends).
 class TraceContext {
  public:
-  explicit TraceContext(std::string function_name);
+  /// `jitted_at`: the user's line that made the jitted function, the
+  /// function's location (none: line 0).
+  explicit TraceContext(std::string function_name, SourceLocation jitted_at = {});
   ~TraceContext();
   TraceContext(const TraceContext&) = delete;
   TraceContext& operator=(const TraceContext&) = delete;
@@ -37,6 +39,10 @@ class TraceContext {
   /// (current_frame() when something was made there) still open.
   static bool running(const TraceContext* trace, uint64_t frame_serial);
   uint64_t current_frame() const { return frames_.back().serial; }
+  /// What `parameter`, an argument of a function this trace records, is a
+  /// parameter of, in the user's words ("the traced function (jitted at
+  /// f.cpp:3)", "the body of adjit::while_loop (at f.cpp:5)").
+  std::string function_of(mlir::BlockArgument parameter) const;
 
   Tensor add_parameter(DType dtype, const Shape& shape);
   /// Ends the function with `results` and hands the module to a Program.
