@@ -434,9 +434,9 @@ TEST_CASE("array routines: argsort, sort, take_along_axis, top_k, median", "[tra
   // Rows with ties, signed zeros, NaN and infinities; a row longer than a
   // vector; every dtype of keys.
   Vec special{0.0, -0.0, kNaN, 1.0, -kInf, -0.0, 0.0, 3.0, kNaN, 3.0, kInf, -2.0};
-  for (DType dt : {F32, F64, I32, I64}) {
+  for (DType dt : {F32, F64, F16, BF16, I32, I64}) {
     INFO("dtype " << dtype_name(dt));
-    bool floating = dt == F32 || dt == F64;
+    bool floating = dt != I32 && dt != I64;
     Vec base = floating ? special : Vec{3, -1, 7, 3, 0, -1, 2, 9, 3, -8, 5, 0};
     Vec v = base;
     for (int r = 1; r < 3; ++r)
@@ -484,6 +484,16 @@ TEST_CASE("array routines: argsort, sort, take_along_axis, top_k, median", "[tra
   Array bool_order = adjit::jit([](Tensor t) { return argsort(t); })(
       Array::from<bool>({true, false, true, false}, {4}));
   CHECK_EXACT("argsort of bools", bool_order, I32, (Shape{4}), (Vec{1, 3, 0, 2}));
+  // A single row of bf16 keys: its comparator compares bf16 scalars, which
+  // LLVM narrowed through __truncsfbf2 (not in GCC 12's libgcc: no link).
+  for (DType dt : {BF16, F16}) {
+    INFO("dtype " << dtype_name(dt));
+    auto sorted = adjit::jit([](Tensor t) { return std::make_tuple(sort(t), argsort(t, 0, true)); });
+    auto [row, descending] = sorted(make({3, -1, 2, 0.5, -7, 9, 1, 1, -2}, {9}, dt));
+    CHECK_EXACT("sort of one row", row, dt, (Shape{9}), (Vec{-7, -2, -1, 0.5, 1, 1, 2, 3, 9}));
+    CHECK_EXACT("argsort of one row, descending", descending, I32, (Shape{9}),
+                (Vec{5, 0, 2, 6, 7, 3, 1, 8, 4}));
+  }
 
   // take_along_axis: negative indices, broadcasting of the other axis,
   // clamping; top_k; median over axes (even and odd counts, NaN, integers).
