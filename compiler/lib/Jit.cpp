@@ -1,5 +1,6 @@
 #include "adjit/Jit.h"
 
+#include "tracer/Recorder.h"
 #include "tracer/TraceContext.h"
 
 #include "adjit/runtime/Threads.h"
@@ -323,9 +324,7 @@ void throw_moved_jitted() {
 JitCache::JitCache(JitOptions options, SourceLocation where)
     : options_(std::move(options)),
       where_(where),
-      jitted_at_(where.line() == 0
-                     ? ""
-                     : fmt::format(" (jitted at {}:{})", where.file_name(), where.line())),
+      jitted_at_(detail::jitted_at(where)),
       state_(std::make_unique<State>()) {
   static std::atomic<uint64_t> instances{0};
   instance_ = ++instances;

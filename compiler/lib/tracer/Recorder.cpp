@@ -153,4 +153,9 @@ std::string at(SourceLocation where) {
   return fmt::format(" (at {}:{})", where.file_name(), where.line());
 }
 
+std::string jitted_at(SourceLocation where) {
+  if (where.line() == 0) return "";
+  return fmt::format(" (jitted at {}:{})", where.file_name(), where.line());
+}
+
 }  // namespace adjit::detail

@@ -83,6 +83,9 @@ std::string describe(const Tensor& t);
 
 /// " (at file:line)": how every tracer error names the user's line.
 std::string at(SourceLocation where);
+/// " (jitted at file:line)": how errors name the line that made a jitted
+/// function; empty without a line.
+std::string jitted_at(SourceLocation where);
 
 }  // namespace adjit::detail
 

@@ -24,17 +24,16 @@ TraceContext::TraceContext(std::string function_name, SourceLocation jitted_at)
   program_->module = mlir::ModuleOp::create(mlir::UnknownLoc::get(&ctx));
   builder_.setInsertionPointToEnd(program_->module->getBody());
   // The function, and so its parameters, are where the user jitted it.
-  mlir::Location where = mlir::UnknownLoc::get(&ctx);
-  std::string origin = "the traced function";
-  if (jitted_at.line() != 0) {
-    where = mlir::FileLineColLoc::get(&ctx, jitted_at.file_name(), jitted_at.line(),
+  mlir::Location where =
+      jitted_at.line() == 0
+          ? mlir::Location(mlir::UnknownLoc::get(&ctx))
+          : mlir::FileLineColLoc::get(&ctx, jitted_at.file_name(), jitted_at.line(),
                                       jitted_at.column());
-    origin += fmt::format(" (jitted at {}:{})", jitted_at.file_name(), jitted_at.line());
-  }
   auto function =
       builder_.create<mlir::func::FuncOp>(where, function_name, builder_.getFunctionType({}, {}));
   builder_.setInsertionPointToStart(function.addEntryBlock());
-  frames_.push_back(Frame{function, {}, ++trace_serials, origin});
+  frames_.push_back(
+      Frame{function, {}, ++trace_serials, "the traced function" + detail::jitted_at(jitted_at)});
   innermost_trace = this;
 }
 

@@ -1443,8 +1443,8 @@ def ExpandBFloat16 : Pass<"adjit-expand-bf16", "ModuleOp"> {
     manipulation (round to nearest even), since LLVM's x86 backend has no
     bf16 conversion without AVX512-BF16; `arith.cmpf` of bf16 values (a
     sort's comparator) compares them widened to f32, which is exact, as
-    LLVM would otherwise narrow them back through `__truncsfbf2`. Only these patterns of upstream
-    `arith-expand` run: its max/min expansion loses the sign of zero, while
+    LLVM would otherwise narrow them back through `__truncsfbf2`. Only
+    these patterns of upstream `arith-expand` run: its max/min expansion loses the sign of zero, while
     LLVM's own `llvm.maximum`/`llvm.minimum` lowering keeps it.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect"];
