@@ -58,9 +58,48 @@ Attribute bitsOf(Attribute value, Type carrier) {
   return {};
 }
 
+// Gives the module's private functions (outlined loop nests), which no one
+// outside calls, i16 in place of their bf16 parameters and results: a bf16
+// passed in a register would be narrowed through __truncsfbf2 as well.
+// Returns their names.
+DenseSet<StringAttr> carryInSignatures(ModuleOp module) {
+  DenseSet<StringAttr> retyped;
+  for (auto function : module.getOps<LLVM::LLVMFuncOp>()) {
+    if (function.isExternal() ||
+        !(function.isPrivate() || function.getLinkage() == LLVM::Linkage::Internal ||
+          function.getLinkage() == LLVM::Linkage::Private))
+      continue;
+    LLVM::LLVMFunctionType type = function.getFunctionType();
+    auto carried = [](Type t) {
+      Type carrier = carrierOf(t);
+      return carrier ? carrier : t;
+    };
+    SmallVector<Type> parameters = llvm::map_to_vector(type.getParams(), carried);
+    Type result = carried(type.getReturnType());
+    if (ArrayRef(parameters) == type.getParams() && result == type.getReturnType())
+      continue;
+    function.setFunctionType(LLVM::LLVMFunctionType::get(result, parameters, type.isVarArg()));
+    retyped.insert(function.getSymNameAttr());
+  }
+  return retyped;
+}
+
 struct CarryBFloat16AsI16Pass
     : adjit::impl::CarryBFloat16AsI16Base<CarryBFloat16AsI16Pass> {
   void runOnOperation() override {
+    DenseSet<StringAttr> retyped = carryInSignatures(getOperation());
+    // Calls of retyped functions, and their returns, take i16 as it is.
+    auto takesCarriers = [&](Operation *op) {
+      if (auto call = dyn_cast<LLVM::CallOp>(op))
+        return call.getCalleeAttr() && retyped.contains(call.getCalleeAttr().getAttr());
+      if (isa<LLVM::ReturnOp>(op))
+        return retyped.contains(op->getParentOfType<LLVM::LLVMFuncOp>().getSymNameAttr());
+      return false;
+    };
+    auto isRetypedFunction = [&](Operation *op) {
+      auto function = dyn_cast<LLVM::LLVMFuncOp>(op);
+      return function && retyped.contains(function.getSymNameAttr());
+    };
     SmallVector<Operation *> ops;
     SmallVector<Block *> blocks;
     getOperation()->walk([&](Operation *op) {
@@ -88,9 +127,10 @@ struct CarryBFloat16AsI16Pass
         Type carrier = carrierOf(argument.getType());
         if (!carrier)
           continue;
-        // A region's entry arguments are the function's or the op's own;
-        // the others come from branches, which only move values.
-        if (block->isEntryBlock()) {
+        // A region's entry arguments are the function's or the op's own
+        // (a retyped function's take i16); the others come from branches,
+        // which only move values.
+        if (block->isEntryBlock() && !isRetypedFunction(block->getParentOp())) {
           b.setInsertionPointToStart(block);
           bitcastAfterDefinition(argument, carrier);
         } else {
@@ -110,7 +150,7 @@ struct CarryBFloat16AsI16Pass
             carried.insert(replacement);
             continue;
           }
-        if (movesValues(op) || isa<LLVM::BitcastOp>(op)) {
+        if (movesValues(op) || isa<LLVM::BitcastOp>(op) || takesCarriers(op)) {
           carryInPlace(result, carrier);
         } else {
           b.setInsertionPointAfter(op);
@@ -120,7 +160,7 @@ struct CarryBFloat16AsI16Pass
     // Users that compute on bf16 (none after adjit-expand-bf16, unless a
     // call takes or returns one) get it back as bf16 right before them.
     for (Operation *op : ops) {
-      if (movesValues(op) || isa<LLVM::BitcastOp>(op))
+      if (movesValues(op) || isa<LLVM::BitcastOp>(op) || takesCarriers(op))
         continue;
       for (OpOperand &operand : op->getOpOperands()) {
         if (!carried.contains(operand.get()))

@@ -254,6 +254,7 @@ void addLoweringToLLVM(OpPassManager &pm, const PipelineOptions &options,
   pm.addPass(createApproximateMath(approximations));
   if (approximations.avx512 && options.avx512dq.value_or(hostHasAvx512Dq()))
     pm.addPass(createAvx512MinMax());
+  pm.addPass(createWidenedHalfMinMax());
   pm.addPass(createConvertMathToFuncs());
   MathToLibmOptions libm;
   libm.vectorIsa = vectorMathIsa(options);

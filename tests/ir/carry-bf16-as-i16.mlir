@@ -67,3 +67,33 @@ llvm.func @through_calls(%x: bf16, %p: !llvm.ptr) -> bf16 {
   llvm.store %y, %p : bf16, !llvm.ptr
   llvm.return %y : bf16
 }
+
+// A private function (an outlined loop nest) takes and returns i16 in place
+// of bf16, and so do its calls: a bf16 argument in a register would be
+// narrowed through __truncsfbf2 too. Public functions keep their signature
+// (above).
+// CHECK-LABEL: llvm.func @nest
+// CHECK-SAME:    (%[[V:.*]]: i16, %[[P:.*]]: !llvm.ptr) -> i16
+// CHECK-NOT:     bf16
+// CHECK:         llvm.store %[[V]], %[[P]] : i16, !llvm.ptr
+// CHECK-NEXT:    llvm.return %[[V]] : i16
+llvm.func @nest(%v: bf16, %p: !llvm.ptr) -> bf16 attributes {sym_visibility = "private"} {
+  llvm.br ^next
+^next:
+  llvm.store %v, %p : bf16, !llvm.ptr
+  llvm.return %v : bf16
+}
+
+// CHECK-LABEL: llvm.func @calls_nest
+// CHECK-NOT:     bf16
+// CHECK:         %[[ZERO:.*]] = llvm.mlir.constant(0 : i16) : i16
+// CHECK:         %[[R:.*]] = llvm.call @nest(%[[ZERO]], %arg0) : (i16, !llvm.ptr) -> i16
+// CHECK:         llvm.store %[[R]], %arg0 : i16, !llvm.ptr
+llvm.func @calls_nest(%p: !llvm.ptr) {
+  %zero = llvm.mlir.constant(0.0 : bf16) : bf16
+  %r = llvm.call @nest(%zero, %p) : (bf16, !llvm.ptr) -> bf16
+  llvm.br ^next
+^next:
+  llvm.store %r, %p : bf16, !llvm.ptr
+  llvm.return
+}

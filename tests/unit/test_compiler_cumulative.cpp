@@ -163,6 +163,35 @@ TEST_CASE("tracer ops: cumulative reductions keep infinities and NaN", "[tracer]
               (Vec{-kInf, -kInf, 0, kNaN, kNaN}), kExact);
 }
 
+TEST_CASE("tracer ops: cummax and cummin of f16 and bf16 keep NaN in vectors",
+          "[tracer][ops][cumulative]") {
+  // Computed widened to f32 in vectors; f16's would be narrowed back by
+  // LLVM to a maximum that lost NaN (adjit-widened-f16-min-max). Rows of 40
+  // with a NaN at 3 and at 29, -0 and +0 ties; forwards and in reverse.
+  const Shape shape{3, 40};
+  Vec v = values_for(count(shape), true);
+  v[3] = kNaN;
+  v[40 + 29] = kNaN;
+  for (int64_t c = 0; c < 40; ++c) v[80 + c] = c % 3 ? -0.0 : 0.0;
+  auto ieee = [](bool maximum) {
+    return [maximum](double a, double b) {
+      if (std::isnan(a) || std::isnan(b)) return kNaN;
+      if (a == 0 && b == 0) return std::signbit(a) == maximum ? b : a;
+      return maximum ? std::max(a, b) : std::min(a, b);
+    };
+  };
+  for (DType dtype : {F16, BF16})
+    for (bool reverse : {false, true}) {
+      INFO(dtype_name(dtype) << (reverse ? " reversed" : ""));
+      auto f = jit([reverse](Tensor x) {
+        return std::vector<Tensor>{cummax(x, 1, reverse), cummin(x, 1, reverse)};
+      });
+      std::vector<Array> r = f(make(v, shape, dtype));
+      CHECK_EXACT("cummax", r[0], dtype, shape, reference(v, shape, 1, reverse, ieee(true)));
+      CHECK_EXACT("cummin", r[1], dtype, shape, reference(v, shape, 1, reverse, ieee(false)));
+    }
+}
+
 TEST_CASE("ad ops: gradients of the cumulative reductions, both modes", "[ad][ad-ops][cumulative]") {
   Array x = make(values_for(11, false), {11}, F64);
   Array m = make(values_for(12, false), {3, 4}, F64);

@@ -1436,6 +1436,37 @@ def MathToLibm : Pass<"adjit-math-to-libm"> {
                            "::mlir::vector::VectorDialect"];
 }
 
+def WidenedHalfMinMax : Pass<"adjit-widened-f16-min-max", "ModuleOp"> {
+  let summary = "maximumf and minimumf of f16 values widened to f32, as compares and selects";
+  let description = [{
+    adjit computes on f16 in f32: `maximum(x, y)` of f16 tensors is an
+    `arith.maximumf` of the two operands widened by `arith.extf`. LLVM's
+    InstCombine narrows `llvm.maximum(fpext x, fpext y)` back to a maximum
+    of f16 vectors, which its x86 backend, without AVX512-FP16, expands lane
+    by lane and gets wrong: `maximum([nan, 0], [0, nan])` gave `[0, 0]`.
+    This pass writes such a maximumf (minimumf) as IEEE 754-2019 defines it
+    in integer compares of the operands' bits, which LLVM cannot narrow
+    (f16 compares would be scalarized too). A float's bits as a signed
+    integer, with the magnitude bits flipped where the sign is set, order
+    as the floats do, -0 below +0; a NaN's magnitude bits exceed
+    infinity's. x wins where it is NaN, or where y is not and x's key is
+    above (below) y's.
+
+    ```mlir
+    %m = arith.maximumf %x, %y : vector<8xf32>   // %x, %y: arith.extf of f16
+    // becomes, with bits(v) = arith.bitcast %v : vector<8xf32> to vector<8xi32>
+    //   key(v) = bits(v) ^ ((bits(v) >> 31) & 0x7fffffff)
+    //   magnitude(v) = bits(v) & 0x7fffffff
+    %xNaN = arith.cmpi sgt, <magnitude(x)>, <0x7f800000>
+    %yNumber = arith.cmpi sle, <magnitude(y)>, <0x7f800000>
+    %ahead = arith.cmpi sgt, <key(x)>, <key(y)>           // slt for minimumf
+    %wins = arith.ori %xNaN, <%yNumber and %ahead>
+    %m = arith.select %wins, %x, %y
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
 def ExpandBFloat16 : Pass<"adjit-expand-bf16", "ModuleOp"> {
   let summary = "Expand bf16 conversions into integer arithmetic";
   let description = [{
@@ -1461,10 +1492,12 @@ def CarryBFloat16AsI16 : Pass<"adjit-carry-bf16-as-i16", "ModuleOp"> {
     ahead-of-time object could resolve it. This pass gives every such value
     (scalar or vector) the type i16 of the same width: loads, stores,
     selects, element and shuffle ops, masked loads and stores, block
-    arguments and branches take it as they are; bf16 constants become the
-    i16 constants of their bits; bitcasts from and to i16 disappear. An op
-    that would compute on a bf16 (a call taking one, a return) gets it back
-    through a bitcast right before it, in its own block.
+    arguments and branches take it as they are; so do private functions
+    (outlined loop nests), whose bf16 parameters and results become i16,
+    and their calls and returns; bf16 constants become the i16 constants
+    of their bits; bitcasts from and to i16 disappear. An op that would
+    compute on a bf16 (a call of a public function taking one, its return)
+    gets it back through a bitcast right before it, in its own block.
 
     ```mlir
     %b = llvm.bitcast %bits : i16 to bf16
