@@ -8,6 +8,7 @@
 // tensor.extract/insert, which bufferization turns into loads and stores;
 // every loop body reads the latest value of the result before writing it.
 #include "SortToLoops.h"
+#include "FloatOrder.h"
 #include "ParallelChunks.h"
 
 #include "adjit/Dialect/AdjitOps.h"
@@ -26,12 +27,16 @@ using namespace mlir::adjit;
 namespace {
 
 // Whether value x comes strictly before value y in argsort's order (NaN
-// after every number, or before them with `descending`), and whether they
-// tie (NaNs tie).
+// after every number, or before them with `descending`; with `totalOrder`,
+// floats in IEEE 754's totalOrder), and whether they tie (NaNs tie).
 std::pair<Value, Value> compareValues(OpBuilder &b, Location loc, Value x, Value y,
-                                      bool descending) {
+                                      bool descending, bool totalOrder) {
   auto both = [&](Value p, Value q) { return b.create<arith::AndIOp>(loc, p, q).getResult(); };
   auto either = [&](Value p, Value q) { return b.create<arith::OrIOp>(loc, p, q).getResult(); };
+  if (isa<FloatType>(x.getType()) && totalOrder) {
+    x = floatKey(b, loc, x).key;
+    y = floatKey(b, loc, y).key;
+  }
   if (!isa<FloatType>(x.getType()))
     return {b.create<arith::CmpIOp>(
                 loc, descending ? arith::CmpIPredicate::sgt : arith::CmpIPredicate::slt, x, y),
@@ -67,7 +72,7 @@ struct RowSorter {
   OpBuilder &b;
   Location loc;
   Value keys, row;
-  bool descending;
+  bool descending, totalOrder;
 
   Value index(int64_t i) { return b.create<arith::ConstantIndexOp>(loc, i); }
   Element at(Heap h, Value position) {
@@ -93,7 +98,7 @@ struct RowSorter {
 
   // Whether x comes before y: by value, then by index.
   Value before(Element x, Element y) {
-    auto [strictly, tie] = compareValues(b, loc, x.value, y.value, descending);
+    auto [strictly, tie] = compareValues(b, loc, x.value, y.value, descending, totalOrder);
     return either(strictly, both(tie, less(x.index, y.index)));
   }
 
@@ -192,7 +197,7 @@ struct ArgsortToLoops : OpConversionPattern<ArgsortOp> {
           auto loop = rewriter.create<scf::ForOp>(
               loc, index(0), index(items), index(1), carried,
               [&](OpBuilder &b, Location l, Value row, ValueRange args) {
-                RowSorter sorter{b, l, inputs[0], row, op.getDescending()};
+                RowSorter sorter{b, l, inputs[0], row, op.getDescending(), op.getTotalOrder()};
                 Heap heap = sorter.sort({args[0], args[1]}, n);
                 b.create<scf::YieldOp>(l, ValueRange{heap.order, heap.values});
               });
@@ -219,8 +224,8 @@ Value searchPosition(OpBuilder &b, Location l, Value sorted, int64_t n, Value v,
     Value at = b.create<arith::IndexCastOp>(l, b.getIndexType(), position);
     Value element = b.create<tensor::ExtractOp>(l, sorted, ValueRange{at});
     if (!right)
-      return compareValues(b, l, element, v, false).first;
-    Value after = compareValues(b, l, v, element, false).first;
+      return compareValues(b, l, element, v, false, false).first;
+    Value after = compareValues(b, l, v, element, false, false).first;
     return b.create<arith::XOrIOp>(l, after, b.create<arith::ConstantIntOp>(l, 1, 1)).getResult();
   };
   if (n == 0)

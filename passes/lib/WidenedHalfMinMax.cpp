@@ -1,5 +1,7 @@
 // adjit-widened-f16-min-max: maximumf and minimumf of f16 values widened to
 // f32, as compares and selects (see the pass description in Passes.td).
+#include "FloatOrder.h"
+
 #include "adjit/Passes/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -21,38 +23,21 @@ bool isWidenedFromF16(Value v) {
 
 // IEEE 754-2019 maximum (minimum) in integer compares of the operands'
 // bits, which LLVM cannot narrow to f16 (x86 without AVX512-FP16 compares
-// f16 vectors a lane at a time). A float's bits b as a signed integer,
-// with the magnitude bits flipped where b < 0, order as the floats do with
-// -0 below +0; a NaN's magnitude bits exceed those of infinity. x is the
-// result where it is NaN, or where y is not and x's key is above (below)
-// y's; y otherwise.
+// f16 vectors a lane at a time). Order keys (FloatOrder.h) order numbers as
+// the floats do, -0 below +0; a NaN's magnitude bits exceed infinity's. x
+// is the result where it is NaN, or where y is not and x's key is above
+// (below) y's; y otherwise.
 Value exactMinMax(ImplicitLocOpBuilder &b, Value x, Value y, bool maximum) {
-  Type type = x.getType();
-  auto element = cast<FloatType>(getElementTypeOrSelf(type));
+  Location loc = b.getLoc();
+  adjit::FloatKey kx = adjit::floatKey(b, loc, x), ky = adjit::floatKey(b, loc, y);
+  auto element = cast<FloatType>(getElementTypeOrSelf(x.getType()));
   unsigned width = element.getWidth();
-  IntegerType elementBits = b.getIntegerType(width);
-  Type bitsType = elementBits;
-  if (auto vector = dyn_cast<VectorType>(type))
-    bitsType = vector.clone(elementBits);
-  auto constant = [&](const APInt &value) -> Value {
-    auto attr = b.getIntegerAttr(elementBits, value);
-    if (auto vector = dyn_cast<VectorType>(bitsType))
-      return b.create<arith::ConstantOp>(DenseElementsAttr::get(vector, attr));
-    return b.create<arith::ConstantOp>(attr);
-  };
-  Value signShift = constant(APInt(width, width - 1));
-  Value magnitudeMask = constant(APInt::getSignedMaxValue(width));
-  Value infinity = constant(APFloat::getInf(element.getFloatSemantics()).bitcastToAPInt());
-  struct Keyed { Value magnitude, key; };
-  auto keyed = [&](Value v) {
-    Value bits = b.create<arith::BitcastOp>(bitsType, v);
-    Value negativeMask = b.create<arith::ShRSIOp>(bits, signShift);
-    Value flip = b.create<arith::AndIOp>(negativeMask, magnitudeMask);
-    return Keyed{b.create<arith::AndIOp>(bits, magnitudeMask), b.create<arith::XOrIOp>(bits, flip)};
-  };
-  Keyed kx = keyed(x), ky = keyed(y);
-  Value xNaN = b.create<arith::CmpIOp>(arith::CmpIPredicate::sgt, kx.magnitude, infinity);
-  Value yNumber = b.create<arith::CmpIOp>(arith::CmpIPredicate::sle, ky.magnitude, infinity);
+  Value magnitudeMask = adjit::integerConstantLike(b, loc, kx.bits, APInt::getSignedMaxValue(width));
+  Value infinity = adjit::integerConstantLike(
+      b, loc, kx.bits, APFloat::getInf(element.getFloatSemantics()).bitcastToAPInt());
+  auto magnitude = [&](Value bits) { return b.create<arith::AndIOp>(bits, magnitudeMask); };
+  Value xNaN = b.create<arith::CmpIOp>(arith::CmpIPredicate::sgt, magnitude(kx.bits), infinity);
+  Value yNumber = b.create<arith::CmpIOp>(arith::CmpIPredicate::sle, magnitude(ky.bits), infinity);
   Value xAhead = b.create<arith::CmpIOp>(
       maximum ? arith::CmpIPredicate::sgt : arith::CmpIPredicate::slt, kx.key, ky.key);
   Value xWins = b.create<arith::OrIOp>(xNaN, b.create<arith::AndIOp>(yNumber, xAhead));

@@ -19,16 +19,24 @@ func.func @widen(%x: bf16) -> f32 {
 // -----
 
 // Narrowing rounds to nearest even (add 0x7fff plus the lowest kept bit,
-// then drop 16 bits) and gives a quiet NaN (0x7fc0 = 32704) for NaN.
+// then drop 16 bits); a NaN keeps its sign and leading payload, quieted
+// (its high 16 bits | 0x40), as x86's vcvtneps2bf16 does, not upstream's
+// +NaN (0x7fc0).
 // CHECK-LABEL: func.func @narrow
 // CHECK-NOT:   arith.truncf
-// CHECK-DAG:   arith.constant 32704 : i16
-// CHECK-DAG:   arith.constant 32767 : i32
-// CHECK:       %[[NAN:.*]] = arith.cmpf une, %arg0, %arg0 : f32
-// CHECK:       arith.addi
-// CHECK:       arith.shrui
-// CHECK:       %[[R:.*]] = arith.select %[[NAN]], %{{.*}}, %{{.*}} : i16
-// CHECK-NEXT:  arith.bitcast %[[R]] : i16 to bf16
+// CHECK-DAG:   %[[C16:.*]] = arith.constant 16 : i32
+// CHECK-DAG:   %[[C7FFF:.*]] = arith.constant 32767 : i32
+// CHECK-DAG:   %[[C40:.*]] = arith.constant 64 : i32
+// CHECK:       %[[BITS:.*]] = arith.bitcast %arg0 : f32 to i32
+// CHECK:       %[[HIGH:.*]] = arith.shrui %[[BITS]], %[[C16]] : i32
+// CHECK:       %[[BIAS:.*]] = arith.addi %{{.*}}, %[[C7FFF]] : i32
+// CHECK:       %[[SUM:.*]] = arith.addi %[[BITS]], %[[BIAS]] : i32
+// CHECK:       %[[ROUNDED:.*]] = arith.shrui %[[SUM]], %[[C16]] : i32
+// CHECK:       %[[QUIET:.*]] = arith.ori %[[HIGH]], %[[C40]] : i32
+// CHECK:       %[[NAN:.*]] = arith.cmpf uno, %arg0, %arg0 : f32
+// CHECK:       %[[R:.*]] = arith.select %[[NAN]], %[[QUIET]], %[[ROUNDED]] : i32
+// CHECK-NEXT:  %[[NARROW:.*]] = arith.trunci %[[R]] : i32 to i16
+// CHECK-NEXT:  arith.bitcast %[[NARROW]] : i16 to bf16
 func.func @narrow(%x: f32) -> bf16 {
   %y = arith.truncf %x : f32 to bf16
   return %y : bf16

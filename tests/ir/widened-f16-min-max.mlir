@@ -7,18 +7,17 @@
 // CHECK-LABEL: func.func @maximum_of_widened
 // CHECK:       %[[X:.*]] = arith.extf %arg0
 // CHECK:       %[[Y:.*]] = arith.extf %arg1
-// CHECK-DAG:   %[[SHIFT:.*]] = arith.constant dense<31> : vector<8xi32>
-// CHECK-DAG:   %[[MAGNITUDE:.*]] = arith.constant dense<2147483647> : vector<8xi32>
-// CHECK-DAG:   %[[INF:.*]] = arith.constant dense<2139095040> : vector<8xi32>
 // CHECK:       %[[XBITS:.*]] = arith.bitcast %[[X]] : vector<8xf32> to vector<8xi32>
-// CHECK:       %[[XNEG:.*]] = arith.shrsi %[[XBITS]], %[[SHIFT]]
-// CHECK:       %[[XFLIP:.*]] = arith.andi %[[XNEG]], %[[MAGNITUDE]]
-// CHECK:       %[[XMAG:.*]] = arith.andi %[[XBITS]], %[[MAGNITUDE]]
+// CHECK:       %[[XNEG:.*]] = arith.shrsi %[[XBITS]], %{{.*}} : vector<8xi32>
+// CHECK:       %[[XFLIP:.*]] = arith.andi %[[XNEG]], %{{.*}} : vector<8xi32>
 // CHECK:       %[[XKEY:.*]] = arith.xori %[[XBITS]], %[[XFLIP]]
 // CHECK:       %[[YBITS:.*]] = arith.bitcast %[[Y]] : vector<8xf32> to vector<8xi32>
-// CHECK:       %[[YMAG:.*]] = arith.andi %[[YBITS]], %[[MAGNITUDE]]
 // CHECK:       %[[YKEY:.*]] = arith.xori %[[YBITS]],
+// CHECK-DAG:   %[[MAGNITUDE:.*]] = arith.constant dense<2147483647> : vector<8xi32>
+// CHECK-DAG:   %[[INF:.*]] = arith.constant dense<2139095040> : vector<8xi32>
+// CHECK:       %[[XMAG:.*]] = arith.andi %[[XBITS]], %[[MAGNITUDE]]
 // CHECK:       %[[XNAN:.*]] = arith.cmpi sgt, %[[XMAG]], %[[INF]]
+// CHECK:       %[[YMAG:.*]] = arith.andi %[[YBITS]], %[[MAGNITUDE]]
 // CHECK:       %[[YNUMBER:.*]] = arith.cmpi sle, %[[YMAG]], %[[INF]]
 // CHECK:       %[[AHEAD:.*]] = arith.cmpi sgt, %[[XKEY]], %[[YKEY]]
 // CHECK:       %[[BOTH:.*]] = arith.andi %[[YNUMBER]], %[[AHEAD]]

@@ -527,6 +527,69 @@ TEST_CASE("array routines: argsort, sort, take_along_axis, top_k, median", "[tra
   ad::expect_grads("median", FN(median(x[0], {1}) + median(x[0], {0, 1})), {y});
 }
 
+TEST_CASE("array routines: top_k ranks floats in IEEE totalOrder, as lax.top_k", "[tracer][ops]") {
+  // JAX 0.10.2: jax.lax.top_k([-0, 0, -0, 0, 1, nan, -1], 7) is
+  // [nan, 1, 0, 0, -0, -0, -1] at [5, 4, 1, 3, 0, 2, 6]; of
+  // [1, -nan, 0, nan, -inf, 2], [nan, 2, 1, 0, -inf, -nan] at
+  // [3, 5, 0, 2, 4, 1]; jitted, top_k(a / b, 3) of a = [1, 0, 2],
+  // b = [1, 0, 1] is [2, 1, nan] at [2, 0, 1] (0/0 is x86's -nan).
+  const double negative_nan = -std::numeric_limits<double>::quiet_NaN();
+  REQUIRE(std::signbit(negative_nan));
+  auto f = adjit::jit([](Tensor z, Tensor n, Tensor a, Tensor b) {
+    auto [zv, zi] = top_k(z, 7);
+    auto [nv, ni] = top_k(n, 6);
+    auto [qv, qi] = top_k(a / b, 3);
+    return std::vector<Tensor>{zv, zi, nv, ni, qv, qi};
+  });
+  for (DType dt : {F32, F64, F16, BF16}) {
+    INFO("dtype " << dtype_name(dt));
+    std::vector<Array> r = f(make({-0.0, 0.0, -0.0, 0.0, 1, kNaN, -1}, {7}, dt),
+                             make({1, negative_nan, 0, kNaN, -kInf, 2}, {6}, dt),
+                             make({1, 0, 2}, {3}, dt), make({1, 0, 1}, {3}, dt));
+    REQUIRE(r.size() == 6);
+    CHECK_EXACT("zeros' values", r[0], dt, (Shape{7}), (Vec{kNaN, 1, 0, 0, 0, 0, -1}));
+    CHECK_EXACT("zeros' indices", r[1], I32, (Shape{7}), (Vec{5, 4, 1, 3, 0, 2, 6}));
+    Vec signs = map(values(r[0]), [](double v) { return std::signbit(v) ? 1.0 : 0.0; });
+    CHECK(signs == (Vec{0, 0, 0, 0, 1, 1, 1}));
+    CHECK_EXACT("NaNs' values", r[2], dt, (Shape{6}), (Vec{kNaN, 2, 1, 0, -kInf, kNaN}));
+    CHECK_EXACT("NaNs' indices", r[3], I32, (Shape{6}), (Vec{3, 5, 0, 2, 4, 1}));
+    CHECK_EXACT("0/0's indices", r[5], I32, (Shape{3}), (Vec{2, 0, 1}));
+  }
+
+  // Rows of 40 (many heap levels): zeros of both signs, NaNs of both
+  // signs and numbers, against a stable sort by totalOrder, descending.
+  auto ranks_before = [](double a, double b) {
+    auto rank = [](double v) {  // -NaN, numbers, +NaN
+      return std::isnan(v) ? (std::signbit(v) ? 0 : 2) : 1;
+    };
+    if (rank(a) != rank(b)) return rank(a) > rank(b);
+    if (rank(a) != 1) return false;
+    if (a == 0 && b == 0) return !std::signbit(a) && std::signbit(b);
+    return a > b;
+  };
+  const Shape shape{3, 40};
+  Vec v;
+  for (int64_t i = 0; i < count(shape); ++i) {
+    int64_t kind = (i * 7) % 9;
+    v.push_back(kind == 0 ? kNaN : kind == 1 ? negative_nan : kind < 4 ? 0.0 : kind < 6 ? -0.0
+                                                                           : double((i * 5) % 11) - 5);
+  }
+  auto top = adjit::jit([](Tensor x) { return top_k(x, 40).indices; });
+  for (DType dt : {F32, F16}) {
+    INFO("dtype " << dtype_name(dt));
+    Vec want;
+    for (int64_t row = 0; row < 3; ++row) {
+      std::vector<int64_t> order(40);
+      std::iota(order.begin(), order.end(), 0);
+      std::stable_sort(order.begin(), order.end(), [&](int64_t i, int64_t j) {
+        return ranks_before(v[row * 40 + i], v[row * 40 + j]);
+      });
+      for (int64_t i : order) want.push_back(static_cast<double>(i));
+    }
+    CHECK_EXACT("rows of 40", top(make(v, shape, dt)), I32, shape, want);
+  }
+}
+
 TEST_CASE("array routines: quantile, percentile, nan-reductions, linspace, meshgrid, matrix_rank",
           "[tracer][ops]") {
   // Against jnp.quantile (linear), jnp.nan*, jnp.linspace, jnp.meshgrid and

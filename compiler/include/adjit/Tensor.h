@@ -591,7 +591,9 @@ UniqueAllResult unique_all(const Tensor& x, int64_t size,
                            std::optional<double> fill_value = std::nullopt,
                            SourceLocation loc = SourceLocation::current());
 /// lax.top_k: the k largest elements along the last axis, largest first,
-/// and their indices (i32); equal elements in index order, NaN largest.
+/// and their indices (i32); equal elements in index order. Floats rank in
+/// IEEE 754's totalOrder, as lax.top_k's: +NaN above +inf, +0 above -0,
+/// -NaN (the x86 NaN of 0/0 or inf - inf) below -inf.
 /// `auto [values, indices] = top_k(x, 3);`
 struct TopKResult {
   Tensor values, indices;

@@ -213,9 +213,11 @@ Tensor diff(const Tensor& x, int n, int axis, SourceLocation loc) {
 
 namespace {
 // argsort along the last axis of x (bools as i32).
-Tensor argsort_rows(Recorder& r, const Tensor& x, bool descending) {
+// `total_order`: floats in IEEE 754's totalOrder (lax.top_k's).
+Tensor argsort_rows(Recorder& r, const Tensor& x, bool descending, bool total_order = false) {
   Tensor keys = x.dtype() == DType::i1 ? r.convert(x, DType::i32) : x;
-  return r.emit<mlir::adjit::ArgsortOp>(r.type(DType::i32, x.shape()), r.value(keys), descending);
+  return r.emit<mlir::adjit::ArgsortOp>(r.type(DType::i32, x.shape()), r.value(keys), descending,
+                                        total_order);
 }
 }  // namespace
 
@@ -327,7 +329,8 @@ TopKResult top_k(const Tensor& x, int64_t k, SourceLocation loc) {
     r.fail(fmt::format("k = {} must lie in [0, {}] for {}", k, n, describe(x)));
   detail::AtUserLine at_user(loc);
   int last = x.rank() - 1;
-  Tensor indices = part(argsort_rows(r, x, /*descending=*/true), last, 0, k, loc);
+  Tensor indices =
+      part(argsort_rows(r, x, /*descending=*/true, /*total_order=*/true), last, 0, k, loc);
   return {take_along_axis(x, indices, last, loc), indices};
 }
 

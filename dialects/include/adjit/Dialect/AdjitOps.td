@@ -756,7 +756,10 @@ def Adjit_ArgsortOp : Adjit_Op<"argsort", [Pure, NotDifferentiable]> {
     For each row along the last dimension, the indices of its elements in
     ascending order (with `descending`, descending), equal elements in the
     order they come, as a stable sort; NaN after every number (before them,
-    descending), -0 equal to +0, as jnp.argsort. A heap sort of (value,
+    descending), -0 equal to +0, as jnp.argsort. With `total_order`, floats
+    compare in IEEE 754's totalOrder instead, as lax.top_k does: -NaN
+    before -inf, -0 before +0, +NaN after +inf (the x86 NaN of 0/0 is
+    negative); integers compare the same either way. A heap sort of (value,
     index) pairs in place: n log n comparisons per row; the pairs are
     totally ordered, so the permutation is the stable sort's.
 
@@ -766,12 +769,15 @@ def Adjit_ArgsortOp : Adjit_Op<"argsort", [Pure, NotDifferentiable]> {
     ```mlir
     %p = adjit.argsort %x : (tensor<2x3xf32>) -> tensor<2x3xi32>
     %q = adjit.argsort %x descending : (tensor<2x3xf32>) -> tensor<2x3xi32>
+    %t = adjit.argsort %x descending total_order : (tensor<2x3xf32>) -> tensor<2x3xi32>
     ```
   }];
-  let arguments = (ins Adjit_NumericTensor:$operand, UnitAttr:$descending);
+  let arguments = (ins Adjit_NumericTensor:$operand, UnitAttr:$descending,
+                   UnitAttr:$total_order);
   let results = (outs Adjit_IndexTensor:$result);
   let assemblyFormat = [{
-    $operand (`descending` $descending^)? attr-dict `:` functional-type(operands, results)
+    $operand (`descending` $descending^)? (`total_order` $total_order^)? attr-dict `:`
+    functional-type(operands, results)
   }];
   let hasVerifier = 1;
 }

@@ -1472,11 +1472,16 @@ def ExpandBFloat16 : Pass<"adjit-expand-bf16", "ModuleOp"> {
   let description = [{
     `arith.extf`/`arith.truncf` between bf16 and f32 become bit
     manipulation (round to nearest even), since LLVM's x86 backend has no
-    bf16 conversion without AVX512-BF16; `arith.cmpf` of bf16 values (a
-    sort's comparator) compares them widened to f32, which is exact, as
-    LLVM would otherwise narrow them back through `__truncsfbf2`. Only
-    these patterns of upstream `arith-expand` run: its max/min expansion loses the sign of zero, while
-    LLVM's own `llvm.maximum`/`llvm.minimum` lowering keeps it.
+    bf16 conversion without AVX512-BF16. A NaN narrowed keeps its sign and
+    leading payload bits, quieted (its high half | 0x40), as
+    vcvtneps2bf16 and XLA keep them; upstream's expansion, used for
+    widening only, would give +NaN (the sign of 0/0's NaN is what
+    `top_k`'s order reads). `arith.cmpf` of bf16 values (a sort's
+    comparator) compares them widened to f32, which is exact, as LLVM
+    would otherwise narrow them back through `__truncsfbf2`. Nothing else
+    of upstream `arith-expand` runs: its max/min expansion loses the sign
+    of zero, while LLVM's own `llvm.maximum`/`llvm.minimum` lowering keeps
+    it.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
