@@ -4,7 +4,8 @@
 // matrices in f32 and f64 (in vector lanes and not); JAX 0.10.2's printed
 // values; solves in both orientations; gradients in both modes and of
 // second order; det's gradient at singular matrices against cofactors
-// computed by expansion, where JAX's is zero; errors.
+// computed by expansion, where JAX's is zero, and its hessian there
+// against the cofactors' exact change; errors.
 #include "matrix_reference.h"
 #include "test_support.h"
 
@@ -327,6 +328,71 @@ TEST_CASE("det: exact small determinants, and the adjugate as its gradient at si
     INFO(matrix.shape()[0] << "x" << matrix.shape()[0]);
     expect_grads("det", FN(det(x[0])), {matrix}, 2);
   }
+}
+
+TEST_CASE("det: its second derivative at singular matrices, the cofactors' change",
+          "[ad][ad-ops][linalg]") {
+  // hessian(det) at (i, j), (k, l) is the change of cofactor (i, j) with
+  // a_kl: each cofactor is affine in each single entry, so the central
+  // difference of the exact cofactors with step 1 is exact. Rank n - 1 and
+  // lower, zero pivots before the last (JAX's hessian is 0 or NaN there),
+  // and a regular matrix, alone and in a batch; forward over reverse
+  // (hessian) and reverse over forward. (Each compile takes seconds: the
+  // SVD, for the singular matrices, is in every rule.)
+  std::vector<Vec> matrices = {
+      {1, 2, 3, 4, 2, 4, 6, 8, 1, 0, 1, 0, 3, 6, 9, 12.5},  // rank 2
+      {1, 2, 3, 4, 2, 4, 6, 8, 1, 0, 1, 0, 0, 1, 1, 5},     // rank 3
+      {1, 2, 3, 4, 2, 4, 6, 8, 3, 6, 9, 12, 1, 0, 1, 0},    // rank 2, zero rows in LU
+      {2, 1, 1, 0, 4, 3, 3, 1, 8, 7, 9, 5, 6, 7, 9, 8},     // regular
+  };
+  auto hessian_of_det = jit(hessian([](Tensor a) { return det(a); }));
+  auto reverse_over_forward = jit([](Tensor a, Tensor t) {
+    return grad([](Tensor x, Tensor d) {
+      return std::get<1>(jvp([](Tensor y) { return det(y); }, std::make_tuple(x), std::make_tuple(d)));
+    })(a, t);
+  });
+  auto second = [](const Vec& entries, int64_t n) {
+    Vec h(n * n * n * n);
+    for (int64_t p = 0; p < n * n; ++p) {
+      Vec up = entries, down = entries;
+      up[p] += 1;
+      down[p] -= 1;
+      Vec above = cofactors(matrix_at(up, 0, n, n)), below = cofactors(matrix_at(down, 0, n, n));
+      for (int64_t q = 0; q < n * n; ++q) h[q * n * n + p] = (above[q] - below[q]) / 2;
+    }
+    return h;
+  };
+  for (const Vec& entries : matrices) {
+    int64_t n = static_cast<int64_t>(std::lround(std::sqrt(static_cast<double>(entries.size()))));
+    INFO(n << "x" << n << " starting " << entries[0] << ", " << entries[1] << ", " << entries[2]);
+    Vec want = second(entries, n);
+    Tol tol{1e-11, 1e-11};
+    CHECK_ARRAY("hessian", hessian_of_det(make(entries, {n, n}, F64)), F64, (Shape{n, n, n, n}), want,
+                tol);
+    // Row p of the hessian: reverse over the tangent along entry p.
+    for (int64_t p : {int64_t{0}, n + 2, n * n - 1}) {
+      Vec direction(n * n, 0.0);
+      direction[p] = 1;
+      Vec row(want.begin() + p * n * n, want.begin() + (p + 1) * n * n);
+      CHECK_ARRAY("reverse over forward", reverse_over_forward(make(entries, {n, n}, F64),
+                                                             make(direction, {n, n}, F64)),
+                  F64, (Shape{n, n}), row, tol);
+    }
+  }
+  // A batch of a regular and a singular matrix: each gets its own.
+  Vec mixed = matrices[3];
+  mixed.insert(mixed.end(), matrices[1].begin(), matrices[1].end());
+  auto batched = jit(hessian([](Tensor a) { return sum(det(a)); }));
+  Vec want;
+  for (int m : {0, 1}) {
+    Vec one = second(matrices[m == 0 ? 3 : 1], 4);
+    // [2,4,4,2,4,4]: matrix m's block, zeros across matrices.
+    for (int64_t q = 0; q < 16; ++q)
+      for (int other = 0; other < 2; ++other)
+        for (int64_t p = 0; p < 16; ++p) want.push_back(other == m ? one[q * 16 + p] : 0.0);
+  }
+  CHECK_ARRAY("batch", batched(make(mixed, {2, 4, 4}, F64)), F64, (Shape{2, 4, 4, 2, 4, 4}), want,
+              (Tol{1e-11, 1e-11}));
 }
 
 TEST_CASE("lu: errors name the op, the shapes and the line", "[tracer][ops][linalg][errors]") {

@@ -328,7 +328,8 @@ struct SlogdetResult {
 SlogdetResult slogdet(const Tensor& a, SourceLocation loc = SourceLocation::current());
 /// jnp.linalg.det: for 2 x 2 and 3 x 3 matrices the cofactor expansion,
 /// else sign * exp(logabsdet) of slogdet. Its gradient is the transposed
-/// adjugate, finite at singular matrices too (JAX's rule, in both modes).
+/// adjugate, finite at singular matrices too (JAX's rule, in both modes);
+/// its second derivative is exact at singular matrices as well.
 Tensor det(const Tensor& a, SourceLocation loc = SourceLocation::current());
 /// jax.scipy.linalg.lu: of each matrix of a [..., m, n], with k = min(m,
 /// n), a = p l u with the permutation matrix p [..., m, m], the unit lower

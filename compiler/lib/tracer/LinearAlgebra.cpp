@@ -300,19 +300,100 @@ Tensor adjugate_by_svd(const Tensor& x, SourceLocation loc) {
   return expand_dims(expand_dims(signs, -1, loc), -1, loc) * matmul(scaled, transposed(u, loc), loc);
 }
 
-// The adjugates of the square matrices x, for det's derivative.
-Tensor adjugate(const Tensor& x, SourceLocation loc) {
-  if (x.shape().back() <= 3) return small_adjugate(x, loc);
+// The adjugates of the square matrices x (more than 3 x 3), by LU, or where
+// LU meets an early zero pivot (a singular matrix), by the SVD: only then,
+// and only for those matrices. Differentiated as it is computed, which is
+// right where LU is finite, NaN elsewhere (adjugate_with_derivative).
+Tensor adjugate_by_lu_or_svd(const Tensor& x, SourceLocation loc) {
   auto [by_lu, finite] = adjugate_by_lu(x, loc);
-  // Where LU meets an early zero pivot (a singular matrix), by the SVD:
-  // only then, and only for those matrices.
   return cond(
       all(finite, {}, false, loc),
-      [](const Tensor&, const Tensor& adj) { return adj; },
-      [&](const Tensor& matrices, const Tensor& adj) {
-        return where(finite, adj, adjugate_by_svd(matrices, loc), loc);
+      [](const Tensor&, const Tensor& adj, const Tensor&) { return adj; },
+      [&](const Tensor& matrices, const Tensor& adj, const Tensor& lu_finite) {
+        return where(lu_finite, adj, adjugate_by_svd(matrices, loc), loc);
       },
-      x, by_lu);
+      x, by_lu, finite);
+}
+
+// D[f] = the first-order change of adj(diag(s)) for a change f of
+// diag(s): -f_ij q_ij off the diagonal, sum_m q_im f_mm on it, where q_ij
+// is the product of the singular values but the i-th and the j-th (0 for
+// i = j). No division: exact at every rank. D is its own adjoint.
+Tensor diagonal_adjugate_change(const Tensor& s, const Tensor& f, SourceLocation loc) {
+  int64_t n = s.shape().back();
+  Tensor i = reshape(arange(n, DType::i32, loc), {n, 1, 1}, loc);
+  Tensor j = reshape(arange(n, DType::i32, loc), {1, n, 1}, loc);
+  Tensor k = reshape(arange(n, DType::i32, loc), {1, 1, n}, loc);
+  Tensor left_out = logical_or(adjit::equal(k, i, loc), adjit::equal(k, j, loc), loc);
+  Tensor spread = expand_dims(expand_dims(s, -2, loc), -2, loc);  // [..., 1, 1, n]
+  Tensor q = prod(where(left_out, 1.0, spread, loc), {-1}, false, loc);
+  q = where(adjit::equal(reshape(i, {n, 1}, loc), reshape(j, {1, n}, loc), loc), 0.0, q, loc);
+  Tensor on_diagonal = sum(q * expand_dims(diagonal(f, 0, -2, -1, loc), -2, loc), {-1}, false, loc);
+  return expand_dims(on_diagonal, -1, loc) * eye(n, n, 0, s.dtype(), loc) - f * q;
+}
+
+// The change of adj(x) for a change e of x (or, `adjoint`, the cotangent of
+// x for a cotangent e of adj(x)) from x's SVD x = u diag(s) vh: adj(x) =
+// c vh^T adj(diag(s)) u^T with c = det(u) det(vh), so the change is
+// c vh^T D[u^T e vh^T] u^T (the cotangent c u D[vh e u] vh). The SVD is
+// differentiated: a third derivative is right where singular values are
+// distinct, infinite or NaN where they repeat.
+Tensor adjugate_change_by_svd(const Tensor& x, const Tensor& e, bool adjoint, SourceLocation loc) {
+  auto [u, s, vh] = svd(x, loc);
+  Tensor c = expand_dims(expand_dims(slogdet(u, loc).sign * slogdet(vh, loc).sign, -1, loc), -1, loc);
+  Tensor ut = transposed(u, loc), v = transposed(vh, loc);
+  if (adjoint) return c * matmul(u, matmul(diagonal_adjugate_change(s, matmul(vh, matmul(e, u, loc), loc), loc), vh, loc), loc);
+  return c * matmul(v, matmul(diagonal_adjugate_change(s, matmul(ut, matmul(e, v, loc), loc), loc), ut, loc), loc);
+}
+
+// The change of adj(x) for a change e (or, `adjoint`, x's cotangent for
+// adj(x)'s cotangent e). Where det(x) != 0, adj(x) = det(x) x^-1 gives
+// (tr(adj e) adj - adj e adj) / det (its adjoint: (<e, adj> adj^T -
+// adj^T e adj^T) / det), differentiable to every order; elsewhere (and
+// where that is not finite) the SVD's formula.
+Tensor adjugate_change(const Tensor& x, const Tensor& e, bool adjoint, SourceLocation loc) {
+  Tensor adj = adjugate_by_lu_or_svd(x, loc), adj_t = transposed(adj, loc);
+  auto [sign, logabsdet] = slogdet(x, loc);
+  Tensor determinant = expand_dims(expand_dims(sign * exp(logabsdet, loc), -1, loc), -1, loc);
+  Tensor by_inverse =
+      adjoint ? sum(e * adj, {-2, -1}, true, loc) * adj_t - matmul(adj_t, matmul(e, adj_t, loc), loc)
+              : sum(adj_t * e, {-2, -1}, true, loc) * adj - matmul(adj, matmul(e, adj, loc), loc);
+  by_inverse = by_inverse / determinant;
+  Tensor regular = logical_and(not_equal(determinant, 0.0, loc),
+                               all(isfinite(by_inverse, loc), {-2, -1}, true, loc), loc);
+  return cond(
+      all(regular, {}, false, loc),
+      [](const Tensor&, const Tensor&, const Tensor& change, const Tensor&) { return change; },
+      [&](const Tensor& matrices, const Tensor& changes, const Tensor& change, const Tensor& ok) {
+        return where(ok, change, adjugate_change_by_svd(matrices, changes, adjoint, loc), loc);
+      },
+      x, e, by_inverse, regular);
+}
+
+// The adjugates of the square matrices x, for det's derivative, with their
+// own derivative rules (adjugate_change), so that det's second derivative
+// is right at singular matrices too.
+Tensor adjugate(const Tensor& x, SourceLocation loc) {
+  if (x.shape().back() <= 3) return small_adjugate(x, loc);
+  DType dtype = x.dtype();
+  Shape shape = x.shape();
+  auto forward = [&](detail::ParameterFn parameter, std::vector<size_t>&) {
+    return std::vector<Tensor>{adjugate_by_lu_or_svd(parameter(dtype, shape), loc)};
+  };
+  auto backward = [&](detail::ParameterFn parameter, std::vector<size_t>&) {
+    Tensor matrices = parameter(dtype, shape);
+    parameter(dtype, shape);
+    Tensor g = parameter(dtype, shape);
+    return std::vector<Tensor>{adjugate_change(matrices, g, /*adjoint=*/true, loc)};
+  };
+  auto tangent = [&](detail::ParameterFn parameter, std::vector<size_t>&) {
+    Tensor matrices = parameter(dtype, shape);
+    parameter(dtype, shape);
+    Tensor e = parameter(dtype, shape);
+    return std::vector<Tensor>{adjugate_change(matrices, e, /*adjoint=*/false, loc)};
+  };
+  detail::TraceBody tangent_rule = tangent;
+  return detail::call_with_custom_vjp({x}, forward, backward, loc, &tangent_rule).front();
 }
 }  // namespace
 
