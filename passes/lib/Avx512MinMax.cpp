@@ -2,6 +2,7 @@
 // vrangeps and vrangepd (see the pass description in Passes.td).
 
 #include "Avx512Registers.h"
+#include "ExpandMinMax.h"
 
 #include "adjit/Passes/Passes.h"
 
@@ -81,18 +82,10 @@ struct Avx512MinMaxPass : adjit::impl::Avx512MinMaxBase<Avx512MinMaxPass> {
   using Avx512MinMaxBase::Avx512MinMaxBase;
 
   void runOnOperation() override {
-    SmallVector<Operation *> ops;
-    getOperation()->walk([&](Operation *op) {
-      if (isa<arith::MaximumFOp, arith::MinimumFOp>(op) &&
-          adjit::isRegistersOfF32OrF64(op->getResult(0).getType()))
-        ops.push_back(op);
-    });
-    for (Operation *op : ops) {
-      ImplicitLocOpBuilder b(op->getLoc(), op);
-      op->getResult(0).replaceAllUsesWith(
-          exactMinMax(b, op->getOperand(0), op->getOperand(1), isa<arith::MaximumFOp>(op)));
-      op->erase();
-    }
+    adjit::expandMinMax(
+        getOperation(),
+        [](Operation *op) { return adjit::isRegistersOfF32OrF64(op->getResult(0).getType()); },
+        exactMinMax);
     SmallVector<std::pair<Operation *, unsigned>> accumulating; // the op, its accumulator
     getOperation()->walk([&](Operation *op) {
       if (!isa<arith::MaxNumFOp, arith::MinNumFOp>(op) ||

@@ -1,5 +1,6 @@
 // adjit-widened-f16-min-max: maximumf and minimumf of f16 values widened to
 // f32, as compares and selects (see the pass description in Passes.td).
+#include "ExpandMinMax.h"
 #include "FloatOrder.h"
 
 #include "adjit/Passes/Passes.h"
@@ -46,18 +47,10 @@ Value exactMinMax(ImplicitLocOpBuilder &b, Value x, Value y, bool maximum) {
 
 struct WidenedHalfMinMaxPass : adjit::impl::WidenedHalfMinMaxBase<WidenedHalfMinMaxPass> {
   void runOnOperation() override {
-    SmallVector<Operation *> ops;
-    getOperation()->walk([&](Operation *op) {
-      if (isa<arith::MaximumFOp, arith::MinimumFOp>(op) &&
-          llvm::all_of(op->getOperands(), isWidenedFromF16))
-        ops.push_back(op);
-    });
-    for (Operation *op : ops) {
-      ImplicitLocOpBuilder b(op->getLoc(), op);
-      op->getResult(0).replaceAllUsesWith(
-          exactMinMax(b, op->getOperand(0), op->getOperand(1), isa<arith::MaximumFOp>(op)));
-      op->erase();
-    }
+    adjit::expandMinMax(
+        getOperation(),
+        [](Operation *op) { return llvm::all_of(op->getOperands(), isWidenedFromF16); },
+        exactMinMax);
   }
 };
 
