@@ -394,8 +394,8 @@ double epsilonOf(Type element) {
 // Column by column (left-looking): L[j][j] = sqrt(s[j][j] - sum L[j][k]^2),
 // then L[i][j] = (s[i][j] - sum L[i][k] L[j][k]) / L[j][j] below it, where
 // s is the symmetric part of the operand. A pivot that is not positive
-// makes the diagonal NaN, which reaches L[n-1][n-1]; the matrix is then
-// filled with NaN, as JAX reports a failed factorization.
+// makes the diagonal NaN, which reaches L[n-1][n-1]; the lower triangle is
+// then filled with NaN, as JAX reports a failed factorization.
 struct CholeskyToLoops : MatrixPattern<CholeskyOp> {
   using MatrixPattern::MatrixPattern;
   LogicalResult matchAndRewrite(CholeskyOp op, OpAdaptor adaptor,
@@ -437,11 +437,14 @@ struct CholeskyToLoops : MatrixPattern<CholeskyOp> {
           })[0];
           Value failed = m.b.create<arith::CmpFOp>(m.loc, arith::CmpFPredicate::UNO,
                                                   m.at(l, last, last), m.at(l, last, last));
+          // The lower triangle (with the diagonal) of a failed matrix
+          // becomes NaN; its strict upper triangle stays zero, as JAX's.
           auto fill = [&](Value l, function_ref<Value(Value)> entry) {
             return m.loop(first, size, l, [&](Value i, ValueRange li) -> SmallVector<Value> {
-              return m.loop(first, size, li, [&](Value j, ValueRange lij) -> SmallVector<Value> {
-                return {m.put(entry(m.at(lij[0], i, j)), lij[0], i, j)};
-              });
+              return m.loop(first, m.offset(i, 1), li,
+                            [&](Value j, ValueRange lij) -> SmallVector<Value> {
+                              return {m.put(entry(m.at(lij[0], i, j)), lij[0], i, j)};
+                            });
             })[0];
           };
           // Matrices side by side in lanes fail or not each on its own.

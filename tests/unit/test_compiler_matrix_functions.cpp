@@ -94,10 +94,12 @@ TEST_CASE("expm: JAX's values, in f64 and f32", "[tracer][ops][linalg]") {
   for (const Case& c : cases) want.insert(want.end(), c.want64.begin(), c.want64.end());
   CHECK_ARRAY("batch", f(make(batch, {3, 3, 3}, F64)), F64, (Shape{3, 3, 3}), want,
               (Tol{1e-14, 1e-14}));
-  // Integers give f32; an empty matrix is its own exponential.
+  // Integers give f32; an empty matrix, or an empty batch, is its own
+  // exponential.
   CHECK_ARRAY("i32", f(make({0, 0, 0, 0}, {2, 2}, I32)), F32, (Shape{2, 2}), (Vec{1, 0, 0, 1}),
               kExact);
   CHECK(f(Array::zeros({4, 0, 0})).shape() == (Shape{4, 0, 0}));
+  CHECK(f(Array::zeros({0, 3, 3}, F64)).shape() == (Shape{0, 3, 3}));
   // More squarings needed than max_squarings allows: NaN, as JAX's (that
   // matrix only; |A|_1 = 40 needs 2).
   auto capped = [](int max_squarings) {

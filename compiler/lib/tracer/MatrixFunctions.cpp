@@ -98,7 +98,7 @@ Tensor expm(const Tensor& a, int max_squarings, SourceLocation loc) {
   DType result = detail::inexact(a.dtype());
   DType dtype = result == DType::f64 ? DType::f64 : DType::f32;
   Tensor x = cast(a, dtype, loc);
-  if (a.shape().back() == 0) return cast(x, result, loc);
+  if (num_elements(a.shape()) == 0) return cast(x, result, loc);  // 0 x 0, or an empty batch
   bool wide = dtype == DType::f64;
   // Scaling: A / 2^s with s = max(0, floor(log2(|A|_1 / maxnorm))) per
   // matrix, and the approximant's degree from |A|_1 (JAX's thresholds).

@@ -858,7 +858,8 @@ def Adjit_CholeskyOp : Adjit_Op<"cholesky", [Pure, SameOperandsAndResultType,
     `S = (A + A^T) / 2` is the symmetric part of `operand` (as
     `jnp.linalg.cholesky`, whose input is symmetrized). The strict upper
     triangle of the result is zero. A matrix that is not positive definite
-    (or holds a NaN) gives a matrix of NaN, as JAX's.
+    (or holds a NaN) gives NaN in the lower triangle and the diagonal, and
+    zeros above, as JAX's.
 
     Derivative: `dL = L Phi(L^-1 dS L^-T)`, where `Phi` keeps the lower
     triangle and halves the diagonal; the adjoint is `L^-T Phi(L^T Lbar) L^-1`,
