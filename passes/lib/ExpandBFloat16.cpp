@@ -1,4 +1,5 @@
 #include "adjit/Passes/Passes.h"
+#include "FloatOrder.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
@@ -53,13 +54,10 @@ struct TruncateToBFloat16 : OpRewritePattern<arith::TruncFOp> {
     };
     Type i32 = like(rewriter.getI32Type()), i16 = like(rewriter.getIntegerType(16));
     Location loc = op.getLoc();
-    auto constant = [&](int64_t value) -> Value {
-      auto attr = rewriter.getI32IntegerAttr(static_cast<int32_t>(value));
-      if (auto vector = dyn_cast<VectorType>(i32))
-        return rewriter.create<arith::ConstantOp>(loc, DenseElementsAttr::get(vector, attr));
-      return rewriter.create<arith::ConstantOp>(loc, attr);
-    };
     Value bits = rewriter.create<arith::BitcastOp>(loc, i32, op.getIn());
+    auto constant = [&](uint64_t value) {
+      return adjit::integerConstantLike(rewriter, loc, bits, APInt(32, value));
+    };
     Value high = rewriter.create<arith::ShRUIOp>(loc, bits, constant(16));
     // Round to nearest even: add 0x7fff and the lowest kept bit.
     Value lowestKept = rewriter.create<arith::AndIOp>(loc, high, constant(1));

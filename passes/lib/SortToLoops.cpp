@@ -27,16 +27,13 @@ using namespace mlir::adjit;
 namespace {
 
 // Whether value x comes strictly before value y in argsort's order (NaN
-// after every number, or before them with `descending`; with `totalOrder`,
-// floats in IEEE 754's totalOrder), and whether they tie (NaNs tie).
+// after every number, or before them with `descending`; integers, and the
+// order keys that stand for floats sorted in IEEE 754's totalOrder, as
+// signed numbers), and whether they tie (NaNs tie).
 std::pair<Value, Value> compareValues(OpBuilder &b, Location loc, Value x, Value y,
-                                      bool descending, bool totalOrder) {
+                                      bool descending) {
   auto both = [&](Value p, Value q) { return b.create<arith::AndIOp>(loc, p, q).getResult(); };
   auto either = [&](Value p, Value q) { return b.create<arith::OrIOp>(loc, p, q).getResult(); };
-  if (isa<FloatType>(x.getType()) && totalOrder) {
-    x = floatKey(b, loc, x).key;
-    y = floatKey(b, loc, y).key;
-  }
   if (!isa<FloatType>(x.getType()))
     return {b.create<arith::CmpIOp>(
                 loc, descending ? arith::CmpIPredicate::sgt : arith::CmpIPredicate::slt, x, y),
@@ -61,8 +58,9 @@ struct Element {
 };
 
 // A row's heap: the elements' indices in `order` and, beside them, their
-// values in `values` (so that comparisons read no index first), both
-// [rows, n].
+// values in `values` (so that comparisons read no index first; for a
+// totalOrder sort of floats, their order keys, made once per element),
+// both [rows, n].
 struct Heap {
   Value order, values;
 };
@@ -98,7 +96,7 @@ struct RowSorter {
 
   // Whether x comes before y: by value, then by index.
   Value before(Element x, Element y) {
-    auto [strictly, tie] = compareValues(b, loc, x.value, y.value, descending, totalOrder);
+    auto [strictly, tie] = compareValues(b, loc, x.value, y.value, descending);
     return either(strictly, both(tie, less(x.index, y.index)));
   }
 
@@ -153,7 +151,10 @@ struct RowSorter {
   // the end of a shrinking heap, n - 1 times.
   Heap sort(Heap heap, int64_t n) {
     heap = each(n, heap, [&](Value i, Heap h) {
-      return put(h, i, {b.create<tensor::ExtractOp>(loc, keys, ValueRange{row, i}), i});
+      Value value = b.create<tensor::ExtractOp>(loc, keys, ValueRange{row, i});
+      if (totalOrder && isa<FloatType>(value.getType()))
+        value = floatKey(b, loc, value).key;
+      return put(h, i, {value, i});
     });
     heap = each(n / 2, heap, [&](Value k, Heap h) {
       return siftDown(h, b.create<arith::SubIOp>(loc, index(n / 2 - 1), k), index(n));
@@ -186,8 +187,10 @@ struct ArgsortToLoops : OpConversionPattern<ArgsortOp> {
                                             adaptor.getOperand());
     Value order = rewriter.create<tensor::EmptyOp>(loc, ArrayRef<int64_t>{rows, n},
                                                    type.getElementType());
-    Value values = rewriter.create<tensor::EmptyOp>(loc, ArrayRef<int64_t>{rows, n},
-                                                    operandType.getElementType());
+    Type valueType = operandType.getElementType();
+    if (op.getTotalOrder() && isa<FloatType>(valueType))
+      valueType = rewriter.getIntegerType(valueType.getIntOrFloatBitWidth());
+    Value values = rewriter.create<tensor::EmptyOp>(loc, ArrayRef<int64_t>{rows, n}, valueType);
     // Rows in parallel chunks where there are enough comparisons.
     int64_t comparisons = rows * n * std::max<int64_t>(1, llvm::Log2_64_Ceil(n));
     SmallVector<Value> sorted = forEachChunk(
@@ -224,8 +227,8 @@ Value searchPosition(OpBuilder &b, Location l, Value sorted, int64_t n, Value v,
     Value at = b.create<arith::IndexCastOp>(l, b.getIndexType(), position);
     Value element = b.create<tensor::ExtractOp>(l, sorted, ValueRange{at});
     if (!right)
-      return compareValues(b, l, element, v, false, false).first;
-    Value after = compareValues(b, l, v, element, false, false).first;
+      return compareValues(b, l, element, v, false).first;
+    Value after = compareValues(b, l, v, element, false).first;
     return b.create<arith::XOrIOp>(l, after, b.create<arith::ConstantIntOp>(l, 1, 1)).getResult();
   };
   if (n == 0)

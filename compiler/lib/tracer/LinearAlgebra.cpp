@@ -347,12 +347,13 @@ Tensor adjugate_change_by_svd(const Tensor& x, const Tensor& e, bool adjoint, So
 }
 
 // The change of adj(x) for a change e (or, `adjoint`, x's cotangent for
-// adj(x)'s cotangent e). Where det(x) != 0, adj(x) = det(x) x^-1 gives
+// adj(x)'s cotangent e), given adj = adj(x). Where det(x) != 0, adj(x) = det(x) x^-1 gives
 // (tr(adj e) adj - adj e adj) / det (its adjoint: (<e, adj> adj^T -
 // adj^T e adj^T) / det), differentiable to every order; elsewhere (and
 // where that is not finite) the SVD's formula.
-Tensor adjugate_change(const Tensor& x, const Tensor& e, bool adjoint, SourceLocation loc) {
-  Tensor adj = adjugate_by_lu_or_svd(x, loc), adj_t = transposed(adj, loc);
+Tensor adjugate_change(const Tensor& x, const Tensor& adj, const Tensor& e, bool adjoint,
+                       SourceLocation loc) {
+  Tensor adj_t = transposed(adj, loc);
   auto [sign, logabsdet] = slogdet(x, loc);
   Tensor determinant = expand_dims(expand_dims(sign * exp(logabsdet, loc), -1, loc), -1, loc);
   Tensor by_inverse =
@@ -380,18 +381,17 @@ Tensor adjugate(const Tensor& x, SourceLocation loc) {
   auto forward = [&](detail::ParameterFn parameter, std::vector<size_t>&) {
     return std::vector<Tensor>{adjugate_by_lu_or_svd(parameter(dtype, shape), loc)};
   };
-  auto backward = [&](detail::ParameterFn parameter, std::vector<size_t>&) {
-    Tensor matrices = parameter(dtype, shape);
-    parameter(dtype, shape);
-    Tensor g = parameter(dtype, shape);
-    return std::vector<Tensor>{adjugate_change(matrices, g, /*adjoint=*/true, loc)};
+  // The rules read the forward result rather than computing it again.
+  auto rule = [&](bool adjoint) {
+    return [&, adjoint](detail::ParameterFn parameter, std::vector<size_t>&) {
+      Tensor matrices = parameter(dtype, shape);
+      Tensor adj = parameter(dtype, shape);
+      Tensor change = parameter(dtype, shape);
+      return std::vector<Tensor>{adjugate_change(matrices, adj, change, adjoint, loc)};
+    };
   };
-  auto tangent = [&](detail::ParameterFn parameter, std::vector<size_t>&) {
-    Tensor matrices = parameter(dtype, shape);
-    parameter(dtype, shape);
-    Tensor e = parameter(dtype, shape);
-    return std::vector<Tensor>{adjugate_change(matrices, e, /*adjoint=*/false, loc)};
-  };
+  auto backward = rule(/*adjoint=*/true);
+  auto tangent = rule(/*adjoint=*/false);
   detail::TraceBody tangent_rule = tangent;
   return detail::call_with_custom_vjp({x}, forward, backward, loc, &tangent_rule).front();
 }
