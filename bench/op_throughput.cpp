@@ -231,6 +231,9 @@ std::vector<Op> ops(int64_t n) {
       // Sorting and searching are bound by their comparisons, not by
       // memory: the fraction shows how far they are from the bandwidth.
       {"sort along rows", 2 * bytes, 0, jitted([](Tensor a) { return adjit::sort(a, 1); }, x)},
+      // top_k reads x and writes k values and indices per row.
+      {"top_k, k = 8 along rows", bytes + 2 * 8 * 4.0 * n, 0,
+       jitted([](Tensor a) { return adjit::top_k(a, 8).values; }, x)},
       {"searchsorted in 4096", 2 * bytes, 0,
        jitted([](Tensor t, Tensor v) { return adjit::searchsorted(t, v); }, table, x)},
       {"take rows", 2 * bytes, 0,

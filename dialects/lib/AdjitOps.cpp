@@ -404,7 +404,14 @@ LogicalResult ArgsortOp::verify() {
   if (failed(verifyIndicesFit(*this, operand.getShape().back() - 1, getType(),
                               "the largest index")))
     return failure();
-  return verifyResultShape(*this, operand.getShape(), getType());
+  // The whole permutation, or its first k positions (a partial sort).
+  ArrayRef<int64_t> shape = operand.getShape(), result = getType().getShape();
+  if (result.size() == shape.size() && result.drop_back() == shape.drop_back() &&
+      result.back() <= shape.back())
+    return success();
+  return emitOpError() << "result type " << getType() << " is neither the operand's shape ["
+                       << llvm::make_range(shape.begin(), shape.end())
+                       << "] nor that shape with fewer positions along the last dimension";
 }
 
 LogicalResult SearchSortedOp::verify() {

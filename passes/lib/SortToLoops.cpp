@@ -1,10 +1,10 @@
 // adjit.argsort and adjit.search_sorted -> scf loops on tensors. argsort:
 // each row's permutation by a heap sort of (value, index) pairs, in place
-// in the result and a row of values beside it, rows in parallel chunks.
-// search_sorted: a binary search per value, elementwise (linalg.generic).
-// The pairs are
-// totally ordered (indices break ties), so the permutation is the one a
-// stable sort gives. Elements are read and written with
+// in the result and a row of values beside it, rows in parallel chunks;
+// only its first k positions wanted (top_k), a partial sort that keeps a
+// heap of k. search_sorted: a binary search per value, elementwise
+// (linalg.generic). The pairs are totally ordered (indices break ties), so
+// the permutation is the one a stable sort gives. Elements are read and written with
 // tensor.extract/insert, which bufferization turns into loads and stores;
 // every loop body reads the latest value of the result before writing it.
 #include "SortToLoops.h"
@@ -146,21 +146,41 @@ struct RowSorter {
     return {loop.getResult(0), loop.getResult(1)};
   }
 
-  // The row sorted: its elements in order 0, 1, ..., n - 1 are made a
-  // heap, and the heap's root (the element that comes last) is swapped to
-  // the end of a shrinking heap, n - 1 times.
-  Heap sort(Heap heap, int64_t n) {
-    heap = each(n, heap, [&](Value i, Heap h) {
-      Value value = b.create<tensor::ExtractOp>(loc, keys, ValueRange{row, i});
-      if (totalOrder && isa<FloatType>(value.getType()))
-        value = floatKey(b, loc, value).key;
-      return put(h, i, {value, i});
+  // Element i of the row (for a totalOrder sort of floats, its order key).
+  Element element(Value i) {
+    Value value = b.create<tensor::ExtractOp>(loc, keys, ValueRange{row, i});
+    if (totalOrder && isa<FloatType>(value.getType()))
+      value = floatKey(b, loc, value).key;
+    return {value, i};
+  }
+
+  // The first k of the row's n elements in order (std::partial_sort): its
+  // elements 0, ..., k - 1 are made a heap whose root is the one that
+  // comes last; each later element that comes before the root replaces it
+  // (most do not, so the expected work is about n comparisons for k much
+  // smaller than n); then the root is swapped to the end of a shrinking
+  // heap, k - 1 times. With k = n, a heap sort.
+  Heap sort(Heap heap, int64_t n, int64_t k) {
+    heap = each(k, heap, [&](Value i, Heap h) { return put(h, i, element(i)); });
+    heap = each(k / 2, heap, [&](Value j, Heap h) {
+      return siftDown(h, b.create<arith::SubIOp>(loc, index(k / 2 - 1), j), index(k));
     });
-    heap = each(n / 2, heap, [&](Value k, Heap h) {
-      return siftDown(h, b.create<arith::SubIOp>(loc, index(n / 2 - 1), k), index(n));
-    });
-    return each(n - 1, heap, [&](Value k, Heap h) {
-      Value end = b.create<arith::SubIOp>(loc, index(n - 1), k);
+    if (k < n)
+      heap = each(n - k, heap, [&](Value j, Heap h) {
+        Element candidate = element(b.create<arith::AddIOp>(loc, index(k), j));
+        auto replaces = b.create<scf::IfOp>(
+            loc, before(candidate, at(h, index(0))),
+            [&](OpBuilder &, Location) {
+              Heap replaced = siftDown(put(h, index(0), candidate), index(0), index(k));
+              b.create<scf::YieldOp>(loc, ValueRange{replaced.order, replaced.values});
+            },
+            [&](OpBuilder &, Location) {
+              b.create<scf::YieldOp>(loc, ValueRange{h.order, h.values});
+            });
+        return Heap{replaces.getResult(0), replaces.getResult(1)};
+      });
+    return each(k - 1, heap, [&](Value j, Heap h) {
+      Value end = b.create<arith::SubIOp>(loc, index(k - 1), j);
       Element first = at(h, index(0)), last = at(h, end);
       return siftDown(put(put(h, index(0), last), end, first), index(0), end);
     });
@@ -175,24 +195,25 @@ struct ArgsortToLoops : OpConversionPattern<ArgsortOp> {
   LogicalResult matchAndRewrite(ArgsortOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    RankedTensorType type = op.getType();
-    int64_t n = type.getShape().back(), rows = type.getNumElements() / std::max<int64_t>(n, 1);
+    RankedTensorType type = op.getType(), operandType = op.getOperand().getType();
+    // Rows of n elements, of which the first k in order are wanted.
+    int64_t n = operandType.getShape().back(), k = type.getShape().back();
+    int64_t rows = type.getNumElements() / std::max<int64_t>(k, 1);
     if (type.getNumElements() == 0) {
       rewriter.replaceOpWithNewOp<tensor::EmptyOp>(op, type.getShape(), type.getElementType());
       return success();
     }
     // Rows of [rows, n] (adjit reshapes, which the conversion lowers).
-    RankedTensorType operandType = op.getOperand().getType();
     Value keys = rewriter.create<ReshapeOp>(loc, operandType.clone({rows, n}),
                                             adaptor.getOperand());
-    Value order = rewriter.create<tensor::EmptyOp>(loc, ArrayRef<int64_t>{rows, n},
+    Value order = rewriter.create<tensor::EmptyOp>(loc, ArrayRef<int64_t>{rows, k},
                                                    type.getElementType());
     Type valueType = operandType.getElementType();
     if (op.getTotalOrder() && isa<FloatType>(valueType))
       valueType = rewriter.getIntegerType(valueType.getIntOrFloatBitWidth());
-    Value values = rewriter.create<tensor::EmptyOp>(loc, ArrayRef<int64_t>{rows, n}, valueType);
+    Value values = rewriter.create<tensor::EmptyOp>(loc, ArrayRef<int64_t>{rows, k}, valueType);
     // Rows in parallel chunks where there are enough comparisons.
-    int64_t comparisons = rows * n * std::max<int64_t>(1, llvm::Log2_64_Ceil(n));
+    int64_t comparisons = rows * n * std::max<int64_t>(1, llvm::Log2_64_Ceil(k));
     SmallVector<Value> sorted = forEachChunk(
         rewriter, loc, rows, parallelRows ? parallelChunks(rows, comparisons) : 1, ValueRange{keys},
         ValueRange{order, values}, [&](int64_t items, ValueRange inputs, ValueRange carried) {
@@ -201,7 +222,7 @@ struct ArgsortToLoops : OpConversionPattern<ArgsortOp> {
               loc, index(0), index(items), index(1), carried,
               [&](OpBuilder &b, Location l, Value row, ValueRange args) {
                 RowSorter sorter{b, l, inputs[0], row, op.getDescending(), op.getTotalOrder()};
-                Heap heap = sorter.sort({args[0], args[1]}, n);
+                Heap heap = sorter.sort({args[0], args[1]}, n, k);
                 b.create<scf::YieldOp>(l, ValueRange{heap.order, heap.values});
               });
           return SmallVector<Value>(loop.getResults());

@@ -1361,9 +1361,17 @@ func.func @argsort_of_a_scalar(%x: tensor<f32>) -> tensor<i32> {
 // -----
 
 func.func @argsort_of_another_shape(%x: tensor<2x3xf32>) -> tensor<3x2xi32> {
-  // expected-error @+1 {{'adjit.argsort' op result type 'tensor<3x2xi32>' does not have the expected shape [2, 3]}}
+  // expected-error @+1 {{'adjit.argsort' op result type 'tensor<3x2xi32>' is neither the operand's shape [2, 3] nor that shape with fewer positions along the last dimension}}
   %0 = adjit.argsort %x : (tensor<2x3xf32>) -> tensor<3x2xi32>
   return %0 : tensor<3x2xi32>
+}
+
+// -----
+
+func.func @argsort_of_more_positions(%x: tensor<2x3xf32>) -> tensor<2x4xi32> {
+  // expected-error @+1 {{'adjit.argsort' op result type 'tensor<2x4xi32>' is neither the operand's shape [2, 3] nor that shape with fewer positions along the last dimension}}
+  %0 = adjit.argsort %x : (tensor<2x3xf32>) -> tensor<2x4xi32>
+  return %0 : tensor<2x4xi32>
 }
 
 // -----

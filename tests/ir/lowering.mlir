@@ -1351,6 +1351,36 @@ func.func @argsort_total_order(%x: tensor<2x5xf32>) -> tensor<2x5xi32> {
 
 // -----
 
+// The first 3 of rows of 7 (top_k): a heap of the first 3 (made from
+// elements 0-2), each later element compared with its root and, where it
+// comes before it, put there and sifted down (an scf.if), then the heap
+// sorted; order and keys are rows of 3.
+// CHECK-LABEL: func.func @argsort_first_positions
+// CHECK: tensor.empty() : tensor<2x3xi32>
+// CHECK: tensor.empty() : tensor<2x3xi32>
+// CHECK: scf.for {{.*}} -> (tensor<2x3xi32>, tensor<2x3xi32>)
+// CHECK: %[[C3:.*]] = arith.constant 3 : index
+// CHECK: scf.for %{{.*}} = %{{.*}} to %[[C3]]
+// CHECK: scf.while
+// CHECK: %[[C4:.*]] = arith.constant 4 : index
+// CHECK: scf.for %[[J:.*]] = %{{.*}} to %[[C4]]
+// CHECK: %[[I:.*]] = arith.addi %{{.*}}, %[[J]] : index
+// CHECK: tensor.extract %arg0[%{{.*}}, %[[I]]] : tensor<2x7xf32>
+// CHECK: %[[BEFORE:.*]] = arith.ori
+// CHECK: scf.if %[[BEFORE]] -> (tensor<2x3xi32>, tensor<2x3xi32>)
+// CHECK: scf.while
+// CHECK: } else {
+// CHECK-NEXT: scf.yield
+// CHECK: %[[C2:.*]] = arith.constant 2 : index
+// CHECK: scf.for %{{.*}} = %{{.*}} to %[[C2]]
+// CHECK: scf.while
+func.func @argsort_first_positions(%x: tensor<2x7xf32>) -> tensor<2x3xi32> {
+  %0 = adjit.argsort %x descending total_order : (tensor<2x7xf32>) -> tensor<2x3xi32>
+  return %0 : tensor<2x3xi32>
+}
+
+// -----
+
 // argsort of empty rows: an empty result, no loop.
 // CHECK-LABEL: func.func @argsort_empty
 // CHECK-NOT: scf.for

@@ -663,19 +663,23 @@ func.func @arena_buffers() {
 
 // CHECK-LABEL: func.func @argsort
 // CHECK-SAME: (%[[X:.*]]: tensor<2x5xf32>, %[[I:.*]]: tensor<7xi64>)
-func.func @argsort(%x: tensor<2x5xf32>, %i: tensor<7xi64>) -> (tensor<2x5xi32>, tensor<7xi64>, tensor<2x5xi32>) {
+func.func @argsort(%x: tensor<2x5xf32>, %i: tensor<7xi64>) -> (tensor<2x5xi32>, tensor<7xi64>, tensor<2x5xi32>, tensor<2x2xi32>) {
   // CHECK: adjit.argsort %[[X]] : (tensor<2x5xf32>) -> tensor<2x5xi32>
   %0 = adjit.argsort %x : (tensor<2x5xf32>) -> tensor<2x5xi32>
   // CHECK: adjit.argsort %[[I]] descending : (tensor<7xi64>) -> tensor<7xi64>
   %1 = adjit.argsort %i descending : (tensor<7xi64>) -> tensor<7xi64>
   // CHECK: adjit.argsort %[[X]] descending total_order : (tensor<2x5xf32>) -> tensor<2x5xi32>
   %2 = adjit.argsort %x descending total_order : (tensor<2x5xf32>) -> tensor<2x5xi32>
-  return %0, %1, %2 : tensor<2x5xi32>, tensor<7xi64>, tensor<2x5xi32>
+  // The first 2 positions of each row's permutation.
+  // CHECK: adjit.argsort %[[X]] descending total_order : (tensor<2x5xf32>) -> tensor<2x2xi32>
+  %3 = adjit.argsort %x descending total_order : (tensor<2x5xf32>) -> tensor<2x2xi32>
+  return %0, %1, %2, %3 : tensor<2x5xi32>, tensor<7xi64>, tensor<2x5xi32>, tensor<2x2xi32>
 }
 // GENERIC-LABEL: sym_name = "argsort"
 // GENERIC: "adjit.argsort"(%arg0) : (tensor<2x5xf32>) -> tensor<2x5xi32>
 // GENERIC: "adjit.argsort"(%arg1) <{descending}> : (tensor<7xi64>) -> tensor<7xi64>
 // GENERIC: "adjit.argsort"(%arg0) <{descending, total_order}> : (tensor<2x5xf32>) -> tensor<2x5xi32>
+// GENERIC: "adjit.argsort"(%arg0) <{descending, total_order}> : (tensor<2x5xf32>) -> tensor<2x2xi32>
 
 // -----
 

@@ -574,7 +574,15 @@ TEST_CASE("array routines: top_k ranks floats in IEEE totalOrder, as lax.top_k",
     v.push_back(kind == 0 ? kNaN : kind == 1 ? negative_nan : kind < 4 ? 0.0 : kind < 6 ? -0.0
                                                                            : double((i * 5) % 11) - 5);
   }
-  auto top = adjit::jit([](Tensor x) { return top_k(x, 40).indices; });
+  // Every k: the whole sort, and the partial sort that keeps a heap of k
+  // (later elements replacing its last, ties kept in index order).
+  auto top = adjit::jit([](Tensor x, int k) { return top_k(x, k).indices; });
+  auto first_k = [](const Vec& sorted, int64_t rows, int64_t n, int64_t k) {
+    Vec taken;
+    for (int64_t row = 0; row < rows; ++row)
+      taken.insert(taken.end(), sorted.begin() + row * n, sorted.begin() + row * n + k);
+    return taken;
+  };
   for (DType dt : {F32, F16}) {
     INFO("dtype " << dtype_name(dt));
     Vec want;
@@ -586,8 +594,33 @@ TEST_CASE("array routines: top_k ranks floats in IEEE totalOrder, as lax.top_k",
       });
       for (int64_t i : order) want.push_back(static_cast<double>(i));
     }
-    CHECK_EXACT("rows of 40", top(make(v, shape, dt)), I32, shape, want);
+    for (int k : {40, 39, 7, 2, 1, 0}) {
+      INFO("k = " << k);
+      CHECK_EXACT("rows of 40", top(make(v, shape, dt), k), I32, (Shape{3, k}),
+                  first_k(want, 3, 40, k));
+    }
   }
+  // Rows of 1000 integers with many ties, ascending in places (each
+  // element replaces the heap's last) and descending in others (none does).
+  const int64_t n = 1000;
+  Vec integers;
+  for (int64_t i = 0; i < 2 * n; ++i)
+    integers.push_back(i < n ? double((i * 37) % 101 / 3) : i < n + 500 ? double((i - n) / 4) : double(2 * n - i));
+  Vec want;
+  for (int64_t row = 0; row < 2; ++row) {
+    std::vector<int64_t> order(n);
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(), [&](int64_t i, int64_t j) {
+      return integers[row * n + i] > integers[row * n + j];
+    });
+    for (int64_t i : order) want.push_back(static_cast<double>(i));
+  }
+  for (DType dt : {I32, I64, F64})
+    for (int k : {1, 5, 64}) {
+      INFO("dtype " << dtype_name(dt) << ", k = " << k);
+      CHECK_EXACT("rows of 1000", top(make(integers, {2, n}, dt), k), I32, (Shape{2, k}),
+                  first_k(want, 2, n, k));
+    }
 }
 
 TEST_CASE("array routines: quantile, percentile, nan-reductions, linspace, meshgrid, matrix_rank",

@@ -212,11 +212,15 @@ Tensor diff(const Tensor& x, int n, int axis, SourceLocation loc) {
 }
 
 namespace {
-// argsort along the last axis of x (bools as i32).
+// argsort along the last axis of x (bools as i32): the whole permutation,
+// or with `first` its first positions only (a partial sort).
 // `total_order`: floats in IEEE 754's totalOrder (lax.top_k's).
-Tensor argsort_rows(Recorder& r, const Tensor& x, bool descending, bool total_order = false) {
+Tensor argsort_rows(Recorder& r, const Tensor& x, bool descending, bool total_order = false,
+                    std::optional<int64_t> first = std::nullopt) {
   Tensor keys = x.dtype() == DType::i1 ? r.convert(x, DType::i32) : x;
-  return r.emit<mlir::adjit::ArgsortOp>(r.type(DType::i32, x.shape()), r.value(keys), descending,
+  Shape shape = x.shape();
+  if (first) shape.back() = *first;
+  return r.emit<mlir::adjit::ArgsortOp>(r.type(DType::i32, shape), r.value(keys), descending,
                                         total_order);
 }
 }  // namespace
@@ -328,10 +332,8 @@ TopKResult top_k(const Tensor& x, int64_t k, SourceLocation loc) {
   if (k < 0 || k > n)
     r.fail(fmt::format("k = {} must lie in [0, {}] for {}", k, n, describe(x)));
   detail::AtUserLine at_user(loc);
-  int last = x.rank() - 1;
-  Tensor indices =
-      part(argsort_rows(r, x, /*descending=*/true, /*total_order=*/true), last, 0, k, loc);
-  return {take_along_axis(x, indices, last, loc), indices};
+  Tensor indices = argsort_rows(r, x, /*descending=*/true, /*total_order=*/true, k);
+  return {take_along_axis(x, indices, x.rank() - 1, loc), indices};
 }
 
 namespace {

@@ -763,6 +763,11 @@ def Adjit_ArgsortOp : Adjit_Op<"argsort", [Pure, NotDifferentiable]> {
     index) pairs in place: n log n comparisons per row; the pairs are
     totally ordered, so the permutation is the stable sort's.
 
+    A result shorter along the last dimension (k of a row's n) holds the
+    permutation's first k positions, as top_k wants them: a partial sort
+    that keeps a heap of the k first so far, about n comparisons per row
+    where k is much smaller than n (n log k at most).
+
     Not differentiable (integer result); a sort differentiates as the
     gather of its operand by this permutation.
 
@@ -770,6 +775,7 @@ def Adjit_ArgsortOp : Adjit_Op<"argsort", [Pure, NotDifferentiable]> {
     %p = adjit.argsort %x : (tensor<2x3xf32>) -> tensor<2x3xi32>
     %q = adjit.argsort %x descending : (tensor<2x3xf32>) -> tensor<2x3xi32>
     %t = adjit.argsort %x descending total_order : (tensor<2x3xf32>) -> tensor<2x3xi32>
+    %k = adjit.argsort %x descending total_order : (tensor<2x3xf32>) -> tensor<2x2xi32>
     ```
   }];
   let arguments = (ins Adjit_NumericTensor:$operand, UnitAttr:$descending,
