@@ -23,6 +23,7 @@
 #include <cctype>
 #include <cstdlib>
 #include <cstring>
+#include <dlfcn.h>
 #include <filesystem>
 #include <iterator>
 #include <optional>
@@ -40,7 +41,19 @@ namespace fs = std::filesystem;
 
 constexpr const char* kNameRule =
     "ahead-of-time functions are named by C identifiers that are not C or C++ keywords, not "
-    "main, not reserved (_X..., __..., ..._t) and not adjit_... or ADJIT_...";
+    "main, not reserved (_X..., __..., ..._t), not adjit_... or ADJIT_..., and not a function "
+    "of the C library or libm (memcpy, sin), which the object would replace in the programs "
+    "it links into";
+
+// Whether the C library or libm (which every C program links) exports a
+// function or variable `name`.
+bool names_c_library_symbol(const std::string& name) {
+  static void* const libc = dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD);
+  static void* const libm = dlopen("libm.so.6", RTLD_LAZY);
+  for (void* library : {libc, libm})
+    if (library && dlsym(library, name.c_str())) return true;
+  return false;
+}
 
 bool can_name_c_function(const std::string& name) {
   // C23's and C++20's keywords (the header is read by both), and the
@@ -70,7 +83,7 @@ bool can_name_c_function(const std::string& name) {
                    (name[1] == '_' || std::isupper(static_cast<unsigned char>(name[1])))) ||
                   name.ends_with("_t") || name.starts_with("adjit_") ||
                   name.starts_with("ADJIT_") || name == "main";
-  return !keywords.count(name) && !reserved;
+  return !keywords.count(name) && !reserved && !names_c_library_symbol(name);
 }
 
 // The symbols compiled code calls for temporaries are the JIT runtime's
@@ -594,6 +607,22 @@ AotResult write(const Program& program, const AotOptions& options,
   detail::erase_unused_functions(*module);
   std::string object = detail::emit_machine_code(*module, *machine, /*assembly=*/false);
 
+  // The stages first, so that a dump that fails leaves no outputs behind
+  // (AotOptions::dump_dir holds this export's stages alone; ADJIT_DUMP_DIR,
+  // shared with every jit compilation, gets them under an "aot-NAME-" prefix).
+  std::string dump_dir = options.dump_dir, prefix;
+  if (const char* shared = std::getenv("ADJIT_DUMP_DIR"); dump_dir.empty() && shared && *shared) {
+    dump_dir = shared;
+    prefix = "aot-" + options.name + "-";
+  }
+  if (!dump_dir.empty()) {
+    detail::ProgramInternals::dump(program, compile_options, dump_dir, prefix);
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    module->print(os, nullptr);
+    write_atomically(fs::path(dump_dir) / (prefix + "aot.ll"), text);
+  }
+
   fs::path dir(options.output_dir);
   std::error_code error;
   fs::create_directories(dir, error);
@@ -608,21 +637,6 @@ AotResult write(const Program& program, const AotOptions& options,
   write_atomically(header_path, header_text(options.name, functions, workspaces, options.threads));
   result.object_path = object_path.string();
   result.header_path = header_path.string();
-
-  // AotOptions::dump_dir holds this export's stages alone; ADJIT_DUMP_DIR,
-  // shared with every jit compilation, gets them under an "aot-NAME-" prefix.
-  std::string dump_dir = options.dump_dir, prefix;
-  if (const char* shared = std::getenv("ADJIT_DUMP_DIR"); dump_dir.empty() && shared && *shared) {
-    dump_dir = shared;
-    prefix = "aot-" + options.name + "-";
-  }
-  if (!dump_dir.empty()) {
-    detail::ProgramInternals::dump(program, compile_options, dump_dir, prefix);
-    std::string text;
-    llvm::raw_string_ostream os(text);
-    module->print(os, nullptr);
-    write_atomically(fs::path(dump_dir) / (prefix + "aot.ll"), text);
-  }
   return result;
 }
 

@@ -94,7 +94,12 @@ GradCheckReport combine(const GradCheckReport& a, const GradCheckReport& b) {
 }
 
 Array random_weights(const Shape& shape, uint64_t seed) {
-  return Array::uniform(shape, seed, -1.0, 1.0, DType::f64);
+  // Magnitudes of at least 1/2: a weight near 0 would shrink a wrong
+  // derivative into the absolute tolerance.
+  Array weights = Array::uniform(shape, seed, -1.0, 1.0, DType::f64);
+  double* w = weights.data<double>();
+  for (int64_t i = 0; i < weights.size(); ++i) w[i] = std::copysign(0.5 + std::abs(w[i]) / 2, w[i]);
+  return weights;
 }
 
 Shape output_shape(const std::function<Tensor(const std::vector<Tensor>&)>& f,
@@ -108,6 +113,13 @@ GradCheckReport compare_derivatives(
     const std::function<double(const std::vector<Array>&)>& evaluate,
     const std::function<std::vector<Array>(const std::vector<Array>&)>& reverse,
     const std::function<double(const std::vector<Array>&, const std::vector<Array>&)>& forward) {
+  if (!options.reverse && !options.forward)
+    throw Error("check_grads: options.reverse and options.forward are both false; nothing would "
+                "be compared");
+  if (options.max_elements < 1)
+    throw Error(fmt::format("check_grads: options.max_elements must be at least 1, got {}; "
+                            "nothing would be compared",
+                            options.max_elements));
   double atol = options.atol >= 0 ? options.atol : default_tolerance(xs, order);
   double rtol = options.rtol >= 0 ? options.rtol : atol;
   GradCheckReport report;

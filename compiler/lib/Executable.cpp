@@ -18,7 +18,22 @@ Executable::Executable(Executable&&) noexcept = default;
 Executable& Executable::operator=(Executable&&) noexcept = default;
 Executable::~Executable() = default;
 
+void Executable::check_not_moved_from() const {
+  if (!code_)
+    throw RuntimeError("this Executable was moved from (std::move) and holds no code; use the "
+                       "Executable it was moved into");
+}
+
+const Signature& Executable::entry_signature(size_t entry) const {
+  check_not_moved_from();
+  if (entry >= entries_.size())
+    throw Error(fmt::format("entry index {} is out of range: the module defines {} entries", entry,
+                            entries_.size()));
+  return entries_[entry];
+}
+
 size_t Executable::entry_index(std::string_view name) const {
+  check_not_moved_from();
   for (size_t i = 0; i < entries_.size(); ++i)
     if (entries_[i].name == name) return i;
   std::vector<std::string_view> known;
@@ -39,12 +54,30 @@ std::vector<Array> Executable::run(std::string_view entry,
   return outputs;
 }
 
+void Executable::check_outputs_apart(size_t entry, const std::vector<Array>& inputs,
+                                     const std::vector<Array>& outputs) const {
+  const Signature& signature = entry_signature(entry);
+  for (size_t o = 0; o < outputs.size(); ++o) {
+    int in_place = signature.aliased_input(o);
+    for (size_t i = 0; i < inputs.size(); ++i)
+      if (detail::overlap(outputs[o], inputs[i]) &&
+          !(static_cast<int>(i) == in_place && outputs[o].raw_data() == inputs[i].raw_data() &&
+            outputs[o].nbytes() == inputs[i].nbytes()))
+        throw RuntimeError(fmt::format(
+            "entry '{}': output {} shares memory with input {}; compiled code may read an "
+            "input after writing an output, so use separate buffers (e.g. alternate two sets)",
+            signature.name, o, i));
+    for (size_t other = 0; other < o; ++other)
+      if (detail::overlap(outputs[o], outputs[other]))
+        throw RuntimeError(fmt::format(
+            "entry '{}': outputs {} and {} share memory; each output needs a buffer of its own",
+            signature.name, other, o));
+  }
+}
+
 void Executable::run_into(size_t entry, const std::vector<Array>& inputs,
                           const std::vector<Array>& outputs) const {
-  if (entry >= entries_.size())
-    throw Error(fmt::format("entry index {} is out of range: the module defines {} entries", entry,
-                            entries_.size()));
-  const Signature& signature = entries_[entry];
+  const Signature& signature = entry_signature(entry);
   if (signature.aliased_inputs.empty()) return code_->run(signature, entry, inputs, outputs);
   // An output written in place into an input's buffer: the code gets the
   // output's buffer for both, holding the input's values (a donation passes

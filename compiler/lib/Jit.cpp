@@ -52,9 +52,13 @@ struct JitCache::State {
 
 namespace {
 
-bool environment_mentions(const char* variable, const char* word) {
-  const char* value = std::getenv(variable);
-  return value && std::string_view(value).find(word) != std::string_view::npos;
+// Whether ADJIT_LOG asks for retrace lines: "retrace", or nothing. Any
+// other value is an error rather than a log that quietly never comes.
+bool log_retraces_from_environment() {
+  const char* value = std::getenv("ADJIT_LOG");
+  if (!value || !*value) return false;
+  if (std::string_view(value) == "retrace") return true;
+  throw Error(fmt::format("ADJIT_LOG must be 'retrace' (or unset), got '{}'", value));
 }
 
 // Which thread each thread waiting for a trace waits on (the trace's
@@ -145,20 +149,12 @@ void alias_donated_outputs(Program& program, const std::vector<bool>& donated) {
   if (any) impl.signatures = signatures_of(*impl.module);
 }
 
-// Whether two arrays' bytes overlap.
-bool overlap(const Array& a, const Array& b) {
-  auto* a_bytes = static_cast<const char*>(a.raw_data());
-  auto* b_bytes = static_cast<const char*>(b.raw_data());
-  return a.device() == b.device() && a.nbytes() > 0 && b.nbytes() > 0 &&
-         a_bytes < b_bytes + b.nbytes() && b_bytes < a_bytes + a.nbytes();
-}
-
 // Whether donated input `i` can hand its bytes on to an output: they are the
 // allocator's and on the host, and no other input reads them.
 bool can_hand_on(const std::vector<Array>& inputs, size_t i) {
   if (!detail::owns_memory(inputs[i]) || !inputs[i].device().is_cpu()) return false;
   for (size_t j = 0; j < inputs.size(); ++j)
-    if (j != i && overlap(inputs[i], inputs[j])) return false;
+    if (j != i && detail::overlap(inputs[i], inputs[j])) return false;
   return true;
 }
 
@@ -257,21 +253,30 @@ void CompiledFunction::run(std::vector<Array>& inputs, std::vector<Array>& outpu
                            const std::vector<bool>& donated) const {
   DonationClaims claims(inputs, donated, [this] { return receiver(); });
   const Signature& signature = executable_.entries()[entry_];
-  outputs.clear();
+  outputs.assign(signature.outputs.size(), Array());
   std::vector<bool> handed_on(donated.empty() ? 0 : inputs.size(), false);
+  // The outputs that take a donated input's bytes over, and fresh buffers
+  // for the others, allocated first: where one cannot be, the donated
+  // arguments are left as they were.
+  std::vector<int> taking(signature.outputs.size(), -1);
   for (size_t o = 0; o < signature.outputs.size(); ++o) {
     int i = signature.aliased_input(o);
     if (i >= 0 && static_cast<size_t>(i) < donated.size() && donated[i] &&
         can_hand_on(inputs, i)) {
-      // The output takes the donated bytes over; every handle of the
-      // argument is invalid from now on, also if the call fails.
-      inputs[i] = detail::take_donated(inputs[i], receiver());
-      outputs.push_back(inputs[i]);
-      handed_on[i] = true;
+      taking[o] = i;
       continue;
     }
     const TensorType& type = signature.outputs[o];
-    outputs.push_back(Array::empty(type.shape, type.dtype, executable_.device()));
+    outputs[o] = Array::empty(type.shape, type.dtype, executable_.device());
+  }
+  for (size_t o = 0; o < taking.size(); ++o) {
+    if (taking[o] < 0) continue;
+    // Every handle of the argument is invalid from now on, also if the
+    // compiled code fails (it may have written over the bytes).
+    int i = taking[o];
+    inputs[i] = detail::take_donated(inputs[i], receiver());
+    outputs[o] = inputs[i];
+    handed_on[i] = true;
   }
   {
     threads::CallThreads scope(threads_);
@@ -290,23 +295,8 @@ void CompiledFunction::run_into(const std::vector<Array>& inputs,
                                 const std::vector<bool>& donated,
                                 const std::string& jitted_at) const {
   DonationClaims claims(inputs, donated, [this] { return receiver(); });
-  for (size_t o = 0; o < outputs.size(); ++o) {
-    for (size_t i = 0; i < inputs.size(); ++i) {
-      if (overlap(outputs[o], inputs[i]))
-        throw RuntimeError(fmt::format(
-            "{} call_into: output {} shares memory with input {}; compiled code may read an "
-            "input after writing an output, so use separate buffers (e.g. alternate two "
-            "sets){}",
-            receiver(), o, i, jitted_at));
-    }
-    for (size_t other = 0; other < o; ++other)
-      if (overlap(outputs[o], outputs[other]))
-        throw RuntimeError(fmt::format(
-            "{} call_into: outputs {} and {} share memory; each output needs a buffer of its "
-            "own{}",
-            receiver(), other, o, jitted_at));
-  }
   try {
+    executable_.check_outputs_apart(entry_, inputs, outputs);
     threads::CallThreads scope(threads_);
     executable_.run_into(entry_, inputs, outputs);
   } catch (const RuntimeError& e) {
@@ -330,7 +320,11 @@ JitCache::JitCache(JitOptions options, SourceLocation where)
   instance_ = ++instances;
   if (const char* dir = std::getenv("ADJIT_DUMP_DIR"); dir && options_.dump_dir.empty())
     options_.dump_dir = dir;
-  if (environment_mentions("ADJIT_LOG", "retrace")) options_.log_retrace = true;
+  if (log_retraces_from_environment()) options_.log_retrace = true;
+  if (options_.max_traces < 0)
+    throw TraceError(fmt::format("adjit::jit: JitOptions::max_traces must be 0 (no limit) or "
+                                 "positive, got {}{}",
+                                 options_.max_traces, jitted_at_));
   // The name is the traced function's symbol: `@` alone would not parse
   // back from lower(...).save() or the dumps.
   if (options_.name.empty())

@@ -196,7 +196,9 @@ mlir::adjit::PipelineOptions pipeline_options(const CompileOptions& options) {
 bool verify_each_pass() {
   static const bool each = [] {
     const char* setting = std::getenv("ADJIT_VERIFY_EACH");
-    return setting && std::string_view(setting) == "1";
+    if (!setting || !*setting || std::string_view(setting) == "0") return false;
+    if (std::string_view(setting) == "1") return true;
+    throw Error(fmt::format("ADJIT_VERIFY_EACH must be 0 or 1, got '{}'", setting));
   }();
   return each;
 }
@@ -332,6 +334,13 @@ std::string file_name_for(size_t index, Stage stage) {
 }  // namespace
 
 Program::Program(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+Program::Impl& Program::impl() const {
+  if (!impl_)
+    throw RuntimeError("this Program was moved from (std::move) and holds no module; use the "
+                       "Program it was moved into");
+  return *impl_;
+}
 Program::Program(Program&&) noexcept = default;
 Program& Program::operator=(Program&&) noexcept = default;
 Program::~Program() = default;
@@ -399,17 +408,17 @@ Program Program::parse_file(const std::string& path, CompileOptions options) {
   return parse(source, path, options);
 }
 
-const std::vector<Signature>& Program::signatures() const { return impl_->signatures; }
+const std::vector<Signature>& Program::signatures() const { return impl().signatures; }
 
-const CompileOptions& Program::options() const { return impl_->options; }
+const CompileOptions& Program::options() const { return impl().options; }
 
-void Program::set_options(CompileOptions options) { impl_->options = std::move(options); }
+void Program::set_options(CompileOptions options) { impl().options = std::move(options); }
 
 std::string Program::ir(std::string_view stage_name) const {
-  const CompileOptions& options = impl_->options;
+  const CompileOptions& options = impl().options;
   if (stage_name == "memory-plan") {
     std::string report;
-    for (const Signature& signature : impl_->signatures) report += memory_plan(signature.name).to_string();
+    for (const Signature& signature : impl().signatures) report += memory_plan(signature.name).to_string();
     return report;
   }
   std::optional<Stage> stage =
@@ -419,7 +428,7 @@ std::string Program::ir(std::string_view stage_name) const {
                             fmt::join(stage_names(options.target), " "),
                             is_cuda(options) ? " cubin" : ""));
   }
-  StagedModule staged(*impl_);
+  StagedModule staged(impl());
   bool on_demand = *stage == Stage::cubin && is_cuda(options);
   if (!on_demand && !llvm::is_contained(staged.stages(), *stage)) {
     auto other = is_cuda(options) ? Device::Kind::cpu : Device::Kind::cuda;
@@ -436,7 +445,7 @@ std::string Program::ir(std::string_view stage_name) const {
     case Stage::llvmIR:
     case Stage::assembly:
     case Stage::object: {
-      NativeModule native(staged.advance_to(Stage::llvm), impl_->signatures, options);
+      NativeModule native(staged.advance_to(Stage::llvm), impl().signatures, options);
       if (*stage == Stage::llvmIR) return print(*native.module);
       return native.machine_code(*stage == Stage::assembly);
     }
@@ -444,14 +453,14 @@ std::string Program::ir(std::string_view stage_name) const {
     case Stage::cubin:
       return detail::gpu_image(staged.advance_to(Stage::nvvm), *stage == Stage::cubin);
     case Stage::gpuProgram:
-      return gpu_program_of(staged, *impl_, false).serialize();
+      return gpu_program_of(staged, impl(), false).serialize();
     default:
       llvm_unreachable("every stage after llvm has an emitter above");
   }
 }
 
 MemoryPlan Program::memory_plan(std::string_view entry) const {
-  const std::vector<Signature>& signatures = impl_->signatures;
+  const std::vector<Signature>& signatures = impl().signatures;
   auto names = [&] {
     std::vector<std::string_view> names;
     for (const Signature& signature : signatures) names.push_back(signature.name);
@@ -466,16 +475,16 @@ MemoryPlan Program::memory_plan(std::string_view entry) const {
   }
   // Temporaries are the host's: plan the cpu target's stages. The plan is
   // read off the bufferized stage before adjit-plan-buffers applies it.
-  CompileOptions cpu = impl_->options;
+  CompileOptions cpu = impl().options;
   cpu.target = Device::Kind::cpu;
   cpu.plan_buffers = false;
-  StagedModule staged(*impl_, cpu);
+  StagedModule staged(impl(), cpu);
   MemoryPlan plan;
   plan.function = std::string(entry);
   llvm::StringRef name(entry.data(), entry.size());
   plan.residuals = detail::residuals_of(staged.advance_to(Stage::differentiated), name);
   auto function = staged.advance_to(Stage::bufferized).lookupSymbol<mlir::func::FuncOp>(name);
-  detail::describe_buffers(function, impl_->options.plan_buffers, plan);
+  detail::describe_buffers(function, impl().options.plan_buffers, plan);
   return plan;
 }
 
@@ -524,7 +533,7 @@ void dump_with(Program::Impl& program, const CompileOptions& options, const std:
 
 std::vector<std::pair<std::string, std::string>> Program::all_stages() const {
   std::vector<std::pair<std::string, std::string>> named;
-  for_each_stage(*impl_, impl_->options, [&](Stage stage, std::string text) {
+  for_each_stage(impl(), impl().options, [&](Stage stage, std::string text) {
     named.emplace_back(mlir::adjit::stageName(stage).str(), std::move(text));
   });
   return named;
@@ -533,44 +542,44 @@ std::vector<std::pair<std::string, std::string>> Program::all_stages() const {
 void Program::save(const std::string& path) const { write_file(path, ir("traced")); }
 
 void Program::dump(const std::string& dir, const std::string& prefix) const {
-  dump_with(*impl_, impl_->options, dir, prefix);
+  dump_with(impl(), impl().options, dir, prefix);
 }
 
 std::string Program::object_code() const {
-  if (is_cuda(impl_->options))
+  if (is_cuda(impl().options))
     throw Error("an object file is for the cpu target; the cuda target emits ptx, cubin or "
                 "gpu-program");
   return ir("obj");
 }
 
 Executable Program::compile() const {
-  return compile(is_cuda(impl_->options) ? Device::cuda(0) : Device::cpu());
+  return compile(is_cuda(impl().options) ? Device::cuda(0) : Device::cpu());
 }
 
 Executable Program::compile(Device device) const {
-  CompileOptions for_device = impl_->options;
+  CompileOptions for_device = impl().options;
   for_device.target = device.kind();
   // Code run in this process is for this machine's CPU, whatever the
   // options name for code emitted elsewhere.
   for_device.target_cpu.clear();
   for_device.target_features.clear();
-  StagedModule staged(*impl_, for_device);
+  StagedModule staged(impl(), for_device);
   if (device.is_cuda())
-    return detail::load_onto_gpu(gpu_program_of(staged, *impl_, false), device);
+    return detail::load_onto_gpu(gpu_program_of(staged, impl(), false), device);
   // The machine code of this program for this CPU may already be in this
   // process (ProcessCompileCache) or on disk (CompileCache). The key is the
   // traced IR and everything that decides its staged (the pipeline's
   // options, the host CPU, adjit's build, LLVM's version), so that a hit
   // skips the MLIR passes too.
-  std::string cache_dir = impl_->options.cache_dir.empty()
+  std::string cache_dir = impl().options.cache_dir.empty()
                               ? CompileCache::directory_from_environment()
-                              : impl_->options.cache_dir;
+                              : impl().options.cache_dir;
   ProcessCompileCache& in_process = ProcessCompileCache::instance();
   std::optional<CompileCache> on_disk;
   if (!cache_dir.empty()) on_disk.emplace(cache_dir);
   std::string key;
   if (on_disk || in_process.enabled()) {
-    key = CompileCache::key({print(*impl_->module), detail::host_target_description(),
+    key = CompileCache::key({print(*impl().module), detail::host_target_description(),
                              "tune=" + for_device.tune_cpu, "O3",
                              for_device.threads ? "threads" : "serial",
                              for_device.plan_buffers ? "planned" : "unplanned",
@@ -580,7 +589,7 @@ Executable Program::compile(Device device) const {
     // is dropped and compiled afresh.
     auto link = [&](const std::string& object) -> std::optional<Executable> {
       try {
-        return detail::load_into_jit(object, impl_->signatures);
+        return detail::load_into_jit(object, impl().signatures);
       } catch (const CompileError&) {
         return std::nullopt;
       }
@@ -602,12 +611,12 @@ Executable Program::compile(Device device) const {
     }
   }
   mlir::ModuleOp lowered = staged.advance_to(Stage::llvm);
-  NativeModule native(lowered, impl_->signatures, for_device, /*for_this_process=*/true);
+  NativeModule native(lowered, impl().signatures, for_device, /*for_this_process=*/true);
   auto object = std::make_shared<const std::string>(native.machine_code(false));
   if (on_disk) on_disk->store(key, *object);
   if (!key.empty()) in_process.store(key, object);
   mlir::TimingScope scope = native.timing.phase("LLVM: JIT linking");
-  return detail::load_into_jit(*object, impl_->signatures);
+  return detail::load_into_jit(*object, impl().signatures);
 }
 
 namespace detail {
@@ -615,14 +624,14 @@ namespace detail {
 mlir::OwningOpRef<mlir::ModuleOp> ProgramInternals::lower(const Program& program,
                                                           const CompileOptions& options,
                                                           mlir::adjit::Stage stage) {
-  StagedModule staged(*program.impl_, options);
+  StagedModule staged(program.impl(), options);
   staged.advance_to(stage);
   return staged.release();
 }
 
 void ProgramInternals::dump(const Program& program, const CompileOptions& options,
                             const std::string& dir, const std::string& prefix) {
-  dump_with(*program.impl_, options, dir, prefix);
+  dump_with(program.impl(), options, dir, prefix);
 }
 
 }  // namespace detail

@@ -44,7 +44,7 @@ struct Program::Impl {
 namespace detail {
 // What the library's other back ends (ahead-of-time) need of a Program.
 struct ProgramInternals {
-  static Program::Impl& impl(const Program& program) { return *program.impl_; }
+  static Program::Impl& impl(const Program& program) { return program.impl(); }
   /// A clone of the program's module lowered to `stage` with `options`.
   static mlir::OwningOpRef<mlir::ModuleOp> lower(const Program& program,
                                                  const CompileOptions& options,

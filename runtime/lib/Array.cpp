@@ -115,6 +115,13 @@ bool owns_memory(const Array& array) {
 
 const void* memory_identity(const Array& array) { return array.memory_.get(); }
 
+bool overlap(const Array& a, const Array& b) {
+  auto* a_bytes = static_cast<const char*>(a.raw_data());
+  auto* b_bytes = static_cast<const char*>(b.raw_data());
+  return a.device() == b.device() && a.nbytes() > 0 && b.nbytes() > 0 &&
+         a_bytes < b_bytes + b.nbytes() && b_bytes < a_bytes + a.nbytes();
+}
+
 }  // namespace detail
 
 void Array::throw_no_value() const {

@@ -147,11 +147,58 @@ TEST_CASE("ad transforms: check_grads with nothing to differentiate is an error"
   INFO(m);
   CHECK(contains(m, "no floating-point argument"));
   CHECK(contains(m, "i32[2]"));
+  // Nor is a check that compares nothing a pass.
+  auto f = [](Tensor x) { return sum(x * x); };
+  Array x = Array::ones({3});
+  CHECK(contains(what_of<Error>([&] { check_grads(f, {x}, 1, {.max_elements = 0}); }),
+                 "max_elements must be at least 1"));
+  CHECK(contains(what_of<Error>([&] { check_grads(f, {x}, 1, {.reverse = false, .forward = false}); }),
+                 "nothing would be compared"));
+}
+
+TEST_CASE("ad transforms: check_grads fails a wrong gradient of a scalar in f16",
+          "[ad][ad-transforms]") {
+  // 1.5x the true gradient: a random output weight near 0 once shrank
+  // both derivatives into f16's absolute tolerance (5e-2), and it passed.
+  auto wrong = custom_gradient([](Tensor a) { return a * a; },
+                               [](Tensor a, Tensor, Tensor ct) { return 3.0 * a * ct; });
+  auto f = [&](Tensor a) { return sum(wrong(a)); };
+  for (DType dtype : {F16, BF16, F32, F64}) {
+    INFO(dtype_name(dtype));
+    GradCheckReport report = check_grads(f, {Array::full({3}, 0.75, dtype)});
+    INFO(report.summary());
+    CHECK_FALSE(report);
+  }
+}
+
+TEST_CASE("ad transforms: check_grads takes jitted functions, checkpoints and custom gradients",
+          "[ad][ad-transforms]") {
+  Array x = make(kX, {3}, F64), y = make({0.5, 2.0, -1.0}, {3}, F64);
+  auto jitted = adjit::jit([](Tensor a, Tensor b) { return sum(sin(a) * b); });
+  CHECK(check_grads(jitted, {x, y}));
+  auto recomputed = checkpoint([](Tensor a) { return sum(exp(a) * a); });
+  CHECK(check_grads(recomputed, {x}, 2));
+  auto rows = adjit::jit([](const std::vector<Tensor>& v) { return sum(v[0] * v[1]); });
+  CHECK(check_grads(rows, {x, y}));
+  auto wrong = custom_gradient([](Tensor a) { return sum(a * a); },
+                               [](Tensor a, Tensor, Tensor ct) { return 3.0 * a * ct; });
+  CHECK_FALSE(check_grads(wrong, {x}));
 }
 
 //===----------------------------------------------------------------------===//
 // hvp, jvp(grad), hessian
 //===----------------------------------------------------------------------===//
+
+TEST_CASE("ad transforms: the hessian of an empty argument is empty", "[ad][ad-transforms]") {
+  // As jax.hessian: shape S + S, here [2, 0, 2, 0] and [0, 0].
+  auto f = [](Tensor a) { return sum(a * a); };
+  Array h = hessian(f)(Array::zeros({2, 0}));
+  CHECK(h.shape() == Shape{2, 0, 2, 0});
+  CHECK(h.dtype() == F32);
+  CHECK(hessian(f)(Array::zeros({0}, F64)).shape() == Shape{0, 0});
+  // f is still traced: a non-scalar result is an error.
+  CHECK_THROWS_AS(hessian([](Tensor a) { return a * a; })(Array::zeros({0})), TraceError);
+}
 
 TEST_CASE("ad transforms: hvp == jvp(grad f) == hessian(f) . v", "[ad][ad-transforms]") {
   // Non-quadratic: f(x) = sum(sin(x) x^2) + sum(x)^3 / 3 + logsumexp(x).
@@ -235,6 +282,24 @@ TEST_CASE("ad transforms: vjp with one output and one primal", "[ad][ad-transfor
   // The pullback can be applied again, with another cotangent.
   CHECK(mismatch(pullback(make({0, 0, 1}, {3}, F64)), F64, {3}, {0, 0, 2 * std::cos(kX[2])}) ==
         "");
+}
+
+TEST_CASE("ad transforms: a pullback keeps the primals as they were at vjp",
+          "[ad][ad-transforms]") {
+  // Arrays are mutable handles: writing the caller's primal afterwards
+  // must not move the point the pullback differentiates at.
+  Array x = make(kX, {3}, F64);
+  auto [out, pullback] = vjp([](Tensor a) { return sin(a) * a; }, x);
+  Array ct = make({1, 1, 1}, {3}, F64);
+  Vec want = map(kX, [](double v) { return std::cos(v) * v + std::sin(v); });
+  x.data<double>()[0] = 3.0;
+  CHECK(mismatch(pullback(ct), F64, {3}, want) == "");
+  // A structure of primals too.
+  std::vector<Array> pair = {make(kX, {3}, F64), make(kX, {3}, F64)};
+  auto [sum_out, sum_pullback] = vjp([](std::vector<Tensor> v) { return v[0] * v[1]; }, pair);
+  pair[1].data<double>()[1] = 100.0;
+  std::vector<Array> grads = sum_pullback(ct);
+  CHECK(mismatch(grads[0], F64, {3}, kX) == "");
 }
 
 TEST_CASE("ad transforms: vjp with tuple outputs and several primals", "[ad][ad-transforms]") {

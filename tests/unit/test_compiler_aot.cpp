@@ -745,6 +745,19 @@ TEST_CASE("aot: clear errors for bad requests", "[compiler][aot]") {
     CHECK(contains(message, "'" + std::string(bad) + "' cannot name a C function"));
     CHECK(contains(message, "not C or C++ keywords"));
   }
+  // The C library's and libm's functions and variables: the object would
+  // replace them in every program it links into.
+  for (const char* taken : {"memcpy", "malloc", "free", "exit", "sin", "expf", "time", "environ"}) {
+    options.name = taken;
+    std::string message = what_of<CompileError>([&] { aot::write(program, options); });
+    CHECK(contains(message, "'" + std::string(taken) + "' cannot name a C function"));
+    CHECK(contains(message, "the C library or libm"));
+  }
+  // A dump that cannot be written fails before the outputs are.
+  options.name = "lib";
+  options.dump_dir = "/proc/adjit-no-dump";
+  CHECK_THROWS_AS(aot::write(program, options), Error);
+  options.dump_dir.clear();
   options.name = "lib";
   Program renamed = Program::parse(R"(
     func.func @"my.fn"(%x: tensor<4xf32>) -> tensor<4xf32> {
@@ -775,6 +788,11 @@ TEST_CASE("aot: clear errors for bad requests", "[compiler][aot]") {
   });
   CHECK(contains(mismatch, "test_compiler_aot.cpp:"));
   CHECK(dir.files().empty());  // nothing written by a failed request
+  // Names that are the user's own are fine: step, loss, forward.
+  for (const char* fine : {"step", "loss", "forward"})
+    CHECK(aot::write(Program::parse_file(std::string(ADJIT_SOURCE_DIR) + "/examples/mlp.mlir"),
+                     options_in(dir, fine))
+              .object_path.ends_with(std::string(fine) + ".o"));
 }
 
 TEST_CASE("aot: generator command lines", "[compiler][aot]") {

@@ -914,6 +914,24 @@ TEST_CASE("array routines: segment_max's errors name it, the operands and the li
       [&] { bad_rows(Array::zeros({3}), Array::from<int32_t>({0, 1, 0}, {3})); });
   CHECK(contains(n, "adjit::segment_min"));
   CHECK(contains(n, "num_segments = -1 must not be negative"));
+  // Too many segments for the result, or for the ids to number: the
+  // segment op says so (not an op it is made of).
+  auto many = [](int64_t segments) {
+    return what_of<TraceError>([&] {
+      adjit::jit([segments](Tensor d, Tensor i) { return segment_sum(d, i, segments); })(
+          Array::zeros({3}), Array::from<int32_t>({0, 1, 0}, {3}));
+    });
+  };
+  std::string huge = many(std::numeric_limits<int64_t>::max());
+  CHECK(contains(huge, "adjit::segment_sum"));
+  CHECK(contains(huge, "too large"));
+  std::string wide = many(int64_t{1} << 40);
+  CHECK(contains(wide, "adjit::segment_sum: cannot number 1099511627776 segments with i32 ids"));
+  std::string bins = what_of<TraceError>([] {
+    adjit::jit([](Tensor a) { return histogram(a, std::numeric_limits<int64_t>::max()).hist; })(
+        Array::ones({3}));
+  });
+  CHECK(contains(bins, "adjit::histogram: bins = 9223372036854775807 is more than i32 indices count"));
 }
 
 TEST_CASE("array routines: isclose, allclose, nan_to_num, count_nonzero, average, against JAX",

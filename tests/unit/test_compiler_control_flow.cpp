@@ -664,7 +664,8 @@ TEST_CASE("control flow: a Tensor computed inside a body and used after it is a 
     CHECK(contains(message, "test_compiler_control_flow.cpp:"));
     CHECK_THROWS_AS(f(Array::ones({2})), TraceError);
   }
-  // Returned directly: the result is named.
+  // Returned directly: the result is named, with the line that jitted it.
+  int jitted_line = __LINE__ + 1;
   auto returned = jit([](Tensor x) {
     Tensor leaked;
     fori_loop(0, 2, [&](Tensor, Tensor c) { leaked = c; return c; }, x);
@@ -672,7 +673,8 @@ TEST_CASE("control flow: a Tensor computed inside a body and used after it is a 
   });
   std::string message = what_of([&] { returned(Array::ones({2})); });
   INFO(message);
-  CHECK(contains(message, "result 0 of the traced function"));
+  CHECK(contains(message, "result 0 of the traced function 'fn' (jitted at "));
+  CHECK(contains(message, "test_compiler_control_flow.cpp:" + std::to_string(jitted_line) + ")"));
   CHECK(contains(message, "adjit::fori_loop (at "));
   // The function still traces and runs once the body is fixed.
   auto fixed = jit([](Tensor x) { return fori_loop(0, 3, [](Tensor, Tensor c) { return c + 1.0; }, x); });

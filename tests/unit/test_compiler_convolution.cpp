@@ -5,6 +5,7 @@
 #include "test_support.h"
 
 #include <cmath>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -312,6 +313,16 @@ TEST_CASE("tracer ops: conv's errors name the op, the operands and the line",
   CHECK(contains(e, "give explicit_padding"));
   e = message({2, 5, 5, 4}, {3, 3, 4, 6}, {.explicit_padding = {{-3, -3}, {0, 0}}});
   CHECK(contains(e, "cropped to -1 elements"));
+  // Dilations and paddings whose sizes int64 cannot count: the conv says
+  // so (not the slice or pad it is made of).
+  for (ConvOptions huge : {ConvOptions{.rhs_dilation = {std::numeric_limits<int64_t>::max(), 1}},
+                           ConvOptions{.lhs_dilation = {std::numeric_limits<int64_t>::max(), 1}},
+                           ConvOptions{.explicit_padding = {{0, std::numeric_limits<int64_t>::max()},
+                                                            {0, 0}}}}) {
+    e = message({2, 5, 5, 4}, {3, 3, 4, 6}, huge);
+    CHECK(contains(e, "adjit::conv: spatial dimension 0 of f32[2,5,5,4], dilated and padded, is "
+                      "larger than int64 counts"));
+  }
   e = message({2, 5, 5, 4}, {0, 3, 4, 6}, {});
   CHECK(contains(e, "empty spatial dimension 0"));
   e = what_of<TraceError>([] {
@@ -465,6 +476,26 @@ TEST_CASE("tracer ops: the pools' errors name the op, the operand and the line",
   e = what_of<TraceError>(
       [] { jit([](Tensor x) { return max_pool(x > 0.0, {2}); })(Array::zeros({1, 4, 2})); });
   CHECK(contains(e, "needs a numeric operand"));
+}
+
+TEST_CASE("tracer ops: pools whose windows do not fit give empty results at once",
+          "[tracer][ops][conv]") {
+  // No window fits: an empty result, without an op per window element
+  // (a window of 2^62 rows once never finished tracing).
+  for (int64_t rows : {int64_t{5}, int64_t{1} << 40, std::numeric_limits<int64_t>::max()}) {
+    INFO("window rows " << rows);
+    auto pools = jit([rows](Tensor x) {
+      return std::make_tuple(max_pool(x, {rows, 1}), avg_pool(x, {rows, 1}));
+    });
+    auto [maxima, means] = pools(Array::ones({1, 4, 4, 1}, I32));
+    CHECK(maxima.shape() == Shape{1, 0, 4, 1});
+    CHECK(maxima.dtype() == I32);
+    CHECK(means.shape() == Shape{1, 0, 4, 1});
+    CHECK(means.dtype() == F32);
+  }
+  // Its gradient is empty too.
+  Array g = jit(grad([](Tensor x) { return sum(max_pool(x, {9, 1})); }))(Array::ones({1, 4, 4, 1}));
+  CHECK(g.to_vector<float>() == std::vector<float>(16, 0.0f));
 }
 
 TEST_CASE("tracer ops: pools whose windows tile the input reduce it reshaped, others pad",

@@ -45,6 +45,25 @@ TEST_CASE("call_into rejects outputs that alias inputs or mismatch, and recovers
   CHECK(f(x).to_vector<float>() == std::vector<float>{2, 3});
 }
 
+TEST_CASE("Executable::run_into rejects outputs that share memory, as call_into does",
+          "[jit][outputs]") {
+  auto square = adjit::jit([](Tensor x) { return adjit::matmul(x, x); })
+                    .lower(Array::ones({4, 4}))
+                    .compile();
+  Array a = Array::ones({4, 4});
+  CHECK_THROWS_WITH(square.run_into("fn", {a}, {a}),
+                    Contains("entry 'fn': output 0 shares memory with input 0"));
+  CHECK(a.to_vector<float>() == std::vector<float>(16, 1.0f));  // not written
+  // A view of part of the input overlaps it too.
+  Array rows = Array::ones({8, 4});
+  Array lower_half = Array::view(rows.data<float>() + 12, {4, 4}, adjit::DType::f32);
+  Array upper = Array::view(rows.data<float>(), {4, 4}, adjit::DType::f32);
+  CHECK_THROWS_WITH(square.run_into("fn", {upper}, {lower_half}), Contains("shares memory"));
+  Array out = Array::empty({4, 4}, adjit::DType::f32);
+  square.run_into("fn", {a}, {out});
+  CHECK(out.to_vector<float>() == std::vector<float>(16, 4.0f));
+}
+
 TEST_CASE("a training loop alternates two buffer sets with call_into", "[jit][outputs]") {
   auto step = adjit::jit([](Tensor w) { return w - 0.5 * w; });
   Array a = Array::ones({4}), b = Array::empty({4}, adjit::DType::f32);

@@ -887,6 +887,13 @@ TEST_CASE("linear algebra: errors name the op, the shapes and the line",
          {"norm", "'max'"});
   check_error([] { jit([](Tensor x) { return norm(x, 1.0, {1, -1}); })(Array::zeros({3, 3})); },
          {"norm", "both axis 1"});
+  // Three axes given: neither a vector nor a matrix norm (numpy and JAX
+  // refuse them too); with none given, all axes flattened are fine.
+  check_error([] {
+    jit([](Tensor x) { return norm(x, std::nullopt, {0, 1, 2}); })(Array::zeros({2, 3, 4}));
+  }, {"norm", "a norm over given axes needs one or two axes, got 3", "f32[2,3,4]"});
+  CHECK(jit([](Tensor x) { return norm(x); })(Array::ones({2, 3, 4})).item<float>() ==
+        Approx(std::sqrt(24.0)));
   // A vector b has a's rank minus one (jax.scipy.linalg's rule).
   check_error([] {
     jit([](Tensor a, Tensor b) { return triangular_solve(a, b, true); })(Array::zeros({2, 3, 3}),

@@ -470,6 +470,25 @@ TEST_CASE("using a donated array is a RuntimeError naming the call", "[compiler]
   CHECK(fresh.to_vector<float>() == std::vector<float>{1, 1, 1});
 }
 
+TEST_CASE("a call that cannot allocate its outputs leaves donated arrays as they were",
+          "[compiler][memory][donate]") {
+  // x * 2 is written in place into x; the sum needs a buffer of its own,
+  // which is allocated before x is taken.
+  auto f = jit([](Tensor x) { return std::make_tuple(x * 2.0, adjit::sum(x)); },
+               JitOptions{.donate = {0}});
+  f(Array::ones({3}));  // compiles
+  Array x = Array::from<float>({1, 2, 3}, {3});
+  fail_nth_allocation(1);
+  CHECK_THROWS_AS(f(x), RuntimeError);
+  fail_nth_allocation(0);
+  CHECK_FALSE(x.is_donated());
+  CHECK(x.to_vector<float>() == std::vector<float>{1, 2, 3});
+  auto [doubled, total] = f(x);
+  CHECK(doubled.to_vector<float>() == std::vector<float>{2, 4, 6});
+  CHECK(total.item<float>() == 6);
+  CHECK(x.is_donated());
+}
+
 TEST_CASE("donated arrays that cannot be reused are copied, then invalidated",
           "[compiler][memory][donate]") {
   auto axpy = [](Tensor a, Tensor b) { return a * 3.0 + b; };

@@ -72,6 +72,27 @@ TEST_CASE("polynomials: polyval and vander as JAX's", "[tracer][ops]") {
   CHECK_EXACT("vander increasing", jit([](Tensor x) { return vander(x, std::nullopt, true); })(make({2, -1.5}, {2}, F32)),
               F32, (Shape{2, 2}), (Vec{1, 2, 1, -1.5}));
   CHECK(jit([](Tensor x) { return vander(x, 0); })(make({2, 3}, {2}, F32)).shape() == (Shape{2, 0}));
+  // Many columns: a cumulative product along the rows, not one op per
+  // column (vander(x, 1000) once took most of a minute to compile).
+  // Integers stay exact; 2^k of f64 too.
+  auto wide = jit([](Tensor x, bool increasing) { return vander(x, 62, increasing); });
+  Array powers = wide(make({2, -1, 0}, {3}, I64), true);
+  std::vector<int64_t> got = powers.to_vector<int64_t>();
+  REQUIRE(got.size() == 3 * 62);
+  for (int64_t k = 0; k < 62; ++k) {
+    CHECK(got[k] == (int64_t{1} << k));
+    CHECK(got[62 + k] == (k % 2 ? -1 : 1));
+    CHECK(got[124 + k] == (k == 0 ? 1 : 0));
+  }
+  std::vector<double> decreasing = wide(make({2}, {1}, F64), false).to_vector<double>();
+  for (int64_t k = 0; k < 62; ++k) CHECK(decreasing[61 - k] == std::ldexp(1.0, static_cast<int>(k)));
+  CHECK_EXACT("bools", jit([](Tensor x) { return vander(x, 40); })(make({1, 0}, {2}, I1)), I1,
+              (Shape{2, 40}), [] {
+                Vec v(80, 0.0);
+                for (int k = 0; k < 40; ++k) v[k] = 1;
+                v[79] = 1;  // x^0
+                return v;
+              }());
   // Fitting: solving vander(x) c = y recovers the polynomial that polyval
   // evaluates.
   // y = 2 x^3 + x^2 - x + 0.5 at four points, then at half of each.

@@ -257,6 +257,22 @@ TEST_CASE("tracer jit: a moved-from jitted function says so when called", "[trac
   CHECK_THROWS_AS(f.cache_info(), RuntimeError);
 }
 
+TEST_CASE("a moved-from Program or Executable is a RuntimeError, not a crash", "[jit]") {
+  auto program = adjit::jit([](Tensor x) { return x * 2.0; }).lower(Array::ones({2}));
+  auto moved = std::move(program);
+  // NOLINTBEGIN(bugprone-use-after-move)
+  CHECK_THROWS_WITH(program.ir(), Catch::Contains("Program was moved from"));
+  CHECK_THROWS_WITH(program.signatures(), Catch::Contains("Program was moved from"));
+  CHECK_THROWS_WITH(program.compile(), Catch::Contains("Program was moved from"));
+  CHECK_THROWS_AS(program.memory_plan(), RuntimeError);
+  auto executable = moved.compile();
+  auto taken = std::move(executable);
+  CHECK_THROWS_WITH(executable.run("fn", {Array::ones({2})}),
+                    Catch::Contains("Executable was moved from"));
+  // NOLINTEND(bugprone-use-after-move)
+  CHECK(taken.run("fn", {Array::ones({2})})[0].to_vector<float>() == std::vector<float>{2, 2});
+}
+
 TEST_CASE("tracer jit: static int/double/bool/enum/string arguments key the cache",
           "[tracer][jit][static]") {
   int traces = 0;
@@ -484,6 +500,13 @@ TEST_CASE("tracer jit: no retrace log by default, ADJIT_LOG=retrace enables it",
   CerrCapture cerr;
   logged(Array::zeros({2}));
   CHECK(cerr.take() == "adjit::jit 'env_logged': tracing (miss 1): first trace (f32[2])\n");
+  // A value it does not know is an error, not a log that never comes.
+  setenv("ADJIT_LOG", "retraces", 1);
+  CHECK_THROWS_WITH(adjit::jit([](Tensor x) { return x; }),
+                    Catch::Contains("ADJIT_LOG must be 'retrace' (or unset), got 'retraces'"));
+  unsetenv("ADJIT_LOG");
+  CHECK_THROWS_WITH(adjit::jit([](Tensor x) { return x; }, {.max_traces = -1}),
+                    Catch::Contains("JitOptions::max_traces must be 0 (no limit) or positive, got -1"));
 }
 
 //===----------------------------------------------------------------------===//
@@ -723,6 +746,15 @@ TEST_CASE("tracer jit: a Tensor has no truth value, ops need a trace",
   CHECK_THROWS_AS(exp(none), TraceError);
   CHECK_THROWS_AS(none + 1.0, TraceError);
   CHECK(contains(what_of([&] { exp(none); }), "default-constructed"));
+  // Also among several operands, after a live one.
+  auto later = [&none](auto op) {
+    return what_of([&] { adjit::jit([&](Tensor x) { return op(x, none); })(Array::zeros({3})); });
+  };
+  CHECK(contains(later([](Tensor x, Tensor n) { return concat({x, n}, 0); }), "default-constructed"));
+  CHECK(contains(later([](Tensor x, Tensor n) { return einsum("i,i->i", {x, n}); }),
+                 "adjit::einsum: an operand is a default-constructed Tensor"));
+  CHECK(contains(later([](Tensor x, Tensor n) { return dynamic_slice(x, {n}, {1}); }),
+                 "default-constructed"));
 
   // A failed trace leaves no trace behind: ops outside still throw.
   CHECK_THROWS_AS(f(Array::zeros({3})), TraceError);
@@ -1149,7 +1181,7 @@ TEST_CASE("tracer jit: a Tensor used as a C++ condition names where and what to 
   int jitted_line = __LINE__ - 1;
   m = what_of<TraceError>([&] { g(Array::zeros({3}, DType::i1), Array::zeros({3}, F32)); });
   INFO(m);
-  CHECK(contains(m, "the condition i1[3] is a parameter of the traced function (jitted at "));
+  CHECK(contains(m, "the condition i1[3] is a parameter of the traced function 'fn' (jitted at "));
   CHECK(contains(m, "test_compiler_tracer_jit.cpp:" + std::to_string(jitted_line) + ")"));
   // A loop body's own parameter names the loop's line; a condition the body
   // captures names the line that computed it.

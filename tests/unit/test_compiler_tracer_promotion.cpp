@@ -218,6 +218,14 @@ TEST_CASE("tracer promotion: integer literals are exact, and must fit", "[tracer
   CHECK_EXACT("where(c, 1, -2)", choose(make({1, 0}, {2}, I1)), I32, (Shape{2}), (Vec{1, -2}));
 }
 
+TEST_CASE("tracer promotion: arange counts within its dtype", "[tracer][promotion]") {
+  // arange's last number must fit its dtype: 3e9 counts beyond i32.
+  std::string arange_error =
+      trace_error([](const Tensor&) { return arange(3000000000LL, I32); }, F32, {1});
+  CHECK(contains(arange_error, "adjit::arange: n = 3000000000 counts beyond i32"));
+  CHECK(contains(arange_error, "use i64"));
+}
+
 TEST_CASE("tracer promotion: bools as numpy has them", "[tracer][promotion]") {
   auto f = adjit::jit([](Tensor p, Tensor q, Tensor x) {
     return std::vector<Tensor>{p + q,           p * q,         maximum(p, q),

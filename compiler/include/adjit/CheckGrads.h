@@ -39,18 +39,40 @@ struct GradCheckReport {
 
 namespace detail {
 
+// The function whose parameters say how f is called: a jitted function, a
+// checkpoint or a custom gradient takes what the function it wraps takes
+// (their own call operators accept anything, and would mislead the tests
+// below into a hard error).
+template <class F>
+struct CalledAs {
+  using type = F;
+};
+template <class G>
+struct CalledAs<Jitted<G>> : CalledAs<G> {};
+template <class G>
+struct CalledAs<CheckpointTransform<G>> : CalledAs<G> {};
+template <class Forward, class Backward, class Tangent>
+struct CalledAs<CustomGradientTransform<Forward, Backward, Tangent>> : CalledAs<Forward> {};
+template <class F>
+using called_as_t = typename CalledAs<F>::type;
+
 // Whether f takes K Tensors as separate arguments (K >= 1).
 template <class F, size_t K>
 inline constexpr bool takes_tensors = K > 0 && []<size_t... I>(std::index_sequence<I...>) {
-  return std::is_invocable_v<const F&, decltype((void)I, std::declval<Tensor>())...>;
+  return std::is_invocable_v<const called_as_t<F>&, decltype((void)I, std::declval<Tensor>())...>;
 }(std::make_index_sequence<K>{});
+
+// Whether f takes one std::vector<Tensor>.
+template <class F>
+inline constexpr bool takes_tensor_vector =
+    std::is_invocable_v<const called_as_t<F>&, const std::vector<Tensor>&>;
 
 inline constexpr size_t kMaxSeparateArguments = 8;
 
 // Whether invoke_flat can call f with `count` Tensors.
 template <class F>
 bool callable_with(size_t count) {
-  if constexpr (std::is_invocable_v<const F&, const std::vector<Tensor>&>) {
+  if constexpr (takes_tensor_vector<F>) {
     return true;
   } else {
     return [&]<size_t... K>(std::index_sequence<K...>) {
@@ -73,7 +95,7 @@ Tensor one_result(R&& result) {
 
 template <class F>
 Tensor invoke_flat(const F& f, const std::vector<Tensor>& xs) {
-  if constexpr (std::is_invocable_v<const F&, const std::vector<Tensor>&>) {
+  if constexpr (takes_tensor_vector<F>) {
     return one_result(f(xs));
   } else {
     Tensor result;
@@ -146,7 +168,7 @@ GradCheckReport compare_derivatives(
     const std::function<std::vector<Array>(const std::vector<Array>&)>& reverse,
     const std::function<double(const std::vector<Array>&, const std::vector<Array>&)>& forward);
 
-/// Deterministic weights in [-1, 1) shaped like `like`, as f64.
+/// Deterministic weights in [-1, -1/2] and [1/2, 1) shaped like `like`, as f64.
 Array random_weights(const Shape& shape, uint64_t seed);
 /// The shapes of f's output at xs, by tracing (no compilation).
 Shape output_shape(const std::function<Tensor(const std::vector<Tensor>&)>& f,

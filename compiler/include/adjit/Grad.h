@@ -265,7 +265,8 @@ auto vjp_at(SourceLocation loc, F f, const Primals&... primals) {
     std::vector<Array> flat_outputs;
     detail::StructureTraits<std::decay_t<decltype(outputs)>>::collect_arrays(outputs, flat_outputs);
     auto apply = jit(detail::VjpApply<F>{f, loc}, {.name = "vjp"}, loc);
-    auto kept = std::make_tuple(primals...);
+    // Copies: the pullback differentiates at the primals as they were.
+    auto kept = std::make_tuple(detail::copy_arrays(primals)...);
     auto pullback = [apply, kept, flat_outputs](const auto& cotangent,
                                                 SourceLocation where = SourceLocation::current()) {
       // Checked here, where the caller's line is known.
@@ -386,6 +387,12 @@ struct HessianTransform {
     const Tensor& x = std::get<I>(std::tuple<const Args&...>(args...));
     GradTransform<false, F, I> gradient{f, loc, {}, "hessian"};
     int64_t n = x.size();
+    Shape shape = x.shape();
+    shape.insert(shape.end(), x.shape().begin(), x.shape().end());
+    if (n == 0) {  // no rows: an empty Hessian, once f is known to have a gradient
+      gradient(args...);
+      return full(shape, 0.0, x.dtype(), loc);
+    }
     // One jvp per basis direction: meant for small inputs.
     std::vector<Tensor> rows;
     Tensor positions = arange(n, DType::i32, loc);
@@ -404,8 +411,6 @@ struct HessianTransform {
           std::tuple<Args...>{args...}, tangents);
       rows.push_back(reshape(dg, {1, n}, loc));
     }
-    Shape shape = x.shape();
-    shape.insert(shape.end(), x.shape().begin(), x.shape().end());
     return reshape(concat(rows, 0, loc), shape, loc);
   }
 };

@@ -401,6 +401,13 @@ Tensor combine_by_id(Recorder& r, const Tensor& data, const Tensor& ids, int64_t
   if (num_segments < 0) r.fail(fmt::format("num_segments = {} must not be negative", num_segments));
   Shape shape = data.shape();
   shape[0] = num_segments;
+  r.check_size(data.dtype(), shape);
+  // Rows go to num_segments + 1 (the dropped ones last), counted in ids'
+  // dtype.
+  if (num_segments >= std::numeric_limits<int64_t>::max() ||
+      (ids.dtype() == DType::i32 && num_segments >= std::numeric_limits<int32_t>::max()))
+    r.fail(fmt::format("cannot number {} segments with {} ids", num_segments,
+                       dtype_name(ids.dtype())));
   // Bools add as i32, and take their max and min as 0 and 1.
   bool bools = data.dtype() == DType::i1;
   Tensor v = bools ? r.convert(data, DType::i32) : data;

@@ -100,14 +100,27 @@ std::vector<Window> spatial_windows(Recorder& r, const Tensor& x, const Shape& k
     win.stride = strides[d];
     win.lhs_dilation = lhs_dilation[d];
     win.rhs_dilation = rhs_dilation[d];
+    // The dilated and padded sizes, exactly: they must count in int64.
+    __int128 dilated_input = win.input == 0 ? 0 : __int128{win.input - 1} * win.lhs_dilation + 1;
+    __int128 dilated_kernel = __int128{win.kernel - 1} * win.rhs_dilation + 1;
+    __int128 limit = std::numeric_limits<int64_t>::max();
+    auto too_large = [&] {
+      r.fail(fmt::format("spatial dimension {} of {}, dilated and padded, is larger than int64 "
+                         "counts (window {}, lhs_dilation {}, rhs_dilation {}, padding ({}, {}))",
+                         d, describe(x), win.kernel, win.lhs_dilation, win.rhs_dilation, win.low,
+                         win.high));
+    };
+    if (dilated_input > limit || dilated_kernel > limit) too_large();
     if (explicit_padding) {
       std::tie(win.low, win.high) = options.explicit_padding[d];
     } else if (options.padding != Padding::valid) {
       pad_same(win, options.padding == Padding::same_lower);
     }
-    if (win.padded_input() < 0)
+    __int128 padded = dilated_input + win.low + win.high;
+    if (padded > limit) too_large();
+    if (padded < 0)
       r.fail(fmt::format("spatial dimension {} of {} is cropped to {} elements by padding ({}, "
-                         "{})", d, describe(x), win.padded_input(), win.low, win.high));
+                         "{})", d, describe(x), static_cast<double>(padded), win.low, win.high));
     // No window fits: an empty output, as in JAX.
     int64_t span = win.padded_input() - win.dilated_kernel();
     win.output = span < 0 ? 0 : span / win.stride + 1;
@@ -314,6 +327,16 @@ std::vector<Window> pool_windows(Recorder& r, const Tensor& x, const Shape& wind
   return windows;
 }
 
+// The empty result of a pool none of whose windows fits (a window larger
+// than the padded input), or a null Tensor: combining its taps would cost
+// as many ops as the window has elements, for nothing.
+Tensor empty_pool(const Tensor& x, const std::vector<Window>& windows, DType dtype,
+                  SourceLocation loc) {
+  Shape shape = output_shape(x, windows, x.shape().back());
+  if (std::find(shape.begin(), shape.end(), 0) == shape.end()) return Tensor();
+  return full(shape, 0, dtype, loc);
+}
+
 // The windows' elements combined by `combine`, tap after tap: one fused
 // elementwise pass over the padded input.
 template <class Combine>
@@ -367,6 +390,7 @@ Tensor max_pool(const Tensor& x, Shape window, PoolOptions options, SourceLocati
                       : x.dtype() == DType::i32
                             ? static_cast<double>(std::numeric_limits<int32_t>::min())
                             : static_cast<double>(std::numeric_limits<int64_t>::min());
+  if (Tensor empty = empty_pool(x, windows, x.dtype(), loc); empty.trace()) return empty;
   if (Tensor tiled = reduce_tiling_windows(x, windows, true, loc); tiled.trace()) return tiled;
   Tensor padded = pad_spatially(x, windows, lowest, loc);
   return combine_taps(padded, windows, loc,
@@ -378,6 +402,7 @@ Tensor avg_pool(const Tensor& x, Shape window, PoolOptions options, SourceLocati
   detail::AtUserLine at_user(loc);
   std::vector<Window> windows = pool_windows(r, x, window, options);
   Tensor v = is_floating(x.dtype()) ? x : r.convert(x, DType::f32);
+  if (Tensor empty = empty_pool(v, windows, v.dtype(), loc); empty.trace()) return empty;
   int64_t taps = tap_count(windows);
   if (Tensor tiled = reduce_tiling_windows(v, windows, false, loc); tiled.trace())
     return tiled * (1.0 / static_cast<double>(taps));

@@ -144,7 +144,7 @@ Tensor einsum(const std::string& subscripts, const std::vector<Tensor>& operands
                        operands.size()));
   DType dtype = operands.front().dtype();
   for (const Tensor& t : operands) {
-    if (detail::TraceContext::owner(t) != &r.trace()) r.fail("operands come from different traces");
+    r.require_operand(t);
     dtype = detail::promote(dtype, t.dtype());
   }
   // Of bools, whether any product (and) is true, counted in i32 (as matmul).

@@ -667,6 +667,7 @@ struct Order {
 Tensor norm_of(const Tensor& x, const Order& ord, Axes axes, bool keepdims, SourceLocation loc) {
   Recorder r("norm", loc, {&x});
   int rank = x.rank();
+  bool given_axes = !axes.empty();
   if (axes.empty()) {
     if (!ord.is_default() && rank != 1 && rank != 2)
       r.fail(fmt::format("ord {} needs a vector or a matrix, or one or two axes, got {}",
@@ -676,9 +677,13 @@ Tensor norm_of(const Tensor& x, const Order& ord, Axes axes, bool keepdims, Sour
   for (int& a : axes) a = r.axis(a, rank, x);
   if (axes.size() == 2 && axes[0] == axes[1])
     r.fail(fmt::format("the two axes of a matrix norm are both axis {} of {}", axes[0], describe(x)));
-  if (!ord.is_default() && axes.size() > 2)
-    r.fail(fmt::format("ord {} needs one or two axes, got {} of {}", ord.describe(), axes.size(),
-                       describe(x)));
+  // All axes of x flattened is the default norm's; axes given are one (a
+  // vector norm) or two (a matrix norm), as numpy's and JAX's.
+  if ((given_axes || !ord.is_default()) && axes.size() > 2)
+    r.fail(fmt::format("{} needs one or two axes, got {} of {}",
+                       ord.is_default() ? std::string("a norm over given axes")
+                                        : "ord " + ord.describe(),
+                       axes.size(), describe(x)));
   detail::AtUserLine at_user(loc);
   Tensor v = is_floating(x.dtype()) ? x : cast(x, DType::f32, loc);
   Tensor magnitude = abs(v, loc);

@@ -954,7 +954,7 @@ Tensor concat(const std::vector<Tensor>& xs, int axis, SourceLocation loc) {
   if (xs.empty()) r.fail("needs at least one tensor");
   DType dtype = xs.front().dtype();
   for (const Tensor& t : xs) {
-    if (detail::TraceContext::owner(t) != &r.trace()) r.fail("operands come from different traces");
+    r.require_operand(t);
     dtype = detail::promote(dtype, t.dtype());
   }
   int a = r.axis(axis, xs.front().rank(), xs.front());
@@ -1045,8 +1045,7 @@ std::vector<mlir::Value> block_starts(Recorder& r, const Tensor& x,
       values.push_back(r.value(number_constant(r, wrapped, DType::i64, {})));
       continue;
     }
-    if (detail::TraceContext::owner(*s.tensor) != &r.trace())
-      r.fail("operands come from different traces");
+    r.require_operand(*s.tensor);
     if (s.tensor->rank() != 0 || (s.tensor->dtype() != DType::i32 && s.tensor->dtype() != DType::i64))
       r.fail(fmt::format("start {} must be a 0-d i32 or i64 tensor, got {}", d, describe(*s.tensor)));
     const Tensor& start = *s.tensor;
@@ -1144,7 +1143,11 @@ Tensor arange(int64_t n, DType dtype, SourceLocation loc) {
   Recorder r("arange", loc, {});
   if (dtype == DType::i1) r.fail("cannot count in bool");
   // No numbers below a negative n, as numpy's and JAX's arange.
-  return r.emit<ir::IotaOp>(r.type(dtype, {std::max<int64_t>(n, 0)}), int64_t{0});
+  mlir::RankedTensorType type = r.type(dtype, {std::max<int64_t>(n, 0)});
+  // Numbers past i32's largest would wrap (JAX's do, with a warning).
+  if (dtype == DType::i32 && n - 1 > std::numeric_limits<int32_t>::max())
+    r.fail(fmt::format("n = {} counts beyond i32's largest value; use i64", n));
+  return r.emit<ir::IotaOp>(type, int64_t{0});
 }
 
 }  // namespace adjit

@@ -40,12 +40,21 @@ Tensor vander(const Tensor& x, std::optional<int64_t> n, bool increasing, Source
   int64_t columns = n.value_or(x.shape()[0]);
   if (columns < 0) r.fail(fmt::format("N = {} must not be negative", columns));
   detail::AtUserLine at_user(loc);
-  if (columns == 0) return full({x.shape()[0], 0}, 0, x.dtype(), loc);
-  // x^0, x^1, ...: running products, exact for integers.
-  std::vector<Tensor> powers{ones_like(x, loc)};
-  while (static_cast<int64_t>(powers.size()) < columns) powers.push_back(powers.back() * x);
-  if (!increasing) std::reverse(powers.begin(), powers.end());
-  return stack(powers, 1, loc);
+  int64_t m = x.shape()[0];
+  if (columns == 0) return full({m, 0}, 0, x.dtype(), loc);
+  // x^0, x^1, ...: products, exact for integers. A few columns as running
+  // products; more (the trace would grow with them) as a cumulative
+  // product of x along the row, log2(N) levels deep.
+  constexpr int64_t kRunningProducts = 32;
+  if (columns <= kRunningProducts) {
+    std::vector<Tensor> powers{ones_like(x, loc)};
+    while (static_cast<int64_t>(powers.size()) < columns) powers.push_back(powers.back() * x);
+    if (!increasing) std::reverse(powers.begin(), powers.end());
+    return stack(powers, 1, loc);
+  }
+  Tensor repeated = broadcast_to(expand_dims(x, 1, loc), {m, columns - 1}, loc);
+  Tensor powers = concat({full({m, 1}, 1, x.dtype(), loc), cast(cumprod(repeated, 1, false, loc), x.dtype(), loc)}, 1, loc);
+  return increasing ? powers : flip(powers, {1}, loc);
 }
 
 }  // namespace adjit

@@ -11,23 +11,28 @@
 namespace adjit::detail {
 
 namespace {
+// The live trace that owns operand t of op; throws unless there is one and
+// it is `expected` (where given).
+TraceContext* owner_of_operand(const char* op, SourceLocation where, const Tensor& t,
+                               const TraceContext* expected) {
+  TraceContext* owner = TraceContext::owner(t);
+  if (!owner)
+    throw TraceError(fmt::format("adjit::{}: an operand{} is {}{}", op,
+                                 t.trace() ? ", " + describe(t) + "," : "",
+                                 TraceContext::why_unusable(t), at(where)));
+  if (expected && owner != expected)
+    throw TraceError(fmt::format(
+        "adjit::{}: operands come from different traces ({} is from another); a Tensor is only "
+        "valid inside the traced call that created it{}",
+        op, describe(t), at(where)));
+  return owner;
+}
+
 TraceContext* trace_for(const char* op, SourceLocation where,
                         std::initializer_list<const Tensor*> operands) {
   TraceContext* trace = nullptr;
-  for (const Tensor* t : operands) {
-    if (!t) continue;
-    TraceContext* owner = TraceContext::owner(*t);
-    if (!owner)
-      throw TraceError(fmt::format("adjit::{}: an operand{} is {}{}", op,
-                                   t->trace() ? ", " + describe(*t) + "," : "",
-                                   TraceContext::why_unusable(*t), at(where)));
-    if (trace && owner != trace)
-      throw TraceError(fmt::format(
-          "adjit::{}: operands come from different traces; a Tensor is only valid inside the "
-          "traced call that created it{}",
-          op, at(where)));
-    trace = owner;
-  }
+  for (const Tensor* t : operands)
+    if (t) trace = owner_of_operand(op, where, *t, trace);
   if (!trace) trace = TraceContext::current();
   if (!trace)
     throw TraceError(fmt::format(
@@ -54,6 +59,8 @@ Recorder::Recorder(const char* op, SourceLocation where,
                    std::initializer_list<const Tensor*> operands)
     : op_(op), where_(composite_line ? *composite_line : where),
       trace_(trace_for(op, where_, operands)), location_(trace_->location(where_)) {}
+
+void Recorder::require_operand(const Tensor& t) const { owner_of_operand(op_, where_, t, trace_); }
 
 void Recorder::fail(const std::string& message) const {
   throw TraceError(fmt::format("adjit::{}: {}{}", op_, message, at(where_)));

@@ -18,6 +18,9 @@ class Recorder {
   Recorder(const char* op, SourceLocation where, std::initializer_list<const Tensor*> operands);
 
   [[noreturn]] void fail(const std::string& message) const;
+  /// Fails unless `t` is a live Tensor of this trace (an operand beyond the
+  /// constructor's).
+  void require_operand(const Tensor& t) const;
 
   TraceContext& trace() { return *trace_; }
   mlir::OpBuilder& builder() { return trace_->builder(); }

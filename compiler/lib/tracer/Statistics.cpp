@@ -8,6 +8,8 @@
 
 #include "adjit/Tensor.h"
 
+#include <limits>
+
 #include <fmt/format.h>
 
 namespace adjit {
@@ -27,6 +29,9 @@ Tensor even_edges(const Tensor& lo, const Tensor& hi, int64_t bins, SourceLocati
 
 void check_bins(Recorder& r, int64_t bins) {
   if (bins < 1) r.fail(fmt::format("needs at least one bin, got bins = {}", bins));
+  // Its bin edges are one vector, and a bin's index an i32.
+  if (bins > std::numeric_limits<int32_t>::max() - 1)
+    r.fail(fmt::format("bins = {} is more than i32 indices count", bins));
 }
 
 Tensor bin_edges_of(Recorder& r, const Tensor& a, int64_t bins,

@@ -33,7 +33,8 @@ TraceContext::TraceContext(std::string function_name, SourceLocation jitted_at)
       builder_.create<mlir::func::FuncOp>(where, function_name, builder_.getFunctionType({}, {}));
   builder_.setInsertionPointToStart(function.addEntryBlock());
   frames_.push_back(
-      Frame{function, {}, ++trace_serials, "the traced function" + detail::jitted_at(jitted_at)});
+      Frame{function, {}, ++trace_serials,
+            fmt::format("the traced function '{}'{}", function_name, detail::jitted_at(jitted_at))});
   innermost_trace = this;
 }
 
@@ -213,9 +214,7 @@ void TraceContext::end_function(mlir::func::FuncOp function,
 }
 
 Program TraceContext::finish(const std::vector<Tensor>& results) {
-  std::vector<mlir::Value> values = result_values(
-      *this, fmt::format("the traced function '{}'", frames_.front().function.getSymName().str()),
-      results);
+  std::vector<mlir::Value> values = result_values(*this, frames_.front().origin, results);
   end_function(frames_.front().function, values);
   {
     DiagnosticCapture diagnostics(program_->context);

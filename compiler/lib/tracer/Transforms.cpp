@@ -21,8 +21,7 @@ TraceContext& trace_of(const char* op, const std::vector<Tensor>& args, SourceLo
     return r.trace();
   }
   Recorder r(op, loc, {&args.front()});
-  for (const Tensor& t : args)
-    if (TraceContext::owner(t) != &r.trace()) r.fail("arguments come from different traces");
+  for (const Tensor& t : args) r.require_operand(t);
   return r.trace();
 }
 

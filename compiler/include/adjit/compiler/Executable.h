@@ -35,20 +35,35 @@ class Executable {
   /// Checks the inputs against the signature, runs, and returns fresh outputs
   /// (on device()).
   std::vector<Array> run(std::string_view entry, const std::vector<Array>& inputs) const;
-  /// Runs into caller-provided outputs (checked against the signature); the
-  /// Arrays are handles, so their storage is written through them.
+  /// Runs into caller-provided outputs (checked against the signature, and
+  /// for sharing memory with an input or another output); the Arrays are
+  /// handles, so their storage is written through them.
   void run_into(std::string_view entry, const std::vector<Array>& inputs,
                 const std::vector<Array>& outputs) const {
-    run_into(entry_index(entry), inputs, outputs);
+    size_t index = entry_index(entry);
+    check_outputs_apart(index, inputs, outputs);
+    run_into(index, inputs, outputs);
   }
+  /// The same without the check for shared memory (for callers that made
+  /// the outputs themselves).
   void run_into(size_t entry, const std::vector<Array>& inputs,
                 const std::vector<Array>& outputs) const;
+  /// Throws adjit::RuntimeError where an output shares memory with an input
+  /// (but the one it is written in place into, as the same buffer) or with
+  /// another output: compiled code may read an input after writing an
+  /// output.
+  void check_outputs_apart(size_t entry, const std::vector<Array>& inputs,
+                           const std::vector<Array>& outputs) const;
 
   /// Made by the back ends: `code` runs `entries` on `device`.
   Executable(std::vector<Signature> entries, Device device,
              std::unique_ptr<detail::LoadedCode> code);
 
  private:
+  /// Throws adjit::RuntimeError for a moved-from Executable.
+  void check_not_moved_from() const;
+  /// Entry `entry`'s signature; throws adjit::Error out of range.
+  const Signature& entry_signature(size_t entry) const;
   std::vector<Signature> entries_;
   Device device_;
   std::unique_ptr<detail::LoadedCode> code_;

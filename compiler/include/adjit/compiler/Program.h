@@ -117,6 +117,8 @@ class Program {
 
  private:
   friend struct detail::ProgramInternals;
+  /// The module; throws adjit::RuntimeError for a moved-from Program.
+  Impl& impl() const;
   std::unique_ptr<Impl> impl_;
 };
 

@@ -371,6 +371,44 @@ std::string describe_argument(const T& v) {
   return StructureTraits<std::decay_t<T>>::describe(v);
 }
 
+// An argument with each Array's bytes copied (static values as they are):
+// what a pullback keeps, so that writing to the caller's Arrays later does
+// not change it.
+template <class T>
+T copy_arrays(const T& v);
+template <class T>
+std::vector<T> copy_arrays(const std::vector<T>& v);
+template <class T, size_t N>
+std::array<T, N> copy_arrays(const std::array<T, N>& v);
+template <class... Ts>
+std::tuple<Ts...> copy_arrays(const std::tuple<Ts...>& t);
+template <class A, class B>
+std::pair<A, B> copy_arrays(const std::pair<A, B>& p);
+
+template <class T>
+T copy_arrays(const T& v) {
+  if constexpr (std::is_same_v<T, Array>) return v.copy();
+  else return v;
+}
+template <class T>
+std::vector<T> copy_arrays(const std::vector<T>& v) {
+  std::vector<T> copied;
+  for (const T& x : v) copied.push_back(copy_arrays(x));
+  return copied;
+}
+template <class T, size_t N>
+std::array<T, N> copy_arrays(const std::array<T, N>& v) {
+  return std::apply([](const auto&... x) { return std::array<T, N>{copy_arrays(x)...}; }, v);
+}
+template <class... Ts>
+std::tuple<Ts...> copy_arrays(const std::tuple<Ts...>& t) {
+  return std::apply([](const Ts&... x) { return std::tuple<Ts...>{copy_arrays(x)...}; }, t);
+}
+template <class A, class B>
+std::pair<A, B> copy_arrays(const std::pair<A, B>& p) {
+  return {copy_arrays(p.first), copy_arrays(p.second)};
+}
+
 }  // namespace adjit::detail
 
 #endif

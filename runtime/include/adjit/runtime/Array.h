@@ -60,6 +60,8 @@ void invalidate_donated(const Array& array, const std::string& receiver);
 // Whether the bytes are the allocator's (not a view of caller memory), so a
 // donation can hand them on.
 bool owns_memory(const Array& array);
+// Whether two arrays' bytes overlap (on one device).
+bool overlap(const Array& a, const Array& b);
 // What the handles and copies of one Array share (null for a moved-from
 // one): which of a call's arguments are one Array, read without the bytes'
 // address, which a donation on another thread may be taking.
