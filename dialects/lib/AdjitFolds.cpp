@@ -717,10 +717,98 @@ void TransposeOp::getCanonicalizationPatterns(RewritePatternSet &patterns,
   patterns.add<ComposeTransposes, SwapOperandsOfTransposedDot>(context);
 }
 
-OpFoldResult SliceOp::fold(FoldAdaptor) {
+OpFoldResult SliceOp::fold(FoldAdaptor adaptor) {
   if (getOperand().getType() == getType())
     return getOperand(); // same shape means start 0, stride 1, full limit
+  if (auto splat = dyn_cast_if_present<SplatElementsAttr>(adaptor.getOperand()))
+    return splat.resizeSplat(getType());
   return {};
+}
+
+namespace {
+// slice(f(a, b, ...)) of an elementwise f that only the slice uses is
+// f(slice(a), slice(b), ...): only the elements taken are computed, as
+// XLA moves slices through elementwise ops (x[5:15] of exp(x) * 2 takes 10
+// exponentials, not one per element of x).
+struct SliceElementwiseOperands : OpRewritePattern<SliceOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(SliceOp op, PatternRewriter &rewriter) const override {
+    Operation *producer = op.getOperand().getDefiningOp();
+    if (!producer || !isa<ElementwiseOpInterface>(producer) || !isPure(producer) ||
+        producer->getNumResults() != 1 || !producer->hasOneUse())
+      return failure();
+    SmallVector<Value> operands;
+    for (Value operand : producer->getOperands()) {
+      Type element = cast<RankedTensorType>(operand.getType()).getElementType();
+      operands.push_back(rewriter.create<SliceOp>(op.getLoc(), op.getType().clone(element),
+                                                  operand, op.getStartAttr(), op.getLimitAttr(),
+                                                  op.getStrideAttr()));
+    }
+    OperationState state(producer->getLoc(), producer->getName(), operands, {op.getType()},
+                         producer->getAttrs());
+    rewriter.replaceOp(op, rewriter.create(state)->getResults());
+    return success();
+  }
+};
+
+// slice(broadcast_in_dim(x)) is the broadcast of x's part that the slice
+// takes (its repeated dimensions whole): the broadcast, and what it
+// feeds, shrink with the slice.
+struct SliceBroadcast : OpRewritePattern<SliceOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(SliceOp op, PatternRewriter &rewriter) const override {
+    auto broadcast = op.getOperand().getDefiningOp<BroadcastInDimOp>();
+    if (!broadcast)
+      return failure();
+    RankedTensorType operandType = broadcast.getOperand().getType();
+    SmallVector<int64_t> start, limit, stride, shape;
+    for (auto [i, dim] : llvm::enumerate(broadcast.getDims())) {
+      bool repeated = operandType.getDimSize(i) != broadcast.getType().getDimSize(dim);
+      start.push_back(repeated ? 0 : op.getStart()[dim]);
+      limit.push_back(repeated ? 1 : op.getLimit()[dim]);
+      stride.push_back(repeated ? 1 : op.getStride()[dim]);
+      shape.push_back(repeated ? 1 : op.getType().getDimSize(dim));
+    }
+    Value part = rewriter.create<SliceOp>(op.getLoc(), operandType.clone(shape),
+                                          broadcast.getOperand(), start, limit, stride);
+    rewriter.replaceOpWithNewOp<BroadcastInDimOp>(op, op.getType(), part,
+                                                  broadcast.getDimsAttr());
+    return success();
+  }
+};
+
+// slice(iota) is an iota of the slice's shape, counting from the slice's
+// start by its stride along the iota's dimension (integers, or floats
+// taken from the start with stride 1, which count the same): the numbers
+// are made where they are used, not a whole iota first.
+struct SliceIota : OpRewritePattern<SliceOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(SliceOp op, PatternRewriter &rewriter) const override {
+    auto iota = op.getOperand().getDefiningOp<IotaOp>();
+    if (!iota)
+      return failure();
+    RankedTensorType type = op.getType();
+    int64_t dim = iota.getDim();
+    int64_t start = op.getStart()[dim], stride = op.getStride()[dim];
+    bool integers = isa<IntegerType>(type.getElementType());
+    if (!integers && (start != 0 || stride != 1))
+      return failure();
+    Location loc = op.getLoc();
+    Value counted = rewriter.create<IotaOp>(loc, type, iota.getDimAttr());
+    if (stride != 1)
+      counted = rewriter.create<MulOp>(loc, counted,
+                                       createSplat(rewriter, loc, type, static_cast<double>(stride)));
+    if (start != 0)
+      counted = rewriter.create<AddOp>(loc, counted,
+                                       createSplat(rewriter, loc, type, static_cast<double>(start)));
+    rewriter.replaceOp(op, counted);
+    return success();
+  }
+};
+} // namespace
+
+void SliceOp::getCanonicalizationPatterns(RewritePatternSet &patterns, MLIRContext *context) {
+  patterns.add<SliceElementwiseOperands, SliceBroadcast, SliceIota>(context);
 }
 
 OpFoldResult ConcatenateOp::fold(FoldAdaptor) {

@@ -307,7 +307,9 @@ func.func @segmented_grad(%x: tensor<4xf32>) -> tensor<4xf32> {
 // loop over its 4), then a loop over the last 2 rows; the outputs are
 // joined again. The backward pass runs the tail's reverse loop, then the
 // segments' (each recomputed with a stack of 4 rows of its own), and joins
-// the rows' cotangents.
+// the rows' cotangents. The ys' cotangent (ones: sum's) is sliced for the
+// tail and the segments as a splat, so each reverse loop reads it as a
+// constant rather than a stacked input.
 // CHECK-LABEL: func.func @segmented_scan_grad
 // CHECK-DAG: %[[HEAD:.*]] = adjit.slice %arg1, start = [0, 0], limit = [8, 4], {{.*}} -> tensor<8x4xf32>
 // CHECK-DAG: %[[SEGMENTS:.*]] = adjit.reshape %[[HEAD]] : (tensor<8x4xf32>) -> tensor<2x4x4xf32>
@@ -315,8 +317,8 @@ func.func @segmented_grad(%x: tensor<4xf32>) -> tensor<4xf32> {
 // CHECK: adjit.for %{{.*}} to %{{.*}} carry(%{{.*}}) stacked(%{{.*}}) : (tensor<i32>, tensor<i32>, tensor<4xf32>, tensor<4x4xf32>) -> tensor<4xf32>
 // CHECK: %[[TAIL:.*]] = adjit.slice %arg1, start = [8, 0], limit = [10, 4], {{.*}} -> tensor<2x4xf32>
 // CHECK: %[[TAILFWD:.*]]:2 = adjit.for %{{.*}} to %{{.*}} carry(%[[FWD]]#0) stacked(%[[TAIL]]) : {{.*}} -> (tensor<4xf32>, tensor<2x4xf32>)
-// CHECK: %[[TAILREV:.*]]:2 = adjit.for %{{.*}} to %{{.*}} reverse carry(%{{.*}}) stacked(%[[TAILFWD]]#1, %[[TAIL]], %{{.*}}) : {{.*}} -> (tensor<4xf32>, tensor<2x4xf32>)
-// CHECK: %[[REV:.*]]:2 = adjit.for %{{.*}} to %{{.*}} reverse carry(%[[TAILREV]]#0) stacked(%[[FWD]]#1, %[[SEGMENTS]], %{{.*}}) : {{.*}} -> (tensor<4xf32>, tensor<2x4x4xf32>)
+// CHECK: %[[TAILREV:.*]]:2 = adjit.for %{{.*}} to %{{.*}} reverse carry(%{{.*}}) stacked(%[[TAILFWD]]#1, %[[TAIL]]) : {{.*}} -> (tensor<4xf32>, tensor<2x4xf32>)
+// CHECK: %[[REV:.*]]:2 = adjit.for %{{.*}} to %{{.*}} reverse carry(%[[TAILREV]]#0) stacked(%[[FWD]]#1, %[[SEGMENTS]]) : {{.*}} -> (tensor<4xf32>, tensor<2x4x4xf32>)
 // CHECK: %[[SEGMENT:.*]]:2 = adjit.for %{{.*}} to %{{.*}} carry(%{{.*}}) stacked(%{{.*}}) : {{.*}} -> (tensor<4xf32>, tensor<4x4xf32>)
 // CHECK: adjit.for %{{.*}} to %{{.*}} reverse carry(%{{.*}}) stacked(%[[SEGMENT]]#1,
 // CHECK: %[[ROWS:.*]] = adjit.reshape %[[REV]]#1 : (tensor<2x4x4xf32>) -> tensor<8x4xf32>

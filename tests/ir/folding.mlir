@@ -1122,6 +1122,89 @@ func.func @slice_not_identity(%x: tensor<4xf32>) -> tensor<2xf32> {
 
 // -----
 
+// A slice of elementwise work that only it uses slices the work's operands:
+// exp and mul run on 10 elements, not 1000; the splat constant becomes a
+// splat of the slice's shape; a select's bool operand is sliced as a bool
+// (x, sliced for exp and for the select, is sliced twice until CSE).
+// CHECK-LABEL: func.func @slice_through_elementwise
+// CHECK-SAME: (%[[X:.*]]: tensor<1000xf32>, %[[C:.*]]: tensor<1000xi1>)
+// CHECK-DAG: %[[TWO:.*]] = adjit.constant dense<2.000000e+00> : tensor<10xf32>
+// CHECK-DAG: %[[XS:.*]] = adjit.slice %[[X]], start = [5], limit = [25], stride = [2] : (tensor<1000xf32>) -> tensor<10xf32>
+// CHECK-DAG: %[[CS:.*]] = adjit.slice %[[C]], start = [5], limit = [25], stride = [2] : (tensor<1000xi1>) -> tensor<10xi1>
+// CHECK: %[[E:.*]] = adjit.exp %[[XS]] : tensor<10xf32>
+// CHECK: %[[M:.*]] = adjit.mul %[[E]], %[[TWO]] : tensor<10xf32>
+// CHECK: adjit.select %[[CS]], %[[M]], %{{.*}} : tensor<10xi1>, tensor<10xf32>
+// CHECK-NOT: tensor<1000xf32>
+// CHECK: return
+func.func @slice_through_elementwise(%x: tensor<1000xf32>, %c: tensor<1000xi1>) -> tensor<10xf32> {
+  %two = adjit.constant dense<2.0> : tensor<1000xf32>
+  %e = adjit.exp %x : tensor<1000xf32>
+  %m = adjit.mul %e, %two : tensor<1000xf32>
+  %s = adjit.select %c, %m, %x : tensor<1000xi1>, tensor<1000xf32>
+  %0 = adjit.slice %s, start = [5], limit = [25], stride = [2] : (tensor<1000xf32>) -> tensor<10xf32>
+  return %0 : tensor<10xf32>
+}
+
+// -----
+
+// Elementwise work used elsewhere too is computed whole once, not again
+// for the slice.
+// CHECK-LABEL: func.func @slice_of_shared_elementwise
+// CHECK: %[[E:.*]] = adjit.exp %{{.*}} : tensor<100xf32>
+// CHECK: adjit.slice %[[E]]
+// CHECK-NOT: adjit.exp
+func.func @slice_of_shared_elementwise(%x: tensor<100xf32>) -> (tensor<100xf32>, tensor<10xf32>) {
+  %e = adjit.exp %x : tensor<100xf32>
+  %0 = adjit.slice %e, start = [0], limit = [10], stride = [1] : (tensor<100xf32>) -> tensor<10xf32>
+  return %e, %0 : tensor<100xf32>, tensor<10xf32>
+}
+
+// -----
+
+// A slice of a broadcast broadcasts the part of its operand taken; a
+// repeated (size 1) dimension stays whole.
+// CHECK-LABEL: func.func @slice_of_broadcast
+// CHECK-SAME: (%[[X:.*]]: tensor<100x1xf32>)
+// CHECK: %[[P:.*]] = adjit.slice %[[X]], start = [10, 0], limit = [20, 1], stride = [2, 1] : (tensor<100x1xf32>) -> tensor<5x1xf32>
+// CHECK: %[[B:.*]] = adjit.broadcast_in_dim %[[P]], dims = [2, 0] : (tensor<5x1xf32>) -> tensor<3x4x5xf32>
+// CHECK: %[[Q:.*]] = adjit.slice %[[X]], start = [10, 0], limit = [11, 1], stride = [1, 1] : (tensor<100x1xf32>) -> tensor<1x1xf32>
+// CHECK: %[[C:.*]] = adjit.broadcast_in_dim %[[Q]], dims = [2, 0] : (tensor<1x1xf32>) -> tensor<1x4x1xf32>
+// CHECK: return %[[B]], %[[C]]
+func.func @slice_of_broadcast(%x: tensor<100x1xf32>) -> (tensor<3x4x5xf32>, tensor<1x4x1xf32>) {
+  %b = adjit.broadcast_in_dim %x, dims = [2, 0] : (tensor<100x1xf32>) -> tensor<8x4x100xf32>
+  %0 = adjit.slice %b, start = [1, 0, 10], limit = [4, 4, 20], stride = [1, 1, 2] : (tensor<8x4x100xf32>) -> tensor<3x4x5xf32>
+  // One element of a repeated dimension: the operand's only one.
+  %1 = adjit.slice %b, start = [5, 0, 10], limit = [6, 4, 11], stride = [1, 1, 1] : (tensor<8x4x100xf32>) -> tensor<1x4x1xf32>
+  return %0, %1 : tensor<3x4x5xf32>, tensor<1x4x1xf32>
+}
+
+// -----
+
+// A slice of an iota is a smaller iota: integers count from the start by
+// the stride along the iota's dimension; other dimensions only shrink. A
+// float iota sliced from 0 with stride 1 is an iota too; with another
+// start it stays a slice (float products could round otherwise).
+// CHECK-LABEL: func.func @slice_of_iota
+// CHECK-DAG: %[[I:.*]] = adjit.iota dim = 1 : tensor<2x3xi64>
+// CHECK-DAG: %[[THREE:.*]] = adjit.constant dense<3> : tensor<2x3xi64>
+// CHECK-DAG: %[[SEVEN:.*]] = adjit.constant dense<7> : tensor<2x3xi64>
+// CHECK: %[[SCALED:.*]] = adjit.mul %[[I]], %[[THREE]] : tensor<2x3xi64>
+// CHECK: %[[COUNTED:.*]] = adjit.add %[[SCALED]], %[[SEVEN]] : tensor<2x3xi64>
+// CHECK-DAG: %[[F:.*]] = adjit.iota dim = 0 : tensor<4xf32>
+// CHECK-DAG: %[[G:.*]] = adjit.iota dim = 0 : tensor<1000xf32>
+// CHECK: %[[GS:.*]] = adjit.slice %[[G]], start = [1]
+// CHECK: return %[[COUNTED]], %[[F]], %[[GS]]
+func.func @slice_of_iota() -> (tensor<2x3xi64>, tensor<4xf32>, tensor<4xf32>) {
+  %i = adjit.iota dim = 1 : tensor<5x1000xi64>
+  %0 = adjit.slice %i, start = [1, 7], limit = [3, 16], stride = [1, 3] : (tensor<5x1000xi64>) -> tensor<2x3xi64>
+  %f = adjit.iota dim = 0 : tensor<1000xf32>
+  %1 = adjit.slice %f, start = [0], limit = [4], stride = [1] : (tensor<1000xf32>) -> tensor<4xf32>
+  %2 = adjit.slice %f, start = [1], limit = [5], stride = [1] : (tensor<1000xf32>) -> tensor<4xf32>
+  return %0, %1, %2 : tensor<2x3xi64>, tensor<4xf32>, tensor<4xf32>
+}
+
+// -----
+
 // CHECK-LABEL: func.func @concatenate_single
 // CHECK-SAME: (%[[X:.*]]: tensor<2x3xf32>)
 // CHECK-NOT: adjit.concatenate

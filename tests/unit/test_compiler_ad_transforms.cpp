@@ -180,6 +180,10 @@ TEST_CASE("ad transforms: check_grads takes jitted functions, checkpoints and cu
   CHECK(check_grads(recomputed, {x}, 2));
   auto rows = adjit::jit([](const std::vector<Tensor>& v) { return sum(v[0] * v[1]); });
   CHECK(check_grads(rows, {x, y}));
+  CHECK(check_grads([](auto a) { return sum(sin(a)); }, {x}));  // a generic lambda
+  auto sine = custom_gradient([](Tensor a) { return sum(sin(a)); },
+                              [](Tensor a, Tensor, Tensor ct) { return ct * cos(a); });
+  CHECK(check_grads(sine, {x}, 2));
   auto wrong = custom_gradient([](Tensor a) { return sum(a * a); },
                                [](Tensor a, Tensor, Tensor ct) { return 3.0 * a * ct; });
   CHECK_FALSE(check_grads(wrong, {x}));

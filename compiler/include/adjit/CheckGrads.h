@@ -62,12 +62,22 @@ inline constexpr bool takes_tensors = K > 0 && []<size_t... I>(std::index_sequen
   return std::is_invocable_v<const called_as_t<F>&, decltype((void)I, std::declval<Tensor>())...>;
 }(std::make_index_sequence<K>{});
 
-// Whether f takes one std::vector<Tensor>.
-template <class F>
-inline constexpr bool takes_tensor_vector =
-    std::is_invocable_v<const called_as_t<F>&, const std::vector<Tensor>&>;
-
 inline constexpr size_t kMaxSeparateArguments = 8;
+
+// Whether f takes 1 to kMaxSeparateArguments Tensors as separate arguments.
+template <class F>
+inline constexpr bool takes_separate_tensors = []<size_t... K>(std::index_sequence<K...>) {
+  return (takes_tensors<F, K> || ...);
+}(std::make_index_sequence<kMaxSeparateArguments + 1>{});
+
+// Whether f takes one std::vector<Tensor> instead. Asked only of a function
+// that takes no separate Tensors: asking a generic lambda ([](auto x)) would
+// instantiate its body with a vector.
+template <class F>
+inline constexpr bool takes_tensor_vector = [] {
+  if constexpr (takes_separate_tensors<F>) return false;
+  else return std::is_invocable_v<const called_as_t<F>&, const std::vector<Tensor>&>;
+}();
 
 // Whether invoke_flat can call f with `count` Tensors.
 template <class F>

@@ -42,9 +42,6 @@ struct JitOptions {
   /// all live on one device (none: the CPU). Set, arguments are moved there
   /// first and results live there.
   std::optional<Device> device;
-  /// Keep compiled machine code in this directory across processes (see
-  /// adjit/compiler/CompileCache.h); empty: ADJIT_CACHE_DIR if set.
-  std::string cache_dir;
   /// Arguments (their positions, as JAX's donate_argnums) whose buffers a
   /// call may reuse for its outputs: an output of the same dtype and shape
   /// is then computed in place in the donated buffer (an SGD update writes
@@ -53,6 +50,11 @@ struct JitOptions {
   /// RuntimeError (docs/guide/memory.md). On the CPU; elsewhere donated
   /// arrays are only invalidated.
   std::vector<int> donate;
+  /// Keep compiled machine code in this directory across processes (see
+  /// adjit/compiler/CompileCache.h); empty: ADJIT_CACHE_DIR if set. (The
+  /// fields are in DESIGN.md §5's order: designated initializers written
+  /// in it compile.)
+  std::string cache_dir;
   /// Gradients recompute cheap elementwise values in their backward pass
   /// instead of keeping them from the forward pass where that keeps fewer
   /// bytes (CompileOptions::rematerialize; docs/guide/memory.md). The

@@ -498,6 +498,12 @@ def Adjit_SliceOp : Adjit_Op<"slice", [Pure, DeclareOpInterfaceMethods<Different
 
     Derivative: the cotangent padded back with zeros (interior padding for strides).
 
+    Canonicalization computes only what is taken: a slice of an elementwise
+    op that nothing else uses slices its operands instead, a slice of a
+    broadcast broadcasts the part of its operand taken, a slice of a splat
+    constant is a smaller splat, and a slice of an iota a smaller iota (for
+    integers scaled by the stride and offset by the start).
+
     ```mlir
     %s = adjit.slice %x, start = [1], limit = [7], stride = [2] : (tensor<8xf32>) -> tensor<3xf32>
     ```
@@ -511,6 +517,7 @@ def Adjit_SliceOp : Adjit_Op<"slice", [Pure, DeclareOpInterfaceMethods<Different
   }];
   let hasVerifier = 1;
   let hasFolder = 1;
+  let hasCanonicalizer = 1;
 }
 
 def Adjit_ConcatenateOp : Adjit_Op<"concatenate", [Pure,
