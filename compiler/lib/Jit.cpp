@@ -253,30 +253,28 @@ void CompiledFunction::run(std::vector<Array>& inputs, std::vector<Array>& outpu
                            const std::vector<bool>& donated) const {
   DonationClaims claims(inputs, donated, [this] { return receiver(); });
   const Signature& signature = executable_.entries()[entry_];
-  outputs.assign(signature.outputs.size(), Array());
+  outputs.clear();
   std::vector<bool> handed_on(donated.empty() ? 0 : inputs.size(), false);
-  // The outputs that take a donated input's bytes over, and fresh buffers
-  // for the others, allocated first: where one cannot be, the donated
-  // arguments are left as they were.
-  std::vector<int> taking(signature.outputs.size(), -1);
   for (size_t o = 0; o < signature.outputs.size(); ++o) {
     int i = signature.aliased_input(o);
     if (i >= 0 && static_cast<size_t>(i) < donated.size() && donated[i] &&
         can_hand_on(inputs, i)) {
-      taking[o] = i;
+      outputs.push_back(inputs[i]);  // taken below
+      handed_on[i] = true;
       continue;
     }
     const TensorType& type = signature.outputs[o];
-    outputs[o] = Array::empty(type.shape, type.dtype, executable_.device());
+    outputs.push_back(Array::empty(type.shape, type.dtype, executable_.device()));
   }
-  for (size_t o = 0; o < taking.size(); ++o) {
-    if (taking[o] < 0) continue;
-    // Every handle of the argument is invalid from now on, also if the
-    // compiled code fails (it may have written over the bytes).
-    int i = taking[o];
+  // Every other output's buffer exists: only now do outputs take donated
+  // bytes over, so that a failed allocation leaves the arguments as they
+  // were. From here every handle of such an argument is invalid, also if
+  // the compiled code fails (it may have written over the bytes).
+  for (size_t o = 0; o < outputs.size() && !donated.empty(); ++o) {
+    int i = signature.aliased_input(o);
+    if (i < 0 || !handed_on[i]) continue;
     inputs[i] = detail::take_donated(inputs[i], receiver());
     outputs[o] = inputs[i];
-    handed_on[i] = true;
   }
   {
     threads::CallThreads scope(threads_);
