@@ -56,20 +56,30 @@ int main(int argc, char** argv) {
     Array c = Array::randn(forward(x, w).shape(), 3);
     time_calls(std::string(layer.name) + " value_and_grad", reps, [&] { value_and_grad(x, w, c); });
   }
-  // Pooling: a ResNet stem's 3 x 3 max pool of stride 2, a 2 x 2 average pool.
+  // Pooling: a ResNet stem's 3 x 3 max pool of stride 2, a 2 x 2 average
+  // pool, a 7 x 7 average (a blur) and a global max pool over 32 x 32.
+  struct Pool {
+    const char* name;
+    bool take_max;
+    adjit::Shape window;
+    adjit::PoolOptions options;
+  };
+  std::vector<Pool> pools = {
+      {"max_pool 3x3 stride 2 64 32x32", true, {3, 3}, {.strides = {2, 2}, .padding = Padding::same}},
+      {"avg_pool 2x2 stride 2 64 32x32", false, {2, 2}, {.strides = {2, 2}}},
+      {"avg_pool 7x7 same 64 32x32", false, {7, 7}, {.padding = Padding::same}},
+      {"max_pool 32x32 global 64 32x32", true, {32, 32}, {}},
+  };
   Array x = Array::randn({b, 32, 32, 64}, 4);
-  for (bool take_max : {true, false}) {
-    adjit::Shape window = take_max ? adjit::Shape{3, 3} : adjit::Shape{2, 2};
-    adjit::PoolOptions options{.strides = {2, 2}, .padding = take_max ? Padding::same : Padding::valid};
-    auto pool = [take_max, window, options](Tensor x) {
-      return take_max ? adjit::max_pool(x, window, options) : adjit::avg_pool(x, window, options);
+  for (const Pool& p : pools) {
+    auto pool = [p](Tensor x) {
+      return p.take_max ? adjit::max_pool(x, p.window, p.options) : adjit::avg_pool(x, p.window, p.options);
     };
     auto forward = adjit::jit(pool);
     auto value_and_grad = adjit::jit(adjit::value_and_grad(
         [pool](Tensor x, Tensor c) { return adjit::sum(pool(x) * c); }));
-    std::string name = take_max ? "max_pool 3x3 stride 2 64 32x32" : "avg_pool 2x2 stride 2 64 32x32";
-    time_calls(name + " forward", reps, [&] { forward(x); });
+    time_calls(std::string(p.name) + " forward", reps, [&] { forward(x); });
     Array c = Array::randn(forward(x).shape(), 5);
-    time_calls(name + " value_and_grad", reps, [&] { value_and_grad(x, c); });
+    time_calls(std::string(p.name) + " value_and_grad", reps, [&] { value_and_grad(x, c); });
   }
 }

@@ -42,22 +42,26 @@ def main():
         time_calls(name + " value_and_grad", lambda: value_and_grad(x, w, c))
 
     x = jax.random.normal(jax.random.PRNGKey(4), (b, 32, 32, 64))
-    for take_max in (True, False):
-        window, padding = ((3, 3), "SAME") if take_max else ((2, 2), "VALID")
-        dims, strides = (1,) + window + (1,), (1, 2, 2, 1)
+    pools = [  # name, max (else mean), window, strides, padding: adjit-conv-bench's
+        ("max_pool 3x3 stride 2 64 32x32", True, (3, 3), (2, 2), "SAME"),
+        ("avg_pool 2x2 stride 2 64 32x32", False, (2, 2), (2, 2), "VALID"),
+        ("avg_pool 7x7 same 64 32x32", False, (7, 7), (1, 1), "SAME"),
+        ("max_pool 32x32 global 64 32x32", True, (32, 32), (1, 1), "VALID"),
+    ]
+    for name, take_max, window, strides, padding in pools:
+        dims, strides = (1,) + window + (1,), (1,) + strides + (1,)
         pads = jax.lax.padtype_to_pads(x.shape, dims, strides, padding)
 
-        def pool(x, take_max=take_max, dims=dims, pads=pads):
+        def pool(x, take_max=take_max, dims=dims, strides=strides, pads=pads):
             if take_max:
                 return jax.lax.reduce_window(x, -jnp.inf, jax.lax.max, dims, strides, pads)
-            return jax.lax.reduce_window(x, 0.0, jax.lax.add, dims, strides, pads) / 4.0
-        name = "max_pool 3x3 stride 2 64 32x32" if take_max else "avg_pool 2x2 stride 2 64 32x32"
+            taps = dims[1] * dims[2]  # flax's avg_pool: the padding counts
+            return jax.lax.reduce_window(x, 0.0, jax.lax.add, dims, strides, pads) / taps
         c = jax.random.normal(jax.random.PRNGKey(5), pool(x).shape)
         forward = jax.jit(pool)
         value_and_grad = jax.jit(jax.value_and_grad(lambda x, c, pool=pool: jnp.sum(pool(x) * c)))
         time_calls(name + " forward", lambda: forward(x))
         time_calls(name + " value_and_grad", lambda: value_and_grad(x, c))
-
 
 if __name__ == "__main__":
     main()

@@ -360,6 +360,17 @@ std::vector<PoolCase> pool_cases() {
       {"tiling 2 x 2, the rest cut", {2, 7, 6, 3}, {2, 2}, {.strides = {2, 2}}, {2, 3, 3, 3}},
       {"tiling 3 x 2, same needs no padding", {2, 6, 6, 3}, {3, 2},
        {.strides = {3, 2}, .padding = Padding::same}, {2, 2, 3, 3}},
+      // One window per dimension tiles it whatever the stride: a global pool.
+      {"global, strided", {2, 6, 5, 3}, {6, 5}, {.strides = {2, 3}}, {2, 1, 1, 3}},
+      {"global, padded", {2, 6, 5, 3}, {8, 7},
+       {.explicit_padding = P{{1, 1}, {1, 1}}, .count_include_pad = false}, {2, 1, 1, 3}},
+      // Long windows (maxima past 4 taps, sums past 12) double: windows of
+      // 2, 4, ... elements, then one term per set bit of the size (7 = 4 +
+      // 2 + 1, 13 = 8 + 4 + 1).
+      {"7 wide, same", {2, 9, 8, 3}, {7, 1}, {.padding = Padding::same}, {2, 9, 8, 3}},
+      {"13 wide, stride 2, padded", {1, 40, 3, 2}, {13, 2},
+       {.strides = {2, 1}, .explicit_padding = P{{2, 1}, {0, 0}}, .count_include_pad = false},
+       {1, 16, 2, 2}},
   };
 }
 
@@ -512,4 +523,21 @@ TEST_CASE("tracer ops: pools whose windows tile the input reduce it reshaped, ot
   CHECK(contains(overlapping, "adjit.pad"));
   CHECK(contains(overlapping, "adjit.max "));
   CHECK(!contains(overlapping, "adjit.reduce"));
+}
+
+TEST_CASE("tracer ops: a pool's ops grow with the log of its window, not its area",
+          "[tracer][ops][conv]") {
+  // A 31 x 31 window: per dimension 4 doublings and 4 more terms (31 =
+  // 16 + 8 + 4 + 2 + 1), where one op per element was 960 ops, and a
+  // gradient that took minutes to compile.
+  auto f = jit(value_and_grad([](Tensor x) {
+    return sum(avg_pool(x, {31, 31}, {.padding = Padding::same, .count_include_pad = false}));
+  }));
+  auto lowered = f.lower(Array::zeros({1, 64, 64, 2}));
+  std::string traced = lowered.ir("traced");
+  size_t adds = 0;
+  for (size_t at = traced.find("adjit.add "); at != std::string::npos;
+       at = traced.find("adjit.add ", at + 1))
+    ++adds;
+  CHECK(adds == 2 * 2 * 8);  // the sums and the counts, 8 per dimension (the gradient comes later)
 }
