@@ -17,6 +17,7 @@
 #include "llvm/IR/InstIterator.h"
 #include "llvm/Object/ArchiveWriter.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/xxhash.h"
 
 #include <algorithm>
 #include <array>
@@ -41,9 +42,55 @@ namespace fs = std::filesystem;
 
 constexpr const char* kNameRule =
     "ahead-of-time functions are named by C identifiers that are not C or C++ keywords, not "
-    "main, not reserved (_X..., __..., ..._t), not adjit_... or ADJIT_..., and not a function "
+    "main, not reserved (_X..., __..., ..._t), not adjit_... or ADJIT_..., not a function "
     "of the C library or libm (memcpy, sin), which the object would replace in the programs "
-    "it links into";
+    "it links into, not a macro of the C library (assert, NULL, INT32_MAX), and not the name "
+    "of a C library header (string, math: NAME.h would hide it)";
+
+// The macros of the C library's headers (C23 and the POSIX ones the
+// header and its users include), which a function of the same name would
+// break: the C library's functions are found by dlsym, its macros are not.
+bool names_c_library_macro(const std::string& name) {
+  static const std::set<std::string> macros = {
+      "assert", "errno", "NULL", "EOF", "I", "complex", "imaginary", "offsetof", "unreachable",
+      "signbit", "isfinite", "isinf", "isnan", "isnormal", "fpclassify", "iscanonical",
+      "issignaling", "issubnormal", "iszero", "isgreater", "isgreaterequal", "isless",
+      "islessequal", "islessgreater", "isunordered", "INFINITY", "NAN", "HUGE_VAL", "HUGE_VALF",
+      "HUGE_VALL", "setjmp", "va_arg", "va_copy", "va_end", "va_start", "noreturn",
+      "EXIT_FAILURE", "EXIT_SUCCESS", "RAND_MAX", "MB_CUR_MAX", "MB_LEN_MAX", "BUFSIZ",
+      "FILENAME_MAX", "FOPEN_MAX", "L_tmpnam", "SEEK_CUR", "SEEK_END", "SEEK_SET", "TMP_MAX",
+      "CLOCKS_PER_SEC", "TIME_UTC", "EDOM", "ERANGE", "EILSEQ", "SIG_DFL", "SIG_ERR", "SIG_IGN",
+      "SIGABRT", "SIGFPE", "SIGILL", "SIGINT", "SIGSEGV", "SIGTERM", "CHAR_BIT", "CHAR_MAX",
+      "CHAR_MIN", "SCHAR_MAX", "SCHAR_MIN", "UCHAR_MAX", "SHRT_MAX", "SHRT_MIN", "USHRT_MAX",
+      "INT_MAX", "INT_MIN", "UINT_MAX", "LONG_MAX", "LONG_MIN", "ULONG_MAX", "LLONG_MAX",
+      "LLONG_MIN", "ULLONG_MAX", "SIZE_MAX", "PTRDIFF_MAX", "PTRDIFF_MIN", "WCHAR_MAX",
+      "WCHAR_MIN", "WINT_MAX", "WINT_MIN", "SIG_ATOMIC_MAX", "SIG_ATOMIC_MIN", "MATH_ERRNO",
+      "MATH_ERREXCEPT", "math_errhandling", "FP_NAN", "FP_INFINITE", "FP_ZERO", "FP_NORMAL",
+      "FP_SUBNORMAL", "FP_FAST_FMA", "FP_FAST_FMAF", "FP_ILOGB0", "FP_ILOGBNAN", "M_E", "M_PI",
+      "M_LN2", "M_SQRT2", "LC_ALL", "LC_COLLATE", "LC_CTYPE", "LC_MONETARY", "LC_NUMERIC",
+      "LC_TIME", "PTHREAD_MUTEX_INITIALIZER", "PTHREAD_ONCE_INIT", "PTHREAD_COND_INITIALIZER"};
+  if (macros.count(name)) return true;
+  // <stdint.h>'s and <float.h>'s families: INT32_MAX, UINT64_C, INT_FAST8_MIN,
+  // FLT_EPSILON, DBL_MAX.
+  bool integer_limit = (name.starts_with("INT") || name.starts_with("UINT")) &&
+                       (name.ends_with("_MAX") || name.ends_with("_MIN") ||
+                        name.ends_with("_WIDTH") || name.ends_with("_C"));
+  bool float_limit = name.starts_with("FLT_") || name.starts_with("DBL_") ||
+                     name.starts_with("LDBL_");
+  return integer_limit || float_limit;
+}
+
+// The headers of the C library (C23's, and POSIX's most included): NAME.h
+// next to them on an include path would be included in their place.
+bool names_c_library_header(const std::string& name) {
+  static const std::set<std::string> headers = {
+      "assert", "complex", "ctype", "errno", "fenv", "float", "inttypes", "iso646", "limits",
+      "locale", "math", "setjmp", "signal", "stdalign", "stdarg", "stdatomic", "stdbit",
+      "stdbool", "stdckdint", "stddef", "stdint", "stdio", "stdlib", "stdnoreturn", "string",
+      "tgmath", "threads", "time", "uchar", "wchar", "wctype", "pthread", "unistd", "strings",
+      "fcntl", "dlfcn", "sched", "semaphore", "alloca", "malloc", "memory", "endian"};
+  return headers.count(name) > 0;
+}
 
 // Whether the C library or libm (which every C program links) exports a
 // function or variable `name`.
@@ -83,7 +130,8 @@ bool can_name_c_function(const std::string& name) {
                    (name[1] == '_' || std::isupper(static_cast<unsigned char>(name[1])))) ||
                   name.ends_with("_t") || name.starts_with("adjit_") ||
                   name.starts_with("ADJIT_") || name == "main";
-  return !keywords.count(name) && !reserved && !names_c_library_symbol(name);
+  return !keywords.count(name) && !reserved && !names_c_library_macro(name) &&
+         !names_c_library_header(name) && !names_c_library_symbol(name);
 }
 
 // The symbols compiled code calls for temporaries are the JIT runtime's
@@ -97,6 +145,24 @@ constexpr std::array<std::pair<const char*, const char*>, 3> kAllocationSymbols 
 // f16 and bf16 elements cross the C ABI as their bit patterns.
 std::string_view c_type(DType dtype) {
   return dtype == DType::f16 || dtype == DType::bf16 ? "uint16_t" : cpp_type_name(dtype);
+}
+
+// Every name the header defines for entry `s`: its functions and macros
+// (header_text writes them).
+std::vector<std::string> header_names(const Signature& s) {
+  std::vector<std::string> names;
+  for (const char* suffix : {"", "_call", "_with_workspace", "_NUM_INPUTS", "_NUM_OUTPUTS",
+                             "_WORKSPACE_BYTES", "_WORKSPACE_ALIGNMENT",
+                             "_ALLOCATES_WITH_WORKSPACE"})
+    names.push_back(s.name + suffix);
+  auto arrays = [&](const char* kind, size_t count) {
+    for (size_t i = 0; i < count; ++i)
+      for (const char* suffix : {"_RANK", "_SHAPE", "_ELEMENTS"})
+        names.push_back(fmt::format("{}_{}{}{}", s.name, kind, i, suffix));
+  };
+  arrays("IN", s.inputs.size());
+  arrays("OUT", s.outputs.size());
+  return names;
 }
 
 // The selected signatures, in the order asked for, checked.
@@ -135,9 +201,9 @@ std::vector<Signature> select_entries(const Program& program, const AotOptions& 
             "adjit.aliasing_output): ahead-of-time functions take separate input and output "
             "buffers; trace it without JitOptions::donate",
             s.name, o, s.aliased_input(o)));
-    for (const std::string& symbol : {s.name, s.name + "_call", s.name + "_with_workspace"})
+    for (const std::string& symbol : header_names(s))
       if (auto [first, inserted] = symbols.emplace(symbol, s.name); !inserted)
-        throw CompileError(fmt::format("entries '{}' and '{}' both define the C symbol '{}'",
+        throw CompileError(fmt::format("entries '{}' and '{}' both define the C name '{}'",
                                        first->second, s.name, symbol));
   }
   return selected;
@@ -177,7 +243,7 @@ void internalize(llvm::Module& module) {
 // A kernel's arena: the block of temporaries whose places adjit-plan-buffers
 // fixed at compile time, which NAME_with_workspace's caller provides.
 struct Workspace {
-  uint64_t bytes = 0, alignment = 1;
+  uint64_t bytes = 0, alignment = 64;  // at least the 64 bytes aot.md promises
   bool other_temporaries = false;  // allocations besides the arena
 };
 
@@ -392,8 +458,13 @@ std::string threads_text(int threads) {
 std::string header_text(const std::string& library, const std::vector<Signature>& functions,
                         const std::vector<Workspace>& workspaces, int threads) {
   // The library's name as written: C names differ by case, so must guards
-  // (upper-cased, "scale" and "SCALE" shared one and hid the second header).
-  std::string guard = fmt::format("ADJIT_AOT_{}_H_", library);
+  // (upper-cased, "scale" and "SCALE" shared one and hid the second header);
+  // and the entries' names: two libraries of one name in two directories,
+  // with other entries, are two headers.
+  std::string entry_names;
+  for (const Signature& s : functions) entry_names += s.name + "\n";
+  std::string guard = fmt::format("ADJIT_AOT_{}_{:08x}_H_", library,
+                                  static_cast<uint32_t>(llvm::xxh3_64bits(entry_names)));
   std::string text;
   auto h = std::back_inserter(text);
   fmt::format_to(h,
@@ -556,8 +627,8 @@ AotResult write(const Program& program, const AotOptions& options,
                 const std::vector<std::string>& entries) {
   if (!can_name_c_function(options.name))
     throw CompileError(fmt::format(
-        "ahead-of-time name '{}' cannot name a C function ({}); it names the files, and the "
-        "function when there is one entry",
+        "ahead-of-time name '{}' cannot name a C function ({}); it names the files, and "
+        "the function that aot::compile traces",
         options.name, kNameRule));
   if (options.threads < 0 || options.threads > threads::kMaxThreads)
     throw CompileError(fmt::format(
@@ -575,7 +646,8 @@ AotResult write(const Program& program, const AotOptions& options,
   compile_options.tune_cpu = options.tune_cpu;
   compile_options.threads = options.threads != 1;
   detail::LentTargetMachine machine =
-      detail::lend_target_machine(options.target_cpu, options.target_features);
+      detail::lend_target_machine(options.target_cpu, options.target_features,
+                                  detail::Linking::into_programs);
   mlir::OwningOpRef<mlir::ModuleOp> lowered =
       detail::ProgramInternals::lower(program, compile_options, mlir::adjit::Stage::llvm);
   llvm::LLVMContext context;

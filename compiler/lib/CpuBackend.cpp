@@ -118,8 +118,8 @@ struct MachinePool {
     static MachinePool* pool = new MachinePool;
     return *pool;
   }
-  static std::string key(llvm::StringRef cpu, llvm::StringRef features) {
-    return (cpu + "\n" + features).str();
+  static std::string key(llvm::StringRef cpu, llvm::StringRef features, Linking linking) {
+    return (cpu + "\n" + features + (linking == Linking::in_process ? "" : "\nobject")).str();
   }
 };
 
@@ -128,13 +128,16 @@ struct MachinePool {
 void ReturnToMachinePool::operator()(llvm::TargetMachine* machine) const {
   std::unique_ptr<llvm::TargetMachine> owned(machine);
   MachinePool& pool = MachinePool::get();
-  std::string key = MachinePool::key(machine->getTargetCPU(), machine->getTargetFeatureString());
+  std::string key =
+      MachinePool::key(machine->getTargetCPU(), machine->getTargetFeatureString(), linking);
   std::lock_guard lock(pool.mutex);
   pool.idle[key].push_back(std::move(owned));
 }
 
-LentTargetMachine lend_target_machine(const std::string& cpu, const std::string& features) {
+LentTargetMachine lend_target_machine(const std::string& cpu, const std::string& features,
+                                      Linking linking) {
   llvm::orc::JITTargetMachineBuilder builder = host_machine_builder();
+  if (linking == Linking::into_programs) builder.setCodeModel(llvm::CodeModel::Small);
   if (!cpu.empty() || !features.empty()) {
     check_cpu_and_features(builder.getTargetTriple(), cpu, features);
     if (!cpu.empty()) {
@@ -147,9 +150,10 @@ LentTargetMachine lend_target_machine(const std::string& cpu, const std::string&
   MachinePool& pool = MachinePool::get();
   {
     std::lock_guard lock(pool.mutex);
-    auto& idle = pool.idle[MachinePool::key(builder.getCPU(), builder.getFeatures().getString())];
+    auto& idle =
+        pool.idle[MachinePool::key(builder.getCPU(), builder.getFeatures().getString(), linking)];
     if (!idle.empty()) {
-      LentTargetMachine machine(idle.back().release());
+      LentTargetMachine machine(idle.back().release(), ReturnToMachinePool{linking});
       idle.pop_back();
       return machine;
     }
@@ -159,7 +163,7 @@ LentTargetMachine lend_target_machine(const std::string& cpu, const std::string&
     throw CompileError(fmt::format("cannot create an LLVM target machine for {}: {}",
                                    cpu.empty() ? "the host" : fmt::format("CPU '{}'", cpu),
                                    llvm::toString(machine.takeError())));
-  return LentTargetMachine(machine->release());
+  return LentTargetMachine(machine->release(), ReturnToMachinePool{linking});
 }
 
 void check_tune_cpu(const std::string& cpu) {

@@ -18,8 +18,15 @@
 
 namespace adjit::detail {
 
+/// Code linked `into_programs` (ahead-of-time objects) uses the small code
+/// model every C compiler uses, which a static link (-static) resolves;
+/// code loaded `in_process` uses the JIT's large one, as it may land
+/// anywhere in the address space.
+enum class Linking { in_process, into_programs };
+
 /// Returns a lent target machine to the pool it came from.
 struct ReturnToMachinePool {
+  Linking linking = Linking::in_process;
   void operator()(llvm::TargetMachine* machine) const;
 };
 /// A target machine that one compile uses at a time.
@@ -34,7 +41,8 @@ using LentTargetMachine = std::unique_ptr<llvm::TargetMachine, ReturnToMachinePo
 /// for the first function it compiles, took about a tenth of a small
 /// function's compile.
 LentTargetMachine lend_target_machine(const std::string& cpu = "",
-                                      const std::string& features = "");
+                                      const std::string& features = "",
+                                      Linking linking = Linking::in_process);
 
 /// The width in bits of `machine`'s widest vector registers (512 with
 /// AVX-512, 256 with AVX, else 128): what adjit-vectorize fills.

@@ -71,7 +71,7 @@ llvm::SetVector<mlir::func::FuncOp> reachable_functions(mlir::ModuleOp module,
 
 int64_t MemoryPlan::residual_bytes() const {
   int64_t total = 0;
-  for (const Residual& residual : residuals) total += residual.bytes;
+  for (const Residual& residual : residuals) total += std::max<int64_t>(residual.bytes, 0);
   return total;
 }
 
@@ -107,9 +107,13 @@ std::string MemoryPlan::to_string() const {
             fmt::format("{} ({})", made_by_text(buffer.made_by, buffer.location), buffer.note));
   }
   if (!residuals.empty()) {
+    auto sized_at_run_time = std::count_if(residuals.begin(), residuals.end(),
+                                           [](const Residual& r) { return r.bytes < 0; });
     fmt::format_to(out,
-                   "residuals kept from the forward pass for the backward pass: {} values, {}\n",
-                   residuals.size(), bytes_text(residual_bytes()));
+                   "residuals kept from the forward pass for the backward pass: {} values, {}{}\n",
+                   residuals.size(), bytes_text(residual_bytes()),
+                   sized_at_run_time ? fmt::format(" and {} of run-time size", sized_at_run_time)
+                                     : "");
     for (const Residual& residual : residuals)
       row("", "", residual.bytes, residual.type,
           made_by_text(residual.made_by, residual.location));

@@ -559,7 +559,7 @@ int main(void) {
   CHECK(output == "0 0.333333\n");
   // The include guard keeps the library name's case, as C names do: two
   // libraries "mlp" and "MLP" have two guards.
-  CHECK(contains(read_file(dir.file("mlp.h")), "#ifndef ADJIT_AOT_mlp_H_"));
+  CHECK(contains(read_file(dir.file("mlp.h")), "#ifndef ADJIT_AOT_mlp_"));
   auto [listed, libraries] = shell("ldd " + main_program);
   INFO(libraries);
   CHECK(listed == 0);
@@ -568,6 +568,51 @@ int main(void) {
   CHECK(!contains(libraries, "libadjit"));
   CHECK(!contains(libraries, "libstdc++"));
   CHECK(!contains(libraries, "libomp"));
+}
+
+TEST_CASE("aot: objects link into static executables", "[compiler][aot]") {
+  // The small code model of C compilers: the JIT's large one (a .ltext
+  // section, GOT64 relocations) did not link with -static where the code
+  // calls memset, an IFUNC in a static glibc.
+  ScratchDir dir("adjit-aot");
+  auto row_sums = [](Tensor x) { return sum(tanh(x), {1}); };
+  std::vector<float> xs(64 * 48);
+  for (size_t i = 0; i < xs.size(); ++i)
+    xs[i] = static_cast<float>(std::sin(0.37 * static_cast<double>(i)));
+  Array x = Array::from<float>(xs, {64, 48});
+  std::vector<float> want = jit(row_sums)(x).to_vector<float>();
+  for (int threads : {1, 0}) {
+    INFO("threads " << threads);
+    AotOptions options = options_in(dir, threads == 1 ? "rows_alone" : "rows_team");
+    options.threads = threads;
+    AotResult aot = aot::compile(row_sums, options, x);
+    std::string name = options.name;
+    std::string source = "#include \"" + name + R"(.h"
+#include <math.h>
+#include <stdio.h>
+static float x[NAME_IN0_ELEMENTS], y[NAME_OUT0_ELEMENTS];
+int main(void) {
+  for (int i = 0; i < NAME_IN0_ELEMENTS; ++i) x[i] = (float)sin(0.37 * i);
+  int status = NAME(x, y);
+  for (int i = 0; i < NAME_OUT0_ELEMENTS; ++i) printf("%.9g\n", y[i]);
+  return status;
+}
+)";
+    for (size_t at; (at = source.find("NAME")) != std::string::npos;) source.replace(at, 4, name);
+    std::string program = link_c_program(dir, name + "_static", source, "-static " + aot.object_path);
+    auto [ran, output] = shell(program);
+    INFO(output);
+    REQUIRE(ran == 0);
+    auto [described, description] = shell("file " + program);
+    INFO(description);
+    CHECK((described != 0 || contains(description, "statically linked")));
+    std::istringstream lines(output);
+    for (float value : want) {
+      float got = 0;
+      lines >> got;
+      CHECK(got == value);
+    }
+  }
 }
 
 TEST_CASE("aot: forward-only export contains no gradient code", "[compiler][aot]") {
@@ -745,6 +790,15 @@ TEST_CASE("aot: clear errors for bad requests", "[compiler][aot]") {
     CHECK(contains(message, "'" + std::string(bad) + "' cannot name a C function"));
     CHECK(contains(message, "not C or C++ keywords"));
   }
+  // The C library's macros and its headers' names (NAME.h would be
+  // included in their place).
+  for (const char* taken : {"assert", "NULL", "EOF", "I", "signbit", "INFINITY", "INT32_MAX",
+                            "UINT64_C", "FLT_EPSILON", "string", "stdint", "math", "pthread"}) {
+    options.name = taken;
+    std::string message = what_of<CompileError>([&] { aot::write(program, options); });
+    CHECK(contains(message, "'" + std::string(taken) + "' cannot name a C function"));
+    CHECK(contains(message, "not a macro of the C library"));
+  }
   // The C library's and libm's functions and variables: the object would
   // replace them in every program it links into.
   for (const char* taken : {"memcpy", "malloc", "free", "exit", "sin", "expf", "time", "environ"}) {
@@ -753,6 +807,18 @@ TEST_CASE("aot: clear errors for bad requests", "[compiler][aot]") {
     CHECK(contains(message, "'" + std::string(taken) + "' cannot name a C function"));
     CHECK(contains(message, "the C library or libm"));
   }
+  // An entry named as another's macro.
+  Program clashing = Program::parse(R"(
+    func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+      return %x : tensor<4xf32>
+    }
+    func.func @f_NUM_INPUTS(%x: tensor<4xf32>) -> tensor<4xf32> {
+      return %x : tensor<4xf32>
+    }
+  )");
+  options.name = "clash";
+  CHECK(contains(what_of<CompileError>([&] { aot::write(clashing, options); }),
+                 "entries 'f' and 'f_NUM_INPUTS' both define the C name 'f_NUM_INPUTS'"));
   // A dump that cannot be written fails before the outputs are.
   options.name = "lib";
   options.dump_dir = "/proc/adjit-no-dump";

@@ -715,7 +715,7 @@ TEST_CASE("cli: aot writes one library for several entries, with clear errors", 
     })");
   CliResult clash = run_cli({"aot", clashing, "-o", dir.file("bad")});
   require_clean_failure(clash);
-  CHECK_THAT(clash.output, Contains("entries 'g' and 'g_call' both define the C symbol 'g_call'"));
+  CHECK_THAT(clash.output, Contains("entries 'g' and 'g_call' both define the C name 'g_call'"));
 
   std::string dynamic = dir.write("dynamic.mlir", R"(
     func.func @f(%x: tensor<?xf32>) -> tensor<?xf32> {

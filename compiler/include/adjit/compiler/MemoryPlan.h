@@ -37,6 +37,7 @@ struct TemporaryBuffer {
 /// pass, as differentiation leaves it (before fusion, which may recompute
 /// cheap ones instead of storing them).
 struct Residual {
+  /// -1 when its size is known only at run time (a while_loop's stack).
   int64_t bytes = 0;
   std::string type;
   /// The op that computes it ("adjit.max") and its source line.
@@ -65,6 +66,8 @@ struct MemoryPlan {
   /// For a gradient: the forward values its backward pass reads.
   std::vector<Residual> residuals;
 
+  /// The bytes of the residuals of static size (those of run-time size,
+  /// bytes -1, are not counted: to_string says how many there are).
   int64_t residual_bytes() const;
   /// The report `--emit=memory-plan` prints.
   std::string to_string() const;
