@@ -105,21 +105,38 @@ struct OutlineLoopNestsPass : adjit::impl::OutlineLoopNestsBase<OutlineLoopNests
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    SmallVector<func::FuncOp> longFunctions;
-    for (auto function : module.getOps<func::FuncOp>())
-      if (!function.isExternal() &&
-          llvm::count_if(function.getBody().getOps(), isLoopNest) > minNests)
-        longFunctions.push_back(function);
-    NestFunctions functions(module);
-    for (func::FuncOp function : longFunctions) {
-      SmallVector<Operation *> nests;
+    auto isLong = [&](Block &block) {
+      return llvm::count_if(block, isLoopNest) > static_cast<long>(minNests);
+    };
+    // The blocks holding many nests: a function's body, or a loop's (a
+    // program of small matrices, tiled by rows, is one loop around all of
+    // it). Inner blocks first, before the loops holding them move.
+    SmallVector<std::pair<func::FuncOp, Block *>> longBlocks;
+    for (auto function : module.getOps<func::FuncOp>()) {
+      if (function.isExternal())
+        continue;
+      function.walk([&](Operation *op) {
+        if (isLoopNest(*op))
+          for (Region &region : op->getRegions())
+            for (Block &block : region)
+              if (isLong(block))
+                longBlocks.push_back({function, &block});
+      });
       for (Block &block : function.getBody())
-        for (Operation &op : block)
-          if (isLoopNest(op))
-            nests.push_back(&op);
+        if (isLong(block))
+          longBlocks.push_back({function, &block});
+    }
+    NestFunctions functions(module);
+    llvm::DenseMap<Operation *, unsigned> outlinedFrom;
+    for (auto [function, block] : longBlocks) {
+      SmallVector<Operation *> nests;
+      for (Operation &op : *block)
+        if (isLoopNest(op))
+          nests.push_back(&op);
       Operation *insertAfter = function;
-      for (auto [index, nest] : llvm::enumerate(nests)) {
+      for (Operation *nest : nests) {
         SmallVector<Value> arguments;
+        unsigned index = outlinedFrom[function]++;
         func::FuncOp outlined = functions.intern(
             buildFunction(nest, (function.getName() + "_nest" + Twine(index)).str(), arguments),
             insertAfter);

@@ -86,3 +86,36 @@ func.func @constants(%a: memref<64xf32>) {
   }
   return
 }
+
+// A loop around many nests (a program of a few rows, tiled by rows): the
+// nests of its body become calls, which take its induction variable and
+// the values made in the body as arguments; the loop around them stays.
+// CHECK-LABEL: func.func @rows
+// CHECK: scf.forall (%[[R:.*]]) in (4)
+// CHECK-NEXT: %[[ROW:.*]] = memref.subview
+// CHECK-NEXT: call @rows_nest0(%[[ROW]]) : (memref<64xf32, strided<[1], offset: ?>>) -> ()
+// CHECK-NEXT: call @rows_nest0(%[[ROW]])
+// CHECK-NEXT: call @rows_nest2(%[[R]], %[[ROW]]) : (index, memref<64xf32, strided<[1], offset: ?>>) -> ()
+// CHECK: func.func private @rows_nest0
+// CHECK: func.func private @rows_nest2
+// CHECK-NOT: func.func private
+func.func @rows(%a: memref<4x64xf32>) {
+  %one = arith.constant 1.0 : f32
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  scf.forall (%r) in (4) {
+    %row = memref.subview %a[%r, 0] [1, 64] [1, 1]
+        : memref<4x64xf32> to memref<64xf32, strided<[1], offset: ?>>
+    scf.for %i = %c0 to %c64 step %c1 {
+      memref.store %one, %row[%i] : memref<64xf32, strided<[1], offset: ?>>
+    }
+    scf.for %i = %c0 to %c64 step %c1 {
+      memref.store %one, %row[%i] : memref<64xf32, strided<[1], offset: ?>>
+    }
+    scf.for %i = %c0 to %r step %c1 {
+      memref.store %one, %row[%i] : memref<64xf32, strided<[1], offset: ?>>
+    }
+  }
+  return
+}

@@ -1104,7 +1104,10 @@ def OutlineLoopNests : Pass<"adjit-outline-loop-nests", "ModuleOp"> {
 
     In a function with more than `min-nests` outermost loops (loop-like ops
     of its body), this pass moves each loop into a private function and
-    calls it there. The values the loop reads from outside become the
+    calls it there; so it does in a loop's body with more than `min-nests`
+    loops (a program of a few rows, tiled by rows, is one loop around all
+    of its nests: 600 matmuls there once made one LLVM function of 47,000
+    lines, 17 s of -O3). The values the loop reads from outside become the
     function's arguments, except constants, which are cloned in. Loops that
     are the same up to those arguments (same ops, attributes and types)
     share one function, made for the first. Runs on buffers, after the
@@ -1133,7 +1136,7 @@ def OutlineLoopNests : Pass<"adjit-outline-loop-nests", "ModuleOp"> {
   }];
   let options = [
     Option<"minNests", "min-nests", "int64_t", /*default=*/"64",
-           "Outline the loops of functions with more loop nests than this">,
+           "Outline the loops of functions (and loop bodies) with more loop nests than this">,
   ];
   let dependentDialects = ["::mlir::func::FuncDialect"];
 }
