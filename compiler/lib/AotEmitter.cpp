@@ -623,13 +623,20 @@ AotOptions AotOptions::from_command_line(int argc, char** argv, SourceLocation l
   return options;
 }
 
-AotResult write(const Program& program, const AotOptions& options,
-                const std::vector<std::string>& entries) {
-  if (!can_name_c_function(options.name))
+void check_function_name(const std::string& name) {
+  if (name.empty())
+    throw CompileError("AotOptions::name is empty: it names the files, and the function that "
+                       "aot::compile traces (AotOptions{.name = \"step\"})");
+  if (!can_name_c_function(name))
     throw CompileError(fmt::format(
         "ahead-of-time name '{}' cannot name a C function ({}); it names the files, and "
         "the function that aot::compile traces",
-        options.name, kNameRule));
+        name, kNameRule));
+}
+
+AotResult write(const Program& program, const AotOptions& options,
+                const std::vector<std::string>& entries) {
+  check_function_name(options.name);
   if (options.threads < 0 || options.threads > threads::kMaxThreads)
     throw CompileError(fmt::format(
         "AotOptions::threads (adjit aot --threads) of '{}' is {}; it must be 0 (ADJIT_NUM_THREADS, "

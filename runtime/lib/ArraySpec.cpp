@@ -163,6 +163,10 @@ Array parse_values(std::string_view text, size_t offset, DType dtype, Shape shap
     return Array::uniform(std::move(shape), parse_seed(*seed), 0, 1, dtype);
   if (auto value = after_prefix(text, "fill:"))
     return fill(std::move(shape), dtype, {*value, offset + (text.size() - value->size()) + 1});
+  for (std::string_view generator : {"randn", "uniform", "fill"})
+    if (text == generator)
+      fail(fmt::format("'{0}' needs a {1}: {0}:{2}", generator,
+                       generator == "fill" ? "value" : "seed", generator == "fill" ? "2.5" : "1"));
   return value_list(std::move(shape), dtype, split_commas(text, offset));
 }
 

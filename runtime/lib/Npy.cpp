@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <optional>
+#include <algorithm>
 #include <ranges>
 #include <string_view>
 
@@ -243,6 +244,10 @@ Array load_npy(const std::string& path) {
   } catch (const Error& error) {
     throw Error(npy_error("load_npy", path, error.what()));
   }
+}
+
+bool has_npy_dtype(DType dtype) {
+  return std::ranges::any_of(kNpyTypes, [&](const NpyType& type) { return type.dtype == dtype; });
 }
 
 void save_npy(const Array& array, const std::string& path) {

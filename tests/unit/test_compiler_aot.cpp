@@ -807,6 +807,11 @@ TEST_CASE("aot: clear errors for bad requests", "[compiler][aot]") {
     CHECK(contains(message, "'" + std::string(taken) + "' cannot name a C function"));
     CHECK(contains(message, "the C library or libm"));
   }
+  // No name: said so before tracing (the trace said JitOptions::name was empty).
+  options.name.clear();
+  CHECK(contains(what_of<CompileError>(
+                     [&] { aot::compile([](Tensor x) { return x * 2.0; }, options, Array::zeros({3})); }),
+                 "AotOptions::name is empty"));
   // An entry named as another's macro.
   Program clashing = Program::parse(R"(
     func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {

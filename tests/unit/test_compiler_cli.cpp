@@ -303,6 +303,8 @@ TEST_CASE("cli: a malformed --arg spec is quoted and explained", "[cli]") {
       {"f32[4]=randn:x", "seed 'x'"},
       {"1,2,3", "expected DTYPE[SHAPE]=VALUES"},
       {"i32[2]=1.5,2", "'1.5'"},
+      {"f32[4]=randn", "'randn' needs a seed: randn:1"},
+      {"f32[4]=fill", "'fill' needs a value: fill:2.5"},
   };
   for (const Case& c : cases) {
     CliResult r = run_cli({"run", kMlp, "--arg", c.spec});
@@ -438,6 +440,41 @@ TEST_CASE("cli: options can come from a response file", "[cli]") {
   INFO(r.output);
   REQUIRE(r.exit_code == 0);
   CHECK_THAT(r.output, Contains("adjit.dot_general"));
+}
+
+TEST_CASE("cli: a missing response file is named", "[cli]") {
+  // llvm::cl took it for a second input file ("Too many positional arguments").
+  CliResult r = run_cli({"compile", kMlp, "@/nonexistent/options.txt"});
+  require_clean_failure(r);
+  CHECK_THAT(r.output, Contains("cannot read the response file '/nonexistent/options.txt'"));
+}
+
+TEST_CASE("cli: -o - prints the stage", "[cli]") {
+  TempDirectory dir;
+  std::string input = dir.write("f.mlir", read_file(kMlp));
+  CliResult r = run_cli({"compile", input, "--emit=traced", "-o", "-"});
+  INFO(r.output);
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.output, Contains("adjit.dot_general"));
+  CHECK(!std::filesystem::exists("-"));  // once written as a file named "-"
+}
+
+TEST_CASE("cli: run --out refuses bf16 outputs before running", "[cli]") {
+  TempDirectory dir;
+  std::string input = dir.write("halves.mlir", R"(
+    func.func @halves(%x: tensor<2xf32>) -> (tensor<2xf32>, tensor<2xbf16>) {
+      %h = adjit.convert %x : tensor<2xf32> to tensor<2xbf16>
+      return %x, %h : tensor<2xf32>, tensor<2xbf16>
+    }
+  )");
+  std::string out = dir.file("out");
+  CliResult r = run_cli({"run", input, "--arg", "f32[2]=1,2", "--out", out});
+  require_clean_failure(r);
+  CHECK_THAT(r.output, Contains("--out cannot write out1 (bf16[2]): NumPy has no bf16"));
+  CHECK_THAT(r.output, !Contains("out0 ="));  // nothing printed or written
+  CHECK(!std::filesystem::exists(out));
+  CliResult printed = run_cli({"run", input, "--arg", "f32[2]=1,2"});
+  CHECK(printed.exit_code == 0);
 }
 
 TEST_CASE("cli: --emit=obj needs -o", "[cli]") {

@@ -81,7 +81,7 @@ cl::opt<std::string> emit(
              "sizes, peak) and a gradient's residuals"),
     cl::sub(compile_command), cl::cat(adjit_options));
 cl::opt<std::string> compile_output("o", cl::value_desc("FILE"),
-                                    cl::desc("write the stage to FILE instead of printing it"),
+                                    cl::desc("write the stage to FILE instead of printing it (-: print it)"),
                                     cl::sub(compile_command), cl::cat(adjit_options));
 cl::opt<std::string> gpu_arch("gpu-arch", cl::value_desc("sm_NN"),
                               cl::desc("the GPU architecture of --target=cuda kernels"),
@@ -195,9 +195,9 @@ int compile() {
   bool cuda = target == adjit::Device::Kind::cuda;
   std::string stage = given(emit) ? emit.getValue() : cuda ? "ptx" : "llvm-ir";
   if ((stage == "obj" || stage == "cubin") && !given(compile_output))
-    throw adjit::Error("--emit=" + stage + " writes binary: give -o FILE");
+    throw adjit::Error("--emit=" + stage + " writes binary: give -o FILE (-o - for stdout)");
   std::string text = program.ir(stage);
-  if (given(compile_output)) adjit::write_file(compile_output, text);
+  if (given(compile_output) && compile_output != "-") adjit::write_file(compile_output, text);
   else fmt::print("{}", text);
   return 0;
 }
@@ -226,6 +226,14 @@ int run() {
     }
     entry = entries.front().name;
   }
+  if (given(out_dir))  // all or nothing: refused before anything is printed or written
+    for (const adjit::Signature& s : executable.entries())
+      for (size_t i = 0; s.name == entry && i < s.outputs.size(); ++i)
+        if (!adjit::has_npy_dtype(s.outputs[i].dtype))
+          throw adjit::Error(fmt::format(
+              "--out cannot write out{} ({}): NumPy has no bf16; run without --out to print "
+              "it, or return it cast to f32",
+              i, s.outputs[i].str()));
   std::vector<adjit::Array> outputs = executable.run(entry, inputs);
   if (given(out_dir)) {
     std::error_code error;
@@ -322,7 +330,11 @@ std::vector<std::string> attach_at_sign_values(int argc, char** argv) {
   for (size_t i = 1; i < words.size() && words[i] != "--"; ++i) {
     if (words[i].starts_with('@') && expansions < 64) {
       auto file = llvm::MemoryBuffer::getFile(words[i].substr(1));
-      if (!file) continue;  // llvm::cl reports it
+      if (!file) {  // llvm::cl would take it for a positional argument
+        fmt::print(stderr, "adjit: error: cannot read the response file '{}': {}\n",
+                   words[i].substr(1), file.getError().message());
+        std::exit(1);
+      }
       llvm::SmallVector<const char*, 16> tokens;
       cl::TokenizeGNUCommandLine((*file)->getBuffer(), saver, tokens);
       words.erase(words.begin() + static_cast<std::ptrdiff_t>(i));

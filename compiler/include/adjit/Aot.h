@@ -74,6 +74,11 @@ struct AotResult {
 AotResult write(const Program& program, const AotOptions& options,
                 const std::vector<std::string>& entries = {});
 
+/// Throws CompileError unless `name` can name an ahead-of-time function
+/// (AotOptions::name: a C identifier, not a keyword, not the C library's;
+/// docs/guide/aot.md has the rule).
+void check_function_name(const std::string& name);
+
 /// Traces `f` (a callable on Tensors, or a transform of one: grad(f),
 /// value_and_grad(f), a training step with a GradientTape) at the signature
 /// of `example_args` (Arrays, structures of them, and static values, as for
@@ -82,6 +87,7 @@ AotResult write(const Program& program, const AotOptions& options,
 /// for a GPU is a CompileError, as for write.
 template <class F, class... Args>
 AotResult compile(F f, const AotOptions& options, const Args&... example_args) {
+  check_function_name(options.name);  // before the trace, which would take "" for its own
   JitOptions jit_options;
   jit_options.name = options.name;
   if constexpr (detail::is_jitted<F>) {

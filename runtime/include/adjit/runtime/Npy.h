@@ -11,5 +11,7 @@ namespace adjit {
 // rejected. Failures throw adjit::Error naming the file.
 Array load_npy(const std::string& path);
 void save_npy(const Array& array, const std::string& path);
+// Whether save_npy can write arrays of `dtype` (all but bf16).
+bool has_npy_dtype(DType dtype);
 
 }  // namespace adjit
