@@ -21,6 +21,8 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
+#include "mlir/Pass/Pass.h"
+#include "mlir/Pass/PassInstrumentation.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/Timing.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -233,10 +235,25 @@ class StagedModule {
     bool each = verify_each_pass();
     pm.enableVerifier(each);
     mlir::adjit::addPipeline(pm, reached_, stage, options_);
+    // The failing pass, named in the error: some fail without a diagnostic.
+    struct FailedPass : mlir::PassInstrumentation {
+      std::string* name;
+      explicit FailedPass(std::string* name) : name(name) {}
+      void runAfterPassFailed(mlir::Pass* pass, mlir::Operation*) override {
+        if (name->empty()) *name = pass->getArgument().empty() ? pass->getName().str()
+                                                               : pass->getArgument().str();
+      }
+    };
+    std::string failed_pass;
+    pm.addInstrumentation(std::make_unique<FailedPass>(&failed_pass));
     detail::DiagnosticCapture diagnostics(context);
-    if (mlir::failed(pm.run(*module_)) || (!each && mlir::failed(mlir::verify(*module_))))
+    if (mlir::failed(pm.run(*module_)) || (!each && mlir::failed(mlir::verify(*module_)))) {
+      std::string reason = diagnostics.text();
       throw CompileError("lowering to the '" + mlir::adjit::stageName(stage).str() +
-                         "' stage failed:\n" + diagnostics.text());
+                         "' stage failed" +
+                         (failed_pass.empty() ? "" : " in the pass '" + failed_pass + "'") + ":\n" +
+                         (reason.empty() ? "(the pass gave no reason: please report it)" : reason));
+    }
     reached_ = stage;
     return *module_;
   }

@@ -249,8 +249,15 @@ struct FuseElementwisePass : adjit::impl::FuseElementwiseBase<FuseElementwisePas
     linalg::populateElementwiseOpsFusionPatterns(patterns, control);
     GreedyRewriteConfig config;
     config.listener = &sizes;
-    if (failed(applyPatternsAndFoldGreedily(getOperation(), std::move(patterns), config)))
+    // A long chain (a product of 16 factors and its gradient) takes more
+    // than the driver's default 10 rounds, which then failed the pass. Each
+    // fusion leaves one generic fewer or a larger body, which `control`
+    // bounds: the rounds end.
+    config.maxIterations = GreedyRewriteConfig::kNoLimit;
+    if (failed(applyPatternsAndFoldGreedily(getOperation(), std::move(patterns), config))) {
+      getOperation()->emitError("elementwise fusion did not reach a fixed point");
       signalPassFailure();
+    }
   }
 };
 

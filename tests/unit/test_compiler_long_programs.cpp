@@ -204,3 +204,35 @@ TEST_CASE("long programs: the nests of a program tiled by rows run as functions 
     CHECK(std::abs(got[e] - want) <= 1e-6 * (1 + std::abs(want)));
   }
 }
+
+TEST_CASE("long programs: a long product's gradient fuses past the rewrite driver's rounds",
+          "[jit][long]") {
+  // A product of 24 rows and its gradient took elementwise fusion more than
+  // the greedy driver's default 10 rounds, which failed the compilation
+  // ("lowering to the 'llvm' stage failed:", with no reason).
+  constexpr int kFactors = 24, kColumns = 37;
+  auto product = [](Tensor x) {
+    Tensor p = slice(x, {0, 0}, {1, kColumns});
+    for (int j = 1; j < kFactors; ++j) p = p * slice(x, {j, 0}, {j + 1, kColumns});
+    return sum(p);
+  };
+  std::vector<double> xs(kFactors * kColumns);
+  for (size_t i = 0; i < xs.size(); ++i) xs[i] = 1 + 0.1 * std::sin(0.7 * static_cast<double>(i));
+  auto [value, gradient] =
+      jit(value_and_grad(product))(Array::from<double>(xs, {kFactors, kColumns}));
+  double want_value = 0;
+  std::vector<double> got = gradient.to_vector<double>();
+  for (int c = 0; c < kColumns; ++c) {
+    double column = 1;
+    for (int j = 0; j < kFactors; ++j) column *= xs[j * kColumns + c];
+    want_value += column;
+    for (int j = 0; j < kFactors; ++j) {
+      double others = 1;
+      for (int i = 0; i < kFactors; ++i)
+        if (i != j) others *= xs[i * kColumns + c];
+      INFO("factor " << j << ", column " << c);
+      CHECK(std::abs(got[j * kColumns + c] - others) <= 1e-12 * std::abs(others));
+    }
+  }
+  CHECK(std::abs(value.item<double>() - want_value) <= 1e-12 * std::abs(want_value));
+}
