@@ -204,13 +204,25 @@ CompileCache::Info CompileCache::info() const {
 
 void CompileCache::clear() const {
   std::error_code error;
+  std::vector<std::string> kept;
+  std::string why;
   for (const auto& file : fs::directory_iterator(dir_, error)) {
     std::string name = file.path().filename().string();
     if (file.path().extension() == kSuffix || name.rfind(".tmp-", 0) == 0) {
-      std::error_code ignored;
-      fs::remove(file.path(), ignored);
+      std::error_code removal;
+      fs::remove(file.path(), removal);
+      if (removal) {
+        kept.push_back(name);
+        why = removal.message();
+      }
     }
   }
+  if (error)
+    throw Error(fmt::format("cannot list the compile cache '{}': {}", dir_, error.message()));
+  if (!kept.empty())
+    throw Error(fmt::format("cannot delete {} entries of the compile cache '{}' ({}): {}{}",
+                            kept.size(), dir_, why, kept.front(),
+                            kept.size() > 1 ? ", ..." : ""));
 }
 
 }  // namespace adjit

@@ -197,6 +197,23 @@ TEST_CASE("compile cache: adjit cache info and clear", "[cache][cli]") {
   REQUIRE(std::system(command.c_str()) == 0);
   CHECK(dir.entries().empty());
   CHECK(std::system((std::string(ADJIT_CLI) + " cache info > /dev/null 2>&1").c_str()) != 0);
+  // Looking at a directory that is not there makes none.
+  fs::path missing = dir.path / "not" / "there";
+  CHECK(std::system((std::string(ADJIT_CLI) + " cache info --dir " + missing.string() +
+                     " > /dev/null 2>&1").c_str()) != 0);
+  CHECK(!fs::exists(dir.path / "not"));
+}
+
+TEST_CASE("compile cache: clear names what it could not delete", "[cache]") {
+  CacheDir dir;
+  compiled_value(dir.path);
+  // An "entry" that cannot be removed: a directory with a file in it.
+  fs::create_directories(dir.path / "stuck.adjit-obj" / "inside");
+  CompileCache cache(dir.path.string());
+  CHECK_THROWS_WITH(cache.clear(), Catch::Contains("cannot delete 1 entries of the compile cache") &&
+                                       Catch::Contains("stuck.adjit-obj"));
+  // The others are gone.
+  for (const fs::path& entry : dir.entries()) CHECK(entry.filename() == "stuck.adjit-obj");
 }
 
 TEST_CASE("compile cache: an unusable directory is a clear error", "[cache]") {

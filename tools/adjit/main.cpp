@@ -294,6 +294,11 @@ int cache() {
   std::string dir =
       given(cache_dir) ? cache_dir.getValue() : adjit::CompileCache::directory_from_environment();
   if (dir.empty()) throw adjit::Error("no cache directory: give --dir DIR or set ADJIT_CACHE_DIR");
+  // Looking at a cache makes none (CompileCache would create the directory).
+  std::error_code error;
+  if (!std::filesystem::is_directory(dir, error))
+    throw adjit::Error(fmt::format("'{}' is not a compile cache directory: {}", dir,
+                                   error ? error.message() : "no such directory"));
   adjit::CompileCache cache(dir);
   if (cache_action == "clear") {
     cache.clear();

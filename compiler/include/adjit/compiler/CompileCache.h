@@ -48,7 +48,8 @@ class CompileCache {
     uint64_t max_bytes = 0;
   };
   Info info() const;
-  /// Deletes every entry (and stray temporary files).
+  /// Deletes every entry (and stray temporary files); throws adjit::Error
+  /// naming the entries it could not delete, after deleting the others.
   void clear() const;
 
   const std::string& dir() const { return dir_; }
