@@ -33,6 +33,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
 #include <optional>
 
 namespace adjit {
@@ -588,12 +589,28 @@ Executable Program::compile(Device device) const {
   // traced IR and everything that decides its staged (the pipeline's
   // options, the host CPU, adjit's build, LLVM's version), so that a hit
   // skips the MLIR passes too.
-  std::string cache_dir = impl().options.cache_dir.empty()
-                              ? CompileCache::directory_from_environment()
-                              : impl().options.cache_dir;
+  bool from_environment = impl().options.cache_dir.empty();
+  std::string cache_dir =
+      from_environment ? CompileCache::directory_from_environment() : impl().options.cache_dir;
   ProcessCompileCache& in_process = ProcessCompileCache::instance();
   std::optional<CompileCache> on_disk;
-  if (!cache_dir.empty()) on_disk.emplace(cache_dir);
+  if (!cache_dir.empty()) {
+    if (from_environment) {
+      // ADJIT_CACHE_DIR, set for every program, is an optimization: one
+      // that cannot be used is said once, and programs compile without it
+      // (a cache_dir the code itself names is an error, below).
+      try {
+        on_disk.emplace(cache_dir);
+      } catch (const Error& error) {
+        static std::once_flag warned;
+        std::call_once(warned, [&] {
+          fmt::print(stderr, "adjit: warning: ADJIT_CACHE_DIR is not used: {}\n", error.what());
+        });
+      }
+    } else {
+      on_disk.emplace(cache_dir);
+    }
+  }
   std::string key;
   if (on_disk || in_process.enabled()) {
     key = CompileCache::key({print(*impl().module), detail::host_target_description(),

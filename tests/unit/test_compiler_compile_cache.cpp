@@ -220,4 +220,16 @@ TEST_CASE("compile cache: an unusable directory is a clear error", "[cache]") {
   CHECK_THROWS_WITH(CompileCache("/proc/adjit-no-such-dir/cache"),
                     Catch::Contains("cannot use '/proc/adjit-no-such-dir/cache' as the compile "
                                     "cache directory"));
+  // Named in the code: an error.
+  auto f = [](Tensor x) { return x * 3.0; };
+  CHECK_THROWS_WITH(jit(f, {.cache_dir = "/proc/adjit-no-such-dir/cache"})(Array::ones({2})),
+                    Catch::Contains("cannot use '/proc/adjit-no-such-dir/cache'"));
+  // Set for every program (ADJIT_CACHE_DIR): a warning, and no cache.
+  const char* before = std::getenv("ADJIT_CACHE_DIR");
+  std::string saved = before ? before : "";
+  setenv("ADJIT_CACHE_DIR", "/proc/adjit-no-such-dir/cache", 1);
+  Array y = jit(f)(Array::ones({2}));
+  if (before) setenv("ADJIT_CACHE_DIR", saved.c_str(), 1);
+  else unsetenv("ADJIT_CACHE_DIR");
+  CHECK(y.to_vector<float>() == std::vector<float>{3, 3});
 }
