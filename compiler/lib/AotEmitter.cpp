@@ -589,9 +589,10 @@ std::string archive_of(const std::string& object, const std::string& member_name
 
 }  // namespace
 
-AotOptions AotOptions::named(std::string function_name) const {
+AotOptions AotOptions::named(std::string function_name, SourceLocation loc) const {
   AotOptions copy = *this;
   copy.name = std::move(function_name);
+  copy.location = loc;
   return copy;
 }
 

@@ -881,6 +881,13 @@ TEST_CASE("aot: generator command lines", "[compiler][aot]") {
   CHECK(options.threads == 3);
   CHECK(AotOptions{}.threads == 1);
   CHECK(options.named("f").name == "f");
+  // named() records its own line: default-constructed options hold only
+  // Aot.h's, which a trace error of compile() would name.
+  AotOptions plain;
+  int line = __LINE__ + 1;
+  AotOptions renamed = plain.named("g");
+  CHECK(std::string(renamed.location.file_name()).ends_with("test_compiler_aot.cpp"));
+  CHECK(static_cast<int>(renamed.location.line()) == line);
   std::vector<std::string> bad = {"gen", "--output", "x"};
   std::vector<char*> bad_argv;
   for (std::string& w : bad) bad_argv.push_back(w.data());

@@ -48,8 +48,11 @@ struct AotOptions {
   SourceLocation location = SourceLocation::current();
 
   /// The same options with another name: one generator compiles several
-  /// functions with one set of target options.
-  AotOptions named(std::string function_name) const;
+  /// functions with one set of target options. The copy's location is the
+  /// line that called named() (default-constructed options record only
+  /// this header's line).
+  AotOptions named(std::string function_name,
+                   SourceLocation loc = SourceLocation::current()) const;
   /// For generator programs run by the CMake helper adjit_add_aot_library:
   /// reads `-o DIR`, `--target-cpu=CPU`, `--mattr=FEATURES`, `--tune-cpu=CPU`,
   /// `--threads=N` and `--static-library` from the command line;
