@@ -109,7 +109,7 @@ struct OutlineLoopNestsPass : adjit::impl::OutlineLoopNestsBase<OutlineLoopNests
       return llvm::count_if(block, isLoopNest) > static_cast<long>(minNests);
     };
     // The blocks holding many nests: a function's body, or a loop's (a
-    // program of small matrices, tiled by rows, is one loop around all of
+    // program of a few rows, tiled by rows, is one loop around all of
     // it). Inner blocks first, before the loops holding them move.
     SmallVector<std::pair<func::FuncOp, Block *>> longBlocks;
     for (auto function : module.getOps<func::FuncOp>()) {
